@@ -1,0 +1,69 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "unitool",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "unitool", targets: ["UniToolCLI"]),
+        .library(name: "UniToolKit", targets: ["UniToolKit"]),
+        .library(name: "DemoUniversity", targets: ["DemoUniversity"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+    ],
+    targets: [
+        // C libraries, each behind a module map. Only the Swift wrappers below import them.
+        .systemLibrary(
+            name: "CLibXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+
+        // Swift wrappers: the only code that touches a C pointer.
+        .target(name: "LibXML", dependencies: ["CLibXML2"]),
+
+        // The core library: recipes, session, login, extraction, output.
+        .target(
+            name: "UniToolKit",
+            dependencies: [
+                "LibXML",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ]),
+
+        // The bundled demo university: an IdP and an SP on 127.0.0.1.
+        .target(
+            name: "DemoUniversity",
+            dependencies: [
+                "LibXML", "CZlib",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // The command-line front end, a thin layer over UniToolKit.
+        .executableTarget(
+            name: "UniToolCLI",
+            dependencies: [
+                "UniToolKit", "DemoUniversity",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        .testTarget(name: "LibXMLTests", dependencies: ["LibXML"]),
+        .testTarget(name: "UniToolKitTests", dependencies: ["UniToolKit", "LibXML", "DemoUniversity"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["UniToolCLI", "UniToolKit", "DemoUniversity"]),
+    ]
+)

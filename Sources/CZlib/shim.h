@@ -1,0 +1,12 @@
+#ifndef UNITOOL_CZLIB_SHIM_H
+#define UNITOOL_CZLIB_SHIM_H
+#include <zlib.h>
+
+/// `deflateInit2` and `inflateInit2` are macros, which Swift cannot call.
+static inline int unitool_deflateInit2(z_streamp stream, int level, int windowBits) {
+    return deflateInit2(stream, level, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY);
+}
+static inline int unitool_inflateInit2(z_streamp stream, int windowBits) {
+    return inflateInit2(stream, windowBits);
+}
+#endif

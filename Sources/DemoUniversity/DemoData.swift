@@ -1,0 +1,89 @@
+/// The people and records of the demo university. Every value here is public and made up.
+public struct DemoUser: Sendable {
+    public let username: String
+    public let password: String
+    public let displayName: String
+    /// Base32 TOTP secret for users who must give a one-time code.
+    public let totpSecret: String?
+    let grades: [String: [DemoGrade]]
+}
+
+struct DemoGrade: Sendable {
+    let course: String
+    let code: String
+    let credits: Double
+    /// Nil while the course is still running.
+    let grade: String?
+    let points: Double?
+    let date: String?
+}
+
+struct DemoTerm: Sendable {
+    let id: String
+    let label: String
+}
+
+public enum DemoData {
+    /// The user the quick start logs in as, with no keyring and no prompt.
+    public static let defaultUser = users[0]
+
+    static let terms = [
+        DemoTerm(id: "2025-fall", label: "Fall 2025"),
+        DemoTerm(id: "2026-spring", label: "Spring 2026"),
+        DemoTerm(id: "2026-fall", label: "Fall 2026"),
+    ]
+    /// The term the portal marks as current on its own pages.
+    static let currentTerm = "2026-fall"
+
+    public static let users: [DemoUser] = [
+        DemoUser(
+            username: "alice", password: "wonderland", displayName: "Alice Example", totpSecret: nil,
+            grades: [
+                "2025-fall": [
+                    DemoGrade(course: "Linear Algebra I", code: "MATH-101", credits: 6, grade: "A", points: 4.0, date: "2026-01-22"),
+                    DemoGrade(course: "Introduction to Programming", code: "CS-100", credits: 6, grade: "A-", points: 3.7, date: "2026-01-28"),
+                    DemoGrade(course: "日本語初級 I (Japanese for Beginners I)", code: "JPN-101", credits: 4, grade: "B+", points: 3.3, date: "2026-01-30"),
+                    DemoGrade(course: "Academic Writing", code: "ENG-110", credits: 3, grade: "B", points: 3.0, date: "2026-02-02"),
+                ],
+                "2026-spring": [
+                    DemoGrade(course: "Analysis II", code: "MATH-202", credits: 8, grade: "B+", points: 3.3, date: "2026-07-10"),
+                    DemoGrade(course: "Adatszerkezetek és algoritmusok", code: "CS-210", credits: 6, grade: "A", points: 4.0, date: "2026-07-14"),
+                    DemoGrade(course: "日本語初級 II", code: "JPN-102", credits: 4, grade: "A-", points: 3.7, date: "2026-07-16"),
+                    DemoGrade(course: "Számítógépes hálózatok", code: "CS-230", credits: 5, grade: "B", points: 3.0, date: "2026-07-20"),
+                ],
+                "2026-fall": [
+                    DemoGrade(course: "Probability Theory", code: "MATH-301", credits: 6, grade: "A-", points: 3.7, date: "2026-11-13"),
+                    DemoGrade(course: "情報理論 (Information Theory)", code: "CS-320", credits: 5, grade: "B+", points: 3.3, date: "2026-11-18"),
+                    DemoGrade(course: "Magyar irodalom a XX. században", code: "HUN-250", credits: 4, grade: nil, points: nil, date: nil),
+                    DemoGrade(course: "Operating Systems", code: "CS-340", credits: 6, grade: nil, points: nil, date: nil),
+                ],
+            ]),
+        DemoUser(
+            username: "bence", password: "Kaland-2026", displayName: "Kovács Bence", totpSecret: nil,
+            grades: [
+                "2025-fall": [
+                    DemoGrade(course: "Bevezetés a programozásba", code: "CS-100", credits: 6, grade: "B", points: 3.0, date: "2026-01-25")
+                ],
+                "2026-spring": [
+                    DemoGrade(course: "Diszkrét matematika", code: "MATH-150", credits: 5, grade: "A", points: 4.0, date: "2026-06-30")
+                ],
+                "2026-fall": [
+                    DemoGrade(course: "Számítógépes hálózatok", code: "CS-230", credits: 5, grade: "A-", points: 3.7, date: "2026-11-20"),
+                    DemoGrade(course: "Fizika I", code: "PHY-101", credits: 6, grade: nil, points: nil, date: nil),
+                ],
+            ]),
+        DemoUser(
+            username: "yuki", password: "sakura-2026", displayName: "佐藤 由紀", totpSecret: "JBSWY3DPEHPK3PXP",
+            grades: [
+                "2025-fall": [],
+                "2026-spring": [
+                    DemoGrade(course: "線形代数学", code: "MATH-101", credits: 6, grade: "A", points: 4.0, date: "2026-07-12")
+                ],
+                "2026-fall": [
+                    DemoGrade(course: "情報理論 (Information Theory)", code: "CS-320", credits: 5, grade: "A", points: 4.0, date: "2026-11-18")
+                ],
+            ]),
+    ]
+
+    static func user(named name: String) -> DemoUser? { users.first { $0.username == name } }
+}

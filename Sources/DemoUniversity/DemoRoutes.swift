@@ -1,0 +1,231 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The demo's HTTP surface.
+///
+/// SP: `/home`, `/grades`, `/terms`, `/api/terms/version`, and the Shibboleth-style endpoints
+/// `/Shibboleth.sso/SAML2/POST` (the ACS) and `/logout`.
+/// IdP: `/idp/profile/SAML2/Redirect/SSO`, a two-step login (user ID, then password) with a
+/// CSRF token in every form.
+struct DemoRoutes: Sendable {
+    let state: DemoState
+    /// The key the IdP and SP share for the assertion's integrity check.
+    let samlKeyBytes: Data
+    var samlKey: SymmetricKey { SymmetricKey(data: samlKeyBytes) }
+    let faults: DemoFaults
+    let startedAt: Date
+
+    static let termsVersion = "2026-09"
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/") { _, _ in Self.redirect(to: "/home") }
+        router.get("/home") { request, context in try await self.withUser(request, context) { user in
+            Self.html(Pages.home(user: user))
+        } }
+        router.get("/grades") { request, context in try await self.withUser(request, context) { user in
+            let query = FormDecoding.dictionary(request.uri.query)
+            let termID = query["term"] ?? DemoData.currentTerm
+            guard let term = DemoData.terms.first(where: { $0.id == termID }) else {
+                return Self.html(Pages.notFound("There is no term '\(termID)'."), status: .notFound)
+            }
+            return Self.html(Pages.grades(user: user, term: term, layoutChanged: self.faults.layoutChanged))
+        } }
+        router.get("/api/terms/version") { _, _ in
+            Self.json("{\"version\": \"\(Self.termsVersion)\", \"url\": \"/terms\"}")
+        }
+        router.get("/terms") { _, _ in
+            Self.html(
+                HTML.page(
+                    title: "Terms of use",
+                    body: "<h1>Terms of use, version \(Self.termsVersion)</h1>\n<p>Use the demo portal for testing unitool only.</p>"
+                ))
+        }
+        router.get("/logout") { _, _ in
+            var headers = HTTPFields()
+            headers[.location] = "/home"
+            headers.append(HTTPField(name: .setCookie, value: "\(DemoUniversity.sessionCookie)=; Path=/; Max-Age=0"))
+            return Response(status: .seeOther, headers: headers)
+        }
+        router.post("/Shibboleth.sso/SAML2/POST") { request, context in try await self.assertionConsumer(request, context) }
+        router.get("/idp/profile/SAML2/Redirect/SSO") { request, context in try await self.idpStart(request, context) }
+        router.post("/idp/profile/SAML2/Redirect/SSO") { request, context in try await self.idpStep(request, context) }
+        router.get("/static/site.css") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/css"
+            return Response(
+                status: .ok, headers: headers,
+                body: .init(byteBuffer: ByteBuffer(string: "body{font-family:sans-serif;margin:2em}")))
+        }
+    }
+
+    // MARK: SP
+
+    /// Runs `body` for the signed-in user, or starts SAML SSO through the HTTP-Redirect binding.
+    private func withUser(
+        _ request: Request, _ context: BasicRequestContext, _ body: (DemoUser) async throws -> Response
+    ) async throws -> Response {
+        if let value = request.cookies[DemoUniversity.sessionCookie]?.value, let user = verifySession(value) {
+            return try await body(user)
+        }
+        let origin = Self.origin(of: request)
+        let authn = SAML.AuthnRequest(
+            id: SAML.newID(), issuer: DemoUniversity.audience,
+            assertionConsumerServiceURL: "\(origin)/Shibboleth.sso/SAML2/POST")
+        let target = request.uri.path + (request.uri.query.map { "?\($0)" } ?? "")
+        let relay = await state.rememberRequest(id: authn.id, target: target)
+        let destination = "\(origin)/idp/profile/SAML2/Redirect/SSO"
+        let encoded = SAML.encodeRedirect(SAML.authnRequestXML(authn, destination: destination, now: Date()))
+        var components = URLComponents(string: destination)!
+        components.queryItems = [URLQueryItem(name: "SAMLRequest", value: encoded), URLQueryItem(name: "RelayState", value: relay)]
+        // URLComponents leaves '+' alone in queries; SAML parameters must encode it.
+        let query = components.percentEncodedQuery!.replacingOccurrences(of: "+", with: "%2B")
+        return Self.redirect(to: destination + "?" + query, status: .found)
+    }
+
+    private func assertionConsumer(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        var request = request
+        let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 20)))
+        guard let samlResponse = form["SAMLResponse"], let relay = form["RelayState"] else {
+            return Self.html(Pages.idpError("The SAML message is incomplete."), status: .badRequest)
+        }
+        let assertion: SAML.Assertion
+        do {
+            assertion = try SAML.parseResponse(samlResponse, key: samlKey)
+            guard assertion.audience == DemoUniversity.audience else { throw SAML.ValidationError.audience }
+            guard assertion.recipient == "\(Self.origin(of: request))/Shibboleth.sso/SAML2/POST" else {
+                throw SAML.ValidationError.recipient
+            }
+            let now = Date()
+            guard let notBefore = SAML.date(assertion.notBefore), let notOnOrAfter = SAML.date(assertion.notOnOrAfter),
+                notBefore.addingTimeInterval(-60) <= now, now < notOnOrAfter
+            else { throw SAML.ValidationError.expired }
+            guard await state.consumeRequest(id: assertion.inResponseTo) != nil else {
+                throw SAML.ValidationError.unknownRequest
+            }
+        } catch let error as SAML.ValidationError {
+            return Self.html(Pages.idpError("Login rejected: \(error)."), status: .forbidden)
+        }
+        let target = await state.target(forRelayState: relay) ?? "/home"
+        var headers = HTTPFields()
+        headers[.location] = target
+        headers.append(
+            HTTPField(
+                name: .setCookie,
+                value: "\(DemoUniversity.sessionCookie)=\(signSession(user: assertion.nameID)); Path=/; HttpOnly; SameSite=Lax"))
+        return Response(status: .seeOther, headers: headers)
+    }
+
+    /// `user.expiry.issued.mac`: stateless, so it survives a restart of the demo.
+    private func signSession(user: String) -> String {
+        let now = Date().timeIntervalSince1970
+        let payload = "\(user).\(Int(now + DemoUniversity.sessionLifetime)).\(Int(now))"
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: DemoUniversity.cookieKey)
+        return payload + "." + Data(mac).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private func verifySession(_ value: String) -> DemoUser? {
+        let parts = value.split(separator: ".")
+        guard parts.count == 4, let expiry = TimeInterval(parts[1]), let issued = TimeInterval(parts[2]) else {
+            return nil
+        }
+        let payload = parts[0...2].joined(separator: ".")
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: DemoUniversity.cookieKey)
+        guard Data(mac).map({ String(format: "%02x", $0) }).joined() == parts[3] else { return nil }
+        guard Date().timeIntervalSince1970 < expiry else { return nil }
+        if faults.expireSessions && issued < startedAt.timeIntervalSince1970 - 1 { return nil }
+        return DemoData.user(named: String(parts[0]))
+    }
+
+    // MARK: IdP
+
+    private func idpStart(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let query = FormDecoding.dictionary(request.uri.query)
+        guard let parameter = query["SAMLRequest"], let authn = SAML.decodeRedirect(parameter) else {
+            return Self.html(Pages.idpError("The request is not a valid SAML AuthnRequest."), status: .badRequest)
+        }
+        let (execution, flow) = await state.startFlow(request: authn, relayState: query["RelayState"] ?? "")
+        return Self.html(Pages.userIDForm(execution: execution, csrf: flow.csrf))
+    }
+
+    private func idpStep(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        var request = request
+        let execution = FormDecoding.dictionary(request.uri.query)["execution"] ?? ""
+        let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 20)))
+        guard let flow = await state.flow(execution) else {
+            return Self.html(
+                Pages.idpError("Your login session has expired. Go back to the portal and start again."), status: .badRequest)
+        }
+        guard form["csrf_token"] == flow.csrf else {
+            return Self.html(Pages.idpError("The form was stale (CSRF token mismatch). Please start again."), status: .forbidden)
+        }
+        guard form["_eventId_proceed"] != nil else {
+            await state.finish(execution)
+            return Self.html(Pages.idpError("The login was cancelled."))
+        }
+        switch flow.step {
+        case .userID:
+            let username = (form["j_username"] ?? "").trimmingCharacters(in: .whitespaces)
+            guard !username.isEmpty else {
+                let updated = await state.update(execution) { _ in }!
+                return Self.html(Pages.userIDForm(execution: execution, csrf: updated.csrf, error: "Enter your user ID."))
+            }
+            let updated = await state.update(execution) {
+                $0.step = .password
+                $0.username = username
+            }!
+            return Self.html(Pages.passwordForm(execution: execution, csrf: updated.csrf, username: username))
+        case .password:
+            let username = flow.username ?? ""
+            guard let user = DemoData.user(named: username), form["j_password"] == user.password else {
+                let updated = await state.update(execution) { _ in }!
+                return Self.html(
+                    Pages.passwordForm(
+                        execution: execution, csrf: updated.csrf, username: username,
+                        error: "The user ID or password you entered was incorrect."))
+            }
+            await state.finish(execution)
+            return samlPost(for: user, flow: flow, request: request)
+        }
+    }
+
+    private func samlPost(for user: DemoUser, flow: DemoState.LoginFlow, request: Request) -> Response {
+        let now = Date()
+        let assertion = SAML.Assertion(
+            id: SAML.newID(), inResponseTo: flow.request.id, audience: flow.request.issuer,
+            recipient: flow.request.assertionConsumerServiceURL, notBefore: SAML.iso(now),
+            notOnOrAfter: SAML.iso(now.addingTimeInterval(300)), nameID: user.username)
+        let xml = SAML.responseXML(assertion, issuer: "\(Self.origin(of: request))/idp", key: samlKey)
+        return Self.html(
+            Pages.samlPost(
+                acs: flow.request.assertionConsumerServiceURL, samlResponse: Data(xml.utf8).base64EncodedString(),
+                relayState: flow.relayState))
+    }
+
+    // MARK: Helpers
+
+    static func origin(of request: Request) -> String {
+        "http://\(request.head.authority ?? "127.0.0.1")"
+    }
+
+    static func html(_ body: String, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    static func json(_ body: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    static func redirect(to location: String, status: HTTPResponse.Status = .seeOther) -> Response {
+        var headers = HTTPFields()
+        headers[.location] = location
+        return Response(status: status, headers: headers)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// What the demo's IdP and SP remember between requests.
+actor DemoState {
+    struct PendingRequest {
+        let target: String
+        let created: Date
+    }
+
+    enum LoginStep { case userID, password }
+
+    struct LoginFlow {
+        var request: SAML.AuthnRequest
+        var relayState: String
+        var csrf: String
+        var step: LoginStep
+        var username: String?
+    }
+
+    /// AuthnRequest IDs the SP sent and has not yet seen answered, with where to go afterwards.
+    private var pendingRequests: [String: PendingRequest] = [:]
+    /// RelayState tokens to the SP page that started the login.
+    private var relayStates: [String: String] = [:]
+    /// IdP login conversations, by their `execution` key.
+    private var flows: [String: LoginFlow] = [:]
+    private var nextExecution = 1
+    /// Count of requests served, for tests and benchmarks.
+    private(set) var requestCount = 0
+
+    func countRequest() { requestCount += 1 }
+
+    func rememberRequest(id: String, target: String) -> String {
+        pendingRequests[id] = PendingRequest(target: target, created: Date())
+        let relay = "rs-" + SAML.newID().dropFirst().prefix(16)
+        relayStates[relay] = target
+        return relay
+    }
+
+    /// Answers whether the SP sent this request, and forgets it: a response is accepted once.
+    func consumeRequest(id: String) -> PendingRequest? {
+        pendingRequests.removeValue(forKey: id)
+    }
+
+    func target(forRelayState relay: String) -> String? { relayStates.removeValue(forKey: relay) }
+
+    func startFlow(request: SAML.AuthnRequest, relayState: String) -> (execution: String, flow: LoginFlow) {
+        let execution = "e\(nextExecution)s1"
+        nextExecution += 1
+        let flow = LoginFlow(request: request, relayState: relayState, csrf: SAML.newID(), step: .userID)
+        flows[execution] = flow
+        return (execution, flow)
+    }
+
+    func flow(_ execution: String) -> LoginFlow? { flows[execution] }
+
+    func update(_ execution: String, _ change: (inout LoginFlow) -> Void) -> LoginFlow? {
+        guard var flow = flows[execution] else { return nil }
+        change(&flow)
+        flow.csrf = SAML.newID()
+        flows[execution] = flow
+        return flow
+    }
+
+    func finish(_ execution: String) { flows.removeValue(forKey: execution) }
+}

@@ -1,0 +1,98 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The bundled demo university: a Shibboleth-style IdP and a campus portal (the SP) that trust
+/// each other through SAML 2.0, served on 127.0.0.1 on a port the system picks.
+///
+/// It starts inside the unitool process for `--portal demo`, and inside the tests, so that
+/// everything unitool does can be seen and tested with no account anywhere.
+public final class DemoUniversity: Sendable {
+    /// Where the portal is: `http://127.0.0.1:PORT`. The IdP is under `/idp`.
+    public let baseURL: URL
+    private let task: Task<Void, any Error>
+    private let state: DemoState
+
+    /// The SP's audience, as an IdP would know it from the SP's metadata.
+    static let audience = "https://demo.unitool.invalid/sp"
+    /// The SP signs its session cookie with a fixed key, so that a saved session stays valid
+    /// across runs even though each run starts a new demo server.
+    static var cookieKey: SymmetricKey { SymmetricKey(data: Data("unitool demo university session key".utf8)) }
+    static let sessionCookie = "demo_sp_session"
+    static let sessionLifetime: TimeInterval = 30 * 60
+
+    private init(baseURL: URL, task: Task<Void, any Error>, state: DemoState) {
+        self.baseURL = baseURL
+        self.task = task
+        self.state = state
+    }
+
+    /// Starts the demo and returns once it accepts connections.
+    public static func start(faults: DemoFaults = DemoFaults(), port: Int = 0, logger: Logger? = nil) async throws
+        -> DemoUniversity
+    {
+        let state = DemoState()
+        let samlKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let startedAt = Date()
+        var quiet = logger ?? Logger(label: "demo-university")
+        if logger == nil { quiet.logLevel = .critical }
+        let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
+        let router = Router()
+        router.middlewares.add(FaultMiddleware(faults: faults, state: state))
+        let routes = DemoRoutes(state: state, samlKeyBytes: samlKey, faults: faults, startedAt: startedAt)
+        routes.register(on: router)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "DemoUniversity"),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: quiet)
+        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var iterator = portStream.makeAsyncIterator()
+        let startup = Task {
+            try await Task.sleep(for: .seconds(15))
+            portContinuation.finish()
+        }
+        let boundPort = await iterator.next()
+        startup.cancel()
+        guard let boundPort, boundPort > 0 else {
+            task.cancel()
+            throw DemoError.couldNotStart("the server did not start listening on 127.0.0.1")
+        }
+        return DemoUniversity(baseURL: URL(string: "http://127.0.0.1:\(boundPort)")!, task: task, state: state)
+    }
+
+    /// Stops the server and waits until it has.
+    public func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+
+    /// How many HTTP requests the demo has served: a benchmark counts them.
+    public var requestCount: Int { get async { await state.requestCount } }
+}
+
+/// Delays, errors and request counting, applied before any route.
+struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
+    let faults: DemoFaults
+    let state: DemoState
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        await state.countRequest()
+        if faults.latencyMilliseconds > 0 {
+            try await Task.sleep(for: .milliseconds(faults.latencyMilliseconds))
+        }
+        if faults.serverError && !request.uri.path.hasPrefix("/idp") && !request.uri.path.hasPrefix("/Shibboleth") {
+            return DemoRoutes.html(
+                HTML.page(title: "Server error", body: "<h1>500 Internal Server Error</h1>"), status: .internalServerError)
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,124 @@
+import CLibXML2
+
+/// An element, attribute or text node inside a `Document`.
+///
+/// A node keeps its document alive, so it stays valid however long the caller holds it.
+public struct Node: @unchecked Sendable {
+    /// The document this node belongs to, kept alive by the node.
+    public let document: Document
+    let pointer: xmlNodePtr
+
+    init(document: Document, pointer: xmlNodePtr) {
+        self.document = document
+        self.pointer = pointer
+    }
+
+    /// The element or attribute name, lowercased for HTML by the parser itself.
+    public var name: String {
+        guard let name = pointer.pointee.name else { return "" }
+        return String(cString: name)
+    }
+
+    public var isElement: Bool { pointer.pointee.type == XML_ELEMENT_NODE }
+
+    /// All the text below this node, as libxml2 concatenates it.
+    public var text: String {
+        guard let content = xmlNodeGetContent(pointer) else { return "" }
+        defer { unitool_xmlFree(content) }
+        return String(cString: content)
+    }
+
+    /// The text with runs of white space folded to one space and the ends trimmed, as a browser
+    /// shows it.
+    public var normalizedText: String { text.collapsingWhitespace() }
+
+    /// The value of an attribute, or nil when the element has no such attribute.
+    public func attribute(_ name: String) -> String? {
+        guard isElement, let value = xmlGetProp(pointer, name) else { return nil }
+        defer { unitool_xmlFree(value) }
+        return String(cString: value)
+    }
+
+    public func hasAttribute(_ name: String) -> Bool {
+        guard isElement else { return false }
+        return xmlHasProp(pointer, name) != nil
+    }
+
+    /// The element's attributes in document order.
+    public var attributes: [(name: String, value: String)] {
+        var result: [(String, String)] = []
+        var attribute = isElement ? pointer.pointee.properties : nil
+        while let current = attribute {
+            let name = String(cString: current.pointee.name)
+            result.append((name, self.attribute(name) ?? ""))
+            attribute = current.pointee.next
+        }
+        return result
+    }
+
+    /// The element children, skipping text and comments.
+    public var elementChildren: [Node] {
+        var result: [Node] = []
+        var child = pointer.pointee.children
+        while let current = child {
+            if current.pointee.type == XML_ELEMENT_NODE {
+                result.append(Node(document: document, pointer: current))
+            }
+            child = current.pointee.next
+        }
+        return result
+    }
+
+    /// The nearest ancestor element with the given name, for example the `<form>` of an input.
+    public func ancestor(named name: String) -> Node? {
+        var parent = pointer.pointee.parent
+        while let current = parent, current.pointee.type == XML_ELEMENT_NODE {
+            let node = Node(document: document, pointer: current)
+            if node.name == name { return node }
+            parent = current.pointee.parent
+        }
+        return nil
+    }
+
+    /// Evaluates an XPath expression with this node as context: `td[1]` means this row's first cell.
+    public func evaluate(_ expression: String, namespaces: [String: String] = [:]) throws -> XPathValue {
+        try XPath.evaluate(expression, in: document, context: self, namespaces: namespaces)
+    }
+
+    public func select(_ expression: String, namespaces: [String: String] = [:]) throws -> [Node] {
+        try evaluate(expression, namespaces: namespaces).nodes(for: expression)
+    }
+
+    /// The node serialised back to markup, for error messages and debugging.
+    public var markup: String {
+        guard let buffer = xmlBufferCreate() else { return "" }
+        defer { xmlBufferFree(buffer) }
+        xmlNodeDump(buffer, document.pointer, pointer, 0, 0)
+        guard let content = xmlBufferContent(buffer) else { return "" }
+        return String(cString: content)
+    }
+
+    /// Same node in the same document.
+    public static func == (lhs: Node, rhs: Node) -> Bool { lhs.pointer == rhs.pointer }
+}
+
+extension Node: Equatable {}
+
+extension String {
+    /// Folds every run of white space (including non-breaking spaces) to a single space and trims.
+    public func collapsingWhitespace() -> String {
+        var result = ""
+        result.reserveCapacity(utf8.count)
+        var pendingSpace = false
+        for scalar in unicodeScalars {
+            if scalar.properties.isWhitespace {
+                pendingSpace = !result.isEmpty
+            } else {
+                if pendingSpace { result.unicodeScalars.append(" ") }
+                pendingSpace = false
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,57 @@
+/// A typed value read from a page.
+public enum FieldValue: Sendable, Equatable {
+    case string(String)
+    case integer(Int)
+    case number(Double)
+    /// A calendar date as ISO 8601 (`2026-11-22`): what scripts compare and sort.
+    case date(String)
+    case bool(Bool)
+    case url(String)
+    case null
+
+    /// The value as a table cell or CSV field shows it.
+    public var text: String {
+        switch self {
+        case .string(let value), .date(let value), .url(let value): return value
+        case .integer(let value): return String(value)
+        case .number(let value):
+            return value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        case .bool(let value): return value ? "yes" : "no"
+        case .null: return ""
+        }
+    }
+
+    public var isNumeric: Bool {
+        switch self {
+        case .integer, .number: return true
+        default: return false
+        }
+    }
+}
+
+/// One row of output. Field order is the recipe's, so every output format has stable keys.
+public struct Record: Sendable, Equatable {
+    public var fields: [(name: String, value: FieldValue)]
+
+    public init(fields: [(name: String, value: FieldValue)]) { self.fields = fields }
+
+    public subscript(name: String) -> FieldValue? {
+        fields.first { $0.name == name }?.value
+    }
+
+    public static func == (lhs: Record, rhs: Record) -> Bool {
+        lhs.fields.count == rhs.fields.count
+            && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+/// The records of one recipe run, with the column order the recipe declares.
+public struct RecordSet: Sendable, Equatable {
+    public var columns: [String]
+    public var records: [Record]
+
+    public init(columns: [String], records: [Record]) {
+        self.columns = columns
+        self.records = records
+    }
+}

@@ -1,0 +1,29 @@
+/// A password that does not show itself: printing, logging or interpolating it gives
+/// `<redacted>`. Its bytes are wiped when the last copy goes away.
+public final class Secret: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    nonisolated(unsafe) private var bytes: [UInt8]
+
+    public init(_ text: String) { self.bytes = Array(text.utf8) }
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The secret as text, for the one place that must send it.
+    public func reveal() -> String { String(decoding: bytes, as: UTF8.self) }
+
+    public var isEmpty: Bool { bytes.isEmpty }
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { "<redacted>" }
+
+    deinit {
+        for index in bytes.indices { bytes[index] = 0 }
+    }
+}
+
+/// Who to log in as.
+public struct Credentials: Sendable {
+    public var username: String
+    public var password: Secret
+    public init(username: String, password: Secret) {
+        self.username = username
+        self.password = password
+    }
+}

@@ -1,0 +1,110 @@
+/// Decides, page by page, what the login does next. It knows nothing of HTTP or HTML: the
+/// flow tells it which rule a page matched and where the page is, and it answers with an action.
+/// That keeps every decision testable without a network.
+public struct LoginStateMachine: Sendable {
+    /// What the flow knows about the page it just reached.
+    public struct Observation: Sendable {
+        /// The index of the first page rule whose `when` matched, if any.
+        public var matchedRule: Int?
+        /// True when the page is on the portal (the service provider) rather than the IdP.
+        public var isOnPortal: Bool
+        /// True when the recipe's `done_when` test passes (or when there is none).
+        public var doneConditionHolds: Bool
+        /// URL, title and forms, for the error message of an unrecognised page.
+        public var summary: String
+
+        public init(matchedRule: Int?, isOnPortal: Bool, doneConditionHolds: Bool, summary: String) {
+            self.matchedRule = matchedRule
+            self.isOnPortal = isOnPortal
+            self.doneConditionHolds = doneConditionHolds
+            self.summary = summary
+        }
+    }
+
+    public enum Decision: Sendable {
+        /// Act on the page as the rule says.
+        case act(PageRule)
+        /// The session is logged in; this page is the portal.
+        case loggedIn
+        case failed(UniToolError)
+    }
+
+    private let rules: [PageRule]
+    private let maxSteps: Int
+    private let portal: String
+    private(set) var steps = 0
+    private var lastFilledRule: Int?
+
+    public init(recipe: LoginRecipe, portal: String) {
+        self.rules = recipe.pages
+        self.maxSteps = recipe.maxSteps
+        self.portal = portal
+    }
+
+    public mutating func decide(_ page: Observation) -> Decision {
+        steps += 1
+        guard steps <= maxSteps else {
+            return .failed(
+                UniToolError(
+                    .loginFailed, "the login did not finish within \(maxSteps) pages; the last was \(page.summary)",
+                    hint: "the portal's login may have changed; run with --verbose to see every page"))
+        }
+        guard let index = page.matchedRule else {
+            lastFilledRule = nil
+            if page.isOnPortal && page.doneConditionHolds { return .loggedIn }
+            let tried = rules.map(\.name).joined(separator: ", ")
+            return .failed(
+                UniToolError(
+                    .layoutChanged,
+                    "the login reached a page that matches none of the page rules of portal '\(portal)': \(page.summary); rules tried: \(tried)",
+                    hint: "the portal's login pages may have changed; adjust login.pages in the portal recipe"))
+        }
+        let rule = rules[index]
+        switch rule.action {
+        case .fail(let reason, _):
+            return .failed(Self.error(for: reason, rule: rule))
+        case .fill:
+            // The same form again right after submitting it means the portal did not accept
+            // what was sent, and no rule explains why.
+            if lastFilledRule == index {
+                return .failed(
+                    UniToolError(
+                        .loginFailed,
+                        "the portal showed the '\(rule.name)' page again after unitool submitted it: \(page.summary)",
+                        hint: "the credentials may be wrong in a way the recipe does not recognise; try logging in with a browser"))
+            }
+            lastFilledRule = index
+            return .act(rule)
+        case .autoSubmit:
+            lastFilledRule = nil
+            return .act(rule)
+        }
+    }
+
+    static func error(for reason: PageRule.FailureReason, rule: PageRule, portalMessage: String? = nil)
+        -> UniToolError
+    {
+        let says = portalMessage.map { " (the portal says: \"\($0)\")" } ?? ""
+        switch reason {
+        case .wrongCredentials:
+            return UniToolError(
+                .wrongCredentials, "wrong user name or password\(says)",
+                hint: "check the user name, then give the password again with --password-stdin or 'unitool auth login'")
+        case .mfaRequired:
+            return UniToolError(
+                .mfaRequired, "the portal asks for a one-time code\(says)",
+                hint: "store your TOTP secret with 'unitool auth totp set', or log in once in a browser")
+        case .consentRequired:
+            return UniToolError(
+                .consentRequired, "consent required\(says)",
+                hint: "open the portal once in a browser and accept the attribute release")
+        case .accountLocked:
+            return UniToolError(
+                .accountLocked, "the account is locked\(says)", hint: "contact your university's IT help desk")
+        case .error:
+            return UniToolError(
+                .loginFailed, "the login failed on the '\(rule.name)' page\(says)",
+                hint: "try again later, or log in with a browser to see what the portal wants")
+        }
+    }
+}

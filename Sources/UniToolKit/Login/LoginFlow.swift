@@ -1,0 +1,185 @@
+import Foundation
+import LibXML
+import Logging
+
+/// Drives a login through a portal's pages, as the portal recipe describes them.
+///
+/// Each page is classified by the recipe's rules; the state machine decides; this type acts:
+/// it fills and submits forms, submits SAML auto-post forms, and refuses to send a password to
+/// any origin the recipe does not allow.
+public struct LoginFlow: Sendable {
+    public let portal: PortalRecipe
+    public let session: HTTPSession
+    public let logger: Logger
+
+    public init(portal: PortalRecipe, session: HTTPSession, logger: Logger) {
+        self.portal = portal
+        self.session = session
+        self.logger = logger
+    }
+
+    /// Logs in from the portal's start page.
+    public func logIn(credentials: Credentials) async throws -> Page {
+        let start = try portal.url(for: portal.login.start)
+        return try await continueLogin(from: try await session.get(start), credentials: credentials)
+    }
+
+    /// Carries on from a page the session has reached, such as the IdP page that a data page
+    /// redirected to. Returns the first page of the logged-in portal.
+    public func continueLogin(from firstPage: Page, credentials: Credentials) async throws -> Page {
+        var machine = LoginStateMachine(recipe: portal.login, portal: portal.id)
+        var page = firstPage
+        while true {
+            let document = try page.document()
+            let matched = try classify(document)
+            let observation = LoginStateMachine.Observation(
+                matchedRule: matched?.index, isOnPortal: page.url.origin == portal.baseURL.origin,
+                doneConditionHolds: try doneConditionHolds(page: page, document: document),
+                summary: describe(page: page, document: document))
+            switch machine.decide(observation) {
+            case .loggedIn:
+                logger.debug("logged in; at \(page.url.redactedForLog)")
+                return page
+            case .failed(let error):
+                // A fail rule may point at the portal's own explanation; add it to the message.
+                if let matched, case .fail(let reason, let messageXPath) = matched.rule.action {
+                    let message = try portalMessage(document, xpath: messageXPath ?? matched.rule.when)
+                    throw LoginStateMachine.error(for: reason, rule: matched.rule, portalMessage: message)
+                }
+                throw error
+            case .act(let rule):
+                logger.debug("login page '\(rule.name)' at \(page.url.redactedForLog)")
+                page = try await act(rule, on: page, document: document, credentials: credentials)
+            }
+        }
+    }
+
+    /// Is this page one the login must handle (rather than a page of the logged-in portal)?
+    public func needsLogin(_ page: Page) throws -> Bool {
+        if page.url.origin != portal.baseURL.origin { return true }
+        guard page.contentType?.contains("html") ?? true else { return false }
+        return try classify(try page.document()) != nil
+    }
+
+    private func classify(_ document: Document) throws -> (index: Int, rule: PageRule)? {
+        for (index, rule) in portal.login.pages.enumerated() where try document.evaluate(rule.when).booleanValue {
+            return (index, rule)
+        }
+        return nil
+    }
+
+    private func doneConditionHolds(page: Page, document: Document) throws -> Bool {
+        let done = portal.login.doneWhen
+        if let pattern = done.urlPattern {
+            let pathAndQuery = page.url.path + (page.url.query.map { "?\($0)" } ?? "")
+            guard (try? Regex(pattern).firstMatch(in: pathAndQuery)) != nil else { return false }
+        }
+        if let xpath = done.xpath { return try document.evaluate(xpath).booleanValue }
+        return true
+    }
+
+    private func act(_ rule: PageRule, on page: Page, document: Document, credentials: Credentials) async throws
+        -> Page
+    {
+        let formNode = try findForm(for: rule, in: document, page: page)
+        let form = try HTMLForm(formNode, pageURL: page.url)
+        switch rule.action {
+        case .autoSubmit:
+            return try await session.submit(try form.submission(values: []))
+        case .fill(let templates, let submitXPath):
+            var values: [(name: String, value: String)] = []
+            var sendsPassword = false
+            let variables = ["username": credentials.username, "password": credentials.password.reveal()]
+            for (name, template) in templates {
+                guard form.controlNames.contains(name) else {
+                    throw UniToolError(
+                        .layoutChanged,
+                        "the '\(rule.name)' form at \(page.url.redactedForLog) has no field named '\(name)' (it has: \(form.controlNames.joined(separator: ", ")))",
+                        hint: "the portal's login form may have changed; adjust 'fill' in the portal recipe")
+                }
+                if template.variables.contains("password") { sendsPassword = true }
+                values.append((name, try template.render(variables)))
+            }
+            var button: Node?
+            if let submitXPath {
+                guard let found = try formNode.select(submitXPath).first ?? document.select(submitXPath).first else {
+                    throw UniToolError(
+                        .layoutChanged,
+                        "the '\(rule.name)' page at \(page.url.redactedForLog) has no button matching \(submitXPath)",
+                        hint: "the portal's login form may have changed; adjust 'submit' in the portal recipe")
+                }
+                button = found
+            }
+            let submission = try form.submission(values: values, clicking: button)
+            if sendsPassword { try checkCredentialTarget(submission.url, page: page) }
+            logger.debug("submitting '\(rule.name)': \(submission)")
+            return try await session.submit(submission)
+        case .fail:
+            preconditionFailure("the state machine never asks to act on a fail rule")
+        }
+    }
+
+    /// A password goes only to an origin the recipe names, and never over plain HTTP to a
+    /// host other than this machine.
+    func checkCredentialTarget(_ target: URL, page: Page) throws {
+        let origin = target.origin
+        guard portal.credentialOrigins.contains(origin) else {
+            throw UniToolError(
+                .unsafeRequest,
+                "refusing to send the password to \(origin): the portal recipe allows only \(portal.credentialOrigins.joined(separator: ", "))",
+                hint: "if the university really moved its login there, add it to credentials_may_go_to")
+        }
+        let host = target.host ?? ""
+        let isLoopback = host == "localhost" || host.hasPrefix("127.") || host == "::1"
+        guard target.scheme == "https" || isLoopback else {
+            throw UniToolError(
+                .unsafeRequest, "refusing to send the password to \(origin) without HTTPS",
+                hint: "a real portal must use https; check base_url and idp_url in the portal recipe")
+        }
+    }
+
+    private func findForm(for rule: PageRule, in document: Document, page: Page) throws -> Node {
+        if let formXPath = rule.form {
+            if let form = try document.select(formXPath).first { return form }
+            throw UniToolError(
+                .layoutChanged, "the '\(rule.name)' page at \(page.url.redactedForLog) has no form matching \(formXPath)")
+        }
+        if case .nodes(let nodes) = try document.evaluate(rule.when), let match = nodes.first {
+            if match.name == "form" { return match }
+            if let form = match.ancestor(named: "form") { return form }
+        }
+        if let form = try document.select("//form").first { return form }
+        throw UniToolError(
+            .layoutChanged, "the '\(rule.name)' page at \(page.url.redactedForLog) has no form to submit")
+    }
+
+    private func portalMessage(_ document: Document, xpath: String) throws -> String? {
+        let text: String
+        switch try document.evaluate(xpath) {
+        case .nodes(let nodes): text = nodes.first?.normalizedText ?? ""
+        case let value: text = value.stringValue
+        }
+        return text.isEmpty ? nil : String(text.prefix(200))
+    }
+
+    func describe(page: Page, document: Document) -> String {
+        let title = document.title.map { "title \"\($0)\"" } ?? "no title"
+        let forms = ((try? document.select("//form")) ?? []).map { form -> String in
+            let id = form.attribute("id").map { "#\($0)" } ?? ""
+            let action = form.attribute("action") ?? ""
+            return "form\(id) action=\"\(action)\""
+        }
+        let formText = forms.isEmpty ? "no forms" : forms.joined(separator: ", ")
+        return "\(page.url.redactedForLog) (HTTP \(page.status), \(title), \(formText))"
+    }
+}
+
+extension PortalRecipe {
+    /// An address on the portal, from a path such as `/grades?term=x` or an absolute URL.
+    public func url(for pathOrURL: String) throws -> URL {
+        guard let url = URL(string: pathOrURL, relativeTo: baseURL)?.absoluteURL else {
+            throw UniToolError(.recipeInvalid, "\(file): '\(pathOrURL)' is not a valid path or URL")
+        }
+        return url
+    }
+}

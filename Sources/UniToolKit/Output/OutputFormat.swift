@@ -1,0 +1,161 @@
+import Foundation
+
+/// How records are printed: a table for people, the rest for programs.
+public enum OutputFormat: String, Sendable, CaseIterable {
+    case table, json, jsonl, csv
+
+    public func render(_ set: RecordSet, style: TableStyle = .plain) -> String {
+        switch self {
+        case .table: return TableRenderer(style: style).render(set)
+        case .json: return JSONRenderer.array(set)
+        case .jsonl: return JSONRenderer.lines(set)
+        case .csv: return CSVRenderer.render(set)
+        }
+    }
+}
+
+/// Whether the table may use terminal colours: only on a terminal, and never with `NO_COLOR`.
+public struct TableStyle: Sendable {
+    public var bold: Bool
+
+    public static let plain = TableStyle(bold: false)
+
+    /// The style for standard output, per the `NO_COLOR` convention (no-color.org).
+    public static func forStandardOutput(environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> TableStyle
+    {
+        let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb"
+        return TableStyle(bold: !noColor && isatty(STDOUT_FILENO) == 1)
+    }
+}
+
+/// An aligned table. Column widths count terminal cells, so Japanese text (two cells a
+/// character) and Hungarian accents (combining marks, zero cells) line up.
+public struct TableRenderer: Sendable {
+    public var style: TableStyle
+
+    public init(style: TableStyle = .plain) { self.style = style }
+
+    public func render(_ set: RecordSet) -> String {
+        guard !set.records.isEmpty else { return "(no records)\n" }
+        let cells = set.records.map { record in set.columns.map { record[$0]?.text ?? "" } }
+        let numeric = set.columns.map { column in
+            set.records.allSatisfy { record in record[column].map { $0.isNumeric || $0 == .null } ?? true }
+        }
+        var widths = set.columns.map(DisplayWidth.of)
+        for row in cells {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], DisplayWidth.of(cell)) }
+        }
+        var lines: [String] = []
+        let header = zip(set.columns, widths).map { pad($0, to: $1, right: false) }.joined(separator: "  ")
+        lines.append(style.bold ? "\u{1B}[1m\(trimEnd(header))\u{1B}[0m" : trimEnd(header))
+        lines.append(widths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
+        for row in cells {
+            let line = row.enumerated().map { pad($1, to: widths[$0], right: numeric[$0]) }.joined(separator: "  ")
+            lines.append(trimEnd(line))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func pad(_ text: String, to width: Int, right: Bool) -> String {
+        let padding = String(repeating: " ", count: max(0, width - DisplayWidth.of(text)))
+        return right ? padding + text : text + padding
+    }
+
+    private func trimEnd(_ text: String) -> String {
+        var text = text
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}
+
+/// How many terminal cells a string takes (a compact `wcwidth`).
+public enum DisplayWidth {
+    public static func of(_ text: String) -> Int {
+        text.reduce(0) { $0 + of(character: $1) }
+    }
+
+    static func of(character: Character) -> Int {
+        guard let first = character.unicodeScalars.first else { return 0 }
+        if first.properties.generalCategory == .nonspacingMark || first.properties.generalCategory == .enclosingMark {
+            return 0
+        }
+        if first.value < 0x20 || (0x7F..<0xA0).contains(first.value) { return 0 }
+        return isWide(first.value) ? 2 : 1
+    }
+
+    private static func isWide(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+            0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+            0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+/// JSON with keys in the recipe's order and no dependence on a dictionary's hash order, so
+/// that output is byte-for-byte stable between runs.
+public enum JSONRenderer {
+    public static func array(_ set: RecordSet) -> String {
+        guard !set.records.isEmpty else { return "[]\n" }
+        return "[\n" + set.records.map { "  " + object($0) }.joined(separator: ",\n") + "\n]\n"
+    }
+
+    public static func lines(_ set: RecordSet) -> String {
+        set.records.map { object($0) + "\n" }.joined()
+    }
+
+    public static func object(_ record: Record) -> String {
+        "{" + record.fields.map { "\(string($0.name)): \(value($0.value))" }.joined(separator: ", ") + "}"
+    }
+
+    public static func value(_ value: FieldValue) -> String {
+        switch value {
+        case .string(let text), .date(let text), .url(let text): return string(text)
+        case .integer(let number): return String(number)
+        case .number(let number):
+            guard number.isFinite else { return "null" }
+            return number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+        case .bool(let flag): return flag ? "true" : "false"
+        case .null: return "null"
+        }
+    }
+
+    /// A JSON string literal (RFC 8259), escaping only what must be escaped.
+    public static func string(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20:
+                result += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
+
+/// RFC 4180 CSV with a header row.
+public enum CSVRenderer {
+    public static func render(_ set: RecordSet) -> String {
+        var lines = [set.columns.map(quote).joined(separator: ",")]
+        for record in set.records {
+            lines.append(set.columns.map { quote(record[$0]?.text ?? "") }.joined(separator: ","))
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    static func quote(_ field: String) -> String {
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+
+/// How to reach one university's portal and log in to it: `Recipes/<portal>/portal.yaml`.
+public struct PortalRecipe: Sendable {
+    public var id: String
+    public var name: String
+    /// The service provider: where the data pages live.
+    public var baseURL: URL
+    /// The identity provider; the same as `baseURL` when the portal logs users in itself.
+    public var idpURL: URL
+    /// True for the bundled demo university, whose address is only known once it is running.
+    public var isDemo: Bool
+    /// Where a password may be posted: `portal`, `idp` or an absolute URL. A login page that
+    /// tries to send it anywhere else is refused, whatever the recipe's XPath matched.
+    public var credentialTargets: [String]
+    public var login: LoginRecipe
+    public var terms: TermsRecipe?
+    /// The file the recipe was read from, for messages.
+    public var file: String
+
+    /// Points the recipe at another address, as the demo does once it knows its port.
+    public func relocated(to base: URL) -> PortalRecipe {
+        var copy = self
+        let idpPath = idpURL.path == baseURL.path ? "" : idpURL.path
+        copy.baseURL = base
+        copy.idpURL = idpPath.isEmpty ? base : base.appendingPathComponent(String(idpPath.dropFirst()))
+        return copy
+    }
+
+    /// The origins (`scheme://host:port`) a password may be posted to.
+    public var credentialOrigins: [String] { credentialTargets.map(origin(named:)) }
+
+    func origin(named name: String) -> String {
+        switch name {
+        case "portal": return baseURL.origin
+        case "idp": return idpURL.origin
+        default: return URL(string: name)?.origin ?? name
+        }
+    }
+}
+
+/// The login state machine's instructions: an ordered list of page rules.
+public struct LoginRecipe: Sendable {
+    /// Where a fresh login begins, relative to the portal's base URL.
+    public var start: String
+    /// Tested in order on every page reached; the first whose `when` matches decides what to do.
+    public var pages: [PageRule]
+    /// When a page matches no rule, it counts as logged in only if it is on the portal and this
+    /// test (if any) passes. Anything else is an unrecognised page.
+    public var doneWhen: DoneCondition
+    /// How many pages a login may take before unitool gives up.
+    public var maxSteps: Int
+}
+
+public struct DoneCondition: Sendable {
+    /// A regular expression over the path and query of the page.
+    public var urlPattern: String?
+    /// An XPath that must match on the page.
+    public var xpath: String?
+}
+
+/// One class of login page and what to do on it.
+public struct PageRule: Sendable {
+    public enum Action: Sendable {
+        /// Fill in named fields and submit the form, optionally by clicking a given button.
+        case fill(values: [(name: String, value: Template)], submit: String?)
+        /// A form the browser would submit by itself (SAML POST binding, local-storage pages).
+        case autoSubmit
+        /// A page that means the login cannot succeed.
+        case fail(reason: FailureReason, messageXPath: String?)
+    }
+
+    public enum FailureReason: String, Sendable, CaseIterable {
+        case wrongCredentials = "wrong_credentials"
+        case mfaRequired = "mfa_required"
+        case consentRequired = "consent_required"
+        case accountLocked = "account_locked"
+        case error = "error"
+    }
+
+    public var name: String
+    public var when: String
+    /// The form to act on; by default the form that contains the `when` match, else the first form.
+    public var form: String?
+    public var action: Action
+}
+
+/// Where a portal publishes the version of its terms of use.
+public struct TermsRecipe: Sendable {
+    public var versionAPI: String
+    public var versionField: String
+    public var textField: String?
+    public var urlField: String?
+}
+
+extension PortalRecipe {
+    static let knownKeys = [
+        "portal", "name", "demo", "base_url", "idp_url", "credentials_may_go_to", "login", "terms",
+    ]
+
+    /// Reads and validates a portal recipe. Every problem names the file, line and key.
+    public static func load(file: String, text: String) throws -> PortalRecipe {
+        let top = try RecipeReader(file: file, text: text).top
+        try top.allowOnly(knownKeys)
+        let id = try top.requiredString("portal")
+        let baseURL = try top.url("base_url", required: true)!
+        let idpURL = try top.url("idp_url", required: false) ?? baseURL
+        let targets = try top.stringList("credentials_may_go_to") ?? ["portal"]
+        for target in targets where target != "portal" && target != "idp" && URL(string: target)?.scheme == nil {
+            throw top.error(
+                "credentials_may_go_to", "'\(target)' is neither 'portal', 'idp' nor an absolute URL")
+        }
+        guard let loginReader = try top.mappingReader("login") else {
+            throw top.error("login", "missing (this key is required)")
+        }
+        return PortalRecipe(
+            id: id, name: try top.string("name") ?? id, baseURL: baseURL, idpURL: idpURL,
+            isDemo: try top.bool("demo") ?? false, credentialTargets: targets,
+            login: try LoginRecipe.load(loginReader),
+            terms: try top.mappingReader("terms").map(TermsRecipe.load), file: file)
+    }
+}
+
+extension LoginRecipe {
+    static func load(_ reader: MappingReader) throws -> LoginRecipe {
+        try reader.allowOnly(["start", "pages", "done_when", "max_steps"])
+        guard let pageReaders = try reader.list("pages"), !pageReaders.isEmpty else {
+            throw reader.error("pages", "missing: a login needs at least one page rule")
+        }
+        let pages = try pageReaders.enumerated().map { index, page in try PageRule.load(page, index: index) }
+        var done = DoneCondition()
+        if let doneReader = try reader.mappingReader("done_when") {
+            try doneReader.allowOnly(["url", "xpath"])
+            done.urlPattern = try doneReader.string("url")
+            if let pattern = done.urlPattern, (try? Regex(pattern)) == nil {
+                throw doneReader.error("url", "'\(pattern)' is not a valid regular expression")
+            }
+            done.xpath = try doneReader.xpath("xpath")
+        }
+        return LoginRecipe(
+            start: try reader.string("start") ?? "/", pages: pages, doneWhen: done,
+            maxSteps: try reader.integer("max_steps") ?? 20)
+    }
+}
+
+extension PageRule {
+    static func load(_ reader: MappingReader, index: Int) throws -> PageRule {
+        try reader.allowOnly(["name", "when", "form", "fill", "submit", "auto_submit", "fail", "message"])
+        let actions = ["fill", "auto_submit", "fail"].filter { reader.child($0) != nil }
+        guard actions.count == 1 else {
+            throw reader.reader.error(
+                reader.node, reader.path,
+                actions.isEmpty
+                    ? "a page rule needs one action: fill, auto_submit or fail"
+                    : "a page rule takes one action, found \(actions.joined(separator: " and "))")
+        }
+        let action: Action
+        switch actions[0] {
+        case "fill":
+            let values = try reader.stringMap("fill") ?? []
+            action = .fill(values: values.map { ($0.0, Template($0.1)) }, submit: try reader.xpath("submit"))
+        case "auto_submit":
+            guard try reader.bool("auto_submit") == true else {
+                throw reader.error("auto_submit", "only 'true' makes sense here; remove the rule instead")
+            }
+            action = .autoSubmit
+        default:
+            action = .fail(
+                reason: try reader.choice("fail", of: FailureReason.self)!, messageXPath: try reader.xpath("message"))
+        }
+        return PageRule(
+            name: try reader.string("name") ?? "page \(index + 1)", when: try reader.requiredXPath("when"),
+            form: try reader.xpath("form"), action: action)
+    }
+}
+
+extension TermsRecipe {
+    static func load(_ reader: MappingReader) throws -> TermsRecipe {
+        try reader.allowOnly(["version_api", "version_field", "text_field", "url_field"])
+        return TermsRecipe(
+            versionAPI: try reader.requiredString("version_api"),
+            versionField: try reader.string("version_field") ?? "version",
+            textField: try reader.string("text_field"), urlField: try reader.string("url_field"))
+    }
+}
+
+extension MappingReader {
+    func url(_ key: String, required: Bool) throws -> URL? {
+        guard let text = try required ? requiredString(key) : string(key) else { return nil }
+        guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme),
+            url.host != nil
+        else {
+            throw error(key, "'\(text)' is not an absolute http or https URL")
+        }
+        return url
+    }
+}
+
+extension URL {
+    /// `scheme://host[:port]`, the unit a browser's same-origin rule and unitool's credential
+    /// rule work on.
+    public var origin: String {
+        let port = self.port.map { ":\($0)" } ?? ""
+        return "\(scheme ?? "http")://\((host ?? "").lowercased())\(port)"
+    }
+}

@@ -1,0 +1,201 @@
+import Yams
+
+/// Reads one YAML recipe file and remembers where every key stands, so that any mistake is
+/// reported as `file:line: key: problem` before unitool sends a single request.
+struct RecipeReader {
+    let file: String
+    private let root: Node
+
+    init(file: String, text: String) throws {
+        self.file = file
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                throw UniToolError(.recipeInvalid, "\(file): the recipe is empty")
+            }
+            self.root = node
+        } catch let error as YamlError {
+            throw UniToolError(
+                .recipeInvalid, "\(file): not valid YAML: \(Self.describe(error))",
+                hint: "check the indentation and quoting near that line")
+        }
+    }
+
+    var top: MappingReader {
+        get throws { try MappingReader(reader: self, node: root, path: "") }
+    }
+
+    func error(_ node: Node?, _ path: String, _ problem: String, hint: String? = nil) -> UniToolError {
+        let line = node?.mark.map { ":\($0.line)" } ?? ""
+        let key = path.isEmpty ? "" : " \(path):"
+        return UniToolError(.recipeInvalid, "\(file)\(line):\(key) \(problem)", hint: hint)
+    }
+
+    private static func describe(_ error: YamlError) -> String {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+            .composer(_, let problem, let mark, _):
+            return "line \(mark.line), column \(mark.column): \(problem)"
+        default:
+            return String(describing: error).split(separator: "\n").first.map(String.init) ?? "unknown"
+        }
+    }
+}
+
+/// A YAML mapping inside a recipe, with typed accessors that fail with the key's location.
+struct MappingReader {
+    let reader: RecipeReader
+    let node: Node
+    let path: String
+    private let mapping: Node.Mapping
+
+    init(reader: RecipeReader, node: Node, path: String) throws {
+        guard let mapping = node.mapping else {
+            throw reader.error(node, path, "expected a mapping of keys to values")
+        }
+        self.reader = reader
+        self.node = node
+        self.path = path
+        self.mapping = mapping
+    }
+
+    /// The keys in file order.
+    var keys: [String] { mapping.keys.compactMap { $0.scalar?.string } }
+
+    func child(_ key: String) -> Node? { mapping[key] }
+
+    private func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// Refuses keys the format does not know, and suggests the nearest known one: a typo in a
+    /// recipe must never be silently ignored.
+    func allowOnly(_ known: [String]) throws {
+        for keyNode in mapping.keys {
+            guard let key = keyNode.scalar?.string, !known.contains(key) else { continue }
+            let suggestion = known.min { editDistance($0, key) < editDistance($1, key) }
+            let hint =
+                suggestion.flatMap { editDistance($0, key) <= 3 ? "did you mean '\($0)'?" : nil }
+                ?? "known keys: \(known.joined(separator: ", "))"
+            throw reader.error(keyNode, keyPath(key), "unknown key", hint: hint)
+        }
+    }
+
+    func string(_ key: String) throws -> String? {
+        guard let value = child(key) else { return nil }
+        guard let scalar = value.scalar else {
+            throw reader.error(value, keyPath(key), "expected a single value, not a list or mapping")
+        }
+        return scalar.string
+    }
+
+    func requiredString(_ key: String) throws -> String {
+        guard let value = try string(key) else {
+            throw reader.error(node, keyPath(key), "missing (this key is required)")
+        }
+        guard !value.isEmpty else { throw reader.error(child(key), keyPath(key), "must not be empty") }
+        return value
+    }
+
+    func bool(_ key: String) throws -> Bool? {
+        guard let text = try string(key) else { return nil }
+        switch text.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: throw reader.error(child(key), keyPath(key), "expected true or false, found '\(text)'")
+        }
+    }
+
+    func integer(_ key: String) throws -> Int? {
+        guard let text = try string(key) else { return nil }
+        guard let value = Int(text) else {
+            throw reader.error(child(key), keyPath(key), "expected a whole number, found '\(text)'")
+        }
+        return value
+    }
+
+    /// A value that must name one of a fixed set of words.
+    func choice<T: RawRepresentable>(_ key: String, of type: T.Type) throws -> T?
+    where T.RawValue == String, T: CaseIterable {
+        guard let text = try string(key) else { return nil }
+        guard let value = T(rawValue: text) else {
+            let known = T.allCases.map(\.rawValue)
+            let nearest = known.min { editDistance($0, text) < editDistance($1, text) }
+            throw reader.error(
+                child(key), keyPath(key), "'\(text)' is not one of \(known.joined(separator: ", "))",
+                hint: nearest.map { "did you mean '\($0)'?" })
+        }
+        return value
+    }
+
+    func stringList(_ key: String) throws -> [String]? {
+        guard let value = child(key) else { return nil }
+        if let scalar = value.scalar { return [scalar.string] }
+        guard let sequence = value.sequence else {
+            throw reader.error(value, keyPath(key), "expected a list of values")
+        }
+        return try sequence.map { item in
+            guard let scalar = item.scalar else {
+                throw reader.error(item, keyPath(key), "expected a list of plain values")
+            }
+            return scalar.string
+        }
+    }
+
+    /// A mapping of names to plain values, in file order.
+    func stringMap(_ key: String) throws -> [(String, String)]? {
+        guard child(key) != nil else { return nil }
+        let nested = try mappingReader(key)!
+        return try nested.keys.map { name in (name, try nested.requiredString(name)) }
+    }
+
+    func mappingReader(_ key: String) throws -> MappingReader? {
+        guard let value = child(key) else { return nil }
+        return try MappingReader(reader: reader, node: value, path: keyPath(key))
+    }
+
+    func list(_ key: String) throws -> [MappingReader]? {
+        guard let value = child(key) else { return nil }
+        guard let sequence = value.sequence else {
+            throw reader.error(value, keyPath(key), "expected a list")
+        }
+        return try sequence.enumerated().map { index, item in
+            try MappingReader(reader: reader, node: item, path: "\(keyPath(key))[\(index)]")
+        }
+    }
+
+    /// An XPath expression, compiled once to check its syntax.
+    func xpath(_ key: String) throws -> String? {
+        guard let expression = try string(key) else { return nil }
+        do {
+            try XPathSyntax.check(expression)
+        } catch {
+            throw reader.error(child(key), keyPath(key), "\(error)")
+        }
+        return expression
+    }
+
+    func requiredXPath(_ key: String) throws -> String {
+        guard let value = try xpath(key) else {
+            throw reader.error(node, keyPath(key), "missing (this key is required)")
+        }
+        return value
+    }
+
+    func error(_ key: String, _ problem: String, hint: String? = nil) -> UniToolError {
+        reader.error(child(key) ?? node, keyPath(key), problem, hint: hint)
+    }
+}
+
+/// Levenshtein distance, for "did you mean" suggestions.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var current = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// A string with `{{name}}` placeholders, such as `/grades?term={{term}}`.
+///
+/// Recipes never run code; a template can only insert values the caller supplies.
+public struct Template: Sendable, Equatable, CustomStringConvertible {
+    public let source: String
+
+    public init(_ source: String) { self.source = source }
+
+    /// The placeholder names, in order of appearance.
+    public var variables: [String] {
+        var names: [String] = []
+        var rest = Substring(source)
+        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+            names.append(rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces))
+            rest = rest[close.upperBound...]
+        }
+        return names
+    }
+
+    /// Fills the placeholders. `encode` is applied to each value, for example to percent-encode
+    /// it inside a URL. A placeholder without a value is an error, never an empty string.
+    public func render(_ values: [String: String], encode: (String) -> String = { $0 }) throws -> String {
+        var output = ""
+        var rest = Substring(source)
+        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+            output += rest[..<open.lowerBound]
+            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            guard let value = values[name] else {
+                throw UniToolError(.recipeInvalid, "the template \"\(source)\" uses {{\(name)}}, which has no value")
+            }
+            output += encode(value)
+            rest = rest[close.upperBound...]
+        }
+        return output + rest
+    }
+
+    public var description: String { source }
+
+    /// Percent-encodes a value for use inside a URL query or path segment.
+    public static func urlEncode(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .urlUnreserved) ?? value
+    }
+}

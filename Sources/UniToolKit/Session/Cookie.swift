@@ -1,0 +1,162 @@
+import Foundation
+
+/// One cookie as RFC 6265 stores it.
+public struct Cookie: Codable, Sendable, Equatable {
+    public var name: String
+    public var value: String
+    /// Lowercased, without a leading dot.
+    public var domain: String
+    /// True when the server sent no `Domain`: the cookie goes back to that exact host only.
+    public var hostOnly: Bool
+    public var path: String
+    /// Nil for a session cookie, which a browser forgets when it closes. unitool keeps session
+    /// cookies in its saved session, since one unitool "browser session" spans several runs.
+    public var expires: Date?
+    public var secure: Bool
+    public var httpOnly: Bool
+    public var created: Date
+
+    public func isExpired(at now: Date) -> Bool { expires.map { $0 <= now } ?? false }
+
+    /// Parses a `Set-Cookie` header received from `url` (RFC 6265 section 5.2 and 5.3).
+    /// Returns nil for a header a browser would ignore.
+    public static func parse(setCookie header: String, from url: URL, now: Date = Date()) -> Cookie? {
+        guard let host = url.host?.lowercased() else { return nil }
+        var parts = header.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        let pair = parts.removeFirst()
+        guard let equals = pair.firstIndex(of: "=") else { return nil }
+        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
+        let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { return nil }
+
+        var cookie = Cookie(
+            name: name, value: value, domain: host, hostOnly: true, path: defaultPath(of: url),
+            expires: nil, secure: false, httpOnly: false, created: now)
+        var maxAgeSeen = false
+        for attribute in parts {
+            let pieces = attribute.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let key = pieces[0].lowercased()
+            let argument = pieces.count > 1 ? pieces[1] : ""
+            switch key {
+            case "expires":
+                if !maxAgeSeen, let date = parseHTTPDate(argument) { cookie.expires = date }
+            case "max-age":
+                guard let seconds = Int(argument) else { continue }
+                maxAgeSeen = true
+                cookie.expires = seconds <= 0 ? Date.distantPast : now.addingTimeInterval(TimeInterval(seconds))
+            case "domain":
+                var domain = argument.lowercased()
+                if domain.hasPrefix(".") { domain.removeFirst() }
+                guard !domain.isEmpty else { continue }
+                // A server may only set cookies for itself or a parent domain, never for an IP
+                // address other than its own.
+                guard domainMatches(host: host, domain: domain) else { return nil }
+                if domain != host || !isIPAddress(host) {
+                    cookie.domain = domain
+                    cookie.hostOnly = domain == host && isIPAddress(host)
+                }
+            case "path":
+                cookie.path = argument.hasPrefix("/") ? argument : defaultPath(of: url)
+            case "secure":
+                cookie.secure = true
+            case "httponly":
+                cookie.httpOnly = true
+            default:
+                continue
+            }
+        }
+        if cookie.secure && url.scheme?.lowercased() != "https" { return nil }
+        return cookie
+    }
+
+    /// RFC 6265 5.1.4: the directory of the request path.
+    static func defaultPath(of url: URL) -> String {
+        let path = url.path
+        guard path.hasPrefix("/"), let lastSlash = path.lastIndex(of: "/"), lastSlash != path.startIndex else {
+            return "/"
+        }
+        return String(path[..<lastSlash])
+    }
+
+    static func domainMatches(host: String, domain: String) -> Bool {
+        if host == domain { return true }
+        return !isIPAddress(host) && host.hasSuffix("." + domain)
+    }
+
+    static func pathMatches(requestPath: String, cookiePath: String) -> Bool {
+        if requestPath == cookiePath { return true }
+        guard requestPath.hasPrefix(cookiePath) else { return false }
+        return cookiePath.hasSuffix("/") || requestPath.dropFirst(cookiePath.count).hasPrefix("/")
+    }
+
+    static func isIPAddress(_ host: String) -> Bool {
+        host.contains(":") || host.split(separator: ".").allSatisfy { UInt8($0) != nil } && host.split(separator: ".").count == 4
+    }
+
+    private static let dateFormats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE, dd-MMM-yyyy HH:mm:ss zzz",
+        "EEE MMM d HH:mm:ss yyyy", "EEE, dd MMM yyyy HH:mm:ss",
+    ]
+
+    static func parseHTTPDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        for format in dateFormats {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+}
+
+/// A browser's cookie store, as a value: the session engine keeps it behind a lock.
+public struct CookieJar: Codable, Sendable, Equatable {
+    public private(set) var cookies: [Cookie] = []
+
+    public init(cookies: [Cookie] = []) { self.cookies = cookies }
+
+    /// Stores every `Set-Cookie` of a response. A cookie with the same name, domain and path
+    /// replaces the old one; an expired one deletes it.
+    public mutating func store(setCookieHeaders: [String], from url: URL, now: Date = Date()) {
+        for header in setCookieHeaders {
+            guard let cookie = Cookie.parse(setCookie: header, from: url, now: now) else { continue }
+            store(cookie, now: now)
+        }
+    }
+
+    public mutating func store(_ cookie: Cookie, now: Date = Date()) {
+        var cookie = cookie
+        if let index = cookies.firstIndex(where: {
+            $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path
+        }) {
+            cookie.created = cookies[index].created
+            cookies.remove(at: index)
+        }
+        if !cookie.isExpired(at: now) { cookies.append(cookie) }
+    }
+
+    /// The cookies a browser would send to `url`: longer paths first, then older first.
+    public func cookies(for url: URL, now: Date = Date()) -> [Cookie] {
+        guard let host = url.host?.lowercased() else { return [] }
+        let path = url.path.isEmpty ? "/" : url.path
+        let secureChannel = url.scheme?.lowercased() == "https"
+        return cookies.filter { cookie in
+            !cookie.isExpired(at: now)
+                && (cookie.hostOnly ? host == cookie.domain : Cookie.domainMatches(host: host, domain: cookie.domain))
+                && Cookie.pathMatches(requestPath: path, cookiePath: cookie.path)
+                && (!cookie.secure || secureChannel)
+        }.sorted { ($0.path.count, $1.created) > ($1.path.count, $0.created) }
+    }
+
+    /// The value of the `Cookie` request header, or nil when no cookie applies.
+    public func header(for url: URL, now: Date = Date()) -> String? {
+        let applicable = cookies(for: url, now: now)
+        guard !applicable.isEmpty else { return nil }
+        return applicable.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    }
+
+    public mutating func removeExpired(now: Date = Date()) {
+        cookies.removeAll { $0.isExpired(at: now) }
+    }
+}

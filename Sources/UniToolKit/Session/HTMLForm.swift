@@ -1,0 +1,178 @@
+import Foundation
+import LibXML
+
+/// A `<form>` and the request a browser would send for it.
+///
+/// The model follows the HTML standard's "constructing the entry list": hidden and text
+/// inputs, checked checkboxes and radios, the selected options of a select, textareas, and only
+/// the button that was clicked.
+public struct HTMLForm: Sendable {
+    public struct Field: Sendable, Equatable {
+        public var name: String
+        public var value: String
+        public var kind: String
+    }
+
+    public struct Button: Sendable {
+        public var name: String?
+        public var value: String
+        public var formAction: String?
+        public var formMethod: String?
+        let node: Node
+    }
+
+    public var action: URL
+    public var method: String
+    public var id: String?
+    /// Fields that are sent as they are, in document order.
+    public var fields: [Field]
+    public var buttons: [Button]
+    /// Every named control, buttons included, so that a recipe's typo can be caught.
+    public var controlNames: [String]
+
+    /// Builds the model from a `<form>` element of a parsed page.
+    public init(_ form: Node, pageURL: URL) throws {
+        let document = form.document
+        let base = (try? document.select("//base[@href]").first?.attribute("href")).flatMap {
+            URL(string: $0, relativeTo: pageURL)
+        } ?? pageURL
+        let actionText = form.attribute("action")?.trimmingCharacters(in: .whitespaces) ?? ""
+        guard let action = actionText.isEmpty ? pageURL : URL(string: actionText, relativeTo: base)?.absoluteURL else {
+            throw UniToolError(.layoutChanged, "the form's action '\(actionText)' is not a valid URL")
+        }
+        self.action = action
+        self.method = (form.attribute("method") ?? "get").uppercased() == "POST" ? "POST" : "GET"
+        self.id = form.attribute("id")
+        self.base = base
+        var fields: [Field] = []
+        var buttons: [Button] = []
+        var names: [String] = []
+        for control in try form.select(".//input | .//select | .//textarea | .//button") {
+            guard !control.hasAttribute("disabled") else { continue }
+            let name = control.attribute("name")
+            if let name, !name.isEmpty { names.append(name) }
+            let type = (control.attribute("type") ?? (control.name == "button" ? "submit" : "text")).lowercased()
+            let isButton = control.name == "button" || (control.name == "input" && ["submit", "image"].contains(type))
+            if isButton {
+                // <button type="button"> and type="reset" never submit.
+                if type == "submit" || type == "image" {
+                    buttons.append(
+                        Button(
+                            name: name, value: control.attribute("value") ?? "",
+                            formAction: control.attribute("formaction"), formMethod: control.attribute("formmethod"),
+                            node: control))
+                }
+                continue
+            }
+            switch control.name {
+            case "select":
+                guard let name, !name.isEmpty else { continue }
+                let options = try control.select(".//option[not(@disabled)]")
+                let selected = options.filter { $0.hasAttribute("selected") }
+                let multiple = control.hasAttribute("multiple")
+                let chosen = multiple ? selected : (selected.last.map { [$0] } ?? Array(options.prefix(1)))
+                for option in chosen {
+                    fields.append(Field(name: name, value: option.attribute("value") ?? option.normalizedText, kind: "select"))
+                }
+            case "textarea":
+                guard let name, !name.isEmpty else { continue }
+                fields.append(Field(name: name, value: control.text, kind: "textarea"))
+            default:
+                guard let name, !name.isEmpty else { continue }
+                switch type {
+                case "checkbox", "radio":
+                    if control.hasAttribute("checked") {
+                        fields.append(Field(name: name, value: control.attribute("value") ?? "on", kind: type))
+                    }
+                case "file", "reset", "button":
+                    continue
+                default:
+                    fields.append(Field(name: name, value: control.attribute("value") ?? "", kind: type))
+                }
+            }
+        }
+        self.fields = fields
+        self.buttons = buttons
+        self.controlNames = names
+    }
+
+    private let base: URL
+
+    /// The request for this form with some fields set and one button clicked.
+    ///
+    /// A value for a name the form does not have is added, as a script on the page would.
+    /// Without a button, the first submit button is used, as pressing Enter does.
+    public func submission(values: [(name: String, value: String)], clicking clicked: Node? = nil) throws
+        -> FormSubmission
+    {
+        var entries = fields.map { (name: $0.name, value: $0.value) }
+        for (name, value) in values {
+            if let index = entries.firstIndex(where: { $0.name == name }) {
+                entries.removeAll { $0.name == name }
+                entries.insert((name, value), at: min(index, entries.count))
+            } else {
+                entries.append((name, value))
+            }
+        }
+        var target = action
+        var method = self.method
+        let button = clicked.map { node in buttons.first { $0.node == node } } ?? buttons.first
+        if let clicked, button == nil {
+            throw UniToolError(
+                .layoutChanged, "the element chosen to submit the form (<\(clicked.name)>) is not a submit button of that form")
+        }
+        if let button {
+            if let name = button.name, !name.isEmpty { entries.append((name, button.value)) }
+            if let formAction = button.formAction, let url = URL(string: formAction, relativeTo: base) {
+                target = url.absoluteURL
+            }
+            if let formMethod = button.formMethod { method = formMethod.uppercased() == "POST" ? "POST" : "GET" }
+        }
+        return FormSubmission(method: method, url: target, fields: entries)
+    }
+}
+
+/// A request built from a form. Its `description` never shows field values.
+public struct FormSubmission: Sendable, CustomStringConvertible {
+    public var method: String
+    public var url: URL
+    public var fields: [(name: String, value: String)]
+
+    public init(method: String, url: URL, fields: [(name: String, value: String)]) {
+        self.method = method
+        self.url = url
+        self.fields = fields
+    }
+
+    /// `application/x-www-form-urlencoded`, as browsers encode it.
+    public var encodedFields: String {
+        fields.map { "\(Self.formEncode($0.name))=\(Self.formEncode($0.value))" }.joined(separator: "&")
+    }
+
+    /// The URL to request: for GET, the fields replace the action's query.
+    public var requestURL: URL {
+        guard method == "GET" else { return url }
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: true)!
+        components.percentEncodedQuery = encodedFields.isEmpty ? nil : encodedFields
+        return components.url ?? url
+    }
+
+    public var description: String {
+        "\(method) \(url.redactedForLog) fields: \(fields.map(\.name).joined(separator: ", "))"
+    }
+
+    static func formEncode(_ text: String) -> String {
+        let encoded = text.addingPercentEncoding(withAllowedCharacters: .formUnreserved) ?? ""
+        return encoded.replacingOccurrences(of: " ", with: "+")
+    }
+}
+
+extension CharacterSet {
+    /// ASCII letters and digits only: `alphanumerics` would let non-ASCII letters through unencoded.
+    static let asciiAlphanumerics = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    /// What `application/x-www-form-urlencoded` leaves as it is (the space becomes `+` later).
+    static let formUnreserved = asciiAlphanumerics.union(CharacterSet(charactersIn: "*-._ "))
+    /// RFC 3986's unreserved characters.
+    static let urlUnreserved = asciiAlphanumerics.union(CharacterSet(charactersIn: "-._~"))
+}

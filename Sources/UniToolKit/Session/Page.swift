@@ -1,0 +1,60 @@
+import Foundation
+import LibXML
+
+/// A response as the session saw it after following redirects.
+public struct Page: Sendable {
+    /// Where the page finally came from, after every redirect.
+    public var url: URL
+    public var status: Int
+    public var contentType: String?
+    public var body: [UInt8]
+    /// Every address visited to reach this page, the first request included.
+    public var hops: [URL]
+
+    public init(url: URL, status: Int, contentType: String?, body: [UInt8], hops: [URL]) {
+        self.url = url
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+        self.hops = hops
+    }
+
+    /// The charset the server declared in `Content-Type`, if any.
+    public var charset: String? {
+        guard let contentType else { return nil }
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2, pair[0].lowercased() == "charset" {
+                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+            }
+        }
+        return nil
+    }
+
+    /// Parses the body as HTML with libxml2.
+    public func document() throws -> Document {
+        do {
+            return try Document(html: body, url: url.absoluteString, encoding: charset)
+        } catch {
+            throw UniToolError(
+                .layoutChanged, "the page at \(url.redactedForLog) could not be parsed as HTML: \(error)")
+        }
+    }
+
+    /// The body as text, for JSON APIs.
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+extension URL {
+    /// The URL with query values hidden, for logs and messages: a GET form could carry a
+    /// secret in its query, and SAML parameters are long and useless to a reader.
+    public var redactedForLog: String {
+        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: false) else { return "<url>" }
+        components.user = nil
+        components.password = nil
+        if let items = components.queryItems, !items.isEmpty {
+            components.percentEncodedQuery = items.map { "\($0.name)=…" }.joined(separator: "&")
+        }
+        return components.string ?? "<url>"
+    }
+}

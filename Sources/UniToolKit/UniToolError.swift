@@ -1,0 +1,74 @@
+/// Every failure unitool reports: what happened, what to do, and a stable code for scripts.
+///
+/// One type serves the CLI (exit codes) and JSON-RPC (error codes and `data.kind`), so the two
+/// front ends can never disagree on what a failure means.
+public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case wrongCredentials = "wrong_credentials"
+        case mfaRequired = "mfa_required"
+        case consentRequired = "consent_required"
+        case accountLocked = "account_locked"
+        case loginFailed = "login_failed"
+        case termsNotAccepted = "terms_not_accepted"
+        case termsUnavailable = "terms_unavailable"
+        case portalUnreachable = "portal_unreachable"
+        case portalTimeout = "portal_timeout"
+        case portalError = "portal_error"
+        case layoutChanged = "layout_changed"
+        case recipeInvalid = "recipe_invalid"
+        case recipeNotFound = "recipe_not_found"
+        case credentialsMissing = "credentials_missing"
+        case keyringUnavailable = "keyring_unavailable"
+        case keyringLocked = "keyring_locked"
+        case unsafeRequest = "unsafe_request"
+        case usage = "usage"
+        case stateCorrupt = "state_corrupt"
+        case `internal` = "internal"
+
+        /// The process exit code. Documented in the README; never renumber one.
+        public var exitCode: Int32 {
+            switch self {
+            case .internal: return 1
+            case .usage: return 2
+            case .wrongCredentials: return 10
+            case .mfaRequired: return 11
+            case .consentRequired: return 12
+            case .accountLocked: return 13
+            case .loginFailed: return 14
+            case .termsNotAccepted: return 15
+            case .termsUnavailable: return 16
+            case .portalUnreachable: return 20
+            case .portalTimeout: return 21
+            case .portalError: return 22
+            case .unsafeRequest: return 23
+            case .layoutChanged: return 30
+            case .recipeInvalid: return 31
+            case .recipeNotFound: return 32
+            case .credentialsMissing: return 40
+            case .keyringUnavailable: return 41
+            case .keyringLocked: return 42
+            case .stateCorrupt: return 50
+            }
+        }
+
+        /// The JSON-RPC error code, in the implementation-defined range -32000 to -32099.
+        public var rpcCode: Int { -32000 - Int(exitCode) }
+    }
+
+    public let kind: Kind
+    /// What happened, in one sentence. Never contains a secret.
+    public let message: String
+    /// What the user can do about it.
+    public let hint: String?
+
+    public init(_ kind: Kind, _ message: String, hint: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.hint = hint
+    }
+
+    public var description: String {
+        guard let hint else { return message }
+        return "\(message)\n  hint: \(hint)"
+    }
+}
