@@ -29,7 +29,7 @@ struct DemoRoutes: Sendable {
             let query = FormDecoding.dictionary(request.uri.query)
             let termID = query["term"] ?? DemoData.currentTerm
             guard let term = DemoData.terms.first(where: { $0.id == termID }) else {
-                return Self.html(Pages.notFound("There is no term '\(termID)'."), status: .notFound)
+                return Self.html(Pages.notFound("There is no term '\(termID)'.", user: user), status: .notFound)
             }
             return Self.html(Pages.grades(user: user, term: term, layoutChanged: self.faults.layoutChanged))
         } }

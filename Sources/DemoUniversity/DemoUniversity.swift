@@ -31,7 +31,11 @@ public final class DemoUniversity: Sendable {
     }
 
     /// Starts the demo and returns once it accepts connections.
-    public static func start(faults: DemoFaults = DemoFaults(), port: Int = 0, logger: Logger? = nil) async throws
+    ///
+    /// - Parameter stopOnSignals: stop gracefully on SIGINT and SIGTERM, for `unitool demo serve`.
+    public static func start(
+        faults: DemoFaults = DemoFaults(), port: Int = 0, stopOnSignals: Bool = false, logger: Logger? = nil
+    ) async throws
         -> DemoUniversity
     {
         let state = DemoState()
@@ -52,7 +56,7 @@ public final class DemoUniversity: Sendable {
                 portContinuation.finish()
             },
             logger: quiet)
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
+        let task = Task { try await app.runService(gracefulShutdownSignals: stopOnSignals ? [.sigint, .sigterm] : []) }
         var iterator = portStream.makeAsyncIterator()
         let startup = Task {
             try await Task.sleep(for: .seconds(15))
@@ -70,6 +74,11 @@ public final class DemoUniversity: Sendable {
     /// Stops the server and waits until it has.
     public func stop() async {
         task.cancel()
+        _ = await task.result
+    }
+
+    /// Waits until the server stops, for example on a signal.
+    public func waitUntilStopped() async {
         _ = await task.result
     }
 

@@ -124,8 +124,8 @@ enum Pages {
                 """, signedIn: user.displayName)
     }
 
-    static func notFound(_ what: String) -> String {
-        HTML.page(title: "Not found", body: "<h1>Not found</h1>\n<p>\(HTML.escape(what))</p>")
+    static func notFound(_ what: String, user: DemoUser? = nil) -> String {
+        HTML.page(title: "Not found", body: "<h1>Not found</h1>\n<p>\(HTML.escape(what))</p>", signedIn: user?.displayName)
     }
 
     /// Credits with a decimal comma (`4,5`), as many European portals print them.

@@ -1,1 +1,5 @@
-print("hi")
+import Foundation
+
+// unitool's entry point. Everything happens in `Dispatcher`; see docs/ARCHITECTURE.md.
+let code = await Dispatcher(arguments: Array(CommandLine.arguments.dropFirst())).run()
+exit(code)

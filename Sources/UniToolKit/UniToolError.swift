@@ -29,7 +29,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
         public var exitCode: Int32 {
             switch self {
             case .internal: return 1
-            case .usage: return 2
+            case .usage: return 64
             case .wrongCredentials: return 10
             case .mfaRequired: return 11
             case .consentRequired: return 12
@@ -70,5 +70,17 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
     public var description: String {
         guard let hint else { return message }
         return "\(message)\n  hint: \(hint)"
+    }
+}
+
+extension Result where Failure == any Error {
+    /// `Result(catching:)` for async work: collects the outcome so that clean-up can run
+    /// before the error is rethrown.
+    public init(_ body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
     }
 }

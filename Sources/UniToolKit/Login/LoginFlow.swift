@@ -32,8 +32,14 @@ public struct LoginFlow: Sendable {
         while true {
             let document = try page.document()
             let matched = try classify(document)
+            let isOnPortal = page.url.origin == portal.baseURL.origin
+            if matched == nil, isOnPortal, page.status >= 400 {
+                throw UniToolError(
+                    .portalError, "the portal answered \(page.status) for \(page.url.redactedForLog)",
+                    hint: page.status == 404 ? "the page does not exist; check the command's options" : "try again later")
+            }
             let observation = LoginStateMachine.Observation(
-                matchedRule: matched?.index, isOnPortal: page.url.origin == portal.baseURL.origin,
+                matchedRule: matched?.index, isOnPortal: isOnPortal,
                 doneConditionHolds: try doneConditionHolds(page: page, document: document),
                 summary: describe(page: page, document: document))
             switch machine.decide(observation) {

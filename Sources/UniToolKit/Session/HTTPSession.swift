@@ -25,6 +25,8 @@ public final class HTTPSession: Sendable {
     private let client: HTTPClient
     private let configuration: Configuration
     private let logger: Logger
+    /// async-http-client's own log lines are too detailed even for --verbose.
+    private let clientLogger: Logger
     private let state: Mutex<State>
 
     private struct State {
@@ -40,6 +42,9 @@ public final class HTTPSession: Sendable {
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         self.configuration = configuration
         self.logger = logger
+        var clientLogger = logger
+        clientLogger.logLevel = .warning
+        self.clientLogger = clientLogger
         self.state = Mutex(State(jar: jar))
     }
 
@@ -126,7 +131,7 @@ public final class HTTPSession: Sendable {
         }
         logger.debug("\(method) \(url.redactedForLog)")
         do {
-            let response = try await client.execute(request, timeout: configuration.requestTimeout, logger: logger)
+            let response = try await client.execute(request, timeout: configuration.requestTimeout, logger: clientLogger)
             let setCookies = response.headers["set-cookie"]
             state.withLock { $0.jar.store(setCookieHeaders: setCookies, from: url) }
             let buffer: ByteBuffer

@@ -49,12 +49,11 @@ extension URL {
     /// The URL with query values hidden, for logs and messages: a GET form could carry a
     /// secret in its query, and SAML parameters are long and useless to a reader.
     public var redactedForLog: String {
-        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: false) else { return "<url>" }
-        components.user = nil
-        components.password = nil
+        guard let components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return "<url>" }
+        var text = origin + (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
         if let items = components.queryItems, !items.isEmpty {
-            components.percentEncodedQuery = items.map { "\($0.name)=…" }.joined(separator: "&")
+            text += "?" + items.map { "\($0.name)=…" }.joined(separator: "&")
         }
-        return components.string ?? "<url>"
+        return text
     }
 }

@@ -18,8 +18,10 @@ public struct SessionStore: Sendable {
     /// The saved jar, or an empty one. A damaged file is not fatal: the session is only a
     /// shortcut, so unitool logs in again and overwrites it.
     public func load(portal: String, user: String) -> CookieJar {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
         guard let data = try? Data(contentsOf: file(portal: portal, user: user)),
-            var jar = try? JSONDecoder().decode(CookieJar.self, from: data)
+            var jar = try? decoder.decode(CookieJar.self, from: data)
         else { return CookieJar() }
         jar.removeExpired()
         return jar

@@ -1,0 +1,41 @@
+import ArgumentParser
+import DemoUniversity
+import Foundation
+import UniToolKit
+
+/// `unitool demo serve`: the demo university on its own, for recipe authors and for
+/// pointing other tools (a browser, a Python script) at the same portal unitool uses.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo", abstract: "Run the bundled demo university.",
+        subcommands: [Serve.self, Users.self], defaultSubcommand: Serve.self)
+
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve the demo university on 127.0.0.1 until interrupted.",
+            discussion: """
+                Prints the address, then serves until Ctrl-C. Point unitool at it with
+                UNITOOL_DEMO_URL=<address> so several runs share one demo.
+                """)
+        @Option(help: "The port; 0 picks a free one.") var port = 0
+        @Option(help: "Faults to inject, comma-separated: \(DemoFaults.known.joined(separator: ", ")).") var faults = ""
+
+        func run() async throws {
+            let parsed: DemoFaults
+            do { parsed = try DemoFaults(parsing: faults) } catch { throw ValidationError("\(error)") }
+            let demo = try await DemoUniversity.start(faults: parsed, port: port, stopOnSignals: true)
+            FileHandle.standardOutput.write(Data("\(demo.baseURL.absoluteString)\n".utf8))
+            FileHandle.standardError.write(Data("demo university at \(demo.baseURL.absoluteString); press Ctrl-C to stop\n".utf8))
+            await demo.waitUntilStopped()
+        }
+    }
+
+    struct Users: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the demo users and their passwords.")
+        func run() {
+            for user in DemoData.users {
+                print("\(user.username)\t\(user.password)\t\(user.displayName)\(user.totpSecret == nil ? "" : "\t(one-time code)")")
+            }
+        }
+    }
+}

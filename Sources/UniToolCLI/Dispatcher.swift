@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+import UniToolKit
+
+/// Finds the command in argv and hands it over, as git does: built-in commands go to
+/// swift-argument-parser; any other name is a recipe's command.
+struct Dispatcher {
+    let arguments: [String]
+
+    /// Commands that no recipe can shadow.
+    static let builtins: [String: any AsyncParsableCommand.Type] = [
+        "recipes": RecipesCommand.self,
+        "demo": DemoCommand.self,
+    ]
+
+    func run() async -> Int32 {
+        let (globals, commandIndex) = splitGlobalOptions()
+        guard let commandIndex else {
+            if globals.contains("--version") {
+                print(UniToolVersion.current)
+                return 0
+            }
+            return await printOverview(globals: globals, toStandardError: !globals.contains("--help") && !globals.contains("-h"))
+        }
+        let name = arguments[commandIndex]
+        let rest = globals + Array(arguments[(commandIndex + 1)...])
+        if name == "help" {
+            guard let topic = rest.first(where: { !$0.hasPrefix("-") }) else { return await printOverview(globals: [], toStandardError: false) }
+            return await Dispatcher(arguments: [topic, "--help"] + rest.filter { $0 != topic }).run()
+        }
+        if let builtin = Self.builtins[name] {
+            return await runBuiltin(builtin, arguments: rest)
+        }
+        return await RecipeCommandRunner(name: name, arguments: rest).run()
+    }
+
+    /// Separates the global options before the command name from the command and its arguments.
+    private func splitGlobalOptions() -> ([String], Int?) {
+        var globals: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            let flagName = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            if GlobalOptions.valueOptions.contains(flagName) {
+                globals.append(argument)
+                if !argument.contains("="), index + 1 < arguments.count {
+                    globals.append(arguments[index + 1])
+                    index += 1
+                }
+            } else if argument.hasPrefix("-") {
+                globals.append(argument)
+            } else {
+                return (globals, index)
+            }
+            index += 1
+        }
+        return (globals, nil)
+    }
+
+    private func runBuiltin(_ type: any AsyncParsableCommand.Type, arguments: [String]) async -> Int32 {
+        do {
+            var command = try type.parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch let error as UniToolError {
+            return ErrorReporter.report(error, json: arguments.contains("--json") || arguments.contains("--format=json"))
+        } catch {
+            let code = type.exitCode(for: error)
+            type.exit(withError: code == .success ? nil : error)
+        }
+    }
+
+    /// `unitool` alone, or `unitool --help`: the commands there are, built-in and from recipes.
+    private func printOverview(globals: [String], toStandardError: Bool) async -> Int32 {
+        var text = """
+            unitool \(UniToolVersion.current): your university's portal, from the command line.
+
+            USAGE: unitool [--portal <portal>] [--user <user>] <command> [<options>]
+
+            """
+        do {
+            let options = try GlobalOptions.parse(globals.filter { $0 != "--help" && $0 != "-h" })
+            let environment = try CommandEnvironment(options: options)
+            let portalID = (try? environment.portalID())
+            text += "\nRECIPE COMMANDS\(portalID.map { " (portal: \($0))" } ?? ""):\n"
+            let portals = portalID.map { [$0] } ?? environment.catalog.dataRecipes.keys.sorted()
+            var seen = Set<String>()
+            for portal in portals {
+                for recipe in (environment.catalog.dataRecipes[portal] ?? [:]).values.sorted(by: { $0.command < $1.command })
+                where seen.insert(recipe.command).inserted {
+                    text += "  " + recipe.command.padding(toLength: 12, withPad: " ", startingAt: 0) + recipe.summary + "\n"
+                }
+            }
+        } catch {
+            text += "\n(recipes could not be loaded: \(error))\n"
+        }
+        text += """
+
+            BUILT-IN COMMANDS:
+              recipes     List and check recipes
+              demo        Run the bundled demo university for recipe authors
+              help        Show help for a command: unitool help grades
+
+            GLOBAL OPTIONS:
+              --portal <portal>   The portal (a folder of recipes). Default: $UNITOOL_PORTAL
+              --user <user>       Who to log in as. Default: $UNITOOL_USER
+              --password-stdin    Read the password from standard input
+              --format <format>   table, json, jsonl or csv (--json for short)
+              --recipes <dir>     Another recipe directory
+              -v, --verbose       Log requests and login steps to stderr
+              --version           Print the version
+
+            Try it with no account: unitool --portal demo grades --term current
+
+            """
+        if toStandardError {
+            FileHandle.standardError.write(Data(text.utf8))
+            return UniToolError.Kind.usage.exitCode
+        }
+        print(text, terminator: "")
+        return 0
+    }
+}
+
+/// Prints a failure the same way for every command: what happened, what to do.
+enum ErrorReporter {
+    static func report(_ error: UniToolError, json: Bool) -> Int32 {
+        let text: String
+        if json {
+            text =
+                "{\"error\": {\"kind\": \(JSONRenderer.string(error.kind.rawValue)), \"message\": \(JSONRenderer.string(error.message)), \"hint\": \(error.hint.map(JSONRenderer.string) ?? "null"), \"exit_code\": \(error.kind.exitCode)}}\n"
+        } else {
+            text = "unitool: error: \(error.message)\n" + (error.hint.map { "  hint: \($0)\n" } ?? "")
+        }
+        FileHandle.standardError.write(Data(text.utf8))
+        return error.kind.exitCode
+    }
+
+    static func report(_ error: any Error, json: Bool) -> Int32 {
+        if let error = error as? UniToolError { return report(error, json: json) }
+        return report(UniToolError(.internal, "unexpected error: \(error)", hint: "please report this as a bug"), json: json)
+    }
+}

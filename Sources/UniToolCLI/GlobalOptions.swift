@@ -1,0 +1,45 @@
+import ArgumentParser
+import UniToolKit
+
+/// Options every command takes. They may stand before or after the command name:
+/// `unitool --portal demo grades` and `unitool grades --portal demo` are the same.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "The portal to use (a folder under Recipes/). Default: $UNITOOL_PORTAL, or the only portal installed.")
+    var portal: String?
+
+    @Option(name: .long, help: "The user to log in as. Default: $UNITOOL_USER; for the demo, its default user.")
+    var user: String?
+
+    @Flag(name: .long, help: "Read the password from standard input (for scripts). It is never taken from argv.")
+    var passwordStdin = false
+
+    @Option(name: .long, help: ArgumentHelp("A further recipe directory, searched after the bundled and user recipes.", valueName: "dir"))
+    var recipes: [String] = []
+
+    @Option(name: .long, help: "Output format: table, json, jsonl or csv. Default: table.")
+    var format: OutputFormatOption?
+
+    @Flag(name: .long, help: "Shorthand for --format json.")
+    var json = false
+
+    @Flag(name: [.short, .long], help: "Log every request and login step to stderr (secrets are never logged).")
+    var verbose = false
+
+    /// Options that take a value, for the dispatcher that moves them behind the command name.
+    static let valueOptions: Set<String> = ["--portal", "--user", "--recipes", "--format"]
+    static let flagOptions: Set<String> = ["--password-stdin", "--json", "--verbose", "-v"]
+
+    var outputFormat: OutputFormat {
+        if json { return .json }
+        return format?.format ?? .table
+    }
+}
+
+struct OutputFormatOption: ExpressibleByArgument {
+    let format: OutputFormat
+    init?(argument: String) {
+        guard let format = OutputFormat(rawValue: argument.lowercased()) else { return nil }
+        self.format = format
+    }
+    static var allValueStrings: [String] { OutputFormat.allCases.map(\.rawValue) }
+}
