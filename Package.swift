@@ -62,8 +62,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
-        .testTarget(name: "LibXMLTests", dependencies: ["LibXML"]),
-        .testTarget(name: "UniToolKitTests", dependencies: ["UniToolKit", "LibXML", "DemoUniversity"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["UniToolCLI", "UniToolKit", "DemoUniversity"]),
+        // Fixtures, sandboxes and a runner for the real executable, shared by the test targets.
+        .target(name: "UniToolTestSupport", path: "Sources/UniToolTestSupport"),
+
+        .testTarget(name: "LibXMLTests", dependencies: ["LibXML", "UniToolTestSupport"]),
+        .testTarget(
+            name: "UniToolKitTests", dependencies: ["UniToolKit", "LibXML", "DemoUniversity", "UniToolTestSupport"]),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["UniToolCLI", "UniToolKit", "DemoUniversity", "UniToolTestSupport"]),
     ]
 )

@@ -39,6 +39,8 @@ public final class HTTPSession: Sendable {
             redirectConfiguration: .disallow,
             timeout: .init(connect: configuration.connectTimeout, read: configuration.requestTimeout))
         clientConfiguration.decompression = .enabled(limit: .ratio(50))
+        // A refused connection should fail at once, not be retried until the connect timeout.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         self.configuration = configuration
         self.logger = logger

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The README's second command: the whole test suite, against the real demo university on
+# loopback and a real gnome-keyring inside a private D-Bus session.
+#
+# The keyring lives in a temporary XDG_DATA_HOME, so no test ever touches your own login keyring.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./Scripts/install-deps.sh
+swift build --build-tests >&2
+
+sandbox="$(mktemp -d)"
+trap 'rm -rf "$sandbox"' EXIT
+mkdir -p "$sandbox/data" "$sandbox/config" "$sandbox/state" "$sandbox/cache" "$sandbox/runtime"
+chmod 700 "$sandbox/runtime"
+
+export XDG_DATA_HOME="$sandbox/data" XDG_CONFIG_HOME="$sandbox/config" XDG_STATE_HOME="$sandbox/state"
+export XDG_CACHE_HOME="$sandbox/cache" XDG_RUNTIME_DIR="$sandbox/runtime"
+export UNITOOL_TEST_SANDBOX="$sandbox"
+
+# gnome-keyring-daemon --unlock reads the new keyring's password from stdin and prints the
+# variables that point libsecret at it.
+exec dbus-run-session -- sh -c '
+    eval "$(printf "test-keyring-password" | gnome-keyring-daemon --unlock --components=secrets)"
+    export GNOME_KEYRING_CONTROL
+    swift test --skip-build "$@"
+' sh "$@"

@@ -1,0 +1,76 @@
+import Foundation
+
+/// Runs the real `unitool` executable, as a user or a script would.
+public struct UniToolProcess {
+    public struct Outcome: Sendable, CustomStringConvertible {
+        public let exitCode: Int32
+        public let stdout: String
+        public let stderr: String
+        public var description: String { "exit \(exitCode)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)" }
+    }
+
+    /// The binary built beside the test bundle, or `UNITOOL_BIN`.
+    public static var executable: URL {
+        if let explicit = ProcessInfo.processInfo.environment["UNITOOL_BIN"] {
+            return URL(fileURLWithPath: explicit)
+        }
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        // On Linux the tests run from .build/<triple>/debug/<package>PackageTests.xctest.
+        for _ in 0..<3 {
+            let candidate = directory.appendingPathComponent("unitool")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return Fixtures.root.appendingPathComponent(".build/debug/unitool")
+    }
+
+    /// Runs unitool and waits for it, killing it after `timeout` seconds so that a hang fails the
+    /// test instead of stalling the suite.
+    public static func run(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+        removingEnvironment: [String] = [], timeout: TimeInterval = 60
+    ) throws -> Outcome {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for name in removingEnvironment { env.removeValue(forKey: name) }
+        for (name, value) in environment { env[name] = value }
+        env["NO_COLOR"] = "1"
+        process.environment = env
+        let input = Pipe()
+        let output = Pipe()
+        let error = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try? input.fileHandleForWriting.close()
+
+        let deadline = DispatchTime.now() + timeout
+        let group = DispatchGroup()
+        nonisolated(unsafe) var stdoutData = Data()
+        nonisolated(unsafe) var stderrData = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            stdoutData = output.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        group.enter()
+        DispatchQueue.global().async {
+            stderrData = error.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        if group.wait(timeout: deadline) == .timedOut {
+            process.terminate()
+            process.waitUntilExit()
+            return Outcome(exitCode: -1, stdout: "", stderr: "unitool did not finish within \(timeout) s and was killed")
+        }
+        process.waitUntilExit()
+        return Outcome(
+            exitCode: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+import UniToolTestSupport
+
+/// The real `unitool` executable against the demo university it starts itself.
+@Suite("unitool grades, end to end")
+struct GradesCommandTests {
+    let sandbox: Sandbox
+
+    init() throws { sandbox = try Sandbox() }
+
+    func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:]) throws -> UniToolProcess.Outcome {
+        try UniToolProcess.run(arguments, stdin: stdin, environment: sandbox.environment.merging(extra) { $1 })
+    }
+
+    @Test("the quick start command prints the current term's grades as a table")
+    func quickStart() throws {
+        let outcome = try run(["--portal", "demo", "grades", "--term", "current"])
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("Probability Theory"))
+        #expect(outcome.stdout.contains("情報理論 (Information Theory)"))
+        #expect(outcome.stdout.contains("Magyar irodalom a XX. században"))
+        #expect(!outcome.stdout.contains("Linear Algebra I"), "another term's grades leaked in")
+    }
+
+    @Test("--json prints an array with course, credits and grade for every row of the term")
+    func jsonOutput() throws {
+        let outcome = try run(["--portal", "demo", "grades", "--term", "current", "--json"])
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]])
+        #expect(array.count == 4)
+        for row in array {
+            #expect(row["course"] is String)
+            #expect(row["credits"] is NSNumber)
+            #expect(row.keys.contains("grade"))
+        }
+        #expect(array.map { $0["course"] as? String }.contains("Probability Theory"))
+        #expect(array.first?["grade"] as? String == "A-")
+        #expect(array.last?["grade"] is NSNull)
+    }
+
+    @Test("two different terms give their own grades")
+    func twoTerms() throws {
+        let spring = try run(["--portal", "demo", "grades", "--term", "2026-spring", "--format", "jsonl"])
+        let fall = try run(["--portal", "demo", "grades", "--term", "2025-fall", "--format", "csv"])
+        #expect(spring.exitCode == 0, "\(spring)")
+        #expect(fall.exitCode == 0, "\(fall)")
+        #expect(spring.stdout.split(separator: "\n").count == 4)
+        #expect(spring.stdout.contains("\"course\": \"Adatszerkezetek és algoritmusok\""))
+        #expect(fall.stdout.hasPrefix("term,course,code,credits,grade,points,date"))
+        #expect(fall.stdout.contains("2025-fall,Linear Algebra I,MATH-101,6,A,4,2026-01-22"))
+    }
+
+    @Test("a wrong password exits 10 with a message that names the cause")
+    func wrongPassword() throws {
+        let outcome = try run(["--portal", "demo", "--user", "alice", "--password-stdin", "grades"], stdin: "guessed-wrong\n")
+        #expect(outcome.exitCode == 10, "\(outcome)")
+        #expect(outcome.stderr.contains("wrong user name or password"))
+        #expect(outcome.stdout.isEmpty)
+        #expect(!outcome.stderr.contains("guessed-wrong"))
+    }
+
+    @Test("--password-stdin logs in as another demo user")
+    func otherUser() throws {
+        let outcome = try run(["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--json"], stdin: "Kaland-2026")
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("Számítógépes hálózatok"))
+    }
+
+    @Test("a changed page layout exits 30 and names the recipe, the field and the XPath")
+    func layoutChange() throws {
+        let outcome = try run(["--portal", "demo", "grades"], extra: ["UNITOOL_DEMO_FAULTS": "layout-changed"])
+        #expect(outcome.exitCode == 30, "\(outcome)")
+        #expect(outcome.stderr.contains("demo/grades"))
+        #expect(outcome.stderr.contains("'course'"))
+        #expect(outcome.stderr.contains("td[@class='course']"))
+        #expect(outcome.stdout.isEmpty, "a failure must never print a partial or empty result")
+    }
+
+    @Test("an unreachable portal exits 20 with its own message")
+    func unreachable() throws {
+        let outcome = try run(["--portal", "demo", "grades"], extra: ["UNITOOL_DEMO_URL": "http://127.0.0.1:9"])
+        #expect(outcome.exitCode == 20, "\(outcome)")
+        #expect(outcome.stderr.contains("cannot reach the portal"))
+    }
+
+    @Test("a server error exits 22")
+    func serverError() throws {
+        let outcome = try run(["--portal", "demo", "grades"], extra: ["UNITOOL_DEMO_FAULTS": "server-error"])
+        #expect(outcome.exitCode == 22, "\(outcome)")
+        #expect(outcome.stderr.contains("500"))
+    }
+
+    @Test("errors are JSON on stderr when JSON output was asked for")
+    func jsonErrors() throws {
+        let outcome = try run(["--portal", "demo", "grades", "--json"], extra: ["UNITOOL_DEMO_FAULTS": "layout-changed"])
+        #expect(outcome.exitCode == 30)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stderr.utf8)) as? [String: Any])
+        let error = try #require(object["error"] as? [String: Any])
+        #expect(error["kind"] as? String == "layout_changed")
+    }
+
+    @Test("an unknown command or option is a usage error with a pointer to help")
+    func usageErrors() throws {
+        let unknown = try run(["--portal", "demo", "gardes"])
+        #expect(unknown.exitCode == 64)
+        #expect(unknown.stderr.contains("unknown command 'gardes'"))
+        let badOption = try run(["--portal", "demo", "grades", "--trem", "x"])
+        #expect(badOption.exitCode == 64, "\(badOption)")
+    }
+
+    @Test("recipe commands have help written from the recipe")
+    func recipeHelp() throws {
+        let outcome = try run(["--portal", "demo", "grades", "--help"])
+        #expect(outcome.exitCode == 0)
+        #expect(outcome.stdout.contains("--term <term>"))
+        #expect(outcome.stdout.contains("(default: current)"))
+        let overview = try run(["--help"])
+        #expect(overview.exitCode == 0)
+        #expect(overview.stdout.contains("grades"))
+    }
+
+    @Test("the second run reuses the saved session")
+    func savedSessionIsReused() throws {
+        _ = try run(["--portal", "demo", "grades", "--term", "2026-spring"])
+        let second = try run(["--portal", "demo", "grades", "--term", "2026-spring", "-v"])
+        #expect(second.exitCode == 0, "\(second)")
+        #expect(second.stderr.contains("1 HTTP requests"))
+        #expect(!second.stderr.contains("asks for a login"))
+    }
+}

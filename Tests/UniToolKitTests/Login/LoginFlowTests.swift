@@ -1,0 +1,146 @@
+import DemoUniversity
+import Foundation
+import Logging
+import Testing
+import UniToolKit
+import UniToolTestSupport
+
+/// The login flow over real HTTP against the demo university on loopback.
+@Suite("Login flow against the demo university")
+struct LoginFlowTests {
+    func withDemo(
+        faults: DemoFaults = DemoFaults(), _ body: (PortalRecipe, DataRecipe, URL) async throws -> Void
+    ) async throws {
+        let demo = try await DemoUniversity.start(faults: faults)
+        let catalog = try RecipeCatalog(directories: [Fixtures.recipes])
+        let portal = try catalog.portal("demo").relocated(to: demo.baseURL)
+        let grades = try catalog.recipe(portal: "demo", command: "grades")
+        let sandbox = try Sandbox()
+        let result = await Result { try await body(portal, grades, sandbox.root) }
+        sandbox.remove()
+        await demo.stop()
+        try result.get()
+    }
+
+    func connection(_ portal: PortalRecipe, user: String, password: String, store: URL?) -> PortalConnection {
+        PortalConnection(
+            portal: portal, user: user, credentials: { Credentials(username: user, password: Secret(password)) },
+            store: store.map { SessionStore(directory: $0) }, logger: Logger(label: "test"))
+    }
+
+    @Test("SAML login through user ID and password pages, then the grades of the current term")
+    func loginAndGrades() async throws {
+        try await withDemo { portal, grades, _ in
+            let connection = connection(portal, user: "alice", password: "wonderland", store: nil)
+            let set = try await connection.run(grades, options: [:])
+            await connection.close()
+            #expect(set.records.count == 4)
+            #expect(set.records.allSatisfy { $0["term"] == .string("2026-fall") })
+            #expect(set.records[1]["course"] == .string("情報理論 (Information Theory)"))
+        }
+    }
+
+    @Test("an explicit login ends on the logged-in home page")
+    func explicitLogin() async throws {
+        try await withDemo { portal, _, _ in
+            let connection = connection(portal, user: "bence", password: "Kaland-2026", store: nil)
+            let page = try await connection.logIn()
+            await connection.close()
+            #expect(page.url.path == "/home")
+            #expect(try page.document().title?.contains("Home") == true)
+        }
+    }
+
+    @Test("a wrong password is reported as such, with the portal's own words")
+    func wrongPassword() async throws {
+        try await withDemo { portal, grades, _ in
+            let connection = connection(portal, user: "alice", password: "not-it", store: nil)
+            let result = await Result { try await connection.run(grades, options: [:]) }
+            await connection.close()
+            #expect(throws: UniToolError.self) { try result.get() }
+            if case .failure(let error as UniToolError) = result {
+                #expect(error.kind == .wrongCredentials)
+                #expect(error.message.contains("incorrect"))
+                #expect(!error.message.contains("not-it"))
+            }
+        }
+    }
+
+    @Test("a saved session is reused: the second run needs exactly one request")
+    func sessionReuse() async throws {
+        try await withDemo { portal, grades, store in
+            let first = connection(portal, user: "alice", password: "wonderland", store: store)
+            _ = try await first.run(grades, options: ["term": "2026-spring"])
+            try first.saveSession()
+            #expect(first.session.requestCount > 4)
+            await first.close()
+
+            let second = PortalConnection(
+                portal: portal, user: "alice",
+                credentials: { throw UniToolError(.credentialsMissing, "the saved session should have been enough") },
+                store: SessionStore(directory: store), logger: Logger(label: "test"))
+            let set = try await second.run(grades, options: ["term": "2026-spring"])
+            #expect(second.session.requestCount == 1)
+            #expect(set.records.count == 4)
+            await second.close()
+
+            let attributes = try FileManager.default.attributesOfItem(
+                atPath: SessionStore(directory: store).file(portal: "demo", user: "alice").path)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        }
+    }
+
+    @Test("an expired session is renewed by logging in again")
+    func expiredSessionIsRenewed() async throws {
+        let store = try Sandbox()
+        defer { store.remove() }
+        try await withDemo { portal, grades, _ in
+            let first = connection(portal, user: "alice", password: "wonderland", store: store.root)
+            _ = try await first.run(grades, options: ["term": "2025-fall"])
+            try first.saveSession()
+            await first.close()
+        }
+        // A new demo that rejects every session issued before it started.
+        var faults = DemoFaults()
+        faults.expireSessions = true
+        try await Task.sleep(for: .seconds(2))
+        try await withDemo(faults: faults) { portal, grades, _ in
+            let second = connection(portal, user: "alice", password: "wonderland", store: store.root)
+            let set = try await second.run(grades, options: ["term": "2025-fall"])
+            #expect(second.session.requestCount > 1)
+            #expect(set.records.count == 4)
+            await second.close()
+        }
+    }
+
+    @Test("a password is never posted to an origin the recipe does not allow")
+    func credentialOriginIsEnforced() async throws {
+        try await withDemo { portal, grades, _ in
+            var restricted = portal
+            restricted.credentialTargets = ["https://idp.elsewhere.example"]
+            let connection = connection(restricted, user: "alice", password: "wonderland", store: nil)
+            let result = await Result { try await connection.run(grades, options: [:]) }
+            await connection.close()
+            guard case .failure(let error as UniToolError) = result else {
+                Issue.record("expected the password to be withheld")
+                return
+            }
+            #expect(error.kind == .unsafeRequest)
+        }
+    }
+
+    @Test("a closed port is an unreachable portal, not a crash or an empty result")
+    func unreachablePortal() async throws {
+        let catalog = try RecipeCatalog(directories: [Fixtures.recipes])
+        let portal = try catalog.portal("demo").relocated(to: URL(string: "http://127.0.0.1:9")!)
+        let grades = try catalog.recipe(portal: "demo", command: "grades")
+        let connection = connection(portal, user: "alice", password: "wonderland", store: nil)
+        let result = await Result { try await connection.run(grades, options: [:]) }
+        await connection.close()
+        guard case .failure(let error as UniToolError) = result else {
+            Issue.record("expected an error")
+            return
+        }
+        #expect(error.kind == .portalUnreachable)
+    }
+}

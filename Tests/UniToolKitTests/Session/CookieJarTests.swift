@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import UniToolKit
+
+@Suite("Cookie jar (RFC 6265)")
+struct CookieJarTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let portal = URL(string: "https://portal.example.edu/app/grades")!
+
+    @Test("a host-only cookie goes back to the same host only")
+    func hostOnlyCookie() {
+        var jar = CookieJar()
+        jar.store(setCookieHeaders: ["sid=abc; Path=/"], from: portal, now: now)
+        #expect(jar.header(for: URL(string: "https://portal.example.edu/x")!, now: now) == "sid=abc")
+        #expect(jar.header(for: URL(string: "https://sub.portal.example.edu/x")!, now: now) == nil)
+        #expect(jar.header(for: URL(string: "https://example.edu/x")!, now: now) == nil)
+    }
+
+    @Test("a Domain cookie is shared with subdomains, and a foreign Domain is refused")
+    func domainCookie() {
+        var jar = CookieJar()
+        jar.store(setCookieHeaders: ["a=1; Domain=.example.edu; Path=/", "evil=1; Domain=attacker.org"], from: portal, now: now)
+        #expect(jar.header(for: URL(string: "https://idp.example.edu/")!, now: now) == "a=1")
+        #expect(jar.header(for: URL(string: "https://attacker.org/")!, now: now) == nil)
+        #expect(jar.cookies.count == 1)
+    }
+
+    @Test("the default path is the directory of the request, and paths match on segment boundaries")
+    func pathMatching() {
+        var jar = CookieJar()
+        jar.store(setCookieHeaders: ["p=1"], from: portal, now: now)
+        #expect(jar.cookies.first?.path == "/app")
+        #expect(jar.header(for: URL(string: "https://portal.example.edu/app/other")!, now: now) == "p=1")
+        #expect(jar.header(for: URL(string: "https://portal.example.edu/application")!, now: now) == nil)
+    }
+
+    @Test("Secure cookies are neither accepted nor sent over plain HTTP")
+    func secureCookies() {
+        var jar = CookieJar()
+        jar.store(setCookieHeaders: ["s=1; Secure"], from: URL(string: "http://portal.example.edu/")!, now: now)
+        #expect(jar.cookies.isEmpty)
+        jar.store(setCookieHeaders: ["s=1; Secure; Path=/"], from: portal, now: now)
+        #expect(jar.header(for: URL(string: "http://portal.example.edu/")!, now: now) == nil)
+        #expect(jar.header(for: URL(string: "https://portal.example.edu/")!, now: now) == "s=1")
+    }
+
+    @Test("Max-Age wins over Expires, and an expired cookie deletes the stored one")
+    func expiry() {
+        var jar = CookieJar()
+        jar.store(
+            setCookieHeaders: ["e=1; Path=/; Max-Age=60; Expires=Wed, 21 Oct 2015 07:28:00 GMT"], from: portal, now: now)
+        #expect(jar.header(for: portal, now: now) == "e=1")
+        #expect(jar.header(for: portal, now: now.addingTimeInterval(61)) == nil)
+        jar.store(setCookieHeaders: ["e=gone; Path=/; Max-Age=0"], from: portal, now: now)
+        #expect(jar.cookies.isEmpty)
+        jar.store(setCookieHeaders: ["old=1; Path=/; Expires=Wed, 21 Oct 2015 07:28:00 GMT"], from: portal, now: now)
+        #expect(jar.cookies.isEmpty)
+    }
+
+    @Test("a cookie with the same name, domain and path replaces the old one")
+    func replacement() {
+        var jar = CookieJar()
+        jar.store(setCookieHeaders: ["sid=old; Path=/"], from: portal, now: now)
+        jar.store(setCookieHeaders: ["sid=new; Path=/"], from: portal, now: now.addingTimeInterval(1))
+        #expect(jar.header(for: portal, now: now) == "sid=new")
+    }
+
+    @Test("longer paths are sent first")
+    func ordering() {
+        var jar = CookieJar()
+        jar.store(setCookieHeaders: ["root=1; Path=/", "deep=2; Path=/app"], from: portal, now: now)
+        #expect(jar.header(for: portal, now: now) == "deep=2; root=1")
+    }
+
+    @Test("cookies on 127.0.0.1 are shared across ports, as browsers do")
+    func loopbackAcrossPorts() {
+        var jar = CookieJar()
+        jar.store(setCookieHeaders: ["sid=1; Path=/"], from: URL(string: "http://127.0.0.1:4000/")!, now: now)
+        #expect(jar.header(for: URL(string: "http://127.0.0.1:5000/grades")!, now: now) == "sid=1")
+    }
+
+    @Test("a jar survives encoding and decoding, as the saved session does")
+    func codable() throws {
+        var jar = CookieJar()
+        jar.store(setCookieHeaders: ["sid=abc; Path=/; Max-Age=600; HttpOnly"], from: portal, now: now)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let decoded = try decoder.decode(CookieJar.self, from: try encoder.encode(jar))
+        #expect(decoded.header(for: portal, now: now) == "sid=abc")
+    }
+}
