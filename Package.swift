@@ -24,17 +24,21 @@ let package = Package(
             name: "CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(
+            name: "CLibSecret", pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]),
+        .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
 
         // Swift wrappers: the only code that touches a C pointer.
         .target(name: "LibXML", dependencies: ["CLibXML2"]),
+        .target(name: "Keyring", dependencies: ["CLibSecret"]),
 
         // The core library: recipes, session, login, extraction, output.
         .target(
             name: "UniToolKit",
             dependencies: [
-                "LibXML",
+                "LibXML", "Keyring",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -66,6 +70,7 @@ let package = Package(
         .target(name: "UniToolTestSupport", path: "Sources/UniToolTestSupport"),
 
         .testTarget(name: "LibXMLTests", dependencies: ["LibXML", "UniToolTestSupport"]),
+        .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),
         .testTarget(
             name: "UniToolKitTests", dependencies: ["UniToolKit", "LibXML", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(

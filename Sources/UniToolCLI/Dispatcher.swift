@@ -9,6 +9,7 @@ struct Dispatcher {
 
     /// Commands that no recipe can shadow.
     static let builtins: [String: any AsyncParsableCommand.Type] = [
+        "auth": AuthCommand.self,
         "recipes": RecipesCommand.self,
         "demo": DemoCommand.self,
     ]
@@ -101,6 +102,7 @@ struct Dispatcher {
         text += """
 
             BUILT-IN COMMANDS:
+              auth        Store, check or remove your password (keyring) and session
               recipes     List and check recipes
               demo        Run the bundled demo university for recipe authors
               help        Show help for a command: unitool help grades

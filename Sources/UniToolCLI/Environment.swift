@@ -39,36 +39,43 @@ final class CommandEnvironment: Sendable {
             hint: "installed portals: \(ids.joined(separator: ", ")); or set UNITOOL_PORTAL")
     }
 
-    /// Opens a connection to the chosen portal. For the demo, starts the demo university first
-    /// (or uses the one `UNITOOL_DEMO_URL` points at) and returns it so it can be stopped.
-    func openPortal() async throws -> (PortalConnection, DemoUniversity?) {
-        var portal = try catalog.portal(try portalID())
-        var demo: DemoUniversity?
-        if portal.isDemo {
-            let environment = ProcessInfo.processInfo.environment
-            if let external = environment["UNITOOL_DEMO_URL"], let url = URL(string: external) {
-                portal = portal.relocated(to: url)
-            } else {
-                let faults: DemoFaults
-                do {
-                    faults = try DemoFaults(parsing: environment[DemoFaults.environmentVariable] ?? "")
-                } catch {
-                    throw UniToolError(.usage, "\(DemoFaults.environmentVariable): \(error)")
-                }
-                do {
-                    demo = try await DemoUniversity.start(faults: faults)
-                } catch {
-                    throw UniToolError(.internal, "\(error)")
-                }
-                portal = portal.relocated(to: demo!.baseURL)
-                logger.debug("demo university running at \(demo!.baseURL.absoluteString)")
-            }
-        }
-        let credentials = try credentialProvider(for: portal)
+    /// Runs `body` with a connection to `portal` (the demo started first if needed), and closes
+    /// everything afterwards, also on failure.
+    func withPortal<T: Sendable>(
+        _ portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider,
+        _ body: (PortalConnection) async throws -> T
+    ) async throws -> T {
+        let (located, demo) = try await locate(portal)
         let connection = PortalConnection(
-            portal: portal, user: credentials.user, credentials: credentials.provide, store: SessionStore(),
-            logger: logger)
-        return (connection, demo)
+            portal: located, user: user, credentials: credentials, store: SessionStore(), logger: logger)
+        let result = await Result { try await body(connection) }
+        await connection.close()
+        await demo?.stop()
+        return try result.get()
+    }
+
+    /// The recipe pointed at where the portal really is: for the demo, a demo started here
+    /// (returned so it can be stopped) or the one `UNITOOL_DEMO_URL` names.
+    func locate(_ portal: PortalRecipe) async throws -> (PortalRecipe, DemoUniversity?) {
+        guard portal.isDemo else { return (portal, nil) }
+        let environment = ProcessInfo.processInfo.environment
+        if let external = environment["UNITOOL_DEMO_URL"], let url = URL(string: external) {
+            return (portal.relocated(to: url), nil)
+        }
+        let faults: DemoFaults
+        do {
+            faults = try DemoFaults(parsing: environment[DemoFaults.environmentVariable] ?? "")
+        } catch {
+            throw UniToolError(.usage, "\(DemoFaults.environmentVariable): \(error)")
+        }
+        let demo: DemoUniversity
+        do {
+            demo = try await DemoUniversity.start(faults: faults)
+        } catch {
+            throw UniToolError(.internal, "\(error)")
+        }
+        logger.debug("demo university running at \(demo.baseURL.absoluteString)")
+        return (portal.relocated(to: demo.baseURL), demo)
     }
 
     /// Where the password will come from, decided before any request so that a missing
@@ -91,14 +98,29 @@ final class CommandEnvironment: Sendable {
             throw UniToolError(
                 .usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
         }
-        return (
-            user,
-            {
-                throw UniToolError(
-                    .credentialsMissing, "no password for \(user) on portal '\(portal.id)'",
-                    hint: "pipe it in with --password-stdin")
-            }
-        )
+        let portalID = portal.id
+        return (user, { try Self.storedPassword(portal: portalID, user: user) })
+    }
+
+    /// The user a command is about: --user, $UNITOOL_USER, or the demo's default user.
+    func user(for portal: PortalRecipe) throws -> String {
+        let environment = ProcessInfo.processInfo.environment
+        if let user = options.user ?? environment["UNITOOL_USER"].flatMap({ $0.isEmpty ? nil : $0 }) { return user }
+        if portal.isDemo { return DemoData.defaultUser.username }
+        throw UniToolError(.usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
+    }
+
+    /// A password from `UNITOOL_PASSWORD_COMMAND`, else from the keyring.
+    static func storedPassword(portal: String, user: String) throws -> Credentials {
+        if let command = ProcessInfo.processInfo.environment[PasswordCommand.environmentVariable], !command.isEmpty {
+            return Credentials(username: user, password: try PasswordCommand.run(command, portal: portal, user: user))
+        }
+        guard let password = try PasswordKeyring(portal: portal).password(for: user) else {
+            throw UniToolError(
+                .credentialsMissing, "no password is stored for \(user) on portal '\(portal)'",
+                hint: "run 'unitool auth login --portal \(portal) --user \(user)' once, or use --password-stdin or \(PasswordCommand.environmentVariable)")
+        }
+        return Credentials(username: user, password: password)
     }
 }
 

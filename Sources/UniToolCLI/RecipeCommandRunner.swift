@@ -45,16 +45,15 @@ struct RecipeCommandRunner {
     private func execute(_ recipe: DataRecipe, values: [String: String], options: GlobalOptions, environment: CommandEnvironment)
         async throws -> Int32
     {
-        let (connection, demo) = try await environment.openPortal()
-        let result = await Result { () async throws -> RecordSet in
+        let portal = try environment.catalog.portal(try environment.portalID())
+        let credentials = try environment.credentialProvider(for: portal)
+        let records = try await environment.withPortal(portal, user: credentials.user, credentials: credentials.provide) {
+            connection in
             let records = try await connection.run(recipe, options: values)
             try connection.saveSession()
+            environment.logger.debug("\(connection.session.requestCount) HTTP requests")
             return records
         }
-        environment.logger.debug("\(connection.session.requestCount) HTTP requests")
-        await connection.close()
-        await demo?.stop()
-        let records = try result.get()
         let format = options.outputFormat
         let output = format.render(records, style: format == .table ? .forStandardOutput() : .plain)
         FileHandle.standardOutput.write(Data(output.utf8))

@@ -20,6 +20,9 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
         case credentialsMissing = "credentials_missing"
         case keyringUnavailable = "keyring_unavailable"
         case keyringLocked = "keyring_locked"
+        case keyringNoService = "keyring_no_secret_service"
+        case keyringPromptCancelled = "keyring_prompt_cancelled"
+        case keyringFailed = "keyring_failed"
         case unsafeRequest = "unsafe_request"
         case usage = "usage"
         case stateCorrupt = "state_corrupt"
@@ -47,6 +50,9 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .credentialsMissing: return 40
             case .keyringUnavailable: return 41
             case .keyringLocked: return 42
+            case .keyringNoService: return 43
+            case .keyringPromptCancelled: return 44
+            case .keyringFailed: return 45
             case .stateCorrupt: return 50
             }
         }

@@ -9,6 +9,9 @@ public final class Secret: Sendable, CustomStringConvertible, CustomDebugStringC
     /// The secret as text, for the one place that must send it.
     public func reveal() -> String { String(decoding: bytes, as: UTF8.self) }
 
+    /// The secret's bytes, for the keyring.
+    public func revealBytes() -> [UInt8] { bytes }
+
     public var isEmpty: Bool { bytes.isEmpty }
     public var description: String { "<redacted>" }
     public var debugDescription: String { "<redacted>" }

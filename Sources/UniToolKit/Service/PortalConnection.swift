@@ -47,6 +47,12 @@ public final class PortalConnection: Sendable {
         return try await flow.logIn(credentials: try credentials())
     }
 
+    /// Whether the saved session still opens the portal without a login. Sends one request.
+    public func isSessionValid() async throws -> Bool {
+        let page = try await session.get(try portal.url(for: portal.login.start))
+        return try !LoginFlow(portal: portal, session: session, logger: logger).needsLogin(page)
+    }
+
     /// A portal page through the session, logging in first if the portal asks for it.
     public func fetch(_ pathOrURL: String) async throws -> Page {
         let url = try portal.url(for: pathOrURL)

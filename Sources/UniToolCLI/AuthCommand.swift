@@ -1,0 +1,118 @@
+import ArgumentParser
+import DemoUniversity
+import Foundation
+import UniToolKit
+
+/// `unitool auth login|status|logout`: the password in the keyring, and the saved session.
+struct AuthCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "auth", abstract: "Store, check or remove your password and session.",
+        discussion: """
+            The password is kept in the desktop keyring (the Secret Service, such as gnome-keyring),
+            never in a file. Read it back with:
+              secret-tool lookup service unitool:<portal> username <user>
+            """,
+        subcommands: [Login.self, Status.self, Logout.self])
+
+    struct Login: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check a password by logging in, then store it in the keyring.",
+            discussion: "Asks for the password without echo, or reads it with --password-stdin. A password the portal rejects is never stored.")
+        @OptionGroup var globals: GlobalOptions
+        @Flag(help: "Store the password without checking it by logging in.") var noVerify = false
+
+        func run() async throws {
+            let environment = try CommandEnvironment(options: globals)
+            let portal = try environment.catalog.portal(try environment.portalID())
+            let user = try environment.user(for: portal)
+            let password =
+                globals.passwordStdin
+                ? try PasswordInput.readStandardInput()
+                : try TerminalPrompt.readPassword(prompt: "Password for \(user) on \(portal.name): ")
+            let keyring = PasswordKeyring(portal: portal.id)
+            if !noVerify {
+                try await environment.withPortal(portal, user: user, credentials: { Credentials(username: user, password: password) }) {
+                    connection in
+                    Progress.say("Logging in to \(portal.name) as \(user)…")
+                    _ = try await connection.logIn()
+                    try connection.saveSession()
+                }
+            }
+            try keyring.store(password, for: user)
+            let note =
+                noVerify ? "Stored the password (not checked)" : "Logged in and stored the password"
+            FileHandle.standardError.write(
+                Data(
+                    "\(note) for \(user) on \(portal.id) in the keyring.\nRead it back with: secret-tool lookup service \(PasswordKeyring.service(for: portal.id)) username \(user)\n"
+                        .utf8))
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the portal, the user, whether a password is stored and whether the saved session is valid.")
+        @OptionGroup var globals: GlobalOptions
+
+        func run() async throws {
+            let environment = try CommandEnvironment(options: globals)
+            let portal = try environment.catalog.portal(try environment.portalID())
+            let user = try environment.user(for: portal)
+            let password: FieldValue
+            do {
+                password = .string(try PasswordKeyring(portal: portal.id).password(for: user) == nil ? "not stored" : "stored")
+            } catch let error as UniToolError {
+                password = .string("unknown: \(error.kind.rawValue)")
+            }
+            let store = SessionStore()
+            var session = FieldValue.string("none")
+            if store.exists(portal: portal.id, user: user) {
+                let valid = try await environment.withPortal(
+                    portal, user: user,
+                    credentials: { throw UniToolError(.credentialsMissing, "checking the saved session only") }
+                ) { connection in
+                    try await connection.isSessionValid()
+                }
+                session = .string(valid ? "valid" : "expired")
+            }
+            let record = Record(fields: [
+                ("portal", .string(portal.id)), ("user", .string(user)), ("password", password), ("session", session),
+            ])
+            let set = RecordSet(columns: record.fields.map(\.name), records: [record])
+            let format = globals.outputFormat
+            if format == .json {
+                print(JSONRenderer.object(record))
+            } else {
+                print(format.render(set, style: .forStandardOutput()), terminator: "")
+            }
+        }
+    }
+
+    struct Logout: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove the stored password and the saved session.")
+        @OptionGroup var globals: GlobalOptions
+
+        func run() async throws {
+            let environment = try CommandEnvironment(options: globals)
+            let portal = try environment.catalog.portal(try environment.portalID())
+            let user = try environment.user(for: portal)
+            let store = SessionStore()
+            let hadSession = store.exists(portal: portal.id, user: user)
+            try store.remove(portal: portal.id, user: user)
+            let removed = try PasswordKeyring(portal: portal.id).remove(user: user)
+            let parts = [removed ? "the stored password" : nil, hadSession ? "the saved session" : nil].compactMap { $0 }
+            let message =
+                parts.isEmpty
+                ? "Nothing to remove for \(user) on \(portal.id)."
+                : "Removed \(parts.joined(separator: " and ")) of \(user) on \(portal.id)."
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+        }
+    }
+}
+
+/// Short status lines for people, on stderr and only on a terminal, so scripts and pipes stay clean.
+enum Progress {
+    static func say(_ text: String) {
+        guard isatty(STDERR_FILENO) == 1 else { return }
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}

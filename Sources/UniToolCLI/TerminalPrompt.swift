@@ -1,0 +1,35 @@
+import Foundation
+import UniToolKit
+
+/// Asks for a password on the terminal without echoing it, as `sudo` and `ssh` do.
+enum TerminalPrompt {
+    static func readPassword(prompt: String) throws -> Secret {
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard tty >= 0 else {
+            throw UniToolError(
+                .credentialsMissing, "there is no terminal to ask for the password on",
+                hint: "pipe the password in with --password-stdin")
+        }
+        defer { close(tty) }
+        _ = prompt.withCString { write(tty, $0, strlen($0)) }
+        var original = termios()
+        let hasTermios = tcgetattr(tty, &original) == 0
+        if hasTermios {
+            var silent = original
+            silent.c_lflag &= ~tcflag_t(ECHO)
+            silent.c_lflag |= tcflag_t(ECHONL)
+            tcsetattr(tty, TCSAFLUSH, &silent)
+        }
+        defer { if hasTermios { tcsetattr(tty, TCSAFLUSH, &original) } }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(tty, &byte, 1) == 1, byte != 0x0A, byte != 0x0D {
+            bytes.append(byte)
+        }
+        defer { for index in bytes.indices { bytes[index] = 0 } }
+        guard !bytes.isEmpty else {
+            throw UniToolError(.credentialsMissing, "no password was entered")
+        }
+        return Secret(bytes: bytes)
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+import UniToolTestSupport
+
+/// `unitool auth` and every data command's use of the keyring, against the real gnome-keyring
+/// that Scripts/test.sh starts. Serialized: the tests share that keyring.
+@Suite(
+    "unitool auth and the keyring, end to end",
+    .enabled(if: ProcessInfo.processInfo.environment["UNITOOL_TEST_SANDBOX"] != nil, "run through Scripts/test.sh"),
+    .serialized)
+struct AuthCommandTests {
+    let sandbox: Sandbox
+
+    init() throws { sandbox = try Sandbox() }
+
+    func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:], removing: [String] = [])
+        throws -> UniToolProcess.Outcome
+    {
+        try UniToolProcess.run(
+            arguments, stdin: stdin, environment: sandbox.environment.merging(extra) { $1 }, removingEnvironment: removing)
+    }
+
+    func secretTool(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/secret-tool")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test("auth login stores a checked password; secret-tool reads it; grades then needs no password; logout removes it")
+    func loginUseLogout() throws {
+        let login = try run(["auth", "login", "--portal", "demo", "--user", "bence", "--password-stdin"], stdin: "Kaland-2026")
+        #expect(login.exitCode == 0, "\(login)")
+        #expect(try secretTool(["lookup", "service", "unitool:demo", "username", "bence"]) == "Kaland-2026")
+
+        // A fresh state directory: no saved session, so the password must come from the keyring.
+        let fresh = try Sandbox()
+        defer { fresh.remove() }
+        let grades = try UniToolProcess.run(
+            ["--portal", "demo", "--user", "bence", "grades", "--term", "current", "--json"], environment: fresh.environment)
+        #expect(grades.exitCode == 0, "\(grades)")
+        #expect(grades.stdout.contains("Számítógépes hálózatok"))
+
+        let status = try run(["auth", "status", "--portal", "demo", "--user", "bence", "--json"])
+        #expect(status.exitCode == 0, "\(status)")
+        #expect(status.stdout.contains("\"password\": \"stored\""))
+        #expect(status.stdout.contains("\"session\": \"valid\""))
+        #expect(!status.stdout.contains("Kaland-2026"))
+
+        let logout = try run(["auth", "logout", "--portal", "demo", "--user", "bence"])
+        #expect(logout.exitCode == 0, "\(logout)")
+        #expect(logout.stderr.contains("the stored password"))
+        #expect(try secretTool(["lookup", "service", "unitool:demo", "username", "bence"]).isEmpty)
+        let after = try run(["auth", "status", "--portal", "demo", "--user", "bence", "--json"])
+        #expect(after.stdout.contains("\"password\": \"not stored\""))
+        #expect(after.stdout.contains("\"session\": \"none\""))
+    }
+
+    @Test("a wrong password is never stored")
+    func wrongPasswordIsNotStored() throws {
+        let login = try run(["auth", "login", "--portal", "demo", "--user", "alice", "--password-stdin"], stdin: "not-her-password")
+        #expect(login.exitCode == 10, "\(login)")
+        #expect(try secretTool(["lookup", "service", "unitool:demo", "username", "alice"]).isEmpty)
+    }
+
+    @Test("a data command with no stored password says how to store one")
+    func missingPassword() throws {
+        let outcome = try run(["--portal", "demo", "--user", "nobody-\(UUID().uuidString.prefix(8))", "grades"])
+        #expect(outcome.exitCode == 40, "\(outcome)")
+        #expect(outcome.stderr.contains("unitool auth login"))
+    }
+
+    @Test("UNITOOL_PASSWORD_COMMAND supplies the password when set")
+    func passwordCommand() throws {
+        let outcome = try run(
+            ["--portal", "demo", "--user", "yuki", "grades", "--json"],
+            extra: ["UNITOOL_PASSWORD_COMMAND": "printf 'sakura-2026\\nsecond line is ignored\\n'"])
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("情報理論"))
+    }
+
+    @Test("with no D-Bus session, a data command fails fast and names the keyring and --password-stdin")
+    func noSessionBus() throws {
+        let emptyRuntime = sandbox.root.appendingPathComponent("no-bus")
+        try FileManager.default.createDirectory(at: emptyRuntime, withIntermediateDirectories: true)
+        let started = Date()
+        let outcome = try run(
+            ["--portal", "demo", "--user", "bence", "grades"], extra: ["XDG_RUNTIME_DIR": emptyRuntime.path],
+            removing: ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"])
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(outcome.exitCode == 41, "\(outcome)")
+        #expect(outcome.stderr.contains("keyring"))
+        #expect(outcome.stderr.contains("D-Bus"))
+        #expect(outcome.stderr.contains("--password-stdin"))
+        #expect(outcome.stderr.contains("UNITOOL_PASSWORD_COMMAND"))
+    }
+
+    @Test("a keyring that is locked (and cannot prompt) is its own error, exit 42")
+    func lockedKeyring() throws {
+        // A second, private D-Bus session whose gnome-keyring was started but never unlocked.
+        let data = sandbox.root.appendingPathComponent("locked-keyring")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        // Output goes to a file, not a pipe: daemons started inside that session inherit the
+        // descriptors and may outlive it, and a pipe would then never reach end-of-file.
+        let transcript = data.appendingPathComponent("transcript.txt")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = [
+            "60", "dbus-run-session", "--", "bash", "-c",
+            // Foundation's Process learns that its child ended when an inherited socket closes;
+            // close every descriptor beyond stderr so that the daemons below cannot hold it open.
+            "for fd in /proc/$$/fd/*; do n=${fd##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\" 2>/dev/null; done; "
+                + "exec >\"$1\" 2>&1 </dev/null; eval \"$(gnome-keyring-daemon --start --components=secrets)\"; printf Kaland-2026 | \"$0\" auth login --portal demo --user bence --password-stdin --no-verify; echo \"exit=$?\"; "
+                // Processes spawned from a test inherit a signal mask that blocks SIGTERM, so
+                // dbus-run-session cannot end its bus; end it (and with it the keyring) by force.
+                + "pkill -KILL -P $PPID -x dbus-daemon",
+            UniToolProcess.executable.path, transcript.path,
+        ]
+        var environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }
+        environment["XDG_DATA_HOME"] = data.path
+        environment.removeValue(forKey: "DISPLAY")
+        // Without these, gnome-keyring-daemon finds the suite's own unlocked daemon and reuses it.
+        environment.removeValue(forKey: "GNOME_KEYRING_CONTROL")
+        let runtime = data.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let text = (try? String(contentsOf: transcript, encoding: .utf8)) ?? ""
+        #expect(text.contains("exit=42"), "\(text)")
+        #expect(text.contains("keyring is locked"))
+        #expect(text.contains("--password-stdin"))
+    }
+
+    @Test("the password appears nowhere: not in output, logs, errors or files, even with --verbose")
+    func passwordNeverLeaks() throws {
+        let right = "Kaland-2026"
+        let wrong = "Canary-\(UUID().uuidString)"
+        var outcomes: [UniToolProcess.Outcome] = []
+        outcomes.append(try run(["auth", "login", "--portal", "demo", "--user", "bence", "--password-stdin", "-v"], stdin: right))
+        outcomes.append(try run(["--portal", "demo", "--user", "bence", "grades", "-v"]))
+        outcomes.append(try run(["--portal", "demo", "--user", "bence", "grades", "--json", "-v"], extra: ["UNITOOL_DEMO_FAULTS": "layout-changed"]))
+        outcomes.append(try run(["--portal", "demo", "--user", "bence", "grades", "-v"], extra: ["UNITOOL_DEMO_FAULTS": "expire-sessions"]))
+        outcomes.append(try run(["auth", "status", "--portal", "demo", "--user", "bence", "-v"]))
+        outcomes.append(try run(["auth", "login", "--portal", "demo", "--user", "alice", "--password-stdin", "-v"], stdin: wrong))
+        outcomes.append(try run(["--portal", "demo", "--user", "alice", "--password-stdin", "grades", "-v", "--json"], stdin: wrong))
+        outcomes.append(try run(["auth", "logout", "--portal", "demo", "--user", "bence", "-v"]))
+        #expect(outcomes[0].exitCode == 0, "\(outcomes[0])")
+        #expect(outcomes[1].exitCode == 0, "\(outcomes[1])")
+        #expect(outcomes[2].exitCode == 30)
+        #expect(outcomes[5].exitCode == 10)
+        #expect(outcomes[6].exitCode == 10)
+        #expect(outcomes[1].stderr.contains("GET"), "--verbose should have logged the requests")
+
+        for secret in [right, wrong] {
+            for outcome in outcomes {
+                #expect(!outcome.stdout.contains(secret))
+                #expect(!outcome.stderr.contains(secret))
+            }
+            let needle = Data(secret.utf8)
+            for file in sandbox.allFiles() {
+                let contents = try Data(contentsOf: file)
+                #expect(contents.range(of: needle) == nil, "\(file.path) contains the password")
+            }
+        }
+    }
+}
