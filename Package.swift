@@ -67,7 +67,7 @@ let package = Package(
             ]),
 
         // Fixtures, sandboxes and a runner for the real executable, shared by the test targets.
-        .target(name: "UniToolTestSupport", path: "Sources/UniToolTestSupport"),
+        .target(name: "UniToolTestSupport", dependencies: ["UniToolKit"], path: "Sources/UniToolTestSupport"),
 
         .testTarget(name: "LibXMLTests", dependencies: ["LibXML", "UniToolTestSupport"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),

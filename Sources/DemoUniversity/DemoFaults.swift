@@ -9,11 +9,29 @@ public struct DemoFaults: Sendable, Equatable {
     public var latencyMilliseconds = 0
     /// Saved SP sessions are rejected, as after a server-side expiry.
     public var expireSessions = false
+    /// The terms of use start at this version instead of ``DemoUniversity/initialTermsVersion``.
+    public var termsVersion: String?
+    /// The terms version API misbehaves in this way.
+    public var termsAPI: TermsAPIFault?
+
+    /// Every way the terms version API can go wrong that a client must survive.
+    public enum TermsAPIFault: String, Sendable, CaseIterable {
+        /// 500 with an HTML error page.
+        case error
+        /// 200 with HTML instead of JSON, as behind a captive portal or a maintenance page.
+        case notJSON = "not-json"
+        /// JSON without the version field.
+        case noVersion = "no-version"
+        /// The version as a number instead of a string.
+        case numberVersion = "number-version"
+    }
 
     public init() {}
 
     public static let environmentVariable = "UNITOOL_DEMO_FAULTS"
-    public static let known = ["layout-changed", "server-error", "latency=MS", "expire-sessions"]
+    public static let known =
+        ["layout-changed", "server-error", "latency=MS", "expire-sessions", "terms-version=V"]
+        + TermsAPIFault.allCases.map { "terms-api=\($0.rawValue)" }
 
     public init(parsing text: String) throws {
         for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
@@ -23,6 +41,10 @@ public struct DemoFaults: Sendable, Equatable {
                 serverError = true
             } else if item == "expire-sessions" {
                 expireSessions = true
+            } else if item.hasPrefix("terms-version="), item.count > "terms-version=".count {
+                termsVersion = String(item.dropFirst("terms-version=".count))
+            } else if item.hasPrefix("terms-api="), let fault = TermsAPIFault(rawValue: String(item.dropFirst("terms-api=".count))) {
+                termsAPI = fault
             } else if item.hasPrefix("latency="), let value = Int(item.dropFirst("latency=".count)), value >= 0 {
                 latencyMilliseconds = value
             } else {

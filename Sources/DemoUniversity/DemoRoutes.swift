@@ -18,8 +18,6 @@ struct DemoRoutes: Sendable {
     let faults: DemoFaults
     let startedAt: Date
 
-    static let termsVersion = "2026-09"
-
     func register(on router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in Self.redirect(to: "/home") }
         router.get("/home") { request, context in try await self.withUser(request, context) { user in
@@ -33,15 +31,10 @@ struct DemoRoutes: Sendable {
             }
             return Self.html(Pages.grades(user: user, term: term, layoutChanged: self.faults.layoutChanged))
         } }
-        router.get("/api/terms/version") { _, _ in
-            Self.json("{\"version\": \"\(Self.termsVersion)\", \"url\": \"/terms\"}")
-        }
+        router.get("/api/terms/version") { _, _ in try await self.termsVersionAPI() }
         router.get("/terms") { _, _ in
-            Self.html(
-                HTML.page(
-                    title: "Terms of use",
-                    body: "<h1>Terms of use, version \(Self.termsVersion)</h1>\n<p>Use the demo portal for testing unitool only.</p>"
-                ))
+            let version = await self.state.termsVersion
+            return Self.html(HTML.page(title: "Terms of use", body: Pages.terms(version: version)))
         }
         router.get("/logout") { _, _ in
             var headers = HTTPFields()
@@ -215,6 +208,23 @@ struct DemoRoutes: Sendable {
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// `{"version": "...", "url": "/terms", "updated": "..."}`, or one of its failures.
+    private func termsVersionAPI() async throws -> Response {
+        let version = await state.termsVersion
+        switch faults.termsAPI {
+        case nil:
+            return Self.json("{\"version\": \"\(version)\", \"url\": \"/terms\"}")
+        case .error:
+            return Self.html(HTML.page(title: "Error", body: "<h1>500 Internal Server Error</h1>"), status: .internalServerError)
+        case .notJSON:
+            return Self.html(HTML.page(title: "Maintenance", body: "<h1>The portal is down for maintenance</h1>"))
+        case .noVersion:
+            return Self.json("{\"url\": \"/terms\", \"updated\": \"2026-09-01\"}")
+        case .numberVersion:
+            return Self.json("{\"version\": 202609, \"url\": \"/terms\"}")
+        }
     }
 
     static func json(_ body: String) -> Response {

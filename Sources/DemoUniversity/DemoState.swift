@@ -26,6 +26,12 @@ actor DemoState {
     private var nextExecution = 1
     /// Count of requests served, for tests and benchmarks.
     private(set) var requestCount = 0
+    /// The version of the terms of use now in force; a test can bump it while the demo runs.
+    var termsVersion: String
+
+    init(termsVersion: String) { self.termsVersion = termsVersion }
+
+    func setTermsVersion(_ version: String) { termsVersion = version }
 
     func countRequest() { requestCount += 1 }
 

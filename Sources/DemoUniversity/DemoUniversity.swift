@@ -38,7 +38,7 @@ public final class DemoUniversity: Sendable {
     ) async throws
         -> DemoUniversity
     {
-        let state = DemoState()
+        let state = DemoState(termsVersion: faults.termsVersion ?? initialTermsVersion)
         let samlKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
         let startedAt = Date()
         var quiet = logger ?? Logger(label: "demo-university")
@@ -82,6 +82,15 @@ public final class DemoUniversity: Sendable {
         _ = await task.result
     }
 
+    /// The version of the terms of use the demo starts with.
+    public static let initialTermsVersion = "2026-09"
+
+    /// Publishes a new version of the terms of use, as a portal does when its lawyers change
+    /// them: clients that accepted the old one must ask their user again.
+    public func publishTerms(version: String) async {
+        await state.setTermsVersion(version)
+    }
+
     /// How many HTTP requests the demo has served: a benchmark counts them.
     public var requestCount: Int { get async { await state.requestCount } }
 }
@@ -98,7 +107,8 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         if faults.latencyMilliseconds > 0 {
             try await Task.sleep(for: .milliseconds(faults.latencyMilliseconds))
         }
-        if faults.serverError && !request.uri.path.hasPrefix("/idp") && !request.uri.path.hasPrefix("/Shibboleth") {
+        let path = request.uri.path
+        if faults.serverError && !path.hasPrefix("/idp") && !path.hasPrefix("/Shibboleth") && !path.hasPrefix("/api/terms") {
             return DemoRoutes.html(
                 HTML.page(title: "Server error", body: "<h1>500 Internal Server Error</h1>"), status: .internalServerError)
         }

@@ -124,6 +124,20 @@ enum Pages {
                 """, signedIn: user.displayName)
     }
 
+    /// The terms of use: short, but real text, so that `unitool terms show` has something to show.
+    static func terms(version: String) -> String {
+        """
+        <h1>Terms of use</h1>
+        <p class="terms-version">Version \(HTML.escape(version))</p>
+        <main id="terms">
+        <p>1. Demo University is a demonstration portal bundled with unitool. Use it for testing unitool only.</p>
+        <p>2. The grades, courses and loans shown here belong to invented students.</p>
+        <p>3. Scripts and front ends that act for a student must show these terms and ask again whenever
+        their version changes.</p>
+        </main>
+        """
+    }
+
     static func notFound(_ what: String, user: DemoUser? = nil) -> String {
         HTML.page(title: "Not found", body: "<h1>Not found</h1>\n<p>\(HTML.escape(what))</p>", signedIn: user?.displayName)
     }

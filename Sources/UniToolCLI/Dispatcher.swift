@@ -11,6 +11,7 @@ struct Dispatcher {
     static let builtins: [String: any AsyncParsableCommand.Type] = [
         "auth": AuthCommand.self,
         "recipes": RecipesCommand.self,
+        "terms": TermsCommand.self,
         "demo": DemoCommand.self,
     ]
 
@@ -24,7 +25,10 @@ struct Dispatcher {
             return await printOverview(globals: globals, toStandardError: !globals.contains("--help") && !globals.contains("-h"))
         }
         let name = arguments[commandIndex]
-        let rest = globals + Array(arguments[(commandIndex + 1)...])
+        // Global options given before the command go after it, where every command (and every
+        // subcommand, as in `unitool --portal demo terms accept`) parses them.
+        var rest = Array(arguments[(commandIndex + 1)...])
+        rest.insert(contentsOf: globals, at: rest.firstIndex(of: "--") ?? rest.endIndex)
         if name == "help" {
             guard let topic = rest.first(where: { !$0.hasPrefix("-") }) else { return await printOverview(globals: [], toStandardError: false) }
             return await Dispatcher(arguments: [topic, "--help"] + rest.filter { $0 != topic }).run()
@@ -103,6 +107,7 @@ struct Dispatcher {
 
             BUILT-IN COMMANDS:
               auth        Store, check or remove your password (keyring) and session
+              terms       Check, read and accept the portal's terms of use
               recipes     List and check recipes
               demo        Run the bundled demo university for recipe authors
               help        Show help for a command: unitool help grades

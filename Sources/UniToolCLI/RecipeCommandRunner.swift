@@ -49,9 +49,12 @@ struct RecipeCommandRunner {
         let credentials = try environment.credentialProvider(for: portal)
         let records = try await environment.withPortal(portal, user: credentials.user, credentials: credentials.provide) {
             connection in
+            try await TermsGate.ensureAccepted(connection)
+            let termsRequests = connection.session.requestCount
             let records = try await connection.run(recipe, options: values)
             try connection.saveSession()
-            environment.logger.debug("\(connection.session.requestCount) HTTP requests")
+            environment.logger.debug(
+                "HTTP requests: \(termsRequests) for the terms-of-use check, \(connection.session.requestCount - termsRequests) for the data")
             return records
         }
         let format = options.outputFormat

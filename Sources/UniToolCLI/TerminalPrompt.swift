@@ -32,4 +32,30 @@ enum TerminalPrompt {
         }
         return Secret(bytes: bytes)
     }
+
+    /// Asks a question on the terminal and returns the answer line, or nil if there is no
+    /// terminal or it was closed.
+    static func ask(_ question: String) -> String? {
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard tty >= 0 else { return nil }
+        defer { close(tty) }
+        _ = question.withCString { write(tty, $0, strlen($0)) }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = read(tty, &byte, 1)
+            if count != 1 { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            if byte == 0x0A || byte == 0x0D { break }
+            bytes.append(byte)
+        }
+        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Writes to the terminal, where the question was asked.
+    static func tell(_ text: String) {
+        let tty = open("/dev/tty", O_WRONLY | O_CLOEXEC)
+        guard tty >= 0 else { return }
+        defer { close(tty) }
+        _ = text.withCString { write(tty, $0, strlen($0)) }
+    }
 }

@@ -11,6 +11,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
         case loginFailed = "login_failed"
         case termsNotAccepted = "terms_not_accepted"
         case termsUnavailable = "terms_unavailable"
+        case termsVersionStale = "terms_version_stale"
         case portalUnreachable = "portal_unreachable"
         case portalTimeout = "portal_timeout"
         case portalError = "portal_error"
@@ -40,6 +41,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .loginFailed: return 14
             case .termsNotAccepted: return 15
             case .termsUnavailable: return 16
+            case .termsVersionStale: return 17
             case .portalUnreachable: return 20
             case .portalTimeout: return 21
             case .portalError: return 22

@@ -1,4 +1,5 @@
 import Foundation
+import UniToolKit
 
 /// The repository's `Fixtures/` folder, for tests: real pages and recipes on disk.
 public enum Fixtures {
@@ -41,6 +42,13 @@ public struct Sandbox: Sendable {
             "XDG_CACHE_HOME": root.appendingPathComponent("cache").path,
             "HOME": root.path,
         ]
+    }
+
+    /// Records that the user accepted these terms, as `unitool terms accept` does, for tests
+    /// that are about something else.
+    public func acceptTerms(portal: String, version: String) throws {
+        let store = AcceptedTermsStore(directory: root.appendingPathComponent("config/unitool/terms"))
+        try store.save(AcceptedTerms(portal: portal, version: version))
     }
 
     /// Every file below the sandbox, for tests that check what unitool wrote.

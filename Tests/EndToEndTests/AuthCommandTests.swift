@@ -1,3 +1,4 @@
+import DemoUniversity
 import Foundation
 import Testing
 import UniToolTestSupport
@@ -11,7 +12,10 @@ import UniToolTestSupport
 struct AuthCommandTests {
     let sandbox: Sandbox
 
-    init() throws { sandbox = try Sandbox() }
+    init() throws {
+        sandbox = try Sandbox()
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+    }
 
     func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:], removing: [String] = [])
         throws -> UniToolProcess.Outcome
@@ -40,6 +44,7 @@ struct AuthCommandTests {
 
         // A fresh state directory: no saved session, so the password must come from the keyring.
         let fresh = try Sandbox()
+        try fresh.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
         defer { fresh.remove() }
         let grades = try UniToolProcess.run(
             ["--portal", "demo", "--user", "bence", "grades", "--term", "current", "--json"], environment: fresh.environment)

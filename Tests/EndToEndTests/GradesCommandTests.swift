@@ -1,3 +1,4 @@
+import DemoUniversity
 import Foundation
 import Testing
 import UniToolTestSupport
@@ -7,7 +8,10 @@ import UniToolTestSupport
 struct GradesCommandTests {
     let sandbox: Sandbox
 
-    init() throws { sandbox = try Sandbox() }
+    init() throws {
+        sandbox = try Sandbox()
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+    }
 
     func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:]) throws -> UniToolProcess.Outcome {
         try UniToolProcess.run(arguments, stdin: stdin, environment: sandbox.environment.merging(extra) { $1 })
@@ -125,7 +129,7 @@ struct GradesCommandTests {
         _ = try run(["--portal", "demo", "grades", "--term", "2026-spring"])
         let second = try run(["--portal", "demo", "grades", "--term", "2026-spring", "-v"])
         #expect(second.exitCode == 0, "\(second)")
-        #expect(second.stderr.contains("1 HTTP requests"))
+        #expect(second.stderr.contains("HTTP requests: 1 for the terms-of-use check, 1 for the data"))
         #expect(!second.stderr.contains("asks for a login"))
     }
 }

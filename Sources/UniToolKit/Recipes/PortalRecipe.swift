@@ -91,6 +91,16 @@ public struct TermsRecipe: Sendable {
     public var versionField: String
     public var textField: String?
     public var urlField: String?
+    /// On the page at `urlField`, the element that holds the terms; the whole body by default.
+    public var textXPath: String?
+
+    public init(versionAPI: String, versionField: String, textField: String? = nil, urlField: String? = nil, textXPath: String? = nil) {
+        self.versionAPI = versionAPI
+        self.versionField = versionField
+        self.textField = textField
+        self.urlField = urlField
+        self.textXPath = textXPath
+    }
 }
 
 extension PortalRecipe {
@@ -176,11 +186,19 @@ extension PageRule {
 
 extension TermsRecipe {
     static func load(_ reader: MappingReader) throws -> TermsRecipe {
-        try reader.allowOnly(["version_api", "version_field", "text_field", "url_field"])
+        try reader.allowOnly(["version_api", "version_field", "text_field", "url_field", "text_xpath"])
+        func path(_ key: String) throws -> String? {
+            guard let text = try reader.string(key) else { return nil }
+            guard (try? JSONPath(text)) != nil else {
+                throw reader.error(key, "'\(text)' is not a field path: use names joined by dots, such as data.version")
+            }
+            return text
+        }
         return TermsRecipe(
             versionAPI: try reader.requiredString("version_api"),
-            versionField: try reader.string("version_field") ?? "version",
-            textField: try reader.string("text_field"), urlField: try reader.string("url_field"))
+            versionField: try path("version_field") ?? "version",
+            textField: try path("text_field"), urlField: try path("url_field"),
+            textXPath: try reader.xpath("text_xpath"))
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LibXML
 import Logging
+import Synchronization
 
 /// Supplies credentials only when a login is really needed, so a saved session never
 /// touches the keyring or asks for a password.
@@ -16,6 +17,8 @@ public final class PortalConnection: Sendable {
     private let credentials: CredentialProvider
     private let store: SessionStore?
     private let logger: Logger
+    /// The terms version, asked of the portal at most once per connection (so once per run).
+    private let termsCache = Mutex<CurrentTerms?>(nil)
 
     public init(
         portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, store: SessionStore?,
@@ -121,5 +124,66 @@ public final class PortalConnection: Sendable {
             }
         }
         return values
+    }
+
+    // MARK: Terms of use
+
+    /// The terms of use in force now, or nil if the portal publishes no version. The version API
+    /// is asked once per connection; it is never cached across runs, so a new version is seen
+    /// on the very next command.
+    ///
+    /// An answer that is not a readable version is `termsUnavailable`; a network failure keeps its
+    /// own kind. Either way unitool fails closed: a version it cannot read is one it cannot compare.
+    public func currentTerms() async throws -> CurrentTerms? {
+        guard let recipe = portal.terms else { return nil }
+        if let cached = termsCache.withLock({ $0 }) { return cached }
+        let url = try portal.url(for: recipe.versionAPI)
+        let page: Page
+        do {
+            page = try await session.get(url)
+        } catch let error as UniToolError where [.portalUnreachable, .portalTimeout].contains(error.kind) {
+            // A network failure keeps its own kind (exit 20 or 21), as it would for any page:
+            // what the user must fix is the connection, not the terms.
+            throw UniToolError(
+                error.kind, "cannot check the terms of use of \(portal.name): \(error.message)",
+                hint: "unitool does not act for you while it cannot tell whether the terms changed; \(error.hint ?? "try again later")")
+        }
+        catch let error as UniToolError where error.kind == .portalError {
+            throw UniToolError(
+                .termsUnavailable, "cannot check the terms of use of \(portal.name): \(error.message)",
+                hint: "the portal may be down or in maintenance; unitool does not act for you until it can read the terms version. Try again later")
+        }
+        guard (200..<300).contains(page.status) else {
+            throw UniToolError(
+                .termsUnavailable,
+                "cannot check the terms of use of \(portal.name): the terms-of-use API at \(page.url.redactedForLog) answered \(page.status)",
+                hint: "the portal may be down or in maintenance; try again later")
+        }
+        let terms = try CurrentTerms.decode(page.body, from: page.url, recipe: recipe)
+        logger.debug("the terms of use of \(portal.id) are at version \(terms.version)")
+        termsCache.withLock { $0 = terms }
+        return terms
+    }
+
+    /// The current terms set against what the user accepted.
+    public func termsStatus(_ store: AcceptedTermsStore) async throws -> TermsStatus {
+        let accepted = try store.load(portal: portal.id)
+        return TermsStatus(
+            portal: .init(id: portal.id, name: portal.name), current: try await currentTerms(), accepted: accepted)
+    }
+
+    /// The terms as text a person can read, and where they are published.
+    public func termsText() async throws -> (text: String?, url: URL?) {
+        guard let terms = try await currentTerms(), let recipe = portal.terms else { return (nil, nil) }
+        if let text = terms.text { return (text, terms.url) }
+        guard let url = terms.url else { return (nil, nil) }
+        let page = try await fetch(url.absoluteString)
+        let expression = recipe.textXPath ?? "//body"
+        guard let node = try page.document().select(expression).first else {
+            throw UniToolError(
+                .layoutChanged, "recipe \(portal.file): 'terms.text_xpath' \"\(expression)\" matched nothing on \(page.url.redactedForLog)",
+                hint: "read the terms at \(url.absoluteString), and fix the recipe")
+        }
+        return (node.readableText, url)
     }
 }

@@ -1,0 +1,182 @@
+import ArgumentParser
+import Foundation
+import UniToolKit
+
+/// `unitool terms status|show|accept`: the portal's terms of use, and the version the user agreed to.
+struct TermsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "terms", abstract: "Check, read and accept the portal's terms of use.",
+        discussion: """
+            Portals publish terms of use with a version. unitool asks the portal for the current
+            version before every data command and acts for you only if you accepted that version.
+            When it changes, data commands stop until you accept the new one: on a terminal they
+            ask; in scripts they exit with code 15.
+
+            The accepted version is kept in $XDG_CONFIG_HOME/unitool/terms/<portal>.json.
+            """,
+        subcommands: [Status.self, Show.self, Accept.self])
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the current version, the accepted version and whether they match.",
+            discussion: "Exits 0 whether or not they match; see 'up_to_date' in --json. Exits 16 if the version cannot be read.")
+        @OptionGroup var globals: GlobalOptions
+
+        func run() async throws {
+            let environment = try CommandEnvironment(options: globals)
+            let portal = try environment.catalog.portal(try environment.portalID())
+            let status = try await environment.withPortal(portal, user: try environment.user(for: portal), credentials: noLogin) {
+                try await $0.termsStatus(AcceptedTermsStore())
+            }
+            let record = Record(fields: [
+                ("portal", .string(portal.id)),
+                ("current", status.current.map { .string($0.version) } ?? .null),
+                ("accepted", status.accepted.map { .string($0.version) } ?? .null),
+                ("accepted_at", status.accepted.map { .string(ISO8601DateFormatter().string(from: $0.acceptedAt)) } ?? .null),
+                ("up_to_date", .bool(status.isUpToDate)),
+                ("url", status.current?.url.map { .string($0.absoluteString) } ?? .null),
+            ])
+            if globals.outputFormat == .json {
+                print(JSONRenderer.object(record))
+            } else if globals.outputFormat != .table {
+                print(globals.outputFormat.render(RecordSet(columns: record.fields.map(\.name), records: [record]), style: .plain), terminator: "")
+            } else {
+                print(Self.describe(status, portal: portal))
+            }
+        }
+
+        static func describe(_ status: TermsStatus, portal: PortalRecipe) -> String {
+            guard let current = status.current else {
+                return "\(portal.name) publishes no terms-of-use version; there is nothing to accept."
+            }
+            var lines = [
+                "portal:    \(portal.id) (\(portal.name))",
+                "current:   \(current.version)",
+                "accepted:  \(status.accepted.map { "\($0.version), on \(ISO8601DateFormatter().string(from: $0.acceptedAt))" } ?? "none")",
+            ]
+            if status.isUpToDate {
+                lines.append("status:    up to date")
+            } else {
+                lines.append("status:    not accepted; data commands refuse to run")
+                lines.append("           read them: unitool terms show --portal \(portal.id)")
+                lines.append("           accept:    unitool terms accept --portal \(portal.id)")
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the current terms of use, or where to read them.")
+        @OptionGroup var globals: GlobalOptions
+
+        func run() async throws {
+            let environment = try CommandEnvironment(options: globals)
+            let portal = try environment.catalog.portal(try environment.portalID())
+            let user = try environment.user(for: portal)
+            let credentials = try environment.credentialProvider(for: portal)
+            let (status, text, url) = try await environment.withPortal(portal, user: user, credentials: credentials.provide) {
+                connection in
+                let status = try await connection.termsStatus(AcceptedTermsStore())
+                let (text, url) = try await connection.termsText()
+                return (status, text, url)
+            }
+            guard let current = status.current else {
+                print("\(portal.name) publishes no terms-of-use version; there is nothing to accept.")
+                return
+            }
+            if globals.outputFormat == .json {
+                let record = Record(fields: [
+                    ("portal", .string(portal.id)), ("version", .string(current.version)),
+                    ("url", url.map { .string(Self.lasting($0, portal: portal)) } ?? .null), ("text", text.map { .string($0) } ?? .null),
+                ])
+                print(JSONRenderer.object(record))
+                return
+            }
+            print("Terms of use of \(portal.name), version \(current.version)\n")
+            if let text { print(text + "\n") }
+            if let url { print("Published at: \(Self.lasting(url, portal: portal))") }
+            if !status.isUpToDate { print("To accept them: unitool terms accept --portal \(portal.id) --version \(current.version)") }
+        }
+
+        /// The demo's address changes every run, so its terms are pointed to by command instead.
+        static func lasting(_ url: URL, portal: PortalRecipe) -> String {
+            portal.isDemo && ProcessInfo.processInfo.environment["UNITOOL_DEMO_URL"] == nil
+                ? "\(url.path) on the demo university (unitool demo serve)" : url.absoluteString
+        }
+    }
+
+    struct Accept: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Record that you accept the current terms of use.",
+            discussion: """
+                With --version, unitool accepts only if that is the current version, so that a script
+                cannot accept terms it has not shown: read them with 'unitool terms show' first.
+                """)
+        @OptionGroup var globals: GlobalOptions
+        @Option(help: "Accept only if this is the current version.") var version: String?
+
+        func run() async throws {
+            let environment = try CommandEnvironment(options: globals)
+            let portal = try environment.catalog.portal(try environment.portalID())
+            let store = AcceptedTermsStore()
+            let status = try await environment.withPortal(portal, user: try environment.user(for: portal), credentials: noLogin) {
+                try await $0.termsStatus(store)
+            }
+            guard let current = status.current else {
+                FileHandle.standardError.write(Data("\(portal.name) publishes no terms-of-use version; there is nothing to accept.\n".utf8))
+                return
+            }
+            if let version, version != current.version {
+                throw UniToolError(
+                    .termsVersionStale,
+                    "version \(version) is not the current version of the terms of use of \(portal.name) (current: \(current.version)); nothing was accepted",
+                    hint: "read the current terms with 'unitool terms show --portal \(portal.id)', then accept them with --version \(current.version)")
+            }
+            try store.save(AcceptedTerms(portal: portal.id, version: current.version))
+            FileHandle.standardError.write(
+                Data("Accepted the terms of use of \(portal.name), version \(current.version).\n".utf8))
+        }
+    }
+}
+
+/// For commands that talk to the portal without logging in.
+let noLogin: CredentialProvider = {
+    throw UniToolError(.internal, "this command does not log in")
+}
+
+/// The check every data command makes before it fetches anything.
+enum TermsGate {
+    /// Passes when the current terms are accepted. Otherwise, on a terminal, shows where to read
+    /// them and asks, as a portal app's agreement screen does; anywhere else, refuses.
+    static func ensureAccepted(_ connection: PortalConnection, store: AcceptedTermsStore = AcceptedTermsStore()) async throws {
+        let status = try await connection.termsStatus(store)
+        guard let refusal = status.refusal, let current = status.current else { return }
+        guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else { throw refusal }
+        let portal = connection.portal
+        var intro = refusal.message.replacingOccurrences(of: "; nothing was fetched", with: ".")
+        intro = intro.prefix(1).uppercased() + intro.dropFirst()
+        var text = "\(intro)\n"
+        if let url = current.url, !portal.isDemo || ProcessInfo.processInfo.environment["UNITOOL_DEMO_URL"] != nil {
+            text += "Read them at \(url.absoluteString), or answer s to show them here.\n"
+        } else {
+            text += "Answer s to show them here, or read them later with 'unitool terms show --portal \(portal.id)'.\n"
+        }
+        while true {
+            guard let answer = TerminalPrompt.ask(text + "Accept version \(current.version)? [y]es, [n]o, [s]how them: ") else {
+                throw refusal
+            }
+            text = ""
+            switch answer.lowercased() {
+            case "y", "yes":
+                try store.save(AcceptedTerms(portal: portal.id, version: current.version))
+                Progress.say("Accepted the terms of use of \(portal.name), version \(current.version).")
+                return
+            case "s", "show":
+                let (terms, url) = try await connection.termsText()
+                TerminalPrompt.tell("\n" + (terms ?? url.map { "Read them at \($0.absoluteString)" } ?? "") + "\n\n")
+            default:
+                throw refusal
+            }
+        }
+    }
+}

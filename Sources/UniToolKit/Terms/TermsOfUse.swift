@@ -1,0 +1,208 @@
+import Foundation
+import LibXML
+
+/// The terms of use a portal publishes now, as its version API reports them.
+public struct CurrentTerms: Sendable, Equatable {
+    public var version: String
+    /// Where a person reads them, resolved against the API's address.
+    public var url: URL?
+    /// The text itself, when the API includes it.
+    public var text: String?
+
+    public init(version: String, url: URL? = nil, text: String? = nil) {
+        self.version = version
+        self.url = url
+        self.text = text
+    }
+
+    /// Reads the version API's answer as the recipe describes it.
+    ///
+    /// Every way the answer can be wrong is a `termsUnavailable` error that says which way, so
+    /// that a user can tell a portal in maintenance from a recipe that names the wrong field.
+    public static func decode(_ body: [UInt8], from apiURL: URL, recipe: TermsRecipe) throws -> CurrentTerms {
+        let place = apiURL.redactedForLog
+        let json: Any
+        do {
+            json = try JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
+        } catch {
+            let start = String(decoding: body.prefix(60), as: UTF8.self).collapsingWhitespace()
+            throw UniToolError(
+                .termsUnavailable,
+                "the terms-of-use API at \(place) did not answer with JSON (it began: \"\(start)\")",
+                hint: "the portal may be down for maintenance; try again later. If it persists, check 'terms.version_api' in the portal recipe")
+        }
+        guard let found = try JSONPath(recipe.versionField).value(in: json) else {
+            throw UniToolError(
+                .termsUnavailable,
+                "the terms-of-use API at \(place) answered JSON without the field '\(recipe.versionField)'",
+                hint: "the API may have changed; check 'terms.version_field' in the portal recipe")
+        }
+        guard let version = found as? String, !(found is NSNumber), !version.isEmpty else {
+            throw UniToolError(
+                .termsUnavailable,
+                "the terms-of-use API at \(place) gave '\(recipe.versionField)' as \(JSONPath.describe(found)), not as a text version",
+                hint: "unitool compares versions as exact strings and will not guess; check 'terms.version_field' in the portal recipe")
+        }
+        var terms = CurrentTerms(version: version)
+        if let field = recipe.urlField, let link = try JSONPath(field).value(in: json) as? String {
+            terms.url = URL(string: link, relativeTo: apiURL)?.absoluteURL
+        }
+        if let field = recipe.textField, let text = try JSONPath(field).value(in: json) as? String {
+            terms.text = text
+        }
+        return terms
+    }
+}
+
+/// A dotted path into a JSON value: `version`, `data.terms.version`, `items.0.version`.
+public struct JSONPath: Sendable, Equatable {
+    public let components: [String]
+
+    public init(_ text: String) throws {
+        components = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if text.isEmpty || components.contains(where: \.isEmpty) {
+            throw UniToolError(.recipeInvalid, "'\(text)' is not a field path: use names joined by dots, such as data.version")
+        }
+    }
+
+    /// The value at the path, or nil when some step is missing.
+    public func value(in json: Any) -> Any? {
+        var current: Any = json
+        for component in components {
+            if let object = current as? [String: Any], let next = object[component] {
+                current = next
+            } else if let array = current as? [Any], let index = Int(component), array.indices.contains(index) {
+                current = array[index]
+            } else {
+                return nil
+            }
+        }
+        return current is NSNull ? nil : current
+    }
+
+    static func describe(_ value: Any) -> String {
+        switch value {
+        case let number as NSNumber: return "a number or boolean (\(number))"
+        case is [Any]: return "a list"
+        case is [String: Any]: return "an object"
+        case let text as String: return "an empty text \"\(text)\""
+        default: return "\(type(of: value))"
+        }
+    }
+}
+
+/// The version of a portal's terms that the user accepted, and when.
+public struct AcceptedTerms: Codable, Sendable, Equatable {
+    public var portal: String
+    public var version: String
+    public var acceptedAt: Date
+
+    public init(portal: String, version: String, acceptedAt: Date = Date()) {
+        self.portal = portal
+        self.version = version
+        self.acceptedAt = acceptedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case portal, version
+        case acceptedAt = "accepted_at"
+    }
+}
+
+/// Accepted terms, one small JSON file per portal under `$XDG_CONFIG_HOME/unitool/terms/`.
+///
+/// They live with the configuration, not the state: they record a decision of the user's,
+/// which must not vanish when caches or sessions are cleared.
+public struct AcceptedTermsStore: Sendable {
+    public let directory: URL
+
+    public init(directory: URL = XDGDirectories.config.appendingPathComponent("terms")) {
+        self.directory = directory
+    }
+
+    public func file(portal: String) -> URL {
+        directory.appendingPathComponent(SessionStore.safeName(portal) + ".json")
+    }
+
+    /// The accepted version, or nil if none was ever accepted. A damaged file is an error,
+    /// not "never accepted": it is the user's decision, and guessing either way would be wrong.
+    public func load(portal: String) throws -> AcceptedTerms? {
+        let url = file(portal: portal)
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        do {
+            let accepted = try decoder.decode(AcceptedTerms.self, from: Data(contentsOf: url))
+            guard accepted.portal == portal else { throw CocoaError(.fileReadCorruptFile) }
+            return accepted
+        } catch {
+            throw UniToolError(
+                .stateCorrupt, "the record of accepted terms at \(url.path) is damaged",
+                hint: "run 'unitool terms accept --portal \(portal)' to accept the current terms again; it replaces the file")
+        }
+    }
+
+    public func save(_ accepted: AcceptedTerms) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        try AtomicFile.write(try encoder.encode(accepted), to: file(portal: accepted.portal), mode: 0o644)
+    }
+}
+
+/// The current terms set against the accepted ones: what `terms status` shows and what every
+/// data command checks before it fetches anything.
+public struct TermsStatus: Sendable, Equatable {
+    public var portal: PortalIdentity
+    /// Nil when the portal publishes no terms version (its recipe has no `terms` section).
+    public var current: CurrentTerms?
+    public var accepted: AcceptedTerms?
+
+    public struct PortalIdentity: Sendable, Equatable {
+        public var id: String
+        public var name: String
+
+        public init(id: String, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    public init(portal: PortalIdentity, current: CurrentTerms?, accepted: AcceptedTerms?) {
+        self.portal = portal
+        self.current = current
+        self.accepted = accepted
+    }
+
+    /// True when there is nothing to accept, or the accepted version is the current one.
+    public var isUpToDate: Bool {
+        guard let current else { return true }
+        return accepted?.version == current.version
+    }
+
+    /// The refusal a data command reports when the terms are not accepted: both versions and
+    /// the two commands to run.
+    public var refusal: UniToolError? {
+        guard !isUpToDate, let current else { return nil }
+        let read = "unitool terms show --portal \(portal.id)"
+        let accept = "unitool terms accept --portal \(portal.id)"
+        let message: String
+        if let accepted {
+            message =
+                "the terms of use of \(portal.name) changed: you accepted version \(accepted.version), the portal now has version \(current.version); nothing was fetched"
+        } else {
+            message =
+                "you have not accepted the terms of use of \(portal.name) (current version \(current.version)); nothing was fetched"
+        }
+        return UniToolError(.termsNotAccepted, message, hint: "read them with '\(read)', then run '\(accept)'")
+    }
+}
+
+extension Node {
+    /// The text a person reads: one paragraph per block element, whitespace collapsed.
+    public var readableText: String {
+        let blocks = (try? select(".//h1|.//h2|.//h3|.//h4|.//p|.//li|.//dt|.//dd|.//pre")) ?? []
+        guard !blocks.isEmpty else { return normalizedText }
+        return blocks.map(\.normalizedText).filter { !$0.isEmpty }.joined(separator: "\n\n")
+    }
+}
