@@ -34,11 +34,14 @@ let package = Package(
         .target(name: "LibXML", dependencies: ["CLibXML2"]),
         .target(name: "Keyring", dependencies: ["CLibSecret"]),
 
+        // RFC 6238 one-time codes, shared by unitool (which answers) and the demo (which checks).
+        .target(name: "OneTimeCode", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+
         // The core library: recipes, session, login, extraction, output.
         .target(
             name: "UniToolKit",
             dependencies: [
-                "LibXML", "Keyring",
+                "LibXML", "Keyring", "OneTimeCode",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -50,7 +53,7 @@ let package = Package(
         .target(
             name: "DemoUniversity",
             dependencies: [
-                "LibXML", "CZlib",
+                "LibXML", "CZlib", "OneTimeCode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -61,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "UniToolCLI",
             dependencies: [
-                "UniToolKit", "DemoUniversity",
+                "UniToolKit", "DemoUniversity", "OneTimeCode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -71,6 +74,7 @@ let package = Package(
 
         .testTarget(name: "LibXMLTests", dependencies: ["LibXML", "UniToolTestSupport"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),
+        .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"]),
         .testTarget(
             name: "UniToolKitTests", dependencies: ["UniToolKit", "LibXML", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(

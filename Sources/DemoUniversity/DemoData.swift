@@ -5,6 +5,8 @@ public struct DemoUser: Sendable {
     public let displayName: String
     /// Base32 TOTP secret for users who must give a one-time code.
     public let totpSecret: String?
+    /// The IdP asks this user to approve the release of their attributes to the portal.
+    public var asksConsent = false
     let grades: [String: [DemoGrade]]
 }
 
@@ -70,6 +72,15 @@ public enum DemoData {
                 "2026-fall": [
                     DemoGrade(course: "Számítógépes hálózatok", code: "CS-230", credits: 5, grade: "A-", points: 3.7, date: "2026-11-20"),
                     DemoGrade(course: "Fizika I", code: "PHY-101", credits: 6, grade: nil, points: nil, date: nil),
+                ],
+            ]),
+        DemoUser(
+            username: "dora", password: "explorer-2026", displayName: "Dora Márquez", totpSecret: nil, asksConsent: true,
+            grades: [
+                "2025-fall": [],
+                "2026-spring": [],
+                "2026-fall": [
+                    DemoGrade(course: "Introduction to Programming", code: "CS-100", credits: 6, grade: "B+", points: 3.3, date: "2026-11-19")
                 ],
             ]),
         DemoUser(

@@ -1,5 +1,6 @@
-/// Ways the demo university can be told to misbehave, so that tests meet real failures over
-/// real HTTP. Parsed from a comma-separated list, as in `UNITOOL_DEMO_FAULTS=layout-changed`.
+/// Ways the demo university can be told to misbehave, or to log in the way another university
+/// does, so that tests meet real failures and real login pages over real HTTP. Parsed from a
+/// comma-separated list, as in `UNITOOL_DEMO_FAULTS=layout-changed,login=discovery`.
 public struct DemoFaults: Sendable, Equatable {
     /// Data pages change their markup so that the bundled recipes no longer match.
     public var layoutChanged = false
@@ -9,6 +10,27 @@ public struct DemoFaults: Sendable, Equatable {
     public var latencyMilliseconds = 0
     /// Saved SP sessions are rejected, as after a server-side expiry.
     public var expireSessions = false
+    /// The SP rejects every session, even one it has just made: a login that never sticks.
+    public var rejectSessions = false
+    /// The password page carries `<base href>` pointing at a look-alike origin
+    /// (`localhost` instead of `127.0.0.1`), so its form would post the password there.
+    public var lookalikeIdP = false
+    /// The login's page types beyond the plain two-step one.
+    public var loginVariants: Set<LoginVariant> = []
+
+    /// Login pages that real IdPs put in the way, each switched on by `login=<name>`.
+    public enum LoginVariant: String, Sendable, CaseIterable {
+        /// The SP asks "where are you from?" with a select of institutions before the SAML request.
+        case discovery
+        /// The IdP's local-storage probe: a form of `shib_idp_ls_*` fields, submitted by script or by
+        /// the `<noscript>` button.
+        case localStorage = "local-storage"
+        /// One form with user ID and password, instead of a page for each.
+        case combinedLogin = "combined-login"
+        /// The SP sends the browser to the IdP with `<meta http-equiv="refresh">` instead of a 302.
+        case metaRefresh = "meta-refresh"
+    }
+
     /// The terms of use start at this version instead of ``DemoUniversity/initialTermsVersion``.
     public var termsVersion: String?
     /// The terms version API misbehaves in this way.
@@ -30,8 +52,8 @@ public struct DemoFaults: Sendable, Equatable {
 
     public static let environmentVariable = "UNITOOL_DEMO_FAULTS"
     public static let known =
-        ["layout-changed", "server-error", "latency=MS", "expire-sessions", "terms-version=V"]
-        + TermsAPIFault.allCases.map { "terms-api=\($0.rawValue)" }
+        ["layout-changed", "server-error", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "terms-version=V"]
+        + TermsAPIFault.allCases.map { "terms-api=\($0.rawValue)" } + LoginVariant.allCases.map { "login=\($0.rawValue)" }
 
     public init(parsing text: String) throws {
         for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
@@ -41,6 +63,12 @@ public struct DemoFaults: Sendable, Equatable {
                 serverError = true
             } else if item == "expire-sessions" {
                 expireSessions = true
+            } else if item == "reject-sessions" {
+                rejectSessions = true
+            } else if item == "lookalike-idp" {
+                lookalikeIdP = true
+            } else if item.hasPrefix("login="), let variant = LoginVariant(rawValue: String(item.dropFirst("login=".count))) {
+                loginVariants.insert(variant)
             } else if item.hasPrefix("terms-version="), item.count > "terms-version=".count {
                 termsVersion = String(item.dropFirst("terms-version=".count))
             } else if item.hasPrefix("terms-api="), let fault = TermsAPIFault(rawValue: String(item.dropFirst("terms-api=".count))) {

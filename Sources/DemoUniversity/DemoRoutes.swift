@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import OneTimeCode
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -16,7 +17,8 @@ struct DemoRoutes: Sendable {
     let samlKeyBytes: Data
     var samlKey: SymmetricKey { SymmetricKey(data: samlKeyBytes) }
     let faults: DemoFaults
-    let startedAt: Date
+    /// A random name for this run of the demo.
+    let bootID: String
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in Self.redirect(to: "/home") }
@@ -42,6 +44,10 @@ struct DemoRoutes: Sendable {
             headers.append(HTTPField(name: .setCookie, value: "\(DemoUniversity.sessionCookie)=; Path=/; Max-Age=0"))
             return Response(status: .seeOther, headers: headers)
         }
+        router.get("/Shibboleth.sso/DS") { request, _ in
+            Self.html(Pages.discovery(target: FormDecoding.dictionary(request.uri.query)["target"] ?? "/home"))
+        }
+        router.get("/Shibboleth.sso/Login") { request, _ in await self.discoveryLogin(request) }
         router.post("/Shibboleth.sso/SAML2/POST") { request, context in try await self.assertionConsumer(request, context) }
         router.get("/idp/profile/SAML2/Redirect/SSO") { request, context in try await self.idpStart(request, context) }
         router.post("/idp/profile/SAML2/Redirect/SSO") { request, context in try await self.idpStep(request, context) }
@@ -63,11 +69,21 @@ struct DemoRoutes: Sendable {
         if let value = request.cookies[DemoUniversity.sessionCookie]?.value, let user = verifySession(value) {
             return try await body(user)
         }
+        let target = request.uri.path + (request.uri.query.map { "?\($0)" } ?? "")
+        if faults.loginVariants.contains(.discovery) {
+            var components = URLComponents()
+            components.queryItems = [URLQueryItem(name: "target", value: target)]
+            return sendBrowser(to: "/Shibboleth.sso/DS?" + components.percentEncodedQuery!)
+        }
+        return await startSAML(target: target, request: request)
+    }
+
+    /// Sends the browser to the IdP with a SAML AuthnRequest in the HTTP-Redirect binding.
+    private func startSAML(target: String, request: Request) async -> Response {
         let origin = Self.origin(of: request)
         let authn = SAML.AuthnRequest(
             id: SAML.newID(), issuer: DemoUniversity.audience,
             assertionConsumerServiceURL: "\(origin)/Shibboleth.sso/SAML2/POST")
-        let target = request.uri.path + (request.uri.query.map { "?\($0)" } ?? "")
         let relay = await state.rememberRequest(id: authn.id, target: target)
         let destination = "\(origin)/idp/profile/SAML2/Redirect/SSO"
         let encoded = SAML.encodeRedirect(SAML.authnRequestXML(authn, destination: destination, now: Date()))
@@ -75,7 +91,26 @@ struct DemoRoutes: Sendable {
         components.queryItems = [URLQueryItem(name: "SAMLRequest", value: encoded), URLQueryItem(name: "RelayState", value: relay)]
         // URLComponents leaves '+' alone in queries; SAML parameters must encode it.
         let query = components.percentEncodedQuery!.replacingOccurrences(of: "+", with: "%2B")
-        return Self.redirect(to: destination + "?" + query, status: .found)
+        return sendBrowser(to: destination + "?" + query)
+    }
+
+    /// A 302, or with the meta-refresh variant a page that refreshes to the address.
+    private func sendBrowser(to location: String) -> Response {
+        if faults.loginVariants.contains(.metaRefresh) { return Self.html(Pages.metaRefresh(to: location)) }
+        return Self.redirect(to: location, status: .found)
+    }
+
+    /// The discovery service's answer: start SAML with the chosen IdP, if it is ours.
+    private func discoveryLogin(_ request: Request) async -> Response {
+        let query = FormDecoding.dictionary(request.uri.query)
+        guard let entityID = query["entityID"], !entityID.isEmpty else {
+            return Self.html(Pages.discovery(target: query["target"] ?? "/home"))
+        }
+        guard entityID == DemoUniversity.idpEntityID else {
+            return Self.html(
+                Pages.idpError("The institution '\(entityID)' does not take part in this federation's demo."), status: .badRequest)
+        }
+        return await startSAML(target: query["target"] ?? "/home", request: request)
     }
 
     private func assertionConsumer(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -111,24 +146,24 @@ struct DemoRoutes: Sendable {
         return Response(status: .seeOther, headers: headers)
     }
 
-    /// `user.expiry.issued.mac`: stateless, so it survives a restart of the demo.
+    /// `user.expiry.boot.mac`: stateless, so it survives a restart of the demo. `boot` names the
+    /// demo run that issued it, so that the `expire-sessions` fault can drop every earlier one.
     private func signSession(user: String) -> String {
         let now = Date().timeIntervalSince1970
-        let payload = "\(user).\(Int(now + DemoUniversity.sessionLifetime)).\(Int(now))"
+        let payload = "\(user).\(Int(now + DemoUniversity.sessionLifetime)).\(bootID)"
         let mac = HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: DemoUniversity.cookieKey)
         return payload + "." + Data(mac).map { String(format: "%02x", $0) }.joined()
     }
 
     private func verifySession(_ value: String) -> DemoUser? {
         let parts = value.split(separator: ".")
-        guard parts.count == 4, let expiry = TimeInterval(parts[1]), let issued = TimeInterval(parts[2]) else {
-            return nil
-        }
+        guard parts.count == 4, let expiry = TimeInterval(parts[1]) else { return nil }
         let payload = parts[0...2].joined(separator: ".")
         let mac = HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: DemoUniversity.cookieKey)
         guard Data(mac).map({ String(format: "%02x", $0) }).joined() == parts[3] else { return nil }
         guard Date().timeIntervalSince1970 < expiry else { return nil }
-        if faults.expireSessions && issued < startedAt.timeIntervalSince1970 - 1 { return nil }
+        if faults.expireSessions && parts[2] != bootID { return nil }
+        if faults.rejectSessions { return nil }
         return DemoData.user(named: String(parts[0]))
     }
 
@@ -139,8 +174,29 @@ struct DemoRoutes: Sendable {
         guard let parameter = query["SAMLRequest"], let authn = SAML.decodeRedirect(parameter) else {
             return Self.html(Pages.idpError("The request is not a valid SAML AuthnRequest."), status: .badRequest)
         }
-        let (execution, flow) = await state.startFlow(request: authn, relayState: query["RelayState"] ?? "")
-        return Self.html(Pages.userIDForm(execution: execution, csrf: flow.csrf))
+        let first: DemoState.LoginStep =
+            faults.loginVariants.contains(.localStorage)
+            ? .localStorage : faults.loginVariants.contains(.combinedLogin) ? .combined : .userID
+        let (execution, flow) = await state.startFlow(request: authn, relayState: query["RelayState"] ?? "", step: first)
+        return Self.html(page(for: flow, execution: execution, request: request))
+    }
+
+    /// The page that asks for a flow's current step.
+    private func page(for flow: DemoState.LoginFlow, execution: String, error: String? = nil, request: Request) -> String {
+        switch flow.step {
+        case .localStorage: return Pages.localStorage(execution: execution, csrf: flow.csrf)
+        case .userID: return Pages.userIDForm(execution: execution, csrf: flow.csrf, error: error)
+        case .password:
+            let page = Pages.passwordForm(execution: execution, csrf: flow.csrf, username: flow.username ?? "", error: error)
+            guard faults.lookalikeIdP else { return page }
+            let lookalike = Self.origin(of: request).replacingOccurrences(of: "127.0.0.1", with: "localhost")
+            return page.replacingOccurrences(of: "<head>", with: "<head>\n  <base href=\"\(lookalike)/\">")
+        case .combined: return Pages.combinedForm(execution: execution, csrf: flow.csrf, error: error)
+        case .oneTimeCode: return Pages.oneTimeCodeForm(execution: execution, csrf: flow.csrf, error: error)
+        case .consent:
+            return Pages.consent(
+                execution: execution, csrf: flow.csrf, user: DemoData.user(named: flow.username ?? "") ?? DemoData.defaultUser)
+        }
     }
 
     private func idpStep(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -154,34 +210,75 @@ struct DemoRoutes: Sendable {
         guard form["csrf_token"] == flow.csrf else {
             return Self.html(Pages.idpError("The form was stale (CSRF token mismatch). Please start again."), status: .forbidden)
         }
-        guard form["_eventId_proceed"] != nil else {
+        if flow.step == .consent, form["_eventId_AttributeReleaseRejected"] != nil {
+            await state.finish(execution)
+            return Self.html(Pages.idpError("You declined to release your information to the portal, so you cannot sign in."))
+        }
+        // A browser sends only the button that was clicked; two at once is not a browser.
+        guard form["_eventId_proceed"] != nil, form["_eventId_cancel"] == nil else {
             await state.finish(execution)
             return Self.html(Pages.idpError("The login was cancelled."))
         }
+        /// Moves the flow on (a fresh CSRF token each time) and shows its next page.
+        func advance(_ change: @escaping @Sendable (inout DemoState.LoginFlow) -> Void, error: String? = nil) async -> Response {
+            let updated = await state.update(execution, change)!
+            return Self.html(page(for: updated, execution: execution, error: error, request: request))
+        }
         switch flow.step {
+        case .localStorage:
+            let next: DemoState.LoginStep = faults.loginVariants.contains(.combinedLogin) ? .combined : .userID
+            return await advance { $0.step = next }
         case .userID:
             let username = (form["j_username"] ?? "").trimmingCharacters(in: .whitespaces)
-            guard !username.isEmpty else {
-                let updated = await state.update(execution) { _ in }!
-                return Self.html(Pages.userIDForm(execution: execution, csrf: updated.csrf, error: "Enter your user ID."))
-            }
-            let updated = await state.update(execution) {
+            guard !username.isEmpty else { return await advance({ _ in }, error: "Enter your user ID.") }
+            return await advance {
                 $0.step = .password
                 $0.username = username
-            }!
-            return Self.html(Pages.passwordForm(execution: execution, csrf: updated.csrf, username: username))
-        case .password:
-            let username = flow.username ?? ""
+            }
+        case .password, .combined:
+            let username = flow.step == .combined ? (form["j_username"] ?? "").trimmingCharacters(in: .whitespaces) : flow.username ?? ""
             guard let user = DemoData.user(named: username), form["j_password"] == user.password else {
-                let updated = await state.update(execution) { _ in }!
-                return Self.html(
-                    Pages.passwordForm(
-                        execution: execution, csrf: updated.csrf, username: username,
-                        error: "The user ID or password you entered was incorrect."))
+                return await advance({ _ in }, error: "The user ID or password you entered was incorrect.")
+            }
+            return await afterPassword(user, execution: execution, flow: flow, request: request, advance: advance)
+        case .oneTimeCode:
+            guard let user = DemoData.user(named: flow.username ?? ""), let secret = user.totpSecret,
+                let code = form["j_tokenNumber"], (try? TOTP(parsing: secret))?.verify(code, at: Date()) == true
+            else {
+                return await advance({ _ in }, error: "That code is not valid. Wait for a new code and try again.")
+            }
+            if user.asksConsent { return await advance { $0.step = .consent } }
+            await state.finish(execution)
+            return samlPost(for: user, flow: flow, request: request)
+        case .consent:
+            guard let user = DemoData.user(named: flow.username ?? "") else {
+                return Self.html(Pages.idpError("Unknown user."), status: .badRequest)
             }
             await state.finish(execution)
             return samlPost(for: user, flow: flow, request: request)
         }
+    }
+
+    /// After a correct password: a one-time code, consent, or straight back to the portal.
+    private func afterPassword(
+        _ user: DemoUser, execution: String, flow: DemoState.LoginFlow, request: Request,
+        advance: (@escaping @Sendable (inout DemoState.LoginFlow) -> Void, String?) async -> Response
+    ) async -> Response {
+        let username = user.username
+        if user.totpSecret != nil {
+            return await advance({
+                $0.step = .oneTimeCode
+                $0.username = username
+            }, nil)
+        }
+        if user.asksConsent {
+            return await advance({
+                $0.step = .consent
+                $0.username = username
+            }, nil)
+        }
+        await state.finish(execution)
+        return samlPost(for: user, flow: flow, request: request)
     }
 
     private func samlPost(for user: DemoUser, flow: DemoState.LoginFlow, request: Request) -> Response {

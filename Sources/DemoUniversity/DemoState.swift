@@ -7,7 +7,7 @@ actor DemoState {
         let created: Date
     }
 
-    enum LoginStep { case userID, password }
+    enum LoginStep { case localStorage, userID, password, combined, oneTimeCode, consent }
 
     struct LoginFlow {
         var request: SAML.AuthnRequest
@@ -33,7 +33,13 @@ actor DemoState {
 
     func setTermsVersion(_ version: String) { termsVersion = version }
 
-    func countRequest() { requestCount += 1 }
+    /// Every request served, in order, for tests that must know exactly what reached the server.
+    private(set) var requests: [DemoRequest] = []
+
+    func record(_ request: DemoRequest) {
+        requestCount += 1
+        requests.append(request)
+    }
 
     func rememberRequest(id: String, target: String) -> String {
         pendingRequests[id] = PendingRequest(target: target, created: Date())
@@ -49,10 +55,10 @@ actor DemoState {
 
     func target(forRelayState relay: String) -> String? { relayStates.removeValue(forKey: relay) }
 
-    func startFlow(request: SAML.AuthnRequest, relayState: String) -> (execution: String, flow: LoginFlow) {
+    func startFlow(request: SAML.AuthnRequest, relayState: String, step: LoginStep) -> (execution: String, flow: LoginFlow) {
         let execution = "e\(nextExecution)s1"
         nextExecution += 1
-        let flow = LoginFlow(request: request, relayState: relayState, csrf: SAML.newID(), step: .userID)
+        let flow = LoginFlow(request: request, relayState: relayState, csrf: SAML.newID(), step: step)
         flows[execution] = flow
         return (execution, flow)
     }

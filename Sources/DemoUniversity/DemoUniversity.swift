@@ -22,6 +22,8 @@ public final class DemoUniversity: Sendable {
     /// across runs even though each run starts a new demo server.
     static var cookieKey: SymmetricKey { SymmetricKey(data: Data("unitool demo university session key".utf8)) }
     static let sessionCookie = "demo_sp_session"
+    /// The IdP's SAML entity ID, the value its entry has in the discovery service's list.
+    public static let idpEntityID = "https://demo.unitool.invalid/idp"
     static let sessionLifetime: TimeInterval = 30 * 60
 
     private init(baseURL: URL, task: Task<Void, any Error>, state: DemoState) {
@@ -40,13 +42,12 @@ public final class DemoUniversity: Sendable {
     {
         let state = DemoState(termsVersion: faults.termsVersion ?? initialTermsVersion)
         let samlKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
-        let startedAt = Date()
         var quiet = logger ?? Logger(label: "demo-university")
         if logger == nil { quiet.logLevel = .critical }
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         let router = Router()
         router.middlewares.add(FaultMiddleware(faults: faults, state: state))
-        let routes = DemoRoutes(state: state, samlKeyBytes: samlKey, faults: faults, startedAt: startedAt)
+        let routes = DemoRoutes(state: state, samlKeyBytes: samlKey, faults: faults, bootID: String(UInt64.random(in: 0...UInt64.max), radix: 36))
         routes.register(on: router)
         let app = Application(
             router: router,
@@ -93,6 +94,9 @@ public final class DemoUniversity: Sendable {
 
     /// How many HTTP requests the demo has served: a benchmark counts them.
     public var requestCount: Int { get async { await state.requestCount } }
+
+    /// Every request the demo has served, in order.
+    public var requests: [DemoRequest] { get async { await state.requests } }
 }
 
 /// Delays, errors and request counting, applied before any route.
@@ -103,7 +107,7 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        await state.countRequest()
+        await state.record(DemoRequest(method: request.method.rawValue, host: request.head.authority ?? "", path: request.uri.path))
         if faults.latencyMilliseconds > 0 {
             try await Task.sleep(for: .milliseconds(faults.latencyMilliseconds))
         }
@@ -114,4 +118,19 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         return try await next(request, context)
     }
+}
+
+/// One request as the demo saw it.
+public struct DemoRequest: Sendable, Equatable, CustomStringConvertible {
+    public let method: String
+    /// The Host header: `127.0.0.1:PORT`, or a look-alike such as `localhost:PORT`.
+    public let host: String
+    public let path: String
+
+    public var description: String { "\(method) \(host)\(path)" }
+
+    /// True for the terms-of-use version API, which every data command asks once.
+    public var isTermsCheck: Bool { path.hasPrefix("/api/terms") }
+    /// True for requests that are part of a login (IdP, discovery, assertion consumer).
+    public var isLogin: Bool { path.hasPrefix("/idp/") || path.hasPrefix("/Shibboleth.sso/") }
 }

@@ -55,6 +55,125 @@ enum Pages {
         """
     }
 
+    /// Shibboleth's local-storage probe. A browser's script fills the `shib_idp_ls_*` fields and
+    /// submits at once; without script the user presses the `<noscript>` button.
+    static func localStorage(execution: String, csrf: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head><meta charset="utf-8"><title>Loading Session Information – Demo University</title></head>
+        <body onload="doLoad()">
+          <noscript><p><strong>Note:</strong> Since your browser does not support JavaScript, you must press the Continue button once to proceed.</p></noscript>
+          <form action="/idp/profile/SAML2/Redirect/SSO?execution=\(execution)" method="post">
+            <input type="hidden" name="csrf_token" value="\(csrf)">
+            <input name="shib_idp_ls_exception.shib_idp_session_ss" type="hidden">
+            <input name="shib_idp_ls_success.shib_idp_session_ss" type="hidden" value="false">
+            <input name="shib_idp_ls_value.shib_idp_session_ss" type="hidden">
+            <input name="shib_idp_ls_supported" type="hidden">
+            <input name="_eventId_proceed" type="hidden">
+            <noscript><input type="submit" value="Continue"></noscript>
+          </form>
+        </body>
+        </html>
+
+        """
+    }
+
+    /// User ID and password on one page, as many IdPs have them.
+    static func combinedForm(execution: String, csrf: String, error: String? = nil) -> String {
+        HTML.page(
+            title: "Sign in",
+            body: """
+                  <h1>Sign in to Demo University</h1>
+                  \(error.map { "<p class=\"login-error\">\(HTML.escape($0))</p>" } ?? "")
+                  <form id="login" method="post" action="/idp/profile/SAML2/Redirect/SSO?execution=\(execution)">
+                    <input type="hidden" name="csrf_token" value="\(csrf)">
+                    <label for="username">User ID</label>
+                    <input id="username" name="j_username" type="text" autocomplete="username" value="">
+                    <label for="password">Password</label>
+                    <input id="password" name="j_password" type="password" autocomplete="current-password">
+                    <label><input type="checkbox" name="donotcache" value="1"> Do not remember my login</label>
+                    <button type="submit" name="_eventId_proceed" value="">Sign in</button>
+                  </form>
+                """)
+    }
+
+    /// The one-time-code page of a user with two-factor authentication.
+    static func oneTimeCodeForm(execution: String, csrf: String, error: String? = nil) -> String {
+        HTML.page(
+            title: "Two-factor authentication",
+            body: """
+                  <h1>Enter your one-time code</h1>
+                  <p>Open your authenticator app and enter the 6-digit code for Demo University.</p>
+                  \(error.map { "<p class=\"totp-error\">\(HTML.escape($0))</p>" } ?? "")
+                  <form id="login-totp" method="post" action="/idp/profile/SAML2/Redirect/SSO?execution=\(execution)">
+                    <input type="hidden" name="csrf_token" value="\(csrf)">
+                    <label for="code">Code</label>
+                    <input id="code" name="j_tokenNumber" type="text" inputmode="numeric" autocomplete="one-time-code">
+                    <button type="submit" name="_eventId_proceed" value="">Verify</button>
+                    <button type="submit" name="_eventId_cancel" value="">Cancel</button>
+                  </form>
+                """)
+    }
+
+    /// Shibboleth's attribute-release page: which attributes go to the portal, how long to
+    /// remember the answer, and two buttons of which only the clicked one may be sent.
+    static func consent(execution: String, csrf: String, user: DemoUser) -> String {
+        HTML.page(
+            title: "Information Release",
+            body: """
+                  <h1>Information Release</h1>
+                  <p>You are about to access the service <strong>Demo University Portal</strong>.</p>
+                  <form id="consent" method="post" action="/idp/profile/SAML2/Redirect/SSO?execution=\(execution)">
+                    <input type="hidden" name="csrf_token" value="\(csrf)">
+                    <table class="attributes">
+                      <tr><th>displayName</th><td>\(HTML.escape(user.displayName))</td></tr>
+                      <tr><th>eduPersonPrincipalName</th><td>\(HTML.escape(user.username))@demo.unitool.invalid</td></tr>
+                    </table>
+                    <fieldset>
+                      <label><input type="radio" name="_shib_idp_consentOptions" value="_shib_idp_doNotRememberConsent"> Ask me again at next login</label>
+                      <label><input type="radio" name="_shib_idp_consentOptions" value="_shib_idp_rememberConsent" checked> Ask me again if information changes</label>
+                      <label><input type="radio" name="_shib_idp_consentOptions" value="_shib_idp_globalConsent"> Do not ask me again</label>
+                    </fieldset>
+                    <button type="submit" name="_eventId_AttributeReleaseRejected" value="Reject">Reject</button>
+                    <button type="submit" name="_eventId_proceed" value="Accept">Accept</button>
+                  </form>
+                """)
+    }
+
+    /// "Where are you from?": the SP's discovery service, a select of institutions.
+    static func discovery(target: String) -> String {
+        HTML.page(
+            title: "Where are you from?",
+            body: """
+                  <h1>Where are you from?</h1>
+                  <form id="discovery" method="get" action="/Shibboleth.sso/Login">
+                    <input type="hidden" name="target" value="\(HTML.escape(target))">
+                    <label for="idp">Your institution</label>
+                    <select id="idp" name="entityID">
+                      <option value="" selected>Choose your institution…</option>
+                      <option value="https://idp.example-college.invalid/idp">Example College</option>
+                      <option value="\(DemoUniversity.idpEntityID)">Demo University</option>
+                      <option value="https://sso.other-university.invalid/idp">Other University</option>
+                    </select>
+                    <label><input type="checkbox" name="remember" value="1"> Remember my choice</label>
+                    <button type="submit" name="select" value="Continue">Continue</button>
+                  </form>
+                """)
+    }
+
+    /// A redirect by `<meta http-equiv="refresh">`, as some SPs send the browser to the IdP.
+    static func metaRefresh(to location: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=\(HTML.escape(location))"><title>Redirecting – Demo University</title></head>
+        <body><p>Taking you to the login page. <a href="\(HTML.escape(location))">Continue</a> if nothing happens.</p></body>
+        </html>
+
+        """
+    }
+
     static func idpError(_ message: String) -> String {
         HTML.page(title: "Login error", body: "<h1>Login error</h1>\n<p class=\"idp-error\">\(HTML.escape(message))</p>")
     }

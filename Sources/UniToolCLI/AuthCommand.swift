@@ -1,6 +1,7 @@
 import ArgumentParser
 import DemoUniversity
 import Foundation
+import OneTimeCode
 import UniToolKit
 
 /// `unitool auth login|status|logout`: the password in the keyring, and the saved session.
@@ -12,7 +13,62 @@ struct AuthCommand: AsyncParsableCommand {
             never in a file. Read it back with:
               secret-tool lookup service unitool:<portal> username <user>
             """,
-        subcommands: [Login.self, Status.self, Logout.self])
+        subcommands: [Login.self, Status.self, Logout.self, OneTimeCodes.self])
+
+    struct OneTimeCodes: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "totp", abstract: "Store or remove the TOTP secret that answers one-time-code pages.",
+            discussion: """
+                Portals with two-factor login ask for a 6-digit code from an authenticator app. unitool can
+                make the same codes (RFC 6238) from the app's secret, kept in the keyring under the service
+                unitool:<portal>:totp. Without a stored secret, unitool asks for the code on the terminal.
+                """,
+            subcommands: [Set.self, Remove.self])
+
+        struct Set: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Store a TOTP secret: an otpauth:// URI (from the QR code) or the base32 secret.",
+                discussion: "Reads it from standard input, or asks on the terminal without echo. It is never taken from argv.")
+            @OptionGroup var globals: GlobalOptions
+
+            func run() async throws {
+                let environment = try CommandEnvironment(options: globals)
+                let portal = try environment.catalog.portal(try environment.portalID())
+                let user = try environment.user(for: portal)
+                let input =
+                    isatty(STDIN_FILENO) == 1
+                    ? try TerminalPrompt.readPassword(prompt: "TOTP secret or otpauth:// URI for \(user) on \(portal.name): ")
+                    : try PasswordInput.readStandardInput()
+                let generator: TOTP
+                do {
+                    generator = try TOTP(parsing: input.reveal())
+                } catch {
+                    throw UniToolError(
+                        .usage, "that is not a TOTP secret: \(error)",
+                        hint: "give the otpauth://totp/... URI behind the QR code, or the base32 secret your portal showed")
+                }
+                try OneTimeCodeKeyring(portal: portal.id).store(generator, for: user)
+                FileHandle.standardError.write(
+                    Data(
+                        "Stored the TOTP secret of \(user) on \(portal.id) in the keyring (\(generator.digits) digits every \(generator.period) s, \(generator.algorithm.rawValue)).\n"
+                            .utf8))
+            }
+        }
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Remove the stored TOTP secret.")
+            @OptionGroup var globals: GlobalOptions
+
+            func run() async throws {
+                let environment = try CommandEnvironment(options: globals)
+                let portal = try environment.catalog.portal(try environment.portalID())
+                let user = try environment.user(for: portal)
+                let removed = try OneTimeCodeKeyring(portal: portal.id).remove(user: user)
+                FileHandle.standardError.write(
+                    Data((removed ? "Removed the TOTP secret of \(user) on \(portal.id).\n" : "No TOTP secret was stored for \(user) on \(portal.id).\n").utf8))
+            }
+        }
+    }
 
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -63,6 +119,12 @@ struct AuthCommand: AsyncParsableCommand {
             } catch let error as UniToolError {
                 password = .string("unknown: \(error.kind.rawValue)")
             }
+            let totp: FieldValue
+            do {
+                totp = .string(try OneTimeCodeKeyring(portal: portal.id).generator(for: user) == nil ? "not stored" : "stored")
+            } catch let error as UniToolError {
+                totp = .string("unknown: \(error.kind.rawValue)")
+            }
             let store = SessionStore()
             var session = FieldValue.string("none")
             if store.exists(portal: portal.id, user: user) {
@@ -75,7 +137,7 @@ struct AuthCommand: AsyncParsableCommand {
                 session = .string(valid ? "valid" : "expired")
             }
             let record = Record(fields: [
-                ("portal", .string(portal.id)), ("user", .string(user)), ("password", password), ("session", session),
+                ("portal", .string(portal.id)), ("user", .string(user)), ("password", password), ("totp", totp), ("session", session),
             ])
             let set = RecordSet(columns: record.fields.map(\.name), records: [record])
             let format = globals.outputFormat
@@ -99,7 +161,10 @@ struct AuthCommand: AsyncParsableCommand {
             let hadSession = store.exists(portal: portal.id, user: user)
             try store.remove(portal: portal.id, user: user)
             let removed = try PasswordKeyring(portal: portal.id).remove(user: user)
-            let parts = [removed ? "the stored password" : nil, hadSession ? "the saved session" : nil].compactMap { $0 }
+            let removedTOTP = try OneTimeCodeKeyring(portal: portal.id).remove(user: user)
+            let parts = [
+                removed ? "the stored password" : nil, removedTOTP ? "the TOTP secret" : nil, hadSession ? "the saved session" : nil,
+            ].compactMap { $0 }
             let message =
                 parts.isEmpty
                 ? "Nothing to remove for \(user) on \(portal.id)."

@@ -1,6 +1,7 @@
 import DemoUniversity
 import Foundation
 import Logging
+import OneTimeCode
 import UniToolKit
 
 /// What a command needs from the outside world, assembled once from the global options:
@@ -83,12 +84,13 @@ final class CommandEnvironment: Sendable {
     func credentialProvider(for portal: PortalRecipe) throws -> (user: String, provide: CredentialProvider) {
         let environment = ProcessInfo.processInfo.environment
         let explicitUser = options.user ?? environment["UNITOOL_USER"].flatMap { $0.isEmpty ? nil : $0 }
+        let portalID = portal.id
         if options.passwordStdin {
             guard let user = explicitUser ?? (portal.isDemo ? DemoData.defaultUser.username : nil) else {
                 throw UniToolError(.usage, "--password-stdin needs --user", hint: "for example: --user jdoe")
             }
             let password = try PasswordInput.readStandardInput()
-            return (user, { Credentials(username: user, password: password) })
+            return (user, { Credentials(username: user, password: password, oneTimeCode: Self.oneTimeCode(portal: portalID, user: user)) })
         }
         if portal.isDemo, explicitUser == nil {
             let demoUser = DemoData.defaultUser
@@ -98,8 +100,35 @@ final class CommandEnvironment: Sendable {
             throw UniToolError(
                 .usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
         }
-        let portalID = portal.id
-        return (user, { try Self.storedPassword(portal: portalID, user: user) })
+        return (user, {
+            var credentials = try Self.storedPassword(portal: portalID, user: user)
+            credentials.oneTimeCode = Self.oneTimeCode(portal: portalID, user: user)
+            return credentials
+        })
+    }
+
+    /// Where a one-time code comes from when the portal asks for one: the TOTP secret in the
+    /// keyring, else the user at the terminal. Called only when a one-time-code page appears.
+    static func oneTimeCode(portal: String, user: String) -> @Sendable () throws -> Secret {
+        {
+            var keyringError: UniToolError?
+            do {
+                if let generator = try OneTimeCodeKeyring(portal: portal).generator(for: user) {
+                    return Secret(generator.code(at: Date()))
+                }
+            } catch let error as UniToolError {
+                keyringError = error
+            }
+            if isatty(STDIN_FILENO) == 1 || isatty(STDERR_FILENO) == 1, let code = TerminalPrompt.ask("One-time code for \(user) on \(portal): "),
+                !code.isEmpty
+            {
+                return Secret(code)
+            }
+            if let keyringError { throw keyringError }
+            throw UniToolError(
+                .mfaRequired, "the portal asks for a one-time code, and no TOTP secret is stored for \(user) on '\(portal)'",
+                hint: "store the secret once with 'unitool auth totp set --portal \(portal) --user \(user)' (an otpauth:// URI or the base32 secret), or run on a terminal and type the code")
+        }
     }
 
     /// The user a command is about: --user, $UNITOOL_USER, or the demo's default user.

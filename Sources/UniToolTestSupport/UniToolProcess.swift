@@ -53,13 +53,15 @@ public struct UniToolProcess {
         let group = DispatchGroup()
         nonisolated(unsafe) var stdoutData = Data()
         nonisolated(unsafe) var stderrData = Data()
+        // Threads of their own, not dispatch's pool: when many tests block in it at once,
+        // dispatch adds threads only slowly, and every read would wait its turn.
         group.enter()
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             stdoutData = output.fileHandleForReading.readDataToEndOfFile()
             group.leave()
         }
         group.enter()
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             stderrData = error.fileHandleForReading.readDataToEndOfFile()
             group.leave()
         }
@@ -72,5 +74,31 @@ public struct UniToolProcess {
         return Outcome(
             exitCode: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
             stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+
+    /// How many unitool processes async tests may run at once. Without a cap, every test of the
+    /// suite starts its process at the same moment, and on a small machine they starve each other
+    /// (and the demo servers in the test process) into timeouts.
+    static let slots = DispatchSemaphore(value: max(2, ProcessInfo.processInfo.activeProcessorCount * 2))
+
+    /// `run`, for async tests: it waits on a thread of its own, so that the test never blocks one of
+    /// the few threads of Swift's cooperative pool, on which a demo university started by the
+    /// same test serves its requests.
+    public static func run(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+        removingEnvironment: [String] = [], timeout: TimeInterval = 60
+    ) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                slots.wait()
+                defer { slots.signal() }
+                continuation.resume(
+                    with: Result {
+                        try run(
+                            arguments, stdin: stdin, environment: environment, removingEnvironment: removingEnvironment,
+                            timeout: timeout) as Outcome
+                    })
+            }
+        }
     }
 }

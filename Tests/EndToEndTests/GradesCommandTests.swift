@@ -13,13 +13,13 @@ struct GradesCommandTests {
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
     }
 
-    func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:]) throws -> UniToolProcess.Outcome {
-        try UniToolProcess.run(arguments, stdin: stdin, environment: sandbox.environment.merging(extra) { $1 })
+    func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
+        try await UniToolProcess.run(arguments, stdin: stdin, environment: sandbox.environment.merging(extra) { $1 })
     }
 
     @Test("the quick start command prints the current term's grades as a table")
-    func quickStart() throws {
-        let outcome = try run(["--portal", "demo", "grades", "--term", "current"])
+    func quickStart() async throws {
+        let outcome = try await run(["--portal", "demo", "grades", "--term", "current"])
         #expect(outcome.exitCode == 0, "\(outcome)")
         #expect(outcome.stdout.contains("Probability Theory"))
         #expect(outcome.stdout.contains("情報理論 (Information Theory)"))
@@ -28,8 +28,8 @@ struct GradesCommandTests {
     }
 
     @Test("--json prints an array with course, credits and grade for every row of the term")
-    func jsonOutput() throws {
-        let outcome = try run(["--portal", "demo", "grades", "--term", "current", "--json"])
+    func jsonOutput() async throws {
+        let outcome = try await run(["--portal", "demo", "grades", "--term", "current", "--json"])
         #expect(outcome.exitCode == 0, "\(outcome)")
         let array = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]])
         #expect(array.count == 4)
@@ -44,9 +44,9 @@ struct GradesCommandTests {
     }
 
     @Test("two different terms give their own grades")
-    func twoTerms() throws {
-        let spring = try run(["--portal", "demo", "grades", "--term", "2026-spring", "--format", "jsonl"])
-        let fall = try run(["--portal", "demo", "grades", "--term", "2025-fall", "--format", "csv"])
+    func twoTerms() async throws {
+        let spring = try await run(["--portal", "demo", "grades", "--term", "2026-spring", "--format", "jsonl"])
+        let fall = try await run(["--portal", "demo", "grades", "--term", "2025-fall", "--format", "csv"])
         #expect(spring.exitCode == 0, "\(spring)")
         #expect(fall.exitCode == 0, "\(fall)")
         #expect(spring.stdout.split(separator: "\n").count == 4)
@@ -56,8 +56,8 @@ struct GradesCommandTests {
     }
 
     @Test("a wrong password exits 10 with a message that names the cause")
-    func wrongPassword() throws {
-        let outcome = try run(["--portal", "demo", "--user", "alice", "--password-stdin", "grades"], stdin: "guessed-wrong\n")
+    func wrongPassword() async throws {
+        let outcome = try await run(["--portal", "demo", "--user", "alice", "--password-stdin", "grades"], stdin: "guessed-wrong\n")
         #expect(outcome.exitCode == 10, "\(outcome)")
         #expect(outcome.stderr.contains("wrong user name or password"))
         #expect(outcome.stdout.isEmpty)
@@ -65,15 +65,15 @@ struct GradesCommandTests {
     }
 
     @Test("--password-stdin logs in as another demo user")
-    func otherUser() throws {
-        let outcome = try run(["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--json"], stdin: "Kaland-2026")
+    func otherUser() async throws {
+        let outcome = try await run(["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--json"], stdin: "Kaland-2026")
         #expect(outcome.exitCode == 0, "\(outcome)")
         #expect(outcome.stdout.contains("Számítógépes hálózatok"))
     }
 
     @Test("a changed page layout exits 30 and names the recipe, the field and the XPath")
-    func layoutChange() throws {
-        let outcome = try run(["--portal", "demo", "grades"], extra: ["UNITOOL_DEMO_FAULTS": "layout-changed"])
+    func layoutChange() async throws {
+        let outcome = try await run(["--portal", "demo", "grades"], extra: ["UNITOOL_DEMO_FAULTS": "layout-changed"])
         #expect(outcome.exitCode == 30, "\(outcome)")
         #expect(outcome.stderr.contains("demo/grades"))
         #expect(outcome.stderr.contains("'course'"))
@@ -82,22 +82,22 @@ struct GradesCommandTests {
     }
 
     @Test("an unreachable portal exits 20 with its own message")
-    func unreachable() throws {
-        let outcome = try run(["--portal", "demo", "grades"], extra: ["UNITOOL_DEMO_URL": "http://127.0.0.1:9"])
+    func unreachable() async throws {
+        let outcome = try await run(["--portal", "demo", "grades"], extra: ["UNITOOL_DEMO_URL": "http://127.0.0.1:9"])
         #expect(outcome.exitCode == 20, "\(outcome)")
         #expect(outcome.stderr.contains("cannot reach the portal"))
     }
 
     @Test("a server error exits 22")
-    func serverError() throws {
-        let outcome = try run(["--portal", "demo", "grades"], extra: ["UNITOOL_DEMO_FAULTS": "server-error"])
+    func serverError() async throws {
+        let outcome = try await run(["--portal", "demo", "grades"], extra: ["UNITOOL_DEMO_FAULTS": "server-error"])
         #expect(outcome.exitCode == 22, "\(outcome)")
         #expect(outcome.stderr.contains("500"))
     }
 
     @Test("errors are JSON on stderr when JSON output was asked for")
-    func jsonErrors() throws {
-        let outcome = try run(["--portal", "demo", "grades", "--json"], extra: ["UNITOOL_DEMO_FAULTS": "layout-changed"])
+    func jsonErrors() async throws {
+        let outcome = try await run(["--portal", "demo", "grades", "--json"], extra: ["UNITOOL_DEMO_FAULTS": "layout-changed"])
         #expect(outcome.exitCode == 30)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stderr.utf8)) as? [String: Any])
         let error = try #require(object["error"] as? [String: Any])
@@ -105,29 +105,29 @@ struct GradesCommandTests {
     }
 
     @Test("an unknown command or option is a usage error with a pointer to help")
-    func usageErrors() throws {
-        let unknown = try run(["--portal", "demo", "gardes"])
+    func usageErrors() async throws {
+        let unknown = try await run(["--portal", "demo", "gardes"])
         #expect(unknown.exitCode == 64)
         #expect(unknown.stderr.contains("unknown command 'gardes'"))
-        let badOption = try run(["--portal", "demo", "grades", "--trem", "x"])
+        let badOption = try await run(["--portal", "demo", "grades", "--trem", "x"])
         #expect(badOption.exitCode == 64, "\(badOption)")
     }
 
     @Test("recipe commands have help written from the recipe")
-    func recipeHelp() throws {
-        let outcome = try run(["--portal", "demo", "grades", "--help"])
+    func recipeHelp() async throws {
+        let outcome = try await run(["--portal", "demo", "grades", "--help"])
         #expect(outcome.exitCode == 0)
         #expect(outcome.stdout.contains("--term <term>"))
         #expect(outcome.stdout.contains("(default: current)"))
-        let overview = try run(["--help"])
+        let overview = try await run(["--help"])
         #expect(overview.exitCode == 0)
         #expect(overview.stdout.contains("grades"))
     }
 
     @Test("the second run reuses the saved session")
-    func savedSessionIsReused() throws {
-        _ = try run(["--portal", "demo", "grades", "--term", "2026-spring"])
-        let second = try run(["--portal", "demo", "grades", "--term", "2026-spring", "-v"])
+    func savedSessionIsReused() async throws {
+        _ = try await run(["--portal", "demo", "grades", "--term", "2026-spring"])
+        let second = try await run(["--portal", "demo", "grades", "--term", "2026-spring", "-v"])
         #expect(second.exitCode == 0, "\(second)")
         #expect(second.stderr.contains("HTTP requests: 1 for the terms-of-use check, 1 for the data"))
         #expect(!second.stderr.contains("asks for a login"))

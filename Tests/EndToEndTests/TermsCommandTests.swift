@@ -10,9 +10,10 @@ struct TermsCommandTests {
 
     init() throws { sandbox = try Sandbox() }
 
-    func run(_ arguments: [String], extra: [String: String] = [:]) throws -> UniToolProcess.Outcome {
-        try UniToolProcess.run(arguments, environment: sandbox.environment.merging(extra) { $1 })
+    func run(_ arguments: [String], extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
+        try await UniToolProcess.run(arguments, environment: sandbox.environment.merging(extra) { $1 })
     }
+
 
     var acceptedFile: URL { sandbox.root.appendingPathComponent("config/unitool/terms/demo.json") }
 
@@ -20,8 +21,8 @@ struct TermsCommandTests {
     func acceptedBytes() -> Data? { try? Data(contentsOf: acceptedFile) }
 
     @Test("on a fresh state, a data command in a pipe refuses, names 'terms accept', and fetches nothing")
-    func firstRunRefuses() throws {
-        let outcome = try run(["--portal", "demo", "grades", "-v"])
+    func firstRunRefuses() async throws {
+        let outcome = try await run(["--portal", "demo", "grades", "-v"])
         #expect(outcome.exitCode == 15, "\(outcome)")
         #expect(outcome.stdout.isEmpty)
         #expect(outcome.stderr.contains("you have not accepted the terms of use of Demo University (current version 2026-09)"))
@@ -33,15 +34,15 @@ struct TermsCommandTests {
     }
 
     @Test("after 'terms accept', the data command works, and status says up to date")
-    func acceptThenWork() throws {
-        let accept = try run(["--portal", "demo", "terms", "accept"])
+    func acceptThenWork() async throws {
+        let accept = try await run(["--portal", "demo", "terms", "accept"])
         #expect(accept.exitCode == 0, "\(accept)")
         #expect(accept.stderr.contains("Accepted the terms of use of Demo University, version 2026-09"))
-        let grades = try run(["--portal", "demo", "grades", "--json"])
+        let grades = try await run(["--portal", "demo", "grades", "--json"])
         #expect(grades.exitCode == 0, "\(grades)")
         #expect(grades.stdout.contains("Probability Theory"))
 
-        let status = try run(["--portal", "demo", "terms", "status", "--json"])
+        let status = try await run(["--portal", "demo", "terms", "status", "--json"])
         #expect(status.exitCode == 0, "\(status)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
         #expect(object["current"] as? String == "2026-09")
@@ -56,31 +57,31 @@ struct TermsCommandTests {
         defer { Task { await demo.stop() } }
         let external = ["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]
 
-        #expect(try run(["--portal", "demo", "terms", "accept", "--version", "2026-09"], extra: external).exitCode == 0)
-        #expect(try run(["--portal", "demo", "grades"], extra: external).exitCode == 0)
+        #expect(try await run(["--portal", "demo", "terms", "accept", "--version", "2026-09"], extra: external).exitCode == 0)
+        #expect(try await run(["--portal", "demo", "grades"], extra: external).exitCode == 0)
 
         await demo.publishTerms(version: "2027-02")
-        let refused = try run(["--portal", "demo", "grades"], extra: external)
+        let refused = try await run(["--portal", "demo", "grades"], extra: external)
         #expect(refused.exitCode == 15, "\(refused)")
         #expect(refused.stdout.isEmpty)
         #expect(refused.stderr.contains("you accepted version 2026-09, the portal now has version 2027-02"))
         #expect(refused.stderr.contains("terms accept"))
 
         let before = try #require(acceptedBytes())
-        let stale = try run(["--portal", "demo", "terms", "accept", "--version", "2026-09"], extra: external)
+        let stale = try await run(["--portal", "demo", "terms", "accept", "--version", "2026-09"], extra: external)
         #expect(stale.exitCode == 17, "\(stale)")
         #expect(stale.stderr.contains("version 2026-09 is not the current version"))
         #expect(stale.stderr.contains("current: 2027-02"))
         #expect(acceptedBytes() == before, "a refused accept changed the record of accepted terms")
-        #expect(try run(["--portal", "demo", "grades"], extra: external).exitCode == 15)
+        #expect(try await run(["--portal", "demo", "grades"], extra: external).exitCode == 15)
 
-        let status = try run(["--portal", "demo", "terms", "status"], extra: external)
+        let status = try await run(["--portal", "demo", "terms", "status"], extra: external)
         #expect(status.stdout.contains("current:   2027-02"))
         #expect(status.stdout.contains("accepted:  2026-09"))
         #expect(status.stdout.contains("not accepted"))
 
-        #expect(try run(["--portal", "demo", "terms", "accept", "--version", "2027-02"], extra: external).exitCode == 0)
-        let after = try run(["--portal", "demo", "grades", "--json"], extra: external)
+        #expect(try await run(["--portal", "demo", "terms", "accept", "--version", "2027-02"], extra: external).exitCode == 0)
+        let after = try await run(["--portal", "demo", "grades", "--json"], extra: external)
         #expect(after.exitCode == 0, "\(after)")
         #expect(after.stdout.contains("Probability Theory"))
     }
@@ -93,10 +94,10 @@ struct TermsCommandTests {
             ("terms-api=no-version", "without the field 'version'"),
             ("terms-api=number-version", "gave 'version' as a number"),
         ])
-    func apiFailures(fault: String, cause: String) throws {
+    func apiFailures(fault: String, cause: String) async throws {
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
         let before = try #require(acceptedBytes())
-        let outcome = try run(["--portal", "demo", "grades", "--json", "-v"], extra: ["UNITOOL_DEMO_FAULTS": fault])
+        let outcome = try await run(["--portal", "demo", "grades", "--json", "-v"], extra: ["UNITOOL_DEMO_FAULTS": fault])
         #expect(outcome.exitCode == 16, "\(outcome)")
         #expect(outcome.stdout.isEmpty)
         #expect(outcome.stderr.contains(cause), "\(outcome.stderr)")
@@ -104,17 +105,17 @@ struct TermsCommandTests {
         #expect(!outcome.stderr.contains("/grades"))
         #expect(acceptedBytes() == before)
 
-        let status = try run(["--portal", "demo", "terms", "status"], extra: ["UNITOOL_DEMO_FAULTS": fault])
+        let status = try await run(["--portal", "demo", "terms", "status"], extra: ["UNITOOL_DEMO_FAULTS": fault])
         #expect(status.exitCode == 16)
-        let accept = try run(["--portal", "demo", "terms", "accept"], extra: ["UNITOOL_DEMO_FAULTS": fault])
+        let accept = try await run(["--portal", "demo", "terms", "accept"], extra: ["UNITOOL_DEMO_FAULTS": fault])
         #expect(accept.exitCode == 16, "terms of an unreadable version were accepted")
         #expect(acceptedBytes() == before)
     }
 
     @Test("an unreachable terms API fails closed with the network's exit code, 20, and says the terms could not be checked")
-    func unreachableAPI() throws {
+    func unreachableAPI() async throws {
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
-        let outcome = try run(["--portal", "demo", "grades"], extra: ["UNITOOL_DEMO_URL": "http://127.0.0.1:1"])
+        let outcome = try await run(["--portal", "demo", "grades"], extra: ["UNITOOL_DEMO_URL": "http://127.0.0.1:1"])
         #expect(outcome.exitCode == 20, "\(outcome)")
         #expect(outcome.stdout.isEmpty)
         #expect(outcome.stderr.contains("cannot check the terms of use of Demo University"))
@@ -122,8 +123,8 @@ struct TermsCommandTests {
     }
 
     @Test("terms show prints the terms text, asking the version API once")
-    func showPrintsText() throws {
-        let outcome = try run(["--portal", "demo", "terms", "show", "-v"])
+    func showPrintsText() async throws {
+        let outcome = try await run(["--portal", "demo", "terms", "show", "-v"])
         #expect(outcome.exitCode == 0, "\(outcome)")
         #expect(outcome.stdout.contains("Terms of use of Demo University, version 2026-09"))
         #expect(outcome.stdout.contains("Use it for testing unitool only."))
@@ -133,7 +134,7 @@ struct TermsCommandTests {
     }
 
     @Test("on a terminal, a data command shows the new terms on request, asks, and goes on once accepted")
-    func terminalPrompt() throws {
+    func terminalPrompt() async throws {
         // script(1) gives unitool a pseudo-terminal, as a person at a terminal would have.
         let command = [UniToolProcess.executable.path, "--portal", "demo", "grades", "--json"].joined(separator: " ")
         let process = Process()

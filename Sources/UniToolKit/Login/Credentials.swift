@@ -25,8 +25,13 @@ public final class Secret: Sendable, CustomStringConvertible, CustomDebugStringC
 public struct Credentials: Sendable {
     public var username: String
     public var password: Secret
-    public init(username: String, password: Secret) {
+    /// Makes a one-time code, called only if the portal shows a one-time-code page: from a TOTP
+    /// secret in the keyring, or by asking the user.
+    public var oneTimeCode: (@Sendable () throws -> Secret)?
+
+    public init(username: String, password: Secret, oneTimeCode: (@Sendable () throws -> Secret)? = nil) {
         self.username = username
         self.password = password
+        self.oneTimeCode = oneTimeCode
     }
 }

@@ -12,18 +12,23 @@ public struct LoginStateMachine: Sendable {
         public var doneConditionHolds: Bool
         /// URL, title and forms, for the error message of an unrecognised page.
         public var summary: String
+        /// True when the page sends the browser on with `<meta http-equiv="refresh">`.
+        public var refreshes: Bool
 
-        public init(matchedRule: Int?, isOnPortal: Bool, doneConditionHolds: Bool, summary: String) {
+        public init(matchedRule: Int?, isOnPortal: Bool, doneConditionHolds: Bool, summary: String, refreshes: Bool = false) {
             self.matchedRule = matchedRule
             self.isOnPortal = isOnPortal
             self.doneConditionHolds = doneConditionHolds
             self.summary = summary
+            self.refreshes = refreshes
         }
     }
 
     public enum Decision: Sendable {
         /// Act on the page as the rule says.
         case act(PageRule)
+        /// Follow the page's meta refresh, as a browser would.
+        case followRefresh
         /// The session is logged in; this page is the portal.
         case loggedIn
         case failed(UniToolError)
@@ -52,7 +57,8 @@ public struct LoginStateMachine: Sendable {
         guard let index = page.matchedRule else {
             lastFilledRule = nil
             if page.isOnPortal && page.doneConditionHolds { return .loggedIn }
-            let tried = rules.map(\.name).joined(separator: ", ")
+            if page.refreshes { return .followRefresh }
+            let tried = (rules.map(\.name) + ["meta refresh (built in)"]).joined(separator: ", ")
             return .failed(
                 UniToolError(
                     .layoutChanged,
@@ -98,6 +104,10 @@ public struct LoginStateMachine: Sendable {
             return UniToolError(
                 .consentRequired, "consent required\(says)",
                 hint: "open the portal once in a browser and accept the attribute release")
+        case .wrongCode:
+            return UniToolError(
+                .mfaRequired, "the portal rejected the one-time code\(says)",
+                hint: "check the TOTP secret ('unitool auth totp set') and that this computer's clock is right")
         case .accountLocked:
             return UniToolError(
                 .accountLocked, "the account is locked\(says)", hint: "contact your university's IT help desk")

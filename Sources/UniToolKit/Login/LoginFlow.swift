@@ -29,6 +29,7 @@ public struct LoginFlow: Sendable {
     public func continueLogin(from firstPage: Page, credentials: Credentials) async throws -> Page {
         var machine = LoginStateMachine(recipe: portal.login, portal: portal.id)
         var page = firstPage
+        var deliveredToPortal = false
         while true {
             let document = try page.document()
             let matched = try classify(document)
@@ -38,10 +39,11 @@ public struct LoginFlow: Sendable {
                     .portalError, "the portal answered \(page.status) for \(page.url.redactedForLog)",
                     hint: page.status == 404 ? "the page does not exist; check the command's options" : "try again later")
             }
+            let refresh = MetaRefresh(document, pageURL: page.url)
             let observation = LoginStateMachine.Observation(
                 matchedRule: matched?.index, isOnPortal: isOnPortal,
                 doneConditionHolds: try doneConditionHolds(page: page, document: document),
-                summary: describe(page: page, document: document))
+                summary: describe(page: page, document: document), refreshes: refresh != nil)
             switch machine.decide(observation) {
             case .loggedIn:
                 logger.debug("logged in; at \(page.url.redactedForLog)")
@@ -53,9 +55,23 @@ public struct LoginFlow: Sendable {
                     throw LoginStateMachine.error(for: reason, rule: matched.rule, portalMessage: message)
                 }
                 throw error
+            case .followRefresh:
+                let target = refresh!.url
+                logger.debug("login page 'meta refresh' at \(page.url.redactedForLog) -> \(target.redactedForLog)")
+                page = try await session.get(target)
             case .act(let rule):
+                // Once the IdP's SAML response went to the portal, another login page means the
+                // portal did not keep the session: logging in again would only loop.
+                if deliveredToPortal {
+                    throw UniToolError(
+                        .loginFailed,
+                        "the portal asked for a login again right after a successful one (now at \(page.url.redactedForLog))",
+                        hint: "the portal may not accept unitool's cookies; run with --verbose to see every page")
+                }
                 logger.debug("login page '\(rule.name)' at \(page.url.redactedForLog)")
+                let postsAssertion = try document.evaluate("boolean(//form//input[@name='SAMLResponse'])").booleanValue
                 page = try await act(rule, on: page, document: document, credentials: credentials)
+                deliveredToPortal = postsAssertion
             }
         }
     }
@@ -64,7 +80,12 @@ public struct LoginFlow: Sendable {
     public func needsLogin(_ page: Page) throws -> Bool {
         if page.url.origin != portal.baseURL.origin { return true }
         guard page.contentType?.contains("html") ?? true else { return false }
-        return try classify(try page.document()) != nil
+        let document = try page.document()
+        if try classify(document) != nil { return true }
+        // A portal page that refreshes at once, and is not the logged-in portal, is on its way
+        // to the login (some SPs send the browser to the IdP this way).
+        guard MetaRefresh(document, pageURL: page.url) != nil else { return false }
+        return try !doneConditionHolds(page: page, document: document)
     }
 
     private func classify(_ document: Document) throws -> (index: Int, rule: PageRule)? {
@@ -95,7 +116,13 @@ public struct LoginFlow: Sendable {
         case .fill(let templates, let submitXPath):
             var values: [(name: String, value: String)] = []
             var sendsPassword = false
-            let variables = ["username": credentials.username, "password": credentials.password.reveal()]
+            var variables = ["username": credentials.username, "password": credentials.password.reveal()]
+            if templates.contains(where: { $0.1.variables.contains("totp") }) {
+                guard let makeCode = credentials.oneTimeCode else {
+                    throw LoginStateMachine.error(for: .mfaRequired, rule: rule)
+                }
+                variables["totp"] = try makeCode().reveal()
+            }
             for (name, template) in templates {
                 guard form.controlNames.contains(name) else {
                     throw UniToolError(
@@ -103,7 +130,7 @@ public struct LoginFlow: Sendable {
                         "the '\(rule.name)' form at \(page.url.redactedForLog) has no field named '\(name)' (it has: \(form.controlNames.joined(separator: ", ")))",
                         hint: "the portal's login form may have changed; adjust 'fill' in the portal recipe")
                 }
-                if template.variables.contains("password") { sendsPassword = true }
+                if template.variables.contains("password") || template.variables.contains("totp") { sendsPassword = true }
                 values.append((name, try template.render(variables)))
             }
             var button: Node?
@@ -187,5 +214,28 @@ extension PortalRecipe {
             throw UniToolError(.recipeInvalid, "\(file): '\(pathOrURL)' is not a valid path or URL")
         }
         return url
+    }
+}
+
+/// `<meta http-equiv="refresh" content="0; url=...">`, when it sends the browser on at once
+/// (within a few seconds). A longer delay is a page meant to be read, not a redirect.
+struct MetaRefresh {
+    let url: URL
+
+    init?(_ document: Document, pageURL: URL) {
+        let xpath =
+            "//meta[translate(@http-equiv, 'REFSH', 'refsh')='refresh']/@content"
+        guard let content = try? document.evaluate(xpath).stringValue, !content.isEmpty else { return nil }
+        let parts = content.split(separator: ";", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let delay = Double(parts[0]), delay <= 5, parts.count == 2 else { return nil }
+        var target = parts[1]
+        if target.lowercased().hasPrefix("url") {
+            target = String(target.dropFirst(3)).trimmingCharacters(in: .whitespaces)
+            guard target.hasPrefix("=") else { return nil }
+            target = String(target.dropFirst()).trimmingCharacters(in: .whitespaces)
+        }
+        target = target.trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
+        guard !target.isEmpty, let url = URL(string: target, relativeTo: pageURL)?.absoluteURL else { return nil }
+        self.url = url
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Keyring
+import OneTimeCode
 
 /// unitool's passwords in the desktop keyring, one entry per portal and user, readable with
 /// `secret-tool lookup service unitool:<portal> username <user>`.
@@ -68,6 +69,58 @@ public struct PasswordKeyring: Sendable {
         case .failed:
             return UniToolError(
                 .keyringFailed, "cannot \(action) the keyring: \(error.detail)", hint: alternatives)
+        }
+    }
+}
+
+/// TOTP secrets in the keyring, beside the passwords, under the service `unitool:<portal>:totp`.
+/// They are stored as an `otpauth://` URI so that digits, period and algorithm stay with the
+/// secret; `secret-tool lookup service unitool:<portal>:totp username <user>` reads one back.
+public struct OneTimeCodeKeyring: Sendable {
+    public let portal: String
+    private let keyring: Keyring
+
+    public init(portal: String) {
+        self.portal = portal
+        self.keyring = Keyring(service: Self.service(for: portal))
+    }
+
+    public static func service(for portal: String) -> String { "unitool:\(portal):totp" }
+
+    /// The user's code generator, or nil if no secret is stored.
+    public func generator(for user: String) throws -> TOTP? {
+        let bytes: [UInt8]?
+        do {
+            bytes = try keyring.lookup(username: user)
+        } catch {
+            throw PasswordKeyring.translate(error, doing: "read the TOTP secret of \(user) from")
+        }
+        guard var bytes else { return nil }
+        defer { for index in bytes.indices { bytes[index] = 0 } }
+        do {
+            return try TOTP(parsing: String(decoding: bytes, as: UTF8.self))
+        } catch {
+            throw UniToolError(
+                .stateCorrupt, "the TOTP secret stored for \(user) on '\(portal)' cannot be read: \(error)",
+                hint: "store it again with 'unitool auth totp set --portal \(portal) --user \(user)'")
+        }
+    }
+
+    public func store(_ generator: TOTP, for user: String) throws {
+        do {
+            try keyring.store(
+                password: Array(generator.uri.utf8), username: user, label: "unitool: TOTP secret of \(user) on \(portal)")
+        } catch {
+            throw PasswordKeyring.translate(error, doing: "store the TOTP secret of \(user) in")
+        }
+    }
+
+    @discardableResult
+    public func remove(user: String) throws -> Bool {
+        do {
+            return try keyring.clear(username: user)
+        } catch {
+            throw PasswordKeyring.translate(error, doing: "remove the TOTP secret of \(user) from")
         }
     }
 }

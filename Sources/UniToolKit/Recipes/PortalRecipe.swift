@@ -75,6 +75,8 @@ public struct PageRule: Sendable {
         case mfaRequired = "mfa_required"
         case consentRequired = "consent_required"
         case accountLocked = "account_locked"
+        /// The portal rejected the one-time code unitool sent.
+        case wrongCode = "wrong_code"
         case error = "error"
     }
 

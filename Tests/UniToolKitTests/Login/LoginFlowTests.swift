@@ -22,6 +22,14 @@ struct LoginFlowTests {
         try result.get()
     }
 
+    /// Runs `body` on the connection and closes it whatever happens: async-http-client traps
+    /// on a client that is never shut down, which would turn one failed test into a crash.
+    func using<T: Sendable>(_ connection: PortalConnection, _ body: (PortalConnection) async throws -> T) async throws -> T {
+        let result = await Result { try await body(connection) }
+        await connection.close()
+        return try result.get()
+    }
+
     func connection(_ portal: PortalRecipe, user: String, password: String, store: URL?) -> PortalConnection {
         PortalConnection(
             portal: portal, user: user, credentials: { Credentials(username: user, password: Secret(password)) },
@@ -32,8 +40,7 @@ struct LoginFlowTests {
     func loginAndGrades() async throws {
         try await withDemo { portal, grades, _ in
             let connection = connection(portal, user: "alice", password: "wonderland", store: nil)
-            let set = try await connection.run(grades, options: [:])
-            await connection.close()
+            let set = try await using(connection) { try await $0.run(grades, options: [:]) }
             #expect(set.records.count == 4)
             #expect(set.records.allSatisfy { $0["term"] == .string("2026-fall") })
             #expect(set.records[1]["course"] == .string("情報理論 (Information Theory)"))
@@ -44,8 +51,7 @@ struct LoginFlowTests {
     func explicitLogin() async throws {
         try await withDemo { portal, _, _ in
             let connection = connection(portal, user: "bence", password: "Kaland-2026", store: nil)
-            let page = try await connection.logIn()
-            await connection.close()
+            let page = try await using(connection) { try await $0.logIn() }
             #expect(page.url.path == "/home")
             #expect(try page.document().title?.contains("Home") == true)
         }
@@ -70,19 +76,19 @@ struct LoginFlowTests {
     func sessionReuse() async throws {
         try await withDemo { portal, grades, store in
             let first = connection(portal, user: "alice", password: "wonderland", store: store)
-            _ = try await first.run(grades, options: ["term": "2026-spring"])
-            try first.saveSession()
+            try await using(first) {
+                _ = try await $0.run(grades, options: ["term": "2026-spring"])
+                try $0.saveSession()
+            }
             #expect(first.session.requestCount > 4)
-            await first.close()
 
             let second = PortalConnection(
                 portal: portal, user: "alice",
                 credentials: { throw UniToolError(.credentialsMissing, "the saved session should have been enough") },
                 store: SessionStore(directory: store), logger: Logger(label: "test"))
-            let set = try await second.run(grades, options: ["term": "2026-spring"])
+            let set = try await using(second) { try await $0.run(grades, options: ["term": "2026-spring"]) }
             #expect(second.session.requestCount == 1)
             #expect(set.records.count == 4)
-            await second.close()
 
             let attributes = try FileManager.default.attributesOfItem(
                 atPath: SessionStore(directory: store).file(portal: "demo", user: "alice").path)
@@ -96,20 +102,19 @@ struct LoginFlowTests {
         defer { store.remove() }
         try await withDemo { portal, grades, _ in
             let first = connection(portal, user: "alice", password: "wonderland", store: store.root)
-            _ = try await first.run(grades, options: ["term": "2025-fall"])
-            try first.saveSession()
-            await first.close()
+            try await using(first) {
+                _ = try await $0.run(grades, options: ["term": "2025-fall"])
+                try $0.saveSession()
+            }
         }
         // A new demo that rejects every session issued before it started.
         var faults = DemoFaults()
         faults.expireSessions = true
-        try await Task.sleep(for: .seconds(2))
         try await withDemo(faults: faults) { portal, grades, _ in
             let second = connection(portal, user: "alice", password: "wonderland", store: store.root)
-            let set = try await second.run(grades, options: ["term": "2025-fall"])
+            let set = try await using(second) { try await $0.run(grades, options: ["term": "2025-fall"]) }
             #expect(second.session.requestCount > 1)
             #expect(set.records.count == 4)
-            await second.close()
         }
     }
 

@@ -1,0 +1,219 @@
+import DemoUniversity
+import Foundation
+import OneTimeCode
+import Testing
+import UniToolTestSupport
+
+/// The login through every page type the demo university can put in the way, with the real
+/// executable, the bundled recipe and a demo started by the test so that the test can see every
+/// request that reached the server.
+@Suite("Login pages, sessions and where a password may go, end to end")
+struct LoginPagesTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+    }
+
+    func run(_ arguments: [String], demo: DemoUniversity, stdin: String? = nil, extra: [String: String] = [:]) async throws
+        -> UniToolProcess.Outcome
+    {
+        var environment = sandbox.environment.merging(extra) { $1 }
+        environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString
+        return try await UniToolProcess.run(arguments, stdin: stdin, environment: environment)
+    }
+
+    /// The pages the log shows the login acting on, in order.
+    func loginPages(_ stderr: String) -> [String] {
+        stderr.split(separator: "\n").compactMap { line in
+            guard let start = line.range(of: "login page '"), let end = line[start.upperBound...].firstIndex(of: "'") else {
+                return nil
+            }
+            return String(line[start.upperBound..<end])
+        }
+    }
+
+    @Test(
+        "each login page type is recognised and handled by the bundled recipe",
+        arguments: [
+            ("login=discovery", ["where are you from", "user id", "password", "saml post"]),
+            ("login=local-storage", ["local storage", "user id", "password", "saml post"]),
+            ("login=combined-login", ["user id and password", "saml post"]),
+            ("login=meta-refresh", ["meta refresh", "user id", "password", "saml post"]),
+            (
+                "login=discovery,login=meta-refresh,login=local-storage,login=combined-login",
+                ["meta refresh", "where are you from", "meta refresh", "local storage", "user id and password", "saml post"]
+            ),
+        ])
+    func pageTypes(variants: String, expected: [String]) async throws {
+        var faults = try DemoFaults(parsing: variants)
+        faults.latencyMilliseconds = 0
+        let demo = try await DemoUniversity.start(faults: faults)
+        defer { Task { await demo.stop() } }
+        let outcome = try await run(["--portal", "demo", "grades", "--json", "-v"], demo: demo)
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("Probability Theory"))
+        #expect(loginPages(outcome.stderr) == expected)
+    }
+
+    @Test("attribute release (consent) is accepted by the recipe with only the Accept button sent")
+    func consentAccepted() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        let outcome = try await run(
+            ["--portal", "demo", "--user", "dora", "--password-stdin", "grades", "--json", "-v"], demo: demo, stdin: "explorer-2026")
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("Introduction to Programming"))
+        #expect(loginPages(outcome.stderr) == ["user id", "password", "attribute release", "saml post"])
+    }
+
+    @Test("a recipe that must not consent for the user fails with 'consent required', exit 12")
+    func consentRefusedByRecipe() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        // The bundled portal recipe with its consent rule turned into a failure, as a user's override.
+        let recipes = sandbox.root.appendingPathComponent("recipes/demo")
+        try FileManager.default.createDirectory(at: recipes, withIntermediateDirectories: true)
+        var portal = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
+        let acceptRule =
+            #"      fill: { _shib_idp_consentOptions: "_shib_idp_doNotRememberConsent" }"# + "\n"
+            + #"      submit: ".//button[@name='_eventId_proceed']""# + "\n"
+        try #require(portal.contains(acceptRule))
+        portal = portal.replacingOccurrences(of: acceptRule, with: "      fail: consent_required\n")
+        try portal.write(to: recipes.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
+        let outcome = try await run(
+            ["--portal", "demo", "--user", "dora", "--password-stdin", "--recipes", sandbox.root.appendingPathComponent("recipes").path, "grades"],
+            demo: demo, stdin: "explorer-2026")
+        #expect(outcome.exitCode == 12, "\(outcome)")
+        #expect(outcome.stderr.contains("consent required"))
+        #expect(outcome.stderr.contains("open the portal once in a browser"))
+    }
+
+    @Test("a second run within the session's lifetime sends exactly one request for the data, and no login")
+    func savedSessionOneRequest() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        // An explicit term: `--term current` would first read the current term off the portal.
+        #expect(try await run(["--portal", "demo", "grades", "--term", "2026-spring"], demo: demo).exitCode == 0)
+        let before = await demo.requests.count
+        let second = try await run(["--portal", "demo", "grades", "--term", "2026-spring"], demo: demo)
+        #expect(second.exitCode == 0, "\(second)")
+        let requests = Array(await demo.requests.dropFirst(before))
+        #expect(requests.filter { !$0.isTermsCheck }.map(\.path) == ["/grades"], "\(requests)")
+        #expect(requests.filter(\.isTermsCheck).count == 1, "the terms version is asked once per run")
+    }
+
+    @Test("an expired session triggers exactly one transparent re-login")
+    func expiredSessionOneRelogin() async throws {
+        let first = try await DemoUniversity.start()
+        #expect(try await run(["--portal", "demo", "grades"], demo: first).exitCode == 0)
+        await first.stop()
+        // A restarted portal that has dropped every session issued before it started.
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "expire-sessions"))
+        defer { Task { await demo.stop() } }
+        let outcome = try await run(["--portal", "demo", "grades", "--json"], demo: demo)
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("Probability Theory"))
+        let requests = await demo.requests
+        #expect(requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }.count == 1, "\(requests)")
+        #expect(requests.filter { $0.method == "GET" && $0.path == "/idp/profile/SAML2/Redirect/SSO" }.count == 1)
+    }
+
+    @Test("a portal that bounces to the login again right after a successful one is an error, not a loop: exit 14")
+    func secondBounceIsAnError() async throws {
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "reject-sessions"))
+        defer { Task { await demo.stop() } }
+        let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
+        #expect(outcome.exitCode == 14, "\(outcome)")
+        #expect(outcome.stderr.contains("asked for a login again right after a successful one"))
+        let logins = await demo.requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }
+        #expect(logins.count == 1, "unitool logged in more than once")
+    }
+
+    @Test("a password form aimed at a look-alike origin is refused (exit 23) and nothing is sent there")
+    func lookalikeOriginRefused() async throws {
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "lookalike-idp"))
+        defer { Task { await demo.stop() } }
+        let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
+        #expect(outcome.exitCode == 23, "\(outcome)")
+        #expect(outcome.stderr.contains("refusing to send the password to http://localhost:"))
+        let requests = await demo.requests
+        #expect(!requests.contains { $0.host.hasPrefix("localhost") }, "\(requests)")
+    }
+}
+
+/// One-time codes, against the real keyring of Scripts/test.sh. Serialized: the tests store and
+/// remove the same user's TOTP secret.
+@Suite(
+    "One-time codes (TOTP) on the login, end to end",
+    .enabled(if: ProcessInfo.processInfo.environment["UNITOOL_TEST_SANDBOX"] != nil, "needs the keyring of Scripts/test.sh"),
+    .serialized)
+struct OneTimeCodeLoginTests {
+    let pages = try! LoginPagesTests()
+
+    /// Synchronous, for `defer`: it does not talk to the demo, only to the keyring.
+    func removeSecret() {
+        _ = try? UniToolProcess.run(
+            ["auth", "totp", "remove", "--portal", "demo", "--user", "yuki"], environment: pages.sandbox.environment)
+    }
+
+    @Test("a one-time-code page is answered from the TOTP secret in the keyring; the code is never logged")
+    func fromKeyring() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        let store = try await pages.run(
+            ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo,
+            stdin: "otpauth://totp/Demo%20University:yuki?secret=JBSWY3DPEHPK3PXP&issuer=Demo")
+        #expect(store.exitCode == 0, "\(store)")
+        #expect(store.stderr.contains("Stored the TOTP secret of yuki on demo"))
+        defer { removeSecret() }
+
+        let outcome = try await pages.run(
+            ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades", "--json", "-v"], demo: demo, stdin: "sakura-2026")
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("情報理論 (Information Theory)"))
+        #expect(pages.loginPages(outcome.stderr) == ["user id", "password", "one-time code", "saml post"])
+        let totp = try TOTP(parsing: "JBSWY3DPEHPK3PXP")
+        let now = Date()
+        for offset in [-30.0, 0, 30] {
+            #expect(!outcome.stderr.contains(totp.code(at: now.addingTimeInterval(offset))), "a one-time code was logged")
+        }
+    }
+
+    @Test("a one-time-code page with no stored secret and no terminal is exit 11, naming 'auth totp set'")
+    func missingSecret() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        let outcome = try await pages.run(
+            ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades"], demo: demo, stdin: "sakura-2026")
+        #expect(outcome.exitCode == 11, "\(outcome)")
+        #expect(outcome.stderr.contains("asks for a one-time code, and no TOTP secret is stored for yuki"))
+        #expect(outcome.stderr.contains("unitool auth totp set --portal demo --user yuki"))
+    }
+
+    @Test("a wrong one-time code is its own error: exit 11, with the portal's own words")
+    func wrongCode() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        let store = try await pages.run(["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "GEZDGNBVGY3TQOJQ")
+        #expect(store.exitCode == 0, "\(store)")
+        defer { removeSecret() }
+        let outcome = try await pages.run(
+            ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades"], demo: demo, stdin: "sakura-2026")
+        #expect(outcome.exitCode == 11, "\(outcome)")
+        #expect(outcome.stderr.contains("rejected the one-time code"))
+        #expect(outcome.stderr.contains("That code is not valid"))
+    }
+
+    @Test("a secret that is not base32 or an otpauth URI is refused, and nothing is stored")
+    func badSecret() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        let outcome = try await pages.run(["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "not a secret!")
+        #expect(outcome.exitCode == 64, "\(outcome)")
+        #expect(outcome.stderr.contains("not a TOTP secret"))
+        let status = try await pages.run(["auth", "status", "--portal", "demo", "--user", "yuki", "--json"], demo: demo)
+        #expect(status.stdout.contains("\"totp\": \"not stored\""), "\(status)")
+    }
+}
