@@ -10,6 +10,9 @@ public struct DemoFaults: Sendable, Equatable {
     public var latencyMilliseconds = 0
     /// Saved SP sessions are rejected, as after a server-side expiry.
     public var expireSessions = false
+    /// The first request to each data page answers this status (503, or 429 with `Retry-After: 1`),
+    /// as a portal does under load; the next one succeeds.
+    public var busyOnce: Int?
     /// The SP rejects every session, even one it has just made: a login that never sticks.
     public var rejectSessions = false
     /// The password page carries `<base href>` pointing at a look-alike origin
@@ -52,7 +55,7 @@ public struct DemoFaults: Sendable, Equatable {
 
     public static let environmentVariable = "UNITOOL_DEMO_FAULTS"
     public static let known =
-        ["layout-changed", "server-error", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "terms-version=V"]
+        ["layout-changed", "server-error", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "busy=503|429", "terms-version=V"]
         + TermsAPIFault.allCases.map { "terms-api=\($0.rawValue)" } + LoginVariant.allCases.map { "login=\($0.rawValue)" }
 
     public init(parsing text: String) throws {
@@ -63,6 +66,8 @@ public struct DemoFaults: Sendable, Equatable {
                 serverError = true
             } else if item == "expire-sessions" {
                 expireSessions = true
+            } else if item.hasPrefix("busy="), let status = Int(item.dropFirst("busy=".count)), [429, 502, 503, 504].contains(status) {
+                busyOnce = status
             } else if item == "reject-sessions" {
                 rejectSessions = true
             } else if item == "lookalike-idp" {

@@ -33,6 +33,12 @@ actor DemoState {
 
     func setTermsVersion(_ version: String) { termsVersion = version }
 
+    /// Paths that have already answered "busy" once.
+    private var busyPaths: Set<String> = []
+
+    /// True the first time a path is seen, for the busy-once fault.
+    func firstTimeBusy(_ path: String) -> Bool { busyPaths.insert(path).inserted }
+
     /// Every request served, in order, for tests that must know exactly what reached the server.
     private(set) var requests: [DemoRequest] = []
 

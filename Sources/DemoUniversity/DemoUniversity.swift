@@ -112,6 +112,14 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
             try await Task.sleep(for: .milliseconds(faults.latencyMilliseconds))
         }
         let path = request.uri.path
+        let isDataPage = !path.hasPrefix("/idp") && !path.hasPrefix("/Shibboleth") && !path.hasPrefix("/api/terms")
+        if let status = faults.busyOnce, isDataPage, await state.firstTimeBusy(request.uri.description) {
+            var response = DemoRoutes.html(
+                HTML.page(title: "Busy", body: "<h1>The portal is busy</h1><p>Please try again in a moment.</p>"),
+                status: HTTPResponse.Status(code: status))
+            if status == 429 { response.headers[.retryAfter] = "1" }
+            return response
+        }
         if faults.serverError && !path.hasPrefix("/idp") && !path.hasPrefix("/Shibboleth") && !path.hasPrefix("/api/terms") {
             return DemoRoutes.html(
                 HTML.page(title: "Server error", body: "<h1>500 Internal Server Error</h1>"), status: .internalServerError)

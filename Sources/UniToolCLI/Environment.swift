@@ -47,11 +47,22 @@ final class CommandEnvironment: Sendable {
         _ body: (PortalConnection) async throws -> T
     ) async throws -> T {
         let (located, demo) = try await locate(portal)
+        let trace = options.trace.map { _ in HTTPTrace(includeBodies: options.traceBodies) }
+        var configuration = HTTPSession.Configuration()
+        configuration.trace = trace
+        if let seconds = options.timeout { configuration.requestTimeout = .milliseconds(Int64(seconds * 1000)) }
+        if let seconds = options.connectTimeout { configuration.connectTimeout = .milliseconds(Int64(seconds * 1000)) }
         let connection = PortalConnection(
-            portal: located, user: user, credentials: credentials, store: SessionStore(), logger: logger)
+            portal: located, user: user, credentials: credentials, store: SessionStore(), configuration: configuration,
+            logger: logger)
         let result = await Result { try await body(connection) }
         await connection.close()
         await demo?.stop()
+        // The trace is written on failure too: that is when it is needed.
+        if let trace, let path = options.trace {
+            try trace.write(to: URL(fileURLWithPath: path))
+            logger.info("wrote \(trace.entryCount) requests to \(path)")
+        }
         return try result.get()
     }
 

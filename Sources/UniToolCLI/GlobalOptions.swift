@@ -25,9 +25,21 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Log every request and login step to stderr (secrets are never logged).")
     var verbose = false
 
+    @Option(name: .long, help: ArgumentHelp("Write every request and response of the run to this HAR file, secrets redacted.", valueName: "file"))
+    var trace: String?
+
+    @Flag(name: .long, help: "With --trace, include response bodies (scrubbed of secrets and SAML messages).")
+    var traceBodies = false
+
+    @Option(name: .long, help: ArgumentHelp("Give up on a request after this many seconds. Default: 30.", valueName: "seconds"))
+    var timeout: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Give up on connecting after this many seconds. Default: 10.", valueName: "seconds"))
+    var connectTimeout: Double?
+
     /// Options that take a value, for the dispatcher that moves them behind the command name.
-    static let valueOptions: Set<String> = ["--portal", "--user", "--recipes", "--format"]
-    static let flagOptions: Set<String> = ["--password-stdin", "--json", "--verbose", "-v"]
+    static let valueOptions: Set<String> = ["--portal", "--user", "--recipes", "--format", "--trace", "--timeout", "--connect-timeout"]
+    static let flagOptions: Set<String> = ["--password-stdin", "--json", "--verbose", "-v", "--trace-bodies"]
 
     var outputFormat: OutputFormat {
         if json { return .json }

@@ -131,6 +131,52 @@ struct LoginPagesTests {
         #expect(logins.count == 1, "unitool logged in more than once")
     }
 
+    @Test("--trace writes a HAR file of the whole run, bodies included on request, with no secret in it")
+    func traceHasNoSecrets() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        let trace = sandbox.root.appendingPathComponent("run.har")
+        let outcome = try await run(
+            ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", trace.path, "--trace-bodies"],
+            demo: demo, stdin: "Kaland-2026")
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        let failedTrace = sandbox.root.appendingPathComponent("failed.har")
+        let failed = try await run(
+            ["--portal", "demo", "--user", "dora", "--password-stdin", "grades", "--trace", failedTrace.path, "--trace-bodies"],
+            demo: demo, stdin: "Wrong-Canary-77")
+        #expect(failed.exitCode == 10, "\(failed)")
+
+        for file in [trace, failedTrace] {
+            let data = try Data(contentsOf: file)
+            let har = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let log = try #require(har["log"] as? [String: Any])
+            #expect(log["version"] as? String == "1.2")
+            let entries = try #require(log["entries"] as? [[String: Any]])
+            #expect(entries.count >= 5, "the login's requests should all be there")
+            let text = String(decoding: data, as: UTF8.self)
+            for secret in ["Kaland-2026", "Wrong-Canary-77", "demo_sp_session=bence", "demo_sp_session=dora", "PHNhbWxwOlJlc3BvbnNl", "PD94bWwg"] {
+                #expect(!text.contains(secret), "\(file.lastPathComponent) contains \(secret)")
+            }
+            #expect(text.contains("<redacted>"))
+        }
+        let text = try String(contentsOf: trace, encoding: .utf8)
+        #expect(text.contains("Számítógépes hálózatok"), "--trace-bodies should keep the page bodies")
+        let attributes = try FileManager.default.attributesOfItem(atPath: trace.path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+
+    @Test("a GET answered 503, or 429 with Retry-After, is tried again and the run succeeds", arguments: ["busy=503", "busy=429"])
+    func busyPortalIsRetried(fault: String) async throws {
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: fault))
+        defer { Task { await demo.stop() } }
+        let outcome = try await run(["--portal", "demo", "grades", "--term", "2026-spring", "--json", "-v"], demo: demo)
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("Analysis II"))
+        #expect(outcome.stderr.contains("trying again in"))
+        let grades = await demo.requests.filter { $0.path == "/grades" }
+        #expect(grades.count >= 3, "the busy answer, the login's return and the retried page: \(grades)")
+    }
+
     @Test("a password form aimed at a look-alike origin is refused (exit 23) and nothing is sent there")
     func lookalikeOriginRefused() async throws {
         let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "lookalike-idp"))

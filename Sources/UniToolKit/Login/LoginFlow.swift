@@ -115,6 +115,7 @@ public struct LoginFlow: Sendable {
             return try await session.submit(try form.submission(values: []))
         case .fill(let templates, let submitXPath):
             var values: [(name: String, value: String)] = []
+            var secretFields: Set<String> = []
             var sendsPassword = false
             var variables = ["username": credentials.username, "password": credentials.password.reveal()]
             if templates.contains(where: { $0.1.variables.contains("totp") }) {
@@ -130,7 +131,10 @@ public struct LoginFlow: Sendable {
                         "the '\(rule.name)' form at \(page.url.redactedForLog) has no field named '\(name)' (it has: \(form.controlNames.joined(separator: ", ")))",
                         hint: "the portal's login form may have changed; adjust 'fill' in the portal recipe")
                 }
-                if template.variables.contains("password") || template.variables.contains("totp") { sendsPassword = true }
+                if template.variables.contains("password") || template.variables.contains("totp") {
+                    sendsPassword = true
+                    secretFields.insert(name)
+                }
                 values.append((name, try template.render(variables)))
             }
             var button: Node?
@@ -143,7 +147,8 @@ public struct LoginFlow: Sendable {
                 }
                 button = found
             }
-            let submission = try form.submission(values: values, clicking: button)
+            var submission = try form.submission(values: values, clicking: button)
+            submission.secretFieldNames = secretFields
             if sendsPassword { try checkCredentialTarget(submission.url, page: page) }
             logger.debug("submitting '\(rule.name)': \(submission)")
             return try await session.submit(submission)

@@ -137,6 +137,8 @@ public struct FormSubmission: Sendable, CustomStringConvertible {
     public var method: String
     public var url: URL
     public var fields: [(name: String, value: String)]
+    /// Fields that carry a password or a one-time code: a trace shows them as `<redacted>`.
+    public var secretFieldNames: Set<String> = []
 
     public init(method: String, url: URL, fields: [(name: String, value: String)]) {
         self.method = method

@@ -19,6 +19,16 @@ public final class HTTPSession: Sendable {
         /// A larger body is refused rather than read into memory.
         public var maxBodyBytes = 20 * 1024 * 1024
         public var userAgent = "unitool/\(UniToolVersion.current) (+command-line; like a browser)"
+        /// How often an idempotent GET is tried again after a broken connection, 429, 502, 503
+        /// or 504, waiting `retryDelay`, then twice that, and so on (or what `Retry-After` asks,
+        /// up to `maxRetryAfter`).
+        public var retries = 2
+        public var retryDelay: Duration = .milliseconds(250)
+        public var maxRetryAfter: Duration = .seconds(10)
+        /// The most requests in flight to one host at a time, as a polite browser keeps it.
+        public var maxConcurrentPerHost = 4
+        /// Where every exchange is recorded for `--trace`, if anywhere.
+        public var trace: HTTPTrace?
         public init() {}
     }
 
@@ -28,6 +38,7 @@ public final class HTTPSession: Sendable {
     /// async-http-client's own log lines are too detailed even for --verbose.
     private let clientLogger: Logger
     private let state: Mutex<State>
+    private let limiter: HostLimiter
 
     private struct State {
         var jar: CookieJar
@@ -48,6 +59,7 @@ public final class HTTPSession: Sendable {
         clientLogger.logLevel = .warning
         self.clientLogger = clientLogger
         self.state = Mutex(State(jar: jar))
+        self.limiter = HostLimiter(limit: configuration.maxConcurrentPerHost)
     }
 
     /// Closes the connections. Call it once, when the session is no longer needed.
@@ -62,22 +74,25 @@ public final class HTTPSession: Sendable {
     public var requestCount: Int { state.withLock { $0.requestCount } }
 
     public func get(_ url: URL) async throws -> Page {
-        try await send(method: "GET", url: url, body: nil)
+        try await send(method: "GET", url: url, form: nil, secretFields: [])
     }
 
     public func submit(_ submission: FormSubmission) async throws -> Page {
         if submission.method == "GET" {
-            return try await send(method: "GET", url: submission.requestURL, body: nil)
+            return try await send(method: "GET", url: submission.requestURL, form: nil, secretFields: submission.secretFieldNames)
         }
-        return try await send(method: "POST", url: submission.url, body: submission.encodedFields)
+        return try await send(
+            method: "POST", url: submission.url, form: submission.fields, secretFields: submission.secretFieldNames)
     }
 
     /// Sends a request and follows redirects as a browser does: 301, 302 and 303 turn a POST
     /// into a GET; 307 and 308 repeat it.
-    private func send(method: String, url: URL, body: String?) async throws -> Page {
+    private func send(method: String, url: URL, form: [(name: String, value: String)]?, secretFields: Set<String>)
+        async throws -> Page
+    {
         var method = method
         var url = url
-        var body = body
+        var form = form
         var hops: [URL] = []
         while true {
             hops.append(url)
@@ -87,7 +102,7 @@ public final class HTTPSession: Sendable {
                     "the portal redirected more than \(configuration.maxRedirects) times, starting at \(hops[0].redactedForLog)",
                     hint: "this is a redirect loop on the portal's side; remove the saved session with 'unitool auth logout' and try again later")
             }
-            let response = try await perform(method: method, url: url, body: body)
+            let response = try await performWithRetries(method: method, url: url, form: form, secretFields: secretFields)
             if [301, 302, 303, 307, 308].contains(response.status),
                 let location = response.headers.first(name: "location"),
                 let next = URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: url)?.absoluteURL
@@ -95,7 +110,7 @@ public final class HTTPSession: Sendable {
                 logger.debug("redirect \(response.status) -> \(next.redactedForLog)")
                 if response.status <= 303 && method == "POST" || response.status == 303 {
                     method = "GET"
-                    body = nil
+                    form = nil
                 }
                 url = next
                 continue
@@ -117,7 +132,39 @@ public final class HTTPSession: Sendable {
         var body: [UInt8]
     }
 
-    private func perform(method: String, url: URL, body: String?) async throws -> RawResponse {
+    /// `perform`, tried again for a GET when the failure is likely to pass: a connection that
+    /// broke, 429 (after its `Retry-After`), 502, 503 or 504. A POST is never repeated, as a
+    /// browser never repeats one without asking.
+    private func performWithRetries(
+        method: String, url: URL, form: [(name: String, value: String)]?, secretFields: Set<String>
+    ) async throws -> RawResponse {
+        var attempt = 0
+        while true {
+            let canRetry = method == "GET" && attempt < configuration.retries
+            var wait = configuration.retryDelay * (1 << attempt)
+            do {
+                await limiter.acquire(url.origin)
+                let result = await Result { try await perform(method: method, url: url, form: form, secretFields: secretFields) }
+                await limiter.release(url.origin)
+                let response = try result.get()
+                guard canRetry, [429, 502, 503, 504].contains(response.status) else { return response }
+                if let retryAfter = response.headers.first(name: "retry-after").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+                    guard .seconds(retryAfter) <= configuration.maxRetryAfter else { return response }
+                    wait = .seconds(retryAfter)
+                }
+                logger.debug("\(response.status) from \(url.redactedForLog); trying again in \(wait)")
+            } catch let error as UniToolError where canRetry && error.kind == .portalUnreachable && !error.message.contains("refused") {
+                logger.debug("\(error.message); trying again in \(wait)")
+            }
+            try await Task.sleep(for: wait)
+            attempt += 1
+        }
+    }
+
+    private func perform(method: String, url: URL, form: [(name: String, value: String)]?, secretFields: Set<String>)
+        async throws -> RawResponse
+    {
+        let started = Date()
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = HTTPMethod(rawValue: method)
         request.headers.add(name: "User-Agent", value: configuration.userAgent)
@@ -127,9 +174,9 @@ public final class HTTPSession: Sendable {
             return state.jar.header(for: url)
         }
         if let cookieHeader { request.headers.add(name: "Cookie", value: cookieHeader) }
-        if let body {
+        if let form {
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-            request.body = .bytes(ByteBuffer(string: body))
+            request.body = .bytes(ByteBuffer(string: FormSubmission(method: method, url: url, fields: form).encodedFields))
         }
         logger.debug("\(method) \(url.redactedForLog)")
         do {
@@ -146,8 +193,12 @@ public final class HTTPSession: Sendable {
                     hint: "a portal page is never this large; the portal is misbehaving")
             }
             logger.debug("\(response.status.code) \(url.redactedForLog) (\(buffer.readableBytes) bytes)")
-            return RawResponse(
-                status: Int(response.status.code), headers: response.headers, body: Array(buffer: buffer))
+            let raw = RawResponse(status: Int(response.status.code), headers: response.headers, body: Array(buffer: buffer))
+            configuration.trace?.record(
+                started: started, duration: Date().timeIntervalSince(started), method: method, url: url,
+                requestHeaders: request.headers.map { ($0.name, $0.value) }, formFields: form, secretFields: secretFields,
+                status: raw.status, responseHeaders: response.headers.map { ($0.name, $0.value) }, responseBody: raw.body)
+            return raw
         } catch let error as UniToolError {
             throw error
         } catch {
@@ -188,5 +239,33 @@ public final class HTTPSession: Sendable {
         return UniToolError(
             .portalUnreachable, "cannot reach the portal at \(place) (\(text))",
             hint: "check your network connection, or whether the portal is down")
+    }
+}
+
+/// At most `limit` requests in flight per origin; the rest wait their turn, first come first served.
+actor HostLimiter {
+    private let limit: Int
+    private var active: [String: Int] = [:]
+    private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    /// Waits for a free slot for `origin`. Every `acquire` must be followed by one `release`.
+    func acquire(_ origin: String) async {
+        if active[origin, default: 0] < limit {
+            active[origin, default: 0] += 1
+            return
+        }
+        await withCheckedContinuation { waiting[origin, default: []].append($0) }
+    }
+
+    func release(_ origin: String) {
+        if var queue = waiting[origin], !queue.isEmpty {
+            let next = queue.removeFirst()
+            waiting[origin] = queue
+            next.resume()  // the slot passes straight to the next request
+        } else {
+            active[origin, default: 1] -= 1
+        }
     }
 }
