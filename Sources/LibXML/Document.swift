@@ -57,6 +57,13 @@ public final class Document: @unchecked Sendable {
         self.url = url
     }
 
+    /// The charset the page was decoded from (`Shift_JIS`, `ISO-8859-2`, ...), as libxml2 settled
+    /// it from the HTTP header or the page's `<meta>`. A form on the page is sent in it.
+    public var encoding: String? {
+        guard let name = pointer.pointee.encoding else { return nil }
+        return String(cString: name)
+    }
+
     public convenience init(xml: String, url: String? = nil) throws {
         try self.init(xml: Array(xml.utf8), url: url)
     }

@@ -18,6 +18,19 @@ struct DocumentTests {
         #expect(try document.select("//p[@id='n']").first?.text == "Prüfungsergebnis: Übung bestanden")
     }
 
+    @Test(
+        "Shift_JIS and EUC-JP from <meta>, ISO-8859-2 from the HTTP header, are decoded",
+        arguments: [
+            ("html/shift-jis.html", nil, "情報理論：優", "SHIFT_JIS"),
+            ("html/euc-jp.html", nil, "日本語初級：良", "EUC-JP"),
+            ("html/iso-8859-2-no-meta.html", "ISO-8859-2", "Számítógépes hálózatok: jeles, Łódź", "ISO-8859-2"),
+        ] as [(String, String?, String, String)])
+    func legacyCharsets(file: String, header: String?, expected: String, encoding: String) throws {
+        let document = try Document(html: try Fixtures.bytes(file), encoding: header)
+        #expect(try document.select("//p[@id='n']").first?.text == expected)
+        #expect(document.encoding?.uppercased() == encoding)
+    }
+
     @Test("a page without a declared charset is read as UTF-8")
     func undeclaredCharsetDefaultsToUTF8() throws {
         let document = try Document(html: Array("<p>日本語 és magyar</p>".utf8))

@@ -43,3 +43,10 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
         value.addingPercentEncoding(withAllowedCharacters: .urlUnreserved) ?? value
     }
 }
+
+extension CharacterSet {
+    /// RFC 3986's unreserved characters, ASCII only: `alphanumerics` would let non-ASCII letters
+    /// through unencoded.
+    static let urlUnreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}

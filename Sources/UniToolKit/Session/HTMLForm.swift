@@ -29,6 +29,8 @@ public struct HTMLForm: Sendable {
     public var buttons: [Button]
     /// Every named control, buttons included, so that a recipe's typo can be caught.
     public var controlNames: [String]
+    /// The charset a browser would send this form in.
+    public var charset: String?
 
     /// Builds the model from a `<form>` element of a parsed page.
     public init(_ form: Node, pageURL: URL) throws {
@@ -42,6 +44,8 @@ public struct HTMLForm: Sendable {
         }
         self.action = action
         self.method = (form.attribute("method") ?? "get").uppercased() == "POST" ? "POST" : "GET"
+        let acceptCharset = form.attribute("accept-charset")?.split(whereSeparator: { $0 == " " || $0 == "," }).first.map(String.init)
+        self.charset = acceptCharset ?? document.encoding
         self.id = form.attribute("id")
         self.base = base
         var fields: [Field] = []
@@ -128,7 +132,9 @@ public struct HTMLForm: Sendable {
             }
             if let formMethod = button.formMethod { method = formMethod.uppercased() == "POST" ? "POST" : "GET" }
         }
-        return FormSubmission(method: method, url: target, fields: entries)
+        var submission = FormSubmission(method: method, url: target, fields: entries)
+        submission.charset = charset
+        return submission
     }
 }
 
@@ -147,8 +153,13 @@ public struct FormSubmission: Sendable, CustomStringConvertible {
     }
 
     /// `application/x-www-form-urlencoded`, as browsers encode it.
+    /// The charset the fields are sent in: the form's `accept-charset`, else the page's own.
+    public var charset: String?
+
     public var encodedFields: String {
-        fields.map { "\(Self.formEncode($0.name))=\(Self.formEncode($0.value))" }.joined(separator: "&")
+        let encoding = Self.encoding(forCharset: charset)
+        return fields.map { "\(Self.formEncode($0.name, encoding: encoding))=\(Self.formEncode($0.value, encoding: encoding))" }
+            .joined(separator: "&")
     }
 
     /// The URL to request: for GET, the fields replace the action's query.
@@ -163,18 +174,45 @@ public struct FormSubmission: Sendable, CustomStringConvertible {
         "\(method) \(url.redactedForLog) fields: \(fields.map(\.name).joined(separator: ", "))"
     }
 
-    static func formEncode(_ text: String) -> String {
-        let encoded = text.addingPercentEncoding(withAllowedCharacters: .formUnreserved) ?? ""
-        return encoded.replacingOccurrences(of: " ", with: "+")
+    /// `application/x-www-form-urlencoded` in a given charset, as a browser does it: the text's
+    /// bytes in that charset, percent-encoded, spaces as `+`; a character the charset cannot hold
+    /// is sent as an HTML character reference (`&#12354;`), as browsers do.
+    static func formEncode(_ text: String, encoding: String.Encoding = .utf8) -> String {
+        var bytes: [UInt8] = []
+        for character in text {
+            if let data = String(character).data(using: encoding, allowLossyConversion: false) {
+                bytes += data
+            } else {
+                for scalar in character.unicodeScalars { bytes += Array("&#\(scalar.value);".utf8) }
+            }
+        }
+        var result = ""
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+                result.append(Character(UnicodeScalar(byte)))
+            case UInt8(ascii: " "):
+                result.append("+")
+            default:
+                result += String(format: "%%%02X", byte)
+            }
+        }
+        return result
     }
-}
 
-extension CharacterSet {
-    /// ASCII letters and digits only: `alphanumerics` would let non-ASCII letters through unencoded.
-    static let asciiAlphanumerics = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-    /// What `application/x-www-form-urlencoded` leaves as it is (the space becomes `+` later).
-    static let formUnreserved = asciiAlphanumerics.union(CharacterSet(charactersIn: "*-._ "))
-    /// RFC 3986's unreserved characters.
-    static let urlUnreserved = asciiAlphanumerics.union(CharacterSet(charactersIn: "-._~"))
+    /// The Foundation encoding for a charset name from a page or form; UTF-8 when unknown.
+    static func encoding(forCharset name: String?) -> String.Encoding {
+        switch name?.lowercased().trimmingCharacters(in: .whitespaces) {
+        case "shift_jis", "shift-jis", "sjis", "windows-31j", "cp932", "x-sjis": return .shiftJIS
+        case "euc-jp", "eucjp", "x-euc-jp": return .japaneseEUC
+        case "iso-2022-jp": return .iso2022JP
+        case "iso-8859-1", "latin1", "iso_8859-1": return .isoLatin1
+        case "iso-8859-2", "latin2", "iso_8859-2": return .isoLatin2
+        case "windows-1250", "cp1250": return .windowsCP1250
+        case "windows-1251", "cp1251": return .windowsCP1251
+        case "windows-1252", "cp1252": return .windowsCP1252
+        default: return .utf8
+        }
+    }
 }

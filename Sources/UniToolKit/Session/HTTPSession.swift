@@ -82,12 +82,15 @@ public final class HTTPSession: Sendable {
             return try await send(method: "GET", url: submission.requestURL, form: nil, secretFields: submission.secretFieldNames)
         }
         return try await send(
-            method: "POST", url: submission.url, form: submission.fields, secretFields: submission.secretFieldNames)
+            method: "POST", url: submission.url, form: submission.fields, charset: submission.charset,
+            secretFields: submission.secretFieldNames)
     }
 
     /// Sends a request and follows redirects as a browser does: 301, 302 and 303 turn a POST
     /// into a GET; 307 and 308 repeat it.
-    private func send(method: String, url: URL, form: [(name: String, value: String)]?, secretFields: Set<String>)
+    private func send(
+        method: String, url: URL, form: [(name: String, value: String)]?, charset: String? = nil, secretFields: Set<String>
+    )
         async throws -> Page
     {
         var method = method
@@ -102,7 +105,7 @@ public final class HTTPSession: Sendable {
                     "the portal redirected more than \(configuration.maxRedirects) times, starting at \(hops[0].redactedForLog)",
                     hint: "this is a redirect loop on the portal's side; remove the saved session with 'unitool auth logout' and try again later")
             }
-            let response = try await performWithRetries(method: method, url: url, form: form, secretFields: secretFields)
+            let response = try await performWithRetries(method: method, url: url, form: form, charset: charset, secretFields: secretFields)
             if [301, 302, 303, 307, 308].contains(response.status),
                 let location = response.headers.first(name: "location"),
                 let next = URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: url)?.absoluteURL
@@ -136,7 +139,7 @@ public final class HTTPSession: Sendable {
     /// broke, 429 (after its `Retry-After`), 502, 503 or 504. A POST is never repeated, as a
     /// browser never repeats one without asking.
     private func performWithRetries(
-        method: String, url: URL, form: [(name: String, value: String)]?, secretFields: Set<String>
+        method: String, url: URL, form: [(name: String, value: String)]?, charset: String?, secretFields: Set<String>
     ) async throws -> RawResponse {
         var attempt = 0
         while true {
@@ -144,7 +147,7 @@ public final class HTTPSession: Sendable {
             var wait = configuration.retryDelay * (1 << attempt)
             do {
                 await limiter.acquire(url.origin)
-                let result = await Result { try await perform(method: method, url: url, form: form, secretFields: secretFields) }
+                let result = await Result { try await perform(method: method, url: url, form: form, charset: charset, secretFields: secretFields) }
                 await limiter.release(url.origin)
                 let response = try result.get()
                 guard canRetry, [429, 502, 503, 504].contains(response.status) else { return response }
@@ -161,8 +164,9 @@ public final class HTTPSession: Sendable {
         }
     }
 
-    private func perform(method: String, url: URL, form: [(name: String, value: String)]?, secretFields: Set<String>)
-        async throws -> RawResponse
+    private func perform(
+        method: String, url: URL, form: [(name: String, value: String)]?, charset: String?, secretFields: Set<String>
+    ) async throws -> RawResponse
     {
         let started = Date()
         var request = HTTPClientRequest(url: url.absoluteString)
@@ -176,7 +180,9 @@ public final class HTTPSession: Sendable {
         if let cookieHeader { request.headers.add(name: "Cookie", value: cookieHeader) }
         if let form {
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-            request.body = .bytes(ByteBuffer(string: FormSubmission(method: method, url: url, fields: form).encodedFields))
+            var submission = FormSubmission(method: method, url: url, fields: form)
+            submission.charset = charset
+            request.body = .bytes(ByteBuffer(string: submission.encodedFields))
         }
         logger.debug("\(method) \(url.redactedForLog)")
         do {

@@ -82,4 +82,18 @@ struct HTMLFormTests {
         #expect(!submission.description.contains("hunter2-secret"))
         #expect(submission.description.contains("j_password"))
     }
+
+    @Test("a form is sent in its page's charset: Shift_JIS and ISO-8859-2 bytes, percent-encoded")
+    func formUsesPageCharset() throws {
+        let japanese = try Document(html: try Fixtures.bytes("html/shift-jis.html"))
+        let form = try HTMLForm(try #require(try japanese.select("//form").first), pageURL: URL(string: "https://x.example/")!)
+        #expect(form.charset?.uppercased() == "SHIFT_JIS")
+        // 線形代数 in Shift_JIS is 90 FC 8C 60 91 E3 90 94.
+        #expect(try form.submission(values: []).encodedFields == "q=%90%FC%8C%60%91%E3%90%94")
+
+        let hungarian = try Document(html: try Fixtures.bytes("html/iso-8859-2-no-meta.html"), encoding: "ISO-8859-2")
+        let second = try HTMLForm(try #require(try hungarian.select("//form").first), pageURL: URL(string: "https://x.example/")!)
+        // é is E9 in ISO-8859-2; ő is F5; a character it lacks goes as a character reference.
+        #expect(try second.submission(values: [("q", "Bevezetés ő 日")]).encodedFields == "q=Bevezet%E9s+%F5+%26%2326085%3B")
+    }
 }
