@@ -51,6 +51,18 @@ struct DemoRoutes: Sendable {
         router.post("/Shibboleth.sso/SAML2/POST") { request, context in try await self.assertionConsumer(request, context) }
         router.get("/idp/profile/SAML2/Redirect/SSO") { request, context in try await self.idpStart(request, context) }
         router.post("/idp/profile/SAML2/Redirect/SSO") { request, context in try await self.idpStep(request, context) }
+        // A small lab for the session engine's tests: redirects of every kind, echoed back.
+        router.post("/lab/redirect/{code}") { _, context in
+            let code = Int(context.parameters.get("code") ?? "") ?? 302
+            return Self.redirect(to: "/lab/echo", status: HTTPResponse.Status(code: code))
+        }
+        router.get("/lab/signed") { _, _ in Self.redirect(to: DemoUniversity.signedRedirectLocation, status: .found) }
+        router.get("/lab/loop") { _, _ in Self.redirect(to: "/lab/loop", status: .found) }
+        router.get("/lab/echo") { request, _ in Self.echo(request, body: "") }
+        router.post("/lab/echo") { request, _ in
+            var request = request
+            return Self.echo(request, body: String(buffer: try await request.collectBody(upTo: 1 << 16)))
+        }
         router.get("/static/site.css") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/css"
@@ -322,6 +334,14 @@ struct DemoRoutes: Sendable {
         case .numberVersion:
             return Self.json("{\"version\": 202609, \"url\": \"/terms\"}")
         }
+    }
+
+    /// The method, the raw query and the body, exactly as they arrived.
+    static func echo(_ request: Request, body: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        let text = "method=\(request.method.rawValue)\nquery=\(request.uri.query ?? "")\nbody=\(body)\n"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     static func json(_ body: String) -> Response {

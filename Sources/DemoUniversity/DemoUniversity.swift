@@ -83,6 +83,10 @@ public final class DemoUniversity: Sendable {
         _ = await task.result
     }
 
+    /// Where `/lab/signed` redirects: escapes that must reach the server as they are (`%2B` is not
+    /// `+`, `%2F` is not `/`), as in a signed URL whose signature breaks if it is re-encoded.
+    public static let signedRedirectLocation = "/lab/echo?sig=ab%2Bc%2Fd%3D%3D&note=a+b&x=%7E"
+
     /// The version of the terms of use the demo starts with.
     public static let initialTermsVersion = "2026-09"
 

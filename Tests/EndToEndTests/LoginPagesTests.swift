@@ -104,6 +104,28 @@ struct LoginPagesTests {
         #expect(requests.filter(\.isTermsCheck).count == 1, "the terms version is asked once per run")
     }
 
+    @Test("several unitool processes at once share one session file and never corrupt it")
+    func concurrentRunsKeepTheSessionValid() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        let outcomes = try await withThrowingTaskGroup(of: UniToolProcess.Outcome.self) { group in
+            for term in ["2025-fall", "2026-spring", "2026-fall", "2025-fall", "2026-spring", "2026-fall"] {
+                group.addTask { try await run(["--portal", "demo", "grades", "--term", term, "--json"], demo: demo) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for outcome in outcomes { #expect(outcome.exitCode == 0, "\(outcome)") }
+        let directory = sandbox.root.appendingPathComponent("state/unitool/sessions/demo")
+        let session = try Data(contentsOf: directory.appendingPathComponent("alice.json"))
+        #expect(try JSONSerialization.jsonObject(with: session) is [String: Any])
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+        // The saved session works: the next run needs no login.
+        let before = await demo.requests.count
+        #expect(try await run(["--portal", "demo", "grades", "--term", "2026-fall"], demo: demo).exitCode == 0)
+        #expect(await demo.requests.dropFirst(before).allSatisfy { !$0.isLogin })
+    }
+
     @Test("an expired session triggers exactly one transparent re-login")
     func expiredSessionOneRelogin() async throws {
         let first = try await DemoUniversity.start()

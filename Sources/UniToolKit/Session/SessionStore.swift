@@ -31,7 +31,13 @@ public struct SessionStore: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        try AtomicFile.write(try encoder.encode(jar), to: file(portal: portal, user: user), mode: 0o600)
+        let target = file(portal: portal, user: user)
+        let data = try encoder.encode(jar)
+        // Several unitool processes may finish at once (cron, a front end, a terminal): the
+        // lock keeps their writes in turn, and the atomic rename keeps readers safe meanwhile.
+        try FileLock.withExclusiveLock(beside: target) {
+            try AtomicFile.write(data, to: target, mode: 0o600)
+        }
     }
 
     public func remove(portal: String, user: String) throws {
@@ -87,5 +93,29 @@ public enum AtomicFile {
                 .stateCorrupt, "cannot write \(url.path): \(String(cString: strerror(failure)))",
                 hint: "check free disk space and permissions; the previous file is unchanged")
         }
+    }
+}
+
+/// An advisory `flock(2)` lock on `<file>.lock`, held while `body` runs.
+public enum FileLock {
+    public static func withExclusiveLock<T>(beside file: URL, _ body: () throws -> T) throws -> T {
+        let directory = file.deletingLastPathComponent()
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = file.path + ".lock"
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw UniToolError(
+                .stateCorrupt, "cannot lock \(path): \(String(cString: strerror(errno)))",
+                hint: "check that the directory is writable")
+        }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw UniToolError(.stateCorrupt, "cannot lock \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
     }
 }

@@ -1,0 +1,62 @@
+import DemoUniversity
+import Foundation
+import Logging
+import Testing
+import UniToolKit
+
+/// The session engine's HTTP behaviour against the demo university's lab routes.
+@Suite("HTTP session: redirects as a browser follows them")
+struct HTTPSessionTests {
+    func withSession(_ body: (HTTPSession, URL) async throws -> Void) async throws {
+        let demo = try await DemoUniversity.start()
+        let session = HTTPSession(logger: Logger(label: "test"))
+        let result = await Result { try await body(session, demo.baseURL) }
+        await session.shutdown()
+        await demo.stop()
+        try result.get()
+    }
+
+    func post(_ session: HTTPSession, _ url: URL) async throws -> Page {
+        try await session.submit(FormSubmission(method: "POST", url: url, fields: [("note", "kept?")]))
+    }
+
+    @Test("301, 302 and 303 turn a POST into a GET without a body; 307 and 308 repeat the POST and its body")
+    func redirectSemantics() async throws {
+        try await withSession { session, base in
+            for code in [301, 302, 303] {
+                let page = try await post(session, base.appendingPathComponent("lab/redirect/\(code)"))
+                #expect(page.text.contains("method=GET"), "\(code): \(page.text)")
+                #expect(page.text.contains("body=\n"), "\(code): \(page.text)")
+            }
+            for code in [307, 308] {
+                let page = try await post(session, base.appendingPathComponent("lab/redirect/\(code)"))
+                #expect(page.text.contains("method=POST"), "\(code): \(page.text)")
+                #expect(page.text.contains("body=note=kept%3F"), "\(code): \(page.text)")
+            }
+        }
+    }
+
+    @Test("a signed redirect URL reaches the server byte for byte, never re-encoded")
+    func signedRedirectIsKept() async throws {
+        try await withSession { session, base in
+            let page = try await session.get(base.appendingPathComponent("lab/signed"))
+            let expected = String(DemoUniversity.signedRedirectLocation.split(separator: "?", maxSplits: 1)[1])
+            #expect(page.text.contains("query=\(expected)\n"), "\(page.text)")
+            #expect(page.hops.count == 2)
+        }
+    }
+
+    @Test("a redirect loop is cut off with a portal error that says so")
+    func redirectLoopIsCapped() async throws {
+        try await withSession { session, base in
+            do {
+                _ = try await session.get(base.appendingPathComponent("lab/loop"))
+                Issue.record("a redirect loop should fail")
+            } catch let error as UniToolError {
+                #expect(error.kind == .portalError)
+                #expect(error.message.contains("redirected more than 20 times"))
+            }
+            #expect(session.requestCount == 21)
+        }
+    }
+}
