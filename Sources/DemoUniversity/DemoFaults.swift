@@ -32,6 +32,9 @@ public struct DemoFaults: Sendable, Equatable {
         case combinedLogin = "combined-login"
         /// The SP sends the browser to the IdP with `<meta http-equiv="refresh">` instead of a 302.
         case metaRefresh = "meta-refresh"
+        /// The IdP's sign-in page got a new design that no recipe knows yet: other ids, other field
+        /// names. A client must say which page it does not recognise, not "wrong password".
+        case redesigned
     }
 
     /// The terms of use start at this version instead of ``DemoUniversity/initialTermsVersion``.

@@ -197,7 +197,9 @@ struct DemoRoutes: Sendable {
     private func page(for flow: DemoState.LoginFlow, execution: String, error: String? = nil, request: Request) -> String {
         switch flow.step {
         case .localStorage: return Pages.localStorage(execution: execution, csrf: flow.csrf)
-        case .userID: return Pages.userIDForm(execution: execution, csrf: flow.csrf, error: error)
+        case .userID:
+            if faults.loginVariants.contains(.redesigned) { return Pages.redesignedSignIn(execution: execution, csrf: flow.csrf) }
+            return Pages.userIDForm(execution: execution, csrf: flow.csrf, error: error)
         case .password:
             let page = Pages.passwordForm(execution: execution, csrf: flow.csrf, username: flow.username ?? "", error: error)
             guard faults.lookalikeIdP else { return page }

@@ -19,6 +19,24 @@ enum Pages {
                 """)
     }
 
+    /// The sign-in page after a redesign: the same flow behind it, but nothing a recipe written
+    /// for the old page would recognise.
+    static func redesignedSignIn(execution: String, csrf: String) -> String {
+        HTML.page(
+            title: "Welcome back – Demo University",
+            body: """
+                  <main class="auth-card">
+                    <h1>Welcome back</h1>
+                    <form id="signin-form" method="post" action="/idp/profile/SAML2/Redirect/SSO?execution=\(execution)">
+                      <input type="hidden" name="csrf_token" value="\(csrf)">
+                      <label for="identifier">Email or student number</label>
+                      <input id="identifier" name="identifier" type="email" autocomplete="username">
+                      <button type="submit" name="_eventId_proceed" value="">Continue</button>
+                    </form>
+                  </main>
+                """)
+    }
+
     static func passwordForm(execution: String, csrf: String, username: String, error: String? = nil) -> String {
         HTML.page(
             title: "Sign in",

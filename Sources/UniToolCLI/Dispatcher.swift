@@ -13,6 +13,7 @@ struct Dispatcher {
         "recipes": RecipesCommand.self,
         "terms": TermsCommand.self,
         "demo": DemoCommand.self,
+        "doctor": DoctorCommand.self,
     ]
 
     func run() async -> Int32 {
@@ -110,6 +111,7 @@ struct Dispatcher {
               terms       Check, read and accept the portal's terms of use
               recipes     List and check recipes
               demo        Run the bundled demo university for recipe authors
+              doctor      Explain a failing login page by page: unitool doctor login
               help        Show help for a command: unitool help grades
 
             GLOBAL OPTIONS:

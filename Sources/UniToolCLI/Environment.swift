@@ -42,8 +42,11 @@ final class CommandEnvironment: Sendable {
 
     /// Runs `body` with a connection to `portal` (the demo started first if needed), and closes
     /// everything afterwards, also on failure.
+    ///
+    /// With `savedSession: false` the connection starts from an empty cookie jar and never
+    /// writes the session store, so a diagnosis leaves the user's saved session as it was.
     func withPortal<T: Sendable>(
-        _ portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider,
+        _ portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, savedSession: Bool = true,
         _ body: (PortalConnection) async throws -> T
     ) async throws -> T {
         let (located, demo) = try await locate(portal)
@@ -53,7 +56,8 @@ final class CommandEnvironment: Sendable {
         if let seconds = options.timeout { configuration.requestTimeout = .milliseconds(Int64(seconds * 1000)) }
         if let seconds = options.connectTimeout { configuration.connectTimeout = .milliseconds(Int64(seconds * 1000)) }
         let connection = PortalConnection(
-            portal: located, user: user, credentials: credentials, store: SessionStore(), configuration: configuration,
+            portal: located, user: user, credentials: credentials, store: savedSession ? SessionStore() : nil,
+            configuration: configuration,
             logger: logger)
         let result = await Result { try await body(connection) }
         await connection.close()

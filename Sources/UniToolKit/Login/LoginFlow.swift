@@ -11,11 +11,14 @@ public struct LoginFlow: Sendable {
     public let portal: PortalRecipe
     public let session: HTTPSession
     public let logger: Logger
+    /// Told about each page as the login leaves it; `unitool doctor login` prints them.
+    public let observer: LoginObserver?
 
-    public init(portal: PortalRecipe, session: HTTPSession, logger: Logger) {
+    public init(portal: PortalRecipe, session: HTTPSession, logger: Logger, observer: LoginObserver? = nil) {
         self.portal = portal
         self.session = session
         self.logger = logger
+        self.observer = observer
     }
 
     /// Logs in from the portal's start page.
@@ -33,11 +36,21 @@ public struct LoginFlow: Sendable {
         while true {
             let document = try page.document()
             let matched = try classify(document)
+            var step = observer.map { _ in self.step(on: page, document: document, matched: matched?.rule) }
+            func report(_ action: LoginStep.Action, error: (any Error)? = nil) {
+                guard var finished = step, let observer else { return }
+                finished.action = action
+                finished.error = error.map { ($0 as? UniToolError)?.message ?? "\($0)" }
+                observer(finished)
+                step = nil
+            }
             let isOnPortal = page.url.origin == portal.baseURL.origin
             if matched == nil, isOnPortal, page.status >= 400 {
-                throw UniToolError(
+                let error = UniToolError(
                     .portalError, "the portal answered \(page.status) for \(page.url.redactedForLog)",
                     hint: page.status == 404 ? "the page does not exist; check the command's options" : "try again later")
+                report(.failed, error: error)
+                throw error
             }
             let refresh = MetaRefresh(document, pageURL: page.url)
             let observation = LoginStateMachine.Observation(
@@ -47,30 +60,52 @@ public struct LoginFlow: Sendable {
             switch machine.decide(observation) {
             case .loggedIn:
                 logger.debug("logged in; at \(page.url.redactedForLog)")
+                report(.loggedIn)
                 return page
-            case .failed(let error):
+            case .failed(var error):
                 // A fail rule may point at the portal's own explanation; add it to the message.
                 if let matched, case .fail(let reason, let messageXPath) = matched.rule.action {
                     let message = try portalMessage(document, xpath: messageXPath ?? matched.rule.when)
-                    throw LoginStateMachine.error(for: reason, rule: matched.rule, portalMessage: message)
+                    error = LoginStateMachine.error(for: reason, rule: matched.rule, portalMessage: message)
                 }
+                report(.failed, error: error)
                 throw error
             case .followRefresh:
                 let target = refresh!.url
                 logger.debug("login page 'meta refresh' at \(page.url.redactedForLog) -> \(target.redactedForLog)")
-                page = try await session.get(target)
+                step?.submitted = "GET \(target.redactedForLog)"
+                do {
+                    page = try await session.get(target)
+                } catch {
+                    report(.failed, error: error)
+                    throw error
+                }
+                step?.arrivedAt = page.url.redactedForLog
+                step?.redirects = page.hops.count - 1
+                report(.followedRefresh)
             case .act(let rule):
                 // Once the IdP's SAML response went to the portal, another login page means the
                 // portal did not keep the session: logging in again would only loop.
                 if deliveredToPortal {
-                    throw UniToolError(
+                    let error = UniToolError(
                         .loginFailed,
                         "the portal asked for a login again right after a successful one (now at \(page.url.redactedForLog))",
                         hint: "the portal may not accept unitool's cookies; run with --verbose to see every page")
+                    report(.failed, error: error)
+                    throw error
                 }
                 logger.debug("login page '\(rule.name)' at \(page.url.redactedForLog)")
                 let postsAssertion = try document.evaluate("boolean(//form//input[@name='SAMLResponse'])").booleanValue
-                page = try await act(rule, on: page, document: document, credentials: credentials)
+                do {
+                    let outcome = try await act(rule, on: page, document: document, credentials: credentials, step: &step)
+                    page = outcome
+                } catch {
+                    report(.failed, error: error)
+                    throw error
+                }
+                step?.arrivedAt = page.url.redactedForLog
+                step?.redirects = page.hops.count - 1
+                report(rule.action.isAutoSubmit ? .autoSubmitted : .filledForm)
                 deliveredToPortal = postsAssertion
             }
         }
@@ -105,16 +140,19 @@ public struct LoginFlow: Sendable {
         return true
     }
 
-    private func act(_ rule: PageRule, on page: Page, document: Document, credentials: Credentials) async throws
-        -> Page
-    {
+    private func act(
+        _ rule: PageRule, on page: Page, document: Document, credentials: Credentials, step: inout LoginStep?
+    ) async throws -> Page {
         let formNode = try findForm(for: rule, in: document, page: page)
         let form = try HTMLForm(formNode, pageURL: page.url)
         switch rule.action {
         case .autoSubmit:
-            return try await session.submit(try form.submission(values: []))
+            let submission = try form.submission(values: [])
+            step?.record(submission, filled: [])
+            return try await session.submit(submission)
         case .fill(let templates, let submitXPath):
             var values: [(name: String, value: String)] = []
+            var filled: [LoginStep.FilledField] = []
             var secretFields: Set<String> = []
             var sendsPassword = false
             var variables = ["username": credentials.username, "password": credentials.password.reveal()]
@@ -136,6 +174,7 @@ public struct LoginFlow: Sendable {
                     secretFields.insert(name)
                 }
                 values.append((name, try template.render(variables)))
+                filled.append(.init(name: name, source: LoginStep.describeSource(of: template)))
             }
             var button: Node?
             if let submitXPath {
@@ -149,6 +188,7 @@ public struct LoginFlow: Sendable {
             }
             var submission = try form.submission(values: values, clicking: button)
             submission.secretFieldNames = secretFields
+            step?.record(submission, filled: filled)
             if sendsPassword { try checkCredentialTarget(submission.url, page: page) }
             logger.debug("submitting '\(rule.name)': \(submission)")
             return try await session.submit(submission)
@@ -198,6 +238,17 @@ public struct LoginFlow: Sendable {
         case let value: text = value.stringValue
         }
         return text.isEmpty ? nil : String(text.prefix(200))
+    }
+
+    private func step(on page: Page, document: Document, matched: PageRule?) -> LoginStep {
+        let forms = ((try? document.select("//form")) ?? []).map { node -> String in
+            guard let form = try? HTMLForm(node, pageURL: page.url) else { return "form (unreadable)" }
+            return "form\(form.id.map { "#\($0)" } ?? "") \(form.method) \(form.action.redactedForLog)"
+        }
+        return LoginStep(
+            url: page.url.redactedForLog, status: page.status, title: document.title, forms: forms,
+            matchedRule: matched?.name, action: .failed, submitted: nil, filled: [], keptFromPage: [], arrivedAt: nil,
+            redirects: 0, error: nil)
     }
 
     func describe(page: Page, document: Document) -> String {

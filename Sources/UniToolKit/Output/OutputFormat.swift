@@ -27,6 +27,13 @@ public struct TableStyle: Sendable {
         let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb"
         return TableStyle(bold: !noColor && isatty(STDOUT_FILENO) == 1)
     }
+
+    /// Text in bold, when the style allows it.
+    public func emphasis(_ text: String) -> String { bold ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+    /// Text in green, for what went right.
+    public func success(_ text: String) -> String { bold ? "\u{1B}[32m\(text)\u{1B}[0m" : text }
+    /// Text in red, for what went wrong.
+    public func failure(_ text: String) -> String { bold ? "\u{1B}[31m\(text)\u{1B}[0m" : text }
 }
 
 /// An aligned table. Column widths count terminal cells, so Japanese text (two cells a

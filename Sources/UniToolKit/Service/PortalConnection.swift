@@ -44,9 +44,10 @@ public final class PortalConnection: Sendable {
         try store?.save(session.cookieJar, portal: portal.id, user: user)
     }
 
-    /// Logs in from the start page, whatever the saved session says.
-    public func logIn() async throws -> Page {
-        let flow = LoginFlow(portal: portal, session: session, logger: logger)
+    /// Logs in from the start page, whatever the saved session says. The observer, if any, is
+    /// told about each login page as the flow leaves it.
+    public func logIn(observer: LoginObserver? = nil) async throws -> Page {
+        let flow = LoginFlow(portal: portal, session: session, logger: logger, observer: observer)
         return try await flow.logIn(credentials: try credentials())
     }
 

@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import UniToolKit
+
+/// `unitool doctor login`: the login, page by page, for when it breaks.
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor", abstract: "Explain what unitool does, step by step, to find out why something fails.",
+        subcommands: [Login.self])
+
+    struct Login: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Log in from scratch and explain every page: the rule it matched, the form, the fields, where it led.",
+            discussion: """
+                Use it when a login fails or a portal changed. It starts from an empty session (the saved one is
+                neither used nor replaced) and prints, for each page of the login: its address, title and forms,
+                the page rule of the portal recipe that matched, the form unitool submitted, the fields it set and
+                where their values came from, and where the submission led. Values are never shown: a password
+                or one-time code appears as "(redacted)", and the query values of every address are hidden.
+
+                With --json it prints {"ok": ..., "steps": [...]} for scripts and bug reports. It exits with
+                the login's own exit code when the login fails (10 wrong password, 11 one-time code, and so on).
+
+                Example:
+                  unitool --portal demo doctor login
+                """)
+        @OptionGroup var globals: GlobalOptions
+
+        func run() async throws {
+            let environment = try CommandEnvironment(options: globals)
+            let portal = try environment.catalog.portal(try environment.portalID())
+            let (user, credentials) = try environment.credentialProvider(for: portal)
+            let json = globals.outputFormat == .json
+            let steps = StepLog()
+            let style = TableStyle.forStandardOutput()
+            let outcome = await Result {
+                try await environment.withPortal(portal, user: user, credentials: credentials, savedSession: false) { connection in
+                    if !json {
+                        print(
+                            "Logging in to \(portal.name) as \(user) from an empty session, starting at \((try? connection.portal.url(for: portal.login.start).redactedForLog) ?? portal.login.start)\n"
+                        )
+                    }
+                    _ = try await connection.logIn { step in
+                        steps.append(step)
+                        if !json { print(Self.explain(step, number: steps.count, style: style)) }
+                    }
+                    return connection.session.requestCount
+                }
+            }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                encoder.keyEncodingStrategy = .convertToSnakeCase
+                struct Report: Encodable {
+                    let ok: Bool
+                    let portal: String
+                    let user: String
+                    let requests: Int?
+                    let steps: [LoginStep]
+                }
+                let report = Report(
+                    ok: (try? outcome.get()) != nil, portal: portal.id, user: user, requests: try? outcome.get(), steps: steps.all)
+                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            } else if let requests = try? outcome.get() {
+                print("The login works: \(steps.count) pages, \(requests) HTTP requests. The saved session was left as it was.")
+            } else {
+                print("The login stopped at page \(steps.count). What to do is below.")
+            }
+            _ = try outcome.get()
+        }
+
+        /// One step, as a person reads it.
+        static func explain(_ step: LoginStep, number: Int, style: TableStyle) -> String {
+            var lines: [String] = []
+            let title = step.title.map { ", \"\($0)\"" } ?? ""
+            lines.append(style.emphasis("\(number). \(step.url)") + " (HTTP \(step.status)\(title))")
+            lines.append("   forms:   " + (step.forms.isEmpty ? "none" : step.forms.joined(separator: "; ")))
+            lines.append("   matched: " + (step.matchedRule.map { "page rule '\($0)'" } ?? "no page rule"))
+            switch step.action {
+            case .filledForm, .autoSubmitted:
+                lines.append("   action:  \(step.action.rawValue), \(step.submitted ?? "")")
+                let width = (step.filled.map(\.name) + step.keptFromPage).map(\.count).max() ?? 0
+                for field in step.filled {
+                    lines.append("     \(field.name.padding(toLength: width, withPad: " ", startingAt: 0))  set to \(field.source)")
+                }
+                for name in step.keptFromPage {
+                    lines.append("     \(name.padding(toLength: width, withPad: " ", startingAt: 0))  kept from the page")
+                }
+            case .followedRefresh:
+                lines.append("   action:  \(step.action.rawValue), \(step.submitted ?? "")")
+            case .loggedIn:
+                lines.append("   action:  " + style.success("logged in") + ": this page is the portal")
+            case .failed:
+                if let submitted = step.submitted { lines.append("   action:  tried \(submitted)") }
+                lines.append("   " + style.failure("stopped: ") + (step.error ?? "the login failed"))
+            }
+            if let arrivedAt = step.arrivedAt {
+                let redirects = step.redirects == 0 ? "" : " after \(step.redirects) redirect\(step.redirects == 1 ? "" : "s")"
+                lines.append("   led to:  \(arrivedAt)\(redirects)")
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
+    }
+}
+
+/// Steps collected from the login's observer, which may call from another task.
+private final class StepLog: Sendable {
+    private let steps = Mutex<[LoginStep]>([])
+    func append(_ step: LoginStep) { steps.withLock { $0.append(step) } }
+    var all: [LoginStep] { steps.withLock { $0 } }
+    var count: Int { steps.withLock { $0.count } }
+}
