@@ -35,6 +35,8 @@ public struct DemoFaults: Sendable, Equatable {
         /// The IdP's sign-in page got a new design that no recipe knows yet: other ids, other field
         /// names. A client must say which page it does not recognise, not "wrong password".
         case redesigned
+        /// The IdP shows its own error page instead of the sign-in form, as during maintenance.
+        case errorPage = "error-page"
     }
 
     /// The terms of use start at this version instead of ``DemoUniversity/initialTermsVersion``.

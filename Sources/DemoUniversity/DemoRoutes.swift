@@ -186,6 +186,10 @@ struct DemoRoutes: Sendable {
         guard let parameter = query["SAMLRequest"], let authn = SAML.decodeRedirect(parameter) else {
             return Self.html(Pages.idpError("The request is not a valid SAML AuthnRequest."), status: .badRequest)
         }
+        if faults.loginVariants.contains(.errorPage) {
+            return Self.html(
+                Pages.idpError("The login service is down for maintenance until 06:00. Please try again later."))
+        }
         let first: DemoState.LoginStep =
             faults.loginVariants.contains(.localStorage)
             ? .localStorage : faults.loginVariants.contains(.combinedLogin) ? .combined : .userID

@@ -57,6 +57,17 @@ struct LoginPagesTests {
         #expect(loginPages(outcome.stderr) == expected)
     }
 
+    @Test("an IdP error page stops the login with the IdP's own words: exit 14, not 'wrong password'")
+    func idpErrorPage() async throws {
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "login=error-page"))
+        defer { Task { await demo.stop() } }
+        let outcome = try await run(["--portal", "demo", "grades", "-v"], demo: demo)
+        #expect(outcome.exitCode == 14, "\(outcome)")
+        #expect(outcome.stderr.contains("the login failed on the 'idp error' page"), "\(outcome)")
+        #expect(outcome.stderr.contains("down for maintenance until 06:00"))
+        #expect(!outcome.stderr.contains("wrong user name"))
+    }
+
     @Test("attribute release (consent) is accepted by the recipe with only the Accept button sent")
     func consentAccepted() async throws {
         let demo = try await DemoUniversity.start()
