@@ -7,6 +7,7 @@
    so the ICU declarations are left out of Swift's view. */
 #undef LIBXML_ICU_ENABLED
 #include <libxml/HTMLparser.h>
+#include <libxml/HTMLtree.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xpath.h>

@@ -33,6 +33,7 @@ struct DemoRoutes: Sendable {
             }
             return Self.html(Pages.grades(user: user, term: term, layoutChanged: self.faults.layoutChanged))
         } }
+        registerCampus(on: router)
         router.get("/api/terms/version") { _, _ in try await self.termsVersionAPI() }
         router.get("/terms") { _, _ in
             let version = await self.state.termsVersion
@@ -323,6 +324,111 @@ struct DemoRoutes: Sendable {
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    // MARK: Campus: courses, library, news
+
+    private func registerCampus(on router: Router<BasicRequestContext>) {
+        router.get("/courses") { request, context in try await self.withUser(request, context) { user in
+            Self.html(CampusPages.courses(user: user, courses: DemoData.courses[user.username] ?? []))
+        } }
+        router.get("/syllabus/{code}") { _, context in
+            let code = context.parameters.get("code") ?? ""
+            guard let course = DemoData.courses.values.joined().first(where: { $0.code == code }) else {
+                return Self.html(Pages.notFound("No syllabus for \(code)."), status: .notFound)
+            }
+            return Self.html(CampusPages.syllabus(code: code, title: course.title))
+        }
+        router.get("/library") { request, context in try await self.withUser(request, context) { user in
+            Self.html(CampusPages.library(user: user))
+        } }
+        router.get("/library/files/{name}") { request, _ in
+            guard request.uri.path == DemoData.openingHoursPath else {
+                return Self.html(Pages.notFound("This file has been replaced by a newer version."), status: .notFound)
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "application/pdf"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: CampusPages.openingHoursPDF)))
+        }
+        router.get("/library/loans") { request, context in try await self.withUser(request, context) { user in
+            let loans = DemoData.loans[user.username] ?? []
+            let pages = max(1, (loans.count + DemoData.loansPerPage - 1) / DemoData.loansPerPage)
+            let page = min(max(1, Int(FormDecoding.dictionary(request.uri.query)["page"] ?? "1") ?? 1), pages)
+            var rows: [(loan: DemoLoan, due: String, renewalsLeft: Int)] = []
+            for loan in loans.dropFirst((page - 1) * DemoData.loansPerPage).prefix(DemoData.loansPerPage) {
+                let done = await self.state.renewalsDone(user: user.username, barcode: loan.barcode)
+                rows.append((loan, CampusPages.dueDate(inDays: loan.dueInDays + 14 * done), loan.renewalsLeft - done))
+            }
+            return Self.html(CampusPages.loans(user: user, rows: rows, page: page, pages: pages))
+        } }
+        router.get("/library/renew") { request, context in try await self.withUser(request, context) { user in
+            let barcode = FormDecoding.dictionary(request.uri.query)["barcode"] ?? ""
+            guard let loan = DemoData.loans[user.username]?.first(where: { $0.barcode == barcode }) else {
+                return Self.html(
+                    CampusPages.renewResult(
+                        user: user, loan: nil, barcode: barcode, newDue: nil, refusal: "There is no loan with barcode \(barcode) on your account."))
+            }
+            let done = await self.state.renewalsDone(user: user.username, barcode: barcode)
+            return Self.html(
+                CampusPages.renewForm(
+                    user: user, loan: loan, due: CampusPages.dueDate(inDays: loan.dueInDays + 14 * done), csrf: Self.renewToken(user, barcode)))
+        } }
+        router.post("/library/renew") { request, context in
+            var request = request
+            let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 16)))
+            return try await self.withUser(request, context) { user in
+                let barcode = form["barcode"] ?? ""
+                guard form["csrf"] == Self.renewToken(user, barcode), form["confirm"] == "yes", form["cancel"] == nil else {
+                    return Self.html(Pages.notFound("The form was stale; open your loans and try again.", user: user), status: .forbidden)
+                }
+                guard let loan = DemoData.loans[user.username]?.first(where: { $0.barcode == barcode }) else {
+                    return Self.html(
+                        CampusPages.renewResult(
+                            user: user, loan: nil, barcode: barcode, newDue: nil, refusal: "There is no loan with barcode \(barcode) on your account."))
+                }
+                let done = await self.state.renewalsDone(user: user.username, barcode: barcode)
+                let refusal: String? =
+                    loan.reserved
+                    ? "This item is reserved by another reader and cannot be renewed. Please return it by its due date."
+                    : loan.renewalsLeft - done <= 0 ? "No renewals left: this item has been renewed the maximum number of times." : nil
+                if refusal == nil { await self.state.renew(user: user.username, barcode: barcode) }
+                return Self.html(
+                    CampusPages.renewResult(
+                        user: user, loan: loan, barcode: barcode, newDue: CampusPages.dueDate(inDays: loan.dueInDays + 14 * (done + 1)),
+                        refusal: refusal))
+            }
+        }
+        router.get("/news") { request, context in try await self.withUser(request, context) { user in
+            let items = DemoData.news
+            let pages = (items.count + DemoData.newsPerPage - 1) / DemoData.newsPerPage
+            let page = min(max(1, Int(FormDecoding.dictionary(request.uri.query)["page"] ?? "1") ?? 1), pages)
+            let slice = Array(items.dropFirst((page - 1) * DemoData.newsPerPage).prefix(DemoData.newsPerPage))
+            return Self.html(CampusPages.newsList(user: user, items: slice, page: page, pages: pages))
+        } }
+        router.get("/news/{id}") { _, context in
+            guard let item = DemoData.news.first(where: { String($0.id) == context.parameters.get("id") }) else {
+                return Self.html(Pages.notFound("No such news item."), status: .notFound)
+            }
+            return Self.html(CampusPages.newsItem(item))
+        }
+        router.get("/feeds/news.rss") { request, _ in
+            Self.xml(CampusPages.rss(base: Self.origin(of: request), items: DemoData.news), type: "application/rss+xml")
+        }
+        router.get("/feeds/news.atom") { request, _ in
+            Self.xml(CampusPages.atom(base: Self.origin(of: request), items: DemoData.news), type: "application/atom+xml")
+        }
+    }
+
+    /// The renew form's CSRF token: tied to the user and the loan, stable across demo restarts.
+    static func renewToken(_ user: DemoUser, _ barcode: String) -> String {
+        let digest = SHA256.hash(data: Data("renew/\(user.username)/\(barcode)".utf8))
+        return digest.prefix(12).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func xml(_ body: String, type: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "\(type); charset=utf-8"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
     /// `{"version": "...", "url": "/terms", "updated": "..."}`, or one of its failures.

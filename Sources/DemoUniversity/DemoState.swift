@@ -80,4 +80,11 @@ actor DemoState {
     }
 
     func finish(_ execution: String) { flows.removeValue(forKey: execution) }
+
+    /// Renewals done in this run of the demo, per `user/barcode`: each adds 14 days.
+    private var renewals: [String: Int] = [:]
+
+    func renewalsDone(user: String, barcode: String) -> Int { renewals["\(user)/\(barcode)"] ?? 0 }
+
+    func renew(user: String, barcode: String) { renewals["\(user)/\(barcode)", default: 0] += 1 }
 }

@@ -34,7 +34,7 @@ enum HTML {
             <body>
               <header class="site-header">
                 <a class="brand" href="/home">Demo University</a>
-                <nav><a href="/home">Home</a> <a href="/grades">Grades</a></nav>
+                <nav><a href="/home">Home</a> <a href="/courses">Courses</a> <a href="/grades">Grades</a> <a href="/library">Library</a> <a href="/news">News</a></nav>
                 \(account)
               </header>
               <main>

@@ -204,7 +204,11 @@ enum Pages {
             body: """
                   <h1>Welcome, \(HTML.escape(user.displayName))</h1>
                   <ul class="tiles">
+                    <li><a href="/courses">My courses</a></li>
                     <li><a href="/grades">Grades</a></li>
+                    <li><a href="/library/loans">My loans</a></li>
+                    <li><a href="/library">Library</a></li>
+                    <li><a href="/news">News</a></li>
                     <li><a href="/terms">Terms of use</a></li>
                   </ul>
                 """, signedIn: user.displayName)

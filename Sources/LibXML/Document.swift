@@ -70,6 +70,40 @@ public final class Document: @unchecked Sendable {
 
     deinit { xmlFreeDoc(pointer) }
 
+    private init(taking pointer: xmlDocPtr, url: String?) {
+        self.pointer = pointer
+        self.url = url
+    }
+
+    /// The page as markup with every form value emptied (`<input value>`, `<textarea>` text):
+    /// what can be saved to disk for a recipe author without keeping tokens, SAML messages or
+    /// anything the user typed. The document itself is not changed.
+    public func markupWithoutFormValues() -> String {
+        guard let copied = xmlCopyDoc(pointer, 1) else { return "" }
+        let copy = Document(taking: copied, url: url)
+        for node in (try? copy.select("//input[@value]")) ?? [] {
+            xmlUnsetProp(node.pointer, "value")
+        }
+        for node in (try? copy.select("//textarea")) ?? [] {
+            xmlNodeSetContent(node.pointer, "")
+        }
+        var memory: UnsafeMutablePointer<xmlChar>?
+        var size: Int32 = 0
+        if copy.isHTML {
+            htmlDocDumpMemory(copy.pointer, &memory, &size)
+        } else {
+            xmlDocDumpMemory(copy.pointer, &memory, &size)
+        }
+        guard let memory else { return "" }
+        defer { unitool_xmlFree(memory) }
+        return String(decoding: UnsafeBufferPointer(start: memory, count: Int(size)), as: UTF8.self)
+    }
+
+    /// True for a document from the HTML parser.
+    var isHTML: Bool { pointer.pointee.type == XML_HTML_DOCUMENT_NODE }
+    /// True for a document from the XML parser (a feed), false for an HTML page.
+    public var isXML: Bool { !isHTML }
+
     /// The root element, `<html>` for any HTML page.
     public var root: Node? {
         guard let element = xmlDocGetRootElement(pointer) else { return nil }

@@ -22,6 +22,9 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Shorthand for --format json.")
     var json = false
 
+    @Option(name: .long, help: ArgumentHelp("Only these fields, in this order, comma-separated: --fields course,grade.", valueName: "a,b,c"))
+    var fields: String?
+
     @Flag(name: [.short, .long], help: "Log every request and login step to stderr (secrets are never logged).")
     var verbose = false
 
@@ -38,7 +41,9 @@ struct GlobalOptions: ParsableArguments {
     var connectTimeout: Double?
 
     /// Options that take a value, for the dispatcher that moves them behind the command name.
-    static let valueOptions: Set<String> = ["--portal", "--user", "--recipes", "--format", "--trace", "--timeout", "--connect-timeout"]
+    static let valueOptions: Set<String> = [
+        "--portal", "--user", "--recipes", "--format", "--fields", "--trace", "--timeout", "--connect-timeout",
+    ]
     static let flagOptions: Set<String> = ["--password-stdin", "--json", "--verbose", "-v", "--trace-bodies"]
 
     var outputFormat: OutputFormat {

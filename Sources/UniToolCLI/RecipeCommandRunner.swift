@@ -26,13 +26,13 @@ struct RecipeCommandRunner {
                     .usage, "unknown command '\(name)' for portal '\(portalID)'",
                     hint: "run 'unitool --help' to see the commands; \(error.hint ?? "")")
             }
-            if arguments.contains("--help") || arguments.contains("-h") {
-                print(RecipeHelp.text(for: recipe), terminator: "")
+            let invocation = try RecipeInvocation(parsing: arguments, recipe: recipe)
+            if invocation.wantsHelp {
+                print(RecipeHelp.text(for: recipe, action: invocation.action), terminator: "")
                 return 0
             }
-            let (values, rest) = try Self.recipeOptions(in: arguments, recipe: recipe)
-            let options = try GlobalOptions.parse(rest)
-            return try await execute(recipe, values: values, options: options, environment: environment)
+            let options = try GlobalOptions.parse(invocation.rest)
+            return try await execute(recipe, invocation: invocation, options: options, environment: environment)
         } catch let error as UniToolError {
             return ErrorReporter.report(error, json: wantsJSON)
         } catch {
@@ -42,20 +42,32 @@ struct RecipeCommandRunner {
         }
     }
 
-    private func execute(_ recipe: DataRecipe, values: [String: String], options: GlobalOptions, environment: CommandEnvironment)
-        async throws -> Int32
-    {
+    private func execute(
+        _ recipe: DataRecipe, invocation: RecipeInvocation, options: GlobalOptions, environment: CommandEnvironment
+    ) async throws -> Int32 {
         let portal = try environment.catalog.portal(try environment.portalID())
         let credentials = try environment.credentialProvider(for: portal)
-        let records = try await environment.withPortal(portal, user: credentials.user, credentials: credentials.provide) {
+        var records = try await environment.withPortal(portal, user: credentials.user, credentials: credentials.provide) {
             connection in
             try await TermsGate.ensureAccepted(connection)
             let termsRequests = connection.session.requestCount
-            let records = try await connection.run(recipe, options: values)
+            let records: RecordSet
+            if let action = invocation.action {
+                Progress.say("\(action.summary): \(invocation.actionArgument ?? "")…")
+                records = try await connection.perform(action, of: recipe, argument: invocation.actionArgument ?? "")
+            } else {
+                records = try await connection.run(recipe, options: invocation.values, source: invocation.source)
+            }
             try connection.saveSession()
             environment.logger.debug(
                 "HTTP requests: \(termsRequests) for the terms-of-use check, \(connection.session.requestCount - termsRequests) for the data")
             return records
+        }
+        if invocation.summary, let totals = recipe.totals {
+            records = totals.compute(over: records)
+        }
+        if let fields = options.fields {
+            records = try records.selecting(fields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         }
         let format = options.outputFormat
         let output = format.render(records, style: format == .table ? .forStandardOutput() : .plain)
@@ -83,35 +95,75 @@ struct RecipeCommandRunner {
         }
         return result
     }
+}
 
-    /// Takes the recipe's own `--name value` options out of argv and leaves the rest.
-    static func recipeOptions(in arguments: [String], recipe: DataRecipe) throws -> ([String: String], [String]) {
-        var values: [String: String] = [:]
-        var rest: [String] = []
+/// A recipe command's own arguments, taken out of argv: its options, `--source`, `--summary`,
+/// or an action with its argument (`loans renew B-1234`). What is left is the global options.
+struct RecipeInvocation {
+    var values: [String: String] = [:]
+    var source: String?
+    var summary = false
+    var action: ActionSpec?
+    var actionArgument: String?
+    var wantsHelp = false
+    var rest: [String] = []
+
+    init(parsing arguments: [String], recipe: DataRecipe) throws {
+        var names = Set(recipe.options.map(\.name))
+        if recipe.sources.count > 1 { names.insert("source") }
         var index = 0
-        let names = Set(recipe.options.map(\.name))
+        func usage(_ message: String) -> UniToolError {
+            UniToolError(.usage, message, hint: "see 'unitool \(recipe.command) \(action.map { "\($0.name) " } ?? "")--help'")
+        }
         while index < arguments.count {
             let argument = arguments[index]
+            defer { index += 1 }
+            if argument == "--help" || argument == "-h" {
+                wantsHelp = true
+                continue
+            }
             if argument.hasPrefix("-") && !argument.hasPrefix("--") {
                 rest.append(argument)  // short flags such as -v belong to the global options
-                index += 1
                 continue
             }
             guard argument.hasPrefix("--") else {
-                throw UniToolError(
-                    .usage, "unexpected argument '\(argument)'", hint: "see 'unitool \(recipe.command) --help'")
+                if action == nil, actionArgument == nil, values.isEmpty,
+                    let found = recipe.actions.first(where: { $0.name == argument })
+                {
+                    action = found
+                } else if action != nil, actionArgument == nil {
+                    actionArgument = argument
+                } else if action == nil, !recipe.actions.isEmpty {
+                    throw usage(
+                        "'\(argument)' is not an action of '\(recipe.command)' (actions: \(recipe.actions.map(\.name).joined(separator: ", ")))")
+                } else {
+                    throw usage("unexpected argument '\(argument)'")
+                }
+                continue
             }
             let body = argument.dropFirst(2)
             let parts = body.split(separator: "=", maxSplits: 1).map(String.init)
-            if let name = parts.first, names.contains(name) {
+            if parts.first == "summary", recipe.totals != nil {
+                summary = true
+            } else if let name = parts.first, names.contains(name) {
+                let value: String
                 if parts.count == 2 {
-                    values[name] = parts[1]
+                    value = parts[1]
                 } else {
                     guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("--") else {
-                        throw UniToolError(.usage, "--\(name) needs a value", hint: "see 'unitool \(recipe.command) --help'")
+                        throw usage("--\(name) needs a value")
                     }
-                    values[name] = arguments[index + 1]
+                    value = arguments[index + 1]
                     index += 1
+                }
+                if name == "source" {
+                    guard recipe.source(named: value) != nil else {
+                        throw usage(
+                            "'\(value)' is not a source of '\(recipe.command)' (sources: \(recipe.sources.compactMap(\.name).joined(separator: ", ")))")
+                    }
+                    source = value
+                } else {
+                    values[name] = value
                 }
             } else {
                 rest.append(argument)
@@ -121,39 +173,86 @@ struct RecipeCommandRunner {
                     index += 1
                 }
             }
-            index += 1
         }
-        return (values, rest)
+        if let action, actionArgument == nil, !wantsHelp {
+            throw usage("'\(recipe.command) \(action.name)' needs the \(action.argument): unitool \(recipe.command) \(action.name) <\(action.argument)>")
+        }
+        if action != nil, !values.isEmpty || source != nil || summary {
+            throw usage("the options of '\(recipe.command)' do not apply to '\(recipe.command) \(action!.name)'")
+        }
     }
 }
 
 /// The `--help` of a recipe command, written from the recipe.
 enum RecipeHelp {
-    static func text(for recipe: DataRecipe) -> String {
+    static func text(for recipe: DataRecipe, action: ActionSpec? = nil) -> String {
+        if let action { return actionText(for: recipe, action: action) }
         var text = "OVERVIEW: \(recipe.summary)\n\n"
         if let discussion = recipe.discussion {
             text += discussion.trimmingCharacters(in: .whitespacesAndNewlines) + "\n\n"
         }
-        let usage = recipe.options.map { "[--\($0.name) <\($0.name)>]" }.joined(separator: " ")
-        text += "USAGE: unitool [--portal \(recipe.portal)] \(recipe.command) \(usage) [--format <format>]\n\n"
-        text += "OPTIONS:\n"
+        var usage = recipe.options.map { "[--\($0.name) <\($0.name)>]" }
+        if recipe.sources.count > 1 { usage.append("[--source <source>]") }
+        if recipe.totals != nil { usage.append("[--summary]") }
+        text += "USAGE: unitool [--portal \(recipe.portal)] \(recipe.command) \(usage.joined(separator: " ")) [--format <format>]\n"
+        for action in recipe.actions {
+            text += "       unitool [--portal \(recipe.portal)] \(recipe.command) \(action.name) <\(action.argument)>\n"
+        }
+        text += "\nOPTIONS:\n"
+        func line(_ flag: String, _ help: String) -> String {
+            let padded = "  \(flag)"
+            return (padded.count < 26 ? padded.padding(toLength: 26, withPad: " ", startingAt: 0) : padded + "\n" + String(repeating: " ", count: 26)) + help + "\n"
+        }
         for option in recipe.options {
             var help = option.help ?? ""
             let choices = option.allowedValues + option.resolve.keys.sorted()
             if !option.allowedValues.isEmpty { help += " (values: \(choices.joined(separator: ", ")))" }
             if let defaultValue = option.defaultValue { help += " (default: \(defaultValue))" }
-            text += "  --\(option.name) <\(option.name)>".padding(toLength: 26, withPad: " ", startingAt: 0) + help + "\n"
+            text += line("--\(option.name) <\(option.name)>", help)
+        }
+        if recipe.sources.count > 1 {
+            let names = recipe.sources.compactMap(\.name)
+            text += line("--source <source>", "Where to read from: \(names.joined(separator: ", ")) (default: \(names[0]))")
+        }
+        if let totals = recipe.totals {
+            let grouped = totals.groupBy.isEmpty ? "" : " per \(totals.groupBy.joined(separator: ", "))"
+            text += line("--summary", "Print totals\(grouped) instead of the records: \(totals.fields.map(\.name).joined(separator: ", "))")
         }
         text += """
               --format <format>       table, json, jsonl or csv (default: table)
               --json                  Shorthand for --format json
+              --fields <a,b,c>        Only these fields, in this order
               --portal, --user, --password-stdin, --recipes, --verbose: see 'unitool --help'
 
-            OUTPUT FIELDS: \(recipe.fields.map(\.name).joined(separator: ", "))
+            """
+        if !recipe.actions.isEmpty {
+            text += "\nACTIONS:\n"
+            for action in recipe.actions {
+                text += line("\(action.name) <\(action.argument)>", action.summary)
+            }
+        }
+        text += """
+
+            OUTPUT FIELDS: \(recipe.columns.joined(separator: ", "))
             RECIPE: \(recipe.file)
 
             """
         return text
+    }
+
+    static func actionText(for recipe: DataRecipe, action: ActionSpec) -> String {
+        """
+        OVERVIEW: \(action.summary)
+
+        USAGE: unitool [--portal \(recipe.portal)] \(recipe.command) \(action.name) <\(action.argument)> [--format <format>]
+
+        Submits the portal's form, as you would in a browser, and reports the result. If the portal
+        refuses (for example, no renewals left), unitool says why and exits with code 24.
+
+        OUTPUT FIELDS: \(([action.argument] + action.fields.map(\.name).filter { $0 != action.argument }).joined(separator: ", "))
+        RECIPE: \(recipe.file)
+
+        """
     }
 }
 

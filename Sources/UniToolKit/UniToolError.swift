@@ -25,6 +25,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
         case keyringPromptCancelled = "keyring_prompt_cancelled"
         case keyringFailed = "keyring_failed"
         case unsafeRequest = "unsafe_request"
+        case actionRefused = "action_refused"
         case usage = "usage"
         case stateCorrupt = "state_corrupt"
         case `internal` = "internal"
@@ -46,6 +47,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .portalTimeout: return 21
             case .portalError: return 22
             case .unsafeRequest: return 23
+            case .actionRefused: return 24
             case .layoutChanged: return 30
             case .recipeInvalid: return 31
             case .recipeNotFound: return 32

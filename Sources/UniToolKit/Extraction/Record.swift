@@ -5,14 +5,22 @@ public enum FieldValue: Sendable, Equatable {
     case number(Double)
     /// A calendar date as ISO 8601 (`2026-11-22`): what scripts compare and sort.
     case date(String)
+    /// A moment as ISO 8601 with its offset (`2026-11-20T09:30:00+01:00`).
+    case datetime(String)
     case bool(Bool)
     case url(String)
+    /// Records inside a record: a course's meetings.
+    case list([Record])
     case null
 
     /// The value as a table cell or CSV field shows it.
     public var text: String {
         switch self {
-        case .string(let value), .date(let value), .url(let value): return value
+        case .string(let value), .date(let value), .datetime(let value), .url(let value): return value
+        case .list(let records):
+            return records.map { record in
+                record.fields.map(\.value.text).filter { !$0.isEmpty }.joined(separator: " ")
+            }.joined(separator: "; ")
         case .integer(let value): return String(value)
         case .number(let value):
             return value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
@@ -53,5 +61,20 @@ public struct RecordSet: Sendable, Equatable {
     public init(columns: [String], records: [Record]) {
         self.columns = columns
         self.records = records
+    }
+}
+
+extension RecordSet {
+    /// Only the named fields, in the order given: `--fields course,grade`.
+    public func selecting(_ names: [String]) throws -> RecordSet {
+        let names = names.filter { !$0.isEmpty }
+        for name in names where !columns.contains(name) {
+            throw UniToolError(
+                .usage, "there is no field '\(name)'", hint: "the fields are: \(columns.joined(separator: ", "))")
+        }
+        guard !names.isEmpty else { return self }
+        return RecordSet(
+            columns: names,
+            records: records.map { record in Record(fields: names.map { (name: $0, value: record[$0] ?? .null) }) })
     }
 }

@@ -1,55 +1,119 @@
 import Foundation
 import LibXML
 
-/// Turns a parsed page into typed records, as a data recipe describes them.
+/// Turns a parsed page into typed records, as a data recipe's source describes them.
 ///
 /// An empty result is only ever returned when the recipe's `empty_when` test says the page
 /// really has no records; a page that changed shape is an error that names the recipe, the
 /// field and the XPath.
 public struct RecordExtractor: Sendable {
     public let recipe: DataRecipe
+    public let source: DataRecipe.Source
+    /// Today's date as `yyyy-MM-dd`, for computed fields such as `overdue`. Fixed in recipe tests.
+    public let today: String
 
-    public init(recipe: DataRecipe) { self.recipe = recipe }
+    public init(recipe: DataRecipe, source: DataRecipe.Source? = nil, today: String = RecordExtractor.localToday()) {
+        self.recipe = recipe
+        self.source = source ?? recipe.primary
+        self.today = today
+    }
+
+    /// Today in the user's time zone, as ISO 8601.
+    public static func localToday(_ date: Date = Date()) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone.current
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.string(from: date)
+    }
+
+    /// Parses a page the way the source says (forgiving HTML, or strict XML for feeds).
+    public func parse(_ bytes: [UInt8], url: URL, charset: String?) throws -> Document {
+        do {
+            switch source.parser {
+            case .html: return try Document(html: bytes, url: url.absoluteString, encoding: charset)
+            case .xml: return try Document(xml: bytes, url: url.absoluteString)
+            }
+        } catch {
+            throw UniToolError(
+                .layoutChanged,
+                "recipe \(recipe.portal)/\(recipe.command): the page at \(url.redactedForLog) is not \(source.parser == .xml ? "well-formed XML" : "HTML"): \(error)",
+                hint: "the portal may have moved or broken this page; check 'fetch' in \(recipe.file)")
+        }
+    }
 
     public func extract(from document: Document) throws -> RecordSet {
-        let rows = try select(recipe.rows, in: document, field: "rows")
+        let rows = try select(source.rows, in: document, key: "rows")
         if rows.isEmpty {
-            if let emptyWhen = recipe.emptyWhen, try document.evaluate(emptyWhen).booleanValue {
-                return RecordSet(columns: recipe.fields.map(\.name), records: [])
+            if let emptyWhen = source.emptyWhen, try evaluate(emptyWhen, on: document, key: "empty_when").booleanValue {
+                return RecordSet(columns: recipe.columns, records: [])
             }
             throw UniToolError(
                 .layoutChanged,
-                "recipe \(recipe.portal)/\(recipe.command) (\(recipe.file)): rows \"\(recipe.rows)\" matched nothing on \(pageName(document))",
-                hint: recipe.emptyWhen == nil
+                "recipe \(recipe.portal)/\(recipe.command) (\(recipe.file)): rows \"\(source.rows)\" matched nothing on \(pageName(document))",
+                hint: source.emptyWhen == nil
                     ? "the page layout may have changed; if the page can legitimately be empty, add 'empty_when' to the recipe"
-                    : "the page layout may have changed, and it does not match empty_when \"\(recipe.emptyWhen!)\" either")
+                    : "the page layout may have changed, and it does not match empty_when \"\(source.emptyWhen!)\" either")
         }
         var records: [Record] = []
         records.reserveCapacity(rows.count)
         for (index, row) in rows.enumerated() {
-            var fields: [(name: String, value: FieldValue)] = []
-            fields.reserveCapacity(recipe.fields.count)
-            for field in recipe.fields {
-                fields.append((field.name, try value(of: field, row: row, rowNumber: index + 1, document: document)))
-            }
-            records.append(Record(fields: fields))
+            records.append(try record(of: source.fields, row: row, rowNumber: index + 1, document: document, path: ""))
         }
-        return RecordSet(columns: recipe.fields.map(\.name), records: records)
+        return RecordSet(columns: recipe.columns, records: records)
     }
 
-    private func value(of field: FieldSpec, row: Node, rowNumber: Int, document: Document) throws -> FieldValue {
-        let raw: String?
-        do {
-            switch try row.evaluate(field.xpath) {
-            case .nodes(let nodes): raw = nodes.isEmpty ? nil : nodes.map(\.text).joined(separator: " ")
-            case .string(let text): raw = text
-            case .number(let number): raw = XPathValue.number(number).stringValue
-            case .boolean(let flag): raw = flag ? "true" : "false"
+    /// The next page of records, if the source has a `next` link and the page carries one.
+    public func nextPage(in document: Document) throws -> URL? {
+        guard let next = source.next else { return nil }
+        let href: String
+        switch try evaluate(next, on: document, key: "next") {
+        case .nodes(let nodes): href = nodes.first.map { $0.attribute("href") ?? $0.text } ?? ""
+        case let value: href = value.stringValue
+        }
+        let trimmed = href.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return nil }
+        return URL(string: trimmed, relativeTo: document.url.flatMap { URL(string: $0) })?.absoluteURL
+    }
+
+    private func record(of fields: [FieldSpec], row: Node, rowNumber: Int, document: Document, path: String) throws -> Record {
+        var values: [(name: String, value: FieldValue)] = []
+        values.reserveCapacity(fields.count)
+        for field in fields {
+            let value: FieldValue
+            if let list = field.list {
+                let nested = try select(list.rows, in: row, key: "fields.\(path)\(field.name).list.rows")
+                value = .list(
+                    try nested.enumerated().map { index, node in
+                        try record(of: list.fields, row: node, rowNumber: index + 1, document: document, path: "\(path)\(field.name).")
+                    })
+            } else if case .beforeToday(let dateField) = field.compute {
+                let date = values.first { $0.name == dateField }?.value
+                switch date {
+                case .date(let text), .datetime(let text): value = .bool(String(text.prefix(10)) < today)
+                default: value = .null
+                }
+            } else {
+                value = try self.value(of: field, row: row, rowNumber: rowNumber, document: document, path: path)
             }
-        } catch {
-            throw UniToolError(.recipeInvalid, "recipe \(recipe.file): field '\(field.name)': \(error)")
+            values.append((field.name, value))
+        }
+        return Record(fields: values)
+    }
+
+    private func value(of field: FieldSpec, row: Node, rowNumber: Int, document: Document, path: String) throws -> FieldValue {
+        let xpath = field.xpath ?? "."
+        let raw: String?
+        switch try evaluate(xpath, on: row, key: "fields.\(path)\(field.name).xpath") {
+        case .nodes(let nodes): raw = nodes.isEmpty ? nil : nodes.map(\.text).joined(separator: " ")
+        case .string(let text): raw = text
+        case .number(let number): raw = XPathValue.number(number).stringValue
+        case .boolean(let flag): raw = flag ? "true" : "false"
         }
         var text = raw?.collapsingWhitespace()
+        for replacement in field.replacements {
+            text = try text.map { try $0.replacing(Regex(replacement.pattern), with: replacement.with).collapsingWhitespace() }
+        }
         if let pattern = field.regex, let current = text {
             text = try Self.applyRegex(pattern, to: current)
         }
@@ -58,24 +122,46 @@ public struct RecordExtractor: Sendable {
             if field.required {
                 throw UniToolError(
                     .layoutChanged,
-                    "recipe \(recipe.portal)/\(recipe.command) (\(recipe.file)): required field '\(field.name)' (XPath \"\(field.xpath)\") matched nothing in row \(rowNumber) on \(pageName(document))",
+                    "recipe \(recipe.portal)/\(recipe.command) (\(recipe.file)): required field '\(path)\(field.name)' (XPath \"\(xpath)\") matched nothing in row \(rowNumber) on \(pageName(document))",
                     hint: "the portal's page layout has probably changed; update the XPath in the recipe")
             }
             return .null
         }
-        return try FieldTyper.convert(text, to: field.type, format: field.format, baseURL: document.url) {
+        return try FieldTyper.convert(text, field: field, baseURL: document.url) {
             UniToolError(
                 .layoutChanged,
-                "recipe \(recipe.portal)/\(recipe.command): field '\(field.name)' in row \(rowNumber) is \"\(text)\", which is not a valid \($0)",
+                "recipe \(recipe.portal)/\(recipe.command): field '\(path)\(field.name)' in row \(rowNumber) is \"\(text)\", which is not a valid \($0)",
                 hint: "the portal may have changed how it shows this value; check 'type' and 'format' in \(recipe.file)")
         }
     }
 
-    private func select(_ xpath: String, in document: Document, field: String) throws -> [Node] {
+    private func select(_ xpath: String, in node: Node, key: String) throws -> [Node] {
+        guard case .nodes(let nodes) = try evaluate(xpath, on: node, key: key) else {
+            throw UniToolError(.recipeInvalid, "recipe \(recipe.file): \(key): \"\(xpath)\" must select nodes, not compute a value")
+        }
+        return nodes
+    }
+
+    private func select(_ xpath: String, in document: Document, key: String) throws -> [Node] {
+        guard case .nodes(let nodes) = try evaluate(xpath, on: document, key: key) else {
+            throw UniToolError(.recipeInvalid, "recipe \(recipe.file): \(key): \"\(xpath)\" must select nodes, not compute a value")
+        }
+        return nodes
+    }
+
+    private func evaluate(_ xpath: String, on node: Node, key: String) throws -> XPathValue {
         do {
-            return try document.select(xpath)
+            return try node.evaluate(xpath, namespaces: source.namespaces)
         } catch {
-            throw UniToolError(.recipeInvalid, "recipe \(recipe.file): \(field): \(error)")
+            throw UniToolError(.recipeInvalid, "recipe \(recipe.file): \(key): \(error)")
+        }
+    }
+
+    private func evaluate(_ xpath: String, on document: Document, key: String) throws -> XPathValue {
+        do {
+            return try document.evaluate(xpath, namespaces: source.namespaces)
+        } catch {
+            throw UniToolError(.recipeInvalid, "recipe \(recipe.file): \(key): \(error)")
         }
     }
 
@@ -96,7 +182,13 @@ public struct RecordExtractor: Sendable {
 /// Converts page text to typed values. Kept apart from the extractor so it can be tested alone.
 public enum FieldTyper {
     public static func convert(
-        _ text: String, to type: FieldSpec.FieldType, format: String?, baseURL: String?,
+        _ text: String, field: FieldSpec, baseURL: String?, invalid: (String) -> UniToolError
+    ) throws -> FieldValue {
+        try convert(text, to: field.type, format: field.format, timeZone: field.timeZone, baseURL: baseURL, invalid: invalid)
+    }
+
+    public static func convert(
+        _ text: String, to type: FieldSpec.FieldType, format: String?, timeZone: String? = nil, baseURL: String?,
         invalid: (String) -> UniToolError
     ) throws -> FieldValue {
         switch type {
@@ -109,14 +201,20 @@ public enum FieldTyper {
         case .number:
             guard let value = parseNumber(text) else { throw invalid("number") }
             return .number(value)
-        case .date:
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = format ?? "yyyy-MM-dd"
-            guard let date = formatter.date(from: text) else { throw invalid("date in the format \(format ?? "yyyy-MM-dd")") }
-            formatter.dateFormat = "yyyy-MM-dd"
-            return .date(formatter.string(from: date))
+        case .date, .datetime:
+            let zone = timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+            guard let date = parseDate(text, format: format ?? "yyyy-MM-dd", timeZone: zone) else {
+                throw invalid("\(type.rawValue) in the format \(format ?? "yyyy-MM-dd")")
+            }
+            let output = DateFormatter()
+            output.locale = Locale(identifier: "en_US_POSIX")
+            output.timeZone = zone
+            if type == .date {
+                output.dateFormat = "yyyy-MM-dd"
+                return .date(output.string(from: date))
+            }
+            output.dateFormat = "yyyy-MM-dd'T'HH:mm:ssXXXXX"
+            return .datetime(output.string(from: date))
         case .bool:
             switch text.lowercased() {
             case "true", "yes", "y", "1", "on", "x", "✓": return .bool(true)
@@ -128,6 +226,31 @@ public enum FieldTyper {
             guard let url = URL(string: text, relativeTo: base)?.absoluteURL else { throw invalid("URL") }
             return .url(url.absoluteString)
         }
+    }
+
+    /// Reads a date in a recipe's format: Unicode notation, `iso8601` (with or without time and
+    /// zone) or `rfc822` (RSS). A zone in the text wins over the recipe's `timezone`.
+    static func parseDate(_ text: String, format: String, timeZone: TimeZone) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = timeZone
+        let candidates: [String]
+        switch format.lowercased() {
+        case "iso8601":
+            candidates = [
+                "yyyy-MM-dd'T'HH:mm:ss.SSSXXXXX", "yyyy-MM-dd'T'HH:mm:ssXXXXX", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm",
+                "yyyy-MM-dd",
+            ]
+        case "rfc822":
+            candidates = ["EEE, d MMM yyyy HH:mm:ss Z", "EEE, d MMM yyyy HH:mm:ss zzz", "d MMM yyyy HH:mm:ss Z", "EEE, d MMM yyyy HH:mm Z"]
+        default:
+            candidates = [format]
+        }
+        for candidate in candidates {
+            formatter.dateFormat = candidate
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
     }
 
     /// Accepts `4`, `4.5`, `4,5` (a decimal comma, as much of Europe writes it) and `1 234,5`.

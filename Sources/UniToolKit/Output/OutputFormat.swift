@@ -121,7 +121,8 @@ public enum JSONRenderer {
 
     public static func value(_ value: FieldValue) -> String {
         switch value {
-        case .string(let text), .date(let text), .url(let text): return string(text)
+        case .string(let text), .date(let text), .datetime(let text), .url(let text): return string(text)
+        case .list(let records): return "[" + records.map(object).joined(separator: ", ") + "]"
         case .integer(let number): return String(number)
         case .number(let number):
             guard number.isFinite else { return "null" }

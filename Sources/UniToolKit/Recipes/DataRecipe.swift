@@ -3,22 +3,58 @@ import Foundation
 /// A recipe that reads records from portal pages: `Recipes/<portal>/<command>.yaml`.
 ///
 /// Each data recipe becomes a command (`unitool grades`), and its options become that
-/// command's options.
+/// command's options. Everything a university does differently lives here, not in Swift code.
 public struct DataRecipe: Sendable {
     public var command: String
     public var summary: String
     public var discussion: String?
     public var options: [OptionSpec]
-    /// The page to read, relative to the portal, with `{{option}}` placeholders.
-    public var fetch: Template
-    /// Selects one node per record.
-    public var rows: String
-    /// When `rows` matches nothing, the page must match this to count as "no records";
-    /// otherwise an empty match means the page changed and is reported as such.
-    public var emptyWhen: String?
-    public var fields: [FieldSpec]
+    /// Where the records come from. Usually one; several (an RSS feed and an HTML list of the same
+    /// news) make a `--source` option, the first being the default.
+    public var sources: [Source]
+    /// Totals over the records (`--summary`): credits earned, a GPA.
+    public var totals: Totals?
+    /// Forms the recipe can fill and submit: `unitool loans renew <barcode>`.
+    public var actions: [ActionSpec]
     public var file: String
     public var portal: String
+
+    /// The first source: the one used when the recipe has only one, or no `--source` is given.
+    public var primary: Source { sources[0] }
+    /// Output columns, the same for every source.
+    public var columns: [String] { primary.fields.map(\.name) }
+
+    /// Where one page of records is and how its rows and fields are read.
+    public struct Source: Sendable {
+        public enum Parser: String, Sendable, CaseIterable {
+            case html, xml
+        }
+
+        /// Nil for a recipe's only source; the `--source` value otherwise.
+        public var name: String?
+        /// The page to read, relative to the portal, with `{{option}}` placeholders.
+        public var fetch: Template
+        /// `html` (forgiving, as browsers parse) or `xml` (RSS, Atom).
+        public var parser: Parser
+        /// Prefixes for XPath, such as `atom: http://www.w3.org/2005/Atom`.
+        public var namespaces: [String: String]
+        /// Selects one node per record.
+        public var rows: String
+        /// When `rows` matches nothing, the page must match this to count as "no records";
+        /// otherwise an empty match means the page changed and is reported as such.
+        public var emptyWhen: String?
+        /// The link to the next page of records, if the portal splits them into pages.
+        public var next: String?
+        /// How many pages `next` is followed for at most.
+        public var maxPages: Int
+        public var fields: [FieldSpec]
+    }
+
+    /// The source that `--source NAME` chooses, or the first.
+    public func source(named name: String?) -> Source? {
+        guard let name else { return primary }
+        return sources.first { $0.name == name }
+    }
 }
 
 /// A command-line option declared by a recipe.
@@ -29,40 +65,127 @@ public struct OptionSpec: Sendable {
     /// When non-empty, the only values accepted (besides those in `resolve`).
     public var allowedValues: [String]
     /// Symbolic values looked up on a portal page, such as `current` for the term that the
-    /// portal's own term selector marks as selected.
+    /// portal's own term selector marks as selected, or `all` for every term it offers.
     public var resolve: [String: Resolution]
+    /// When set, the option does not change what is fetched; it keeps only matching records.
+    public var filter: Filter?
 
     public struct Resolution: Sendable {
         public var fetch: Template
         public var xpath: String
+        /// Every match, not just the first: the recipe then runs once for each value.
+        public var many: Bool
+    }
+
+    /// Keeps the records whose `field` passes the test against the option's value.
+    public struct Filter: Sendable {
+        public enum Test: String, Sendable, CaseIterable {
+            /// Text equal, ignoring case.
+            case equals
+            /// Text contains the value, ignoring case.
+            case contains
+            /// A weekday: `mon`..`sun` or `today`; the field is a weekday name or a date.
+            case weekday
+            /// A date field on or after the value: `2026-11-01`, `today`, or `7d` (7 days ago).
+            case since
+            /// A date field on or before the value.
+            case until
+        }
+
+        public var field: String
+        public var test: Test
     }
 }
 
 /// One column of the output: where its value is on the page and what type it has.
 public struct FieldSpec: Sendable {
     public enum FieldType: String, Sendable, CaseIterable {
-        case string, integer, number, date, bool, url
+        case string, integer, number, date, datetime, bool, url
     }
 
     public var name: String
     /// Relative to the row node: `td[2]`. An absolute path (`//h1`) reads the page instead.
-    public var xpath: String
+    /// Nil for a computed field.
+    public var xpath: String?
     public var type: FieldType
     /// A required field that matches nothing, or matches only empty text, is an error.
     public var required: Bool
-    /// For dates: the page's format in Unicode notation, such as `dd.MM.yyyy`.
+    /// For dates and times: the page's format in Unicode notation (`dd.MM.yyyy`), or `iso8601`,
+    /// or `rfc822` (RSS's `Tue, 17 Nov 2026 09:30:00 +0100`).
     public var format: String?
+    /// For dates and times without a zone of their own: the portal's time zone (`Europe/Budapest`).
+    public var timeZone: String?
     /// A regular expression applied to the text before typing; its first capture group (or the
     /// whole match) is kept.
     public var regex: String?
+    /// Regular-expression replacements, in order, applied before `regex`.
+    public var replacements: [(pattern: String, with: String)]
     public var defaultValue: String?
+    /// A list inside each record: a course's several meetings.
+    public var list: NestedList?
+    /// A value unitool works out from the record instead of reading it from the page.
+    public var compute: Computation?
+
+    public struct NestedList: Sendable {
+        public var rows: String
+        public var fields: [FieldSpec]
+    }
+
+    public enum Computation: Sendable {
+        /// True when the named date field is before today: a loan that is overdue.
+        case beforeToday(String)
+    }
+}
+
+/// Sums and averages over the records, per group: what `--summary` prints.
+public struct Totals: Sendable {
+    /// Fields whose values make one summary row each (`term`); none means one row for all.
+    public var groupBy: [String]
+    public var fields: [Aggregate]
+
+    public struct Aggregate: Sendable {
+        public enum Kind: Sendable {
+            case count
+            case sum(String)
+            case mean(String)
+            /// A mean weighted by another field: grade points weighted by credits is a GPA.
+            case weightedMean(String, weight: String)
+        }
+
+        public var name: String
+        public var kind: Kind
+        /// Only records where this field has a value count (grades that are in).
+        public var whereField: String?
+    }
+}
+
+/// A form the recipe fills and submits on the user's behalf, such as renewing a loan.
+public struct ActionSpec: Sendable {
+    public var name: String
+    public var summary: String
+    /// The positional argument: `unitool loans renew <barcode>`.
+    public var argument: String
+    /// The page that carries the form, with `{{argument}}` placeholders.
+    public var fetch: Template
+    /// The form to submit; `{{argument}}` is allowed, quoted as an XPath string.
+    public var form: String
+    public var fill: [(name: String, value: Template)]
+    public var submit: String?
+    /// The result page says the portal did it.
+    public var successWhen: String
+    /// The result page says the portal refused; the matched text is its reason.
+    public var refusedWhen: String?
+    /// What to report from the result page.
+    public var fields: [FieldSpec]
 }
 
 extension DataRecipe {
+    static let sourceKeys = ["fetch", "parse", "namespaces", "rows", "empty_when", "next", "max_pages", "fields"]
+
     /// Reads and validates a data recipe. Every problem names the file, line and key.
     public static func load(file: String, text: String, portal: String) throws -> DataRecipe {
         let top = try RecipeReader(file: file, text: text).top
-        try top.allowOnly(["command", "summary", "description", "options", "fetch", "rows", "empty_when", "fields"])
+        try top.allowOnly(["command", "summary", "description", "options", "sources", "totals", "actions"] + sourceKeys)
         let command = try top.requiredString("command")
         guard command.range(of: "^[a-z][a-z0-9-]*$", options: .regularExpression) != nil else {
             throw top.error("command", "'\(command)' must be lowercase letters, digits and dashes")
@@ -70,60 +193,226 @@ extension DataRecipe {
         var options: [OptionSpec] = []
         if let optionsReader = try top.mappingReader("options") {
             for name in optionsReader.keys {
+                guard name != "source", name != "summary" else {
+                    throw optionsReader.error(name, "'--\(name)' is unitool's own option and cannot be declared")
+                }
                 options.append(try OptionSpec.load(name: name, reader: try optionsReader.mappingReader(name)!))
             }
         }
-        guard let fieldsReader = try top.mappingReader("fields"), !fieldsReader.keys.isEmpty else {
-            throw top.error("fields", "missing: a data recipe needs at least one field")
+        var sources: [Source] = []
+        if let sourcesReader = try top.mappingReader("sources") {
+            for key in sourceKeys where top.child(key) != nil {
+                throw top.error(key, "belongs inside each of 'sources' when a recipe has sources")
+            }
+            for name in sourcesReader.keys {
+                let reader = try sourcesReader.mappingReader(name)!
+                try reader.allowOnly(sourceKeys)
+                sources.append(try Source.load(name: name, reader: reader))
+            }
+            guard !sources.isEmpty else { throw top.error("sources", "must name at least one source") }
+        } else {
+            sources.append(try Source.load(name: nil, reader: top))
+        }
+        let columns = sources[0].fields.map(\.name)
+        for source in sources.dropFirst() where source.fields.map(\.name) != columns {
+            throw top.error(
+                "sources",
+                "source '\(source.name ?? "")' has the fields \(source.fields.map(\.name)), but '\(sources[0].name ?? "")' has \(columns); every source must give the same fields in the same order")
+        }
+        for source in sources {
+            for variable in source.fetch.variables where !options.contains(where: { $0.name == variable }) {
+                throw top.error("fetch", "uses {{\(variable)}}, but no option of that name is declared")
+            }
+        }
+        for option in options {
+            if let filter = option.filter, !sources[0].hasField(path: filter.field) {
+                throw top.error(
+                    "options", "option '\(option.name)' filters on '\(filter.field)', which is not a field (fields: \(columns.joined(separator: ", ")))")
+            }
+        }
+        let totals = try top.mappingReader("totals").map { try Totals.load(reader: $0, columns: columns) }
+        var actions: [ActionSpec] = []
+        if let actionsReader = try top.mappingReader("actions") {
+            for name in actionsReader.keys {
+                actions.append(try ActionSpec.load(name: name, reader: try actionsReader.mappingReader(name)!))
+            }
+        }
+        return DataRecipe(
+            command: command, summary: try top.string("summary") ?? command,
+            discussion: try top.string("description"), options: options, sources: sources, totals: totals,
+            actions: actions, file: file, portal: portal)
+    }
+}
+
+extension DataRecipe.Source {
+    /// `day`, or `meetings.day` for a field of a nested list.
+    func hasField(path: String) -> Bool {
+        let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
+        guard let field = fields.first(where: { $0.name == parts[0] }) else { return false }
+        if parts.count == 1 { return true }
+        return field.list?.fields.contains { $0.name == parts[1] } ?? false
+    }
+
+    static func load(name: String?, reader: MappingReader) throws -> Self {
+        guard let fieldsReader = try reader.mappingReader("fields"), !fieldsReader.keys.isEmpty else {
+            throw reader.error("fields", "missing: a data recipe needs at least one field")
         }
         let fields = try fieldsReader.keys.map { name in
             try FieldSpec.load(name: name, reader: try fieldsReader.mappingReader(name)!)
         }
-        let fetch = Template(try top.requiredString("fetch"))
-        for variable in fetch.variables where !options.contains(where: { $0.name == variable }) {
-            throw top.error("fetch", "uses {{\(variable)}}, but no option of that name is declared")
+        for field in fields {
+            if case .beforeToday(let other) = field.compute,
+                !fields.contains(where: { $0.name == other && ($0.type == .date || $0.type == .datetime) })
+            {
+                throw fieldsReader.error(field.name, "compute: before_today needs a date field, and '\(other)' is not one")
+            }
         }
-        return DataRecipe(
-            command: command, summary: try top.string("summary") ?? command,
-            discussion: try top.string("description"), options: options, fetch: fetch,
-            rows: try top.requiredXPath("rows"), emptyWhen: try top.xpath("empty_when"), fields: fields,
-            file: file, portal: portal)
+        let maxPages = try reader.integer("max_pages") ?? 20
+        guard maxPages >= 1 else { throw reader.error("max_pages", "must be at least 1") }
+        return Self(
+            name: name, fetch: Template(try reader.requiredString("fetch")),
+            parser: try reader.choice("parse", of: Parser.self) ?? .html,
+            namespaces: Dictionary(uniqueKeysWithValues: try reader.stringMap("namespaces") ?? []),
+            rows: try reader.requiredXPath("rows"), emptyWhen: try reader.xpath("empty_when"),
+            next: try reader.xpath("next"), maxPages: maxPages, fields: fields)
     }
 }
 
 extension OptionSpec {
     static func load(name: String, reader: MappingReader) throws -> OptionSpec {
-        try reader.allowOnly(["default", "help", "values", "resolve"])
+        try reader.allowOnly(["default", "help", "values", "resolve", "filter"])
         var resolve: [String: Resolution] = [:]
         if let resolveReader = try reader.mappingReader("resolve") {
             for symbol in resolveReader.keys {
                 let entry = try resolveReader.mappingReader(symbol)!
-                try entry.allowOnly(["fetch", "xpath"])
+                try entry.allowOnly(["fetch", "xpath", "many"])
                 resolve[symbol] = Resolution(
-                    fetch: Template(try entry.requiredString("fetch")), xpath: try entry.requiredXPath("xpath"))
+                    fetch: Template(try entry.requiredString("fetch")), xpath: try entry.requiredXPath("xpath"),
+                    many: try entry.bool("many") ?? false)
             }
+        }
+        var filter: Filter?
+        if let filterReader = try reader.mappingReader("filter") {
+            try filterReader.allowOnly(["field", "test"])
+            filter = Filter(
+                field: try filterReader.requiredString("field"),
+                test: try filterReader.choice("test", of: Filter.Test.self) ?? .equals)
         }
         return OptionSpec(
             name: name, help: try reader.string("help"), defaultValue: try reader.string("default"),
-            allowedValues: try reader.stringList("values") ?? [], resolve: resolve)
+            allowedValues: try reader.stringList("values") ?? [], resolve: resolve, filter: filter)
     }
 }
 
 extension FieldSpec {
     static func load(name: String, reader: MappingReader) throws -> FieldSpec {
-        try reader.allowOnly(["xpath", "type", "required", "format", "regex", "default"])
+        try reader.allowOnly(["xpath", "type", "required", "format", "timezone", "regex", "replace", "default", "list", "compute"])
         let regex = try reader.string("regex")
         if let regex, (try? Regex(regex)) == nil {
             throw reader.error("regex", "'\(regex)' is not a valid regular expression")
         }
+        var replacements: [(pattern: String, with: String)] = []
+        for (pattern, replacement) in try reader.stringMapAllowingEmpty("replace") ?? [] {
+            guard (try? Regex(pattern)) != nil else {
+                throw reader.error("replace", "'\(pattern)' is not a valid regular expression")
+            }
+            replacements.append((pattern, replacement))
+        }
         let type = try reader.choice("type", of: FieldType.self) ?? .string
         let format = try reader.string("format")
-        if type == .date, format == nil {
-            throw reader.error("format", "a date field needs a format, such as yyyy-MM-dd")
+        if type == .date || type == .datetime, format == nil {
+            throw reader.error("format", "a \(type.rawValue) field needs a format, such as yyyy-MM-dd, iso8601 or rfc822")
+        }
+        let timeZone = try reader.string("timezone")
+        if let timeZone, TimeZone(identifier: timeZone) == nil {
+            throw reader.error("timezone", "'\(timeZone)' is not a time zone; use a name such as Europe/Budapest or Asia/Tokyo")
+        }
+        var list: NestedList?
+        if let listReader = try reader.mappingReader("list") {
+            try listReader.allowOnly(["rows", "fields"])
+            guard let fieldsReader = try listReader.mappingReader("fields"), !fieldsReader.keys.isEmpty else {
+                throw listReader.error("fields", "missing: a list needs at least one field")
+            }
+            list = NestedList(
+                rows: try listReader.requiredXPath("rows"),
+                fields: try fieldsReader.keys.map { try FieldSpec.load(name: $0, reader: try fieldsReader.mappingReader($0)!) })
+        }
+        var compute: Computation?
+        if let computeReader = try reader.mappingReader("compute") {
+            try computeReader.allowOnly(["before_today"])
+            compute = .beforeToday(try computeReader.requiredString("before_today"))
+        }
+        let xpath = try reader.xpath("xpath")
+        if xpath == nil, list == nil, compute == nil {
+            throw reader.error("xpath", "missing: a field needs an xpath, a list or a compute")
         }
         return FieldSpec(
-            name: name, xpath: try reader.requiredXPath("xpath"), type: type,
-            required: try reader.bool("required") ?? false, format: format, regex: regex,
-            defaultValue: try reader.string("default"))
+            name: name, xpath: xpath, type: compute == nil ? type : .bool,
+            required: try reader.bool("required") ?? false, format: format, timeZone: timeZone, regex: regex,
+            replacements: replacements, defaultValue: try reader.string("default"), list: list, compute: compute)
+    }
+}
+
+extension Totals {
+    static func load(reader: MappingReader, columns: [String]) throws -> Totals {
+        try reader.allowOnly(["group_by", "fields"])
+        let groupBy = try reader.stringList("group_by") ?? []
+        for name in groupBy where !columns.contains(name) {
+            throw reader.error("group_by", "'\(name)' is not a field of the recipe")
+        }
+        guard let fieldsReader = try reader.mappingReader("fields"), !fieldsReader.keys.isEmpty else {
+            throw reader.error("fields", "missing: totals need at least one field")
+        }
+        var aggregates: [Aggregate] = []
+        for name in fieldsReader.keys {
+            let entry = try fieldsReader.mappingReader(name)!
+            try entry.allowOnly(["count", "sum", "mean", "weighted_mean", "weight", "where"])
+            func field(_ key: String) throws -> String? {
+                guard let value = try entry.string(key) else { return nil }
+                guard columns.contains(value) else { throw entry.error(key, "'\(value)' is not a field of the recipe") }
+                return value
+            }
+            let kind: Aggregate.Kind
+            if let summed = try field("sum") {
+                kind = .sum(summed)
+            } else if let averaged = try field("mean") {
+                kind = .mean(averaged)
+            } else if let averaged = try field("weighted_mean") {
+                guard let weight = try field("weight") else { throw entry.error("weight", "missing: weighted_mean needs a weight field") }
+                kind = .weightedMean(averaged, weight: weight)
+            } else if entry.child("count") != nil {
+                kind = .count
+            } else {
+                throw entry.error("sum", "missing: say count, sum, mean or weighted_mean")
+            }
+            aggregates.append(Aggregate(name: name, kind: kind, whereField: try field("where")))
+        }
+        return Totals(groupBy: groupBy, fields: aggregates)
+    }
+}
+
+extension ActionSpec {
+    static func load(name: String, reader: MappingReader) throws -> ActionSpec {
+        try reader.allowOnly(["summary", "argument", "fetch", "form", "fill", "submit", "success_when", "refused_when", "fields"])
+        let argument = try reader.requiredString("argument")
+        let fetch = Template(try reader.requiredString("fetch"))
+        for variable in fetch.variables where variable != argument {
+            throw reader.error("fetch", "uses {{\(variable)}}; an action knows only {{\(argument)}}")
+        }
+        let form = try reader.requiredString("form")
+        do {
+            try XPathSyntax.check(Template(form).render([argument: "x"]))
+        } catch {
+            throw reader.error("form", "\(error)")
+        }
+        var fields: [FieldSpec] = []
+        if let fieldsReader = try reader.mappingReader("fields") {
+            fields = try fieldsReader.keys.map { try FieldSpec.load(name: $0, reader: try fieldsReader.mappingReader($0)!) }
+        }
+        return ActionSpec(
+            name: name, summary: try reader.string("summary") ?? name, argument: argument, fetch: fetch, form: form,
+            fill: (try reader.stringMapAllowingEmpty("fill") ?? []).map { ($0.0, Template($0.1)) },
+            submit: try reader.xpath("submit"), successWhen: try reader.requiredXPath("success_when"),
+            refusedWhen: try reader.xpath("refused_when"), fields: fields)
     }
 }

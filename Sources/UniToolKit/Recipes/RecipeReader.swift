@@ -146,6 +146,13 @@ struct MappingReader {
         return try nested.keys.map { name in (name, try nested.requiredString(name)) }
     }
 
+    /// Like `stringMap`, but an empty value is allowed: a replacement with nothing, an empty field.
+    func stringMapAllowingEmpty(_ key: String) throws -> [(String, String)]? {
+        guard child(key) != nil else { return nil }
+        let nested = try mappingReader(key)!
+        return try nested.keys.map { name in (name, try nested.string(name) ?? "") }
+    }
+
     func mappingReader(_ key: String) throws -> MappingReader? {
         guard let value = child(key) else { return nil }
         return try MappingReader(reader: reader, node: value, path: keyPath(key))

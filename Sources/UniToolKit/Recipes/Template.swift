@@ -38,6 +38,15 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { source }
 
+    /// A value as an XPath string literal, quotes included, whatever quotes it contains: for
+    /// `{{barcode}}` inside an action's `form` XPath.
+    public static func xpathLiteral(_ value: String) -> String {
+        if !value.contains("'") { return "'\(value)'" }
+        if !value.contains("\"") { return "\"\(value)\"" }
+        let parts = value.split(separator: "'", omittingEmptySubsequences: false).map { "'\($0)'" }
+        return "concat(" + parts.joined(separator: ", \"'\", ") + ")"
+    }
+
     /// Percent-encodes a value for use inside a URL query or path segment.
     public static func urlEncode(_ value: String) -> String {
         value.addingPercentEncoding(withAllowedCharacters: .urlUnreserved) ?? value

@@ -1,0 +1,150 @@
+import Foundation
+
+/// Keeps the records that match a recipe's filter options: `--day mon`, `--since 2026-11-01`.
+///
+/// Filters run after extraction, on typed values, so the same recipe works whether or not the
+/// portal can filter by itself.
+public struct RecordFilter: Sendable {
+    public let option: OptionSpec
+    public let filter: OptionSpec.Filter
+    /// The option's value, resolved: `mon`..`sun` for weekdays, `yyyy-MM-dd` for dates.
+    public let value: String
+
+    static let weekdays = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
+
+    /// Checks and resolves a filter value: `today` and `7d` become dates or weekdays.
+    public init(option: OptionSpec, value given: String, now: Date = Date()) throws {
+        guard let filter = option.filter else { preconditionFailure("not a filter option") }
+        self.option = option
+        self.filter = filter
+        let value = given.trimmingCharacters(in: .whitespaces).lowercased()
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone.current
+        switch filter.test {
+        case .equals, .contains:
+            self.value = value
+        case .weekday:
+            if value == "today" {
+                self.value = Self.weekdays[calendar.component(.weekday, from: now) - 1]
+            } else if let day = Self.weekdays.first(where: { value.hasPrefix($0) }), value.count >= 3 {
+                self.value = day
+            } else {
+                throw UniToolError(
+                    .usage, "'\(given)' is not a day for --\(option.name)", hint: "use today, or one of mon, tue, wed, thu, fri, sat, sun")
+            }
+        case .since, .until:
+            let day: Date
+            if value == "today" {
+                day = now
+            } else if value.hasSuffix("d"), let count = Int(value.dropLast()), count >= 0 {
+                day = calendar.date(byAdding: .day, value: -count, to: now)!
+            } else if FieldTyper.parseDate(value, format: "yyyy-MM-dd", timeZone: .current) != nil {
+                self.value = value
+                return
+            } else {
+                throw UniToolError(
+                    .usage, "'\(given)' is not a date for --\(option.name)",
+                    hint: "use a date such as 2026-11-01, today, or a number of days ago such as 7d")
+            }
+            self.value = RecordExtractor.localToday(day)
+        }
+    }
+
+    /// The record if it passes; for a filter on a nested list (`meetings.day`), the record with
+    /// only the matching list entries, or nil if none matches.
+    public func apply(to record: Record) -> Record? {
+        let parts = filter.field.split(separator: ".", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else { return matches(record[filter.field]) ? record : nil }
+        guard case .list(let entries) = record[parts[0]] else { return nil }
+        let kept = entries.filter { matches($0[parts[1]]) }
+        guard !kept.isEmpty else { return nil }
+        var narrowed = record
+        if let index = narrowed.fields.firstIndex(where: { $0.name == parts[0] }) {
+            narrowed.fields[index].value = .list(kept)
+        }
+        return narrowed
+    }
+
+    func matches(_ candidate: FieldValue?) -> Bool {
+        guard let field = candidate else { return false }
+        switch filter.test {
+        case .equals: return field.text.lowercased() == value
+        case .contains: return field.text.lowercased().contains(value)
+        case .weekday:
+            if case .date(let text) = field, let date = FieldTyper.parseDate(text, format: "yyyy-MM-dd", timeZone: .current) {
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = .current
+                return Self.weekdays[calendar.component(.weekday, from: date) - 1] == value
+            }
+            return field.text.lowercased().hasPrefix(value)
+        case .since, .until:
+            switch field {
+            case .date(let text), .datetime(let text):
+                let day = String(text.prefix(10))
+                return filter.test == .since ? day >= value : day <= value
+            default: return false
+            }
+        }
+    }
+
+    public static func apply(_ filters: [RecordFilter], to set: RecordSet) -> RecordSet {
+        guard !filters.isEmpty else { return set }
+        let records = set.records.compactMap { record in
+            filters.reduce(Optional(record)) { kept, filter in kept.flatMap(filter.apply(to:)) }
+        }
+        return RecordSet(columns: set.columns, records: records)
+    }
+}
+
+extension Totals {
+    /// One row per group: the group's values, then each aggregate. Means are rounded to two
+    /// decimals, as transcripts show a GPA.
+    public func compute(over set: RecordSet) -> RecordSet {
+        var groups: [[String]: [Record]] = [:]
+        var order: [[String]] = []
+        for record in set.records {
+            let key = groupBy.map { record[$0]?.text ?? "" }
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(record)
+        }
+        if set.records.isEmpty, groupBy.isEmpty { order = [[]] }
+        let rows = order.map { key -> Record in
+            let records = groups[key] ?? []
+            var fields = groupBy.map { (name: $0, value: records.first?[$0] ?? .null) }
+            for aggregate in self.fields {
+                let counted = records.filter { record in
+                    aggregate.whereField.map { record[$0].map { $0 != .null } ?? false } ?? true
+                }
+                fields.append((aggregate.name, aggregate.value(over: counted)))
+            }
+            return Record(fields: fields)
+        }
+        return RecordSet(columns: groupBy + fields.map(\.name), records: rows)
+    }
+}
+
+extension Totals.Aggregate {
+    func value(over records: [Record]) -> FieldValue {
+        func number(_ record: Record, _ field: String) -> Double? {
+            switch record[field] {
+            case .number(let value): return value
+            case .integer(let value): return Double(value)
+            default: return nil
+            }
+        }
+        func rounded(_ value: Double) -> FieldValue { .number((value * 100).rounded() / 100) }
+        switch kind {
+        case .count:
+            return .integer(records.count)
+        case .sum(let field):
+            return .number(records.compactMap { number($0, field) }.reduce(0, +))
+        case .mean(let field):
+            let values = records.compactMap { number($0, field) }
+            return values.isEmpty ? .null : rounded(values.reduce(0, +) / Double(values.count))
+        case .weightedMean(let field, let weight):
+            let pairs = records.compactMap { record in number(record, field).flatMap { value in number(record, weight).map { (value, $0) } } }
+            let total = pairs.map(\.1).reduce(0, +)
+            return total == 0 ? .null : rounded(pairs.map { $0.0 * $0.1 }.reduce(0, +) / total)
+        }
+    }
+}
