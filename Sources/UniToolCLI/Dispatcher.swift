@@ -14,6 +14,7 @@ struct Dispatcher {
         "terms": TermsCommand.self,
         "demo": DemoCommand.self,
         "doctor": DoctorCommand.self,
+        "page": PageCommand.self,
     ]
 
     func run() async -> Int32 {
@@ -109,7 +110,8 @@ struct Dispatcher {
             BUILT-IN COMMANDS:
               auth        Store, check or remove your password (keyring) and session
               terms       Check, read and accept the portal's terms of use
-              recipes     List and check recipes
+              recipes     List, check and test recipes (offline, against saved pages)
+              page        Print a portal page through your session, for writing recipes
               demo        Run the bundled demo university for recipe authors
               doctor      Explain a failing login page by page: unitool doctor login
               help        Show help for a command: unitool help grades

@@ -6,7 +6,22 @@ import UniToolKit
 struct RecipesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recipes", abstract: "List and check recipes.",
-        subcommands: [List.self, Lint.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Lint.self, Test.self], defaultSubcommand: List.self)
+
+    /// A catalog of what a path names: a recipes directory (portal folders inside) or one portal
+    /// folder (recipe files inside).
+    static func catalog(at path: String) throws -> (RecipeCatalog, portal: String?) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UniToolError(.recipeNotFound, "\(path): no such directory")
+        }
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        if entries.contains(where: { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }) {
+            return (try RecipeCatalog(directories: [url.deletingLastPathComponent()], only: url.lastPathComponent), url.lastPathComponent)
+        }
+        return (try RecipeCatalog(directories: [url]), nil)
+    }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List every portal and recipe command, and the file each comes from.")
@@ -47,7 +62,7 @@ struct RecipesCommand: AsyncParsableCommand {
                     throw UniToolError(.recipeNotFound, "\(path): no such file or directory")
                 }
                 if isDirectory.boolValue {
-                    _ = try RecipeCatalog(directories: [URL(fileURLWithPath: path)])
+                    _ = try RecipesCommand.catalog(at: path)
                 } else {
                     let url = URL(fileURLWithPath: path)
                     let text = try String(contentsOf: url, encoding: .utf8)
@@ -59,6 +74,59 @@ struct RecipesCommand: AsyncParsableCommand {
                 }
                 print("ok: \(path)")
             }
+        }
+    }
+
+    struct Test: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run recipes against saved pages and compare with the expected records, offline.",
+            discussion: """
+                Each portal folder may keep saved pages in Fixtures/<command>/<case>.html (or .xml for a
+                feed), with <case>.json beside each: where the page came from ("url"), which source to use
+                ("source"), the date to count as today ("today"), and the records expected ("records").
+
+                To add a case: save the page (unitool page /library/loans > Fixtures/loans/page1.html),
+                run 'unitool recipes test --update', check the .json it wrote, and commit both.
+                Exits with 30 if any case fails.
+                """)
+        @OptionGroup var globals: GlobalOptions
+        @Flag(help: "Write each case's .json from what the recipe extracts now.") var update = false
+        @Argument(help: "A recipes directory or one portal folder. Default: every recipe unitool can see.") var path: String?
+
+        func run() async throws {
+            let catalog: RecipeCatalog
+            if let path {
+                catalog = try RecipesCommand.catalog(at: path).0
+            } else {
+                catalog = try CommandEnvironment(options: globals).catalog
+            }
+            let cases = RecipeTester.cases(in: catalog)
+            guard !cases.isEmpty else {
+                throw UniToolError(
+                    .recipeNotFound, "no recipe test cases found\(path.map { " in \($0)" } ?? "")",
+                    hint: "save pages under <portal>/Fixtures/<command>/ and run 'unitool recipes test --update'")
+            }
+            let outcomes = cases.map { RecipeTester.run($0, update: update) }
+            let style = TableStyle.forStandardOutput()
+            if globals.outputFormat == .json {
+                let records = outcomes.map {
+                    Record(fields: [("case", .string($0.name)), ("passed", .bool($0.passed)), ("detail", $0.detail.map(FieldValue.string) ?? .null)])
+                }
+                print(JSONRenderer.array(RecordSet(columns: ["case", "passed", "detail"], records: records)), terminator: "")
+            } else {
+                for outcome in outcomes {
+                    let mark = outcome.passed ? style.success("ok  ") : style.failure("FAIL")
+                    print("\(mark) \(outcome.name)\(outcome.detail.map { ": \($0)" } ?? "")")
+                }
+            }
+            let failed = outcomes.filter { !$0.passed }.count
+            if failed > 0 {
+                throw UniToolError(
+                    .layoutChanged, "\(failed) of \(outcomes.count) recipe test cases failed",
+                    hint: "a failing case names the record, the field and what differed; fix the recipe or, if the page really changed, save it again and run with --update")
+            }
+            let summary = update ? "Wrote the expected records of \(outcomes.count) cases; review them before you commit." : "All \(outcomes.count) recipe test cases passed."
+            FileHandle.standardError.write(Data((summary + "\n").utf8))
         }
     }
 }

@@ -230,7 +230,7 @@ public enum FieldTyper {
 
     /// Reads a date in a recipe's format: Unicode notation, `iso8601` (with or without time and
     /// zone) or `rfc822` (RSS). A zone in the text wins over the recipe's `timezone`.
-    static func parseDate(_ text: String, format: String, timeZone: TimeZone) -> Date? {
+    public static func parseDate(_ text: String, format: String, timeZone: TimeZone) -> Date? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = timeZone

@@ -17,15 +17,32 @@ public enum OutputFormat: String, Sendable, CaseIterable {
 /// Whether the table may use terminal colours: only on a terminal, and never with `NO_COLOR`.
 public struct TableStyle: Sendable {
     public var bold: Bool
+    /// The terminal's width: wider tables have their longest text cut with `…`. Nil: no limit.
+    public var maxWidth: Int?
+    /// Dates in the user's locale (`Nov 20, 2026`) instead of ISO 8601: a table is for people.
+    public var localDates: Bool
+
+    public init(bold: Bool, maxWidth: Int? = nil, localDates: Bool = false) {
+        self.bold = bold
+        self.maxWidth = maxWidth
+        self.localDates = localDates
+    }
 
     public static let plain = TableStyle(bold: false)
 
-    /// The style for standard output, per the `NO_COLOR` convention (no-color.org).
+    /// The style for standard output, per the `NO_COLOR` convention (no-color.org): the width is
+    /// `$COLUMNS`, else the terminal's; a pipe gets whole cells.
     public static func forStandardOutput(environment: [String: String] = ProcessInfo.processInfo.environment)
         -> TableStyle
     {
         let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb"
-        return TableStyle(bold: !noColor && isatty(STDOUT_FILENO) == 1)
+        let isTerminal = isatty(STDOUT_FILENO) == 1
+        var width = environment["COLUMNS"].flatMap(Int.init)
+        if width == nil, isTerminal {
+            var size = winsize()
+            if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { width = Int(size.ws_col) }
+        }
+        return TableStyle(bold: !noColor && isTerminal, maxWidth: width, localDates: true)
     }
 
     /// Text in bold, when the style allows it.
@@ -45,7 +62,7 @@ public struct TableRenderer: Sendable {
 
     public func render(_ set: RecordSet) -> String {
         guard !set.records.isEmpty else { return "(no records)\n" }
-        let cells = set.records.map { record in set.columns.map { record[$0]?.text ?? "" } }
+        let cells = set.records.map { record in set.columns.map { cellText(record[$0]) } }
         let numeric = set.columns.map { column in
             set.records.allSatisfy { record in record[column].map { $0.isNumeric || $0 == .null } ?? true }
         }
@@ -53,6 +70,7 @@ public struct TableRenderer: Sendable {
         for row in cells {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], DisplayWidth.of(cell)) }
         }
+        if let maxWidth = style.maxWidth { widths = Self.fit(widths, numeric: numeric, into: maxWidth) }
         var lines: [String] = []
         let header = zip(set.columns, widths).map { pad($0, to: $1, right: false) }.joined(separator: "  ")
         lines.append(style.bold ? "\u{1B}[1m\(trimEnd(header))\u{1B}[0m" : trimEnd(header))
@@ -65,8 +83,44 @@ public struct TableRenderer: Sendable {
     }
 
     private func pad(_ text: String, to width: Int, right: Bool) -> String {
+        let text = DisplayWidth.truncate(text, to: width)
         let padding = String(repeating: " ", count: max(0, width - DisplayWidth.of(text)))
         return right ? padding + text : text + padding
+    }
+
+    /// Shrinks the widest text columns, one cell at a time, until the table fits. Numbers are
+    /// never cut, and no column goes below 6 cells: past that, the terminal wraps instead.
+    static func fit(_ widths: [Int], numeric: [Bool], into total: Int) -> [Int] {
+        var widths = widths
+        let minimum = 6
+        while widths.reduce(0, +) + 2 * (widths.count - 1) > total {
+            guard let widest = widths.indices.filter({ !numeric[$0] && widths[$0] > minimum }).max(by: { widths[$0] < widths[$1] })
+            else { break }
+            widths[widest] -= 1
+        }
+        return widths
+    }
+
+    private func cellText(_ value: FieldValue?) -> String {
+        guard let value else { return "" }
+        guard style.localDates else { return value.text }
+        switch value {
+        case .date(let iso):
+            guard let date = FieldTyper.parseDate(iso, format: "yyyy-MM-dd", timeZone: TimeZone(identifier: "UTC")!) else { return iso }
+            let formatter = DateFormatter()
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateStyle = .medium
+            formatter.timeStyle = .none
+            return formatter.string(from: date)
+        case .datetime(let iso):
+            guard let date = FieldTyper.parseDate(iso, format: "iso8601", timeZone: .current) else { return iso }
+            let formatter = DateFormatter()
+            formatter.dateStyle = .medium
+            formatter.timeStyle = .short
+            return formatter.string(from: date)
+        default:
+            return value.text
+        }
     }
 
     private func trimEnd(_ text: String) -> String {
@@ -80,6 +134,20 @@ public struct TableRenderer: Sendable {
 public enum DisplayWidth {
     public static func of(_ text: String) -> Int {
         text.reduce(0) { $0 + of(character: $1) }
+    }
+
+    /// The text cut to `width` cells, ending in `…` when cut; a wide character is never split.
+    public static func truncate(_ text: String, to width: Int) -> String {
+        guard of(text) > width else { return text }
+        var result = ""
+        var used = 0
+        for character in text {
+            let cells = of(character: character)
+            if used + cells > width - 1 { break }
+            result.append(character)
+            used += cells
+        }
+        return result + "…"
     }
 
     static func of(character: Character) -> Int {

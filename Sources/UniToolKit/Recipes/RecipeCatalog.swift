@@ -8,11 +8,12 @@ public struct RecipeCatalog: Sendable {
     public private(set) var portals: [String: PortalRecipe] = [:]
     public private(set) var dataRecipes: [String: [String: DataRecipe]] = [:]
 
-    public init(directories: [URL]) throws {
+    /// - Parameter only: load just this portal's folder (for checking one folder).
+    public init(directories: [URL], only: String? = nil) throws {
         let files = FileManager.default
         for directory in directories where files.fileExists(atPath: directory.path) {
             let portalDirectories = (try? files.contentsOfDirectory(atPath: directory.path)) ?? []
-            for portalName in portalDirectories.sorted() {
+            for portalName in portalDirectories.sorted() where only == nil || only == portalName {
                 let portalDirectory = directory.appendingPathComponent(portalName)
                 var isDirectory: ObjCBool = false
                 guard files.fileExists(atPath: portalDirectory.path, isDirectory: &isDirectory), isDirectory.boolValue

@@ -12,8 +12,13 @@ struct RecipeLoadingTests {
         #expect(portal.isDemo)
         #expect(portal.login.pages.map(\.name).contains("password"))
         let grades = try catalog.recipe(portal: "demo", command: "grades")
-        #expect(grades.fields.map(\.name).prefix(3) == ["term", "course", "code"])
+        #expect(grades.columns.prefix(3) == ["term", "course", "code"])
         #expect(grades.options.first?.resolve["current"] != nil)
+        #expect(grades.options.first?.resolve["all"]?.many == true)
+        #expect(Set(catalog.dataRecipes["demo"]!.keys) == ["courses", "grades", "library-calendar", "loans", "news"])
+        let news = try catalog.recipe(portal: "demo", command: "news")
+        #expect(news.sources.compactMap(\.name) == ["rss", "atom", "page"])
+        #expect(try catalog.recipe(portal: "demo", command: "loans").actions.map(\.name) == ["renew"])
     }
 
     @Test("a misspelt key names the file, the line and the key, and suggests the right one")

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import UniToolKit
+
+/// `unitool page PATH`: a portal page through the user's session, for writing recipes.
+struct PageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "page", abstract: "Print a portal page as unitool sees it, logged in: for writing and testing recipes.",
+        discussion: """
+            Fetches a page of the portal through your session (logging in if needed) and prints it, so you
+            can write XPath against exactly what unitool gets, or save it as a recipe test case:
+              unitool --portal demo page /library/loans > Recipes/demo/Fixtures/loans/page1.html
+            Only the portal's own pages can be fetched. The terms of use must be accepted, as for any command.
+            """)
+    @OptionGroup var globals: GlobalOptions
+    @Argument(help: "A path on the portal, such as /grades?term=2026-spring, or a full URL on the portal.") var path: String
+
+    func run() async throws {
+        let environment = try CommandEnvironment(options: globals)
+        let portal = try environment.catalog.portal(try environment.portalID())
+        let credentials = try environment.credentialProvider(for: portal)
+        let body = try await environment.withPortal(portal, user: credentials.user, credentials: credentials.provide) { connection in
+            try await TermsGate.ensureAccepted(connection)
+            let url = try connection.portal.url(for: path)
+            guard url.origin == connection.portal.baseURL.origin else {
+                throw UniToolError(
+                    .unsafeRequest, "\(url.origin) is not the portal's origin (\(connection.portal.baseURL.origin))",
+                    hint: "give a path on the portal, such as /grades")
+            }
+            let page = try await connection.fetch(url.absoluteString)
+            try connection.saveSession()
+            return page.body
+        }
+        FileHandle.standardOutput.write(Data(body))
+    }
+}

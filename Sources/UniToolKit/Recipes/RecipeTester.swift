@@ -1,0 +1,147 @@
+import Foundation
+import LibXML
+
+/// Offline recipe tests: each recipe against saved pages, compared with the records expected.
+///
+/// A portal folder may hold `Fixtures/<command>/<case>.html` (or `.xml` for a feed) with
+/// `<case>.json` beside it:
+///
+///     {"url": "https://portal.example.edu/grades?term=2026-spring", "source": null,
+///      "today": "2026-11-23", "records": [ ... ]}
+///
+/// `url` is where the page came from (links are resolved against it), `source` picks one of the
+/// recipe's sources, and `today` fixes computed fields such as `overdue`. `--update` writes the
+/// records the recipe extracts now, for the author to review and commit.
+public enum RecipeTester {
+    public struct Case: Sendable {
+        public var recipe: DataRecipe
+        public var page: URL
+        public var expected: URL
+        public var name: String { "\(recipe.portal)/\(recipe.command)/\(page.deletingPathExtension().lastPathComponent)" }
+    }
+
+    public struct Outcome: Sendable {
+        public var name: String
+        public var passed: Bool
+        /// What differed, or why the recipe failed on the page.
+        public var detail: String?
+    }
+
+    /// The test cases of every recipe in the catalog whose portal folder has `Fixtures/`.
+    public static func cases(in catalog: RecipeCatalog) -> [Case] {
+        var result: [Case] = []
+        for (_, recipes) in catalog.dataRecipes.sorted(by: { $0.key < $1.key }) {
+            for recipe in recipes.values.sorted(by: { $0.command < $1.command }) {
+                let folder = URL(fileURLWithPath: recipe.file).deletingLastPathComponent()
+                    .appendingPathComponent("Fixtures").appendingPathComponent(recipe.command)
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+                for name in names.sorted() where name.hasSuffix(".html") || name.hasSuffix(".xml") {
+                    let page = folder.appendingPathComponent(name)
+                    result.append(
+                        Case(recipe: recipe, page: page, expected: page.deletingPathExtension().appendingPathExtension("json")))
+                }
+            }
+        }
+        return result
+    }
+
+    struct Expectation {
+        var url: String
+        var source: String?
+        var today: String
+        var records: Any?
+    }
+
+    /// Runs one case. With `update`, writes what the recipe extracts as the new expectation.
+    public static func run(_ testCase: Case, update: Bool) -> Outcome {
+        let expectation: Expectation
+        do {
+            expectation = try readExpectation(testCase, creating: update)
+        } catch {
+            return Outcome(name: testCase.name, passed: false, detail: "\(error)")
+        }
+        let extracted: RecordSet
+        do {
+            guard let source = testCase.recipe.source(named: expectation.source) else {
+                throw UniToolError(.recipeInvalid, "\(testCase.expected.path): 'source' \(expectation.source ?? "") is not a source of the recipe")
+            }
+            let extractor = RecordExtractor(recipe: testCase.recipe, source: source, today: expectation.today)
+            let bytes = Array(try Data(contentsOf: testCase.page))
+            let document = try extractor.parse(bytes, url: URL(string: expectation.url)!, charset: nil)
+            extracted = try extractor.extract(from: document)
+        } catch let error as UniToolError {
+            return Outcome(name: testCase.name, passed: false, detail: error.message)
+        } catch {
+            return Outcome(name: testCase.name, passed: false, detail: "\(error)")
+        }
+        let actualText = JSONRenderer.array(extracted)
+        let actual = try? JSONSerialization.jsonObject(with: Data(actualText.utf8), options: [.fragmentsAllowed])
+        if update {
+            let text =
+                "{\n  \"url\": \(JSONRenderer.string(expectation.url)),\n  \"source\": \(expectation.source.map(JSONRenderer.string) ?? "null"),\n  \"today\": \(JSONRenderer.string(expectation.today)),\n  \"records\": "
+                + actualText.trimmingCharacters(in: .newlines).replacingOccurrences(of: "\n", with: "\n  ") + "\n}\n"
+            do {
+                try AtomicFile.write(Data(text.utf8), to: testCase.expected, mode: 0o644)
+            } catch {
+                return Outcome(name: testCase.name, passed: false, detail: "cannot write \(testCase.expected.path): \(error)")
+            }
+            return Outcome(name: testCase.name, passed: true, detail: "updated \(testCase.expected.lastPathComponent) (\(extracted.records.count) records)")
+        }
+        guard let expected = expectation.records as? [Any], let actualRecords = actual as? [Any] else {
+            return Outcome(name: testCase.name, passed: false, detail: "\(testCase.expected.path): 'records' must be a list")
+        }
+        if let difference = describeDifference(expected: expected, actual: actualRecords) {
+            return Outcome(name: testCase.name, passed: false, detail: difference)
+        }
+        return Outcome(name: testCase.name, passed: true, detail: "\(actualRecords.count) records")
+    }
+
+    private static func readExpectation(_ testCase: Case, creating: Bool) throws -> Expectation {
+        guard let data = try? Data(contentsOf: testCase.expected) else {
+            guard creating else {
+                throw UniToolError(
+                    .recipeInvalid, "\(testCase.expected.path) is missing",
+                    hint: "run 'unitool recipes test --update' to write it from the page, then check it")
+            }
+            let path = (try? testCase.recipe.primary.fetch.render([:])) ?? "/"
+            return Expectation(
+                url: "https://portal.example.edu" + (path.hasPrefix("/") ? path : "/" + path), source: nil,
+                today: RecordExtractor.localToday(), records: nil)
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw UniToolError(.recipeInvalid, "\(testCase.expected.path) is not a JSON object")
+        }
+        guard let url = object["url"] as? String, URL(string: url) != nil else {
+            throw UniToolError(.recipeInvalid, "\(testCase.expected.path): 'url' (where the page came from) is missing")
+        }
+        return Expectation(
+            url: url, source: object["source"] as? String, today: object["today"] as? String ?? RecordExtractor.localToday(),
+            records: object["records"])
+    }
+
+    /// The first record and field that differ, in words.
+    static func describeDifference(expected: [Any], actual: [Any]) -> String? {
+        for index in 0..<max(expected.count, actual.count) {
+            guard index < expected.count else { return "record \(index + 1) was not expected: \(render(actual[index]))" }
+            guard index < actual.count else { return "record \(index + 1) is missing: expected \(render(expected[index]))" }
+            let want = expected[index] as? [String: Any] ?? [:]
+            let got = actual[index] as? [String: Any] ?? [:]
+            for key in Set(want.keys).union(got.keys).sorted() {
+                let wanted = want[key].map(render) ?? "(no field)"
+                let found = got[key].map(render) ?? "(no field)"
+                if wanted != found {
+                    return "record \(index + 1), field '\(key)': expected \(wanted), got \(found)"
+                }
+            }
+        }
+        return nil
+    }
+
+    private static func render(_ value: Any) -> String {
+        guard JSONSerialization.isValidJSONObject([value]),
+            let data = try? JSONSerialization.data(withJSONObject: [value], options: [.sortedKeys]),
+            let text = String(data: data, encoding: .utf8)
+        else { return "\(value)" }
+        return String(text.dropFirst().dropLast())
+    }
+}

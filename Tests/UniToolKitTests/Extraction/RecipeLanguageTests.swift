@@ -1,0 +1,226 @@
+import Foundation
+import LibXML
+import Testing
+import UniToolKit
+import UniToolTestSupport
+
+/// The recipe language's features, each against a small page parsed by the real libxml2.
+@Suite("The recipe language: lists, feeds, dates, filters, totals and pages")
+struct RecipeLanguageTests {
+    func recipe(_ text: String) throws -> DataRecipe {
+        try DataRecipe.load(file: "test.yaml", text: text, portal: "test")
+    }
+
+    func extract(_ recipeText: String, html: String, url: String = "https://portal.example.edu/page", today: String = "2026-11-23")
+        throws -> RecordSet
+    {
+        let recipe = try recipe(recipeText)
+        return try RecordExtractor(recipe: recipe, today: today).extract(from: try Document(html: html, url: url))
+    }
+
+    @Test("a nested list gives each record its own typed sub-records")
+    func nestedList() throws {
+        let set = try extract(
+            """
+            command: courses
+            fetch: /courses
+            rows: "//article"
+            fields:
+              code: { xpath: "h3", required: true }
+              meetings:
+                list:
+                  rows: "ul/li"
+                  fields:
+                    day:    { xpath: "b" }
+                    period: { xpath: "i", type: integer, regex: "^([0-9]+)" }
+            """,
+            html: """
+                <article><h3>CS-1</h3><ul><li><b>Mon</b><i>2. period</i></li><li><b>Thu</b><i>3. period</i></li></ul></article>
+                <article><h3>CS-2</h3><ul></ul></article>
+                """)
+        #expect(set.records.count == 2)
+        #expect(
+            set.records[0]["meetings"]
+                == .list([
+                    Record(fields: [("day", .string("Mon")), ("period", .integer(2))]),
+                    Record(fields: [("day", .string("Thu")), ("period", .integer(3))]),
+                ]))
+        #expect(set.records[1]["meetings"] == .list([]))
+        #expect(set.records[0]["meetings"]?.text == "Mon 2; Thu 3")
+        #expect(JSONRenderer.object(set.records[0]).contains(#""meetings": [{"day": "Mon", "period": 2}"#))
+    }
+
+    @Test("replace rewrites text with regular expressions, in order, before typing")
+    func replacements() throws {
+        let set = try extract(
+            """
+            command: x
+            fetch: /x
+            rows: "//p"
+            fields:
+              name: { xpath: ".", replace: { "^Instructor:\\\\s*": "", "Dr\\\\.": "Doctor" } }
+            """, html: "<p>Instructor:   Dr. Kovács  Anna</p>")
+        #expect(set.records[0]["name"] == .string("Doctor Kovács Anna"))
+    }
+
+    @Test("datetimes keep their offset: RFC 822 from RSS, ISO 8601 from Atom, local text in the recipe's time zone")
+    func datetimes() throws {
+        func convert(_ text: String, _ format: String, zone: String? = "Europe/Budapest") throws -> FieldValue {
+            try FieldTyper.convert(text, to: .datetime, format: format, timeZone: zone, baseURL: nil) { _ in UniToolError(.internal, "invalid") }
+        }
+        #expect(try convert("Fri, 20 Nov 2026 09:00:00 +0100", "rfc822") == .datetime("2026-11-20T09:00:00+01:00"))
+        #expect(try convert("Fri, 20 Nov 2026 08:00:00 GMT", "rfc822") == .datetime("2026-11-20T09:00:00+01:00"))
+        #expect(try convert("2026-10-22T09:30:00+02:00", "iso8601") == .datetime("2026-10-22T09:30:00+02:00"))
+        #expect(try convert("2026.11.20. 09:00", "yyyy.MM.dd. HH:mm") == .datetime("2026-11-20T09:00:00+01:00"))
+        #expect(try convert("2026-07-01 12:00", "yyyy-MM-dd HH:mm", zone: "Asia/Tokyo") == .datetime("2026-07-01T12:00:00+09:00"))
+        #expect(throws: UniToolError.self) { try convert("20 November", "rfc822") }
+    }
+
+    @Test("an Atom feed is read with the XML parser and a namespace prefix")
+    func atomFeed() throws {
+        let recipe = try recipe(
+            """
+            command: news
+            fetch: /feed
+            parse: xml
+            namespaces: { a: "http://www.w3.org/2005/Atom" }
+            rows: "/a:feed/a:entry"
+            fields:
+              title: { xpath: "a:title", required: true }
+              link:  { xpath: "a:link/@href", type: url }
+            """)
+        let extractor = RecordExtractor(recipe: recipe)
+        let feed = """
+            <?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><entry><title>Hello &amp; welcome</title>
+            <link href="/news/1"/></entry></feed>
+            """
+        let document = try extractor.parse(Array(feed.utf8), url: URL(string: "https://portal.example.edu/feed")!, charset: nil)
+        let set = try extractor.extract(from: document)
+        #expect(set.records == [Record(fields: [("title", .string("Hello & welcome")), ("link", .url("https://portal.example.edu/news/1"))])])
+    }
+
+    @Test("a feed that is not well-formed XML is a layout change, not an empty list")
+    func brokenFeed() throws {
+        let recipe = try recipe("command: n\nfetch: /f\nparse: xml\nrows: //item\nfields: { t: { xpath: title } }")
+        #expect(throws: UniToolError.self) {
+            _ = try RecordExtractor(recipe: recipe).parse(Array("<rss><item>".utf8), url: URL(string: "https://x.example/f")!, charset: nil)
+        }
+    }
+
+    @Test("the next-page link is resolved against the page; the last page has none")
+    func nextPage() throws {
+        let recipe = try recipe("command: l\nfetch: /l\nnext: \"//a[@rel='next']/@href\"\nrows: //li\nfields: { t: { xpath: . } }")
+        let extractor = RecordExtractor(recipe: recipe)
+        let first = try Document(html: "<li>a</li><a rel='next' href='?page=2'>Next</a>", url: "https://p.example/loans?page=1")
+        #expect(try extractor.nextPage(in: first)?.absoluteString == "https://p.example/loans?page=2")
+        let last = try Document(html: "<li>z</li>", url: "https://p.example/loans?page=3")
+        #expect(try extractor.nextPage(in: last) == nil)
+        #expect(recipe.primary.maxPages == 20)
+    }
+
+    @Test("overdue is computed from the due date and the given today")
+    func computedOverdue() throws {
+        let text = """
+            command: loans
+            fetch: /loans
+            rows: "//tr"
+            fields:
+              due:     { xpath: "td", type: date, format: dd/MM/yyyy }
+              overdue: { compute: { before_today: due } }
+            """
+        let set = try extract(text, html: "<table><tr><td>22/11/2026</td></tr><tr><td>23/11/2026</td></tr><tr><td></td></tr></table>")
+        #expect(set.records.map { $0["overdue"] } == [.bool(true), .bool(false), .null])
+    }
+
+    @Test("filters: a weekday narrows a nested list, 'since' takes dates and '7d', bad values are usage errors")
+    func filters() throws {
+        let recipe = try recipe(
+            """
+            command: c
+            fetch: /c
+            options:
+              day:   { filter: { field: meetings.day, test: weekday } }
+              since: { filter: { field: date, test: since } }
+            rows: //x
+            fields:
+              date: { xpath: "@d", type: date, format: yyyy-MM-dd }
+              meetings: { list: { rows: m, fields: { day: { xpath: . } } } }
+            """)
+        let monday = Record(fields: [("day", .string("Mon"))])
+        let thursday = Record(fields: [("day", .string("Thu"))])
+        let set = RecordSet(
+            columns: ["date", "meetings"],
+            records: [
+                Record(fields: [("date", .date("2026-11-20")), ("meetings", .list([monday, thursday]))]),
+                Record(fields: [("date", .date("2026-11-01")), ("meetings", .list([thursday]))]),
+            ])
+        let dayFilter = try RecordFilter(option: recipe.options[0], value: "monday")
+        let filtered = RecordFilter.apply([dayFilter], to: set)
+        #expect(filtered.records == [Record(fields: [("date", .date("2026-11-20")), ("meetings", .list([monday]))])])
+        let now = try #require(FieldTyper.parseDate("2026-11-23", format: "yyyy-MM-dd", timeZone: .current))
+        let sinceWeek = try RecordFilter(option: recipe.options[1], value: "7d", now: now)
+        #expect(sinceWeek.value == "2026-11-16")
+        #expect(RecordFilter.apply([sinceWeek], to: set).records.count == 1)
+        #expect(RecordFilter.apply([try RecordFilter(option: recipe.options[1], value: "2026-11-01")], to: set).records.count == 2)
+        #expect(throws: UniToolError.self) { try RecordFilter(option: recipe.options[0], value: "someday") }
+        #expect(throws: UniToolError.self) { try RecordFilter(option: recipe.options[1], value: "last week") }
+    }
+
+    @Test("totals per term: credits of graded courses and a GPA weighted by credits")
+    func totals() throws {
+        let recipe = try recipe(
+            """
+            command: grades
+            fetch: /g
+            rows: //tr
+            fields:
+              term:    { xpath: "@t" }
+              credits: { xpath: "td[1]", type: number }
+              points:  { xpath: "td[2]", type: number }
+            totals:
+              group_by: term
+              fields:
+                courses: { count: true }
+                earned:  { sum: credits, where: points }
+                gpa:     { weighted_mean: points, weight: credits }
+            """)
+        func row(_ term: String, _ credits: Double, _ points: Double?) -> Record {
+            Record(fields: [("term", .string(term)), ("credits", .number(credits)), ("points", points.map(FieldValue.number) ?? .null)])
+        }
+        let set = RecordSet(columns: recipe.columns, records: [row("a", 6, 4.0), row("a", 4, 3.0), row("a", 5, nil), row("b", 3, 2.0)])
+        let summary = try #require(recipe.totals).compute(over: set)
+        #expect(summary.columns == ["term", "courses", "earned", "gpa"])
+        #expect(summary.records[0] == Record(fields: [("term", .string("a")), ("courses", .integer(3)), ("earned", .number(10)), ("gpa", .number(3.6))]))
+        #expect(summary.records[1]["gpa"] == .number(2))
+    }
+
+    @Test("an action's argument becomes an XPath string literal, whatever quotes it holds")
+    func xpathLiterals() throws {
+        #expect(Template.xpathLiteral("31000101") == "'31000101'")
+        #expect(Template.xpathLiteral("O'Brien") == "\"O'Brien\"")
+        let both = Template.xpathLiteral("a'b\"c")
+        let document = try Document(html: "<p title='a&#39;b&quot;c'>x</p>")
+        #expect(try document.select("//p[@title=\(both)]").count == 1)
+    }
+
+    @Test(
+        "mistakes in the new keys are reported with file, line and key",
+        arguments: [
+            ("command: x\nfetch: /x\nrows: //p\nfields:\n  d: { xpath: ., type: datetime, format: iso8601, timezone: Europe/Budapset }\n", "test.yaml:5: fields.d.timezone"),
+            ("command: x\nfetch: /x\nrows: //p\noptions:\n  day: { filter: { field: nope } }\nfields:\n  d: { xpath: . }\n", "filters on 'nope'"),
+            ("command: x\nsources:\n  a: { fetch: /a, rows: //p, fields: { t: { xpath: . } } }\n  b: { fetch: /b, rows: //p, fields: { u: { xpath: . } } }\n", "every source must give the same fields"),
+            ("command: x\nfetch: /x\nrows: //p\nfields:\n  o: { compute: { before_today: t } }\n  t: { xpath: . }\n", "needs a date field"),
+            ("command: x\nfetch: /x\nrows: //p\nfields:\n  t: { xpath: . }\ntotals:\n  fields:\n    g: { weighted_mean: t }\n", "weighted_mean needs a weight"),
+            ("command: x\nfetch: /x\nrows: //p\nfields:\n  t: { xpath: . }\nactions:\n  renew: { argument: id, fetch: /r, form: \"//form[\", success_when: //p }\n", "actions.renew.form"),
+            ("command: x\nfetch: /x\nrows: //p\nparse: htm\nfields:\n  t: { xpath: . }\n", "did you mean 'html'"),
+        ])
+    func lintErrors(text: String, expected: String) throws {
+        do {
+            _ = try recipe(text)
+            Issue.record("expected a recipe error")
+        } catch let error as UniToolError {
+            #expect(error.kind == .recipeInvalid)
+            #expect((error.message + " " + (error.hint ?? "")).contains(expected), "\(error.message) \(error.hint ?? "")")
+        }
+    }
+}
