@@ -194,7 +194,7 @@ enum RecipeHelp {
         var usage = recipe.options.map { "[--\($0.name) <\($0.name)>]" }
         if recipe.sources.count > 1 { usage.append("[--source <source>]") }
         if recipe.totals != nil { usage.append("[--summary]") }
-        text += "USAGE: unitool [--portal \(recipe.portal)] \(recipe.command) \(usage.joined(separator: " ")) [--format <format>]\n"
+        text += "USAGE: " + (["unitool [--portal \(recipe.portal)] \(recipe.command)"] + usage + ["[--format <format>]"]).joined(separator: " ") + "\n"
         for action in recipe.actions {
             text += "       unitool [--portal \(recipe.portal)] \(recipe.command) \(action.name) <\(action.argument)>\n"
         }
