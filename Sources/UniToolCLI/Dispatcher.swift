@@ -15,6 +15,7 @@ struct Dispatcher {
         "demo": DemoCommand.self,
         "doctor": DoctorCommand.self,
         "page": PageCommand.self,
+        "rpc": RPCCommand.self,
     ]
 
     func run() async -> Int32 {
@@ -114,6 +115,7 @@ struct Dispatcher {
               page        Print a portal page through your session, for writing recipes
               demo        Run the bundled demo university for recipe authors
               doctor      Explain a failing login page by page: unitool doctor login
+              rpc         Serve JSON-RPC 2.0 on stdin/stdout for front ends (docs/RPC.md)
               help        Show help for a command: unitool help grades
 
             GLOBAL OPTIONS:

@@ -19,17 +19,21 @@ public final class PortalConnection: Sendable {
     private let logger: Logger
     /// The terms version, asked of the portal at most once per connection (so once per run).
     private let termsCache = Mutex<CurrentTerms?>(nil)
+    /// Makes concurrent requests share one login.
+    private let logins = LoginCoordinator()
 
+    /// - Parameter startEmpty: begin with no cookies even if a session is saved (to check a
+    ///   password by really logging in); a successful command still saves its session.
     public init(
         portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, store: SessionStore?,
-        configuration: HTTPSession.Configuration = .init(), logger: Logger
+        configuration: HTTPSession.Configuration = .init(), startEmpty: Bool = false, logger: Logger
     ) {
         self.portal = portal
         self.user = user
         self.credentials = credentials
         self.store = store
         self.logger = logger
-        let jar = store?.load(portal: portal.id, user: user) ?? CookieJar()
+        let jar = startEmpty ? CookieJar() : store?.load(portal: portal.id, user: user) ?? CookieJar()
         self.session = HTTPSession(jar: jar, configuration: configuration, logger: logger)
     }
 
@@ -58,15 +62,24 @@ public final class PortalConnection: Sendable {
     }
 
     /// A portal page through the session, logging in first if the portal asks for it.
+    ///
+    /// Concurrent fetches that all meet the login share one: the first logs in, the others wait
+    /// for it and then ask for their page again.
     public func fetch(_ pathOrURL: String) async throws -> Page {
         let url = try portal.url(for: pathOrURL)
+        let loginsBefore = await logins.count
         var page = try await session.get(url)
         let flow = LoginFlow(portal: portal, session: session, logger: logger)
         if try flow.needsLogin(page) {
-            logger.debug("the portal asks for a login at \(page.url.redactedForLog)")
-            page = try await flow.continueLogin(from: page, credentials: try credentials())
+            let bounced = page
+            let landing = try await logins.logIn(unlessDoneSince: loginsBefore) {
+                self.logger.debug("the portal asks for a login at \(bounced.url.redactedForLog)")
+                return try await flow.continueLogin(from: bounced, credentials: try self.credentials())
+            }
             // SAML's RelayState usually brings the browser back to the page it asked for.
-            if page.url.absoluteString != url.absoluteString {
+            if let landing, landing.url.absoluteString == url.absoluteString {
+                page = landing
+            } else {
                 page = try await session.get(url)
                 if try flow.needsLogin(page) {
                     throw UniToolError(
@@ -316,5 +329,34 @@ public final class PortalConnection: Sendable {
                 hint: "read the terms at \(url.absoluteString), and fix the recipe")
         }
         return (node.readableText, url)
+    }
+}
+
+/// One login at a time per connection, shared by everyone who needs it.
+actor LoginCoordinator {
+    /// How many logins have finished; a caller that saw an older count knows its bounce may be
+    /// answered already.
+    private(set) var count = 0
+    private var inFlight: Task<Page, any Error>?
+
+    /// Runs `login` unless one finished since the caller's `seen` count, or joins the one in
+    /// flight. Returns the page the login landed on to the caller that ran it, nil to the others.
+    func logIn(unlessDoneSince seen: Int, _ login: @escaping @Sendable () async throws -> Page) async throws -> Page? {
+        if count > seen { return nil }
+        if let inFlight {
+            _ = try await inFlight.value
+            return nil
+        }
+        let task = Task { try await login() }
+        inFlight = task
+        do {
+            let page = try await task.value
+            count += 1
+            inFlight = nil
+            return page
+        } catch {
+            inFlight = nil
+            throw error
+        }
     }
 }

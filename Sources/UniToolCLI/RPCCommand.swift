@@ -1,0 +1,158 @@
+import ArgumentParser
+import DemoUniversity
+import Foundation
+import OneTimeCode
+import Synchronization
+import UniToolKit
+
+/// `unitool rpc`: JSON-RPC 2.0 over stdin and stdout, for GUIs, editors and plugins.
+struct RPCCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rpc", abstract: "Serve JSON-RPC 2.0 on stdin and stdout, for front ends and plugins.",
+        discussion: """
+            One JSON message per line by default; --framing content-length uses LSP-style headers. stdout
+            carries protocol messages only; logs go to stderr (-v for more). Every method, parameter, result
+            and error code is in docs/RPC.md. Try it:
+              echo '{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades"}}' | unitool rpc
+            """)
+    @OptionGroup var globals: GlobalOptions
+    @Option(help: "newline (one JSON text per line) or content-length (LSP-style headers).") var framing: FramingOption = .init(.newline)
+    @Option(help: "The largest message accepted, in bytes; larger ones are answered with an error and skipped.")
+    var maxMessageBytes = RPCServer.defaultMaxMessageBytes
+
+    struct FramingOption: ExpressibleByArgument {
+        let value: RPCFraming
+        init(_ value: RPCFraming) { self.value = value }
+        init?(argument: String) {
+            guard let value = RPCFraming(rawValue: argument) else { return nil }
+            self.value = value
+        }
+        static var allValueStrings: [String] { RPCFraming.allCases.map(\.rawValue) }
+    }
+
+    func run() async throws {
+        // A client that goes away must end the server, not kill it with SIGPIPE mid-write.
+        signal(SIGPIPE, SIG_IGN)
+        let environment = try CommandEnvironment(options: globals)
+        let host = CommandLineRPCHost(environment: environment)
+        let logger = environment.logger
+        let output = FileDescriptorOutput(descriptor: STDOUT_FILENO) { reason in
+            logger.error("stopping: \(reason)")
+            FileHandle.standardError.write(Data("unitool rpc: stopping: \(reason)\n".utf8))
+            Foundation.exit(75)
+        }
+        let server = RPCServer(
+            methods: RPCMethods(host: host).table, output: output, framing: framing.value, maxMessageBytes: maxMessageBytes,
+            logger: logger)
+        let code = await server.serve(StandardInputStream.make())
+        output.flush()
+        await host.closeAll()
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+/// The RPC server's view of the machine: recipes, keyring, saved sessions and the demo.
+final class CommandLineRPCHost: RPCHost {
+    let environment: CommandEnvironment
+    private let connections = Mutex<[String: Task<PortalConnection, any Error>]>([:])
+    private let located = Mutex<[String: Task<(PortalRecipe, DemoUniversity?), any Error>]>([:])
+    private let passwords = Mutex<[String: Secret]>([:])
+
+    init(environment: CommandEnvironment) { self.environment = environment }
+
+    var catalog: RecipeCatalog { environment.catalog }
+    var acceptedTerms: AcceptedTermsStore { AcceptedTermsStore() }
+
+    func defaultPortal() throws -> String { try environment.portalID() }
+
+    func defaultUser(for portal: PortalRecipe) throws -> String { try environment.user(for: portal) }
+
+    private func key(_ portal: String, _ user: String) -> String { "\(portal)\u{0}\(user)" }
+
+    /// The portal at its real address: one demo university per portal, started once.
+    private func locate(_ portal: PortalRecipe) async throws -> PortalRecipe {
+        let task = located.withLock { tasks in
+            if let task = tasks[portal.id] { return task }
+            let task = Task { try await self.environment.locate(portal) }
+            tasks[portal.id] = task
+            return task
+        }
+        return try await task.value.0
+    }
+
+    func connection(portal: PortalRecipe, user: String) async throws -> PortalConnection {
+        let task = connections.withLock { tasks in
+            if let task = tasks[key(portal.id, user)] { return task }
+            let task = Task {
+                let located = try await self.locate(portal)
+                return PortalConnection(
+                    portal: located, user: user, credentials: self.credentials(portal: portal, user: user), store: SessionStore(),
+                    logger: self.environment.logger)
+            }
+            tasks[key(portal.id, user)] = task
+            return task
+        }
+        return try await task.value
+    }
+
+    func freshConnection(portal: PortalRecipe, user: String, password: Secret) async throws -> PortalConnection {
+        let located = try await locate(portal)
+        let portalID = portal.id
+        return PortalConnection(
+            portal: located, user: user,
+            credentials: { Credentials(username: user, password: password, oneTimeCode: Self.storedOneTimeCode(portal: portalID, user: user)) },
+            store: SessionStore(), startEmpty: true, logger: environment.logger)
+    }
+
+    func usePassword(_ password: Secret, portal: String, user: String) {
+        passwords.withLock { $0[key(portal, user)] = password }
+    }
+
+    func dropConnection(portal: String, user: String) async {
+        let task = connections.withLock { $0.removeValue(forKey: key(portal, user)) }
+        if let connection = try? await task?.value { await connection.close() }
+    }
+
+    func closeAll() async {
+        let tasks = connections.withLock { tasks in
+            defer { tasks.removeAll() }
+            return Array(tasks.values)
+        }
+        for task in tasks { if let connection = try? await task.value { await connection.close() } }
+        let demos = located.withLock { Array($0.values) }
+        for task in demos { if let demo = try? await task.value.1 { await demo.stop() } }
+    }
+
+    /// Where a login's password comes from: one given to `auth.login` for this server, the demo's
+    /// known one, `UNITOOL_PASSWORD_COMMAND`, or the keyring. Never a prompt: stdin is the protocol.
+    private func credentials(portal: PortalRecipe, user: String) -> CredentialProvider {
+        let portalID = portal.id
+        let isDemo = portal.isDemo
+        let passwordKey = key(portal.id, user)
+        return { [self] in
+            let oneTimeCode = Self.storedOneTimeCode(portal: portalID, user: user)
+            if let password = self.passwords.withLock({ $0[passwordKey] }) {
+                return Credentials(username: user, password: password, oneTimeCode: oneTimeCode)
+            }
+            if isDemo, let demoUser = DemoData.users.first(where: { $0.username == user }),
+                (try? PasswordKeyring(portal: portalID).password(for: user)) == nil
+            {
+                return Credentials(username: user, password: Secret(demoUser.password), oneTimeCode: oneTimeCode)
+            }
+            var credentials = try CommandEnvironment.storedPassword(portal: portalID, user: user)
+            credentials.oneTimeCode = oneTimeCode
+            return credentials
+        }
+    }
+
+    static func storedOneTimeCode(portal: String, user: String) -> @Sendable () throws -> Secret {
+        {
+            guard let generator = try OneTimeCodeKeyring(portal: portal).generator(for: user) else {
+                throw UniToolError(
+                    .mfaRequired, "the portal asks for a one-time code, and no TOTP secret is stored for \(user) on '\(portal)'",
+                    hint: "store it with 'unitool auth totp set --portal \(portal) --user \(user)'")
+            }
+            return Secret(generator.code(at: Date()))
+        }
+    }
+}

@@ -1,0 +1,326 @@
+import Foundation
+
+/// A JSON value that keeps object keys in order, for the JSON-RPC protocol.
+///
+/// unitool parses protocol messages itself (RFC 8259, strictly) rather than through
+/// `JSONSerialization`: that keeps `true` apart from `1` on every platform, keeps a record's keys
+/// in the recipe's order, and lets the parser enforce a nesting limit on hostile input.
+public enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([(key: String, value: JSONValue)])
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.number(let a), .number(let b)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.array(let a), .array(let b)): return a == b
+        case (.object(let a), .object(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        default: return false
+        }
+    }
+
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.last { $0.key == key }?.value
+    }
+
+    public var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    public var boolValue: Bool? {
+        if case .bool(let flag) = self { return flag }
+        return nil
+    }
+
+    /// The JSON type's name, for "expected a string, got a number" messages.
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .number: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+
+    /// Compact JSON text, with no insignificant white space, as one protocol line.
+    public var serialized: String {
+        var output = ""
+        write(to: &output)
+        return output
+    }
+
+    private func write(to output: inout String) {
+        switch self {
+        case .null: output += "null"
+        case .bool(let flag): output += flag ? "true" : "false"
+        case .number(let number):
+            if !number.isFinite {
+                output += "null"
+            } else if number.rounded() == number && abs(number) < 1e15 {
+                output += String(Int64(number))
+            } else {
+                output += String(number)
+            }
+        case .string(let text): output += JSONRenderer.string(text)
+        case .array(let items):
+            output += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { output += "," }
+                item.write(to: &output)
+            }
+            output += "]"
+        case .object(let members):
+            output += "{"
+            for (index, member) in members.enumerated() {
+                if index > 0 { output += "," }
+                output += JSONRenderer.string(member.key)
+                output += ":"
+                member.value.write(to: &output)
+            }
+            output += "}"
+        }
+    }
+}
+
+extension JSONValue {
+    /// A record as a JSON object, keys in the recipe's order.
+    public init(_ record: Record) {
+        self = .object(record.fields.map { ($0.name, JSONValue($0.value)) })
+    }
+
+    public init(_ value: FieldValue) {
+        switch value {
+        case .string(let text), .date(let text), .datetime(let text), .url(let text): self = .string(text)
+        case .integer(let number): self = .number(Double(number))
+        case .number(let number): self = .number(number)
+        case .bool(let flag): self = .bool(flag)
+        case .list(let records): self = .array(records.map(JSONValue.init))
+        case .null: self = .null
+        }
+    }
+}
+
+/// A strict RFC 8259 parser over bytes. Errors say where the text went wrong.
+public struct JSONParser {
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public let offset: Int
+        public let reason: String
+        public var description: String { "\(reason) at byte \(offset)" }
+    }
+
+    /// Deeper nesting than this is refused: no honest client needs it, and it keeps a hostile
+    /// message from exhausting the stack.
+    public static let maxDepth = 64
+
+    private let bytes: [UInt8]
+    private var index = 0
+
+    public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
+        var parser = JSONParser(bytes: bytes)
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw parser.failure("unexpected text after the JSON value") }
+        return value
+    }
+
+    public static func parse(_ text: String) throws -> JSONValue { try parse(Array(text.utf8)) }
+
+    private init(bytes: [UInt8]) { self.bytes = bytes }
+
+    private func failure(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    private mutating func parseValue(depth: Int) throws -> JSONValue {
+        guard depth < Self.maxDepth else { throw failure("nested deeper than \(Self.maxDepth) levels") }
+        guard index < bytes.count else { throw failure("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth)
+        case UInt8(ascii: "["): return try parseArray(depth: depth)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): return try literal("true", .bool(true))
+        case UInt8(ascii: "f"): return try literal("false", .bool(false))
+        case UInt8(ascii: "n"): return try literal("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw failure("unexpected character '\(Character(UnicodeScalar(bytes[index])))'")
+        }
+    }
+
+    private mutating func literal(_ word: String, _ value: JSONValue) throws -> JSONValue {
+        let expected = Array(word.utf8)
+        guard bytes.count - index >= expected.count, Array(bytes[index..<index + expected.count]) == expected else {
+            throw failure("invalid literal")
+        }
+        index += expected.count
+        return value
+    }
+
+    private mutating func parseObject(depth: Int) throws -> JSONValue {
+        index += 1
+        var members: [(key: String, value: JSONValue)] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key in quotes") }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a key") }
+            index += 1
+            skipWhitespace()
+            members.append((key, try parseValue(depth: depth + 1)))
+            skipWhitespace()
+            guard index < bytes.count else { throw failure("unexpected end of input in an object") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
+            index += 1
+            return .object(members)
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws -> JSONValue {
+        index += 1
+        var items: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(items)
+        }
+        while true {
+            skipWhitespace()
+            items.append(try parseValue(depth: depth + 1))
+            skipWhitespace()
+            guard index < bytes.count else { throw failure("unexpected end of input in an array") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            guard bytes[index] == UInt8(ascii: "]") else { throw failure("expected ',' or ']'") }
+            index += 1
+            return .array(items)
+        }
+    }
+
+    private mutating func parseString() throws -> String {
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var run: [UInt8] = []
+        func flush() throws {
+            guard !run.isEmpty else { return }
+            guard let text = String(validating: run, as: UTF8.self) else { throw failure("invalid UTF-8 in a string") }
+            scalars.append(contentsOf: text.unicodeScalars)
+            run.removeAll(keepingCapacity: true)
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                try flush()
+                index += 1
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                try flush()
+                index += 1
+                guard index < bytes.count else { throw failure("unfinished escape") }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{08}")
+                case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"):
+                    var code = try hex4()
+                    if (0xD800..<0xDC00).contains(code) {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                            throw failure("a lone surrogate in \\u escape")
+                        }
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw failure("invalid surrogate pair") }
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let scalar = UnicodeScalar(code) else { throw failure("invalid \\u escape") }
+                    scalars.append(scalar)
+                default:
+                    throw failure("invalid escape")
+                }
+            case 0x00..<0x20:
+                throw failure("a control character inside a string")
+            default:
+                run.append(byte)
+                index += 1
+            }
+        }
+        throw failure("unterminated string")
+    }
+
+    private mutating func hex4() throws -> UInt32 {
+        guard bytes.count - index >= 4 else { throw failure("short \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw failure("invalid hex digit in \\u escape")
+            }
+            value = value * 16 + digit
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func parseNumber() throws -> JSONValue {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        func digits() -> Int {
+            let from = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            return index - from
+        }
+        guard index < bytes.count else { throw failure("a number without digits") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else if digits() == 0 {
+            throw failure("a number without digits")
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { throw failure("no digits after the decimal point") }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { throw failure("no digits in the exponent") }
+        }
+        guard let number = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else { throw failure("invalid number") }
+        return .number(number)
+    }
+}

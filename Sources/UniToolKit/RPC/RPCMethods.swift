@@ -1,0 +1,401 @@
+import Foundation
+
+/// What the JSON-RPC methods need from the program that hosts them: the recipes, and one shared
+/// connection per portal and user (the CLI starts the demo university behind it when needed).
+public protocol RPCHost: Sendable {
+    var catalog: RecipeCatalog { get }
+    /// The portal to use when a call names none: the only real portal, or the demo.
+    func defaultPortal() throws -> String
+    /// The user to log in as when a call names none.
+    func defaultUser(for portal: PortalRecipe) throws -> String
+    /// The connection for this portal and user, made once and shared by every request, so that
+    /// concurrent requests log in once.
+    func connection(portal: PortalRecipe, user: String) async throws -> PortalConnection
+    /// A connection that does not use or keep the shared session, for checking a password.
+    func freshConnection(portal: PortalRecipe, user: String, password: Secret) async throws -> PortalConnection
+    /// Remembers a password for this server's later logins (from `auth.login` with `remember: false`).
+    func usePassword(_ password: Secret, portal: String, user: String)
+    /// Closes and forgets the shared connection, as after a logout.
+    func dropConnection(portal: String, user: String) async
+    var acceptedTerms: AcceptedTermsStore { get }
+}
+
+/// Every method of `unitool rpc`, documented in docs/RPC.md.
+public struct RPCMethods: Sendable {
+    public let host: any RPCHost
+    public let serverVersion: String
+
+    public init(host: any RPCHost, serverVersion: String = UniToolVersion.current) {
+        self.host = host
+        self.serverVersion = serverVersion
+    }
+
+    public static let names = [
+        "initialize", "portals.list", "auth.status", "auth.login", "auth.logout", "terms.status", "terms.accept", "recipes.list",
+        "recipes.describe", "recipes.run", "recipes.perform", "session.fetch", "shutdown", "exit",
+    ]
+
+    public var table: [String: RPCMethod] {
+        [
+            "initialize": initialize, "portals.list": portalsList, "auth.status": authStatus, "auth.login": authLogin,
+            "auth.logout": authLogout, "terms.status": termsStatus, "terms.accept": termsAccept, "recipes.list": recipesList,
+            "recipes.describe": recipesDescribe, "recipes.run": recipesRun, "recipes.perform": recipesPerform,
+            "session.fetch": sessionFetch,
+        ]
+    }
+
+    // MARK: Methods
+
+    func initialize(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["clientInfo", "capabilities", "progressToken"])
+        return .object([
+            ("serverInfo", .object([("name", .string("unitool")), ("version", .string(serverVersion))])),
+            ("protocolVersion", .string("1")),
+            (
+                "capabilities",
+                .object([
+                    ("methods", .array(Self.names.map(JSONValue.string))), ("batches", .bool(true)), ("cancellation", .bool(true)),
+                    ("progress", .bool(true)), ("maxMessageBytes", .number(Double(RPCServer.defaultMaxMessageBytes))),
+                ])
+            ),
+            ("portals", try portalList()),
+        ])
+    }
+
+    func portalsList(_ request: RPCRequest) async throws -> JSONValue {
+        try Params(request).allow([])
+        return try portalList()
+    }
+
+    private func portalList() throws -> JSONValue {
+        .array(
+            host.catalog.portals.values.sorted { $0.id < $1.id }.map { portal in
+                .object([
+                    ("id", .string(portal.id)), ("name", .string(portal.name)), ("demo", .bool(portal.isDemo)),
+                    ("commands", .array((host.catalog.dataRecipes[portal.id] ?? [:]).keys.sorted().map(JSONValue.string))),
+                ])
+            })
+    }
+
+    func authStatus(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["portal", "user"])
+        let (portal, user) = try portalAndUser(params)
+        let password: String
+        do {
+            password = try PasswordKeyring(portal: portal.id).password(for: user) == nil ? "not stored" : "stored"
+        } catch let error as UniToolError {
+            password = "unknown: \(error.kind.rawValue)"
+        }
+        var session = "none"
+        if SessionStore().exists(portal: portal.id, user: user) {
+            let connection = try await host.connection(portal: portal, user: user)
+            session = try await connection.isSessionValid() ? "valid" : "expired"
+        }
+        return .object([("portal", .string(portal.id)), ("user", .string(user)), ("password", .string(password)), ("session", .string(session))])
+    }
+
+    func authLogin(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["portal", "user", "password", "remember", "progressToken"])
+        let (portal, user) = try portalAndUser(params)
+        let remember = try params.bool("remember") ?? true
+        let password: Secret
+        if let given = try params.string("password") {
+            password = Secret(given)
+        } else if let stored = try PasswordKeyring(portal: portal.id).password(for: user) {
+            password = stored
+        } else {
+            throw UniToolError(
+                .credentialsMissing, "no password was given and none is stored for \(user) on '\(portal.id)'",
+                hint: "pass 'password' in the params")
+        }
+        request.progress?("logging in to \(portal.name) as \(user)")
+        let connection = try await host.freshConnection(portal: portal, user: user, password: password)
+        let result = await Result {
+            _ = try await connection.logIn()
+            try connection.saveSession()
+        }
+        await connection.close()
+        try result.get()
+        var stored = false
+        if try params.string("password") != nil {
+            if remember {
+                try PasswordKeyring(portal: portal.id).store(password, for: user)
+                stored = true
+            } else {
+                host.usePassword(password, portal: portal.id, user: user)
+            }
+        }
+        // The shared connection reloads the new session on its next use.
+        await host.dropConnection(portal: portal.id, user: user)
+        return .object([("portal", .string(portal.id)), ("user", .string(user)), ("loggedIn", .bool(true)), ("passwordStored", .bool(stored))])
+    }
+
+    func authLogout(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["portal", "user", "forgetPassword"])
+        let (portal, user) = try portalAndUser(params)
+        await host.dropConnection(portal: portal.id, user: user)
+        let store = SessionStore()
+        let hadSession = store.exists(portal: portal.id, user: user)
+        try store.remove(portal: portal.id, user: user)
+        var removedPassword = false
+        if try params.bool("forgetPassword") ?? true {
+            removedPassword = try PasswordKeyring(portal: portal.id).remove(user: user)
+        }
+        return .object([("portal", .string(portal.id)), ("user", .string(user)), ("sessionRemoved", .bool(hadSession)), ("passwordRemoved", .bool(removedPassword))])
+    }
+
+    func termsStatus(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["portal", "user"])
+        let (portal, user) = try portalAndUser(params)
+        let status = try await host.connection(portal: portal, user: user).termsStatus(host.acceptedTerms)
+        return .object([
+            ("portal", .string(portal.id)), ("current", status.current.map { .string($0.version) } ?? .null),
+            ("url", status.current?.url.map { .string($0.absoluteString) } ?? .null),
+            ("accepted", status.accepted.map { .string($0.version) } ?? .null), ("upToDate", .bool(status.isUpToDate)),
+        ])
+    }
+
+    func termsAccept(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["portal", "user", "version"])
+        let (portal, user) = try portalAndUser(params)
+        let status = try await host.connection(portal: portal, user: user).termsStatus(host.acceptedTerms)
+        guard let current = status.current else {
+            return .object([("portal", .string(portal.id)), ("accepted", .null)])
+        }
+        if let version = try params.string("version"), version != current.version {
+            throw UniToolError(
+                .termsVersionStale,
+                "version \(version) is not the current version of the terms of use of \(portal.name) (current: \(current.version)); nothing was accepted",
+                hint: "show the current terms to the user, then accept version \(current.version)")
+        }
+        try host.acceptedTerms.save(AcceptedTerms(portal: portal.id, version: current.version))
+        return .object([("portal", .string(portal.id)), ("accepted", .string(current.version))])
+    }
+
+    func recipesList(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["portal"])
+        let only = try params.string("portal")
+        var items: [JSONValue] = []
+        for (portal, recipes) in host.catalog.dataRecipes.sorted(by: { $0.key < $1.key }) where only == nil || only == portal {
+            for recipe in recipes.values.sorted(by: { $0.command < $1.command }) {
+                items.append(
+                    .object([
+                        ("portal", .string(portal)), ("recipe", .string(recipe.command)), ("summary", .string(recipe.summary)),
+                        ("file", .string(recipe.file)),
+                    ]))
+            }
+        }
+        return .array(items)
+    }
+
+    func recipesDescribe(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["portal", "recipe"])
+        let recipe = try self.recipe(params)
+        return RecipeDescription.json(recipe)
+    }
+
+    func recipesRun(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["portal", "user", "recipe", "options", "source", "summary", "fields", "progressToken"])
+        let recipe = try self.recipe(params)
+        let (portal, user) = try portalAndUser(params)
+        let options = try params.stringMap("options") ?? [:]
+        let connection = try await host.connection(portal: portal, user: user)
+        request.progress?("checking the terms of use of \(portal.name)")
+        try await ensureTermsAccepted(connection)
+        request.progress?("running \(recipe.command)")
+        var records = try await connection.run(recipe, options: options, source: try params.string("source"))
+        try connection.saveSession()
+        if try params.bool("summary") == true {
+            guard let totals = recipe.totals else {
+                throw RPCError.invalidParams("'\(recipe.command)' has no totals, so 'summary' does not apply")
+            }
+            records = totals.compute(over: records)
+        }
+        if let fields = try params.stringList("fields") { records = try records.selecting(fields) }
+        request.progress?("\(records.records.count) records")
+        return .object([("columns", .array(records.columns.map(JSONValue.string))), ("records", .array(records.records.map(JSONValue.init)))])
+    }
+
+    func recipesPerform(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["portal", "user", "recipe", "action", "argument", "progressToken"])
+        let recipe = try self.recipe(params)
+        let name = try params.requiredString("action")
+        guard let action = recipe.actions.first(where: { $0.name == name }) else {
+            throw RPCError.invalidParams(
+                "'\(recipe.command)' has no action '\(name)' (actions: \(recipe.actions.map(\.name).joined(separator: ", ")))")
+        }
+        let (portal, user) = try portalAndUser(params)
+        let connection = try await host.connection(portal: portal, user: user)
+        try await ensureTermsAccepted(connection)
+        let result = try await connection.perform(action, of: recipe, argument: try params.requiredString("argument"))
+        try connection.saveSession()
+        return .object([("columns", .array(result.columns.map(JSONValue.string))), ("records", .array(result.records.map(JSONValue.init)))])
+    }
+
+    func sessionFetch(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["portal", "user", "url", "progressToken"])
+        let (portal, user) = try portalAndUser(params)
+        let connection = try await host.connection(portal: portal, user: user)
+        let url = try connection.portal.url(for: try params.requiredString("url"))
+        guard url.origin == connection.portal.baseURL.origin else {
+            throw UniToolError(
+                .unsafeRequest, "session.fetch only fetches the portal's own pages, and \(url.origin) is not \(connection.portal.baseURL.origin)",
+                hint: "give a path such as /grades, or a URL on the portal")
+        }
+        try await ensureTermsAccepted(connection)
+        let page = try await connection.fetch(url.absoluteString)
+        try connection.saveSession()
+        return .object([
+            ("url", .string(page.url.absoluteString)), ("status", .number(Double(page.status))),
+            ("contentType", page.contentType.map(JSONValue.string) ?? .null), ("body", .string(String(decoding: page.body, as: UTF8.self))),
+        ])
+    }
+
+    // MARK: Helpers
+
+    /// The terms check of every data call; a front end shows the terms and calls `terms.accept`.
+    private func ensureTermsAccepted(_ connection: PortalConnection) async throws {
+        if let refusal = try await connection.termsStatus(host.acceptedTerms).refusal {
+            throw UniToolError(refusal.kind, refusal.message, hint: "show the terms to the user (terms.status gives their URL), then call terms.accept")
+        }
+    }
+
+    private func portalAndUser(_ params: Params) throws -> (PortalRecipe, String) {
+        let portal = try host.catalog.portal(try params.string("portal") ?? host.defaultPortal())
+        return (portal, try params.string("user") ?? host.defaultUser(for: portal))
+    }
+
+    private func recipe(_ params: Params) throws -> DataRecipe {
+        let portal = try params.string("portal") ?? host.defaultPortal()
+        return try host.catalog.recipe(portal: portal, command: try params.requiredString("recipe"))
+    }
+}
+
+/// Named parameters with type checks that answer -32602 with what was wrong.
+struct Params {
+    let members: [(key: String, value: JSONValue)]
+
+    init(_ request: RPCRequest) throws {
+        switch request.params {
+        case nil: members = []
+        case .object(let members)?: self.members = members
+        case let other?: throw RPCError.invalidParams("'\(request.method)' takes named parameters (an object), not \(other.typeName)")
+        }
+    }
+
+    func allow(_ names: [String]) throws {
+        for member in members where !names.contains(member.key) {
+            throw RPCError.invalidParams(
+                "unknown parameter '\(member.key)'" + (names.isEmpty ? "; this method takes none" : "; known: \(names.joined(separator: ", "))"))
+        }
+    }
+
+    private func value(_ name: String) -> JSONValue? {
+        guard let value = members.last(where: { $0.key == name })?.value, value != .null else { return nil }
+        return value
+    }
+
+    func string(_ name: String) throws -> String? {
+        guard let value = value(name) else { return nil }
+        guard case .string(let text) = value else { throw RPCError.invalidParams("'\(name)' must be a string, not \(value.typeName)") }
+        return text
+    }
+
+    func requiredString(_ name: String) throws -> String {
+        guard let text = try string(name), !text.isEmpty else { throw RPCError.invalidParams("'\(name)' is required") }
+        return text
+    }
+
+    func bool(_ name: String) throws -> Bool? {
+        guard let value = value(name) else { return nil }
+        guard case .bool(let flag) = value else { throw RPCError.invalidParams("'\(name)' must be true or false, not \(value.typeName)") }
+        return flag
+    }
+
+    func stringList(_ name: String) throws -> [String]? {
+        guard let value = value(name) else { return nil }
+        guard case .array(let items) = value else { throw RPCError.invalidParams("'\(name)' must be an array of strings, not \(value.typeName)") }
+        return try items.map { item in
+            guard case .string(let text) = item else { throw RPCError.invalidParams("'\(name)' must hold strings, not \(item.typeName)") }
+            return text
+        }
+    }
+
+    /// An object of option values. Numbers and booleans are accepted and passed as their text,
+    /// since recipe options are text (`"term": "2026-spring"`).
+    func stringMap(_ name: String) throws -> [String: String]? {
+        guard let value = value(name) else { return nil }
+        guard case .object(let members) = value else { throw RPCError.invalidParams("'\(name)' must be an object, not \(value.typeName)") }
+        var result: [String: String] = [:]
+        for member in members {
+            switch member.value {
+            case .string(let text): result[member.key] = text
+            case .number, .bool: result[member.key] = member.value.serialized
+            default: throw RPCError.invalidParams("'\(name).\(member.key)' must be a string, not \(member.value.typeName)")
+            }
+        }
+        return result
+    }
+}
+
+/// A recipe as `recipes.describe` shows it: enough for a front end to build a form.
+enum RecipeDescription {
+    static func json(_ recipe: DataRecipe) -> JSONValue {
+        var properties: [(key: String, value: JSONValue)] = []
+        for option in recipe.options {
+            var schema: [(key: String, value: JSONValue)] = [("type", .string("string"))]
+            if let help = option.help { schema.append(("description", .string(help))) }
+            if let value = option.defaultValue { schema.append(("default", .string(value))) }
+            if !option.allowedValues.isEmpty {
+                schema.append(("enum", .array((option.allowedValues + option.resolve.keys.sorted()).map(JSONValue.string))))
+            } else if !option.resolve.isEmpty {
+                schema.append(("examples", .array(option.resolve.keys.sorted().map(JSONValue.string))))
+            }
+            if let filter = option.filter {
+                schema.append(("x-unitool-filter", .object([("field", .string(filter.field)), ("test", .string(filter.test.rawValue))])))
+            }
+            properties.append((option.name, .object(schema)))
+        }
+        func fields(_ specs: [FieldSpec]) -> JSONValue {
+            .array(
+                specs.map { field in
+                    var members: [(key: String, value: JSONValue)] = [
+                        ("name", .string(field.name)), ("type", .string(field.list == nil ? field.type.rawValue : "list")),
+                        ("required", .bool(field.required)),
+                    ]
+                    if let list = field.list { members.append(("fields", fields(list.fields))) }
+                    return .object(members)
+                })
+        }
+        return .object([
+            ("portal", .string(recipe.portal)), ("recipe", .string(recipe.command)), ("summary", .string(recipe.summary)),
+            ("description", recipe.discussion.map(JSONValue.string) ?? .null),
+            (
+                "optionsSchema",
+                .object([("type", .string("object")), ("properties", .object(properties)), ("additionalProperties", .bool(false))])
+            ),
+            ("sources", .array(recipe.sources.compactMap(\.name).map(JSONValue.string))),
+            ("fields", fields(recipe.primary.fields)),
+            ("summaryFields", recipe.totals.map { .array(($0.groupBy + $0.fields.map(\.name)).map(JSONValue.string)) } ?? .null),
+            (
+                "actions",
+                .array(
+                    recipe.actions.map {
+                        .object([("name", .string($0.name)), ("summary", .string($0.summary)), ("argument", .string($0.argument))])
+                    })
+            ),
+            ("file", .string(recipe.file)),
+        ])
+    }
+}
