@@ -46,8 +46,15 @@ struct RPCCommand: AsyncParsableCommand {
             logger: logger)
         let code = await server.serve(StandardInputStream.make())
         output.flush()
-        await host.closeAll()
-        if code != 0 { throw ExitCode(code) }
+        // Sessions are saved after every call, so closing is only tidiness: it may not hold up
+        // the exit a client asked for.
+        Task.detached {
+            await host.closeAll()
+            Foundation.exit(code)
+        }
+        try? await Task.sleep(for: .seconds(3))
+        logger.warning("rpc: closing the connections took more than 3 s; exiting anyway")
+        Foundation.exit(code)
     }
 }
 

@@ -79,7 +79,7 @@ public struct UniToolProcess {
     /// How many unitool processes async tests may run at once. Without a cap, every test of the
     /// suite starts its process at the same moment, and on a small machine they starve each other
     /// (and the demo servers in the test process) into timeouts.
-    static let slots = DispatchSemaphore(value: max(2, ProcessInfo.processInfo.activeProcessorCount * 2))
+    public static let slots = DispatchSemaphore(value: max(2, ProcessInfo.processInfo.activeProcessorCount * 2))
 
     /// `run`, for async tests: it waits on a thread of its own, so that the test never blocks one of
     /// the few threads of Swift's cooperative pool, on which a demo university started by the

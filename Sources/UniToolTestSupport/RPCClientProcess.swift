@@ -1,0 +1,151 @@
+import Foundation
+import UniToolKit
+
+/// `unitool rpc` as a subprocess a test talks to, message by message, as a front end would.
+public final class RPCClientProcess: @unchecked Sendable {
+    private let process = Process()
+    private let input = Pipe()
+    private let condition = NSCondition()
+    private var stdoutBuffer = Data()
+    private var stderrBuffer = Data()
+    private var stdoutClosed = false
+
+    /// Starts `unitool rpc`. Spawning happens on a thread of its own: Foundation's `Process`
+    /// may block while it starts, and must never do so on Swift's small cooperative pool.
+    public static func start(arguments: [String] = [], environment: [String: String]) async throws -> RPCClientProcess {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                UniToolProcess.slots.wait()
+                defer { UniToolProcess.slots.signal() }
+                continuation.resume(with: Result { try RPCClientProcess(arguments: arguments, environment: environment) })
+            }
+        }
+    }
+
+    private init(arguments: [String], environment: [String: String]) throws {
+        process.executableURL = UniToolProcess.executable
+        process.arguments = ["rpc"] + arguments
+        var env = ProcessInfo.processInfo.environment
+        for (name, value) in environment { env[name] = value }
+        env["NO_COLOR"] = "1"
+        process.environment = env
+        let output = Pipe()
+        let error = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        Thread.detachNewThread { [self] in
+            while true {
+                let data = output.fileHandleForReading.availableData
+                condition.lock()
+                if data.isEmpty { stdoutClosed = true } else { stdoutBuffer += data }
+                condition.broadcast()
+                condition.unlock()
+                if data.isEmpty { break }
+            }
+        }
+        Thread.detachNewThread { [self] in
+            while true {
+                let data = error.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                condition.lock()
+                stderrBuffer += data
+                condition.unlock()
+            }
+        }
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    /// Sends bytes as they are: a test may send broken or partial messages on purpose.
+    public func sendRaw(_ text: String) {
+        input.fileHandleForWriting.write(Data(text.utf8))
+    }
+
+    public func sendLine(_ text: String) { sendRaw(text + "\n") }
+
+    public func closeInput() { try? input.fileHandleForWriting.close() }
+
+    public var stderr: String {
+        condition.lock()
+        defer { condition.unlock() }
+        return String(decoding: stderrBuffer, as: UTF8.self)
+    }
+
+    /// Everything unitool wrote to stdout so far.
+    public var stdout: String {
+        condition.lock()
+        defer { condition.unlock() }
+        return String(decoding: stdoutBuffer, as: UTF8.self)
+    }
+
+    /// The next newline-framed message, or nil if none comes within `timeout` seconds.
+    public func nextLine(timeout: TimeInterval = 30) async -> JSONValue? {
+        await onThread { [self] in
+            take(timeout: timeout) { buffer in
+                guard let newline = buffer.firstIndex(of: 0x0A) else { return nil }
+                let line = buffer[buffer.startIndex..<newline]
+                return (Data(line), newline + 1 - buffer.startIndex)
+            }.flatMap { try? JSONParser.parse(Array($0)) }
+        }
+    }
+
+    /// The next Content-Length-framed message.
+    public func nextFramed(timeout: TimeInterval = 30) async -> JSONValue? {
+        await onThread { [self] in
+            take(timeout: timeout) { buffer in
+                guard let end = buffer.range(of: Data("\r\n\r\n".utf8)) else { return nil }
+                let header = String(decoding: buffer[buffer.startIndex..<end.lowerBound], as: UTF8.self)
+                guard let length = header.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
+                    buffer.distance(from: end.upperBound, to: buffer.endIndex) >= length
+                else { return nil }
+                let body = buffer[end.upperBound..<(end.upperBound + length)]
+                return (Data(body), end.upperBound + length - buffer.startIndex)
+            }.flatMap { try? JSONParser.parse(Array($0)) }
+        }
+    }
+
+    /// Reads messages until the response with this id, keeping the others in `seen`.
+    public func response(id: JSONValue, seen: inout [JSONValue], timeout: TimeInterval = 30) async -> JSONValue? {
+        while let message = await nextLine(timeout: timeout) {
+            if message["id"] == id { return message }
+            seen.append(message)
+        }
+        return nil
+    }
+
+    /// Waits for the process to end; nil if it is still running after `timeout`.
+    public func waitForExit(timeout: TimeInterval = 30) async -> Int32? {
+        await onThread { [self] in
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            return process.isRunning ? nil : process.terminationStatus
+        }
+    }
+
+    public func terminate() { if process.isRunning { process.terminate() } }
+
+    private func take(timeout: TimeInterval, _ cut: (Data) -> (Data, Int)?) -> Data? {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let (message, consumed) = cut(stdoutBuffer) {
+                stdoutBuffer.removeFirst(consumed)
+                return message
+            }
+            if stdoutClosed || !condition.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// Blocking waits run on a thread of their own, never on Swift's cooperative pool, where a
+    /// demo university in the test process serves its requests.
+    private func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
+        }
+    }
+}

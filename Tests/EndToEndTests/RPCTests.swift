@@ -1,0 +1,369 @@
+import DemoUniversity
+import Foundation
+import Testing
+import UniToolKit
+import UniToolTestSupport
+
+/// `unitool rpc` as a subprocess, driven message by message like a GUI would drive it.
+@Suite("JSON-RPC over stdio, end to end")
+struct RPCTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+    }
+
+    func start(_ arguments: [String] = [], demo: DemoUniversity? = nil) async throws -> RPCClientProcess {
+        var environment = sandbox.environment
+        if let demo { environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString }
+        return try await RPCClientProcess.start(arguments: arguments, environment: environment)
+    }
+
+    static func request(_ id: Int, _ method: String, _ params: String? = nil) -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)""# + (params.map { #","params":\#($0)"# } ?? "") + "}"
+    }
+
+    func errorCode(_ message: JSONValue?) -> Double? {
+        guard case .number(let code)? = message?["error"]?["code"] else { return nil }
+        return code
+    }
+
+    @Test("initialize describes the server; portals, recipes and a recipe's option schema are listed")
+    func discovery() async throws {
+        let client = try await start()
+        defer { client.terminate() }
+        client.sendLine(Self.request(1, "initialize", #"{"clientInfo":{"name":"test"}}"#))
+        let initialized = await client.nextLine()
+        #expect(initialized?["result"]?["serverInfo"]?["name"] == .string("unitool"))
+        guard case .array(let methods)? = initialized?["result"]?["capabilities"]?["methods"] else {
+            Issue.record("no methods in \(String(describing: initialized))")
+            return
+        }
+        for name in RPCMethods.names { #expect(methods.contains(.string(name))) }
+        client.sendLine(Self.request(2, "portals.list"))
+        #expect((await client.nextLine())?["result"].map { $0.serialized.contains("\"id\":\"demo\"") } == true)
+        client.sendLine(Self.request(3, "recipes.list", #"{"portal":"demo"}"#))
+        let list = await client.nextLine()
+        for recipe in ["courses", "grades", "library-calendar", "loans", "news"] {
+            #expect(list?.serialized.contains("\"recipe\":\"\(recipe)\"") == true)
+        }
+        client.sendLine(Self.request(4, "recipes.describe", #"{"portal":"demo","recipe":"grades"}"#))
+        let described = await client.nextLine()
+        let term = described?["result"]?["optionsSchema"]?["properties"]?["term"]
+        #expect(term?["type"] == .string("string"))
+        #expect(term?["default"] == .string("current"))
+        #expect(described?["result"]?["summaryFields"]?.serialized.contains("gpa") == true)
+    }
+
+    @Test("recipes.run returns typed records; fields and summary work as on the command line")
+    func run() async throws {
+        let client = try await start()
+        defer { client.terminate() }
+        client.sendLine(Self.request(1, "recipes.run", #"{"portal":"demo","recipe":"grades","options":{"term":"2026-spring"}}"#))
+        let result = await client.nextLine()?["result"]
+        guard case .array(let records)? = result?["records"] else {
+            Issue.record("no records: \(String(describing: result))")
+            return
+        }
+        #expect(records.count == 4)
+        #expect(records[0]["credits"] == .number(8))
+        #expect(records[0]["date"] == .string("2026-07-10"))
+        client.sendLine(Self.request(2, "recipes.run", #"{"portal":"demo","recipe":"grades","options":{"term":"all"},"summary":true,"fields":["term","gpa"]}"#))
+        let summary = await client.nextLine()?["result"]
+        #expect(summary?["columns"] == .array([.string("term"), .string("gpa")]))
+        #expect(summary?["records"]?.serialized.contains(#"{"term":"2026-fall","gpa":3.52}"#) == true)
+    }
+
+    @Test(
+        "each malformed message gets its specified error, and the server answers the next valid request",
+        arguments: [
+            (#"{"jsonrpc":"2.0","id":1,"method":"initialize""#, -32700.0),
+            ("not json at all", -32700),
+            (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"x":"\u{01}"}}"#, -32700),
+            (#"{"jsonrpc":"1.0","id":1,"method":"initialize"}"#, -32600),
+            (#"{"id":1,"method":"initialize"}"#, -32600),
+            (#"{"jsonrpc":"2.0","id":1,"method":7}"#, -32600),
+            (#"{"jsonrpc":"2.0","id":{"a":1},"method":"initialize"}"#, -32600),
+            (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":"x"}"#, -32600),
+            ("42", -32600),
+            ("[]", -32600),
+            (#"{"jsonrpc":"2.0","id":1,"method":"grades.fetch"}"#, -32601),
+            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"recipe":["grades"]}}"#, -32602),
+            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","optoins":{}}}"#, -32602),
+            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":["demo","grades"]}"#, -32602),
+            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":[1]}}}"#, -32602),
+        ])
+    func malformed(message: String, code: Double) async throws {
+        let client = try await start()
+        defer { client.terminate() }
+        client.sendLine(message)
+        let answer = await client.nextLine()
+        #expect(errorCode(answer) == code, "\(String(describing: answer))")
+        #expect(answer?["jsonrpc"] == .string("2.0"))
+        client.sendLine(Self.request(99, "portals.list"))
+        #expect(await client.nextLine()?["id"] == .number(99))
+    }
+
+    @Test("a message over the size limit is refused and skipped, in both framings")
+    func oversized() async throws {
+        let big = #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":""# + String(repeating: "x", count: 5000) + #""}}}"#
+        let lines = try await start(["--max-message-bytes", "1000"])
+        defer { lines.terminate() }
+        lines.sendLine(big)
+        let refused = await lines.nextLine()
+        #expect(errorCode(refused) == -32600)
+        #expect(refused?["error"]?["message"]?.stringValue?.contains("the limit is 1000") == true)
+        lines.sendLine(Self.request(2, "portals.list"))
+        #expect(await lines.nextLine()?["id"] == .number(2))
+
+        let framed = try await start(["--framing", "content-length", "--max-message-bytes", "1000"])
+        defer { framed.terminate() }
+        framed.sendRaw("Content-Length: \(big.utf8.count)\r\n\r\n\(big)")
+        let next = Self.request(3, "portals.list")
+        framed.sendRaw("Content-Length: \(next.utf8.count)\r\n\r\n\(next)")
+        #expect(errorCode(await framed.nextFramed()) == -32600)
+        #expect(await framed.nextFramed()?["id"] == .number(3))
+    }
+
+    @Test("Content-Length framing carries requests and responses, string ids included")
+    func contentLengthFraming() async throws {
+        let client = try await start(["--framing", "content-length"])
+        defer { client.terminate() }
+        let request = #"{"jsonrpc":"2.0","id":"grades-1","method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":"2025-fall"}}}"#
+        // Split in the middle of the header and of the body, as a pipe may deliver it.
+        let bytes = "Content-Length: \(request.utf8.count)\r\n\r\n\(request)"
+        let middle = bytes.index(bytes.startIndex, offsetBy: 10)
+        client.sendRaw(String(bytes[..<middle]))
+        try await Task.sleep(for: .milliseconds(100))
+        client.sendRaw(String(bytes[middle...]))
+        let answer = await client.nextFramed()
+        #expect(answer?["id"] == .string("grades-1"))
+        #expect(answer?["result"]?["records"]?.serialized.contains("Linear Algebra I") == true)
+    }
+
+    @Test("a batch is answered as one array, in order, without the notifications")
+    func batch() async throws {
+        let client = try await start()
+        defer { client.terminate() }
+        client.sendLine(
+            "[" + [
+                Self.request(1, "portals.list"), #"{"jsonrpc":"2.0","method":"portals.list"}"#, Self.request(2, "no.such.method"),
+                #"{"jsonrpc":"2.0","id":"three","method":"recipes.list","params":{"portal":"demo"}}"#, "17",
+            ].joined(separator: ",") + "]")
+        guard case .array(let answers)? = await client.nextLine() else {
+            Issue.record("the batch was not answered with an array")
+            return
+        }
+        #expect(answers.count == 4)
+        #expect(answers[0]["id"] == .number(1) && answers[0]["result"] != nil)
+        #expect(errorCode(answers[1]) == -32601)
+        #expect(answers[2]["id"] == .string("three"))
+        #expect(errorCode(answers[3]) == -32600)
+        // A batch of notifications only gets no answer at all.
+        client.sendLine(#"[{"jsonrpc":"2.0","method":"portals.list"}]"#)
+        client.sendLine(Self.request(4, "portals.list"))
+        #expect(await client.nextLine()?["id"] == .number(4))
+    }
+
+    @Test("requests are served concurrently: a quick one overtakes a slow one")
+    func outOfOrder() async throws {
+        var faults = DemoFaults()
+        faults.latencyMilliseconds = 400
+        let demo = try await DemoUniversity.start(faults: faults)
+        defer { Task { await demo.stop() } }
+        let client = try await start(demo: demo)
+        defer { client.terminate() }
+        client.sendLine(Self.request(1, "recipes.run", #"{"portal":"demo","recipe":"grades","options":{"term":"2026-fall"}}"#))
+        client.sendLine(Self.request(2, "recipes.describe", #"{"portal":"demo","recipe":"loans"}"#))
+        let first = await client.nextLine()
+        let second = await client.nextLine()
+        #expect(first?["id"] == .number(2))
+        #expect(second?["id"] == .number(1))
+        #expect(second?["result"]?["records"] != nil)
+    }
+
+    @Test("$/cancelRequest stops work in flight with -32800; the server goes on")
+    func cancellation() async throws {
+        var faults = DemoFaults()
+        faults.latencyMilliseconds = 1500
+        let demo = try await DemoUniversity.start(faults: faults)
+        defer { Task { await demo.stop() } }
+        let client = try await start(demo: demo)
+        defer { client.terminate() }
+        let started = Date()
+        client.sendLine(Self.request(7, "recipes.run", #"{"portal":"demo","recipe":"loans"}"#))
+        try await Task.sleep(for: .milliseconds(300))
+        client.sendLine(#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":7}}"#)
+        let answer = await client.nextLine()
+        #expect(answer?["id"] == .number(7))
+        #expect(errorCode(answer) == -32800, "\(String(describing: answer))")
+        #expect(Date().timeIntervalSince(started) < 10, "a login and three pages at 1.5 s each would take far longer")
+        client.sendLine(Self.request(8, "portals.list"))
+        #expect(await client.nextLine()?["id"] == .number(8))
+    }
+
+    @Test("two concurrent recipes.run on a fresh session log in exactly once")
+    func oneLoginForConcurrentRequests() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        let client = try await start(demo: demo)
+        defer { client.terminate() }
+        client.sendLine(Self.request(1, "recipes.run", #"{"portal":"demo","recipe":"grades","options":{"term":"2026-spring"}}"#))
+        client.sendLine(Self.request(2, "recipes.run", #"{"portal":"demo","recipe":"courses"}"#))
+        let answers = [await client.nextLine(), await client.nextLine()]
+        #expect(answers.allSatisfy { $0?["result"]?["records"] != nil }, "\(answers)")
+        let requests = await demo.requests
+        let logins = requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }
+        #expect(logins.count == 1, "\(requests)")
+    }
+
+    @Test("terms not accepted is its own error with data.kind; terms.accept then lets the run through")
+    func termsGate() async throws {
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "terms-version=2027-01"))
+        defer { Task { await demo.stop() } }
+        let client = try await start(demo: demo)
+        defer { client.terminate() }
+        client.sendLine(Self.request(1, "recipes.run", #"{"portal":"demo","recipe":"grades"}"#))
+        let refused = await client.nextLine()
+        #expect(errorCode(refused) == -32015)
+        #expect(refused?["error"]?["data"]?["kind"] == .string("terms_not_accepted"))
+        #expect(refused?["error"]?["data"]?["exit_code"] == .number(15))
+        client.sendLine(Self.request(2, "terms.status", #"{"portal":"demo"}"#))
+        let status = await client.nextLine()?["result"]
+        #expect(status?["current"] == .string("2027-01"))
+        #expect(status?["upToDate"] == .bool(false))
+        client.sendLine(Self.request(3, "terms.accept", #"{"portal":"demo","version":"2026-09"}"#))
+        #expect(errorCode(await client.nextLine()) == -32017)
+        client.sendLine(Self.request(4, "terms.accept", #"{"portal":"demo","version":"2027-01"}"#))
+        #expect(await client.nextLine()?["result"]?["accepted"] == .string("2027-01"))
+        client.sendLine(Self.request(5, "recipes.run", #"{"portal":"demo","recipe":"grades"}"#))
+        #expect(await client.nextLine()?["result"]?["records"] != nil)
+    }
+
+    @Test("session.fetch returns the portal's own pages and refuses any other origin")
+    func sessionFetch() async throws {
+        let client = try await start()
+        defer { client.terminate() }
+        client.sendLine(Self.request(1, "session.fetch", #"{"portal":"demo","url":"/library"}"#))
+        let page = await client.nextLine()?["result"]
+        #expect(page?["status"] == .number(200))
+        #expect(page?["body"]?.stringValue?.contains("Opening hours calendar") == true)
+        client.sendLine(Self.request(2, "session.fetch", #"{"portal":"demo","url":"https://evil.example/steal"}"#))
+        let refused = await client.nextLine()
+        #expect(errorCode(refused) == -32023)
+        #expect(refused?["error"]?["data"]?["kind"] == .string("unsafe_request"))
+    }
+
+    @Test("auth.login checks a password (wrong: -32010), auth.status and auth.logout report the session")
+    func auth() async throws {
+        let client = try await start()
+        defer { client.terminate() }
+        client.sendLine(Self.request(1, "auth.login", #"{"portal":"demo","user":"bence","password":"wrong","remember":false}"#))
+        let wrong = await client.nextLine()
+        #expect(errorCode(wrong) == -32010)
+        #expect(wrong.map { !$0.serialized.contains("\"wrong\"") } == true, "the password is never echoed")
+        client.sendLine(Self.request(2, "auth.login", #"{"portal":"demo","user":"bence","password":"Kaland-2026","remember":false}"#))
+        #expect(await client.nextLine()?["result"]?["loggedIn"] == .bool(true))
+        client.sendLine(Self.request(3, "auth.status", #"{"portal":"demo","user":"bence"}"#))
+        #expect(await client.nextLine()?["result"]?["session"] == .string("valid"))
+        client.sendLine(Self.request(4, "recipes.run", #"{"portal":"demo","user":"bence","recipe":"courses"}"#))
+        #expect(await client.nextLine()?["result"]?["records"]?.serialized.contains("Fizika I") == true)
+        client.sendLine(Self.request(5, "auth.logout", #"{"portal":"demo","user":"bence","forgetPassword":false}"#))
+        #expect(await client.nextLine()?["result"]?["sessionRemoved"] == .bool(true))
+        #expect(!client.stderr.contains("Kaland-2026"))
+    }
+
+    @Test("an action runs through recipes.perform; a refusal is -32024 with the portal's words")
+    func perform() async throws {
+        let client = try await start()
+        defer { client.terminate() }
+        client.sendLine(Self.request(1, "recipes.perform", #"{"portal":"demo","recipe":"loans","action":"renew","argument":"31000105"}"#))
+        #expect(await client.nextLine()?["result"]?["records"]?.serialized.contains("Elements of Information Theory") == true)
+        client.sendLine(Self.request(2, "recipes.perform", #"{"portal":"demo","recipe":"loans","action":"renew","argument":"31000104"}"#))
+        let refused = await client.nextLine()
+        #expect(errorCode(refused) == -32024)
+        #expect(refused?["error"]?["message"]?.stringValue?.contains("reserved by another reader") == true)
+    }
+
+    @Test("with a progressToken, $/progress notifications come before the response")
+    func progress() async throws {
+        let client = try await start()
+        defer { client.terminate() }
+        client.sendLine(Self.request(1, "recipes.run", #"{"portal":"demo","recipe":"grades","progressToken":"p1"}"#))
+        var seen: [JSONValue] = []
+        let answer = await client.response(id: .number(1), seen: &seen)
+        #expect(answer?["result"] != nil)
+        #expect(!seen.isEmpty)
+        #expect(seen.allSatisfy { $0["method"] == .string("$/progress") && $0["params"]?["token"] == .string("p1") })
+    }
+
+    @Test("stdout carries protocol messages only, even with -v")
+    func stdoutIsProtocolOnly() async throws {
+        let client = try await start(["-v"])
+        client.sendLine(Self.request(1, "recipes.run", #"{"portal":"demo","recipe":"grades"}"#))
+        client.closeInput()
+        #expect(await client.waitForExit() == 0)
+        let lines = client.stdout.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.allSatisfy { (try? JSONParser.parse(String($0))) != nil })
+        #expect(client.stderr.contains("debug"), "the log went to stderr")
+    }
+
+    @Test("stdin closed in the middle of a request: the answer is still sent, then a clean exit")
+    func closedInput() async throws {
+        let client = try await start()
+        client.sendRaw(Self.request(1, "recipes.run", #"{"portal":"demo","recipe":"courses"}"#) + "\n" + #"{"jsonrpc":"2.0","id":2,"met"#)
+        client.closeInput()
+        // Two answers, in whichever order they finish: the request's, and the cut-off message's error.
+        let answers = [await client.nextLine(), await client.nextLine()]
+        #expect(answers.contains { $0?["id"] == .number(1) && $0?["result"] != nil }, "\(answers)")
+        #expect(answers.contains { errorCode($0) == -32700 }, "the cut-off message is reported")
+        #expect(await client.waitForExit() == 0)
+    }
+
+    @Test("shutdown refuses new work; exit ends the process (0 after shutdown, 1 without)")
+    func lifecycle() async throws {
+        let client = try await start()
+        client.sendLine(Self.request(1, "shutdown"))
+        #expect(await client.nextLine()?["result"] == .null)
+        client.sendLine(Self.request(2, "portals.list"))
+        #expect(await client.nextLine()?["error"]?["data"]?["kind"] == .string("shutting_down"))
+        client.sendLine(#"{"jsonrpc":"2.0","method":"exit"}"#)
+        #expect(await client.waitForExit() == 0)
+
+        let abrupt = try await start()
+        abrupt.sendLine(#"{"jsonrpc":"2.0","method":"exit"}"#)
+        #expect(await abrupt.waitForExit() == 1)
+    }
+
+    @Test("the example client prints the demo grades through unitool rpc")
+    func exampleClient() async throws {
+        let script = Fixtures.root.appendingPathComponent("Examples/rpc_client.py").path
+        let environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }
+        // Process is started and waited for on a thread of its own, never on the cooperative pool.
+        let (status, text, stderr) = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result { () throws -> (Int32, String, String) in
+                        let process = Process()
+                        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                        process.arguments = ["python3", script, "--unitool", UniToolProcess.executable.path]
+                        process.environment = environment
+                        let output = Pipe()
+                        let errors = Pipe()
+                        process.standardOutput = output
+                        process.standardError = errors
+                        try process.run()
+                        let data = output.fileHandleForReading.readDataToEndOfFile()
+                        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+                        process.waitUntilExit()
+                        return (process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+                    })
+            }
+        }
+        #expect(status == 0, "\(text)\n\(stderr)")
+        #expect(text.contains("Probability Theory"))
+        #expect(text.contains("情報理論 (Information Theory)"))
+    }
+}
