@@ -19,6 +19,8 @@ struct RPCCommand: AsyncParsableCommand {
     @Option(help: "newline (one JSON text per line) or content-length (LSP-style headers).") var framing: FramingOption = .init(.newline)
     @Option(help: "The largest message accepted, in bytes; larger ones are answered with an error and skipped.")
     var maxMessageBytes = RPCServer.defaultMaxMessageBytes
+    @Option(help: "If the client leaves this many bytes of responses unread, the server gives up and exits with 75.")
+    var maxUnreadBytes = 64 * 1024 * 1024
 
     struct FramingOption: ExpressibleByArgument {
         let value: RPCFraming
@@ -36,7 +38,7 @@ struct RPCCommand: AsyncParsableCommand {
         let environment = try CommandEnvironment(options: globals)
         let host = CommandLineRPCHost(environment: environment)
         let logger = environment.logger
-        let output = FileDescriptorOutput(descriptor: STDOUT_FILENO) { reason in
+        let output = FileDescriptorOutput(descriptor: STDOUT_FILENO, maxBacklog: maxUnreadBytes) { reason in
             logger.error("stopping: \(reason)")
             FileHandle.standardError.write(Data("unitool rpc: stopping: \(reason)\n".utf8))
             Foundation.exit(75)

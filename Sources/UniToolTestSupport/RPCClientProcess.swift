@@ -12,31 +12,38 @@ public final class RPCClientProcess: @unchecked Sendable {
 
     /// Starts `unitool rpc`. Spawning happens on a thread of its own: Foundation's `Process`
     /// may block while it starts, and must never do so on Swift's small cooperative pool.
-    public static func start(arguments: [String] = [], environment: [String: String]) async throws -> RPCClientProcess {
-        try await withCheckedThrowingContinuation { continuation in
+    /// - Parameter readsOutput: false plays a client that never reads its responses.
+    public static func start(arguments: [String] = [], environment: [String: String], readsOutput: Bool = true) async throws
+        -> RPCClientProcess
+    {
+        // Writing to a server that has gone must fail the write, not kill the test process.
+        signal(SIGPIPE, SIG_IGN)
+        return try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 UniToolProcess.slots.wait()
                 defer { UniToolProcess.slots.signal() }
-                continuation.resume(with: Result { try RPCClientProcess(arguments: arguments, environment: environment) })
+                continuation.resume(
+                    with: Result { try RPCClientProcess(arguments: arguments, environment: environment, readsOutput: readsOutput) })
             }
         }
     }
 
-    private init(arguments: [String], environment: [String: String]) throws {
+    private let output = Pipe()
+
+    private init(arguments: [String], environment: [String: String], readsOutput: Bool) throws {
         process.executableURL = UniToolProcess.executable
         process.arguments = ["rpc"] + arguments
         var env = ProcessInfo.processInfo.environment
         for (name, value) in environment { env[name] = value }
         env["NO_COLOR"] = "1"
         process.environment = env
-        let output = Pipe()
         let error = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = error
         try process.run()
         Thread.detachNewThread { [self] in
-            while true {
+            while readsOutput {
                 let data = output.fileHandleForReading.availableData
                 condition.lock()
                 if data.isEmpty { stdoutClosed = true } else { stdoutBuffer += data }
@@ -66,6 +73,11 @@ public final class RPCClientProcess: @unchecked Sendable {
     }
 
     public func sendLine(_ text: String) { sendRaw(text + "\n") }
+
+    /// Like `sendRaw`, but throws when the server has gone instead of raising SIGPIPE.
+    public func sendRawChecked(_ text: String) throws {
+        try input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
+    }
 
     public func closeInput() { try? input.fileHandleForWriting.close() }
 

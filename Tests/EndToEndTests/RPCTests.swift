@@ -322,6 +322,20 @@ struct RPCTests {
         #expect(await client.waitForExit() == 0)
     }
 
+    @Test("a client that never reads its responses makes the server stop cleanly (exit 75), not grow or hang")
+    func clientNeverReads() async throws {
+        let client = try await RPCClientProcess.start(
+            arguments: ["--max-unread-bytes", "200000"], environment: sandbox.environment, readsOutput: false)
+        defer { client.terminate() }
+        let request = Self.request(1, "recipes.describe", #"{"portal":"demo","recipe":"news"}"#) + "\n"
+        // Written from a thread: once the server stops, the write fails instead of blocking the test.
+        Thread.detachNewThread {
+            for _ in 0..<2000 where (try? client.sendRawChecked(request)) != nil {}
+        }
+        #expect(await client.waitForExit(timeout: 60) == 75)
+        #expect(client.stderr.contains("has not read"), "\(client.stderr)")
+    }
+
     @Test("shutdown refuses new work; exit ends the process (0 after shutdown, 1 without)")
     func lifecycle() async throws {
         let client = try await start()
