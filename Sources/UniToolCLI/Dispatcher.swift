@@ -16,6 +16,9 @@ struct Dispatcher {
         "doctor": DoctorCommand.self,
         "page": PageCommand.self,
         "rpc": RPCCommand.self,
+        "config": ConfigCommand.self,
+        "plugins": PluginsCommand.self,
+        "completions": CompletionsCommand.self,
     ]
 
     func run() async -> Int32 {
@@ -28,6 +31,9 @@ struct Dispatcher {
             return await printOverview(globals: globals, toStandardError: !globals.contains("--help") && !globals.contains("-h"))
         }
         let name = arguments[commandIndex]
+        if name == "__complete" {
+            return await Completion(words: Array(arguments[(commandIndex + 1)...]), globals: globals).run()
+        }
         // Global options given before the command go after it, where every command (and every
         // subcommand, as in `unitool --portal demo terms accept`) parses them.
         var rest = Array(arguments[(commandIndex + 1)...])
@@ -38,6 +44,12 @@ struct Dispatcher {
         }
         if let builtin = Self.builtins[name] {
             return await runBuiltin(builtin, arguments: rest)
+        }
+        // A recipe's command comes before a plugin of the same name.
+        let hasRecipe = ((try? CommandEnvironment(options: GlobalOptions.parse(globals.filter { $0 != "--help" && $0 != "-h" })))?
+            .catalog.dataRecipes.values.contains { $0[name] != nil }) ?? true
+        if !hasRecipe, let plugin = Plugins.find(name) {
+            return await Plugins.run(plugin, arguments: Array(arguments[(commandIndex + 1)...]), globals: globals)
         }
         return await RecipeCommandRunner(name: name, arguments: rest).run()
     }
@@ -82,7 +94,8 @@ struct Dispatcher {
         }
     }
 
-    /// `unitool` alone, or `unitool --help`: the commands there are, built-in and from recipes.
+    /// `unitool` alone, or `unitool --help`: where you stand, every command there is (built-in,
+    /// from recipes, from plugins) and what to do next.
     private func printOverview(globals: [String], toStandardError: Bool) async -> Int32 {
         var text = """
             unitool \(UniToolVersion.current): your university's portal, from the command line.
@@ -90,17 +103,38 @@ struct Dispatcher {
             USAGE: unitool [--portal <portal>] [--user <user>] <command> [<options>]
 
             """
+        var next = "Try it with no account: unitool --portal demo terms accept, then unitool --portal demo grades"
         do {
             let options = try GlobalOptions.parse(globals.filter { $0 != "--help" && $0 != "-h" })
             let environment = try CommandEnvironment(options: options)
             let portalID = (try? environment.portalID())
+            if let portalID, let portal = try? environment.catalog.portal(portalID) {
+                let user = try? environment.user(for: portal)
+                let session = user.map { SessionStore().exists(portal: portalID, user: $0) } ?? false
+                let accepted = (try? AcceptedTermsStore().load(portal: portalID)) ?? nil
+                text += "\nPORTAL: \(portal.name) (\(portalID))\(user.map { ", user \($0)" } ?? ", no user set")\n"
+                text += "  session: \(session ? "saved (the next command needs no password if it is still valid)" : "none yet")\n"
+                text += "  terms:   \(accepted.map { "accepted version \($0.version)" } ?? "not accepted yet")\n"
+                if accepted == nil {
+                    next = "Next: read and accept the terms: unitool --portal \(portalID) terms show, then terms accept"
+                } else if user == nil {
+                    next = "Next: choose who you are: unitool config set user NAME, then unitool auth login"
+                } else if !session && !portal.isDemo {
+                    next = "Next: store your password once: unitool --portal \(portalID) auth login"
+                } else {
+                    next = "Next: unitool --portal \(portalID) \((environment.catalog.dataRecipes[portalID] ?? [:]).keys.sorted().first ?? "recipes list")"
+                }
+            }
             text += "\nRECIPE COMMANDS\(portalID.map { " (portal: \($0))" } ?? ""):\n"
             let portals = portalID.map { [$0] } ?? environment.catalog.dataRecipes.keys.sorted()
             var seen = Set<String>()
             for portal in portals {
                 for recipe in (environment.catalog.dataRecipes[portal] ?? [:]).values.sorted(by: { $0.command < $1.command })
                 where seen.insert(recipe.command).inserted {
-                    text += "  " + recipe.command.padding(toLength: 12, withPad: " ", startingAt: 0) + recipe.summary + "\n"
+                    text += "  " + recipe.command.padding(toLength: 19, withPad: " ", startingAt: 0) + recipe.summary + "\n"
+                    for action in recipe.actions {
+                        text += "  " + "\(recipe.command) \(action.name)".padding(toLength: 19, withPad: " ", startingAt: 0) + action.summary + "\n"
+                    }
                 }
             }
         } catch {
@@ -109,25 +143,39 @@ struct Dispatcher {
         text += """
 
             BUILT-IN COMMANDS:
-              auth        Store, check or remove your password (keyring) and session
-              terms       Check, read and accept the portal's terms of use
-              recipes     List, check and test recipes (offline, against saved pages)
-              page        Print a portal page through your session, for writing recipes
-              demo        Run the bundled demo university for recipe authors
-              doctor      Explain a failing login page by page: unitool doctor login
-              rpc         Serve JSON-RPC 2.0 on stdin/stdout for front ends (docs/RPC.md)
-              help        Show help for a command: unitool help grades
+              auth               Store, check or remove your password (keyring), TOTP secret and session
+              terms              Check, read and accept the portal's terms of use
+              recipes            List, check and test recipes (offline, against saved pages)
+              page               Print a portal page through your session, for writing recipes
+              doctor             Explain a failing login page by page: unitool doctor login
+              rpc                Serve JSON-RPC 2.0 on stdin/stdout for front ends (docs/RPC.md)
+              config             Your defaults: portal, user, output format
+              plugins            List plugins (unitool-NAME executables)
+              completions        Shell completion for bash, zsh or fish
+              demo               Run the bundled demo university for recipe authors
+              help               Show help for a command: unitool help grades
+
+            """
+        let plugins = Plugins.all()
+        text += "\nPLUGINS:\n"
+        if plugins.isEmpty {
+            text += "  (none; an executable named unitool-NAME on PATH or in \(Plugins.directory.path) becomes 'unitool NAME')\n"
+        } else {
+            for plugin in plugins { text += "  " + plugin.name.padding(toLength: 19, withPad: " ", startingAt: 0) + plugin.path + "\n" }
+        }
+        text += """
 
             GLOBAL OPTIONS:
-              --portal <portal>   The portal (a folder of recipes). Default: $UNITOOL_PORTAL
-              --user <user>       Who to log in as. Default: $UNITOOL_USER
+              --portal <portal>   The portal (a folder of recipes). Default: $UNITOOL_PORTAL, then config.yaml
+              --user <user>       Who to log in as. Default: $UNITOOL_USER, then config.yaml
               --password-stdin    Read the password from standard input
               --format <format>   table, json, jsonl or csv (--json for short)
+              --fields <a,b,c>    Only these fields, in this order
               --recipes <dir>     Another recipe directory
               -v, --verbose       Log requests and login steps to stderr
               --version           Print the version
 
-            Try it with no account: unitool --portal demo grades --term current
+            \(next)
 
             """
         if toStandardError {

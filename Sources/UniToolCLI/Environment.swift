@@ -18,6 +18,15 @@ final class CommandEnvironment: Sendable {
         directories += options.recipes.map { URL(fileURLWithPath: $0) }
         self.catalog = try RecipeCatalog(directories: directories)
         self.logger = Self.makeLogger(verbose: options.verbose)
+        self.config = try UserConfig.load()
+    }
+
+    /// `config.yaml`: the defaults below flags and environment variables.
+    let config: UserConfig
+
+    /// The user named by --user, $UNITOOL_USER or config.yaml, in that order.
+    var explicitUser: String? {
+        options.user ?? ProcessInfo.processInfo.environment["UNITOOL_USER"].flatMap { $0.isEmpty ? nil : $0 } ?? config["user"]
     }
 
     static func makeLogger(verbose: Bool) -> Logger {
@@ -28,7 +37,9 @@ final class CommandEnvironment: Sendable {
 
     /// The portal the user chose, or the only one there is.
     func portalID() throws -> String {
-        if let portal = options.portal ?? ProcessInfo.processInfo.environment["UNITOOL_PORTAL"], !portal.isEmpty {
+        if let portal = options.portal ?? ProcessInfo.processInfo.environment["UNITOOL_PORTAL"].flatMap({ $0.isEmpty ? nil : $0 })
+            ?? config["portal"], !portal.isEmpty
+        {
             return portal
         }
         let ids = catalog.portals.keys.sorted()
@@ -37,7 +48,7 @@ final class CommandEnvironment: Sendable {
         if real.isEmpty, ids.count == 1 { return ids[0] }
         throw UniToolError(
             .usage, "several portals are installed; choose one with --portal",
-            hint: "installed portals: \(ids.joined(separator: ", ")); or set UNITOOL_PORTAL")
+            hint: "installed portals: \(ids.joined(separator: ", ")); or set UNITOOL_PORTAL, or 'unitool config set portal NAME'")
     }
 
     /// Runs `body` with a connection to `portal` (the demo started first if needed), and closes
@@ -97,8 +108,7 @@ final class CommandEnvironment: Sendable {
     /// Where the password will come from, decided before any request so that a missing
     /// password is reported at once. The password itself is read only when a login needs it.
     func credentialProvider(for portal: PortalRecipe) throws -> (user: String, provide: CredentialProvider) {
-        let environment = ProcessInfo.processInfo.environment
-        let explicitUser = options.user ?? environment["UNITOOL_USER"].flatMap { $0.isEmpty ? nil : $0 }
+        let explicitUser = self.explicitUser
         let portalID = portal.id
         if options.passwordStdin {
             guard let user = explicitUser ?? (portal.isDemo ? DemoData.defaultUser.username : nil) else {
@@ -148,8 +158,7 @@ final class CommandEnvironment: Sendable {
 
     /// The user a command is about: --user, $UNITOOL_USER, or the demo's default user.
     func user(for portal: PortalRecipe) throws -> String {
-        let environment = ProcessInfo.processInfo.environment
-        if let user = options.user ?? environment["UNITOOL_USER"].flatMap({ $0.isEmpty ? nil : $0 }) { return user }
+        if let user = explicitUser { return user }
         if portal.isDemo { return DemoData.defaultUser.username }
         throw UniToolError(.usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import UniToolKit
 
 /// Options every command takes. They may stand before or after the command name:
@@ -46,9 +47,14 @@ struct GlobalOptions: ParsableArguments {
     ]
     static let flagOptions: Set<String> = ["--password-stdin", "--json", "--verbose", "-v", "--trace-bodies"]
 
+    /// --json or --format, then $UNITOOL_FORMAT, then config.yaml, then a table.
     var outputFormat: OutputFormat {
         if json { return .json }
-        return format?.format ?? .table
+        if let format { return format.format }
+        if let name = ProcessInfo.processInfo.environment["UNITOOL_FORMAT"], let format = OutputFormat(rawValue: name.lowercased()) {
+            return format
+        }
+        return UserConfig.current["format"].flatMap(OutputFormat.init(rawValue:)) ?? .table
     }
 }
 

@@ -24,7 +24,9 @@ struct RecipesCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List every portal and recipe command, and the file each comes from.")
+        static let configuration = CommandConfiguration(
+            abstract: "List every portal and recipe command, the file each comes from, and the files it replaces.",
+            discussion: "Recipes are read from the bundled Recipes/, then $XDG_CONFIG_HOME/unitool/recipes/, then each --recipes DIR; a later file for the same portal and command wins.")
         @OptionGroup var globals: GlobalOptions
 
         func run() async throws {
@@ -32,12 +34,21 @@ struct RecipesCommand: AsyncParsableCommand {
             let catalog = environment.catalog
             var rows: [Record] = []
             for portal in catalog.portals.values.sorted(by: { $0.id < $1.id }) {
-                rows.append(Record(fields: [("portal", .string(portal.id)), ("command", .null), ("summary", .string(portal.name)), ("file", .string(portal.file))]))
+                rows.append(
+                    Record(fields: [
+                        ("portal", .string(portal.id)), ("command", .null), ("summary", .string(portal.name)), ("file", .string(portal.file)),
+                        ("replaces", .null),
+                    ]))
                 for recipe in (catalog.dataRecipes[portal.id] ?? [:]).values.sorted(by: { $0.command < $1.command }) {
-                    rows.append(Record(fields: [("portal", .string(portal.id)), ("command", .string(recipe.command)), ("summary", .string(recipe.summary)), ("file", .string(recipe.file))]))
+                    let replaced = catalog.replaced[portal.id]?[recipe.command] ?? []
+                    rows.append(
+                        Record(fields: [
+                            ("portal", .string(portal.id)), ("command", .string(recipe.command)), ("summary", .string(recipe.summary)),
+                            ("file", .string(recipe.file)), ("replaces", replaced.isEmpty ? .null : .string(replaced.joined(separator: ", "))),
+                        ]))
                 }
             }
-            let set = RecordSet(columns: ["portal", "command", "summary", "file"], records: rows)
+            let set = RecordSet(columns: ["portal", "command", "summary", "file", "replaces"], records: rows)
             print(globals.outputFormat.render(set, style: .forStandardOutput()), terminator: "")
         }
     }

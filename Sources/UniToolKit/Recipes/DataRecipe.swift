@@ -180,6 +180,11 @@ public struct ActionSpec: Sendable {
 }
 
 extension DataRecipe {
+    /// Built-in commands: no recipe may take their names.
+    public static let reservedCommands: Set<String> = [
+        "auth", "terms", "recipes", "demo", "doctor", "page", "rpc", "config", "plugins", "completions", "help", "version",
+    ]
+
     static let sourceKeys = ["fetch", "parse", "namespaces", "rows", "empty_when", "next", "max_pages", "fields"]
 
     /// Reads and validates a data recipe. Every problem names the file, line and key.
@@ -189,6 +194,11 @@ extension DataRecipe {
         let command = try top.requiredString("command")
         guard command.range(of: "^[a-z][a-z0-9-]*$", options: .regularExpression) != nil else {
             throw top.error("command", "'\(command)' must be lowercase letters, digits and dashes")
+        }
+        guard !reservedCommands.contains(command) else {
+            throw top.error(
+                "command", "'\(command)' is a built-in command of unitool, and a recipe cannot replace it",
+                hint: "choose another name, such as '\(command)-\(portal)'")
         }
         var options: [OptionSpec] = []
         if let optionsReader = try top.mappingReader("options") {

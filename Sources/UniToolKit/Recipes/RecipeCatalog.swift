@@ -7,6 +7,8 @@ import Foundation
 public struct RecipeCatalog: Sendable {
     public private(set) var portals: [String: PortalRecipe] = [:]
     public private(set) var dataRecipes: [String: [String: DataRecipe]] = [:]
+    /// For each portal and command, the files a later one replaced, earliest first.
+    public private(set) var replaced: [String: [String: [String]]] = [:]
 
     /// - Parameter only: load just this portal's folder (for checking one folder).
     public init(directories: [URL], only: String? = nil) throws {
@@ -43,6 +45,9 @@ public struct RecipeCatalog: Sendable {
                 portals[portalName] = recipe
             } else {
                 let recipe = try DataRecipe.load(file: file.path, text: text, portal: portalName)
+                if let earlier = dataRecipes[portalName]?[recipe.command], earlier.file != recipe.file {
+                    replaced[portalName, default: [:]][recipe.command, default: []].append(earlier.file)
+                }
                 dataRecipes[portalName, default: [:]][recipe.command] = recipe
             }
         }

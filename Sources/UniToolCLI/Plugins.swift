@@ -1,0 +1,142 @@
+import ArgumentParser
+import Foundation
+import Logging
+import UniToolKit
+
+/// Executable plugins: `unitool-NAME` in `$XDG_CONFIG_HOME/unitool/plugins/` or on `PATH` is the
+/// command `unitool NAME`, as git and kubectl do it.
+enum Plugins {
+    struct Plugin: Sendable {
+        let name: String
+        let path: String
+        /// Plugins of the same name further down the search order, which this one hides.
+        var shadows: [String] = []
+    }
+
+    /// The plugin folder, searched before `PATH`.
+    static var directory: URL { XDGDirectories.config.appendingPathComponent("plugins") }
+
+    /// The folders searched, in order: the plugin folder, then each absolute entry of `PATH`.
+    /// A relative `PATH` entry (such as `.`) is skipped, so that a plugin never runs from
+    /// wherever the user happens to be.
+    static var searchPath: [String] {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        return [directory.path] + path.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+    }
+
+    /// Every plugin, the first of each name winning.
+    static func all() -> [Plugin] {
+        var found: [String: Plugin] = [:]
+        var order: [String] = []
+        for folder in searchPath {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            for file in names.sorted() where file.hasPrefix("unitool-") && file.count > "unitool-".count {
+                let path = folder + "/" + file
+                guard isRunnable(path) else { continue }
+                let name = String(file.dropFirst("unitool-".count))
+                guard isValidName(name) else { continue }
+                if found[name] == nil {
+                    found[name] = Plugin(name: name, path: path)
+                    order.append(name)
+                } else if found[name]!.path != path {
+                    found[name]!.shadows.append(path)
+                }
+            }
+        }
+        return order.sorted().compactMap { found[$0] }
+    }
+
+    static func find(_ name: String) -> Plugin? {
+        guard isValidName(name) else { return nil }
+        return all().first { $0.name == name }
+    }
+
+    /// Plugin names are command names: no slashes, dots or spaces, so a name can never point
+    /// at a path.
+    static func isValidName(_ name: String) -> Bool {
+        name.range(of: "^[a-z0-9][a-z0-9_-]*$", options: .regularExpression) != nil
+    }
+
+    private static func isRunnable(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            && FileManager.default.isExecutableFile(atPath: path)
+    }
+
+    /// Runs a plugin with its arguments, serving unitool's JSON-RPC API to it on file
+    /// descriptor 3 (`UNITOOL_RPC_FD`), and returns its exit code.
+    static func run(_ plugin: Plugin, arguments: [String], globals: [String]) async -> Int32 {
+        let wantsJSON = globals.contains("--json")
+        do {
+            let options = try GlobalOptions.parse(globals)
+            let environment = try CommandEnvironment(options: options)
+            var variables = ProcessInfo.processInfo.environment
+            variables["UNITOOL_RPC_FD"] = "3"
+            variables["UNITOOL"] = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+            if let portal = try? environment.portalID() {
+                variables["UNITOOL_PORTAL"] = portal
+                if let recipe = try? environment.catalog.portal(portal), let user = try? environment.user(for: recipe) {
+                    variables["UNITOOL_USER"] = user
+                }
+            }
+            variables["UNITOOL_FORMAT"] = options.outputFormat.rawValue
+            let host = CommandLineRPCHost(environment: environment)
+            let channel = try ChildProcess.Channel()
+            let server = RPCServer(
+                methods: RPCMethods(host: host).table,
+                output: FileDescriptorOutput(descriptor: channel.parentEnd) { reason in
+                    environment.logger.warning("plugin channel: \(reason)")
+                },
+                framing: .newline, logger: environment.logger)
+            let serving = Task { await server.serve(StandardInputStream.make(descriptor: channel.parentEnd)) }
+            environment.logger.debug("running plugin \(plugin.path)")
+            let status = try await ChildProcess.run(
+                plugin.path, arguments: arguments, environment: variables, channel: channel)
+            channel.closeParentEnd()
+            _ = await serving.value
+            await host.closeAll()
+            return status
+        } catch let error as UniToolError {
+            return ErrorReporter.report(error, json: wantsJSON)
+        } catch {
+            return ErrorReporter.report(
+                UniToolError(.internal, "cannot run the plugin \(plugin.path): \(error)", hint: "check that it is executable"),
+                json: wantsJSON)
+        }
+    }
+}
+
+/// `unitool plugins list`.
+struct PluginsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plugins", abstract: "List the executable plugins: unitool-NAME programs that become commands.",
+        discussion: """
+            An executable named unitool-NAME in $XDG_CONFIG_HOME/unitool/plugins/ or in a folder of PATH is the
+            command 'unitool NAME'. It runs with the remaining arguments and with UNITOOL_PORTAL, UNITOOL_USER and
+            UNITOOL_FORMAT set, and it can call unitool's JSON-RPC API (docs/RPC.md) on file descriptor 3
+            (UNITOOL_RPC_FD): run recipes and fetch portal pages through the session, without ever seeing the
+            password. Built-in and recipe commands come first; a plugin cannot replace them.
+            See Examples/plugins/unitool-gpa.
+            """,
+        subcommands: [List.self], defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show every plugin, its path, and the ones it hides.")
+        @OptionGroup var globals: GlobalOptions
+
+        func run() async throws {
+            let records = Plugins.all().map { plugin in
+                Record(fields: [
+                    ("command", .string(plugin.name)), ("path", .string(plugin.path)),
+                    ("hides", plugin.shadows.isEmpty ? .null : .string(plugin.shadows.joined(separator: ", "))),
+                ])
+            }
+            let set = RecordSet(columns: ["command", "path", "hides"], records: records)
+            if records.isEmpty, globals.outputFormat == .table {
+                print("No plugins. Put an executable named unitool-NAME in \(Plugins.directory.path) or on PATH.")
+                return
+            }
+            print(globals.outputFormat.render(set, style: .forStandardOutput()), terminator: "")
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import DemoUniversity
+import Foundation
+import Testing
+import UniToolTestSupport
+
+/// Commands that come from files: recipes dropped into the user's folder, unitool-NAME plugins,
+/// and config.yaml, with completions and the overview that show them.
+@Suite("Recipe commands, plugins, completions and config, end to end")
+struct PluginsAndConfigTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+    }
+
+    var userRecipes: URL { sandbox.root.appendingPathComponent("config/unitool/recipes/demo") }
+    var pluginFolder: URL { sandbox.root.appendingPathComponent("config/unitool/plugins") }
+
+    func run(_ arguments: [String], extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
+        try await UniToolProcess.run(arguments, environment: sandbox.environment.merging(extra) { $1 })
+    }
+
+    func writeExecutable(_ text: String, to file: URL) throws {
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.path)
+    }
+
+    static let dueSoonRecipe = """
+        command: due-soon
+        summary: Loans due within the next days
+        options:
+          since:
+            help: "only loans due from this date on"
+            default: today
+            filter: { field: due, test: since }
+        fetch: /library/loans
+        next: "//a[@rel='next']/@href"
+        rows: "//table[@id='loans']/tbody/tr"
+        fields:
+          title: { xpath: "td[@class='title']", required: true }
+          due:   { xpath: "td[@class='due']", type: date, format: dd/MM/yyyy, required: true }
+        """
+
+    @Test("a recipe dropped into the user's folder is a command: in --help, completions and recipes list, and it runs")
+    func droppedRecipe() async throws {
+        try FileManager.default.createDirectory(at: userRecipes, withIntermediateDirectories: true)
+        try Self.dueSoonRecipe.write(to: userRecipes.appendingPathComponent("due-soon.yaml"), atomically: true, encoding: .utf8)
+
+        let overview = try await run(["--portal", "demo", "--help"])
+        #expect(overview.stdout.split(separator: "\n").contains { $0.hasPrefix("  due-soon ") && $0.hasSuffix("Loans due within the next days") }, "\(overview)")
+        let help = try await run(["--portal", "demo", "due-soon", "--help"])
+        #expect(help.stdout.contains("--since <since>"))
+        #expect(try await run(["__complete", "--portal", "demo", "due"]).stdout == "due-soon\n")
+        #expect(try await run(["__complete", "--portal", "demo", "due-soon", "--"]).stdout.contains("--since"))
+        let list = try await run(["recipes", "list", "--json"])
+        #expect(list.stdout.contains(#""command": "due-soon""#) && list.stdout.contains(userRecipes.appendingPathComponent("due-soon.yaml").path))
+
+        let result = try await run(["--portal", "demo", "due-soon", "--json"])
+        #expect(result.exitCode == 0, "\(result)")
+        let records = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        #expect(records.count == 9, "the twelve demo loans less the three overdue ones")
+    }
+
+    @Test("the bash completion script completes the dropped recipe, its options and their values")
+    func bashCompletion() async throws {
+        try FileManager.default.createDirectory(at: userRecipes, withIntermediateDirectories: true)
+        try Self.dueSoonRecipe.write(to: userRecipes.appendingPathComponent("due-soon.yaml"), atomically: true, encoding: .utf8)
+        let script = try await run(["completions", "bash"]).stdout
+        let folder = sandbox.root.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try? FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("unitool"), withDestinationURL: UniToolProcess.executable)
+        try script.write(to: sandbox.root.appendingPathComponent("completion.bash"), atomically: true, encoding: .utf8)
+        func complete(_ words: [String]) throws -> [String] {
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            let command = """
+                source '\(sandbox.root.path)/completion.bash'
+                COMP_WORDS=(unitool \(quoted)); COMP_CWORD=\(words.count); _unitool; printf '%s\\n' "${COMPREPLY[@]}"
+                """
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", command]
+            var environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }
+            environment["PATH"] = folder.path + ":" + (environment["PATH"] ?? "")
+            environment["UNITOOL_PORTAL"] = "demo"
+            process.environment = environment
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        #expect(try complete(["du"]) == ["due-soon"])
+        #expect(try complete(["grades", "--te"]) == ["--term"])
+        #expect(try complete(["grades", "--term", ""]) == ["all", "current"])
+        #expect(try complete(["courses", "--day", "t"]) == ["today", "tue", "thu"])
+        #expect(try complete(["loans", ""]) == ["renew"])
+        #expect(try complete(["con"]) == ["config"])
+    }
+
+    @Test("a user recipe replaces the bundled one of the same command, and recipes list says which file won")
+    func overrideIsShown() async throws {
+        try FileManager.default.createDirectory(at: userRecipes, withIntermediateDirectories: true)
+        let bundled = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/news.yaml"), encoding: .utf8)
+        try bundled.replacingOccurrences(of: "summary: Campus news, from the RSS feed or the news pages", with: "summary: My own news")
+            .write(to: userRecipes.appendingPathComponent("news.yaml"), atomically: true, encoding: .utf8)
+        let list = try await run(["recipes", "list", "--format", "jsonl"])
+        let line = try #require(list.stdout.split(separator: "\n").first { $0.contains(#""command": "news""#) })
+        #expect(line.contains("My own news"))
+        #expect(line.contains(userRecipes.appendingPathComponent("news.yaml").path))
+        #expect(line.contains(#""replaces": ""#) && line.contains("Recipes/demo/news.yaml"))
+    }
+
+    @Test("a recipe cannot take a built-in command's name")
+    func builtinsCannotBeShadowed() async throws {
+        try FileManager.default.createDirectory(at: userRecipes, withIntermediateDirectories: true)
+        try Self.dueSoonRecipe.replacingOccurrences(of: "command: due-soon", with: "command: auth")
+            .write(to: userRecipes.appendingPathComponent("auth.yaml"), atomically: true, encoding: .utf8)
+        let outcome = try await run(["recipes", "lint"])
+        #expect(outcome.exitCode == 31)
+        #expect(outcome.stderr.contains("auth.yaml:1: command: 'auth' is a built-in command"), "\(outcome)")
+    }
+
+    @Test("unitool-hello on PATH is 'unitool hello': it gets its arguments, portal and user, and reads grades over fd 3 without a password")
+    func pathPlugin() async throws {
+        let folder = sandbox.root.appendingPathComponent("path-bin")
+        try writeExecutable(
+            """
+            #!/bin/sh
+            echo "args: $*"
+            echo "portal=$UNITOOL_PORTAL user=$UNITOOL_USER"
+            env | grep -i -q -e wonderland -e password= && echo "A PASSWORD LEAKED"
+            printf '%s\\n' '{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"recipe":"grades","options":{"term":"2025-fall"}}}' >&3
+            read -r answer <&3
+            echo "$answer"
+            exit 3
+            """, to: folder.appendingPathComponent("unitool-hello"))
+        let path = folder.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")
+        let outcome = try await run(["--portal", "demo", "hello", "one", "--two"], extra: ["PATH": path])
+        #expect(outcome.exitCode == 3, "the plugin's exit code is unitool's: \(outcome)")
+        #expect(outcome.stdout.contains("args: one --two"))
+        #expect(outcome.stdout.contains("portal=demo user=alice"))
+        #expect(outcome.stdout.contains(#""course":"Linear Algebra I""#))
+        #expect(!outcome.stdout.contains("A PASSWORD LEAKED"))
+        let list = try await run(["plugins", "list", "--json"], extra: ["PATH": path])
+        #expect(list.stdout.contains(#""command": "hello""#) && list.stdout.contains(folder.appendingPathComponent("unitool-hello").path))
+        #expect(try await run(["--help"], extra: ["PATH": path]).stdout.contains("hello"))
+    }
+
+    @Test("a plugin in the plugin folder comes before one on PATH, and plugins list shows the one it hides")
+    func pluginOrder() async throws {
+        let onPath = sandbox.root.appendingPathComponent("path-bin")
+        try writeExecutable("#!/bin/sh\necho from-path\n", to: onPath.appendingPathComponent("unitool-which"))
+        try writeExecutable("#!/bin/sh\necho from-folder\n", to: pluginFolder.appendingPathComponent("unitool-which"))
+        let path = onPath.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")
+        #expect(try await run(["which"], extra: ["PATH": path]).stdout == "from-folder\n")
+        let list = try await run(["plugins", "list", "--format", "csv"], extra: ["PATH": path])
+        #expect(list.stdout.contains(onPath.appendingPathComponent("unitool-which").path), "the hidden one is listed")
+    }
+
+    @Test("the example plugin unitool-gpa computes the GPA of every term through unitool")
+    func examplePlugin() async throws {
+        let examples = Fixtures.root.appendingPathComponent("Examples/plugins").path
+        let outcome = try await run(
+            ["--portal", "demo", "gpa", "--json"], extra: ["PATH": examples + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")])
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        let terms = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]])
+        #expect(terms.count == 3)
+        #expect(terms.first { $0["term"] as? String == "2026-fall" }?["gpa"] as? Double == 3.52)
+    }
+
+    @Test("config set and get, and flags win over environment variables, which win over config.yaml")
+    func configPrecedence() async throws {
+        #expect(try await run(["config", "path"]).stdout == sandbox.root.appendingPathComponent("config/unitool/config.yaml").path + "\n")
+        #expect(try await run(["config", "set", "format", "csv"]).exitCode == 0)
+        #expect(try await run(["config", "set", "portal", "demo"]).exitCode == 0)
+        #expect(try await run(["config", "get", "format"]).stdout == "csv\n")
+        let typo = try await run(["config", "set", "fromat", "json"])
+        #expect(typo.exitCode == 64 && typo.stderr.contains("did you mean 'format'"))
+        let badValue = try await run(["config", "set", "format", "xml"])
+        #expect(badValue.exitCode == 64)
+
+        let fromFile = try await run(["library-calendar"])
+        #expect(fromFile.stdout.hasPrefix("title,term,url\r\n"), "portal and format from config.yaml: \(fromFile)")
+        let fromEnvironment = try await run(["library-calendar"], extra: ["UNITOOL_FORMAT": "jsonl"])
+        #expect(fromEnvironment.stdout.hasPrefix("{\"title\""))
+        let fromFlag = try await run(["library-calendar", "--format", "json"], extra: ["UNITOOL_FORMAT": "jsonl"])
+        #expect(fromFlag.stdout.hasPrefix("[\n"))
+
+        try "format: [oops\n".write(to: sandbox.root.appendingPathComponent("config/unitool/config.yaml"), atomically: true, encoding: .utf8)
+        let broken = try await run(["library-calendar"])
+        #expect(broken.exitCode == 64)
+        #expect(broken.stderr.contains("config.yaml"), "\(broken)")
+    }
+}
