@@ -8,6 +8,8 @@ let package = Package(
         .executable(name: "unitool", targets: ["UniToolCLI"]),
         .library(name: "UniToolKit", targets: ["UniToolKit"]),
         .library(name: "DemoUniversity", targets: ["DemoUniversity"]),
+        // Not named unitool-*: that would make it a plugin if it were ever on PATH.
+        .executable(name: "bench-unitool", targets: ["UniToolBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
@@ -68,6 +70,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+
+        // The Swift side of Scripts/bench.sh (Benchmarks/run.py drives it).
+        .executableTarget(name: "UniToolBench", dependencies: ["UniToolKit", "LibXML"], path: "Benchmarks/UniToolBench"),
 
         // Fixtures, sandboxes and a runner for the real executable, shared by the test targets.
         .target(name: "UniToolTestSupport", dependencies: ["UniToolKit"], path: "Sources/UniToolTestSupport"),

@@ -34,6 +34,18 @@ public enum DemoData {
         DemoTerm(id: "2026-spring", label: "Spring 2026"),
         DemoTerm(id: "2026-fall", label: "Fall 2026"),
     ]
+    /// The terms the selector offers: the demo's own, after `count - 3` made-up older ones
+    /// whose grades repeat the oldest real term's.
+    static func terms(count: Int) -> [DemoTerm] {
+        guard count > terms.count else { return terms }
+        let older = (0..<(count - terms.count)).map { index -> DemoTerm in
+            let year = 2025 - (index / 2 + 1)
+            let season = index % 2 == 0 ? "fall" : "spring"
+            return DemoTerm(id: "\(year)-\(season)", label: "\(season.capitalized) \(year)")
+        }
+        return older.reversed() + terms
+    }
+
     /// The term the portal marks as current on its own pages.
     static let currentTerm = "2026-fall"
 

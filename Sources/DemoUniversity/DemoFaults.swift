@@ -18,6 +18,9 @@ public struct DemoFaults: Sendable, Equatable {
     /// The password page carries `<base href>` pointing at a look-alike origin
     /// (`localhost` instead of `127.0.0.1`), so its form would post the password there.
     public var lookalikeIdP = false
+    /// The term selector offers this many terms in all (older ones made up), for benchmarks of
+    /// `grades --term all`. Zero keeps the demo's own three.
+    public var termCount = 0
     /// The login's page types beyond the plain two-step one.
     public var loginVariants: Set<LoginVariant> = []
 
@@ -60,7 +63,7 @@ public struct DemoFaults: Sendable, Equatable {
 
     public static let environmentVariable = "UNITOOL_DEMO_FAULTS"
     public static let known =
-        ["layout-changed", "server-error", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "busy=503|429", "terms-version=V"]
+        ["layout-changed", "server-error", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "busy=503|429", "terms-version=V", "terms=N"]
         + TermsAPIFault.allCases.map { "terms-api=\($0.rawValue)" } + LoginVariant.allCases.map { "login=\($0.rawValue)" }
 
     public init(parsing text: String) throws {
@@ -73,6 +76,8 @@ public struct DemoFaults: Sendable, Equatable {
                 expireSessions = true
             } else if item.hasPrefix("busy="), let status = Int(item.dropFirst("busy=".count)), [429, 502, 503, 504].contains(status) {
                 busyOnce = status
+            } else if item.hasPrefix("terms="), let count = Int(item.dropFirst("terms=".count)), (1...100).contains(count) {
+                termCount = count
             } else if item == "reject-sessions" {
                 rejectSessions = true
             } else if item == "lookalike-idp" {

@@ -28,10 +28,11 @@ struct DemoRoutes: Sendable {
         router.get("/grades") { request, context in try await self.withUser(request, context) { user in
             let query = FormDecoding.dictionary(request.uri.query)
             let termID = query["term"] ?? DemoData.currentTerm
-            guard let term = DemoData.terms.first(where: { $0.id == termID }) else {
+            let terms = DemoData.terms(count: self.faults.termCount)
+            guard let term = terms.first(where: { $0.id == termID }) else {
                 return Self.html(Pages.notFound("There is no term '\(termID)'.", user: user), status: .notFound)
             }
-            return Self.html(Pages.grades(user: user, term: term, layoutChanged: self.faults.layoutChanged))
+            return Self.html(Pages.grades(user: user, term: term, terms: terms, layoutChanged: self.faults.layoutChanged))
         } }
         registerCampus(on: router)
         router.get("/api/terms/version") { _, _ in try await self.termsVersionAPI() }
@@ -56,6 +57,11 @@ struct DemoRoutes: Sendable {
         router.post("/lab/redirect/{code}") { _, context in
             let code = Int(context.parameters.get("code") ?? "") ?? 302
             return Self.redirect(to: "/lab/echo", status: HTTPResponse.Status(code: code))
+        }
+        // How many requests the demo has served, this one not counted: for benchmarks.
+        router.get("/lab/stats") { _, _ in
+            let count = await self.state.requests.filter { $0.path != "/lab/stats" }.count
+            return Self.json("{\"requests\": \(count)}")
         }
         router.get("/lab/signed") { _, _ in Self.redirect(to: DemoUniversity.signedRedirectLocation, status: .found) }
         router.get("/lab/loop") { _, _ in Self.redirect(to: "/lab/loop", status: .found) }

@@ -214,13 +214,13 @@ enum Pages {
                 """, signedIn: user.displayName)
     }
 
-    static func grades(user: DemoUser, term: DemoTerm, layoutChanged: Bool) -> String {
-        let options = DemoData.terms.map { candidate in
+    static func grades(user: DemoUser, term: DemoTerm, terms: [DemoTerm] = DemoData.terms, layoutChanged: Bool) -> String {
+        let options = terms.map { candidate in
             let selected = candidate.id == term.id ? " selected" : ""
             let current = candidate.id == DemoData.currentTerm ? " (current)" : ""
             return "<option value=\"\(candidate.id)\"\(selected)>\(HTML.escape(candidate.label))\(current)</option>"
         }.joined(separator: "\n          ")
-        let grades = user.grades[term.id] ?? []
+        let grades = user.grades[term.id] ?? (DemoData.terms.contains { $0.id == term.id } ? [] : user.grades[DemoData.terms[0].id] ?? [])
         let table: String
         if grades.isEmpty {
             table = "<p class=\"no-grades\">No grades have been recorded for this term.</p>"

@@ -22,6 +22,10 @@ struct Dispatcher {
     ]
 
     func run() async -> Int32 {
+        if arguments == ["--experimental-dump-help"] {
+            await RootCommand.main(arguments)
+            return 0
+        }
         let (globals, commandIndex) = splitGlobalOptions()
         guard let commandIndex else {
             if globals.contains("--version") {

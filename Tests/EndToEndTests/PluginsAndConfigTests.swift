@@ -171,6 +171,27 @@ struct PluginsAndConfigTests {
         #expect(terms.first { $0["term"] as? String == "2026-fall" }?["gpa"] as? Double == 3.52)
     }
 
+    @Test("the built-in command tree is dumped for swift-argument-parser's man page generator")
+    func manualSource() async throws {
+        let outcome = try await run(["--experimental-dump-help"])
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        let info = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        let command = try #require(info["command"] as? [String: Any])
+        #expect(command["commandName"] as? String == "unitool")
+        let names = (command["subcommands"] as? [[String: Any]] ?? []).compactMap { $0["commandName"] as? String }
+        for name in ["auth", "completions", "config", "doctor", "plugins", "recipes", "rpc", "terms"] { #expect(names.contains(name)) }
+        #expect((command["discussion"] as? String)?.contains("grades (demo)") == true)
+    }
+
+    @Test("zsh and fish completion scripts call back into unitool")
+    func otherShells() async throws {
+        let zsh = try await run(["completions", "zsh"])
+        #expect(zsh.stdout.hasPrefix("#compdef unitool") && zsh.stdout.contains("unitool __complete"))
+        let fish = try await run(["completions", "fish"])
+        #expect(fish.stdout.contains("complete -c unitool") && fish.stdout.contains("unitool __complete"))
+        #expect(try await run(["completions", "tcsh"]).exitCode == 64)
+    }
+
     @Test("config set and get, and flags win over environment variables, which win over config.yaml")
     func configPrecedence() async throws {
         #expect(try await run(["config", "path"]).stdout == sandbox.root.appendingPathComponent("config/unitool/config.yaml").path + "\n")

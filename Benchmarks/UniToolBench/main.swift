@@ -1,0 +1,174 @@
+import Foundation
+import LibXML
+import UniToolKit
+
+/// The Swift side of `Scripts/bench.sh`: page generation, extraction timing and a JSON-RPC load
+/// client. Each subcommand prints one JSON object; Benchmarks/run.py compares them with the peers.
+///
+///     bench-unitool generate DIR
+///     bench-unitool extract FILE [RUNS]
+///     bench-unitool rpc UNITOOL REQUESTS CONCURRENCY
+@main
+struct UniToolBench {
+    static func main() async throws {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        switch arguments.first {
+        case "generate": try generate(into: URL(fileURLWithPath: arguments[1]))
+        case "extract": try extract(file: arguments[1], runs: arguments.count > 2 ? Int(arguments[2])! : 5)
+        case "rpc": try rpc(unitool: arguments[1], requests: Int(arguments[2])!, concurrency: Int(arguments[3])!)
+        default:
+            FileHandle.standardError.write(Data("usage: bench-unitool generate DIR | extract FILE [RUNS] | rpc UNITOOL N C\n".utf8))
+            exit(64)
+        }
+    }
+
+    // MARK: Pages
+
+    /// Grade pages of about 100 KB, 1 MB and 10 MB, in the demo portal's own markup, so that the
+    /// bundled grades recipe reads them unchanged.
+    static func generate(into directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let courses = [
+            ("Linear Algebra I", "MATH-101"), ("日本語初級 I (Japanese for Beginners I)", "JPN-101"),
+            ("Adatszerkezetek és algoritmusok", "CS-210"), ("Operating Systems", "CS-340"), ("Számítógépes hálózatok", "CS-230"),
+        ]
+        let grades = [("A", "4"), ("A-", "3,7"), ("B+", "3,3"), ("B", "3")]
+        for (name, target) in [("grades-100k.html", 100_000), ("grades-1m.html", 1_000_000), ("grades-10m.html", 10_000_000)] {
+            var rows = ""
+            var index = 0
+            while rows.utf8.count < target - 2000 {
+                let course = courses[index % courses.count]
+                let grade = grades[index % grades.count]
+                rows += """
+                          <tr>
+                            <td class="course">\(course.0) \(index)</td>
+                            <td class="code">\(course.1)-\(index)</td>
+                            <td class="credits">\(index % 8 + 1)</td>
+                            <td class="grade">\(grade.0)</td>
+                            <td class="points">\(grade.1)</td>
+                            <td class="date">\(String(format: "%02d", index % 28 + 1)).07.2026</td>
+                          </tr>
+
+                    """
+                index += 1
+            }
+            let page = """
+                <!DOCTYPE html>
+                <html lang="en"><head><meta charset="utf-8"><title>Grades – Demo University</title></head>
+                <body><main><h1>Grades</h1>
+                <form id="term-form" method="get" action="/grades"><select id="term" name="term">
+                <option value="2026-spring" selected>Spring 2026</option></select></form>
+                <table id="grades" class="data"><thead><tr><th>Course</th><th>Code</th><th>Credits</th><th>Grade</th><th>Points</th><th>Date</th></tr></thead>
+                <tbody>
+                \(rows)</tbody></table></main></body></html>
+
+                """
+            try Data(page.utf8).write(to: directory.appendingPathComponent(name))
+        }
+    }
+
+    // MARK: Extraction
+
+    static func extract(file: String, runs: Int) throws {
+        let catalog = try RecipeCatalog(directories: [RecipeCatalog.bundledDirectory()])
+        let recipe = try catalog.recipe(portal: "demo", command: "grades")
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+        let extractor = RecordExtractor(recipe: recipe)
+        var times: [Double] = []
+        var count = 0
+        for _ in 0..<runs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let document = try extractor.parse(bytes, url: URL(string: "https://portal.example.edu/grades?term=2026-spring")!, charset: nil)
+            let records = try extractor.extract(from: document)
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            count = records.records.count
+        }
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        print(#"{"median_s": \#(median(times)), "records": \#(count), "bytes": \#(bytes.count), "peak_rss_kb": \#(usage.ru_maxrss)}"#)
+    }
+
+    // MARK: JSON-RPC load
+
+    /// Starts `unitool rpc`, warms the session up, then keeps `concurrency` `recipes.run`
+    /// requests in flight until `requests` have been answered.
+    static func rpc(unitool: String, requests: Int, concurrency: Int) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: unitool)
+        process.arguments = ["rpc"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let reader = LineReader(handle: output.fileHandleForReading)
+        func send(_ id: Int) {
+            let line = #"{"jsonrpc":"2.0","id":\#(id),"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":"2026-spring"}}}"# + "\n"
+            input.fileHandleForWriting.write(Data(line.utf8))
+        }
+        // Warm-up: the login, the terms check and the first page.
+        send(0)
+        guard let first = reader.next(), first.contains("\"result\"") else {
+            FileHandle.standardError.write(Data("unitool rpc did not answer the warm-up request\n".utf8))
+            exit(1)
+        }
+        var sentAt: [Int: UInt64] = [:]
+        var latencies: [Double] = []
+        var next = 1
+        let start = DispatchTime.now().uptimeNanoseconds
+        while next <= min(concurrency, requests) {
+            sentAt[next] = DispatchTime.now().uptimeNanoseconds
+            send(next)
+            next += 1
+        }
+        while latencies.count < requests, let line = reader.next() {
+            guard let range = line.range(of: #""id":"#), let id = Int(line[range.upperBound...].prefix { $0.isNumber }),
+                let sent = sentAt.removeValue(forKey: id)
+            else { continue }
+            if !line.contains("\"result\"") {
+                FileHandle.standardError.write(Data("error answer: \(line)\n".utf8))
+                exit(1)
+            }
+            latencies.append(Double(DispatchTime.now().uptimeNanoseconds - sent) / 1e6)
+            if next <= requests {
+                sentAt[next] = DispatchTime.now().uptimeNanoseconds
+                send(next)
+                next += 1
+            }
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        latencies.sort()
+        let p50 = latencies[latencies.count / 2]
+        let p99 = latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.99))]
+        print(#"{"requests": \#(latencies.count), "seconds": \#(seconds), "rps": \#(Double(latencies.count) / seconds), "p50_ms": \#(p50), "p99_ms": \#(p99)}"#)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted[sorted.count / 2]
+    }
+}
+
+/// Lines from a pipe, read in large chunks.
+final class LineReader {
+    let handle: FileHandle
+    var buffer = Data()
+
+    init(handle: FileHandle) { self.handle = handle }
+
+    func next() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return line
+            }
+            let chunk = handle.availableData
+            if chunk.isEmpty { return nil }
+            buffer += chunk
+        }
+    }
+}

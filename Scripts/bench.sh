@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Measures unitool against its peers (lxml, BeautifulSoup, requests) side by side and writes
+# BENCHMARKS.md. Builds in release mode and installs the Python peers into .build/bench-venv.
+#
+#   ./Scripts/bench.sh           # the full run
+#   ./Scripts/bench.sh --quick   # fewer runs, for a smoke test
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./Scripts/install-deps.sh
+swift build -c release --product unitool >&2
+swift build -c release --product bench-unitool >&2
+bin="$(swift build -c release --show-bin-path)"
+
+venv=.build/bench-venv
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv" || { echo "error: python3 -m venv failed; install python3-venv" >&2; exit 1; }
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check lxml beautifulsoup4 requests >&2
+
+exec python3 Benchmarks/run.py --unitool "$bin/unitool" --bench "$bin/bench-unitool" --python "$venv/bin/python" "$@"
