@@ -16,7 +16,7 @@ struct RootCommand: AsyncParsableCommand {
             discussion: """
                 Besides the built-in commands below, every recipe is a command (unitool grades --term current), and
                 every executable named unitool-NAME on PATH or in $XDG_CONFIG_HOME/unitool/plugins is the command
-                'unitool NAME'. Run 'unitool' alone to see them all. Bundled recipe commands:
+                unitool NAME. Run unitool alone to see them all. Bundled recipe commands:
                 \(recipes.joined(separator: "\n"))
 
                 Exit codes, files and the JSON-RPC protocol are described in the README and docs/RPC.md.
