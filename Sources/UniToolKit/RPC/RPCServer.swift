@@ -81,6 +81,8 @@ public final class RPCServer: Sendable {
             let tasks = state.withLock { Array($0.inFlight.values) + Array($0.batches.values) }
             if tasks.isEmpty { return }
             for task in tasks { await task.value }
+            // Every task unregisters itself when done; yield so that none is waited for twice.
+            await Task.yield()
         }
     }
 
@@ -169,14 +171,15 @@ public final class RPCServer: Sendable {
             return
         }
         let key = id.serialized
-        let task = Task { [self] in
-            let message = await answer(request)
-            _ = state.withLock { $0.inFlight.removeValue(forKey: key) }
-            send(message)
-        }
-        state.withLock { state in
-            if state.inFlight[key] != nil { logger.warning("two requests in flight with the same id \(key)") }
-            state.inFlight[key] = task
+        // The task is registered under the lock it must take to unregister itself, so a quick
+        // request can never finish before it is registered and then stay registered forever.
+        state.withLock { locked in
+            if locked.inFlight[key] != nil { logger.warning("two requests in flight with the same id \(key)") }
+            locked.inFlight[key] = Task { [self] in
+                let message = await answer(request)
+                _ = state.withLock { $0.inFlight.removeValue(forKey: key) }
+                send(message)
+            }
         }
     }
 
@@ -186,7 +189,11 @@ public final class RPCServer: Sendable {
             return
         }
         let batchID = UUID()
-        let task = Task { [self] in
+        state.withLock { $0.batches[batchID] = makeBatchTask(items, batchID: batchID) }
+    }
+
+    private func makeBatchTask(_ items: [JSONValue], batchID: UUID) -> Task<Void, Never> {
+        Task { [self] in
             let answers = await withTaskGroup(of: (Int, JSONValue?).self) { group in
                 for (index, item) in items.enumerated() {
                     var immediate: JSONValue?
@@ -210,7 +217,6 @@ public final class RPCServer: Sendable {
             _ = state.withLock { $0.batches.removeValue(forKey: batchID) }
             if !answers.isEmpty { sendRaw(JSONValue.array(answers).serialized) }
         }
-        state.withLock { $0.batches[batchID] = task }
     }
 
     private func cancel(_ id: JSONValue?) {
