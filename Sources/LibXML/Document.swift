@@ -1,4 +1,5 @@
 import CLibXML2
+import Foundation
 
 /// A parsed HTML or XML document, owned by Swift.
 ///
@@ -68,7 +69,25 @@ public final class Document: @unchecked Sendable {
         try self.init(xml: Array(xml.utf8), url: url)
     }
 
-    deinit { xmlFreeDoc(pointer) }
+    deinit {
+        if let xpathContext { xmlXPathFreeContext(xpathContext) }
+        xmlFreeDoc(pointer)
+    }
+
+    /// One XPath context per document, made on first use: making one registers every XPath
+    /// function in a fresh hash table, which cost more than most evaluations themselves.
+    /// Guarded by `xpathLock`: one evaluation at a time per document.
+    nonisolated(unsafe) private var xpathContext: xmlXPathContextPtr?
+    private let xpathLock = NSLock()
+
+    /// Runs `body` with the document's XPath context, one caller at a time.
+    func withXPathContext<T>(_ body: (xmlXPathContextPtr) throws -> T) throws -> T {
+        xpathLock.lock()
+        defer { xpathLock.unlock() }
+        if xpathContext == nil { xpathContext = xmlXPathNewContext(pointer) }
+        guard let context = xpathContext else { throw LibXMLError.invalidXPath(expression: "", detail: "out of memory") }
+        return try body(context)
+    }
 
     private init(taking pointer: xmlDocPtr, url: String?) {
         self.pointer = pointer

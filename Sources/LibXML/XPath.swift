@@ -1,4 +1,5 @@
 import CLibXML2
+import Synchronization
 
 /// The result of an XPath expression: a node list, or a value for `count()`, `string()` and so on.
 public enum XPathValue: Sendable {
@@ -47,24 +48,50 @@ public enum XPath {
         xmlXPathFreeCompExpr(compiled)
     }
 
+    /// Compiled expressions, shared by every document: a recipe's few dozen XPaths are compiled
+    /// once per process instead of once per row. libxml2 does not change a compiled expression
+    /// while evaluating it.
+    private static let compiled = Mutex<[String: CompiledExpression]>([:])
+
+    final class CompiledExpression: @unchecked Sendable {
+        let pointer: xmlXPathCompExprPtr
+        init(_ pointer: xmlXPathCompExprPtr) { self.pointer = pointer }
+        deinit { xmlXPathFreeCompExpr(pointer) }
+    }
+
+    static func compile(_ expression: String) throws -> CompiledExpression {
+        if let known = compiled.withLock({ $0[expression] }) { return known }
+        guard let pointer = xmlXPathCompile(expression) else {
+            throw LibXMLError.invalidXPath(expression: expression, detail: LibXML.lastErrorMessage() ?? "syntax error")
+        }
+        let expressionObject = CompiledExpression(pointer)
+        compiled.withLock { cache in
+            if cache.count > 512 { cache.removeAll() }
+            cache[expression] = expressionObject
+        }
+        return expressionObject
+    }
+
     static func evaluate(
         _ expression: String, in document: Document, context: Node?, namespaces: [String: String]
     ) throws -> XPathValue {
         LibXML.initialise()
-        guard let xpathContext = xmlXPathNewContext(document.pointer) else {
-            throw LibXMLError.invalidXPath(expression: expression, detail: "out of memory")
+        let compiledExpression = try compile(expression)
+        return try document.withXPathContext { xpathContext in
+            for (prefix, uri) in namespaces {
+                xmlXPathRegisterNs(xpathContext, prefix, uri)
+            }
+            xpathContext.pointee.node = context?.pointer
+            guard let result = xmlXPathCompiledEval(compiledExpression.pointer, xpathContext) else {
+                throw LibXMLError.invalidXPath(
+                    expression: expression, detail: LibXML.lastErrorMessage() ?? "cannot be evaluated")
+            }
+            defer { xmlXPathFreeObject(result) }
+            return try value(of: result, expression: expression, document: document)
         }
-        defer { xmlXPathFreeContext(xpathContext) }
-        for (prefix, uri) in namespaces {
-            xmlXPathRegisterNs(xpathContext, prefix, uri)
-        }
-        if let context { xpathContext.pointee.node = context.pointer }
+    }
 
-        guard let result = xmlXPathEvalExpression(expression, xpathContext) else {
-            throw LibXMLError.invalidXPath(
-                expression: expression, detail: LibXML.lastErrorMessage() ?? "cannot be evaluated")
-        }
-        defer { xmlXPathFreeObject(result) }
+    private static func value(of result: xmlXPathObjectPtr, expression: String, document: Document) throws -> XPathValue {
 
         switch result.pointee.type {
         case XPATH_NODESET:
