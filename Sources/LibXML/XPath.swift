@@ -41,11 +41,7 @@ public enum XPath {
     /// it is loaded rather than halfway through a login.
     public static func validate(_ expression: String) throws {
         LibXML.initialise()
-        guard let compiled = xmlXPathCompile(expression) else {
-            throw LibXMLError.invalidXPath(
-                expression: expression, detail: LibXML.lastErrorMessage() ?? "syntax error")
-        }
-        xmlXPathFreeCompExpr(compiled)
+        _ = try compile(expression)
     }
 
     /// Compiled expressions, shared by every document: a recipe's few dozen XPaths are compiled

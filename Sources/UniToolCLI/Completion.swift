@@ -74,7 +74,7 @@ struct Completion {
     func candidates() -> [String] {
         var words = globals + self.words
         let current = words.popLast() ?? ""
-        let environment = try? CommandEnvironment(options: GlobalOptions.parse(Self.globalOptions(in: words)))
+        let environment = try? CommandEnvironment(options: GlobalOptions.parse(RecipeCommandRunner.globalArguments(in: words)))
         let catalog = environment?.catalog
         let portalID = try? environment?.portalID()
 
@@ -147,10 +147,5 @@ struct Completion {
 
     private func filter(_ candidates: [String], _ prefix: String) -> [String] {
         candidates.filter { $0.hasPrefix(prefix) }
-    }
-
-    /// The global options among the words, for finding the portal and recipe directories.
-    static func globalOptions(in words: [String]) -> [String] {
-        RecipeCommandRunner.globalArguments(in: words)
     }
 }

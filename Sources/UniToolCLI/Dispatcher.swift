@@ -49,11 +49,14 @@ struct Dispatcher {
         if let builtin = Self.builtins[name] {
             return await runBuiltin(builtin, arguments: rest)
         }
-        // A recipe's command comes before a plugin of the same name.
-        let hasRecipe = ((try? CommandEnvironment(options: GlobalOptions.parse(globals.filter { $0 != "--help" && $0 != "-h" })))?
-            .catalog.dataRecipes.values.contains { $0[name] != nil }) ?? true
-        if !hasRecipe, let plugin = Plugins.find(name) {
-            return await Plugins.run(plugin, arguments: Array(arguments[(commandIndex + 1)...]), globals: globals)
+        // A recipe's command comes before a plugin of the same name. The recipes are only read
+        // here when such a plugin exists: a recipe command reads them once, in its runner.
+        if let plugin = Plugins.find(name) {
+            let hasRecipe = ((try? CommandEnvironment(options: GlobalOptions.parse(globals.filter { $0 != "--help" && $0 != "-h" })))?
+                .catalog.dataRecipes.values.contains { $0[name] != nil }) ?? true
+            if !hasRecipe {
+                return await Plugins.run(plugin, arguments: Array(arguments[(commandIndex + 1)...]), globals: globals)
+            }
         }
         return await RecipeCommandRunner(name: name, arguments: rest).run()
     }

@@ -46,9 +46,11 @@ enum Plugins {
         return order.sorted().compactMap { found[$0] }
     }
 
+    /// The plugin for a command name: the first `unitool-NAME` along the search path, looked up
+    /// directly rather than by listing every folder of PATH.
     static func find(_ name: String) -> Plugin? {
         guard isValidName(name) else { return nil }
-        return all().first { $0.name == name }
+        return searchPath.lazy.map { $0 + "/unitool-" + name }.first(where: isRunnable).map { Plugin(name: name, path: $0) }
     }
 
     /// Plugin names are command names: no slashes, dots or spaces, so a name can never point

@@ -22,11 +22,15 @@ public enum FieldValue: Sendable, Equatable {
                 record.fields.map(\.value.text).filter { !$0.isEmpty }.joined(separator: " ")
             }.joined(separator: "; ")
         case .integer(let value): return String(value)
-        case .number(let value):
-            return value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        case .number(let value): return Self.numberText(value)
         case .bool(let value): return value ? "yes" : "no"
         case .null: return ""
         }
+    }
+
+    /// A number as people and JSON write it: whole numbers without `.0`.
+    public static func numberText(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
     public var isNumeric: Bool {

@@ -216,10 +216,6 @@ public struct RecordExtractor: Sendable {
         document.url.flatMap { URL(string: $0)?.redactedForLog } ?? "the page"
     }
 
-    static func applyRegex(_ pattern: String, to text: String) throws -> String? {
-        try applyRegex(try Regex(pattern), to: text)
-    }
-
     static func applyRegex(_ regex: Regex<AnyRegexOutput>, to text: String) throws -> String? {
         guard let match = try regex.firstMatch(in: text) else { return nil }
         if match.output.count > 1, let capture = match.output[1].substring {

@@ -62,7 +62,8 @@ public struct TableRenderer: Sendable {
 
     public func render(_ set: RecordSet) -> String {
         guard !set.records.isEmpty else { return "(no records)\n" }
-        let cells = set.records.map { record in set.columns.map { cellText(record[$0]) } }
+        let dates = style.localDates ? LocalDates() : nil
+        let cells = set.records.map { record in set.columns.map { Self.cellText(record[$0], dates: dates) } }
         let numeric = set.columns.map { column in
             set.records.allSatisfy { record in record[column].map { $0.isNumeric || $0 == .null } ?? true }
         }
@@ -101,23 +102,35 @@ public struct TableRenderer: Sendable {
         return widths
     }
 
-    private func cellText(_ value: FieldValue?) -> String {
-        guard let value else { return "" }
-        guard style.localDates else { return value.text }
-        switch value {
-        case .date(let iso):
-            guard let date = FieldTyper.parseDate(iso, format: "yyyy-MM-dd", timeZone: TimeZone(identifier: "UTC")!) else { return iso }
+    /// Dates as the user's locale writes them, with one formatter per table rather than per cell.
+    final class LocalDates {
+        let utc = TimeZone(identifier: "UTC")!
+        lazy var dateFormatter: DateFormatter = {
             let formatter = DateFormatter()
-            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.timeZone = utc
             formatter.dateStyle = .medium
             formatter.timeStyle = .none
-            return formatter.string(from: date)
-        case .datetime(let iso):
-            guard let date = FieldTyper.parseDate(iso, format: "iso8601", timeZone: .current) else { return iso }
+            return formatter
+        }()
+        lazy var dateTimeFormatter: DateFormatter = {
             let formatter = DateFormatter()
             formatter.dateStyle = .medium
             formatter.timeStyle = .short
-            return formatter.string(from: date)
+            return formatter
+        }()
+        let parsing = FieldTyper.DateCache()
+    }
+
+    private static func cellText(_ value: FieldValue?, dates: LocalDates?) -> String {
+        guard let value else { return "" }
+        guard let dates else { return value.text }
+        switch value {
+        case .date(let iso):
+            guard let date = FieldTyper.parseDate(iso, format: "yyyy-MM-dd", timeZone: dates.utc, dates: dates.parsing) else { return iso }
+            return dates.dateFormatter.string(from: date)
+        case .datetime(let iso):
+            guard let date = FieldTyper.parseDate(iso, format: "iso8601", timeZone: .current, dates: dates.parsing) else { return iso }
+            return dates.dateTimeFormatter.string(from: date)
         default:
             return value.text
         }
@@ -194,7 +207,7 @@ public enum JSONRenderer {
         case .integer(let number): return String(number)
         case .number(let number):
             guard number.isFinite else { return "null" }
-            return number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+            return FieldValue.numberText(number)
         case .bool(let flag): return flag ? "true" : "false"
         case .null: return "null"
         }

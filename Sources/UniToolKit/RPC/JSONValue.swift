@@ -65,13 +65,7 @@ public enum JSONValue: Sendable, Equatable {
         case .null: output += "null"
         case .bool(let flag): output += flag ? "true" : "false"
         case .number(let number):
-            if !number.isFinite {
-                output += "null"
-            } else if number.rounded() == number && abs(number) < 1e15 {
-                output += String(Int64(number))
-            } else {
-                output += String(number)
-            }
+            output += number.isFinite ? FieldValue.numberText(number) : "null"
         case .string(let text): output += JSONRenderer.string(text)
         case .array(let items):
             output += "["
