@@ -21,12 +21,7 @@ struct PageCommand: AsyncParsableCommand {
         let credentials = try environment.credentialProvider(for: portal)
         let body = try await environment.withPortal(portal, user: credentials.user, credentials: credentials.provide) { connection in
             try await TermsGate.ensureAccepted(connection)
-            let url = try connection.portal.url(for: path)
-            guard url.origin == connection.portal.baseURL.origin else {
-                throw UniToolError(
-                    .unsafeRequest, "\(url.origin) is not the portal's origin (\(connection.portal.baseURL.origin))",
-                    hint: "give a path on the portal, such as /grades")
-            }
+            let url = try connection.ownPageURL(path)
             let page = try await connection.fetch(url.absoluteString)
             try connection.saveSession()
             return page.body

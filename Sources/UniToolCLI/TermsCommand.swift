@@ -119,22 +119,16 @@ struct TermsCommand: AsyncParsableCommand {
             let environment = try CommandEnvironment(options: globals)
             let portal = try environment.catalog.portal(try environment.portalID())
             let store = AcceptedTermsStore()
-            let status = try await environment.withPortal(portal, user: try environment.user(for: portal), credentials: noLogin) {
-                try await $0.termsStatus(store)
+            let accepted = try await environment.withPortal(portal, user: try environment.user(for: portal), credentials: noLogin) {
+                try await $0.acceptTerms(
+                    version: version, store: store,
+                    staleHint: { "read the current terms with 'unitool terms show --portal \(portal.id)', then accept them with --version \($0)" })
             }
-            guard let current = status.current else {
+            guard let accepted else {
                 FileHandle.standardError.write(Data("\(portal.name) publishes no terms-of-use version; there is nothing to accept.\n".utf8))
                 return
             }
-            if let version, version != current.version {
-                throw UniToolError(
-                    .termsVersionStale,
-                    "version \(version) is not the current version of the terms of use of \(portal.name) (current: \(current.version)); nothing was accepted",
-                    hint: "read the current terms with 'unitool terms show --portal \(portal.id)', then accept them with --version \(current.version)")
-            }
-            try store.save(AcceptedTerms(portal: portal.id, version: current.version))
-            FileHandle.standardError.write(
-                Data("Accepted the terms of use of \(portal.name), version \(current.version).\n".utf8))
+            FileHandle.standardError.write(Data("Accepted the terms of use of \(portal.name), version \(accepted).\n".utf8))
         }
     }
 }

@@ -51,6 +51,18 @@ struct TermsCommandTests {
         #expect(object["accepted_at"] is String)
     }
 
+    @Test("a damaged record of accepted terms stops data commands (exit 50), and 'terms accept' replaces it, as the hint says")
+    func damagedRecordIsReplacedByAccept() async throws {
+        try FileManager.default.createDirectory(at: acceptedFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "garbage".write(to: acceptedFile, atomically: true, encoding: .utf8)
+        let refused = try await run(["--portal", "demo", "library-calendar"])
+        #expect(refused.exitCode == 50, "\(refused)")
+        #expect(refused.stderr.contains("run 'unitool terms accept --portal demo'"))
+        let accepted = try await run(["--portal", "demo", "terms", "accept"])
+        #expect(accepted.exitCode == 0, "\(accepted)")
+        #expect(try await run(["--portal", "demo", "library-calendar"]).exitCode == 0)
+    }
+
     @Test("a terms bump while the portal runs: refused with both versions until the new one is accepted; a stale --version is refused")
     func bumpAtRunTime() async throws {
         let demo = try await DemoUniversity.start()

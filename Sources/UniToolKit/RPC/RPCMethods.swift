@@ -164,18 +164,10 @@ public struct RPCMethods: Sendable {
         let params = try Params(request)
         try params.allow(["portal", "user", "version"])
         let (portal, user) = try portalAndUser(params)
-        let status = try await host.connection(portal: portal, user: user).termsStatus(host.acceptedTerms)
-        guard let current = status.current else {
-            return .object([("portal", .string(portal.id)), ("accepted", .null)])
-        }
-        if let version = try params.string("version"), version != current.version {
-            throw UniToolError(
-                .termsVersionStale,
-                "version \(version) is not the current version of the terms of use of \(portal.name) (current: \(current.version)); nothing was accepted",
-                hint: "show the current terms to the user, then accept version \(current.version)")
-        }
-        try host.acceptedTerms.save(AcceptedTerms(portal: portal.id, version: current.version))
-        return .object([("portal", .string(portal.id)), ("accepted", .string(current.version))])
+        let accepted = try await host.connection(portal: portal, user: user).acceptTerms(
+            version: try params.string("version"), store: host.acceptedTerms,
+            staleHint: { "show the current terms to the user, then accept version \($0)" })
+        return .object([("portal", .string(portal.id)), ("accepted", accepted.map(JSONValue.string) ?? .null)])
     }
 
     func recipesList(_ request: RPCRequest) async throws -> JSONValue {
@@ -247,12 +239,7 @@ public struct RPCMethods: Sendable {
         try params.allow(["portal", "user", "url", "progressToken"])
         let (portal, user) = try portalAndUser(params)
         let connection = try await host.connection(portal: portal, user: user)
-        let url = try connection.portal.url(for: try params.requiredString("url"))
-        guard url.origin == connection.portal.baseURL.origin else {
-            throw UniToolError(
-                .unsafeRequest, "session.fetch only fetches the portal's own pages, and \(url.origin) is not \(connection.portal.baseURL.origin)",
-                hint: "give a path such as /grades, or a URL on the portal")
-        }
+        let url = try connection.ownPageURL(try params.requiredString("url"))
         try await ensureTermsAccepted(connection)
         let page = try await connection.fetch(url.absoluteString)
         try connection.saveSession()

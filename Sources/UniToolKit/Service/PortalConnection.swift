@@ -321,6 +321,34 @@ public final class PortalConnection: Sendable {
         return terms
     }
 
+    /// Records that the user accepts the terms in force now. With `version`, only if that is
+    /// still the current version, so that a script or front end cannot accept terms it never
+    /// showed (`staleHint` gets the current version and says what to do instead). Returns the
+    /// version accepted, or nil when the portal publishes no terms.
+    public func acceptTerms(version: String?, store: AcceptedTermsStore, staleHint: (String) -> String) async throws -> String? {
+        guard let current = try await currentTerms() else { return nil }
+        if let version, version != current.version {
+            throw UniToolError(
+                .termsVersionStale,
+                "version \(version) is not the current version of the terms of use of \(portal.name) (current: \(current.version)); nothing was accepted",
+                hint: staleHint(current.version))
+        }
+        try store.save(AcceptedTerms(portal: portal.id, version: current.version))
+        return current.version
+    }
+
+    /// The address of one of the portal's own pages, for `unitool page` and `session.fetch`:
+    /// they fetch through the user's session, so never from any other origin.
+    public func ownPageURL(_ pathOrURL: String) throws -> URL {
+        let url = try portal.url(for: pathOrURL)
+        guard url.origin == portal.baseURL.origin else {
+            throw UniToolError(
+                .unsafeRequest, "only the portal's own pages can be fetched, and \(url.origin) is not \(portal.baseURL.origin)",
+                hint: "give a path such as /grades, or a URL on the portal")
+        }
+        return url
+    }
+
     /// The current terms set against what the user accepted.
     public func termsStatus(_ store: AcceptedTermsStore) async throws -> TermsStatus {
         let accepted = try store.load(portal: portal.id)
