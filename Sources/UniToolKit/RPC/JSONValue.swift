@@ -315,6 +315,8 @@ public struct JSONParser {
             guard digits() > 0 else { throw failure("no digits in the exponent") }
         }
         guard let number = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else { throw failure("invalid number") }
+        // Found by fuzzing: 1e999 became infinity, which JSON cannot carry back (it was answered as null).
+        guard number.isFinite else { throw failure("number out of range") }
         return .number(number)
     }
 }

@@ -19,6 +19,49 @@ public struct RPCRequest: Sendable {
     }
 }
 
+/// The JSON-RPC 2.0 request envelope, checked apart from the server so that it can be fuzzed.
+public enum RPCEnvelope {
+    /// Why a message is not a request, and the id to answer with (null when it had no usable one).
+    public struct Rejection: Error, Sendable, Equatable {
+        public var id: JSONValue
+        public var error: RPCError
+    }
+
+    /// Reads one parsed message as a request, or says why it is not one.
+    public static func decode(_ value: JSONValue) -> Result<RPCRequest, Rejection> {
+        guard case .object = value else {
+            return .failure(Rejection(id: .null, error: .invalidRequest("expected an object, got \(value.typeName)")))
+        }
+        let id = value["id"]
+        var usableID: JSONValue = .null
+        if let id {
+            switch id {
+            case .string, .number, .null: usableID = id
+            default:
+                return .failure(
+                    Rejection(id: .null, error: .invalidRequest("'id' must be a string, a number or null, not \(id.typeName)")))
+            }
+        }
+        guard value["jsonrpc"] == .string("2.0") else {
+            return .failure(Rejection(id: usableID, error: .invalidRequest("'jsonrpc' must be \"2.0\"")))
+        }
+        guard let method = value["method"]?.stringValue else {
+            return .failure(Rejection(id: usableID, error: .invalidRequest("'method' must be a string")))
+        }
+        let params = value["params"]
+        if let params {
+            switch params {
+            case .object, .array: break
+            default:
+                return .failure(
+                    Rejection(
+                        id: usableID, error: .invalidRequest("'params' must be an object or an array, not \(params.typeName)")))
+            }
+        }
+        return .success(RPCRequest(id: id, method: method, params: params))
+    }
+}
+
 public typealias RPCMethod = @Sendable (RPCRequest) async throws -> JSONValue
 
 /// Where protocol messages go: stdout in `unitool rpc`, a socket for a plugin.
@@ -111,45 +154,18 @@ public final class RPCServer: Sendable {
 
     /// Checks the envelope. An invalid one is answered at once (with its id, if it had a usable one).
     private func validate(_ value: JSONValue, answer: (JSONValue) -> Void = { _ in }) -> RPCRequest? {
-        func reply(_ id: JSONValue, _ error: RPCError) { answer(response(id: id, error: error)) }
-        guard case .object = value else {
-            reply(.null, .invalidRequest("expected an object, got \(value.typeName)"))
+        switch RPCEnvelope.decode(value) {
+        case .failure(let rejection):
+            answer(response(id: rejection.id, error: rejection.error))
             return nil
-        }
-        let id = value["id"]
-        var usableID: JSONValue = .null
-        if let id {
-            switch id {
-            case .string, .number, .null: usableID = id
-            default:
-                reply(.null, .invalidRequest("'id' must be a string, a number or null, not \(id.typeName)"))
-                return nil
+        case .success(var request):
+            if let token = request.params?["progressToken"], request.id != nil {
+                request.progress = { [weak self] message in
+                    self?.notify("$/progress", params: .object([("token", token), ("value", .object([("message", .string(message))]))]))
+                }
             }
+            return request
         }
-        guard value["jsonrpc"] == .string("2.0") else {
-            reply(usableID, .invalidRequest("'jsonrpc' must be \"2.0\""))
-            return nil
-        }
-        guard let method = value["method"]?.stringValue else {
-            reply(usableID, .invalidRequest("'method' must be a string"))
-            return nil
-        }
-        let params = value["params"]
-        if let params {
-            switch params {
-            case .object, .array: break
-            default:
-                reply(usableID, .invalidRequest("'params' must be an object or an array, not \(params.typeName)"))
-                return nil
-            }
-        }
-        var request = RPCRequest(id: id, method: method, params: params)
-        if let token = params?["progressToken"], id != nil {
-            request.progress = { [weak self] message in
-                self?.notify("$/progress", params: .object([("token", token), ("value", .object([("message", .string(message))]))]))
-            }
-        }
-        return request
     }
 
     private func start(_ request: RPCRequest) {

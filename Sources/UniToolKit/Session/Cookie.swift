@@ -34,8 +34,11 @@ public struct Cookie: Codable, Sendable, Equatable {
             expires: nil, secure: false, httpOnly: false, created: now)
         var maxAgeSeen = false
         for attribute in parts {
-            let pieces = attribute.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            let key = pieces[0].lowercased()
+            // Found by fuzzing: "a=b;" has an empty attribute, which split into no pieces at all.
+            let pieces = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let first = pieces.first, !first.isEmpty else { continue }
+            let key = first.lowercased()
             let argument = pieces.count > 1 ? pieces[1] : ""
             switch key {
             case "expires":

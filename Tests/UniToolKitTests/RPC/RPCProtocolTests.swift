@@ -17,7 +17,7 @@ struct RPCProtocolTests {
     @Test(
         "malformed JSON is refused with the place it went wrong",
         arguments: [
-            "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"\\x\"", "\"\u{01}\"", "tru", "{\"a\":1}x", "\"\\ud800\"", "[1 2]",
+            "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"\\x\"", "\"\u{01}\"", "tru", "{\"a\":1}x", "\"\\ud800\"", "[1 2]", "1e999", "[-1e400]",
         ])
     func malformed(text: String) {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(text) }

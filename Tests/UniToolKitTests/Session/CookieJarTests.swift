@@ -7,6 +7,15 @@ struct CookieJarTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     let portal = URL(string: "https://portal.example.edu/app/grades")!
 
+    @Test("empty attributes (a trailing or doubled semicolon, a bare '=') are skipped; found by fuzzing, it used to crash")
+    func emptyAttributes() throws {
+        for header in ["sid=abc;", "sid=abc;;", "sid=abc; ; Path=/app", "sid=abc;=x; Secure"] {
+            let cookie = try #require(Cookie.parse(setCookie: header, from: portal, now: now), "\(header)")
+            #expect(cookie.name == "sid" && cookie.value == "abc", "\(header)")
+        }
+        #expect(Cookie.parse(setCookie: "sid=abc;=x; Secure", from: portal, now: now)?.secure == true)
+    }
+
     @Test("a host-only cookie goes back to the same host only")
     func hostOnlyCookie() {
         var jar = CookieJar()
