@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "DemoUniversity", targets: ["DemoUniversity"]),
         // Not named unitool-*: that would make it a plugin if it were ever on PATH.
         .executable(name: "bench-unitool", targets: ["UniToolBench"]),
+        // Used by the libFuzzer runner in Fuzz/ (a package of its own, built with --sanitize=fuzzer).
+        .library(name: "UniToolFuzzTargets", targets: ["UniToolFuzzTargets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
@@ -18,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
     ],
     targets: [
@@ -47,6 +50,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ]),
@@ -74,6 +78,10 @@ let package = Package(
         // The Swift side of Scripts/bench.sh (Benchmarks/run.py drives it).
         .executableTarget(name: "UniToolBench", dependencies: ["UniToolKit", "LibXML"], path: "Benchmarks/UniToolBench"),
 
+        // The parsers of untrusted input as fuzz targets: run by libFuzzer (Scripts/fuzz.sh) and,
+        // over the committed corpus and past findings, by the test suite.
+        .target(name: "UniToolFuzzTargets", dependencies: ["UniToolKit", "LibXML"]),
+
         // Fixtures, sandboxes and a runner for the real executable, shared by the test targets.
         .target(name: "UniToolTestSupport", dependencies: ["UniToolKit"], path: "Sources/UniToolTestSupport"),
 
@@ -82,6 +90,7 @@ let package = Package(
         .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"]),
         .testTarget(
             name: "UniToolKitTests", dependencies: ["UniToolKit", "LibXML", "DemoUniversity", "UniToolTestSupport"]),
+        .testTarget(name: "UniToolFuzzTargetsTests", dependencies: ["UniToolFuzzTargets", "UniToolTestSupport"]),
         .testTarget(
             name: "EndToEndTests", dependencies: ["UniToolCLI", "UniToolKit", "DemoUniversity", "UniToolTestSupport"]),
     ]

@@ -6,6 +6,39 @@ public struct DemoFaults: Sendable, Equatable {
     public var layoutChanged = false
     /// Data pages answer 500.
     public var serverError = false
+    /// The status `server-error` answers with: 500, or 502 with `server-error=502`, as a proxy
+    /// does when the application behind it is gone.
+    public var serverErrorStatus = 500
+    /// Data pages accept the request and never answer, as a portal stuck on a dead backend.
+    public var hang = false
+    /// Data pages send the headers and half the body, then the connection is closed (chunked).
+    public var resetMidBody = false
+    /// Data pages announce their full `Content-Length`, send half of it and close.
+    public var truncatedBody = false
+    /// Data pages carry bytes that are not UTF-8 in a page that says it is UTF-8.
+    public var invalidUTF8 = false
+    /// Data pages are this many bytes (`huge-page` is 50 MB), padded with an HTML comment.
+    public var hugePageBytes: Int?
+    /// Data pages redirect to themselves.
+    public var redirectLoop = false
+    /// After this many data pages, the SP drops every session it has issued, as an SP does when
+    /// its session store restarts in the middle of someone's run.
+    public var expireAfterDataPages: Int?
+    /// The IdP answers 503 to everything while the portal itself is up.
+    public var idpDown = false
+    /// The IdP answers the password POST with a 307 to a look-alike origin, which would make a
+    /// careless client repeat the password there.
+    public var passwordRedirect = false
+    /// The password page's sign-in button carries a `formaction` aimed at a look-alike origin.
+    public var formactionLookalike = false
+    /// Feeds and the SAML POST page carry external entities, an external DTD and nested entity
+    /// definitions: `hostile-xml=xxe` uses the external ones, `hostile-xml=laughs` expands
+    /// "billion laughs" in the RSS feed.
+    public var hostileXML: HostileXML?
+
+    public enum HostileXML: String, Sendable, CaseIterable {
+        case xxe, laughs
+    }
     /// Every response is delayed by this many milliseconds.
     public var latencyMilliseconds = 0
     /// Saved SP sessions are rejected, as after a server-side expiry.
@@ -63,8 +96,9 @@ public struct DemoFaults: Sendable, Equatable {
 
     public static let environmentVariable = "UNITOOL_DEMO_FAULTS"
     public static let known =
-        ["layout-changed", "server-error", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "busy=503|429", "terms-version=V", "terms=N"]
-        + TermsAPIFault.allCases.map { "terms-api=\($0.rawValue)" } + LoginVariant.allCases.map { "login=\($0.rawValue)" }
+        ["layout-changed", "server-error", "server-error=502", "hang", "reset", "truncated", "invalid-utf8", "huge-page", "huge-page=MB",
+         "redirect-loop", "expire-after=N", "idp-down", "password-redirect", "formaction-lookalike", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "busy=503|429", "terms-version=V", "terms=N"]
+        + HostileXML.allCases.map { "hostile-xml=\($0.rawValue)" } + TermsAPIFault.allCases.map { "terms-api=\($0.rawValue)" } + LoginVariant.allCases.map { "login=\($0.rawValue)" }
 
     public init(parsing text: String) throws {
         for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
@@ -72,6 +106,33 @@ public struct DemoFaults: Sendable, Equatable {
                 layoutChanged = true
             } else if item == "server-error" {
                 serverError = true
+            } else if item.hasPrefix("server-error="), let status = Int(item.dropFirst("server-error=".count)), (500...599).contains(status) {
+                serverError = true
+                serverErrorStatus = status
+            } else if item == "hang" {
+                hang = true
+            } else if item == "reset" {
+                resetMidBody = true
+            } else if item == "truncated" {
+                truncatedBody = true
+            } else if item == "invalid-utf8" {
+                invalidUTF8 = true
+            } else if item == "huge-page" {
+                hugePageBytes = 50_000_000
+            } else if item.hasPrefix("huge-page="), let megabytes = Int(item.dropFirst("huge-page=".count)), (1...1000).contains(megabytes) {
+                hugePageBytes = megabytes * 1_000_000
+            } else if item == "redirect-loop" {
+                redirectLoop = true
+            } else if item.hasPrefix("expire-after="), let count = Int(item.dropFirst("expire-after=".count)), count >= 1 {
+                expireAfterDataPages = count
+            } else if item == "idp-down" {
+                idpDown = true
+            } else if item == "password-redirect" {
+                passwordRedirect = true
+            } else if item == "formaction-lookalike" {
+                formactionLookalike = true
+            } else if item.hasPrefix("hostile-xml="), let kind = HostileXML(rawValue: String(item.dropFirst("hostile-xml=".count))) {
+                hostileXML = kind
             } else if item == "expire-sessions" {
                 expireSessions = true
             } else if item.hasPrefix("busy="), let status = Int(item.dropFirst("busy=".count)), [429, 502, 503, 504].contains(status) {

@@ -65,6 +65,13 @@ struct DemoRoutes: Sendable {
         }
         router.get("/lab/signed") { _, _ in Self.redirect(to: DemoUniversity.signedRedirectLocation, status: .found) }
         router.get("/lab/loop") { _, _ in Self.redirect(to: "/lab/loop", status: .found) }
+        // The same redirect, to a look-alike origin (localhost for 127.0.0.1), and to a local file.
+        router.post("/lab/redirect-elsewhere/{code}") { request, context in
+            let code = Int(context.parameters.get("code") ?? "") ?? 307
+            let lookalike = Self.origin(of: request).replacingOccurrences(of: "127.0.0.1", with: "localhost")
+            return Self.redirect(to: lookalike + "/lab/echo", status: HTTPResponse.Status(code: code))
+        }
+        router.get("/lab/redirect-file") { _, _ in Self.redirect(to: "file:///etc/passwd", status: .found) }
         router.get("/lab/echo") { request, _ in Self.echo(request, body: "") }
         router.post("/lab/echo") { request, _ in
             var request = request
@@ -85,8 +92,12 @@ struct DemoRoutes: Sendable {
     private func withUser(
         _ request: Request, _ context: BasicRequestContext, _ body: (DemoUser) async throws -> Response
     ) async throws -> Response {
-        if let value = request.cookies[DemoUniversity.sessionCookie]?.value, let user = verifySession(value) {
-            return try await body(user)
+        if let value = request.cookies[DemoUniversity.sessionCookie]?.value, let user = await verifySession(value) {
+            let response = try await body(user)
+            if let count = faults.expireAfterDataPages, await state.countDataPage() == count {
+                await state.revokeSessions(issuedBefore: Self.nowMicroseconds())
+            }
+            return response
         }
         let target = request.uri.path + (request.uri.query.map { "?\($0)" } ?? "")
         if faults.loginVariants.contains(.discovery) {
@@ -169,19 +180,24 @@ struct DemoRoutes: Sendable {
     /// demo run that issued it, so that the `expire-sessions` fault can drop every earlier one.
     private func signSession(user: String) -> String {
         let now = Date().timeIntervalSince1970
-        let payload = "\(user).\(Int(now + DemoUniversity.sessionLifetime)).\(bootID)"
+        // The issue time (in microseconds) lets `expire-after` revoke the sessions issued so far.
+        let payload = "\(user).\(Int(now + DemoUniversity.sessionLifetime)).\(bootID)-\(Self.nowMicroseconds())"
         let mac = HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: DemoUniversity.cookieKey)
         return payload + "." + Data(mac).map { String(format: "%02x", $0) }.joined()
     }
 
-    private func verifySession(_ value: String) -> DemoUser? {
+    static func nowMicroseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
+
+    private func verifySession(_ value: String) async -> DemoUser? {
         let parts = value.split(separator: ".")
         guard parts.count == 4, let expiry = TimeInterval(parts[1]) else { return nil }
         let payload = parts[0...2].joined(separator: ".")
         let mac = HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: DemoUniversity.cookieKey)
         guard Data(mac).map({ String(format: "%02x", $0) }).joined() == parts[3] else { return nil }
         guard Date().timeIntervalSince1970 < expiry else { return nil }
-        if faults.expireSessions && parts[2] != bootID { return nil }
+        let issue = parts[2].split(separator: "-")
+        if faults.expireSessions && issue.first.map(String.init) != bootID { return nil }
+        if let revoked = await state.revokedBefore, let issued = issue.last.flatMap({ Int64($0) }), issued < revoked { return nil }
         if faults.rejectSessions { return nil }
         return DemoData.user(named: String(parts[0]))
     }
@@ -213,8 +229,13 @@ struct DemoRoutes: Sendable {
             return Pages.userIDForm(execution: execution, csrf: flow.csrf, error: error)
         case .password:
             let page = Pages.passwordForm(execution: execution, csrf: flow.csrf, username: flow.username ?? "", error: error)
-            guard faults.lookalikeIdP else { return page }
             let lookalike = Self.origin(of: request).replacingOccurrences(of: "127.0.0.1", with: "localhost")
+            if faults.formactionLookalike {
+                return page.replacingOccurrences(
+                    of: "<button type=\"submit\" name=\"_eventId_proceed\"",
+                    with: "<button type=\"submit\" formaction=\"\(lookalike)/idp/profile/SAML2/Redirect/SSO?execution=\(execution)\" name=\"_eventId_proceed\"")
+            }
+            guard faults.lookalikeIdP else { return page }
             return page.replacingOccurrences(of: "<head>", with: "<head>\n  <base href=\"\(lookalike)/\">")
         case .combined: return Pages.combinedForm(execution: execution, csrf: flow.csrf, error: error)
         case .oneTimeCode: return Pages.oneTimeCodeForm(execution: execution, csrf: flow.csrf, error: error)
@@ -262,6 +283,10 @@ struct DemoRoutes: Sendable {
             }
         case .password, .combined:
             let username = flow.step == .combined ? (form["j_username"] ?? "").trimmingCharacters(in: .whitespaces) : flow.username ?? ""
+            if faults.passwordRedirect {
+                let lookalike = Self.origin(of: request).replacingOccurrences(of: "127.0.0.1", with: "localhost")
+                return Self.redirect(to: lookalike + request.uri.description, status: .temporaryRedirect)
+            }
             guard let user = DemoData.user(named: username), form["j_password"] == user.password else {
                 return await advance({ _ in }, error: "The user ID or password you entered was incorrect.")
             }
@@ -313,13 +338,37 @@ struct DemoRoutes: Sendable {
             recipient: flow.request.assertionConsumerServiceURL, notBefore: SAML.iso(now),
             notOnOrAfter: SAML.iso(now.addingTimeInterval(300)), nameID: user.username)
         let xml = SAML.responseXML(assertion, issuer: "\(Self.origin(of: request))/idp", key: samlKey)
+        let page = Pages.samlPost(
+            acs: flow.request.assertionConsumerServiceURL, samlResponse: Data(xml.utf8).base64EncodedString(),
+            relayState: flow.relayState)
+        guard let hostile = faults.hostileXML else { return Self.html(page) }
+        let doctype = Self.hostileDoctype(hostile, origin: Self.origin(of: request), root: "html")
         return Self.html(
-            Pages.samlPost(
-                acs: flow.request.assertionConsumerServiceURL, samlResponse: Data(xml.utf8).base64EncodedString(),
-                relayState: flow.relayState))
+            page.replacingOccurrences(of: "<!DOCTYPE html>", with: doctype)
+                .replacingOccurrences(of: "press Continue once.", with: "press Continue once. \(hostile == .xxe ? "&xxe;&remote;" : "&lol9;")"))
     }
 
     // MARK: Helpers
+
+    /// A DOCTYPE that a careless parser would act on: an external DTD and an external entity on
+    /// this demo (so that a fetch would show in its request log) and a local file, or nested
+    /// entities that expand to gigabytes.
+    static func hostileDoctype(_ kind: DemoFaults.HostileXML, origin: String, root: String) -> String {
+        switch kind {
+        case .xxe:
+            return """
+                <!DOCTYPE \(root) SYSTEM "\(origin)/lab/hostile.dtd" [
+                  <!ENTITY xxe SYSTEM "file:///etc/passwd">
+                  <!ENTITY remote SYSTEM "\(origin)/lab/hostile-entity">
+                ]>
+                """
+        case .laughs:
+            let levels = (1...9).map { level in
+                "  <!ENTITY lol\(level) \"" + String(repeating: "&lol\(level - 1);", count: 10) + "\">"
+            }
+            return "<!DOCTYPE \(root) [\n  <!ENTITY lol0 \"lol\">\n" + levels.joined(separator: "\n") + "\n]>"
+        }
+    }
 
     static func origin(of request: Request) -> String {
         "http://\(request.head.authority ?? "127.0.0.1")"
@@ -418,7 +467,17 @@ struct DemoRoutes: Sendable {
             return Self.html(CampusPages.newsItem(item))
         }
         router.get("/feeds/news.rss") { request, _ in
-            Self.xml(CampusPages.rss(base: Self.origin(of: request), items: DemoData.news), type: "application/rss+xml")
+            let feed = CampusPages.rss(base: Self.origin(of: request), items: DemoData.news)
+            guard let hostile = self.faults.hostileXML else { return Self.xml(feed, type: "application/rss+xml") }
+            // The DOCTYPE goes after the XML declaration; the first item's title uses the entity.
+            let doctype = Self.hostileDoctype(hostile, origin: Self.origin(of: request), root: "rss")
+            var lines = feed.components(separatedBy: "\n")
+            lines.insert(doctype, at: 1)
+            let reference = hostile == .xxe ? "&xxe;" : "&lol9;"
+            let text = lines.joined(separator: "\n")
+            let range = text.range(of: "<item>\n")!
+            let hostileFeed = text.replacingCharacters(in: range, with: "<item>\n<description>\(reference)</description>\n")
+            return Self.xml(hostileFeed, type: "application/rss+xml")
         }
         router.get("/feeds/news.atom") { request, _ in
             Self.xml(CampusPages.atom(base: Self.origin(of: request), items: DemoData.news), type: "application/atom+xml")

@@ -31,6 +31,18 @@ actor DemoState {
 
     init(termsVersion: String) { self.termsVersion = termsVersion }
 
+    /// Sessions issued before this time (microseconds since 1970) are no longer valid.
+    private(set) var revokedBefore: Int64?
+    private var dataPagesServed = 0
+
+    /// Counts a data page served to a signed-in user; returns the count so far.
+    func countDataPage() -> Int {
+        dataPagesServed += 1
+        return dataPagesServed
+    }
+
+    func revokeSessions(issuedBefore time: Int64) { revokedBefore = time }
+
     func setTermsVersion(_ version: String) { termsVersion = version }
 
     /// Paths that have already answered "busy" once.

@@ -116,20 +116,107 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
             try await Task.sleep(for: .milliseconds(faults.latencyMilliseconds))
         }
         let path = request.uri.path
-        let isDataPage = !path.hasPrefix("/idp") && !path.hasPrefix("/Shibboleth") && !path.hasPrefix("/api/terms")
-        if let status = faults.busyOnce, isDataPage, await state.firstTimeBusy(request.uri.description) {
+        if path.hasPrefix("/idp"), faults.idpDown {
+            return DemoRoutes.html(
+                HTML.page(title: "Service Unavailable", body: "<h1>503 Service Unavailable</h1><p>The login service is down.</p>"),
+                status: .serviceUnavailable)
+        }
+        let isDataPage = !["/idp", "/Shibboleth", "/api/terms", "/lab", "/static"].contains { path.hasPrefix($0) }
+        guard isDataPage else { return try await next(request, context) }
+        if faults.hang {
+            // Held until the client gives up (or the demo stops).
+            try await Task.sleep(for: .seconds(3600))
+        }
+        if faults.redirectLoop {
+            return DemoRoutes.redirect(to: request.uri.description, status: .found)
+        }
+        if let status = faults.busyOnce, await state.firstTimeBusy(request.uri.description) {
             var response = DemoRoutes.html(
                 HTML.page(title: "Busy", body: "<h1>The portal is busy</h1><p>Please try again in a moment.</p>"),
                 status: HTTPResponse.Status(code: status))
             if status == 429 { response.headers[.retryAfter] = "1" }
             return response
         }
-        if faults.serverError && !path.hasPrefix("/idp") && !path.hasPrefix("/Shibboleth") && !path.hasPrefix("/api/terms") {
+        if faults.serverError {
+            let status = HTTPResponse.Status(code: faults.serverErrorStatus)
             return DemoRoutes.html(
-                HTML.page(title: "Server error", body: "<h1>500 Internal Server Error</h1>"), status: .internalServerError)
+                HTML.page(title: "Server error", body: "<h1>\(status.code) \(status.reasonPhrase)</h1>"), status: status)
         }
-        return try await next(request, context)
+        if let size = faults.hugePageBytes {
+            return Self.hugePage(bytes: size)
+        }
+        let response = try await next(request, context)
+        guard response.status == .ok, faults.resetMidBody || faults.truncatedBody || faults.invalidUTF8 else { return response }
+        return try await Self.damage(response, faults: faults)
     }
+
+    /// A page of `bytes` bytes, written in pieces so that the demo never holds it all.
+    static func hugePage(bytes: Int) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        let head = ByteBuffer(string: "<html><head><title>Huge</title></head><body><!-- ")
+        let tail = ByteBuffer(string: " --></body></html>")
+        let piece = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 * 1024)
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody(contentLength: bytes) { writer in
+                try await writer.write(head)
+                var left = bytes - head.readableBytes - tail.readableBytes
+                while left > 0 {
+                    try await writer.write(piece.getSlice(at: 0, length: min(left, piece.readableBytes))!)
+                    left -= piece.readableBytes
+                }
+                try await writer.write(tail)
+                try await writer.finish(nil)
+            })
+    }
+
+    struct CutConnection: Error {}
+
+    /// Breaks a finished page the way the faults ask: bytes that are not UTF-8 in the first
+    /// table cell, or the connection closed half-way through the body.
+    static func damage(_ response: Response, faults: DemoFaults) async throws -> Response {
+        let collector = BodyCollector()
+        try await response.body.write(CollectingWriter(collector: collector))
+        var bytes = collector.bytes
+        if faults.invalidUTF8, let cell = bytes.firstRange(of: Array("<td".utf8)),
+            let end = bytes[cell.upperBound...].firstIndex(of: UInt8(ascii: ">"))
+        {
+            bytes.insert(contentsOf: [0xFF, 0xFE, 0xC3, 0x28], at: end + 1)
+        }
+        var headers = response.headers
+        headers[.contentLength] = nil
+        let half = ByteBuffer(bytes: bytes.prefix(bytes.count / 2))
+        if faults.truncatedBody {
+            return Response(
+                status: response.status, headers: headers,
+                body: ResponseBody(contentLength: bytes.count) { writer in
+                    try await writer.write(half)
+                    throw CutConnection()
+                })
+        }
+        if faults.resetMidBody {
+            return Response(
+                status: response.status, headers: headers,
+                body: ResponseBody { writer in
+                    try await writer.write(half)
+                    try await Task.sleep(for: .milliseconds(20))
+                    throw CutConnection()
+                })
+        }
+        return Response(status: response.status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}
+
+/// Reads a response body back, for the faults that break a page the routes made.
+final class BodyCollector: @unchecked Sendable {
+    var bytes: [UInt8] = []
+}
+
+struct CollectingWriter: ResponseBodyWriter {
+    let collector: BodyCollector
+    mutating func write(_ buffer: ByteBuffer) async throws { collector.bytes += Array(buffer: buffer) }
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }
 
 /// One request as the demo saw it.

@@ -59,3 +59,44 @@ public struct Sandbox: Sendable {
 
     public func remove() { try? FileManager.default.removeItem(at: root) }
 }
+
+/// unitool's own files in a sandbox (settings, accepted terms, saved sessions) and their bytes,
+/// to check that a failed run left them as they were or validly updated, never half-written.
+public struct StateSnapshot: Sendable {
+    public let files: [String: Data]
+}
+
+extension Sandbox {
+    /// The files under the sandbox's config and state folders; lock files are left out.
+    public func snapshot() -> StateSnapshot {
+        var files: [String: Data] = [:]
+        for folder in ["config", "state"] {
+            let base = root.appendingPathComponent(folder)
+            let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
+            for case let url as URL in enumerator?.allObjects ?? [] where !url.hasDirectoryPath && url.pathExtension != "lock" {
+                let relative = folder + url.path.dropFirst(base.path.count)
+                files[relative] = (try? Data(contentsOf: url)) ?? Data()
+            }
+        }
+        return StateSnapshot(files: files)
+    }
+
+    /// What is wrong with the state now, compared with `before`: a file that disappeared, a
+    /// temporary file left behind, a changed file that does not parse, or a file others can read.
+    public func stateProblems(since before: StateSnapshot) -> [String] {
+        let now = snapshot()
+        var problems: [String] = []
+        for path in before.files.keys where now.files[path] == nil { problems.append("\(path) disappeared") }
+        for (path, data) in now.files.sorted(by: { $0.key < $1.key }) {
+            if path.hasSuffix(".tmp") { problems.append("\(path) is a temporary file left behind") }
+            if before.files[path] != data, path.hasSuffix(".json"), (try? JSONSerialization.jsonObject(with: data)) == nil {
+                problems.append("\(path) changed and is not valid JSON")
+            }
+            let attributes = try? FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(path).path)
+            if let mode = attributes?[.posixPermissions] as? Int, mode & 0o077 != 0 {
+                problems.append("\(path) has mode \(String(mode, radix: 8))")
+            }
+        }
+        return problems
+    }
+}

@@ -6,6 +6,8 @@ public struct UniToolProcess {
         public let exitCode: Int32
         public let stdout: String
         public let stderr: String
+        /// Wall-clock seconds from start to exit, so that a test can tell a clear failure from a hang.
+        public var seconds: Double = 0
         public var description: String { "exit \(exitCode)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)" }
     }
 
@@ -29,9 +31,11 @@ public struct UniToolProcess {
     /// test instead of stalling the suite.
     public static func run(
         _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-        removingEnvironment: [String] = [], timeout: TimeInterval = 60
+        removingEnvironment: [String] = [], timeout: TimeInterval = 60, currentDirectory: URL? = nil
     ) throws -> Outcome {
+        let started = Date()
         let process = Process()
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         process.executableURL = executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
@@ -71,9 +75,11 @@ public struct UniToolProcess {
             return Outcome(exitCode: -1, stdout: "", stderr: "unitool did not finish within \(timeout) s and was killed")
         }
         process.waitUntilExit()
-        return Outcome(
+        var outcome = Outcome(
             exitCode: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
             stderr: String(decoding: stderrData, as: UTF8.self))
+        outcome.seconds = Date().timeIntervalSince(started)
+        return outcome
     }
 
     /// How many unitool processes async tests may run at once. Without a cap, every test of the
@@ -86,7 +92,7 @@ public struct UniToolProcess {
     /// same test serves its requests.
     public static func run(
         _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-        removingEnvironment: [String] = [], timeout: TimeInterval = 60
+        removingEnvironment: [String] = [], timeout: TimeInterval = 60, currentDirectory: URL? = nil
     ) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
@@ -96,7 +102,7 @@ public struct UniToolProcess {
                     with: Result {
                         try run(
                             arguments, stdin: stdin, environment: environment, removingEnvironment: removingEnvironment,
-                            timeout: timeout) as Outcome
+                            timeout: timeout, currentDirectory: currentDirectory) as Outcome
                     })
             }
         }

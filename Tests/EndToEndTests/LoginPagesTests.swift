@@ -115,7 +115,7 @@ struct LoginPagesTests {
         #expect(requests.filter(\.isTermsCheck).count == 1, "the terms version is asked once per run")
     }
 
-    @Test("several unitool processes at once share one session file and never corrupt it")
+    @Test("several unitool processes at once share one login and one session file, and never corrupt it")
     func concurrentRunsKeepTheSessionValid() async throws {
         let demo = try await DemoUniversity.start()
         defer { Task { await demo.stop() } }
@@ -126,6 +126,9 @@ struct LoginPagesTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         for outcome in outcomes { #expect(outcome.exitCode == 0, "\(outcome)") }
+        // They take turns at the login: the first logs in, the others wait and use its session.
+        let logins = await demo.requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }
+        #expect(logins.count == 1, "six processes, one login: \(logins.count)")
         let directory = sandbox.root.appendingPathComponent("state/unitool/sessions/demo")
         let session = try Data(contentsOf: directory.appendingPathComponent("alice.json"))
         #expect(try JSONSerialization.jsonObject(with: session) is [String: Any])

@@ -38,6 +38,8 @@ public final class PortalConnection: Sendable {
         let loaded = startEmpty ? nil : store?.load(portal: portal.id, user: user)
         let jar = loaded ?? CookieJar()
         self.savedJar = Mutex(loaded)
+        var configuration = configuration
+        if portal.idpURL != portal.baseURL { configuration.loginServiceURL = portal.idpURL }
         self.session = HTTPSession(jar: jar, configuration: configuration, logger: logger)
     }
 
@@ -86,7 +88,7 @@ public final class PortalConnection: Sendable {
             let bounced = page
             let landing = try await logins.logIn(unlessDoneSince: loginsBefore) {
                 self.logger.debug("the portal asks for a login at \(bounced.url.redactedForLog)")
-                return try await flow.continueLogin(from: bounced, credentials: try self.credentials())
+                return try await self.logInOnce(from: bounced, asking: url, flow: flow)
             }
             // SAML's RelayState usually brings the browser back to the page it asked for.
             if let landing, landing.url.absoluteString == url.absoluteString {
@@ -106,6 +108,33 @@ public final class PortalConnection: Sendable {
                 hint: page.status == 404 ? "the page may have moved; check 'fetch' in the recipe" : "try again later")
         }
         return page
+    }
+
+    /// Logs in, taking turns with other unitool processes of the same portal and user: the
+    /// login lock is held until the new session is saved, so a process that had to wait finds
+    /// that session and uses it instead of logging in again.
+    private func logInOnce(from bounced: Page, asking url: URL, flow: LoginFlow) async throws -> Page {
+        guard let store else { return try await flow.continueLogin(from: bounced, credentials: try credentials()) }
+        let lock = try await AsyncFileLock.acquire(store.file(portal: portal.id, user: user).path + ".login.lock")
+        var bounced = bounced
+        // Another process may have saved a new session since this one loaded its own, whether
+        // or not this one had to wait for the lock.
+        let saved = store.load(portal: portal.id, user: user)
+        let sessionChanged = saved != (savedJar.withLock { $0 } ?? CookieJar())
+        if sessionChanged {
+            logger.debug("another unitool process logged in meanwhile; using its session")
+            session.adopt(saved)
+            savedJar.withLock { $0 = saved }
+        }
+        if lock.waited || sessionChanged {
+            let page = try await session.get(url)
+            if try !flow.needsLogin(page) { return page }
+            bounced = page
+        }
+        let landing = try await flow.continueLogin(from: bounced, credentials: try credentials())
+        try saveSession()
+        withExtendedLifetime(lock) {}
+        return landing
     }
 
     /// Runs a data recipe: resolves its options, fetches its pages, extracts typed records and

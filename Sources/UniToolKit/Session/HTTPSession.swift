@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import Synchronization
 
 /// A scripted browser: one cookie jar, redirects followed one hop at a time, forms submitted
@@ -29,6 +30,11 @@ public final class HTTPSession: Sendable {
         public var maxConcurrentPerHost = 4
         /// Where every exchange is recorded for `--trace`, if anywhere.
         public var trace: HTTPTrace?
+        /// The university's login service (IdP), when it is apart from the portal: an error from
+        /// it is reported as the login service's, since the portal itself may well be up.
+        public var loginServiceURL: URL?
+        /// Skip TLS certificate checks. Only `--insecure` sets it, and unitool warns when it does.
+        public var skipTLSVerification = false
         public init() {}
     }
 
@@ -50,6 +56,11 @@ public final class HTTPSession: Sendable {
             redirectConfiguration: .disallow,
             timeout: .init(connect: configuration.connectTimeout, read: configuration.requestTimeout))
         clientConfiguration.decompression = .enabled(limit: .ratio(50))
+        if configuration.skipTLSVerification {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            clientConfiguration.tlsConfiguration = tls
+        }
         // A refused connection should fail at once, not be retried until the connect timeout.
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
@@ -70,6 +81,14 @@ public final class HTTPSession: Sendable {
     /// The cookies now held, for saving the session.
     public var cookieJar: CookieJar { state.withLock { $0.jar } }
 
+    /// Takes on cookies another process saved (newer ones replace those of the same name,
+    /// domain and path), as a second browser window sees the first one's login.
+    public func adopt(_ jar: CookieJar) {
+        state.withLock { state in
+            for cookie in jar.cookies { state.jar.store(cookie) }
+        }
+    }
+
     /// How many HTTP requests the session has sent, redirects included.
     public var requestCount: Int { state.withLock { $0.requestCount } }
 
@@ -77,19 +96,22 @@ public final class HTTPSession: Sendable {
         try await send(method: "GET", url: url, form: nil, secretFields: [])
     }
 
-    public func submit(_ submission: FormSubmission) async throws -> Page {
+    /// Sends a form. A 307 or 308 redirect repeats a POST with its body, so a form that carries
+    /// a secret is only repeated where `secretsMayGoTo` allows (to the same origin without it).
+    public func submit(_ submission: FormSubmission, secretsMayGoTo: (@Sendable (URL) throws -> Void)? = nil) async throws -> Page {
         if submission.method == "GET" {
             return try await send(method: "GET", url: submission.requestURL, form: nil, secretFields: submission.secretFieldNames)
         }
         return try await send(
             method: "POST", url: submission.url, form: submission.fields, charset: submission.charset,
-            secretFields: submission.secretFieldNames)
+            secretFields: submission.secretFieldNames, secretsMayGoTo: secretsMayGoTo)
     }
 
     /// Sends a request and follows redirects as a browser does: 301, 302 and 303 turn a POST
     /// into a GET; 307 and 308 repeat it.
     private func send(
-        method: String, url: URL, form: [(name: String, value: String)]?, charset: String? = nil, secretFields: Set<String>
+        method: String, url: URL, form: [(name: String, value: String)]?, charset: String? = nil, secretFields: Set<String>,
+        secretsMayGoTo: (@Sendable (URL) throws -> Void)? = nil
     )
         async throws -> Page
     {
@@ -98,6 +120,15 @@ public final class HTTPSession: Sendable {
         var form = form
         var hops: [URL] = []
         while true {
+            // Recipes, pages and redirects name addresses; none of them may reach a local file
+            // (file:), run script (javascript:) or carry data of its own (data:).
+            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw UniToolError(
+                    .unsafeRequest,
+                    "refusing to fetch '\(url.redactedForLog)': unitool fetches only http and https addresses"
+                        + (hops.isEmpty ? "" : " (a redirect from \(hops.last!.redactedForLog) pointed there)"),
+                    hint: hops.isEmpty ? "check 'fetch' and 'next' in the recipe" : "the portal sent unitool somewhere it does not go")
+            }
             hops.append(url)
             guard hops.count <= configuration.maxRedirects + 1 else {
                 throw UniToolError(
@@ -115,12 +146,30 @@ public final class HTTPSession: Sendable {
                     method = "GET"
                     form = nil
                 }
+                if form != nil, secretFields.contains(where: { name in form!.contains { $0.name == name } }) {
+                    // The body, secret included, would go to the new address as it is.
+                    if let secretsMayGoTo {
+                        try secretsMayGoTo(next)
+                    } else if next.origin != url.origin {
+                        throw UniToolError(
+                            .unsafeRequest,
+                            "refusing to repeat a form that carries a password to \(next.origin) after a \(response.status) redirect from \(url.origin)",
+                            hint: "the login service sent the password elsewhere; report this to the university")
+                    }
+                }
                 url = next
                 continue
             }
             if response.status >= 500 {
+                let reason = HTTPResponseStatus(statusCode: response.status).reasonPhrase
+                if let login = configuration.loginServiceURL, url.absoluteString.hasPrefix(login.absoluteString) {
+                    throw UniToolError(
+                        .portalError,
+                        "the university's login service answered \(response.status) (\(reason)) for \(url.redactedForLog); the portal itself may be up, but nobody can sign in now",
+                        hint: "the login service is down or overloaded; try again later (a saved session keeps working while it lasts)")
+                }
                 throw UniToolError(
-                    .portalError, "the portal answered \(response.status) for \(url.redactedForLog)",
+                    .portalError, "the portal answered \(response.status) (\(reason)) for \(url.redactedForLog)",
                     hint: "the portal has a problem of its own; try again later")
             }
             return Page(
@@ -230,10 +279,21 @@ public final class HTTPSession: Sendable {
             }
         }
         let text = String(describing: error)
+        if error is NIOSSLError || error is BoringSSLError || text.contains("handshakeFailed") || text.contains("certificate") {
+            return UniToolError(
+                .unsafeRequest, "the TLS certificate of \(place) is not trusted, so unitool did not talk to it (\(text))",
+                hint: "someone may be intercepting the connection; for a test portal with a self-signed certificate only, use --insecure")
+        }
         if text.contains("Timeout") || text.contains("timeout") {
             return UniToolError(
                 .portalTimeout, "the portal at \(place) did not answer in time",
                 hint: "the portal may be overloaded or down; try again later")
+        }
+        if error is HTTPParserError || text.contains("stream ended at an unexpected time") {
+            return UniToolError(
+                .portalUnreachable,
+                "the connection to \(place) broke in the middle of \(url.redactedForLog): the page arrived cut short",
+                hint: "the portal or a proxy on the way closed the connection; try again later")
         }
         if text.contains("IOError") || text.contains("CancelledError") || text.contains("BodyStreamError")
             || text.contains("uncleanShutdown") || text.contains("Reset")

@@ -59,4 +59,43 @@ struct HTTPSessionTests {
             #expect(session.requestCount == 21)
         }
     }
+
+    @Test("a 307 or 308 never repeats a form with a password to another origin; a form without one follows")
+    func secretsAreNotRepeatedElsewhere() async throws {
+        try await withSession { session, base in
+            for code in [307, 308] {
+                var submission = FormSubmission(
+                    method: "POST", url: base.appendingPathComponent("lab/redirect-elsewhere/\(code)"),
+                    fields: [("j_username", "alice"), ("j_password", "secret")])
+                submission.secretFieldNames = ["j_password"]
+                let before = session.requestCount
+                await #expect(throws: UniToolError.self) { try await session.submit(submission) }
+                #expect(session.requestCount == before + 1, "nothing was sent to the second origin")
+                do {
+                    _ = try await session.submit(submission)
+                } catch let error as UniToolError {
+                    #expect(error.kind == .unsafeRequest)
+                    #expect(error.message.contains("refusing to repeat a form that carries a password to http://localhost:"))
+                    #expect(!error.message.contains("secret"))
+                }
+                let plain = try await post(session, base.appendingPathComponent("lab/redirect-elsewhere/\(code)"))
+                #expect(plain.url.host == "localhost" && plain.text.contains("method=POST"), "\(plain.text)")
+            }
+        }
+    }
+
+    @Test("only http and https are fetched: a file: address or a redirect to one is refused")
+    func onlyHTTP() async throws {
+        try await withSession { session, base in
+            for url in [URL(string: "file:///etc/passwd")!, base.appendingPathComponent("lab/redirect-file")] {
+                do {
+                    let page = try await session.get(url)
+                    Issue.record("\(url) gave \(page.text.prefix(40))")
+                } catch let error as UniToolError {
+                    #expect(error.kind == .unsafeRequest)
+                    #expect(error.message.contains("unitool fetches only http and https addresses"), "\(error)")
+                }
+            }
+        }
+    }
 }
