@@ -2,6 +2,7 @@ import DemoUniversity
 import Foundation
 import Logging
 import OneTimeCode
+import Synchronization
 import UniToolKit
 
 /// What a command needs from the outside world, assembled once from the global options:
@@ -56,16 +57,32 @@ final class CommandEnvironment: Sendable {
     ///
     /// With `savedSession: false` the connection starts from an empty cookie jar and never
     /// writes the session store, so a diagnosis leaves the user's saved session as it was.
+    /// The HTTP settings the global options ask for; the same for commands and `unitool rpc`.
+    func sessionConfiguration() -> HTTPSession.Configuration {
+        var configuration = HTTPSession.Configuration()
+        if let seconds = options.timeout { configuration.requestTimeout = .milliseconds(Int64(seconds * 1000)) }
+        if let seconds = options.connectTimeout { configuration.connectTimeout = .milliseconds(Int64(seconds * 1000)) }
+        if options.insecure {
+            configuration.skipTLSVerification = true
+            if !Self.warnedAboutTLS.exchange(true, ordering: .relaxed) {
+                FileHandle.standardError.write(Data(
+                    ("unitool: warning: --insecure: TLS certificates are NOT checked. Anyone on the network path can pose as "
+                        + "the portal and read your password and session. Use it only for a test portal you control.\n").utf8))
+            }
+        }
+        return configuration
+    }
+
+    private static let warnedAboutTLS = Atomic<Bool>(false)
+
     func withPortal<T: Sendable>(
         _ portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, savedSession: Bool = true,
         _ body: (PortalConnection) async throws -> T
     ) async throws -> T {
         let (located, demo) = try await locate(portal)
         let trace = options.trace.map { _ in HTTPTrace(includeBodies: options.traceBodies) }
-        var configuration = HTTPSession.Configuration()
+        var configuration = sessionConfiguration()
         configuration.trace = trace
-        if let seconds = options.timeout { configuration.requestTimeout = .milliseconds(Int64(seconds * 1000)) }
-        if let seconds = options.connectTimeout { configuration.connectTimeout = .milliseconds(Int64(seconds * 1000)) }
         let connection = PortalConnection(
             portal: located, user: user, credentials: credentials, store: savedSession ? SessionStore() : nil,
             configuration: configuration,

@@ -41,11 +41,17 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Give up on connecting after this many seconds. Default: 10.", valueName: "seconds"))
     var connectTimeout: Double?
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Do not check the portal's TLS certificate. Only for a test portal with a self-signed certificate: anyone on the network path could read your password. unitool warns on every run that uses it."))
+    var insecure = false
+
     /// Options that take a value, for the dispatcher that moves them behind the command name.
     static let valueOptions: Set<String> = [
         "--portal", "--user", "--recipes", "--format", "--fields", "--trace", "--timeout", "--connect-timeout",
     ]
-    static let flagOptions: Set<String> = ["--password-stdin", "--json", "--verbose", "-v", "--trace-bodies"]
+    static let flagOptions: Set<String> = ["--password-stdin", "--json", "--verbose", "-v", "--trace-bodies", "--insecure"]
 
     /// --json or --format, then $UNITOOL_FORMAT, then config.yaml, then a table.
     var outputFormat: OutputFormat {

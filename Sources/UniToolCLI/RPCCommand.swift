@@ -96,7 +96,7 @@ final class CommandLineRPCHost: RPCHost {
                 let located = try await self.locate(portal)
                 return PortalConnection(
                     portal: located, user: user, credentials: self.credentials(portal: portal, user: user), store: SessionStore(),
-                    logger: self.environment.logger)
+                    configuration: self.environment.sessionConfiguration(), logger: self.environment.logger)
             }
             tasks[key(portal.id, user)] = task
             return task
@@ -110,7 +110,7 @@ final class CommandLineRPCHost: RPCHost {
         return PortalConnection(
             portal: located, user: user,
             credentials: { Credentials(username: user, password: password, oneTimeCode: Self.storedOneTimeCode(portal: portalID, user: user)) },
-            store: SessionStore(), startEmpty: true, logger: environment.logger)
+            store: SessionStore(), configuration: environment.sessionConfiguration(), startEmpty: true, logger: environment.logger)
     }
 
     func usePassword(_ password: Secret, portal: String, user: String) {

@@ -191,7 +191,8 @@ public struct LoginFlow: Sendable {
             step?.record(submission, filled: filled)
             if sendsPassword { try checkCredentialTarget(submission.url, page: page) }
             logger.debug("submitting '\(rule.name)': \(submission)")
-            return try await session.submit(submission)
+            // A 307 or 308 would repeat the password to wherever it points: the same check applies.
+            return try await session.submit(submission, secretsMayGoTo: { [self] target in try checkCredentialTarget(target, page: page) })
         case .fail:
             preconditionFailure("the state machine never asks to act on a fail rule")
         }

@@ -20,7 +20,7 @@ public struct SessionStore: Sendable {
     public func load(portal: String, user: String) -> CookieJar {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        guard let data = try? Data(contentsOf: file(portal: portal, user: user)),
+        guard let data = try? PrivateFile.read(file(portal: portal, user: user)),
             var jar = try? decoder.decode(CookieJar.self, from: data)
         else { return CookieJar() }
         jar.removeExpired()
@@ -57,65 +57,3 @@ public struct SessionStore: Sendable {
     }
 }
 
-/// Writes a file so that a reader sees either the old content or the new, never half of it,
-/// even if unitool is killed midway: write a temporary file beside it, flush, then rename.
-public enum AtomicFile {
-    public static func write(_ data: Data, to url: URL, mode: mode_t = 0o600) throws {
-        let directory = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(
-            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard descriptor >= 0 else {
-            throw UniToolError(
-                .stateCorrupt, "cannot write \(url.path): \(String(cString: strerror(errno)))",
-                hint: "check that the directory is writable")
-        }
-        var failure: Int32 = 0
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == 0 && fsync(descriptor) != 0 { failure = errno }
-        close(descriptor)
-        if failure == 0 && rename(temporary.path, url.path) != 0 { failure = errno }
-        if failure != 0 {
-            unlink(temporary.path)
-            throw UniToolError(
-                .stateCorrupt, "cannot write \(url.path): \(String(cString: strerror(failure)))",
-                hint: "check free disk space and permissions; the previous file is unchanged")
-        }
-    }
-}
-
-/// An advisory `flock(2)` lock on `<file>.lock`, held while `body` runs.
-public enum FileLock {
-    public static func withExclusiveLock<T>(beside file: URL, _ body: () throws -> T) throws -> T {
-        let directory = file.deletingLastPathComponent()
-        try FileManager.default.createDirectory(
-            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let path = file.path + ".lock"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw UniToolError(
-                .stateCorrupt, "cannot lock \(path): \(String(cString: strerror(errno)))",
-                hint: "check that the directory is writable")
-        }
-        defer { close(descriptor) }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                throw UniToolError(.stateCorrupt, "cannot lock \(path): \(String(cString: strerror(errno)))")
-            }
-        }
-        defer { flock(descriptor, LOCK_UN) }
-        return try body()
-    }
-}

@@ -128,11 +128,11 @@ public struct AcceptedTermsStore: Sendable {
     /// not "never accepted": it is the user's decision, and guessing either way would be wrong.
     public func load(portal: String) throws -> AcceptedTerms? {
         let url = file(portal: portal)
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        guard let data = try PrivateFile.read(url) else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         do {
-            let accepted = try decoder.decode(AcceptedTerms.self, from: Data(contentsOf: url))
+            let accepted = try decoder.decode(AcceptedTerms.self, from: data)
             guard accepted.portal == portal else { throw CocoaError(.fileReadCorruptFile) }
             return accepted
         } catch {
@@ -146,7 +146,7 @@ public struct AcceptedTermsStore: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        try AtomicFile.write(try encoder.encode(accepted), to: file(portal: accepted.portal), mode: 0o644)
+        try AtomicFile.write(try encoder.encode(accepted), to: file(portal: accepted.portal), mode: 0o600)
     }
 }
 

@@ -1,0 +1,171 @@
+import Foundation
+
+// How unitool keeps its own files: written atomically, private to the user, and checked when read.
+
+/// Reads a file that must be private to the user (a saved session, the settings, accepted terms).
+///
+/// A file that others can read is fixed (chmod 0600) with a warning on stderr, as ssh does for
+/// its keys; a file that belongs to another user, or is not a regular file, is refused.
+public enum PrivateFile {
+    /// The file's bytes, or nil when it does not exist.
+    public static func read(_ url: URL) throws -> Data? {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            if errno == ELOOP {
+                throw UniToolError(
+                    .stateCorrupt, "\(url.path) is a symbolic link; unitool keeps its private files as plain files",
+                    hint: "remove the link; unitool writes a new file")
+            }
+            throw UniToolError(
+                .stateCorrupt, "cannot read \(url.path): \(String(cString: strerror(errno)))",
+                hint: "check the file's permissions")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw UniToolError(.stateCorrupt, "\(url.path) is not a regular file", hint: "remove it; unitool writes a new file")
+        }
+        guard info.st_uid == geteuid() else {
+            throw UniToolError(
+                .stateCorrupt, "\(url.path) belongs to another user (uid \(info.st_uid)); unitool will not trust it",
+                hint: "remove it, or check who else writes to your unitool folders")
+        }
+        let permissions = info.st_mode & 0o777
+        if permissions & 0o077 != 0 {
+            if fchmod(descriptor, 0o600) == 0 {
+                warn(
+                    "\(url.path) was readable by others (mode \(String(permissions, radix: 8))); "
+                        + "it is now 0600. If others could read it, log out with 'unitool auth logout' to end the session.")
+            } else {
+                throw UniToolError(
+                    .stateCorrupt, "\(url.path) is readable by others (mode \(String(permissions, radix: 8))) and cannot be fixed",
+                    hint: "run 'chmod 600 \(url.path)'")
+            }
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress!, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw UniToolError(.stateCorrupt, "cannot read \(url.path): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[..<count])
+        }
+        return data
+    }
+
+    /// A warning for the user, on stderr whatever the output format: it is never data.
+    static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("unitool: warning: \(message)\n".utf8))
+    }
+}
+
+/// Writes a file so that a reader sees either the old content or the new, never half of it,
+/// even if unitool is killed midway: write a temporary file beside it, flush, then rename.
+public enum AtomicFile {
+    public static func write(_ data: Data, to url: URL, mode: mode_t = 0o600) throws {
+        let directory = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard descriptor >= 0 else {
+            throw UniToolError(
+                .stateCorrupt, "cannot write \(url.path): \(String(cString: strerror(errno)))",
+                hint: "check that the directory is writable")
+        }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == 0 && fsync(descriptor) != 0 { failure = errno }
+        close(descriptor)
+        if failure == 0 && rename(temporary.path, url.path) != 0 { failure = errno }
+        if failure != 0 {
+            unlink(temporary.path)
+            throw UniToolError(
+                .stateCorrupt, "cannot write \(url.path): \(String(cString: strerror(failure)))",
+                hint: "check free disk space and permissions; the previous file is unchanged")
+        }
+    }
+}
+
+/// An advisory `flock(2)` lock that async code can wait for without blocking a thread: it asks
+/// again every 50 ms. Released when the value is released or `release()` is called.
+public final class AsyncFileLock: Sendable {
+    private let descriptor: Int32
+    /// True when another process held the lock and this one had to wait.
+    public let waited: Bool
+
+    private init(descriptor: Int32, waited: Bool) {
+        self.descriptor = descriptor
+        self.waited = waited
+    }
+
+    /// Takes the lock on `path`, waiting up to `timeout`.
+    public static func acquire(_ path: String, timeout: Duration = .seconds(120)) async throws -> AsyncFileLock {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw UniToolError(
+                .stateCorrupt, "cannot lock \(path): \(String(cString: strerror(errno)))", hint: "check that the directory is writable")
+        }
+        let deadline = ContinuousClock.now + timeout
+        var waited = false
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else {
+                close(descriptor)
+                throw UniToolError(
+                    .stateCorrupt, "another unitool process has held \(path) for more than \(timeout)",
+                    hint: "if no other unitool is running, remove the file")
+            }
+            waited = true
+            do {
+                try await Task.sleep(for: .milliseconds(50))
+            } catch {
+                close(descriptor)
+                throw error
+            }
+        }
+        return AsyncFileLock(descriptor: descriptor, waited: waited)
+    }
+
+    deinit { close(descriptor) }
+}
+
+/// An advisory `flock(2)` lock on `<file>.lock`, held while `body` runs.
+public enum FileLock {
+    public static func withExclusiveLock<T>(beside file: URL, _ body: () throws -> T) throws -> T {
+        let directory = file.deletingLastPathComponent()
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = file.path + ".lock"
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw UniToolError(
+                .stateCorrupt, "cannot lock \(path): \(String(cString: strerror(errno)))",
+                hint: "check that the directory is writable")
+        }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw UniToolError(.stateCorrupt, "cannot lock \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
+    }
+}
