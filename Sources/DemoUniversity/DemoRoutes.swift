@@ -32,7 +32,14 @@ struct DemoRoutes: Sendable {
             guard let term = terms.first(where: { $0.id == termID }) else {
                 return Self.html(Pages.notFound("There is no term '\(termID)'.", user: user), status: .notFound)
             }
-            return Self.html(Pages.grades(user: user, term: term, terms: terms, layoutChanged: self.faults.layoutChanged))
+            let page = Pages.grades(user: user, term: term, terms: terms, layoutChanged: self.faults.layoutChanged)
+            guard let hostile = self.faults.hostileXML else { return Self.html(page) }
+            // A data page with the same DOCTYPE, and the entity in a course's cell.
+            let doctype = Self.hostileDoctype(hostile, origin: Self.origin(of: request), root: "html")
+            let reference = hostile == .xxe ? "&xxe;&remote;" : "&lol9;"
+            return Self.html(
+                doctype + "\n" + page.replacingOccurrences(of: "<!DOCTYPE html>", with: "")
+                    .replacingOccurrences(of: "<td class=\"course\">", with: "<td class=\"course\">\(reference)"))
         } }
         registerCampus(on: router)
         router.get("/api/terms/version") { _, _ in try await self.termsVersionAPI() }
