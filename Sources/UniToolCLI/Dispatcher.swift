@@ -180,6 +180,9 @@ struct Dispatcher {
               --fields <a,b,c>    Only these fields, in this order
               --recipes <dir>     Another recipe directory
               -v, --verbose       Log requests and login steps to stderr
+              --trace <file>      Write the run's requests to a HAR file, secrets redacted
+              --timeout <s>       Give up on a request after this many seconds (default 30)
+              --insecure          Do not check TLS certificates (test portals only; warns every run)
               --version           Print the version
 
             \(next)
