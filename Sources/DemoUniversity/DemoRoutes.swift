@@ -100,11 +100,7 @@ struct DemoRoutes: Sendable {
         _ request: Request, _ context: BasicRequestContext, _ body: (DemoUser) async throws -> Response
     ) async throws -> Response {
         if let value = request.cookies[DemoUniversity.sessionCookie]?.value, let user = await verifySession(value) {
-            let response = try await body(user)
-            if let count = faults.expireAfterDataPages, await state.countDataPage() == count {
-                await state.revokeSessions(issuedBefore: Self.nowMicroseconds())
-            }
-            return response
+            return try await body(user)
         }
         let target = request.uri.path + (request.uri.query.map { "?\($0)" } ?? "")
         if faults.loginVariants.contains(.discovery) {
@@ -204,7 +200,12 @@ struct DemoRoutes: Sendable {
         guard Date().timeIntervalSince1970 < expiry else { return nil }
         let issue = parts[2].split(separator: "-")
         if faults.expireSessions && issue.first.map(String.init) != bootID { return nil }
-        if let revoked = await state.revokedBefore, let issued = issue.last.flatMap({ Int64($0) }), issued < revoked { return nil }
+        if let limit = faults.expireAfterDataPages {
+            // Decided in one step, so that of several requests at once exactly the later ones fail.
+            guard let issued = issue.last.flatMap({ Int64($0) }),
+                await state.admitSession(issuedAt: issued, expireAfter: limit, now: Self.nowMicroseconds())
+            else { return nil }
+        }
         if faults.rejectSessions { return nil }
         return DemoData.user(named: String(parts[0]))
     }

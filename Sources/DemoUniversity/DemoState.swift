@@ -32,16 +32,18 @@ actor DemoState {
     init(termsVersion: String) { self.termsVersion = termsVersion }
 
     /// Sessions issued before this time (microseconds since 1970) are no longer valid.
-    private(set) var revokedBefore: Int64?
-    private var dataPagesServed = 0
+    private var revokedBefore: Int64?
+    private var sessionsChecked = 0
 
-    /// Counts a data page served to a signed-in user; returns the count so far.
-    func countDataPage() -> Int {
-        dataPagesServed += 1
-        return dataPagesServed
+    /// The `expire-after` fault: the first `limit` requests with a valid session pass; the next
+    /// one revokes every session issued so far, and is itself refused, as are later ones that
+    /// still carry an old session.
+    func admitSession(issuedAt issued: Int64, expireAfter limit: Int, now: Int64) -> Bool {
+        sessionsChecked += 1
+        if sessionsChecked == limit + 1 { revokedBefore = now }
+        guard let revokedBefore else { return true }
+        return issued >= revokedBefore
     }
-
-    func revokeSessions(issuedBefore time: Int64) { revokedBefore = time }
 
     func setTermsVersion(_ version: String) { termsVersion = version }
 

@@ -2,23 +2,49 @@ import Foundation
 
 // How unitool keeps its own files: written atomically, private to the user, and checked when read.
 
+/// Which file, and which version of it: an atomic rename gives a new inode, a write a new time.
+public struct FileStamp: Sendable, Equatable {
+    let device: UInt64
+    let inode: UInt64
+    let size: Int64
+    let modified: Int
+    let modifiedNanoseconds: Int
+
+    public init?(of url: URL) {
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modified = Int(info.st_mtim.tv_sec)
+        modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
+    }
+}
+
 /// Reads a file that must be private to the user (a saved session, the settings, accepted terms).
 ///
 /// A file that others can read is fixed (chmod 0600) with a warning on stderr, as ssh does for
 /// its keys; a file that belongs to another user, or is not a regular file, is refused.
 public enum PrivateFile {
     /// The file's bytes, or nil when it does not exist.
-    public static func read(_ url: URL) throws -> Data? {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    ///
+    /// - Parameters:
+    ///   - allowSymlink: follow a symbolic link (for the settings file, which dotfile managers
+    ///     link); the file it points to must still be the user's own.
+    ///   - exposure: what to do if others could read it, for the warning.
+    public static func read(_ url: URL, allowSymlink: Bool = false, exposure: String? = nil) throws -> Data? {
+        // O_NONBLOCK: a FIFO planted at the path must not hang the open; it is refused below.
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | (allowSymlink ? 0 : O_NOFOLLOW) | O_NONBLOCK)
+        let openError = errno
         guard descriptor >= 0 else {
-            if errno == ENOENT { return nil }
-            if errno == ELOOP {
+            if openError == ENOENT { return nil }
+            if openError == ELOOP {
                 throw UniToolError(
                     .stateCorrupt, "\(url.path) is a symbolic link; unitool keeps its private files as plain files",
                     hint: "remove the link; unitool writes a new file")
             }
             throw UniToolError(
-                .stateCorrupt, "cannot read \(url.path): \(String(cString: strerror(errno)))",
+                .stateCorrupt, "cannot read \(url.path): \(String(cString: strerror(openError)))",
                 hint: "check the file's permissions")
         }
         defer { close(descriptor) }
@@ -35,14 +61,15 @@ public enum PrivateFile {
         if permissions & 0o077 != 0 {
             if fchmod(descriptor, 0o600) == 0 {
                 warn(
-                    "\(url.path) was readable by others (mode \(String(permissions, radix: 8))); "
-                        + "it is now 0600. If others could read it, log out with 'unitool auth logout' to end the session.")
+                    "\(url.path) was readable by others (mode \(String(permissions, radix: 8))); it is now 0600."
+                        + (exposure.map { " \($0)" } ?? ""))
             } else {
                 throw UniToolError(
                     .stateCorrupt, "\(url.path) is readable by others (mode \(String(permissions, radix: 8))) and cannot be fixed",
                     hint: "run 'chmod 600 \(url.path)'")
             }
         }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -126,11 +153,19 @@ public final class AsyncFileLock: Sendable {
         let deadline = ContinuousClock.now + timeout
         var waited = false
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else {
+            let lockError = errno
+            guard lockError == EWOULDBLOCK || lockError == EINTR else {
                 close(descriptor)
                 throw UniToolError(
-                    .stateCorrupt, "another unitool process has held \(path) for more than \(timeout)",
-                    hint: "if no other unitool is running, remove the file")
+                    .stateCorrupt, "cannot lock \(path): \(String(cString: strerror(lockError)))",
+                    hint: "unitool's state folder must be on a file system that supports flock(2)")
+            }
+            guard ContinuousClock.now < deadline else {
+                close(descriptor)
+                throw UniToolError(
+                    .stateCorrupt,
+                    "another unitool process has been logging in to this portal as this user for more than \(timeout) (it may be waiting for a password or a one-time code)",
+                    hint: "finish or stop the other unitool, then try again")
             }
             waited = true
             do {

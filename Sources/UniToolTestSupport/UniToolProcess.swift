@@ -72,7 +72,9 @@ public struct UniToolProcess {
         if group.wait(timeout: deadline) == .timedOut {
             process.terminate()
             process.waitUntilExit()
-            return Outcome(exitCode: -1, stdout: "", stderr: "unitool did not finish within \(timeout) s and was killed")
+            var outcome = Outcome(exitCode: -1, stdout: "", stderr: "unitool did not finish within \(timeout) s and was killed")
+            outcome.seconds = Date().timeIntervalSince(started)
+            return outcome
         }
         process.waitUntilExit()
         var outcome = Outcome(

@@ -164,9 +164,12 @@ struct HostileInputTests {
         let folder = sandbox.root.appendingPathComponent("work")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let marker = sandbox.root.appendingPathComponent("plugin-ran")
-        let plugin = folder.appendingPathComponent("unitool-evil")
-        try "#!/bin/sh\ntouch '\(marker.path)'\n".write(to: plugin, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: plugin.path)
+        // One copy in the current folder ('.' on PATH), one in a relative folder ('work').
+        for directory in [sandbox.root, folder] {
+            let plugin = directory.appendingPathComponent("unitool-evil")
+            try "#!/bin/sh\ntouch '\(marker.path)'\n".write(to: plugin, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: plugin.path)
+        }
         let path = ".:work:" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let outcome = try await run(["evil"], extra: ["PATH": path], currentDirectory: sandbox.root)
         #expect(outcome.exitCode == 64, "\(outcome)")

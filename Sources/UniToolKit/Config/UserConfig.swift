@@ -25,7 +25,7 @@ public struct UserConfig: Sendable, Equatable {
 
     /// The file's settings; none if there is no file. A broken file is an error that says where.
     public static func load(from file: URL = UserConfig.file) throws -> UserConfig {
-        guard let data = try PrivateFile.read(file) else { return UserConfig() }
+        guard let data = try PrivateFile.read(file, allowSymlink: true) else { return UserConfig() }
         let text = String(decoding: data, as: UTF8.self)
         do {
             let reader = try RecipeReader(file: file.path, text: text.isEmpty ? "{}" : text)

@@ -209,7 +209,8 @@ public struct LoginFlow: Sendable {
                 hint: "if the university really moved its login there, add it to credentials_may_go_to")
         }
         let host = target.host ?? ""
-        let isLoopback = host == "localhost" || host.hasPrefix("127.") || host == "::1"
+        // An address, not a name that merely starts with "127." (127.evil.example).
+        let isLoopback = host == "localhost" || host == "::1" || host == "[::1]" || (host.hasPrefix("127.") && Cookie.isIPAddress(host))
         guard target.scheme == "https" || isLoopback else {
             throw UniToolError(
                 .unsafeRequest, "refusing to send the password to \(origin) without HTTPS",

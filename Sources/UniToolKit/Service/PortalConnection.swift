@@ -23,6 +23,10 @@ public final class PortalConnection: Sendable {
     private let logins = LoginCoordinator()
     /// The jar as it is on disk, so that an unchanged session is not written again.
     private let savedJar: Mutex<CookieJar?>
+    /// The session file as this connection last read or wrote it: a different stamp means
+    /// another process saved a session since.
+    private let diskStamp: Mutex<FileStamp?>
+    private let startedEmpty: Bool
 
     /// - Parameter startEmpty: begin with no cookies even if a session is saved (to check a
     ///   password by really logging in); a successful command still saves its session.
@@ -35,6 +39,8 @@ public final class PortalConnection: Sendable {
         self.credentials = credentials
         self.store = store
         self.logger = logger
+        self.diskStamp = Mutex(store?.stamp(portal: portal.id, user: user))
+        self.startedEmpty = startEmpty
         let loaded = startEmpty ? nil : store?.load(portal: portal.id, user: user)
         let jar = loaded ?? CookieJar()
         self.savedJar = Mutex(loaded)
@@ -60,6 +66,7 @@ public final class PortalConnection: Sendable {
         guard savedJar.withLock({ $0 != jar }) else { return }
         try store.save(jar, portal: portal.id, user: user)
         savedJar.withLock { $0 = jar }
+        diskStamp.withLock { $0 = store.stamp(portal: portal.id, user: user) }
     }
 
     /// Logs in from the start page, whatever the saved session says. The observer, if any, is
@@ -119,12 +126,15 @@ public final class PortalConnection: Sendable {
         var bounced = bounced
         // Another process may have saved a new session since this one loaded its own, whether
         // or not this one had to wait for the lock.
-        let saved = store.load(portal: portal.id, user: user)
-        let sessionChanged = saved != (savedJar.withLock { $0 } ?? CookieJar())
+        // (Not when this connection was asked to start empty, to check a password for real.)
+        let stamp = store.stamp(portal: portal.id, user: user)
+        let sessionChanged = !startedEmpty && stamp != nil && stamp != diskStamp.withLock { $0 }
         if sessionChanged {
             logger.debug("another unitool process logged in meanwhile; using its session")
+            let saved = store.load(portal: portal.id, user: user)
             session.adopt(saved)
             savedJar.withLock { $0 = saved }
+            diskStamp.withLock { $0 = stamp }
         }
         if lock.waited || sessionChanged {
             let page = try await session.get(url)

@@ -162,7 +162,9 @@ public final class HTTPSession: Sendable {
             }
             if response.status >= 500 {
                 let reason = HTTPResponseStatus(statusCode: response.status).reasonPhrase
-                if let login = configuration.loginServiceURL, url.absoluteString.hasPrefix(login.absoluteString) {
+                if let login = configuration.loginServiceURL, url.origin == login.origin,
+                    url.path == login.path || url.path.hasPrefix(login.path.hasSuffix("/") ? login.path : login.path + "/")
+                {
                     throw UniToolError(
                         .portalError,
                         "the university's login service answered \(response.status) (\(reason)) for \(url.redactedForLog); the portal itself may be up, but nobody can sign in now",

@@ -18,21 +18,44 @@ public struct SessionStore: Sendable {
     /// The saved jar, or an empty one. A damaged file is not fatal: the session is only a
     /// shortcut, so unitool logs in again and overwrites it.
     public func load(portal: String, user: String) -> CookieJar {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        guard let data = try? PrivateFile.read(file(portal: portal, user: user)),
-            var jar = try? decoder.decode(CookieJar.self, from: data)
-        else { return CookieJar() }
+        let data: Data?
+        do {
+            data = try PrivateFile.read(
+                file(portal: portal, user: user),
+                exposure: "Anyone who read it could use the session: end it with 'unitool auth logout' to be safe.")
+        } catch let error as UniToolError {
+            PrivateFile.warn("\(error.message); logging in afresh instead")
+            return CookieJar()
+        } catch {
+            return CookieJar()
+        }
+        guard let data, var jar = try? Self.decode(data) else { return CookieJar() }
         jar.removeExpired()
         return jar
     }
 
-    public func save(_ jar: CookieJar, portal: String, user: String) throws {
+    /// The file's identity and version: another process's save changes it.
+    public func stamp(portal: String, user: String) -> FileStamp? {
+        FileStamp(of: file(portal: portal, user: user))
+    }
+
+    /// The saved form of a jar: JSON, dates in ISO 8601.
+    public static func encode(_ jar: CookieJar) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
+        return try encoder.encode(jar)
+    }
+
+    public static func decode(_ data: Data) throws -> CookieJar {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(CookieJar.self, from: data)
+    }
+
+    public func save(_ jar: CookieJar, portal: String, user: String) throws {
         let target = file(portal: portal, user: user)
-        let data = try encoder.encode(jar)
+        let data = try Self.encode(jar)
         // Several unitool processes may finish at once (cron, a front end, a terminal): the
         // lock keeps their writes in turn, and the atomic rename keeps readers safe meanwhile.
         try FileLock.withExclusiveLock(beside: target) {
