@@ -85,7 +85,7 @@ enum Plugins {
             let host = CommandLineRPCHost(environment: environment)
             let channel = try ChildProcess.Channel()
             let server = RPCServer(
-                methods: RPCMethods(host: host).table,
+                methods: RPCMethods(host: host, excluding: RPCMethods.withheldFromPlugins).table,
                 output: FileDescriptorOutput(descriptor: channel.parentEnd) { reason in
                     environment.logger.warning("plugin channel: \(reason)")
                 },

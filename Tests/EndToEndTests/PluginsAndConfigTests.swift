@@ -149,6 +149,32 @@ struct PluginsAndConfigTests {
         #expect(try await run(["--help"], extra: ["PATH": path]).stdout.contains("hello"))
     }
 
+    @Test("a plugin cannot log in with a password or accept the terms over fd 3: those methods are not offered")
+    func pluginChannelWithholdsMethods() async throws {
+        let folder = sandbox.root.appendingPathComponent("path-bin")
+        try writeExecutable(
+            """
+            #!/bin/sh
+            printf '%s\\n' '{"jsonrpc":"2.0","id":1,"method":"auth.login","params":{"password":"x"}}' >&3
+            read -r answer <&3
+            echo "$answer"
+            printf '%s\\n' '{"jsonrpc":"2.0","id":2,"method":"terms.accept","params":{}}' >&3
+            read -r answer <&3
+            echo "$answer"
+            printf '%s\\n' '{"jsonrpc":"2.0","id":3,"method":"initialize"}' >&3
+            read -r answer <&3
+            echo "$answer"
+            """, to: folder.appendingPathComponent("unitool-grabby"))
+        let path = folder.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")
+        let outcome = try await run(["--portal", "demo", "grabby"], extra: ["PATH": path])
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        let lines = outcome.stdout.split(separator: "\n")
+        try #require(lines.count == 3, "\(outcome)")
+        #expect(lines[0].contains(#""id":1"#) && lines[0].contains(#""code":-32601"#), "\(lines[0])")
+        #expect(lines[1].contains(#""id":2"#) && lines[1].contains(#""code":-32601"#), "\(lines[1])")
+        #expect(lines[2].contains("recipes.run") && !lines[2].contains("auth.login") && !lines[2].contains("terms.accept"))
+    }
+
     @Test("a plugin in the plugin folder comes before one on PATH, and plugins list shows the one it hides")
     func pluginOrder() async throws {
         let onPath = sandbox.root.appendingPathComponent("path-bin")

@@ -24,11 +24,18 @@ public protocol RPCHost: Sendable {
 public struct RPCMethods: Sendable {
     public let host: any RPCHost
     public let serverVersion: String
+    /// Methods this server does not offer.
+    public let excluded: Set<String>
 
-    public init(host: any RPCHost, serverVersion: String = UniToolVersion.current) {
+    public init(host: any RPCHost, serverVersion: String = UniToolVersion.current, excluding excluded: Set<String> = []) {
         self.host = host
         self.serverVersion = serverVersion
+        self.excluded = excluded
     }
+
+    /// What a plugin's channel (fd 3) leaves out: a plugin works with the user's session, but
+    /// never handles the password or accepts the terms of use on the user's behalf.
+    public static let withheldFromPlugins: Set<String> = ["auth.login", "terms.accept"]
 
     public static let names = [
         "initialize", "portals.list", "auth.status", "auth.login", "auth.logout", "terms.status", "terms.accept", "recipes.list",
@@ -41,7 +48,7 @@ public struct RPCMethods: Sendable {
             "auth.logout": authLogout, "terms.status": termsStatus, "terms.accept": termsAccept, "recipes.list": recipesList,
             "recipes.describe": recipesDescribe, "recipes.run": recipesRun, "recipes.perform": recipesPerform,
             "session.fetch": sessionFetch,
-        ]
+        ].filter { !excluded.contains($0.key) }
     }
 
     // MARK: Methods
@@ -55,7 +62,7 @@ public struct RPCMethods: Sendable {
             (
                 "capabilities",
                 .object([
-                    ("methods", .array(Self.names.map(JSONValue.string))), ("batches", .bool(true)), ("cancellation", .bool(true)),
+                    ("methods", .array(Self.names.filter { !excluded.contains($0) }.map(JSONValue.string))), ("batches", .bool(true)), ("cancellation", .bool(true)),
                     ("progress", .bool(true)), ("maxMessageBytes", .number(Double(RPCServer.defaultMaxMessageBytes))),
                 ])
             ),
