@@ -88,9 +88,11 @@ struct FaultInjectionTests {
     func latency() async throws {
         let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "latency=150"))
         defer { Task { await demo.stop() } }
+        let before = sandbox.snapshot()
         let outcome = try await run(["--portal", "demo", "grades", "--json"], demo: demo)
         #expect(outcome.exitCode == 0, "\(outcome)")
         #expect(outcome.stdout.contains("Probability Theory"))
+        #expect(sandbox.stateProblems(since: before).isEmpty, "the new session is saved whole")
     }
 
     @Test("a page with bytes that are not UTF-8 is read with replacement characters; no row is lost")
@@ -100,12 +102,14 @@ struct FaultInjectionTests {
         await clean.stop()
         let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "invalid-utf8"))
         defer { Task { await demo.stop() } }
+        let before = sandbox.snapshot()
         let outcome = try await run(["--portal", "demo", "grades", "--term", "2026-spring", "--format", "jsonl"], demo: demo)
         #expect(outcome.exitCode == 0, "\(outcome)")
         let rows = outcome.stdout.split(separator: "\n")
         #expect(rows.count == expected.stdout.split(separator: "\n").count && rows.count > 1, "\(outcome)")
         #expect(outcome.stdout.contains("\u{FFFD}"), "the damaged bytes show as U+FFFD: \(outcome.stdout)")
         #expect(Array(rows.dropFirst()) == Array(expected.stdout.split(separator: "\n").dropFirst()))
+        #expect(sandbox.stateProblems(since: before).isEmpty)
     }
 
     @Test("a session that expires in the middle of a run is renewed once, and every term is still read")
