@@ -315,7 +315,7 @@ public enum FieldTyper {
                 if let parsed = pattern.parse(text) {
                     return Date(timeIntervalSince1970: TimeInterval(Civil.epoch(of: parsed, zone: timeZone)))
                 }
-            } else if let date = dates.formatter(candidate, timeZone).date(from: text) {
+            } else if let date = dates.formatter(candidate, timeZone).safeDate(from: text) {
                 return date
             }
         }

@@ -42,11 +42,14 @@ public struct Cookie: Codable, Sendable, Equatable {
             let argument = pieces.count > 1 ? pieces[1] : ""
             switch key {
             case "expires":
-                if !maxAgeSeen, let date = parseHTTPDate(argument) { cookie.expires = date }
+                if !maxAgeSeen, let date = parseHTTPDate(argument) { cookie.expires = min(date, now.addingTimeInterval(maxLifetime)) }
             case "max-age":
                 guard let seconds = Int(argument) else { continue }
                 maxAgeSeen = true
-                cookie.expires = seconds <= 0 ? Date.distantPast : now.addingTimeInterval(TimeInterval(seconds))
+                // Capped as RFC 6265bis asks. Found by fuzzing: Max-Age=8198552929648689676 made a
+                // date past the year 9999, which the saved session could not read back, so every
+                // run logged in again.
+                cookie.expires = seconds <= 0 ? Date.distantPast : now.addingTimeInterval(min(TimeInterval(seconds), maxLifetime))
             case "domain":
                 var domain = argument.lowercased()
                 if domain.hasPrefix(".") { domain.removeFirst() }
@@ -71,6 +74,9 @@ public struct Cookie: Codable, Sendable, Equatable {
         if cookie.secure && url.scheme?.lowercased() != "https" { return nil }
         return cookie
     }
+
+    /// The longest a cookie may live: 400 days (RFC 6265bis, section 5.5).
+    static let maxLifetime: TimeInterval = 400 * 24 * 60 * 60
 
     /// RFC 6265 5.1.4: the directory of the request path.
     static func defaultPath(of url: URL) -> String {
@@ -107,7 +113,7 @@ public struct Cookie: Codable, Sendable, Equatable {
         formatter.timeZone = TimeZone(identifier: "GMT")
         for format in dateFormats {
             formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
+            if let date = formatter.safeDate(from: text) { return date }
         }
         return nil
     }

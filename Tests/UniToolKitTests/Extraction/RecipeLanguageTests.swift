@@ -166,6 +166,17 @@ struct RecipeLanguageTests {
         #expect(throws: UniToolError.self) { try RecordFilter(option: recipe.options[1], value: "last week") }
     }
 
+    @Test(
+        "a date cell with a combining mark is no date, never a crash in DateFormatter; found by fuzzing",
+        arguments: ["rfc822", "EEEE, dd-MMM-yy HH:mm:ss zzz", "dd.MM.yyyy", "iso8601"])
+    func combiningMarkInDate(format: String) {
+        for text in ["Sunday, 07\u{331}-94 08:49:37 GMT", "Sun, 07\u{331} Nov 1994 08:49:37 GMT", "07\u{331}.11.2026", "2026-11-0\u{331}7"] {
+            #expect(FieldTyper.parseDate(text, format: format, timeZone: TimeZone(identifier: "UTC")!) == nil, "\(format): \(text)")
+        }
+        // A composed character is fine: NFC turns "e" + U+0301 into one, as month names need.
+        #expect(FieldTyper.parseDate("07.11.2026", format: "dd.MM.yyyy", timeZone: TimeZone(identifier: "UTC")!) != nil)
+    }
+
     @Test("totals per term: credits of graded courses and a GPA weighted by credits")
     func totals() throws {
         let recipe = try recipe(

@@ -16,6 +16,22 @@ struct CookieJarTests {
         #expect(Cookie.parse(setCookie: "sid=abc;=x; Secure", from: portal, now: now)?.secure == true)
     }
 
+    @Test("Max-Age and Expires are capped at 400 days, so a saved session always reads back; found by fuzzing")
+    func lifetimeIsCapped() throws {
+        var jar = CookieJar()
+        jar.store(
+            setCookieHeaders: ["a=1; Max-Age=8198552929648689676", "b=2; Expires=Fri, 31 Dec 9999 23:59:59 GMT"], from: portal, now: now)
+        #expect(jar.cookies.count == 2)
+        for cookie in jar.cookies { #expect(cookie.expires == now.addingTimeInterval(400 * 86400), "\(cookie.name)") }
+        #expect(try SessionStore.decode(try SessionStore.encode(jar)) == jar)
+    }
+
+    @Test("an Expires date with a combining mark is ignored, not a crash in DateFormatter; found by fuzzing")
+    func combiningMarkInExpires() throws {
+        let cookie = try #require(Cookie.parse(setCookie: "a=b; expires=Sunday, 07\u{331}-94 08:49:37 GMT", from: portal, now: now))
+        #expect(cookie.expires == nil)
+    }
+
     @Test("a host-only cookie goes back to the same host only")
     func hostOnlyCookie() {
         var jar = CookieJar()
