@@ -34,6 +34,7 @@ for target in "${targets[@]}"; do
     mkdir -p "Fuzz/.build/corpus/$target" "Fuzz/Findings/$target"
     log="Fuzz/.build/fuzz-$target.log"
     echo "fuzzing $target for $seconds s (log: $log)" >&2
+    started=$SECONDS
     # -timeout: an input that takes longer than 10 s is a hang, and a finding.
     # SWIFT_BACKTRACE off: Swift's crash reporter would exit before libFuzzer saves the input.
     if ! SWIFT_BACKTRACE=enable=no UNITOOL_FUZZ_TARGET="$target" "$runner" \
@@ -44,6 +45,6 @@ for target in "${targets[@]}"; do
         status=1
     fi
     runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}')
-    echo "$target: ${runs:-?} executions in $seconds s" >&2
+    echo "$target: ${runs:-?} executions in $((SECONDS - started)) s" >&2
 done
 exit "$status"
