@@ -38,6 +38,9 @@ public struct DemoFaults: Sendable, Equatable {
 
     public enum HostileXML: String, Sendable, CaseIterable {
         case xxe, laughs
+
+        /// Where a page uses the entities that `DemoRoutes.hostileDoctype` declares.
+        var entityReference: String { self == .xxe ? "&xxe;&remote;" : "&lol9;" }
     }
     /// Every response is delayed by this many milliseconds.
     public var latencyMilliseconds = 0

@@ -36,10 +36,9 @@ struct DemoRoutes: Sendable {
             guard let hostile = self.faults.hostileXML else { return Self.html(page) }
             // A data page with the same DOCTYPE, and the entity in a course's cell.
             let doctype = Self.hostileDoctype(hostile, origin: Self.origin(of: request), root: "html")
-            let reference = hostile == .xxe ? "&xxe;&remote;" : "&lol9;"
             return Self.html(
                 doctype + "\n" + page.replacingOccurrences(of: "<!DOCTYPE html>", with: "")
-                    .replacingOccurrences(of: "<td class=\"course\">", with: "<td class=\"course\">\(reference)"))
+                    .replacingOccurrences(of: "<td class=\"course\">", with: "<td class=\"course\">\(hostile.entityReference)"))
         } }
         registerCampus(on: router)
         router.get("/api/terms/version") { _, _ in try await self.termsVersionAPI() }
@@ -353,7 +352,7 @@ struct DemoRoutes: Sendable {
         let doctype = Self.hostileDoctype(hostile, origin: Self.origin(of: request), root: "html")
         return Self.html(
             page.replacingOccurrences(of: "<!DOCTYPE html>", with: doctype)
-                .replacingOccurrences(of: "press Continue once.", with: "press Continue once. \(hostile == .xxe ? "&xxe;&remote;" : "&lol9;")"))
+                .replacingOccurrences(of: "press Continue once.", with: "press Continue once. \(hostile.entityReference)"))
     }
 
     // MARK: Helpers
@@ -481,10 +480,9 @@ struct DemoRoutes: Sendable {
             let doctype = Self.hostileDoctype(hostile, origin: Self.origin(of: request), root: "rss")
             var lines = feed.components(separatedBy: "\n")
             lines.insert(doctype, at: 1)
-            let reference = hostile == .xxe ? "&xxe;" : "&lol9;"
             let text = lines.joined(separator: "\n")
             let range = text.range(of: "<item>\n")!
-            let hostileFeed = text.replacingCharacters(in: range, with: "<item>\n<description>\(reference)</description>\n")
+            let hostileFeed = text.replacingCharacters(in: range, with: "<item>\n<description>\(hostile.entityReference)</description>\n")
             return Self.xml(hostileFeed, type: "application/rss+xml")
         }
         router.get("/feeds/news.atom") { request, _ in

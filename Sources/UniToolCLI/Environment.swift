@@ -52,11 +52,6 @@ final class CommandEnvironment: Sendable {
             hint: "installed portals: \(ids.joined(separator: ", ")); or set UNITOOL_PORTAL, or 'unitool config set portal NAME'")
     }
 
-    /// Runs `body` with a connection to `portal` (the demo started first if needed), and closes
-    /// everything afterwards, also on failure.
-    ///
-    /// With `savedSession: false` the connection starts from an empty cookie jar and never
-    /// writes the session store, so a diagnosis leaves the user's saved session as it was.
     /// The HTTP settings the global options ask for; the same for commands and `unitool rpc`.
     func sessionConfiguration() -> HTTPSession.Configuration {
         var configuration = HTTPSession.Configuration()
@@ -75,6 +70,11 @@ final class CommandEnvironment: Sendable {
 
     private static let warnedAboutTLS = Atomic<Bool>(false)
 
+    /// Runs `body` with a connection to `portal` (the demo started first if needed), and closes
+    /// everything afterwards, also on failure.
+    ///
+    /// With `savedSession: false` the connection starts from an empty cookie jar and never
+    /// writes the session store, so a diagnosis leaves the user's saved session as it was.
     func withPortal<T: Sendable>(
         _ portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, savedSession: Bool = true,
         _ body: (PortalConnection) async throws -> T

@@ -130,7 +130,7 @@ public enum AtomicFile {
 }
 
 /// An advisory `flock(2)` lock that async code can wait for without blocking a thread: it asks
-/// again every 50 ms. Released when the value is released or `release()` is called.
+/// again every 50 ms. Released when the value is released.
 public final class AsyncFileLock: Sendable {
     private let descriptor: Int32
     /// True when another process held the lock and this one had to wait.
@@ -143,13 +143,7 @@ public final class AsyncFileLock: Sendable {
 
     /// Takes the lock on `path`, waiting up to `timeout`.
     public static func acquire(_ path: String, timeout: Duration = .seconds(120)) async throws -> AsyncFileLock {
-        let directory = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw UniToolError(
-                .stateCorrupt, "cannot lock \(path): \(String(cString: strerror(errno)))", hint: "check that the directory is writable")
-        }
+        let descriptor = try FileLock.openLockFile(path)
         let deadline = ContinuousClock.now + timeout
         var waited = false
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
@@ -184,16 +178,8 @@ public final class AsyncFileLock: Sendable {
 /// An advisory `flock(2)` lock on `<file>.lock`, held while `body` runs.
 public enum FileLock {
     public static func withExclusiveLock<T>(beside file: URL, _ body: () throws -> T) throws -> T {
-        let directory = file.deletingLastPathComponent()
-        try FileManager.default.createDirectory(
-            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let path = file.path + ".lock"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw UniToolError(
-                .stateCorrupt, "cannot lock \(path): \(String(cString: strerror(errno)))",
-                hint: "check that the directory is writable")
-        }
+        let descriptor = try openLockFile(path)
         defer { close(descriptor) }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {
@@ -202,5 +188,19 @@ public enum FileLock {
         }
         defer { flock(descriptor, LOCK_UN) }
         return try body()
+    }
+
+    /// Opens (creating it, and its private folder, if need be) a lock file of mode 0600.
+    static func openLockFile(_ path: String) throws -> Int32 {
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw UniToolError(
+                .stateCorrupt, "cannot lock \(path): \(String(cString: strerror(errno)))",
+                hint: "check that the directory is writable")
+        }
+        return descriptor
     }
 }

@@ -70,13 +70,10 @@ extension Sandbox {
     /// The files under the sandbox's config and state folders; lock files are left out.
     public func snapshot() -> StateSnapshot {
         var files: [String: Data] = [:]
-        for folder in ["config", "state"] {
-            let base = root.appendingPathComponent(folder)
-            let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
-            for case let url as URL in enumerator?.allObjects ?? [] where !url.hasDirectoryPath && url.pathExtension != "lock" {
-                let relative = folder + url.path.dropFirst(base.path.count)
-                files[relative] = (try? Data(contentsOf: url)) ?? Data()
-            }
+        for url in allFiles() where url.pathExtension != "lock" {
+            let relative = String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))
+            guard relative.hasPrefix("config/") || relative.hasPrefix("state/") else { continue }
+            files[relative] = (try? Data(contentsOf: url)) ?? Data()
         }
         return StateSnapshot(files: files)
     }

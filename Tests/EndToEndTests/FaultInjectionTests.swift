@@ -29,6 +29,11 @@ struct FaultInjectionTests {
         #expect(try await run(["config", "set", "format", "table"], demo: demo).exitCode == 0)
         let outcome = try await run(["--portal", "demo", "grades", "--term", "2026-spring"], demo: demo)
         try #require(outcome.exitCode == 0, "\(outcome)")
+        // The state the faulty run must keep: without it the comparisons below would prove nothing.
+        let saved = Set(sandbox.snapshot().files.keys)
+        try #require(
+            saved.isSuperset(of: ["state/unitool/sessions/demo/alice.json", "config/unitool/config.yaml", "config/unitool/terms/demo.json"]),
+            "\(saved)")
     }
 
     struct Failure: Sendable, CustomTestStringConvertible {

@@ -222,14 +222,20 @@ final class SelfSignedTLSServer: @unchecked Sendable {
         try process.run()
     }
 
+    /// 127.0.0.1 at `port` (0: let the system choose).
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return address
+    }
+
     /// A port the system has just handed out and taken back.
     private static func freePort() -> Int {
         let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socketDescriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        var address = loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketDescriptor, $0, length) }
@@ -243,10 +249,7 @@ final class SelfSignedTLSServer: @unchecked Sendable {
     private func accepts() -> Bool {
         let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socketDescriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
+        var address = Self.loopback(port: port)
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0

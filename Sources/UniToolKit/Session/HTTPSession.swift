@@ -146,7 +146,7 @@ public final class HTTPSession: Sendable {
                     method = "GET"
                     form = nil
                 }
-                if form != nil, secretFields.contains(where: { name in form!.contains { $0.name == name } }) {
+                if let form, form.contains(where: { secretFields.contains($0.name) }) {
                     // The body, secret included, would go to the new address as it is.
                     if let secretsMayGoTo {
                         try secretsMayGoTo(next)
