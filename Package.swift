@@ -35,6 +35,9 @@ let package = Package(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
 
+        // prctl(2), which is variadic in C and so out of Swift's reach.
+        .target(name: "CProcessHardening"),
+
         // Swift wrappers: the only code that touches a C pointer.
         .target(name: "LibXML", dependencies: ["CLibXML2"]),
         .target(name: "Keyring", dependencies: ["CLibSecret"]),
@@ -47,6 +50,7 @@ let package = Package(
             name: "UniToolKit",
             dependencies: [
                 "LibXML", "Keyring", "OneTimeCode",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -70,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "UniToolCLI",
             dependencies: [
-                "UniToolKit", "DemoUniversity", "OneTimeCode",
+                "UniToolKit", "DemoUniversity", "OneTimeCode", "CProcessHardening",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -4,7 +4,7 @@
 #include <libsecret/secret.h>
 #include <string.h>
 
-/* The generic schema that secret-tool also uses, with the two attributes unitool sets.
+/* The generic schema that secret-tool also uses, with every attribute unitool sets or reads.
    DONT_MATCH_NAME lets lookups find items that secret-tool stored without a schema name. */
 static inline const SecretSchema *unitool_generic_schema(void) {
     static const SecretSchema schema = {
@@ -13,26 +13,70 @@ static inline const SecretSchema *unitool_generic_schema(void) {
         {
             { "service", SECRET_SCHEMA_ATTRIBUTE_STRING },
             { "username", SECRET_SCHEMA_ATTRIBUTE_STRING },
+            { "portal", SECRET_SCHEMA_ATTRIBUTE_STRING },
+            { "kind", SECRET_SCHEMA_ATTRIBUTE_STRING },
+            { "origins", SECRET_SCHEMA_ATTRIBUTE_STRING },
             { NULL, 0 },
         }
     };
     return &schema;
 }
 
-/* A GHashTable of the two attributes; free it with g_hash_table_unref. */
-static inline GHashTable *unitool_attributes(const char *service, const char *username) {
-    GHashTable *table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    g_hash_table_insert(table, g_strdup("service"), g_strdup(service));
-    g_hash_table_insert(table, g_strdup("username"), g_strdup(username));
-    return table;
+/* An empty attribute table; free it with g_hash_table_unref. */
+static inline GHashTable *unitool_attributes_new(void) {
+    return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+}
+
+static inline void unitool_attributes_set(GHashTable *table, const char *name, const char *value) {
+    g_hash_table_insert(table, g_strdup(name), g_strdup(value));
+}
+
+/* Every item that has these attributes, unlocked and with its secret loaded.
+   Free the list with unitool_items_free. */
+static inline GList *unitool_search(GHashTable *attributes, GError **error) {
+    return secret_password_searchv_sync(
+        unitool_generic_schema(), attributes, SECRET_SEARCH_ALL | SECRET_SEARCH_UNLOCK | SECRET_SEARCH_LOAD_SECRETS,
+        NULL, error);
+}
+
+static inline void unitool_items_free(GList *items) { g_list_free_full(items, g_object_unref); }
+
+/* The item at a list node, as the interface that gives its attributes and secret. */
+static inline SecretRetrievable *unitool_item(GList *node) { return SECRET_RETRIEVABLE(node->data); }
+
+/* A copy of one attribute of an item, or NULL; free it with g_free. */
+static inline gchar *unitool_item_attribute(SecretRetrievable *item, const char *name) {
+    GHashTable *attributes = secret_retrievable_get_attributes(item);
+    if (attributes == NULL) return NULL;
+    gchar *copy = g_strdup(g_hash_table_lookup(attributes, name));
+    g_hash_table_unref(attributes);
+    return copy;
+}
+
+/* A copy of an item's secret, its length in *length; free it with unitool_secret_free,
+   which overwrites it first. NULL with *error set when the secret cannot be read. */
+static inline gchar *unitool_item_secret(SecretRetrievable *item, gsize *length, GError **error) {
+    SecretValue *value = secret_retrievable_retrieve_secret_sync(item, NULL, error);
+    if (value == NULL) return NULL;
+    gsize size = 0;
+    const gchar *bytes = secret_value_get(value, &size);
+    gchar *copy = g_malloc(size + 1);
+    memcpy(copy, bytes, size);
+    copy[size] = 0;
+    *length = size;
+    secret_value_unref(value);
+    return copy;
+}
+
+static inline void unitool_secret_free(gchar *secret, gsize length) {
+    volatile gchar *bytes = secret;
+    for (gsize index = 0; index < length; index++) bytes[index] = 0;
+    g_free(secret);
 }
 
 /* The error domains, which are functions or macros in C. */
 static inline GQuark unitool_secret_error_domain(void) { return SECRET_ERROR; }
 static inline GQuark unitool_io_error_domain(void) { return G_IO_ERROR; }
 static inline GQuark unitool_dbus_error_domain(void) { return G_DBUS_ERROR; }
-
-/* Overwrites a password with zeros and frees it (secret_password_free does both). */
-static inline void unitool_password_free(gchar *password) { secret_password_free(password); }
 
 #endif

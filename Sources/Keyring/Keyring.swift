@@ -1,54 +1,97 @@
 import CLibSecret
 
-/// Passwords in the desktop keyring (the freedesktop Secret Service, over D-Bus) via libsecret.
+/// Secrets in the desktop keyring (the freedesktop Secret Service, over D-Bus) via libsecret.
 ///
-/// Entries use the generic schema with the attributes `service` and `username`, so a user can
-/// read them back with `secret-tool lookup service <service> username <user>`. This is the only
+/// Items use the generic schema that `secret-tool` uses, and are named by their attributes
+/// alone (a dictionary such as `service=unitool portal=demo username=jdoe kind=password`), so a
+/// user can read one back with `secret-tool lookup` and the same attributes. This is the only
 /// code in unitool that touches libsecret.
 public struct Keyring: Sendable {
-    /// The value of the `service` attribute, such as `unitool:demo`.
-    public let service: String
+    /// One item found by a search: its secret and the attributes it was stored with.
+    public struct Item: Sendable {
+        public var secret: [UInt8]
+        public var attributes: [String: String]
 
-    public init(service: String) { self.service = service }
+        public init(secret: [UInt8], attributes: [String: String]) {
+            self.secret = secret
+            self.attributes = attributes
+        }
+    }
 
-    /// Stores or replaces the password for `username`.
-    public func store(password: [UInt8], username: String, label: String) throws(KeyringError) {
+    /// The attributes unitool reads back from an item it found (the schema's names).
+    public static let attributeNames = ["service", "username", "portal", "kind", "origins"]
+
+    public init() {}
+
+    /// Stores or replaces the secret of the item with exactly these attributes.
+    public func store(secret: [UInt8], attributes: [String: String], label: String) throws(KeyringError) {
         var error: UnsafeMutablePointer<GError>?
-        let attributes = unitool_attributes(service, username)
-        defer { g_hash_table_unref(attributes) }
-        var terminated = password
+        let table = Self.table(attributes)
+        defer { g_hash_table_unref(table) }
+        var terminated = secret
         terminated.append(0)
         let stored = terminated.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { chars in
-                secret_password_storev_sync(unitool_generic_schema(), attributes, nil, label, chars, nil, &error)
+                secret_password_storev_sync(unitool_generic_schema(), table, nil, label, chars, nil, &error)
             }
         }
         for index in terminated.indices { terminated[index] = 0 }
         if stored == 0 { throw KeyringError(consuming: error) }
     }
 
-    /// The stored password, or nil when there is none.
-    public func lookup(username: String) throws(KeyringError) -> [UInt8]? {
+    /// Every item that has at least these attributes (it may have more), with its secret.
+    public func search(_ attributes: [String: String]) throws(KeyringError) -> [Item] {
         var error: UnsafeMutablePointer<GError>?
-        let attributes = unitool_attributes(service, username)
-        defer { g_hash_table_unref(attributes) }
-        let found = secret_password_lookupv_sync(unitool_generic_schema(), attributes, nil, &error)
-        if let error { throw KeyringError(consuming: error) }
-        guard let found else { return nil }
-        defer { unitool_password_free(found) }
-        let length = strlen(found)
-        return found.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+        let table = Self.table(attributes)
+        defer { g_hash_table_unref(table) }
+        let list = unitool_search(table, &error)
+        if let error {
+            if let list { unitool_items_free(list) }
+            throw KeyringError(consuming: error)
+        }
+        guard let list else { return [] }
+        defer { unitool_items_free(list) }
+        var items: [Item] = []
+        var node: UnsafeMutablePointer<GList>? = list
+        while let current = node {
+            let item = unitool_item(current)
+            var found: [String: String] = [:]
+            for name in Self.attributeNames {
+                if let value = unitool_item_attribute(item, name) {
+                    found[name] = String(cString: value)
+                    g_free(value)
+                }
+            }
+            var length: gsize = 0
+            var secretError: UnsafeMutablePointer<GError>?
+            guard let secret = unitool_item_secret(item, &length, &secretError) else {
+                throw KeyringError(consuming: secretError)
+            }
+            let bytes = secret.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
+                Array(UnsafeBufferPointer(start: $0, count: Int(length)))
+            }
+            unitool_secret_free(secret, length)
+            items.append(Item(secret: bytes, attributes: found))
+            node = current.pointee.next
+        }
+        return items
     }
 
-    /// Removes the password. Returns false when there was none.
+    /// Removes every item that has these attributes. Returns false when there was none.
     @discardableResult
-    public func clear(username: String) throws(KeyringError) -> Bool {
+    public func clear(_ attributes: [String: String]) throws(KeyringError) -> Bool {
         var error: UnsafeMutablePointer<GError>?
-        let attributes = unitool_attributes(service, username)
-        defer { g_hash_table_unref(attributes) }
-        let removed = secret_password_clearv_sync(unitool_generic_schema(), attributes, nil, &error)
+        let table = Self.table(attributes)
+        defer { g_hash_table_unref(table) }
+        let removed = secret_password_clearv_sync(unitool_generic_schema(), table, nil, &error)
         if let error { throw KeyringError(consuming: error) }
         return removed != 0
+    }
+
+    private static func table(_ attributes: [String: String]) -> OpaquePointer {
+        let table = unitool_attributes_new()!
+        for (name, value) in attributes { unitool_attributes_set(table, name, value) }
+        return table
     }
 }
 

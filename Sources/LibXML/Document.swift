@@ -54,8 +54,30 @@ public final class Document: @unchecked Sendable {
         guard let parsed else {
             throw LibXMLError.unparsable(kind: "XML", detail: LibXML.lastErrorMessage() ?? "not well-formed")
         }
+        if Self.declaresEntities(parsed) {
+            xmlFreeDoc(parsed)
+            throw LibXMLError.unparsable(
+                kind: "XML",
+                detail:
+                    "it declares entities of its own (<!ENTITY> in its DOCTYPE), which unitool does not accept: one entity referenced many times can make a small feed as large as memory")
+        }
         self.pointer = parsed
         self.url = url
+    }
+
+    /// True when the document's DOCTYPE declares general or parameter entities.
+    ///
+    /// The parser never substitutes them (no `XML_PARSE_NOENT`), but each reference stays in the
+    /// tree and expands whenever text is read: a 50 KB feed with one 20 KB entity referenced
+    /// 10,000 times reads as 200 MB, again for every field. libxml2 2.9 has no amplification limit
+    /// for that (`xmlCtxtSetMaxAmplification` came in 2.11), so such documents are refused. A
+    /// DOCTYPE that only names an external DTD, as old RSS feeds do, is fine: it is never loaded.
+    private static func declaresEntities(_ document: xmlDocPtr) -> Bool {
+        for subset in [document.pointee.intSubset, document.pointee.extSubset] {
+            guard let subset else { continue }
+            if subset.pointee.entities != nil || subset.pointee.pentities != nil { return true }
+        }
+        return false
     }
 
     /// The charset the page was decoded from (`Shift_JIS`, `ISO-8859-2`, ...), as libxml2 settled
@@ -158,6 +180,7 @@ public enum LibXMLError: Error, Equatable, CustomStringConvertible, Sendable {
     case unparsable(kind: String, detail: String)
     case invalidXPath(expression: String, detail: String)
     case notANodeSet(expression: String)
+    case xpathTooCostly(expression: String, limit: Int)
 
     public var description: String {
         switch self {
@@ -165,6 +188,8 @@ public enum LibXMLError: Error, Equatable, CustomStringConvertible, Sendable {
             return "cannot parse the \(kind) document: \(detail)"
         case .invalidXPath(let expression, let detail):
             return "invalid XPath \"\(expression)\": \(detail)"
+        case .xpathTooCostly(let expression, let limit):
+            return "XPath \"\(expression)\" was stopped after \(limit) steps: it costs too much on this page (nested // inside a predicate multiplies)"
         case .notANodeSet(let expression):
             return "XPath \"\(expression)\" yields a value where a list of nodes was expected"
         }

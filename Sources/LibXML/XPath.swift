@@ -68,6 +68,11 @@ public enum XPath {
         return expressionObject
     }
 
+    /// The most steps (libxml2's `opLimit`) one evaluation may take. An ordinary recipe XPath
+    /// on a 20 MiB page takes a few million; a nested one such as `//*[count(//*[count(//*)])]`
+    /// would take billions, and is stopped here instead of running for hours.
+    static let operationLimit: UInt = 50_000_000
+
     static func evaluate(
         _ expression: String, in document: Document, context: Node?, namespaces: [String: String]
     ) throws -> XPathValue {
@@ -78,9 +83,14 @@ public enum XPath {
                 xmlXPathRegisterNs(xpathContext, prefix, uri)
             }
             xpathContext.pointee.node = context?.pointer
+            xpathContext.pointee.opLimit = operationLimit
+            xpathContext.pointee.opCount = 0
             guard let result = xmlXPathCompiledEval(compiledExpression.pointer, xpathContext) else {
-                throw LibXMLError.invalidXPath(
-                    expression: expression, detail: LibXML.lastErrorMessage() ?? "cannot be evaluated")
+                let message = LibXML.lastErrorMessage()
+                if xpathContext.pointee.opCount >= operationLimit {
+                    throw LibXMLError.xpathTooCostly(expression: expression, limit: Int(operationLimit))
+                }
+                throw LibXMLError.invalidXPath(expression: expression, detail: message ?? "cannot be evaluated")
             }
             defer { xmlXPathFreeObject(result) }
             return try value(of: result, expression: expression, document: document)

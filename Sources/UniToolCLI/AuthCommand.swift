@@ -10,8 +10,8 @@ struct AuthCommand: AsyncParsableCommand {
         commandName: "auth", abstract: "Store, check or remove your password and session.",
         discussion: """
             The password is kept in the desktop keyring (the Secret Service, such as gnome-keyring),
-            never in a file. Read it back with:
-              secret-tool lookup service unitool:<portal> username <user>
+            never in a file, bound to the origins the portal's definition may send it to. Read it back with:
+              secret-tool lookup service unitool portal <portal> username <user> kind password
             """,
         subcommands: [Login.self, Status.self, Logout.self, OneTimeCodes.self])
 
@@ -20,8 +20,8 @@ struct AuthCommand: AsyncParsableCommand {
             commandName: "totp", abstract: "Store or remove the TOTP secret that answers one-time-code pages.",
             discussion: """
                 Portals with two-factor login ask for a 6-digit code from an authenticator app. unitool can
-                make the same codes (RFC 6238) from the app's secret, kept in the keyring under the service
-                unitool:<portal>:totp. Without a stored secret, unitool asks for the code on the terminal.
+                make the same codes (RFC 6238) from the app's secret, kept in the keyring with the attributes
+                service unitool, portal <portal>, username <user> and kind totp. Without a stored secret, unitool asks for the code on the terminal.
                 """,
             subcommands: [Set.self, Remove.self])
 
@@ -85,7 +85,7 @@ struct AuthCommand: AsyncParsableCommand {
                 globals.passwordStdin
                 ? try PasswordInput.readStandardInput()
                 : try TerminalPrompt.readPassword(prompt: "Password for \(user) on \(portal.name): ")
-            let keyring = PasswordKeyring(portal: portal.id)
+            let keyring = PasswordKeyring(portal: portal)
             if !noVerify {
                 try await environment.withPortal(portal, user: user, credentials: { Credentials(username: user, password: password) }) {
                     connection in
@@ -99,7 +99,7 @@ struct AuthCommand: AsyncParsableCommand {
                 noVerify ? "Stored the password (not checked)" : "Logged in and stored the password"
             FileHandle.standardError.write(
                 Data(
-                    "\(note) for \(user) on \(portal.id) in the keyring.\nRead it back with: secret-tool lookup service \(PasswordKeyring.service(for: portal.id)) username \(user)\n"
+                    "\(note) for \(user) on \(portal.id) in the keyring.\nRead it back with: secret-tool lookup service unitool portal \(portal.id) username \(user) kind password\n"
                         .utf8))
         }
     }
@@ -115,7 +115,7 @@ struct AuthCommand: AsyncParsableCommand {
             let user = try environment.user(for: portal)
             let password: FieldValue
             do {
-                password = .string(try PasswordKeyring(portal: portal.id).password(for: user) == nil ? "not stored" : "stored")
+                password = .string(try PasswordKeyring(portal: portal).isStored(for: user) ? "stored" : "not stored")
             } catch let error as UniToolError {
                 password = .string("unknown: \(error.kind.rawValue)")
             }
@@ -152,6 +152,7 @@ struct AuthCommand: AsyncParsableCommand {
     struct Logout: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove the stored password and the saved session.")
         @OptionGroup var globals: GlobalOptions
+        @Flag(help: "End the saved session only; keep the stored password and TOTP secret.") var keepPassword = false
 
         func run() async throws {
             let environment = try CommandEnvironment(options: globals)
@@ -160,8 +161,8 @@ struct AuthCommand: AsyncParsableCommand {
             let store = SessionStore()
             let hadSession = store.exists(portal: portal.id, user: user)
             try store.remove(portal: portal.id, user: user)
-            let removed = try PasswordKeyring(portal: portal.id).remove(user: user)
-            let removedTOTP = try OneTimeCodeKeyring(portal: portal.id).remove(user: user)
+            let removed = keepPassword ? false : try PasswordKeyring(portal: portal).remove(user: user)
+            let removedTOTP = keepPassword ? false : try OneTimeCodeKeyring(portal: portal.id).remove(user: user)
             let parts = [
                 removed ? "the stored password" : nil, removedTOTP ? "the TOTP secret" : nil, hadSession ? "the saved session" : nil,
             ].compactMap { $0 }

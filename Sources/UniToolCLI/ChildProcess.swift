@@ -43,13 +43,120 @@ enum ChildProcess {
         }
     }
 
-    /// Runs `path` with `arguments`, the channel's child end as descriptor 3, and the caller's
-    /// stdin, stdout and stderr. Waits for it on a thread of its own and returns its exit code
-    /// (128 + the signal number if a signal ended it).
-    static func run(_ path: String, arguments: [String], environment: [String: String], channel: Channel) async throws -> Int32 {
+    /// How a `firstLine` run ended.
+    enum Ending: Equatable {
+        case exited(Int32)
+        case timedOut
+        case tooLong
+    }
+
+    struct FirstLine {
+        var line: [UInt8]
+        var ending: Ending
+    }
+
+    /// Runs `path` in a process group of its own, with stdin from /dev/null and stdout into a
+    /// pipe, and returns the first line it prints (without the line break).
+    ///
+    /// Reading stops at the first line break, at `maximumBytes`, or at the deadline; past the
+    /// deadline or the size, the whole process group is killed. Once the program has exited,
+    /// a background child still holding the pipe is not waited for.
+    static func firstLine(
+        of path: String, arguments: [String], environment: [String: String], maximumBytes: Int, timeout: Duration
+    ) throws -> FirstLine {
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else { throw UniToolErrorBox.system("pipe") }
+        let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        defer { close(readEnd) }
+
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        close(writeEnd)
+        guard result == 0 else {
+            errno = result
+            throw UniToolErrorBox.system("posix_spawn of \(path)")
+        }
+        let deadline = ContinuousClock.now + timeout
+        func millisecondsLeft() -> Int32 {
+            let left = deadline - ContinuousClock.now
+            return left <= .zero ? 0 : Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+        }
+        func killGroup() {
+            kill(-pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
+
+        var line: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        reading: while true {
+            var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, millisecondsLeft())
+            if ready < 0 && errno == EINTR { continue }
+            if ready == 0 {
+                killGroup()
+                return FirstLine(line: line, ending: .timedOut)
+            }
+            let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress!, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            for byte in buffer[0..<count] {
+                if byte == 0x0A || byte == 0x0D {
+                    break reading
+                }
+                line.append(byte)
+            }
+            if line.count > maximumBytes {
+                killGroup()
+                return FirstLine(line: [], ending: .tooLong)
+            }
+        }
+        for index in buffer.indices { buffer[index] = 0 }
+        // The first line is in; wait for the program itself, not for its background children.
+        var status: Int32 = 0
+        while true {
+            let waited = waitpid(pid, &status, WNOHANG)
+            if waited == pid { break }
+            if waited < 0 && errno != EINTR { break }
+            if millisecondsLeft() == 0 {
+                killGroup()
+                return FirstLine(line: line, ending: .timedOut)
+            }
+            usleep(5_000)
+        }
+        let exited = status & 0x7F == 0
+        return FirstLine(line: line, ending: .exited(exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F)))
+    }
+
+    /// Runs `path` with `arguments`, the channel's child end as descriptor 3, and the caller's
+    /// stdin, stdout and stderr. Waits for it on a thread of its own and returns its exit code
+    /// (128 + the signal number if a signal ended it).
+    /// With `emptyStandardInput`, the child reads /dev/null instead (stdin held a password).
+    static func run(
+        _ path: String, arguments: [String], environment: [String: String], channel: Channel, emptyStandardInput: Bool = false
+    ) async throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if emptyStandardInput { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
         posix_spawn_file_actions_adddup2(&actions, channel.childEnd, 3)
 
         let argv = ([path] + arguments).map { strdup($0) } + [nil]

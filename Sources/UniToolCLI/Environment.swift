@@ -15,12 +15,15 @@ final class CommandEnvironment: Sendable {
 
     init(options: GlobalOptions) throws {
         self.options = options
-        var directories = [RecipeCatalog.bundledDirectory(), RecipeCatalog.userDirectory]
-        directories += options.recipes.map { URL(fileURLWithPath: $0) }
-        self.catalog = try RecipeCatalog(directories: directories)
+        self.catalog = try RecipeCatalog(
+            directories: Self.ownRecipeDirectories, packs: options.recipes.map { URL(fileURLWithPath: $0) },
+            trust: try RecipeTrust.load())
         self.logger = Self.makeLogger(verbose: options.verbose)
         self.config = try UserConfig.load()
     }
+
+    /// The user's own recipe folders: the bundled recipes, then the user's.
+    static var ownRecipeDirectories: [URL] { [RecipeCatalog.bundledDirectory(), RecipeCatalog.userDirectory] }
 
     /// `config.yaml`: the defaults below flags and environment variables.
     let config: UserConfig
@@ -41,6 +44,7 @@ final class CommandEnvironment: Sendable {
         if let portal = options.portal ?? ProcessInfo.processInfo.environment["UNITOOL_PORTAL"].flatMap({ $0.isEmpty ? nil : $0 })
             ?? config["portal"], !portal.isEmpty
         {
+            try PortalID.validate(portal)
             return portal
         }
         let ids = catalog.portals.keys.sorted()
@@ -143,7 +147,7 @@ final class CommandEnvironment: Sendable {
                 .usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
         }
         return (user, {
-            var credentials = try Self.storedPassword(portal: portalID, user: user)
+            var credentials = try Self.storedPassword(portal: portal, user: user)
             credentials.oneTimeCode = Self.oneTimeCode(portal: portalID, user: user)
             return credentials
         })
@@ -181,14 +185,14 @@ final class CommandEnvironment: Sendable {
     }
 
     /// A password from `UNITOOL_PASSWORD_COMMAND`, else from the keyring.
-    static func storedPassword(portal: String, user: String) throws -> Credentials {
+    static func storedPassword(portal: PortalRecipe, user: String) throws -> Credentials {
         if let command = ProcessInfo.processInfo.environment[PasswordCommand.environmentVariable], !command.isEmpty {
-            return Credentials(username: user, password: try PasswordCommand.run(command, portal: portal, user: user))
+            return Credentials(username: user, password: try PasswordCommand.run(command, portal: portal.id, user: user))
         }
         guard let password = try PasswordKeyring(portal: portal).password(for: user) else {
             throw UniToolError(
-                .credentialsMissing, "no password is stored for \(user) on portal '\(portal)'",
-                hint: "run 'unitool auth login --portal \(portal) --user \(user)' once, or use --password-stdin or \(PasswordCommand.environmentVariable)")
+                .credentialsMissing, "no password is stored for \(user) on portal '\(portal.id)'",
+                hint: "run 'unitool auth login --portal \(portal.id) --user \(user)' once, or use --password-stdin or \(PasswordCommand.environmentVariable)")
         }
         return Credentials(username: user, password: password)
     }

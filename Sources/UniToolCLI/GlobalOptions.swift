@@ -47,6 +47,27 @@ struct GlobalOptions: ParsableArguments {
             "Do not check the portal's TLS certificate. Only for a test portal with a self-signed certificate: anyone on the network path could read your password. unitool warns on every run that uses it."))
     var insecure = false
 
+    /// The longest time limit unitool accepts: a day. A larger one is a mistake, not a wish.
+    static let maximumSeconds = 86_400.0
+
+    mutating func validate() throws {
+        for (name, value) in [("--timeout", timeout), ("--connect-timeout", connectTimeout)] {
+            guard let value else { continue }
+            if let problem = Self.problem(withSeconds: value) {
+                throw ValidationError("\(name) \(problem)")
+            }
+        }
+    }
+
+    /// Why a number of seconds is no time limit, or nil when it is one: it must be a finite
+    /// number above zero and at most a day (NaN or infinity once crashed the conversion).
+    static func problem(withSeconds value: Double) -> String? {
+        guard value.isFinite else { return "must be a number of seconds, not \(value)" }
+        guard value > 0 else { return "must be more than 0 seconds" }
+        guard value <= maximumSeconds else { return "must be at most \(Int(maximumSeconds)) seconds (a day)" }
+        return nil
+    }
+
     /// Options that take a value, for the dispatcher that moves them behind the command name.
     static let valueOptions: Set<String> = [
         "--portal", "--user", "--recipes", "--format", "--fields", "--trace", "--timeout", "--connect-timeout",

@@ -83,6 +83,15 @@ enum Plugins {
             }
             variables["UNITOOL_FORMAT"] = options.outputFormat.rawValue
             let host = CommandLineRPCHost(environment: environment)
+            // --password-stdin: unitool reads the password itself and keeps it for the plugin's
+            // session; the plugin gets an empty stdin, so it never sees the password.
+            if options.passwordStdin {
+                let portal = try environment.catalog.portal(try environment.portalID())
+                guard let user = environment.explicitUser ?? (try? environment.user(for: portal)) else {
+                    throw UniToolError(.usage, "--password-stdin needs --user", hint: "for example: --user jdoe")
+                }
+                host.usePassword(try PasswordInput.readStandardInput(), portal: portal.id, user: user)
+            }
             let channel = try ChildProcess.Channel()
             let server = RPCServer(
                 methods: RPCMethods(host: host, excluding: RPCMethods.withheldFromPlugins).table,
@@ -93,7 +102,8 @@ enum Plugins {
             let serving = Task { await server.serve(StandardInputStream.make(descriptor: channel.parentEnd)) }
             environment.logger.debug("running plugin \(plugin.path)")
             let status = try await ChildProcess.run(
-                plugin.path, arguments: arguments, environment: variables, channel: channel)
+                plugin.path, arguments: arguments, environment: variables, channel: channel,
+                emptyStandardInput: options.passwordStdin)
             channel.closeParentEnd()
             _ = await serving.value
             await host.closeAll()

@@ -66,6 +66,8 @@ final class CommandLineRPCHost: RPCHost {
     private let connections = Mutex<[String: Task<PortalConnection, any Error>]>([:])
     private let located = Mutex<[String: Task<(PortalRecipe, DemoUniversity?), any Error>]>([:])
     private let passwords = Mutex<[String: Secret]>([:])
+    /// Connections replaced by a newer one, which requests in flight may still be using.
+    private let retired = Mutex<[Task<PortalConnection, any Error>]>([])
 
     init(environment: CommandEnvironment) { self.environment = environment }
 
@@ -117,15 +119,21 @@ final class CommandLineRPCHost: RPCHost {
         passwords.withLock { $0[key(portal, user)] = password }
     }
 
+    /// Forgets the connection, so that the next request makes a new one (after a login or a
+    /// logout). It is not closed here: requests in flight on it finish on it, and it is closed
+    /// with the others at the end.
     func dropConnection(portal: String, user: String) async {
         let task = connections.withLock { $0.removeValue(forKey: key(portal, user)) }
-        if let connection = try? await task?.value { await connection.close() }
+        if let task { retired.withLock { $0.append(task) } }
     }
 
     func closeAll() async {
         let tasks = connections.withLock { tasks in
             defer { tasks.removeAll() }
             return Array(tasks.values)
+        } + retired.withLock { tasks in
+            defer { tasks.removeAll() }
+            return tasks
         }
         for task in tasks { if let connection = try? await task.value { await connection.close() } }
         let demos = located.withLock { Array($0.values) }
@@ -144,11 +152,11 @@ final class CommandLineRPCHost: RPCHost {
                 return Credentials(username: user, password: password, oneTimeCode: oneTimeCode)
             }
             if isDemo, let demoUser = DemoData.users.first(where: { $0.username == user }),
-                (try? PasswordKeyring(portal: portalID).password(for: user)) == nil
+                (try? PasswordKeyring(portal: portal).isStored(for: user)) != true
             {
                 return Credentials(username: user, password: Secret(demoUser.password), oneTimeCode: oneTimeCode)
             }
-            var credentials = try CommandEnvironment.storedPassword(portal: portalID, user: user)
+            var credentials = try CommandEnvironment.storedPassword(portal: portal, user: user)
             credentials.oneTimeCode = oneTimeCode
             return credentials
         }

@@ -6,7 +6,7 @@ import UniToolKit
 struct RecipesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recipes", abstract: "List and check recipes.",
-        subcommands: [List.self, Lint.self, Test.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Lint.self, Test.self, Trust.self, Untrust.self], defaultSubcommand: List.self)
 
     /// A catalog of what a path names: a recipes directory (portal folders inside) or one portal
     /// folder (recipe files inside).
@@ -37,7 +37,7 @@ struct RecipesCommand: AsyncParsableCommand {
                 rows.append(
                     Record(fields: [
                         ("portal", .string(portal.id)), ("command", .null), ("summary", .string(portal.name)), ("file", .string(portal.file)),
-                        ("replaces", .null),
+                        ("replaces", (catalog.replacedPortals[portal.id] ?? []).isEmpty ? .null : .string(catalog.replacedPortals[portal.id]!.joined(separator: ", "))),
                     ]))
                 for recipe in (catalog.dataRecipes[portal.id] ?? [:]).values.sorted(by: { $0.command < $1.command }) {
                     let replaced = catalog.replaced[portal.id]?[recipe.command] ?? []
@@ -50,6 +50,59 @@ struct RecipesCommand: AsyncParsableCommand {
             }
             let set = RecordSet(columns: ["portal", "command", "summary", "file", "replaces"], records: rows)
             print(globals.outputFormat.render(set, style: .forStandardOutput()), terminator: "")
+        }
+    }
+
+    struct Trust: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Trust a recipe pack's definitions of portals you already have.",
+            discussion: """
+                A recipe pack (--recipes DIR) may add portals and commands freely. A portal.yaml in it that redefines
+                a portal you already have is refused until you trust it here, because the definition decides where
+                your password goes. Trust is for the file's exact content: if the pack changes it, trust it again.
+                A stored password still goes only to the origins it was stored for; if the pack sends it elsewhere,
+                unitool asks for the password again.
+                """)
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "The recipe pack: a folder of portal folders, as given to --recipes.") var directory: String
+
+        func run() async throws {
+            let pack = URL(fileURLWithPath: directory).standardizedFileURL
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: pack.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw UniToolError(.recipeNotFound, "\(directory): no such directory")
+            }
+            let own = try RecipeCatalog(directories: CommandEnvironment.ownRecipeDirectories)
+            let redefinitions = try RecipeCatalog.redefinitions(in: pack, over: CommandEnvironment.ownRecipeDirectories)
+            guard !redefinitions.isEmpty else {
+                FileHandle.standardError.write(Data("\(pack.path) redefines none of your portals; there is nothing to trust.\n".utf8))
+                return
+            }
+            var trust = try RecipeTrust.load()
+            var lines: [String] = []
+            for found in redefinitions {
+                let recipe = try PortalRecipe.load(file: found.file, text: String(decoding: found.content, as: UTF8.self))
+                let before = (try? own.portal(found.portal))?.declaredCredentialOrigins.joined(separator: ", ") ?? "?"
+                trust.trust(portal: found.portal, file: found.file, content: found.content)
+                lines.append(
+                    "Trusted \(found.file) as the definition of '\(found.portal)': passwords may go to \(recipe.declaredCredentialOrigins.joined(separator: ", ")) (before: \(before)).")
+            }
+            try trust.save()
+            FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        }
+    }
+
+    struct Untrust: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Withdraw trust from a recipe pack's portal definitions.")
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "The recipe pack given to 'unitool recipes trust'.") var directory: String
+
+        func run() async throws {
+            let pack = URL(fileURLWithPath: directory).standardizedFileURL
+            var trust = try RecipeTrust.load()
+            let count = trust.revoke(portal: nil, under: pack.path)
+            try trust.save()
+            FileHandle.standardError.write(Data("Withdrew trust from \(count) portal definitions in \(pack.path).\n".utf8))
         }
     }
 

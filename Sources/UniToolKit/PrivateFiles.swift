@@ -97,6 +97,7 @@ public enum AtomicFile {
         let directory = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        sweepStaleTemporaries(of: url)
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
@@ -126,6 +127,31 @@ public enum AtomicFile {
                 .stateCorrupt, "cannot write \(url.path): \(String(cString: strerror(failure)))",
                 hint: "check free disk space and permissions; the previous file is unchanged")
         }
+    }
+}
+
+extension AtomicFile {
+    /// Removes the temporary copies of `url` that a killed unitool left behind
+    /// (`.NAME.PID.N.tmp`, whose process no longer runs). A session's copy holds its cookies, so
+    /// it must not outlive the process that wrote it. Returns how many were removed.
+    @discardableResult
+    public static func sweepStaleTemporaries(of url: URL) -> Int {
+        let directory = url.deletingLastPathComponent()
+        let prefix = ".\(url.lastPathComponent)."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return 0 }
+        var removed = 0
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            let middle = name.dropFirst(prefix.count).dropLast(".tmp".count)
+            guard let pidText = middle.split(separator: ".").first, let pid = pid_t(pidText) else { continue }
+            if pid == getpid() || !isProcessGone(pid) { continue }
+            if unlink(directory.appendingPathComponent(name).path) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
+    /// True when no process has this id (a process of another user still counts as running).
+    static func isProcessGone(_ pid: pid_t) -> Bool {
+        kill(pid, 0) != 0 && errno == ESRCH
     }
 }
 

@@ -44,7 +44,14 @@ public struct RecordExtractor: Sendable {
 
     public func extract(from document: Document) throws -> RecordSet {
         let pageValues = PageValues()
-        return try extract(from: document, pageValues: pageValues)
+        do {
+            return try extract(from: document, pageValues: pageValues)
+        } catch LibXMLError.xpathTooCostly(let expression, let limit) {
+            throw UniToolError(
+                .recipeInvalid,
+                "recipe \(recipe.file): the XPath \"\(expression)\" was stopped after \(limit) steps on \(document.url ?? "the page"): it costs too much",
+                hint: "avoid '//' inside a predicate that is itself under '//'; select the rows first, then fields relative to them")
+        }
     }
 
     /// What one extraction reuses from row to row. Found by the benchmarks: evaluating a

@@ -113,7 +113,17 @@ public struct LoginFlow: Sendable {
 
     /// Is this page one the login must handle (rather than a page of the logged-in portal)?
     public func needsLogin(_ page: Page) throws -> Bool {
-        if page.url.origin != portal.baseURL.origin { return true }
+        if page.url.origin != portal.baseURL.origin {
+            // The login service, or a page a login rule knows (a discovery service elsewhere),
+            // is a login. Any other origin is not the portal's business: a login there would
+            // only ask for a password that has nowhere safe to go.
+            if page.url.origin == portal.idpURL.origin || portal.credentialOrigins.contains(page.url.origin) { return true }
+            if page.contentType?.contains("html") ?? true, try classify(try page.document()) != nil { return true }
+            throw UniToolError(
+                .unsafeRequest,
+                "the portal sent unitool to \(page.url.redactedForLog), which is neither the portal (\(portal.baseURL.origin)) nor its login service (\(portal.idpURL.origin)), and no login rule knows that page",
+                hint: "if the portal or its login really moved, update base_url or idp_url in \(portal.file); otherwise look at the portal in a browser")
+        }
         guard page.contentType?.contains("html") ?? true else { return false }
         let document = try page.document()
         if try classify(document) != nil { return true }

@@ -2,41 +2,131 @@ import Foundation
 import Keyring
 import OneTimeCode
 
-/// unitool's passwords in the desktop keyring, one entry per portal and user, readable with
-/// `secret-tool lookup service unitool:<portal> username <user>`.
-public struct PasswordKeyring: Sendable {
-    public let portal: String
-    private let keyring: Keyring
+/// Which secret a keyring item holds. It is an attribute of its own (`kind`), never part of
+/// another attribute: when the kind was a suffix of the service name, a portal named
+/// `demo:totp` read demo's TOTP secret as its password.
+public enum SecretKind: String, Sendable {
+    case password
+    case totp
+}
 
-    public init(portal: String) {
-        self.portal = portal
-        self.keyring = Keyring(service: Self.service(for: portal))
+/// How unitool names its keyring items, and reads the ones an older unitool stored.
+///
+/// An item has the attributes `service=unitool`, `portal`, `username`, `kind` and, for a
+/// password, `origins`: the origins the password may be sent to, space-separated, as the
+/// portal's definition declared them when the password was stored. So
+/// `secret-tool lookup service unitool portal demo username jdoe kind password` reads one back.
+///
+/// Older versions stored `service=unitool:<portal>` (and `unitool:<portal>:totp`) with
+/// `username`; such an item is moved to the new attributes the first time it is read.
+enum KeyringItems {
+    static let service = "unitool"
+
+    static func attributes(portal: String, user: String, kind: SecretKind) -> [String: String] {
+        ["service": service, "portal": portal, "username": user, "kind": kind.rawValue]
     }
 
-    /// The `service` attribute of the keyring entry.
-    public static func service(for portal: String) -> String { "unitool:\(portal)" }
+    static func legacyAttributes(portal: String, user: String, kind: SecretKind) -> [String: String] {
+        ["service": kind == .password ? "unitool:\(portal)" : "unitool:\(portal):totp", "username": user]
+    }
 
+    /// The item's secret under the current scheme, or an older item's, moved to it first.
+    static func find(
+        portal: String, user: String, kind: SecretKind, keyring: Keyring, label: String, extra: [String: String] = [:]
+    ) throws(KeyringError) -> Keyring.Item? {
+        if let item = try keyring.search(attributes(portal: portal, user: user, kind: kind)).first { return item }
+        let legacy = legacyAttributes(portal: portal, user: user, kind: kind)
+        // The older scheme set only `service` and `username`; an item with a `kind` is not one.
+        guard var item = try keyring.search(legacy).first(where: { $0.attributes["kind"] == nil }) else { return nil }
+        defer { for index in item.secret.indices { item.secret[index] = 0 } }
+        let moved = attributes(portal: portal, user: user, kind: kind).merging(extra) { $1 }
+        try keyring.store(secret: item.secret, attributes: moved, label: label)
+        try keyring.clear(legacy)
+        return Keyring.Item(secret: item.secret, attributes: moved)
+    }
+}
+
+/// unitool's passwords in the desktop keyring, one item per portal and user, each bound to the
+/// origins its portal's definition may send it to (`KeyringItems`).
+///
+/// A password is released only to a definition of the portal whose every credential origin is
+/// one it was stored for: a recipe pack that points the portal elsewhere gets nothing, and the
+/// user is asked to type the password again, with both sets of origins named.
+public struct PasswordKeyring: Sendable {
+    public let portal: String
+    /// Where the current definition of the portal may send a password.
+    public let origins: [String]
+    /// The definition that the current one replaced, if any (a trusted recipe pack).
+    let replacedDefinition: String?
+    private let keyring = Keyring()
+
+    public init(portal: PortalRecipe) {
+        self.portal = portal.id
+        self.origins = portal.declaredCredentialOrigins
+        self.replacedDefinition = portal.replacedDefinition
+    }
+
+    var label: String { "unitool: password on \(portal)" }
+
+    /// The stored password, if it may go where this definition of the portal sends it.
     public func password(for user: String) throws -> Secret? {
+        let item: Keyring.Item?
         do {
-            return try keyring.lookup(username: user).map { Secret(bytes: $0) }
+            item = try KeyringItems.find(
+                portal: portal, user: user, kind: .password, keyring: keyring, label: label,
+                extra: replacedDefinition == nil ? ["origins": origins.joined(separator: " ")] : [:])
         } catch {
             throw Self.translate(error, doing: "read the password of \(user) from")
+        }
+        guard var item else { return nil }
+        defer { for index in item.secret.indices { item.secret[index] = 0 } }
+        let stored = item.attributes["origins"].map { $0.split(separator: " ").map(String.init) }
+        switch PasswordRelease.decide(storedFor: stored, requestedBy: origins, definitionReplaced: replacedDefinition != nil) {
+        case .release:
+            return Secret(bytes: item.secret)
+        case .bind:
+            // Stored by hand (secret-tool) without origins, for the user's own definition: bind
+            // it to that definition now, so no later one can take it.
+            try store(Secret(bytes: item.secret), for: user)
+            return Secret(bytes: item.secret)
+        case .refuse(let storedFor):
+            let old = storedFor.map { $0.joined(separator: ", ") } ?? "no recorded origins"
+            throw UniToolError(
+                .credentialsMissing,
+                "the password stored for \(user) on '\(portal)' was stored for \(old), but the portal's definition now would send it to \(origins.joined(separator: ", ")); unitool does not release it",
+                hint: "the portal is defined by \(replacedDefinition.map { "a recipe pack replacing \($0)" } ?? "a changed recipe"); if you trust it, give the password again with 'unitool auth login --portal \(portal) --user \(user)', or use --password-stdin")
         }
     }
 
     public func store(_ password: Secret, for user: String) throws {
+        var attributes = KeyringItems.attributes(portal: portal, user: user, kind: .password)
+        attributes["origins"] = origins.joined(separator: " ")
         do {
-            try keyring.store(
-                password: password.revealBytes(), username: user, label: "unitool: \(user) on \(portal)")
+            // One item per portal and user: a password stored for other origins is replaced.
+            try keyring.clear(KeyringItems.attributes(portal: portal, user: user, kind: .password))
+            try keyring.store(secret: password.revealBytes(), attributes: attributes, label: "unitool: \(user) on \(portal)")
         } catch {
             throw Self.translate(error, doing: "store the password of \(user) in")
+        }
+    }
+
+    /// Whether a password is stored at all, wherever it may go (for status displays).
+    public func isStored(for user: String) throws -> Bool {
+        do throws(KeyringError) {
+            if try !keyring.search(KeyringItems.attributes(portal: portal, user: user, kind: .password)).isEmpty { return true }
+            return try keyring.search(KeyringItems.legacyAttributes(portal: portal, user: user, kind: .password))
+                .contains { $0.attributes["kind"] == nil }
+        } catch {
+            throw Self.translate(error, doing: "read the password of \(user) from")
         }
     }
 
     @discardableResult
     public func remove(user: String) throws -> Bool {
         do {
-            return try keyring.clear(username: user)
+            let removed = try keyring.clear(KeyringItems.attributes(portal: portal, user: user, kind: .password))
+            let removedLegacy = try keyring.clear(KeyringItems.legacyAttributes(portal: portal, user: user, kind: .password))
+            return removed || removedLegacy
         } catch {
             throw Self.translate(error, doing: "remove the password of \(user) from")
         }
@@ -73,29 +163,28 @@ public struct PasswordKeyring: Sendable {
     }
 }
 
-/// TOTP secrets in the keyring, beside the passwords, under the service `unitool:<portal>:totp`.
-/// They are stored as an `otpauth://` URI so that digits, period and algorithm stay with the
-/// secret; `secret-tool lookup service unitool:<portal>:totp username <user>` reads one back.
+/// TOTP secrets in the keyring, beside the passwords, with `kind=totp`. They are stored as an
+/// `otpauth://` URI so that digits, period and algorithm stay with the secret;
+/// `secret-tool lookup service unitool portal <portal> username <user> kind totp` reads one back.
 public struct OneTimeCodeKeyring: Sendable {
     public let portal: String
-    private let keyring: Keyring
+    private let keyring = Keyring()
 
     public init(portal: String) {
         self.portal = portal
-        self.keyring = Keyring(service: Self.service(for: portal))
     }
 
-    public static func service(for portal: String) -> String { "unitool:\(portal):totp" }
+    var label: String { "unitool: TOTP secret on \(portal)" }
 
     /// The user's code generator, or nil if no secret is stored.
     public func generator(for user: String) throws -> TOTP? {
-        let bytes: [UInt8]?
+        let item: Keyring.Item?
         do {
-            bytes = try keyring.lookup(username: user)
+            item = try KeyringItems.find(portal: portal, user: user, kind: .totp, keyring: keyring, label: label)
         } catch {
             throw PasswordKeyring.translate(error, doing: "read the TOTP secret of \(user) from")
         }
-        guard var bytes else { return nil }
+        guard var bytes = item?.secret else { return nil }
         defer { for index in bytes.indices { bytes[index] = 0 } }
         do {
             return try TOTP(parsing: String(decoding: bytes, as: UTF8.self))
@@ -109,7 +198,8 @@ public struct OneTimeCodeKeyring: Sendable {
     public func store(_ generator: TOTP, for user: String) throws {
         do {
             try keyring.store(
-                password: Array(generator.uri.utf8), username: user, label: "unitool: TOTP secret of \(user) on \(portal)")
+                secret: Array(generator.uri.utf8), attributes: KeyringItems.attributes(portal: portal, user: user, kind: .totp),
+                label: "unitool: TOTP secret of \(user) on \(portal)")
         } catch {
             throw PasswordKeyring.translate(error, doing: "store the TOTP secret of \(user) in")
         }
@@ -118,55 +208,30 @@ public struct OneTimeCodeKeyring: Sendable {
     @discardableResult
     public func remove(user: String) throws -> Bool {
         do {
-            return try keyring.clear(username: user)
+            let removed = try keyring.clear(KeyringItems.attributes(portal: portal, user: user, kind: .totp))
+            let removedLegacy = try keyring.clear(KeyringItems.legacyAttributes(portal: portal, user: user, kind: .totp))
+            return removed || removedLegacy
         } catch {
             throw PasswordKeyring.translate(error, doing: "remove the TOTP secret of \(user) from")
         }
     }
 }
 
-/// `UNITOOL_PASSWORD_COMMAND`: a command whose first line of output is the password, as with
-/// `pass show uni/portal`. It runs through `/bin/sh -c` with `UNITOOL_PORTAL` and `UNITOOL_USER`
-/// set, so one command can serve several accounts.
-public enum PasswordCommand {
-    public static let environmentVariable = "UNITOOL_PASSWORD_COMMAND"
+/// Whether a stored password may go to a login: a pure decision, tested on its own.
+public enum PasswordRelease: Equatable, Sendable {
+    /// The password may go where the portal now sends it.
+    case release
+    /// It has no recorded origins (stored by hand), and the definition is the user's own: bind it.
+    case bind
+    /// The portal would send it somewhere it was not stored for.
+    case refuse(storedFor: [String]?)
 
-    public static func run(_ command: String, portal: String, user: String, timeout: TimeInterval = 120) throws -> Secret {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        var environment = ProcessInfo.processInfo.environment
-        environment["UNITOOL_PORTAL"] = portal
-        environment["UNITOOL_USER"] = user
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw UniToolError(
-                .credentialsMissing, "\(environmentVariable) could not be started: \(error)",
-                hint: "check the command in \(environmentVariable)")
-        }
-        let timer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
-        var bytes = Array(output.fileHandleForReading.readDataToEndOfFile())
-        process.waitUntilExit()
-        timer.cancel()
-        defer { for index in bytes.indices { bytes[index] = 0 } }
-        guard process.terminationStatus == 0 else {
-            throw UniToolError(
-                .credentialsMissing,
-                "\(environmentVariable) failed (exit status \(process.terminationStatus)); its output was not used",
-                hint: "run the command by hand to see what is wrong")
-        }
-        let firstLine = Array(bytes.prefix { $0 != 0x0A && $0 != 0x0D })
-        guard !firstLine.isEmpty else {
-            throw UniToolError(
-                .credentialsMissing, "\(environmentVariable) printed nothing",
-                hint: "the command must print the password on its first line")
-        }
-        return Secret(bytes: firstLine)
+    /// - Parameters:
+    ///   - stored: the origins the password was stored for; nil when none were recorded.
+    ///   - requested: where the portal's current definition may send it.
+    ///   - definitionReplaced: the definition comes from a recipe pack that replaced another.
+    public static func decide(storedFor stored: [String]?, requestedBy requested: [String], definitionReplaced: Bool) -> PasswordRelease {
+        guard let stored else { return definitionReplaced ? .refuse(storedFor: nil) : .bind }
+        return Set(requested).isSubset(of: Set(stored)) && !requested.isEmpty ? .release : .refuse(storedFor: stored)
     }
 }

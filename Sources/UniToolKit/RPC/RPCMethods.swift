@@ -91,7 +91,7 @@ public struct RPCMethods: Sendable {
         let (portal, user) = try portalAndUser(params)
         let password: String
         do {
-            password = try PasswordKeyring(portal: portal.id).password(for: user) == nil ? "not stored" : "stored"
+            password = try PasswordKeyring(portal: portal).isStored(for: user) ? "stored" : "not stored"
         } catch let error as UniToolError {
             password = "unknown: \(error.kind.rawValue)"
         }
@@ -111,7 +111,7 @@ public struct RPCMethods: Sendable {
         let password: Secret
         if let given = try params.string("password") {
             password = Secret(given)
-        } else if let stored = try PasswordKeyring(portal: portal.id).password(for: user) {
+        } else if let stored = try PasswordKeyring(portal: portal).password(for: user) {
             password = stored
         } else {
             throw UniToolError(
@@ -129,7 +129,7 @@ public struct RPCMethods: Sendable {
         var stored = false
         if try params.string("password") != nil {
             if remember {
-                try PasswordKeyring(portal: portal.id).store(password, for: user)
+                try PasswordKeyring(portal: portal).store(password, for: user)
                 stored = true
             } else {
                 host.usePassword(password, portal: portal.id, user: user)
@@ -150,7 +150,7 @@ public struct RPCMethods: Sendable {
         try store.remove(portal: portal.id, user: user)
         var removedPassword = false
         if try params.bool("forgetPassword") ?? true {
-            removedPassword = try PasswordKeyring(portal: portal.id).remove(user: user)
+            removedPassword = try PasswordKeyring(portal: portal).remove(user: user)
         }
         return .object([("portal", .string(portal.id)), ("user", .string(user)), ("sessionRemoved", .bool(hadSession)), ("passwordRemoved", .bool(removedPassword))])
     }

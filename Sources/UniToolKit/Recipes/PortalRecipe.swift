@@ -17,6 +17,12 @@ public struct PortalRecipe: Sendable {
     public var terms: TermsRecipe?
     /// The file the recipe was read from, for messages.
     public var file: String
+    /// The origins a password may go to, as the recipe declares them (before the demo is moved
+    /// to its real port). A password in the keyring is bound to these: it is released only to a
+    /// definition of the portal that sends it nowhere else.
+    public var declaredCredentialOrigins: [String] = []
+    /// The file of the definition this one replaced (a recipe pack the user trusted), if any.
+    public var replacedDefinition: String? = nil
 
     /// Points the recipe at another address, as the demo does once it knows its port.
     public func relocated(to base: URL) -> PortalRecipe {
@@ -115,6 +121,7 @@ extension PortalRecipe {
         let top = try RecipeReader(file: file, text: text).top
         try top.allowOnly(knownKeys)
         let id = try top.requiredString("portal")
+        if let problem = PortalID.problem(with: id) { throw top.error("portal", problem) }
         let baseURL = try top.url("base_url", required: true)!
         let idpURL = try top.url("idp_url", required: false) ?? baseURL
         let targets = try top.stringList("credentials_may_go_to") ?? ["portal"]
@@ -125,11 +132,13 @@ extension PortalRecipe {
         guard let loginReader = try top.mappingReader("login") else {
             throw top.error("login", "missing (this key is required)")
         }
-        return PortalRecipe(
+        var recipe = PortalRecipe(
             id: id, name: try top.string("name") ?? id, baseURL: baseURL, idpURL: idpURL,
             isDemo: try top.bool("demo") ?? false, credentialTargets: targets,
             login: try LoginRecipe.load(loginReader),
             terms: try top.mappingReader("terms").map(TermsRecipe.load), file: file)
+        recipe.declaredCredentialOrigins = Array(Set(recipe.credentialOrigins)).sorted()
+        return recipe
     }
 }
 
@@ -222,5 +231,28 @@ extension URL {
     public var origin: String {
         let port = self.port.map { ":\($0)" } ?? ""
         return "\(scheme ?? "http")://\((host ?? "").lowercased())\(port)"
+    }
+}
+
+/// A portal's id: lower-case letters, digits and hyphens, starting with a letter or digit.
+///
+/// The id names the recipe folder, the session folder and the keyring items, so it must never
+/// carry a separator: a portal named `demo:totp` once read demo's TOTP secret as its password.
+public enum PortalID {
+    /// Why `id` is not a portal id, or nil when it is one.
+    public static func problem(with id: String) -> String? {
+        guard let first = id.unicodeScalars.first else { return "a portal id cannot be empty" }
+        let allowed: (Unicode.Scalar) -> Bool = { ("a"..."z").contains($0) || ("0"..."9").contains($0) }
+        guard allowed(first), id.unicodeScalars.allSatisfy({ allowed($0) || $0 == "-" }), id.utf8.count <= 64 else {
+            return "'\(id)' is not a portal id: use lower-case letters, digits and '-' (at most 64), starting with a letter or digit"
+        }
+        return nil
+    }
+
+    /// Throws a usage error naming the bad id.
+    public static func validate(_ id: String) throws {
+        if let problem = problem(with: id) {
+            throw UniToolError(.usage, problem, hint: "portal ids look like 'demo' or 'tokyo-tech'; see 'unitool recipes list'")
+        }
     }
 }

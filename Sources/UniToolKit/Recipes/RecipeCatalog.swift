@@ -4,43 +4,87 @@ import Foundation
 ///
 /// Directories are searched bundled first, then `$XDG_CONFIG_HOME/unitool/recipes`, then any
 /// `--recipes DIR`; a later file of the same portal and command replaces an earlier one.
+///
+/// The first two are the user's own. A `--recipes` folder is a recipe pack from elsewhere: it
+/// may add portals and commands, but a `portal.yaml` that redefines a portal defined before it
+/// is refused unless the user trusted that file (`RecipeTrust`), since the definition decides
+/// where the password goes.
 public struct RecipeCatalog: Sendable {
     public private(set) var portals: [String: PortalRecipe] = [:]
     public private(set) var dataRecipes: [String: [String: DataRecipe]] = [:]
     /// For each portal and command, the files a later one replaced, earliest first.
     public private(set) var replaced: [String: [String: [String]]] = [:]
+    /// For each portal, the `portal.yaml` files its definition replaced, earliest first.
+    public private(set) var replacedPortals: [String: [String]] = [:]
 
-    /// - Parameter only: load just this portal's folder (for checking one folder).
-    public init(directories: [URL], only: String? = nil) throws {
+    /// - Parameters:
+    ///   - directories: the user's own recipe folders (bundled, then the user's).
+    ///   - packs: `--recipes` folders, after those.
+    ///   - trust: the pack definitions the user trusts.
+    ///   - only: load just this portal's folder (for checking one folder).
+    public init(directories: [URL], packs: [URL] = [], trust: RecipeTrust = RecipeTrust(), only: String? = nil) throws {
         let files = FileManager.default
-        for directory in directories where files.fileExists(atPath: directory.path) {
+        let all = directories.map { ($0, false) } + packs.map { ($0, true) }
+        for (directory, isPack) in all where files.fileExists(atPath: directory.path) {
             let portalDirectories = (try? files.contentsOfDirectory(atPath: directory.path)) ?? []
             for portalName in portalDirectories.sorted() where only == nil || only == portalName {
                 let portalDirectory = directory.appendingPathComponent(portalName)
                 var isDirectory: ObjCBool = false
                 guard files.fileExists(atPath: portalDirectory.path, isDirectory: &isDirectory), isDirectory.boolValue
                 else { continue }
-                try loadPortal(portalDirectory, portalName: portalName)
+                if let problem = PortalID.problem(with: portalName) {
+                    // A pack may hold other folders (docs, .git); only recipes must be named well.
+                    guard Self.recipeFiles(in: portalDirectory).isEmpty else {
+                        throw UniToolError(.recipeInvalid, "\(portalDirectory.path): \(problem)", hint: "rename the folder")
+                    }
+                    continue
+                }
+                try loadPortal(portalDirectory, portalName: portalName, fromPack: isPack, trust: trust)
             }
         }
     }
 
-    private mutating func loadPortal(_ directory: URL, portalName: String) throws {
+    static func recipeFiles(in directory: URL) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in names.sorted() where name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
+        return names.sorted().filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
+    }
+
+    private mutating func loadPortal(_ directory: URL, portalName: String, fromPack: Bool, trust: RecipeTrust) throws {
+        for name in Self.recipeFiles(in: directory) {
             let file = directory.appendingPathComponent(name)
+            let data: Data
             let text: String
             do {
-                text = try String(contentsOf: file, encoding: .utf8)
+                data = try Data(contentsOf: file)
+                guard data.count <= RecipeReader.maximumFileBytes else {
+                    throw UniToolError(
+                        .recipeInvalid,
+                        "\(file.path): \(data.count) bytes is more than a recipe may have (\(RecipeReader.maximumFileBytes))",
+                        hint: "a recipe is a page of YAML; split it, or check that this is the right file")
+                }
+                guard let decoded = String(data: data, encoding: .utf8) else { throw CocoaError(.fileReadInapplicableStringEncoding) }
+                text = decoded
+            } catch let error as UniToolError {
+                throw error
             } catch {
                 throw UniToolError(.recipeInvalid, "\(file.path): cannot be read as UTF-8 text")
             }
             if name.hasPrefix("portal.") {
-                let recipe = try PortalRecipe.load(file: file.path, text: text)
+                var recipe = try PortalRecipe.load(file: file.path, text: text)
                 guard recipe.id == portalName else {
                     throw UniToolError(
                         .recipeInvalid,
                         "\(file.path): portal: '\(recipe.id)' does not match its folder name '\(portalName)'")
+                }
+                if let earlier = portals[portalName] {
+                    if fromPack && !trust.allows(portal: portalName, content: data) {
+                        throw UniToolError(
+                            .unsafeRequest,
+                            "\(file.path) redefines portal '\(portalName)', which \(earlier.file) already defines; a portal's definition decides where your password goes, so unitool does not load it",
+                            hint: "if you trust this recipe pack, run 'unitool recipes trust \(directory.deletingLastPathComponent().path)'; otherwise remove its \(portalName)/\(name), or leave out --recipes")
+                    }
+                    recipe.replacedDefinition = earlier.file
+                    replacedPortals[portalName, default: []].append(earlier.file)
                 }
                 portals[portalName] = recipe
             } else {
@@ -53,7 +97,26 @@ public struct RecipeCatalog: Sendable {
         }
     }
 
+    /// The `portal.yaml` files in a recipe pack that redefine a portal defined before it, as
+    /// (portal, file, content): what `unitool recipes trust DIR` asks the user to trust.
+    public static func redefinitions(in pack: URL, over directories: [URL]) throws -> [(portal: String, file: String, content: Data)] {
+        let own = try RecipeCatalog(directories: directories)
+        var found: [(portal: String, file: String, content: Data)] = []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: pack.path)) ?? []
+        for portalName in names.sorted() where PortalID.problem(with: portalName) == nil {
+            let directory = pack.appendingPathComponent(portalName)
+            for name in recipeFiles(in: directory) where name.hasPrefix("portal.") {
+                let file = directory.appendingPathComponent(name)
+                let content = try Data(contentsOf: file)
+                _ = try PortalRecipe.load(file: file.path, text: String(decoding: content, as: UTF8.self))
+                if own.portals[portalName] != nil { found.append((portalName, file.path, content)) }
+            }
+        }
+        return found
+    }
+
     public func portal(_ id: String) throws -> PortalRecipe {
+        try PortalID.validate(id)
         guard let portal = portals[id] else {
             let known = portals.keys.sorted().joined(separator: ", ")
             throw UniToolError(

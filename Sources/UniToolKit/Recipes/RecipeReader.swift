@@ -6,18 +6,60 @@ struct RecipeReader {
     let file: String
     private let root: Node
 
+    /// The largest recipe file unitool reads: a recipe is a page of YAML, and a limit keeps a
+    /// hostile pack from stalling every command that loads its folder.
+    static let maximumFileBytes = 1024 * 1024
+
     init(file: String, text: String) throws {
         self.file = file
+        guard text.utf8.count <= Self.maximumFileBytes else {
+            throw UniToolError(
+                .recipeInvalid, "\(file): \(text.utf8.count) bytes is more than a recipe may have (\(Self.maximumFileBytes))")
+        }
         do {
-            guard let node = try Yams.compose(yaml: text) else {
+            // The parser is kept until the check below: Yams holds a node's anchor weakly.
+            let parser = try Parser(yaml: text)
+            guard let node = try parser.singleRoot() else {
                 throw UniToolError(.recipeInvalid, "\(file): the recipe is empty")
             }
+            if let anchored = Self.firstAnchoredNode(in: node) {
+                throw Self.anchorError(file: file, node: anchored)
+            }
             self.root = node
+            withExtendedLifetime(parser) {}
         } catch let error as YamlError {
             throw UniToolError(
                 .recipeInvalid, "\(file): not valid YAML: \(Self.describe(error))",
                 hint: "check the indentation and quoting near that line")
         }
+    }
+
+    /// The first node, in document order, that carries an anchor (`&name`) or is an alias
+    /// (`*name`, which Yams resolves to a copy that keeps the anchor). Anchors and aliases are
+    /// refused: a few kilobytes of nested aliases stand for billions of nodes. The walk stops
+    /// at the first one, so it visits each node of the text at most once.
+    static func firstAnchoredNode(in node: Node) -> Node? {
+        switch node {
+        case .scalar(let scalar): return scalar.anchor == nil ? nil : node
+        case .alias: return node
+        case .sequence(let sequence):
+            if sequence.anchor != nil { return node }
+            for child in sequence { if let found = firstAnchoredNode(in: child) { return found } }
+            return nil
+        case .mapping(let mapping):
+            if mapping.anchor != nil { return node }
+            for (key, value) in mapping {
+                if let found = firstAnchoredNode(in: key) ?? firstAnchoredNode(in: value) { return found }
+            }
+            return nil
+        }
+    }
+
+    static func anchorError(file: String, node: Node) -> UniToolError {
+        let line = node.mark.map { ":\($0.line)" } ?? ""
+        return UniToolError(
+            .recipeInvalid, "\(file)\(line): YAML anchors and aliases (&name, *name) are not allowed in recipes",
+            hint: "write the value out in full; a few nested aliases can stand for billions of values")
     }
 
     var top: MappingReader {

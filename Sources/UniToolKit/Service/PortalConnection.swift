@@ -27,6 +27,8 @@ public final class PortalConnection: Sendable {
     /// another process saved a session since.
     private let diskStamp: Mutex<FileStamp?>
     private let startedEmpty: Bool
+    /// Whether the session folder can be written, found out the first time it matters.
+    private let storeWritable = Mutex<Bool?>(nil)
 
     /// - Parameter startEmpty: begin with no cookies even if a session is saved (to check a
     ///   password by really logging in); a successful command still saves its session.
@@ -61,12 +63,28 @@ public final class PortalConnection: Sendable {
     /// write is atomic, locked and fsynced, and the benchmarks showed it dominating a warm
     /// `recipes.run` over JSON-RPC.
     public func saveSession() throws {
-        guard let store else { return }
+        guard let store = writableStore() else { return }
         let jar = session.cookieJar
         guard savedJar.withLock({ $0 != jar }) else { return }
         try store.save(jar, portal: portal.id, user: user)
         savedJar.withLock { $0 = jar }
         diskStamp.withLock { $0 = store.stamp(portal: portal.id, user: user) }
+    }
+
+    /// The session store, unless its folder cannot be written: then this run goes on without
+    /// saving (said once, as a warning) rather than failing a command that needs no file.
+    private func writableStore() -> SessionStore? {
+        guard let store else { return nil }
+        return storeWritable.withLock { writable in
+            if let writable { return writable ? store : nil }
+            let canWrite = store.isWritable(portal: portal.id, user: user)
+            writable = canWrite
+            if !canWrite {
+                logger.warning(
+                    "cannot write to \(store.directory.path): this run works without saving its session, so the next one logs in again. Make the folder writable (or set XDG_STATE_HOME) to keep sessions")
+            }
+            return canWrite ? store : nil
+        }
     }
 
     /// Logs in from the start page, whatever the saved session says. The observer, if any, is
@@ -110,6 +128,12 @@ public final class PortalConnection: Sendable {
             }
         }
         guard (200..<300).contains(page.status) else {
+            if page.status == 431 {
+                throw UniToolError(
+                    .portalError,
+                    "the portal sent more than unitool accepts back: it refused the request for \(page.url.redactedForLog) as too large (431), because of the cookies it set earlier",
+                    hint: "end the saved session with 'unitool auth logout --portal \(portal.id)' (add --keep-password to keep the password), then run the command again")
+            }
             throw UniToolError(
                 .portalError, "the portal answered \(page.status) for \(page.url.redactedForLog)",
                 hint: page.status == 404 ? "the page may have moved; check 'fetch' in the recipe" : "try again later")
@@ -121,7 +145,9 @@ public final class PortalConnection: Sendable {
     /// login lock is held until the new session is saved, so a process that had to wait finds
     /// that session and uses it instead of logging in again.
     private func logInOnce(from bounced: Page, asking url: URL, flow: LoginFlow) async throws -> Page {
-        guard let store else { return try await flow.continueLogin(from: bounced, credentials: try credentials()) }
+        guard let store = writableStore() else {
+            return try await flow.continueLogin(from: bounced, credentials: try credentials())
+        }
         let lock = try await AsyncFileLock.acquire(store.file(portal: portal.id, user: user).path + ".login.lock")
         var bounced = bounced
         // Another process may have saved a new session since this one loaded its own, whether

@@ -237,17 +237,22 @@ public final class HTTPSession: Sendable {
         }
         logger.debug("\(method) \(url.redactedForLog)")
         do {
-            let response = try await client.execute(request, timeout: configuration.requestTimeout, logger: clientLogger)
-            let setCookies = response.headers["set-cookie"]
-            state.withLock { $0.jar.store(setCookieHeaders: setCookies, from: url) }
-            let buffer: ByteBuffer
-            do {
-                buffer = try await response.body.collect(upTo: configuration.maxBodyBytes)
-            } catch is NIOTooManyBytesError {
-                throw UniToolError(
-                    .portalError,
-                    "the page at \(url.redactedForLog) is larger than \(configuration.maxBodyBytes / 1_048_576) MiB, unitool's limit",
-                    hint: "a portal page is never this large; the portal is misbehaving")
+            // The time limit covers the whole exchange, body included: async-http-client's own
+            // deadline ends with the headers, and its read timeout restarts with every byte, so
+            // a server that trickles one byte a second would otherwise never time out.
+            let prepared = request
+            let (response, buffer) = try await Self.withTimeLimit(configuration.requestTimeout, url: url) {
+                let response = try await self.client.execute(prepared, timeout: self.configuration.requestTimeout, logger: self.clientLogger)
+                let setCookies = response.headers["set-cookie"]
+                self.state.withLock { $0.jar.store(setCookieHeaders: setCookies, from: url) }
+                do {
+                    return (response, try await response.body.collect(upTo: self.configuration.maxBodyBytes))
+                } catch is NIOTooManyBytesError {
+                    throw UniToolError(
+                        .portalError,
+                        "the portal sent more than unitool accepts: the page at \(url.redactedForLog) is larger than \(self.configuration.maxBodyBytes / 1_048_576) MiB",
+                        hint: "a portal page is never this large; the portal is misbehaving")
+                }
             }
             logger.debug("\(response.status.code) \(url.redactedForLog) (\(buffer.readableBytes) bytes)")
             let raw = RawResponse(status: Int(response.status.code), headers: response.headers, body: Array(buffer: buffer))
@@ -263,9 +268,40 @@ public final class HTTPSession: Sendable {
         }
     }
 
+    /// Runs `operation`, cancelling it when `limit` has passed: then the request fails with a
+    /// timeout, whatever state it was in.
+    static func withTimeLimit<T: Sendable>(
+        _ limit: TimeAmount, url: URL, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(max(0, limit.nanoseconds)))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw UniToolError(
+                    .portalTimeout,
+                    "the portal at \(url.origin) did not answer in time: \(String(format: "%g", Double(limit.nanoseconds) / 1e9)) seconds (--timeout) passed before all of \(url.redactedForLog) arrived",
+                    hint: "the portal may be overloaded; try again later, or allow more time with --timeout SECONDS")
+            }
+            return value
+        }
+    }
+
     /// Turns a transport error into one that says what happened and what to do.
     static func classify(_ error: any Error, url: URL) -> UniToolError {
         let place = url.origin
+        if let parserError = error as? HTTPParserError, [.headerOverflow, .invalidHeaderToken].contains(parserError)
+            || String(describing: error).contains("DecompressionError")
+        {
+            // Not worth a retry: the same portal sends the same thing again.
+            return UniToolError(
+                .portalError,
+                "the portal sent more than unitool accepts for \(url.redactedForLog) (\(String(describing: error))): headers that are too large, too many cookies, or a body that unpacks to far more than it was",
+                hint: "this is the portal's fault or an attack; if it persists, tell the portal's operators")
+        }
         if let clientError = error as? HTTPClientError {
             switch clientError {
             case .connectTimeout, .readTimeout, .deadlineExceeded:

@@ -63,9 +63,25 @@ public struct SessionStore: Sendable {
         }
     }
 
+    /// Removes the saved session, and any copy of it that a killed unitool left half-written.
     public func remove(portal: String, user: String) throws {
-        let path = file(portal: portal, user: user).path
-        if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+        let target = file(portal: portal, user: user)
+        AtomicFile.sweepStaleTemporaries(of: target)
+        if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(atPath: target.path) }
+    }
+
+    /// Whether sessions of this portal and user can be saved: the folder can be made and the
+    /// login lock opened. A read-only state folder is no reason to refuse a command; the
+    /// caller warns and goes on without saving.
+    public func isWritable(portal: String, user: String) -> Bool {
+        let target = file(portal: portal, user: user)
+        try? FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
+        let descriptor = open(target.path + ".login.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        close(descriptor)
+        return access(target.deletingLastPathComponent().path, W_OK) == 0
     }
 
     public func exists(portal: String, user: String) -> Bool {

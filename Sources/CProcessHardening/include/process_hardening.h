@@ -1,0 +1,12 @@
+#ifndef UNITOOL_PROCESS_HARDENING_H
+#define UNITOOL_PROCESS_HARDENING_H
+
+/* prctl(2) is variadic, which Swift cannot call: these wrap the two calls unitool makes. */
+
+/* Marks the process as not dumpable: no core file, no ptrace or /proc/PID/mem by the same user. */
+int unitool_set_not_dumpable(void);
+
+/* 1 when the process is dumpable, 0 when not, -1 on error. */
+int unitool_is_dumpable(void);
+
+#endif

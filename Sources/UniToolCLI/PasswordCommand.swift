@@ -1,0 +1,56 @@
+import Foundation
+import UniToolKit
+
+/// `UNITOOL_PASSWORD_COMMAND`: a command whose first line of output is the password, as with
+/// `pass show uni/portal`. It runs through `/bin/sh -c` with `UNITOOL_PORTAL` and `UNITOOL_USER`
+/// set, so one command can serve several accounts.
+///
+/// It is bounded like any other input: at most `maximumOutputBytes` are read, and at the time
+/// limit its whole process group is killed, so neither `yes` nor a background child that keeps
+/// the pipe open can make unitool wait or grow.
+enum PasswordCommand {
+    static let environmentVariable = "UNITOOL_PASSWORD_COMMAND"
+    static let maximumOutputBytes = 64 * 1024
+
+    static func run(_ command: String, portal: String, user: String, timeout: Duration = .seconds(120)) throws -> Secret {
+        var environment = ProcessInfo.processInfo.environment
+        environment["UNITOOL_PORTAL"] = portal
+        environment["UNITOOL_USER"] = user
+        let outcome: ChildProcess.FirstLine
+        do {
+            outcome = try ChildProcess.firstLine(
+                of: "/bin/sh", arguments: ["-c", command], environment: environment, maximumBytes: maximumOutputBytes,
+                timeout: timeout)
+        } catch {
+            throw UniToolError(
+                .credentialsMissing, "\(environmentVariable) could not be started: \(error)",
+                hint: "check the command in \(environmentVariable)")
+        }
+        var line = outcome.line
+        defer { for index in line.indices { line[index] = 0 } }
+        switch outcome.ending {
+        case .timedOut:
+            throw UniToolError(
+                .credentialsMissing,
+                "\(environmentVariable) did not print a password within \(timeout.components.seconds) seconds; it was stopped, with every process it started",
+                hint: "run the command by hand; if it asks for something (a passphrase), unlock that first")
+        case .tooLong:
+            throw UniToolError(
+                .credentialsMissing,
+                "\(environmentVariable) printed more than \(maximumOutputBytes / 1024) KiB without a line break; it was stopped and its output was not used",
+                hint: "the command must print the password on its first line")
+        case .exited(let status) where status != 0:
+            throw UniToolError(
+                .credentialsMissing, "\(environmentVariable) failed (exit status \(status)); its output was not used",
+                hint: "run the command by hand to see what is wrong")
+        case .exited:
+            break
+        }
+        guard !line.isEmpty else {
+            throw UniToolError(
+                .credentialsMissing, "\(environmentVariable) printed nothing",
+                hint: "the command must print the password on its first line")
+        }
+        return Secret(bytes: line)
+    }
+}
