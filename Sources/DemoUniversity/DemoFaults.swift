@@ -11,6 +11,9 @@ public struct DemoFaults: Sendable, Equatable {
     public var serverErrorStatus = 500
     /// Data pages accept the request and never answer, as a portal stuck on a dead backend.
     public var hang = false
+    /// Data pages send their headers at once, then one byte of body every 2 seconds, so that
+    /// no read ever times out while the page never arrives.
+    public var trickle = false
     /// Data pages send the headers and half the body, then the connection is closed (chunked).
     public var resetMidBody = false
     /// Data pages announce their full `Content-Length`, send half of it and close.
@@ -38,9 +41,17 @@ public struct DemoFaults: Sendable, Equatable {
 
     public enum HostileXML: String, Sendable, CaseIterable {
         case xxe, laughs
+        /// One 20 KB entity referenced 10,000 times: linear to parse, 200 MB to read as text.
+        case quadratic
 
         /// Where a page uses the entities that `DemoRoutes.hostileDoctype` declares.
-        var entityReference: String { self == .xxe ? "&xxe;&remote;" : "&lol9;" }
+        var entityReference: String {
+            switch self {
+            case .xxe: return "&xxe;&remote;"
+            case .laughs: return "&lol9;"
+            case .quadratic: return String(repeating: "&big;", count: 10_000)
+            }
+        }
     }
     /// Every response is delayed by this many milliseconds.
     public var latencyMilliseconds = 0
@@ -99,7 +110,7 @@ public struct DemoFaults: Sendable, Equatable {
 
     public static let environmentVariable = "UNITOOL_DEMO_FAULTS"
     public static let known =
-        ["layout-changed", "server-error", "server-error=502", "hang", "reset", "truncated", "invalid-utf8", "huge-page", "huge-page=MB",
+        ["layout-changed", "server-error", "server-error=502", "hang", "trickle", "reset", "truncated", "invalid-utf8", "huge-page", "huge-page=MB",
          "redirect-loop", "expire-after=N", "idp-down", "password-redirect", "formaction-lookalike", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "busy=503|429", "terms-version=V", "terms=N"]
         + HostileXML.allCases.map { "hostile-xml=\($0.rawValue)" } + TermsAPIFault.allCases.map { "terms-api=\($0.rawValue)" } + LoginVariant.allCases.map { "login=\($0.rawValue)" }
 
@@ -114,6 +125,8 @@ public struct DemoFaults: Sendable, Equatable {
                 serverErrorStatus = status
             } else if item == "hang" {
                 hang = true
+            } else if item == "trickle" {
+                trickle = true
             } else if item == "reset" {
                 resetMidBody = true
             } else if item == "truncated" {

@@ -374,6 +374,8 @@ struct DemoRoutes: Sendable {
                 "  <!ENTITY lol\(level) \"" + String(repeating: "&lol\(level - 1);", count: 10) + "\">"
             }
             return "<!DOCTYPE \(root) [\n  <!ENTITY lol0 \"lol\">\n" + levels.joined(separator: "\n") + "\n]>"
+        case .quadratic:
+            return "<!DOCTYPE \(root) [\n  <!ENTITY big \"" + String(repeating: "A", count: 20_000) + "\">\n]>"
         }
     }
 

@@ -127,6 +127,19 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
             // Held until the client gives up (or the demo stops).
             try await Task.sleep(for: .seconds(3600))
         }
+        if faults.trickle {
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html; charset=utf-8"
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody { writer in
+                    for _ in 0..<60 {
+                        try await writer.write(ByteBuffer(string: " "))
+                        try await Task.sleep(for: .seconds(2))
+                    }
+                    try await writer.finish(nil)
+                })
+        }
         if faults.redirectLoop {
             return DemoRoutes.redirect(to: request.uri.description, status: .found)
         }

@@ -1,3 +1,4 @@
+import CProcessHardening
 import Foundation
 
 /// Starts a program with one extra file descriptor, which Foundation's `Process` cannot hand on.
@@ -75,6 +76,9 @@ enum ChildProcess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
+        // Nothing else of unitool's is handed on (its D-Bus socket, the pipes of whoever ran
+        // it): a background child of the command must not hold them open.
+        unitool_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

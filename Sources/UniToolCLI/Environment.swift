@@ -187,6 +187,7 @@ final class CommandEnvironment: Sendable {
     /// A password from `UNITOOL_PASSWORD_COMMAND`, else from the keyring.
     static func storedPassword(portal: PortalRecipe, user: String) throws -> Credentials {
         if let command = ProcessInfo.processInfo.environment[PasswordCommand.environmentVariable], !command.isEmpty {
+            try PasswordKeyring.checkOutsidePassword(for: portal, source: PasswordCommand.environmentVariable)
             return Credentials(username: user, password: try PasswordCommand.run(command, portal: portal.id, user: user))
         }
         guard let password = try PasswordKeyring(portal: portal).password(for: user) else {

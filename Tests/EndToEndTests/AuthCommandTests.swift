@@ -38,7 +38,7 @@ struct AuthCommandTests {
     func loginUseLogout() async throws {
         let login = try await run(["auth", "login", "--portal", "demo", "--user", "bence", "--password-stdin"], stdin: "Kaland-2026")
         #expect(login.exitCode == 0, "\(login)")
-        #expect(try secretTool(["lookup", "service", "unitool:demo", "username", "bence"]) == "Kaland-2026")
+        #expect(try secretTool(["lookup", "service", "unitool", "portal", "demo", "username", "bence", "kind", "password"]) == "Kaland-2026")
 
         // A fresh state directory: no saved session, so the password must come from the keyring.
         let fresh = try Sandbox()
@@ -58,7 +58,7 @@ struct AuthCommandTests {
         let logout = try await run(["auth", "logout", "--portal", "demo", "--user", "bence"])
         #expect(logout.exitCode == 0, "\(logout)")
         #expect(logout.stderr.contains("the stored password"))
-        #expect(try secretTool(["lookup", "service", "unitool:demo", "username", "bence"]).isEmpty)
+        #expect(try secretTool(["lookup", "service", "unitool", "portal", "demo", "username", "bence", "kind", "password"]).isEmpty)
         let after = try await run(["auth", "status", "--portal", "demo", "--user", "bence", "--json"])
         #expect(after.stdout.contains("\"password\": \"not stored\""))
         #expect(after.stdout.contains("\"session\": \"none\""))
@@ -68,7 +68,7 @@ struct AuthCommandTests {
     func wrongPasswordIsNotStored() async throws {
         let login = try await run(["auth", "login", "--portal", "demo", "--user", "alice", "--password-stdin"], stdin: "not-her-password")
         #expect(login.exitCode == 10, "\(login)")
-        #expect(try secretTool(["lookup", "service", "unitool:demo", "username", "alice"]).isEmpty)
+        #expect(try secretTool(["lookup", "service", "unitool", "portal", "demo", "username", "alice", "kind", "password"]).isEmpty)
     }
 
     @Test("a data command with no stored password says how to store one")

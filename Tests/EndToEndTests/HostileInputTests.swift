@@ -34,10 +34,11 @@ struct HostileInputTests {
         #expect(login.exitCode == 0, "\(login)")
         #expect(login.stdout.contains("Probability Theory"), "\(login)")
         #expect(!login.stdout.contains("root:"))
+        // A feed that declares entities is refused outright (libxml2 2.9 has no amplification limit).
         let outcome = try await run(["--portal", "demo", "news", "--source", "rss", "--json"], demo: demo)
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        #expect(outcome.stdout.contains("\"title\""), "\(outcome)")
-        #expect(!outcome.stdout.contains("root:"), "the local file's content must not appear")
+        #expect(outcome.exitCode == 30, "\(outcome)")
+        #expect(outcome.stderr.contains("declares entities"), "\(outcome)")
+        #expect(!outcome.stdout.contains("root:") && !outcome.stderr.contains("root:"), "the local file's content must not appear")
         let requests = await demo.requests
         #expect(requests.contains { $0.path == "/Shibboleth.sso/SAML2/POST" }, "the login went through the hostile SAML page")
         #expect(!requests.contains { $0.path.hasPrefix("/lab/hostile") }, "nothing is fetched for a DTD or entity: \(requests)")

@@ -7,35 +7,52 @@ import UniToolTestSupport
 /// Skipped outside that script, so a bare `swift test` never touches your own keyring.
 @Suite("Keyring over the Secret Service", .enabled(if: TestKeyring.isPrivate, "run through Scripts/test.sh"), .serialized)
 struct KeyringTests {
-    let keyring = Keyring(service: "unitool-test:\(UUID().uuidString)")
+    let keyring = Keyring()
+    let service = "unitool-test:\(UUID().uuidString)"
 
-    @Test("store, look up, overwrite and clear a password")
+    func attributes(_ user: String, kind: String = "password") -> [String: String] {
+        ["service": service, "username": user, "kind": kind]
+    }
+
+    @Test("store, search, overwrite and clear a secret by its attributes")
     func roundTrip() throws {
-        #expect(try keyring.lookup(username: "alice") == nil)
-        try keyring.store(password: Array("first-pässword".utf8), username: "alice", label: "test")
-        #expect(try keyring.lookup(username: "alice") == Array("first-pässword".utf8))
-        try keyring.store(password: Array("second".utf8), username: "alice", label: "test")
-        #expect(try keyring.lookup(username: "alice") == Array("second".utf8))
-        #expect(try keyring.lookup(username: "bob") == nil)
-        #expect(try keyring.clear(username: "alice"))
-        #expect(try keyring.lookup(username: "alice") == nil)
-        #expect(try keyring.clear(username: "alice") == false)
+        #expect(try keyring.search(attributes("alice")).isEmpty)
+        try keyring.store(secret: Array("first-pässword".utf8), attributes: attributes("alice"), label: "test")
+        #expect(try keyring.search(attributes("alice")).map(\.secret) == [Array("first-pässword".utf8)])
+        try keyring.store(secret: Array("second".utf8), attributes: attributes("alice"), label: "test")
+        let found = try keyring.search(attributes("alice"))
+        #expect(found.map(\.secret) == [Array("second".utf8)])
+        #expect(found.first?.attributes["kind"] == "password")
+        #expect(try keyring.search(attributes("bob")).isEmpty)
+        #expect(try keyring.clear(attributes("alice")))
+        #expect(try keyring.search(attributes("alice")).isEmpty)
+        #expect(try keyring.clear(attributes("alice")) == false)
     }
 
-    @Test("a password stored by unitool is read by secret-tool")
+    @Test("items that differ only in the kind attribute are told apart, never mixed up")
+    func kindAttributeSeparatesItems() throws {
+        try keyring.store(secret: Array("the-password".utf8), attributes: attributes("erin"), label: "test")
+        try keyring.store(secret: Array("otpauth://totp/x?secret=JBSWY3DP".utf8), attributes: attributes("erin", kind: "totp"), label: "test")
+        #expect(try keyring.search(attributes("erin")).map(\.secret) == [Array("the-password".utf8)])
+        #expect(try keyring.search(attributes("erin", kind: "totp")).map(\.secret) == [Array("otpauth://totp/x?secret=JBSWY3DP".utf8)])
+        try keyring.clear(attributes("erin"))
+        try keyring.clear(attributes("erin", kind: "totp"))
+    }
+
+    @Test("a secret stored by unitool is read by secret-tool")
     func secretToolReadsOurEntry() throws {
-        try keyring.store(password: Array("from-unitool".utf8), username: "carol", label: "test")
-        let output = try TestKeyring.secretTool(["lookup", "service", keyring.service, "username", "carol"])
+        try keyring.store(secret: Array("from-unitool".utf8), attributes: attributes("carol"), label: "test")
+        let output = try TestKeyring.secretTool(["lookup", "service", service, "username", "carol", "kind", "password"])
         #expect(output == "from-unitool")
-        try keyring.clear(username: "carol")
+        try keyring.clear(attributes("carol"))
     }
 
-    @Test("a password stored by secret-tool is read by unitool")
+    @Test("a secret stored by secret-tool is read by unitool")
     func weReadSecretToolEntry() throws {
         _ = try TestKeyring.secretTool(
-            ["store", "--label=test", "service", keyring.service, "username", "dave"], input: "from-secret-tool")
-        #expect(try keyring.lookup(username: "dave") == Array("from-secret-tool".utf8))
-        #expect(try keyring.clear(username: "dave"))
+            ["store", "--label=test", "service", service, "username", "dave", "kind", "password"], input: "from-secret-tool")
+        #expect(try keyring.search(attributes("dave")).map(\.secret) == [Array("from-secret-tool".utf8)])
+        #expect(try keyring.clear(attributes("dave")))
     }
 }
 

@@ -96,12 +96,56 @@ struct DocumentTests {
         }
     }
 
-    @Test("an external entity is not loaded from the file system")
+    @Test("a feed that declares an external entity is refused, and nothing is read from the file system")
     func externalEntityIsNotLoaded() throws {
-        let document = try Document(xml: try Fixtures.bytes("html/entities-xxe.xml"))
-        let item = try document.evaluate("string(/rss/channel/item/title)").stringValue
-        #expect(!item.contains("root:"))
+        do {
+            _ = try Document(xml: try Fixtures.bytes("html/entities-xxe.xml"))
+            Issue.record("a document declaring entities was accepted")
+        } catch let error as LibXMLError {
+            #expect(String(describing: error).contains("declares entities"))
+            #expect(!String(describing: error).contains("root:"))
+        }
+    }
+
+    @Test("an old RSS feed whose DOCTYPE only names an external DTD is still read (the DTD is never loaded)")
+    func externalDTDOnlyIsFine() throws {
+        let feed = """
+            <?xml version="1.0"?>
+            <!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS 0.91//EN" "http://127.0.0.1:9/rss-0.91.dtd">
+            <rss version="0.91"><channel><title>News</title></channel></rss>
+            """
+        let document = try Document(xml: feed)
         #expect(try document.evaluate("string(/rss/channel/title)").stringValue == "News")
+    }
+
+    @Test("one 20 KB entity referenced 10,000 times (quadratic expansion) is refused at once")
+    func quadraticEntityExpansionIsRefused() throws {
+        let feed =
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE rss [<!ENTITY big \"" + String(repeating: "A", count: 20_000) + "\">]>\n"
+            + "<rss><channel><title>" + String(repeating: "&big;", count: 10_000) + "</title></channel></rss>"
+        let started = ContinuousClock.now
+        #expect(throws: LibXMLError.self) { try Document(xml: feed) }
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test("an XPath whose cost explodes is stopped by the operation limit, with its own error")
+    func exponentialXPathIsStopped() throws {
+        let rows = (0..<400).map { "<tr><td>\($0)</td><td>x</td></tr>" }.joined()
+        let document = try Document(html: "<html><body><table>\(rows)</table></body></html>")
+        let started = ContinuousClock.now
+        do {
+            _ = try document.evaluate("count(//*[count(//*[count(//*) > 0]) > 0])")
+            Issue.record("the costly XPath ran to the end")
+        } catch let error as LibXMLError {
+            guard case .xpathTooCostly = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(String(describing: error).contains("stopped after"))
+        }
+        #expect(ContinuousClock.now - started < .seconds(30))
+        // An ordinary expression on the same page is untouched by the limit.
+        #expect(try document.select("//tr").count == 400)
     }
 
     @Test("attributes, children and ancestors are reachable without C pointers")

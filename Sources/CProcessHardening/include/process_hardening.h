@@ -9,4 +9,10 @@ int unitool_set_not_dumpable(void);
 /* 1 when the process is dumpable, 0 when not, -1 on error. */
 int unitool_is_dumpable(void);
 
+#include <spawn.h>
+
+/* posix_spawn_file_actions_addclosefrom_np, which glibc declares only under _GNU_SOURCE:
+   the child closes every descriptor from `lowest` on. */
+int unitool_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
+
 #endif

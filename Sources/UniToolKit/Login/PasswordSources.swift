@@ -98,6 +98,19 @@ public struct PasswordKeyring: Sendable {
         }
     }
 
+    /// Refuses a password from outside the keyring (UNITOOL_PASSWORD_COMMAND) for a definition
+    /// that replaced another and sends passwords where that one did not: the command was set
+    /// up for the portal the user knew.
+    public static func checkOutsidePassword(for portal: PortalRecipe, source: String) throws {
+        guard let before = portal.replacedCredentialOrigins else { return }
+        guard PasswordRelease.decide(storedFor: before, requestedBy: portal.declaredCredentialOrigins, definitionReplaced: true) != .release
+        else { return }
+        throw UniToolError(
+            .credentialsMissing,
+            "\(source) is not used for '\(portal.id)': its definition (\(portal.file)) would send the password to \(portal.declaredCredentialOrigins.joined(separator: ", ")), where the definition it replaced (\(portal.replacedDefinition ?? "?")) sent it only to \(before.joined(separator: ", "))",
+            hint: "if you trust the new definition, give the password with --password-stdin; otherwise 'unitool recipes untrust' the pack")
+    }
+
     public func store(_ password: Secret, for user: String) throws {
         var attributes = KeyringItems.attributes(portal: portal, user: user, kind: .password)
         attributes["origins"] = origins.joined(separator: " ")

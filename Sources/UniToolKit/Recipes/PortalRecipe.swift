@@ -23,6 +23,9 @@ public struct PortalRecipe: Sendable {
     public var declaredCredentialOrigins: [String] = []
     /// The file of the definition this one replaced (a recipe pack the user trusted), if any.
     public var replacedDefinition: String? = nil
+    /// Where the replaced definition could send a password: a password from outside the keyring
+    /// (UNITOOL_PASSWORD_COMMAND) is given only to a replacement that sends it nowhere else.
+    public var replacedCredentialOrigins: [String]? = nil
 
     /// Points the recipe at another address, as the demo does once it knows its port.
     public func relocated(to base: URL) -> PortalRecipe {

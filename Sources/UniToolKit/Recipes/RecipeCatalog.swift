@@ -84,6 +84,7 @@ public struct RecipeCatalog: Sendable {
                             hint: "if you trust this recipe pack, run 'unitool recipes trust \(directory.deletingLastPathComponent().path)'; otherwise remove its \(portalName)/\(name), or leave out --recipes")
                     }
                     recipe.replacedDefinition = earlier.file
+                    recipe.replacedCredentialOrigins = earlier.replacedCredentialOrigins ?? earlier.declaredCredentialOrigins
                     replacedPortals[portalName, default: []].append(earlier.file)
                 }
                 portals[portalName] = recipe

@@ -1,0 +1,247 @@
+import DemoUniversity
+import Foundation
+import Testing
+import UniToolTestSupport
+
+/// The second red-team round, end to end: each test is one attack that got through before.
+@Suite("Security round two: hostile packs, bounded input, time limits, process hygiene")
+struct SecurityRoundTwoTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+    }
+
+    func run(
+        _ arguments: [String], stdin: String? = nil, demo: DemoUniversity? = nil, extra: [String: String] = [:]
+    ) async throws -> UniToolProcess.Outcome {
+        var environment = sandbox.environment.merging(extra) { $1 }
+        if let demo { environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString }
+        return try await UniToolProcess.run(arguments, stdin: stdin, environment: environment)
+    }
+
+    @Test("a portal id with a separator, such as demo:totp, is refused with exit 64")
+    func portalIDWithColon() async throws {
+        let outcome = try await run(["--portal", "demo:totp", "grades"])
+        #expect(outcome.exitCode == 64, "\(outcome)")
+        #expect(outcome.stderr.contains("not a portal id"))
+    }
+
+    @Test("--timeout 5 against a server that trickles one byte every 2 s exits 21 in under 6 s")
+    func tricklingServer() async throws {
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "trickle"))
+        defer { Task { await demo.stop() } }
+        let outcome = try await run(["--portal", "demo", "grades", "--timeout", "5"], demo: demo)
+        #expect(outcome.exitCode == 21, "\(outcome)")
+        #expect(outcome.stderr.contains("did not answer in time"), "\(outcome)")
+        #expect(outcome.seconds < 6, "took \(outcome.seconds) s")
+    }
+
+    @Test("non-finite, negative and absurd time limits are usage errors (exit 64), never a crash")
+    func numericOptions() async throws {
+        for arguments in [["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "1e300"], ["--connect-timeout", "nan"], ["--timeout=-1"], ["--timeout", "0"]] {
+            let outcome = try await run(["--portal", "demo"] + arguments + ["grades"])
+            #expect(outcome.exitCode == 64, "\(arguments): \(outcome)")
+            #expect(outcome.stderr.contains("timeout"), "\(arguments): \(outcome)")
+        }
+    }
+
+    @Test("unitool runs with core dumps off (RLIMIT_CORE 0), so a crash cannot write the password to disk")
+    func noCoreDumps() async throws {
+        let process = Process()
+        process.executableURL = UniToolProcess.executable
+        process.arguments = ["rpc"]
+        process.environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+        var limits = ""
+        for _ in 0..<100 {
+            limits = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)) ?? ""
+            if limits.contains("Max core file size") { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // Give the process a moment to reach main() before the limits are read again.
+        try await Task.sleep(for: .milliseconds(300))
+        limits = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)) ?? limits
+        let line = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") } ?? ""
+        let numbers = line.split(separator: " ").filter { $0.allSatisfy(\.isNumber) }
+        #expect(numbers.prefix(2) == ["0", "0"], "\(line)")
+    }
+
+    @Test("a quadratic-entity feed is refused within 5 s and 200 MB")
+    func quadraticEntityFeed() async throws {
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "hostile-xml=quadratic"))
+        defer { Task { await demo.stop() } }
+        let outcome = try await run(["--portal", "demo", "news", "--source", "rss"], demo: demo)
+        #expect(outcome.exitCode == 30, "\(outcome)")
+        #expect(outcome.stderr.contains("declares entities"), "\(outcome)")
+        #expect(outcome.seconds < 5)
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        // ru_maxrss is in KiB: the largest child this test process has waited for.
+        #expect(usage.ru_maxrss < 200 * 1024, "a child used \(usage.ru_maxrss) KiB")
+    }
+
+    @Test("UNITOOL_PASSWORD_COMMAND's output is capped at 64 KiB; a background child holding the pipe does not hold unitool")
+    func boundedPasswordCommand() async throws {
+        let flood = try await run(["--portal", "demo", "--user", "dora", "grades"], extra: ["UNITOOL_PASSWORD_COMMAND": "yes | tr -d '\\n'"])
+        #expect(flood.exitCode == 40, "\(flood)")
+        #expect(flood.stderr.contains("64 KiB"), "\(flood)")
+        #expect(flood.seconds < 20)
+        let background = try await run(
+            ["--portal", "demo", "--user", "dora", "grades", "--json"],
+            extra: ["UNITOOL_PASSWORD_COMMAND": "(exec 2>/dev/null; sleep 60; echo late) & echo explorer-2026"])
+        #expect(background.exitCode == 0, "\(background)")
+        #expect(background.seconds < 30, "took \(background.seconds) s")
+    }
+
+    @Test("with --password-stdin, a plugin gets an empty stdin, and its session still logs in with the password")
+    func pluginNeverSeesThePassword() async throws {
+        let password = "explorer-2026"
+        let plugins = sandbox.root.appendingPathComponent("config/unitool/plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let seen = sandbox.root.appendingPathComponent("plugin-stdin.txt")
+        let plugin = plugins.appendingPathComponent("unitool-peek")
+        try """
+            #!/usr/bin/env python3
+            import json, os, socket, sys
+            open(\(String(reflecting: seen.path)), "w").write(sys.stdin.read())
+            channel = socket.socket(fileno=int(os.environ["UNITOOL_RPC_FD"]))
+            reader = channel.makefile("r", encoding="utf-8")
+            channel.sendall((json.dumps({"jsonrpc": "2.0", "id": 1, "method": "recipes.run", "params": {"recipe": "grades"}}) + "\\n").encode())
+            answer = json.loads(reader.readline())
+            print("records" if "result" in answer else answer["error"]["message"])
+            """.write(to: plugin, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: plugin.path)
+        let outcome = try await run(["--portal", "demo", "--user", "dora", "--password-stdin", "peek"], stdin: password)
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("records"), "the plugin's session logged in with the password: \(outcome)")
+        #expect(try String(contentsOf: seen, encoding: .utf8).isEmpty, "the plugin read the password from its stdin")
+    }
+
+    @Test("a session copy left by a killed save is swept by the next save and by auth logout")
+    func staleTemporariesAreSwept() async throws {
+        let folder = sandbox.root.appendingPathComponent("state/unitool/sessions/demo")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // pid 2^22 + 1 is above Linux's largest pid, so no process has it.
+        let stale = folder.appendingPathComponent(".alice.json.4194305.7.tmp")
+        try Data("{\"cookies\": []}".utf8).write(to: stale)
+        let grades = try await run(["--portal", "demo", "grades"])
+        #expect(grades.exitCode == 0, "\(grades)")
+        #expect(!FileManager.default.fileExists(atPath: stale.path), "the save swept the stale copy")
+        try Data("{\"cookies\": []}".utf8).write(to: stale)
+        let logout = try await run(["auth", "logout", "--portal", "demo", "--keep-password"])
+        #expect(logout.exitCode == 0, "\(logout)")
+        #expect(!FileManager.default.fileExists(atPath: stale.path), "logout swept the stale copy")
+    }
+
+    @Test("a state folder that cannot be written: a warning, and the command still works without saving")
+    func unwritableStateFolder() async throws {
+        // Under /proc nothing can be created, not even by root.
+        let outcome = try await run(["--portal", "demo", "grades", "--json"], extra: ["XDG_STATE_HOME": "/proc/self/unitool-state"])
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("\"course\""), "\(outcome)")
+        #expect(outcome.stderr.contains("without saving"), "\(outcome)")
+    }
+}
+
+/// The attacks that need the shared test keyring, one after another (they use the same user).
+@Suite(
+    "Security round two: the keyring against hostile recipe packs",
+    .enabled(if: ProcessInfo.processInfo.environment["UNITOOL_TEST_SANDBOX"] != nil, "needs the test keyring"), .serialized)
+struct PackAndKeyringTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+    }
+
+    func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
+        try await UniToolProcess.run(arguments, stdin: stdin, environment: sandbox.environment.merging(extra) { $1 })
+    }
+
+    /// A recipe pack whose demo/portal.yaml also lets the password go to another origin.
+    func hostilePack() throws -> URL {
+        let pack = sandbox.root.appendingPathComponent("pack-\(UUID().uuidString.prefix(8))")
+        let folder = pack.appendingPathComponent("demo")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let original = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
+        try original.replacingOccurrences(
+            of: "credentials_may_go_to: [idp]", with: "credentials_may_go_to: [idp, \"https://collector.example\"]"
+        ).write(to: folder.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
+        return pack
+    }
+
+    @Test("a pack that redefines a portal never gets its password: refused untrusted; trusted, the keyring and the password command still refuse")
+    func packCannotTakeThePassword() async throws {
+        // dora: the one demo user no other suite keeps in the keyring (the tests share it).
+        let password = "explorer-2026"
+        let login = try await run(["auth", "login", "--portal", "demo", "--user", "dora", "--password-stdin"], stdin: password)
+        #expect(login.exitCode == 0, "\(login)")
+        let pack = try hostilePack()
+
+        let untrusted = try await run(["--recipes", pack.path, "--portal", "demo", "--user", "dora", "grades"])
+        #expect(untrusted.exitCode == 23, "\(untrusted)")
+        #expect(untrusted.stderr.contains("redefines portal 'demo'"), "\(untrusted)")
+        let lint = try await run(["--recipes", pack.path, "recipes", "lint"])
+        #expect(lint.exitCode == 23, "lint must not call the pack ok: \(lint)")
+
+        let trust = try await run(["recipes", "trust", pack.path])
+        #expect(trust.exitCode == 0, "\(trust)")
+        #expect(trust.stderr.contains("https://collector.example"), "trust names where passwords would go: \(trust)")
+        let list = try await run(["--recipes", pack.path, "recipes", "list", "--json"])
+        #expect(list.stdout.contains("Recipes/demo/portal.yaml"), "list names what the pack replaced: \(list)")
+
+        // A fresh session folder, so that a login is needed.
+        let fresh = sandbox.root.appendingPathComponent("state-fresh")
+        for extra in [["XDG_STATE_HOME": fresh.path], ["XDG_STATE_HOME": fresh.path, "UNITOOL_PASSWORD_COMMAND": "echo \(password)"]] {
+            let grades = try await run(["--recipes", pack.path, "--portal", "demo", "--user", "dora", "grades"], extra: extra)
+            #expect(grades.exitCode == 40, "\(grades)")
+            #expect(grades.stderr.contains("https://collector.example"), "\(grades)")
+            #expect(grades.stderr.contains("http://127.0.0.1:0"), "the message names the old origins: \(grades)")
+            #expect(!grades.stdout.contains(password) && !grades.stderr.contains(password))
+        }
+        // Without the pack, the password still works for the user's own definition.
+        let own = try await run(["--portal", "demo", "--user", "dora", "grades", "--json"], extra: ["XDG_STATE_HOME": fresh.path])
+        #expect(own.exitCode == 0, "\(own)")
+        _ = try await run(["auth", "logout", "--portal", "demo", "--user", "dora"])
+    }
+
+    @Test("a password stored under the old keyring scheme is moved to the new attributes on first use")
+    func legacyKeyringItemIsMigrated() async throws {
+        try secretTool(["store", "--label=old", "service", "unitool:demo", "username", "dora"], input: "explorer-2026")
+        let grades = try await run(["--portal", "demo", "--user", "dora", "grades", "--json"])
+        #expect(grades.exitCode == 0, "\(grades)")
+        #expect(try secretTool(["lookup", "service", "unitool:demo", "username", "dora"]).isEmpty)
+        #expect(try secretTool(["lookup", "service", "unitool", "portal", "demo", "username", "dora", "kind", "password"]) == "explorer-2026")
+        #expect(try secretTool(["search", "service", "unitool", "portal", "demo", "username", "dora"]).contains("origins = http://127.0.0.1:0"))
+        _ = try await run(["auth", "logout", "--portal", "demo", "--user", "dora"])
+    }
+
+    @discardableResult
+    func secretTool(_ arguments: [String], input: String? = nil) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/secret-tool")
+        process.arguments = arguments
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stdout
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let data = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+import UniToolKit
+import UniToolTestSupport
+
+/// A recipe pack (`--recipes DIR`) may add, but not silently redefine where a password goes.
+@Suite("Recipe packs, portal ids and bounded recipe loading")
+struct RecipePackTrustTests {
+    /// A pack folder holding a `demo/portal.yaml` that sends the password to another origin too.
+    func hostilePack() throws -> (pack: URL, file: URL, content: Data) {
+        let pack = FileManager.default.temporaryDirectory.appendingPathComponent("pack-\(UUID().uuidString)")
+        let folder = pack.appendingPathComponent("demo")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let original = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
+        let hostile = original.replacingOccurrences(
+            of: "credentials_may_go_to: [idp]", with: "credentials_may_go_to: [idp, \"https://collector.example\"]")
+        #expect(hostile != original)
+        let file = folder.appendingPathComponent("portal.yaml")
+        try Data(hostile.utf8).write(to: file)
+        return (pack, file, Data(hostile.utf8))
+    }
+
+    @Test("a pack's portal.yaml that redefines a portal is refused unless trusted, naming both files")
+    func redefinitionNeedsTrust() throws {
+        let (pack, file, content) = try hostilePack()
+        defer { try? FileManager.default.removeItem(at: pack) }
+        do {
+            _ = try RecipeCatalog(directories: [Fixtures.recipes], packs: [pack])
+            Issue.record("a redefinition was loaded without trust")
+        } catch let error as UniToolError {
+            #expect(error.kind == .unsafeRequest)
+            #expect(error.message.contains(file.path))
+            #expect(error.message.contains("Recipes/demo/portal.yaml"))
+            #expect(error.hint?.contains("unitool recipes trust") == true)
+        }
+        var trust = RecipeTrust()
+        trust.trust(portal: "demo", file: file.path, content: content)
+        let catalog = try RecipeCatalog(directories: [Fixtures.recipes], packs: [pack], trust: trust)
+        let portal = try catalog.portal("demo")
+        #expect(portal.file == file.path)
+        #expect(portal.replacedDefinition?.hasSuffix("Recipes/demo/portal.yaml") == true)
+        #expect(catalog.replacedPortals["demo"]?.count == 1)
+        #expect(portal.declaredCredentialOrigins.contains("https://collector.example"))
+
+        // Trust is for the content: a changed file must be trusted again.
+        try Data((String(decoding: content, as: UTF8.self) + "\n# changed\n").utf8).write(to: file)
+        #expect(throws: UniToolError.self) { try RecipeCatalog(directories: [Fixtures.recipes], packs: [pack], trust: trust) }
+    }
+
+    @Test("the user's own folders may replace a bundled portal; a pack may add a new portal and commands")
+    func ownFoldersAndNewPortals() throws {
+        let (pack, _, _) = try hostilePack()
+        defer { try? FileManager.default.removeItem(at: pack) }
+        // The same folder as the user's own recipes: allowed, and recorded as a replacement.
+        let catalog = try RecipeCatalog(directories: [Fixtures.recipes, pack])
+        #expect(catalog.replacedPortals["demo"]?.count == 1)
+        // A pack with only a data recipe for demo adds it.
+        let commandsOnly = FileManager.default.temporaryDirectory.appendingPathComponent("pack-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: commandsOnly) }
+        try FileManager.default.createDirectory(at: commandsOnly.appendingPathComponent("demo"), withIntermediateDirectories: true)
+        let grades = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/grades.yaml"), encoding: .utf8)
+        try Data(grades.replacingOccurrences(of: "command: grades", with: "command: marks").utf8)
+            .write(to: commandsOnly.appendingPathComponent("demo/marks.yaml"))
+        let added = try RecipeCatalog(directories: [Fixtures.recipes], packs: [commandsOnly])
+        #expect(try added.recipe(portal: "demo", command: "marks").command == "marks")
+        #expect(try added.portal("demo").replacedDefinition == nil)
+    }
+
+    @Test("portal ids are lower-case letters, digits and hyphens; 'demo:totp' is refused everywhere")
+    func portalIDs() throws {
+        for good in ["demo", "tokyo-tech", "u2", "0x"] { #expect(PortalID.problem(with: good) == nil, "\(good)") }
+        for bad in ["demo:totp", "", "-demo", "Demo", "de mo", "demo/..", "dëmo", String(repeating: "a", count: 65)] {
+            #expect(PortalID.problem(with: bad) != nil, "\(bad)")
+        }
+        let catalog = try RecipeCatalog(directories: [Fixtures.recipes])
+        #expect(throws: UniToolError.self) { try catalog.portal("demo:totp") }
+        let text = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
+            .replacingOccurrences(of: "portal: demo", with: "portal: \"demo:totp\"")
+        do {
+            _ = try PortalRecipe.load(file: "portal.yaml", text: text)
+            Issue.record("a portal id with a colon was accepted")
+        } catch let error as UniToolError {
+            #expect(error.kind == .recipeInvalid)
+            #expect(error.message.contains("portal id"))
+        }
+    }
+
+    @Test("a stored password goes only to the origins it was stored for")
+    func passwordReleaseDecision() {
+        let stored = ["http://127.0.0.1:0"]
+        #expect(PasswordRelease.decide(storedFor: stored, requestedBy: stored, definitionReplaced: false) == .release)
+        #expect(PasswordRelease.decide(storedFor: stored, requestedBy: stored, definitionReplaced: true) == .release)
+        #expect(
+            PasswordRelease.decide(storedFor: stored, requestedBy: stored + ["https://collector.example"], definitionReplaced: true)
+                == .refuse(storedFor: stored))
+        #expect(
+            PasswordRelease.decide(storedFor: stored, requestedBy: ["https://collector.example"], definitionReplaced: false)
+                == .refuse(storedFor: stored))
+        #expect(PasswordRelease.decide(storedFor: nil, requestedBy: stored, definitionReplaced: false) == .bind)
+        #expect(PasswordRelease.decide(storedFor: nil, requestedBy: stored, definitionReplaced: true) == .refuse(storedFor: nil))
+        #expect(PasswordRelease.decide(storedFor: stored, requestedBy: [], definitionReplaced: false) == .refuse(storedFor: stored))
+    }
+
+    @Test("a 4 KB YAML alias bomb is refused at once, naming the line")
+    func aliasBomb() throws {
+        var lines = ["portal: demo", "name: x", "base_url: http://127.0.0.1:0", "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+        for level in 1...9 {
+            lines.append("a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 9).joined(separator: ", ") + "]")
+        }
+        let started = ContinuousClock.now
+        do {
+            _ = try PortalRecipe.load(file: "bomb.yaml", text: lines.joined(separator: "\n"))
+            Issue.record("an alias bomb was accepted")
+        } catch let error as UniToolError {
+            #expect(error.kind == .recipeInvalid)
+            #expect(error.message.contains("bomb.yaml:4"), "\(error.message)")
+            #expect(error.message.contains("anchors and aliases"))
+        }
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
+
+    @Test("loading is linear in the recipe's size: four times the fields take about four times as long, not sixteen")
+    func loadingIsLinear() throws {
+        let head = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/grades.yaml"), encoding: .utf8)
+            .components(separatedBy: "fields:\n")[0]
+        func recipe(fields count: Int) -> String {
+            var text = head + "fields:\n"
+            for index in 0..<count { text += "  f\(index): { xpath: \"td[@class='c\(index)']\", regex: \"^[0-9]+$\" }\n" }
+            return text
+        }
+        func seconds(_ text: String) throws -> Double {
+            // The best of three, so that a busy machine does not decide the ratio.
+            var best = Double.infinity
+            for _ in 0..<3 {
+                let started = ContinuousClock.now
+                _ = try DataRecipe.load(file: "big.yaml", text: text, portal: "demo")
+                let elapsed = ContinuousClock.now - started
+                best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            }
+            return best
+        }
+        let small = recipe(fields: 3_000)
+        let large = recipe(fields: 12_000)
+        #expect(large.utf8.count < 1_048_576, "the large one is still a recipe unitool accepts")
+        let ratio = try seconds(large) / seconds(small)
+        // Linear gives about 4; the quadratic loader gave about 16 (a 540 KB recipe took 6 s).
+        #expect(ratio < 8, "12,000 fields took \(ratio) times as long as 3,000")
+    }
+
+    @Test("a recipe over 1 MiB is refused before it is parsed")
+    func oversizedRecipe() {
+        let text = "command: x\n# " + String(repeating: "x", count: 1_100_000) + "\n"
+        #expect(throws: UniToolError.self) { try DataRecipe.load(file: "huge.yaml", text: text, portal: "demo") }
+    }
+}
