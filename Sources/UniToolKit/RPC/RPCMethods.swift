@@ -65,17 +65,16 @@ public struct RPCMethods: Sendable {
         // Checked although unused, so that a client's mistake shows at once, not later.
         _ = try params.object("clientInfo")
         _ = try params.object("capabilities")
+        var capabilities: [(key: String, value: JSONValue)] = [
+            ("methods", .array(Self.names.filter { !excluded.contains($0) }.map(JSONValue.string))), ("batches", .bool(true)),
+            ("cancellation", .bool(true)), ("progress", .bool(true)),
+        ]
+        // The limits in force, so that a client can stay within them instead of finding them by failing.
+        capabilities += limits.capabilities
         return .object([
             ("serverInfo", .object([("name", .string("unitool")), ("version", .string(serverVersion))])),
             ("protocolVersion", .string("1")),
-            (
-                "capabilities",
-                .object(
-                    [
-                        ("methods", .array(Self.names.filter { !excluded.contains($0) }.map(JSONValue.string))), ("batches", .bool(true)),
-                        ("cancellation", .bool(true)), ("progress", .bool(true)),
-                    ] + limits.capabilities)
-            ),
+            ("capabilities", .object(capabilities)),
             ("portals", try portalList()),
         ])
     }

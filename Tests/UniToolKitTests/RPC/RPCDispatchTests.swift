@@ -84,7 +84,8 @@ struct RPCDispatchTests {
             Issue.record("the first request was not admitted")
             return
         }
-        #expect(ledger.admitRequest(id: .number(1)) == .duplicateID)
+        let again = ledger.admitRequest(id: .number(1))
+        #expect(again == .duplicateID)
         guard case .admitted(let text) = ledger.admitRequest(id: .string("1")) else {
             Issue.record("\"1\" is another id than 1")
             return
