@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./Scripts/install-deps.sh
+# The outside JSON-RPC client library of the interop test (pip, into .build/interop-venv).
+UNITOOL_INTEROP_PYTHON="$(./Scripts/interop-venv.sh)"
+export UNITOOL_INTEROP_PYTHON
 swift build --build-tests >&2
 
 sandbox="$(mktemp -d)"

@@ -20,7 +20,7 @@ struct RPCCommand: AsyncParsableCommand {
     @Option(help: "The largest message accepted, in bytes; larger ones are answered with an error and skipped.")
     var maxMessageBytes = RPCServer.defaultMaxMessageBytes
     @Option(help: "If the client leaves this many bytes of responses unread, the server gives up and exits with 75.")
-    var maxUnreadBytes = 64 * 1024 * 1024
+    var maxUnreadBytes = RPCLimits.defaultMaxUnreadBytes
 
     struct FramingOption: ExpressibleByArgument {
         let value: RPCFraming
@@ -43,11 +43,14 @@ struct RPCCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("unitool rpc: stopping: \(reason)\n".utf8))
             Foundation.exit(75)
         }
+        // One value for what the server enforces and what `initialize` tells the client.
+        let limits = RPCLimits(maxMessageBytes: maxMessageBytes, maxUnreadBytes: maxUnreadBytes)
         let server = RPCServer(
-            methods: RPCMethods(host: host).table, output: output, framing: framing.value, maxMessageBytes: maxMessageBytes,
-            logger: logger)
+            methods: RPCMethods(host: host, limits: limits).table, output: output, framing: framing.value,
+            maxMessageBytes: limits.maxMessageBytes, logger: logger)
+        // serve returns once every accepted request and notification has finished and every
+        // answer is written (it flushes the output itself), so exiting below loses nothing.
         let code = await server.serve(StandardInputStream.make())
-        output.flush()
         // Sessions are saved after every call, so closing is only tidiness: it may not hold up
         // the exit a client asked for.
         Task.detached {

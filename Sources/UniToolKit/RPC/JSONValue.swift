@@ -4,20 +4,30 @@ import Foundation
 ///
 /// unitool parses protocol messages itself (RFC 8259, strictly) rather than through
 /// `JSONSerialization`: that keeps `true` apart from `1` on every platform, keeps a record's keys
-/// in the recipe's order, and lets the parser enforce a nesting limit on hostile input.
+/// in the recipe's order, lets the parser enforce a nesting limit on hostile input, and keeps a
+/// number's exact text where a `Double` would change it.
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
+    /// A number read from JSON text that a `Double` cannot carry back unchanged (`12345678901234567890`,
+    /// `9007199254740993`, `1.5e3`, `-0`, `1e999`), kept as the text that was sent and written back
+    /// byte for byte. JSON-RPC requires an id to come back exactly as sent, and a `Double` would
+    /// round large integers and respell exponents. Only `JSONParser` makes it: the text is always
+    /// valid RFC 8259 number grammar.
+    case numberLiteral(String)
     case string(String)
     case array([JSONValue])
     case object([(key: String, value: JSONValue)])
 
+    /// Numbers are equal when their values are equal as `Double`s, however they were written
+    /// (`1500` and `1.5e3`); `serialized` still writes each one as it was read.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
-        case (.number(let a), .number(let b)): return a == b
+        case (.number, .number), (.number, .numberLiteral), (.numberLiteral, .number), (.numberLiteral, .numberLiteral):
+            return lhs.doubleValue == rhs.doubleValue
         case (.string(let a), .string(let b)): return a == b
         case (.array(let a), .array(let b)): return a == b
         case (.object(let a), .object(let b)):
@@ -41,12 +51,35 @@ public enum JSONValue: Sendable, Equatable {
         return nil
     }
 
+    /// A number's value, however it was written; infinite for a literal beyond `Double`'s range.
+    public var doubleValue: Double? {
+        switch self {
+        case .number(let number): return number
+        case .numberLiteral(let text): return Double(text)
+        default: return nil
+        }
+    }
+
+    /// Whether this is a number, whichever way it is held.
+    public var isNumber: Bool { doubleValue != nil }
+
+    /// A number read from JSON text (already checked against the grammar): a plain `.number`
+    /// when writing its `Double` back gives the very same text, so that everyday numbers stay
+    /// simple to match; otherwise the text itself, so that nothing the client sent is altered.
+    static func parsedNumber(_ text: String) -> JSONValue {
+        // Longer texts are never the shortest spelling of a Double; don't convert them at all.
+        if text.utf8.count <= 24, let value = Double(text), value.isFinite, FieldValue.numberText(value) == text {
+            return .number(value)
+        }
+        return .numberLiteral(text)
+    }
+
     /// The JSON type's name, for "expected a string, got a number" messages.
     public var typeName: String {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
-        case .number: return "a number"
+        case .number, .numberLiteral: return "a number"
         case .string: return "a string"
         case .array: return "an array"
         case .object: return "an object"
@@ -66,6 +99,7 @@ public enum JSONValue: Sendable, Equatable {
         case .bool(let flag): output += flag ? "true" : "false"
         case .number(let number):
             output += number.isFinite ? FieldValue.numberText(number) : "null"
+        case .numberLiteral(let text): output += text
         case .string(let text): output += JSONRenderer.string(text)
         case .array(let items):
             output += "["
@@ -113,8 +147,9 @@ public struct JSONParser {
         public var description: String { "\(reason) at byte \(offset)" }
     }
 
-    /// Deeper nesting than this is refused: no honest client needs it, and it keeps a hostile
-    /// message from exhausting the stack.
+    /// More arrays and objects inside one another than this are refused: no honest client needs
+    /// it, and it keeps a hostile message from exhausting the stack. Only containers count as
+    /// levels: 64 nested arrays around a number are fine, 65 nested arrays are not.
     public static let maxDepth = 64
 
     private let bytes: [UInt8]
@@ -123,7 +158,7 @@ public struct JSONParser {
     public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         parser.skipWhitespace()
-        let value = try parser.parseValue(depth: 0)
+        let value = try parser.parseValue(enclosingContainers: 0)
         parser.skipWhitespace()
         guard parser.index == bytes.count else { throw parser.failure("unexpected text after the JSON value") }
         return value
@@ -139,12 +174,17 @@ public struct JSONParser {
         while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
     }
 
-    private mutating func parseValue(depth: Int) throws -> JSONValue {
-        guard depth < Self.maxDepth else { throw failure("nested deeper than \(Self.maxDepth) levels") }
+    /// - Parameter enclosingContainers: how many arrays and objects this value is inside.
+    private mutating func parseValue(enclosingContainers: Int) throws -> JSONValue {
         guard index < bytes.count else { throw failure("unexpected end of input") }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return try parseObject(depth: depth)
-        case UInt8(ascii: "["): return try parseArray(depth: depth)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            // This container is one more level; a scalar inside it adds none.
+            let level = enclosingContainers + 1
+            guard level <= Self.maxDepth else {
+                throw failure("arrays and objects nested more than \(Self.maxDepth) levels deep")
+            }
+            return bytes[index] == UInt8(ascii: "{") ? try parseObject(level: level) : try parseArray(level: level)
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): return try literal("true", .bool(true))
         case UInt8(ascii: "f"): return try literal("false", .bool(false))
@@ -163,7 +203,7 @@ public struct JSONParser {
         return value
     }
 
-    private mutating func parseObject(depth: Int) throws -> JSONValue {
+    private mutating func parseObject(level: Int) throws -> JSONValue {
         index += 1
         var members: [(key: String, value: JSONValue)] = []
         skipWhitespace()
@@ -179,7 +219,7 @@ public struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a key") }
             index += 1
             skipWhitespace()
-            members.append((key, try parseValue(depth: depth + 1)))
+            members.append((key, try parseValue(enclosingContainers: level)))
             skipWhitespace()
             guard index < bytes.count else { throw failure("unexpected end of input in an object") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -192,7 +232,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseArray(depth: Int) throws -> JSONValue {
+    private mutating func parseArray(level: Int) throws -> JSONValue {
         index += 1
         var items: [JSONValue] = []
         skipWhitespace()
@@ -202,7 +242,7 @@ public struct JSONParser {
         }
         while true {
             skipWhitespace()
-            items.append(try parseValue(depth: depth + 1))
+            items.append(try parseValue(enclosingContainers: level))
             skipWhitespace()
             guard index < bytes.count else { throw failure("unexpected end of input in an array") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -314,9 +354,9 @@ public struct JSONParser {
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard digits() > 0 else { throw failure("no digits in the exponent") }
         }
-        guard let number = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else { throw failure("invalid number") }
-        // Found by fuzzing: 1e999 became infinity, which JSON cannot carry back (it was answered as null).
-        guard number.isFinite else { throw failure("number out of range") }
-        return .number(number)
+        // The grammar is checked above, so the text is a valid JSON number of any size. It is kept
+        // as text where a Double would change it: found by fuzzing, 1e999 once became infinity and
+        // came back as null; found by a client, ids past 2^53 came back rounded.
+        return JSONValue.parsedNumber(String(decoding: bytes[start..<index], as: UTF8.self))
     }
 }

@@ -26,11 +26,17 @@ public struct RPCMethods: Sendable {
     public let serverVersion: String
     /// Methods this server does not offer.
     public let excluded: Set<String>
+    /// The limits the server enforces, which `initialize` reports: the host passes what its flags set.
+    public let limits: RPCLimits
 
-    public init(host: any RPCHost, serverVersion: String = UniToolVersion.current, excluding excluded: Set<String> = []) {
+    public init(
+        host: any RPCHost, serverVersion: String = UniToolVersion.current, excluding excluded: Set<String> = [],
+        limits: RPCLimits = RPCLimits()
+    ) {
         self.host = host
         self.serverVersion = serverVersion
         self.excluded = excluded
+        self.limits = limits
     }
 
     /// What a plugin's channel (fd 3) leaves out: a plugin works with the user's session, but
@@ -55,17 +61,20 @@ public struct RPCMethods: Sendable {
 
     func initialize(_ request: RPCRequest) async throws -> JSONValue {
         let params = try Params(request)
-        try params.allow(["clientInfo", "capabilities", "progressToken"])
+        try params.allow(["clientInfo", "capabilities"])
+        // Checked although unused, so that a client's mistake shows at once, not later.
+        _ = try params.object("clientInfo")
+        _ = try params.object("capabilities")
+        var capabilities: [(key: String, value: JSONValue)] = [
+            ("methods", .array(Self.names.filter { !excluded.contains($0) }.map(JSONValue.string))), ("batches", .bool(true)),
+            ("cancellation", .bool(true)), ("progress", .bool(true)),
+        ]
+        // The limits in force, so that a client can stay within them instead of finding them by failing.
+        capabilities += limits.capabilities
         return .object([
             ("serverInfo", .object([("name", .string("unitool")), ("version", .string(serverVersion))])),
             ("protocolVersion", .string("1")),
-            (
-                "capabilities",
-                .object([
-                    ("methods", .array(Self.names.filter { !excluded.contains($0) }.map(JSONValue.string))), ("batches", .bool(true)), ("cancellation", .bool(true)),
-                    ("progress", .bool(true)), ("maxMessageBytes", .number(Double(RPCServer.defaultMaxMessageBytes))),
-                ])
-            ),
+            ("capabilities", .object(capabilities)),
             ("portals", try portalList()),
         ])
     }
@@ -97,6 +106,7 @@ public struct RPCMethods: Sendable {
         }
         var session = "none"
         if SessionStore().exists(portal: portal.id, user: user) {
+            request.progress?("checking the saved session with \(portal.name)")
             let connection = try await host.connection(portal: portal, user: user)
             session = try await connection.isSessionValid() ? "valid" : "expired"
         }
@@ -105,7 +115,7 @@ public struct RPCMethods: Sendable {
 
     func authLogin(_ request: RPCRequest) async throws -> JSONValue {
         let params = try Params(request)
-        try params.allow(["portal", "user", "password", "remember", "progressToken"])
+        try params.allow(["portal", "user", "password", "remember"])
         let (portal, user) = try portalAndUser(params)
         let remember = try params.bool("remember") ?? true
         let password: Secret
@@ -159,6 +169,7 @@ public struct RPCMethods: Sendable {
         let params = try Params(request)
         try params.allow(["portal", "user"])
         let (portal, user) = try portalAndUser(params)
+        request.progress?("asking \(portal.name) for its terms of use")
         let status = try await host.connection(portal: portal, user: user).termsStatus(host.acceptedTerms)
         return .object([
             ("portal", .string(portal.id)), ("current", status.current.map { .string($0.version) } ?? .null),
@@ -171,6 +182,7 @@ public struct RPCMethods: Sendable {
         let params = try Params(request)
         try params.allow(["portal", "user", "version"])
         let (portal, user) = try portalAndUser(params)
+        request.progress?("asking \(portal.name) for its terms of use")
         let accepted = try await host.connection(portal: portal, user: user).acceptTerms(
             version: try params.string("version"), store: host.acceptedTerms,
             staleHint: { "show the current terms to the user, then accept version \($0)" })
@@ -203,30 +215,26 @@ public struct RPCMethods: Sendable {
 
     func recipesRun(_ request: RPCRequest) async throws -> JSONValue {
         let params = try Params(request)
-        try params.allow(["portal", "user", "recipe", "options", "source", "summary", "fields", "progressToken"])
+        try params.allow(RecipeRunParameters.names)
         let recipe = try self.recipe(params)
+        // Everything the recipe can check is checked before any request, in protocol terms.
+        let run = try RecipeRunParameters(params, recipe: recipe)
         let (portal, user) = try portalAndUser(params)
-        let options = try params.stringMap("options") ?? [:]
         let connection = try await host.connection(portal: portal, user: user)
         request.progress?("checking the terms of use of \(portal.name)")
         try await ensureTermsAccepted(connection)
         request.progress?("running \(recipe.command)")
-        var records = try await connection.run(recipe, options: options, source: try params.string("source"))
+        var records = try await connection.run(recipe, options: run.options, source: run.source)
         try connection.saveSession()
-        if try params.bool("summary") == true {
-            guard let totals = recipe.totals else {
-                throw RPCError.invalidParams("'\(recipe.command)' has no totals, so 'summary' does not apply")
-            }
-            records = totals.compute(over: records)
-        }
-        if let fields = try params.stringList("fields") { records = try records.selecting(fields) }
+        if run.summary, let totals = recipe.totals { records = totals.compute(over: records) }
+        if let fields = run.fields { records = try records.selecting(fields) }
         request.progress?("\(records.records.count) records")
         return .object([("columns", .array(records.columns.map(JSONValue.string))), ("records", .array(records.records.map(JSONValue.init)))])
     }
 
     func recipesPerform(_ request: RPCRequest) async throws -> JSONValue {
         let params = try Params(request)
-        try params.allow(["portal", "user", "recipe", "action", "argument", "progressToken"])
+        try params.allow(["portal", "user", "recipe", "action", "argument"])
         let recipe = try self.recipe(params)
         let name = try params.requiredString("action")
         guard let action = recipe.actions.first(where: { $0.name == name }) else {
@@ -235,7 +243,9 @@ public struct RPCMethods: Sendable {
         }
         let (portal, user) = try portalAndUser(params)
         let connection = try await host.connection(portal: portal, user: user)
+        request.progress?("checking the terms of use of \(portal.name)")
         try await ensureTermsAccepted(connection)
+        request.progress?("performing \(action.name) of \(recipe.command)")
         let result = try await connection.perform(action, of: recipe, argument: try params.requiredString("argument"))
         try connection.saveSession()
         return .object([("columns", .array(result.columns.map(JSONValue.string))), ("records", .array(result.records.map(JSONValue.init)))])
@@ -243,11 +253,13 @@ public struct RPCMethods: Sendable {
 
     func sessionFetch(_ request: RPCRequest) async throws -> JSONValue {
         let params = try Params(request)
-        try params.allow(["portal", "user", "url", "progressToken"])
+        try params.allow(["portal", "user", "url"])
         let (portal, user) = try portalAndUser(params)
         let connection = try await host.connection(portal: portal, user: user)
         let url = try connection.ownPageURL(try params.requiredString("url"))
+        request.progress?("checking the terms of use of \(portal.name)")
         try await ensureTermsAccepted(connection)
+        request.progress?("fetching \(url.path.isEmpty ? "/" : url.path)")
         let page = try await connection.fetch(url.absoluteString)
         try connection.saveSession()
         return .object([
@@ -288,11 +300,27 @@ struct Params {
         }
     }
 
+    /// Refuses any parameter not named here. `progressToken` is always allowed, as docs/RPC.md
+    /// promises for every request (a method with nothing to report ignores it), but it must be a
+    /// string or a number, as in LSP.
     func allow(_ names: [String]) throws {
-        for member in members where !names.contains(member.key) {
+        for member in members where member.key != Self.progressToken && !names.contains(member.key) {
             throw RPCError.invalidParams(
-                "unknown parameter '\(member.key)'" + (names.isEmpty ? "; this method takes none" : "; known: \(names.joined(separator: ", "))"))
+                "unknown parameter '\(member.key)'"
+                    + (names.isEmpty
+                        ? "; this method takes none (besides progressToken)" : "; known: \(names.joined(separator: ", ")), progressToken"))
         }
+        if let token = value(Self.progressToken), token.stringValue == nil, !token.isNumber {
+            throw RPCError.invalidParams("'\(Self.progressToken)' must be a string or a number, not \(token.typeName)")
+        }
+    }
+
+    static let progressToken = "progressToken"
+
+    func object(_ name: String) throws -> [(key: String, value: JSONValue)]? {
+        guard let value = value(name) else { return nil }
+        guard case .object(let members) = value else { throw RPCError.invalidParams("'\(name)' must be an object, not \(value.typeName)") }
+        return members
     }
 
     private func value(_ name: String) -> JSONValue? {
@@ -326,21 +354,6 @@ struct Params {
         }
     }
 
-    /// An object of option values. Numbers and booleans are accepted and passed as their text,
-    /// since recipe options are text (`"term": "2026-spring"`).
-    func stringMap(_ name: String) throws -> [String: String]? {
-        guard let value = value(name) else { return nil }
-        guard case .object(let members) = value else { throw RPCError.invalidParams("'\(name)' must be an object, not \(value.typeName)") }
-        var result: [String: String] = [:]
-        for member in members {
-            switch member.value {
-            case .string(let text): result[member.key] = text
-            case .number, .bool: result[member.key] = member.value.serialized
-            default: throw RPCError.invalidParams("'\(name).\(member.key)' must be a string, not \(member.value.typeName)")
-            }
-        }
-        return result
-    }
 }
 
 /// A recipe as `recipes.describe` shows it: enough for a front end to build a form.

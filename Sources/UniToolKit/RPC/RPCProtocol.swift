@@ -64,6 +64,39 @@ public struct RPCError: Error, Sendable, Equatable {
     }
 }
 
+/// The limits a server enforces, which `initialize` reports so that a client can stay within
+/// them instead of finding them by failing.
+public struct RPCLimits: Sendable, Equatable {
+    /// The largest message read (`--max-message-bytes`); a larger one is answered with -32600.
+    public var maxMessageBytes: Int
+    /// How many arrays and objects may be nested in a message (`JSONParser.maxDepth`).
+    public var maxNestingDepth: Int
+    /// Responses the client may leave unread before the server gives up (`--max-unread-bytes`);
+    /// nil when the output has no such limit.
+    public var maxUnreadBytes: Int?
+
+    public init(
+        maxMessageBytes: Int = RPCLimits.defaultMaxMessageBytes, maxNestingDepth: Int = JSONParser.maxDepth,
+        maxUnreadBytes: Int? = RPCLimits.defaultMaxUnreadBytes
+    ) {
+        self.maxMessageBytes = maxMessageBytes
+        self.maxNestingDepth = maxNestingDepth
+        self.maxUnreadBytes = maxUnreadBytes
+    }
+
+    public static let defaultMaxMessageBytes = 4 * 1024 * 1024
+    public static let defaultMaxUnreadBytes = 64 * 1024 * 1024
+
+    /// The limits as `initialize` reports them in `capabilities`.
+    public var capabilities: [(key: String, value: JSONValue)] {
+        var members: [(key: String, value: JSONValue)] = [
+            ("maxMessageBytes", .number(Double(maxMessageBytes))), ("maxNestingDepth", .number(Double(maxNestingDepth))),
+        ]
+        if let maxUnreadBytes { members.append(("maxUnreadBytes", .number(Double(maxUnreadBytes)))) }
+        return members
+    }
+}
+
 /// How messages are delimited on the stream.
 public enum RPCFraming: String, Sendable, CaseIterable {
     /// One JSON text per line (NDJSON). The default: easy from any language and from a shell.
@@ -90,6 +123,9 @@ public struct RPCMessageReader: Sendable {
         case tooLarge(Int)
         /// The Content-Length header block could not be read.
         case badHeader(String)
+        /// The stream ended inside a Content-Length message: its header, or fewer body bytes than
+        /// it announced. It is answered with -32700, so that the client learns it was not read.
+        case truncated(String)
     }
 
     public let framing: RPCFraming
@@ -115,12 +151,40 @@ public struct RPCMessageReader: Sendable {
         return items
     }
 
-    /// The end of the stream: what is left is a last message without its newline.
+    /// The end of the stream. In newline framing, what is left is a last message without its
+    /// newline (or the rest of an oversized one); in Content-Length framing, anything but white
+    /// space is a message that was cut off.
     public mutating func finish() -> [Item] {
-        guard framing == .newline, skipping == nil, !buffer.isEmpty else { return [] }
-        defer { buffer = [] }
-        let line = trimmed(buffer[...])
-        return line.isEmpty ? [] : [.message(Array(line))]
+        let rest = buffer
+        let wasSkipping = skipping != nil
+        let skipped = skippedSoFar
+        buffer = []
+        skipping = nil
+        skippedSoFar = 0
+        switch framing {
+        case .newline:
+            if wasSkipping { return [.tooLarge(skipped + rest.count)] }
+            let line = trimmed(rest[...])
+            return line.isEmpty ? [] : [.message(Array(line))]
+        case .contentLength:
+            // An oversized message was answered when its header was read; the rest of it is moot.
+            if wasSkipping { return [] }
+            guard rest.contains(where: { ![0x20, 0x09, 0x0D, 0x0A].contains($0) }) else { return [] }
+            return [.truncated("the input ended inside a message (\(Self.describeCutOff(rest)))")]
+        }
+    }
+
+    /// What arrived of a cut-off Content-Length message, for the error answer.
+    static func describeCutOff(_ rest: [UInt8]) -> String {
+        let separator: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A]
+        guard let headerEnd = rest.firstRange(of: separator) else { return "its header was not complete" }
+        let received = rest.count - headerEnd.upperBound
+        let header = String(decoding: rest[..<headerEnd.lowerBound], as: UTF8.self)
+        let announced = header.split(separator: "\r\n").compactMap { line -> Int? in
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            return parts.count == 2 && parts[0].lowercased() == "content-length" ? Int(parts[1]) : nil
+        }.last
+        return announced.map { "\(received) of the \($0) bytes its header announced" } ?? "\(received) bytes of its body"
     }
 
     private func trimmed(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {

@@ -36,7 +36,7 @@ public enum RPCEnvelope {
         var usableID: JSONValue = .null
         if let id {
             switch id {
-            case .string, .number, .null: usableID = id
+            case .string, .number, .numberLiteral, .null: usableID = id
             default:
                 return .failure(
                     Rejection(id: .null, error: .invalidRequest("'id' must be a string, a number or null, not \(id.typeName)")))
@@ -67,16 +67,26 @@ public typealias RPCMethod = @Sendable (RPCRequest) async throws -> JSONValue
 /// Where protocol messages go: stdout in `unitool rpc`, a socket for a plugin.
 public protocol RPCOutput: Sendable {
     func send(_ bytes: [UInt8])
+    /// Returns once everything sent so far has been written, so that the server never ends
+    /// with an answer still queued.
+    func flush()
+}
+
+extension RPCOutput {
+    /// For outputs that write synchronously in `send`.
+    public func flush() {}
 }
 
 /// A JSON-RPC 2.0 server over a byte stream.
 ///
 /// Requests run concurrently, each in its own task, and answer in the order they finish.
-/// Notifications get no answer. A batch is answered as one array once all its requests are
-/// done. `$/cancelRequest` cancels a request in flight; `shutdown` stops new work; `exit` or the
-/// end of the input ends the server once the work in flight has answered.
+/// Notifications get no answer, but run to completion like requests. A batch is answered as one
+/// array once all its requests are done; its requests are ordinary requests in every other way
+/// (ids, cancellation, shutdown). `$/cancelRequest` cancels a request in flight; `shutdown` stops
+/// new work; `exit` or the end of the input ends the server once every piece of accepted work has
+/// finished and its answer has been written.
 public final class RPCServer: Sendable {
-    public static let defaultMaxMessageBytes = 4 * 1024 * 1024
+    public static let defaultMaxMessageBytes = RPCLimits.defaultMaxMessageBytes
 
     private let methods: [String: RPCMethod]
     private let output: any RPCOutput
@@ -85,10 +95,12 @@ public final class RPCServer: Sendable {
     private let logger: Logger
 
     private struct State {
-        var inFlight: [String: Task<Void, Never>] = [:]
-        var batches: [UUID: Task<Void, Never>] = [:]
-        var shuttingDown = false
-        var exitRequested = false
+        var lifecycle = RPCLifecycle()
+        var ledger = RPCWorkLedger()
+        /// The task of each piece of work in the ledger, for cancellation.
+        var tasks: [RPCWorkLedger.Ticket: Task<JSONValue?, Never>] = [:]
+        /// Who waits for the ledger to become idle (the end of `serve`).
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
     private let state = Mutex(State())
 
@@ -103,30 +115,58 @@ public final class RPCServer: Sendable {
         self.logger = logger
     }
 
-    /// Serves until `exit` or the end of the input. Returns the process exit code: 0 after a
-    /// `shutdown` (or a plain end of input), 1 for `exit` without `shutdown`, as in LSP.
+    /// Serves until `exit` or the end of the input, then waits until every accepted request and
+    /// notification has finished and every answer has been written. Returns the process exit
+    /// code: 0 after a `shutdown` (or a plain end of input), 1 for `exit` without `shutdown`, as
+    /// in LSP.
+    ///
+    /// Nothing is written after this returns: a caller may end the process at once.
     public func serve(_ input: AsyncStream<[UInt8]>) async -> Int32 {
         var reader = RPCMessageReader(framing: framing, maxMessageBytes: maxMessageBytes)
-        for await chunk in input {
-            for item in reader.feed(chunk) { receive(item) }
-            if state.withLock({ $0.exitRequested }) { break }
+        reading: for await chunk in input {
+            for item in reader.feed(chunk) {
+                // Nothing after `exit` is read, even later in the same chunk.
+                if exitRequested { break reading }
+                receive(item)
+            }
+            if exitRequested { break }
         }
-        if !state.withLock({ $0.exitRequested }) {
+        if !exitRequested {
             for item in reader.finish() { receive(item) }
-            logger.debug("the input ended; finishing the requests in flight")
+            logger.debug("the input ended; finishing the work in flight")
         }
-        await waitForWorkInFlight()
-        return state.withLock { $0.exitRequested && !$0.shuttingDown ? 1 : 0 }
+        await workFinished()
+        output.flush()
+        return state.withLock { $0.lifecycle.exitCode }
     }
 
-    private func waitForWorkInFlight() async {
-        while true {
-            let tasks = state.withLock { Array($0.inFlight.values) + Array($0.batches.values) }
-            if tasks.isEmpty { return }
-            for task in tasks { await task.value }
-            // Every task unregisters itself when done; yield so that none is waited for twice.
-            await Task.yield()
+    private var exitRequested: Bool { state.withLock { $0.lifecycle.exitRequested } }
+
+    /// Returns once the ledger is idle. Waiting on a continuation rather than on a snapshot of
+    /// the tasks closes the gap where a task had left the books but not yet written its answer
+    /// (the cause of "no answer at all" when the end of input followed a request at once).
+    private func workFinished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idleNow = state.withLock { state -> Bool in
+                if state.ledger.isIdle { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idleNow { continuation.resume() }
         }
+    }
+
+    /// Takes finished work off the books, after its answer was handed to the output.
+    private func finish(_ ticket: RPCWorkLedger.Ticket) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.ledger.finish(ticket)
+            state.tasks.removeValue(forKey: ticket)
+            guard state.ledger.isIdle else { return [] }
+            let waiters = state.idleWaiters
+            state.idleWaiters = []
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Handles one framed item from the stream.
@@ -134,7 +174,7 @@ public final class RPCServer: Sendable {
         switch item {
         case .tooLarge(let size):
             send(response(id: .null, error: .invalidRequest("the message is \(size) bytes; the limit is \(maxMessageBytes)")))
-        case .badHeader(let reason):
+        case .badHeader(let reason), .truncated(let reason):
             send(response(id: .null, error: .parseError(reason)))
         case .message(let bytes):
             let value: JSONValue
@@ -146,112 +186,167 @@ public final class RPCServer: Sendable {
             }
             if case .array(let items) = value {
                 receiveBatch(items)
-            } else if let request = validate(value, answer: { self.send($0) }) {
-                start(request)
-            }
-        }
-    }
-
-    /// Checks the envelope. An invalid one is answered at once (with its id, if it had a usable one).
-    private func validate(_ value: JSONValue, answer: (JSONValue) -> Void = { _ in }) -> RPCRequest? {
-        switch RPCEnvelope.decode(value) {
-        case .failure(let rejection):
-            answer(response(id: rejection.id, error: rejection.error))
-            return nil
-        case .success(var request):
-            if let token = request.params?["progressToken"], request.id != nil {
-                request.progress = { [weak self] message in
-                    self?.notify("$/progress", params: .object([("token", token), ("value", .object([("message", .string(message))]))]))
+            } else {
+                switch accept(value, answeredAlone: true) {
+                case .nothing, .running: break
+                case .answer(let message): send(message)
                 }
             }
-            return request
         }
     }
 
-    private func start(_ request: RPCRequest) {
-        // Control messages act at once, in order, so that `exit` and cancellations are never
-        // stuck behind slow work.
-        if request.method == "$/cancelRequest" {
-            cancel(request.params?["id"])
-            return
+    /// What accepting one message (alone or in a batch) led to.
+    private enum Acceptance: Sendable {
+        /// A notification, or a control message: nothing to answer.
+        case nothing
+        /// An answer decided at once (an invalid request, a refusal, `shutdown`).
+        case answer(JSONValue)
+        /// A request running in this task; the task returns its answer when it is part of a
+        /// batch, and sends it itself (returning nil) when it came alone.
+        case running(Task<JSONValue?, Never>)
+    }
+
+    /// Checks one message and starts its work. Every decision is taken here, under the lock and
+    /// in the order messages arrive: the lifecycle, duplicate ids, registration of the task (so
+    /// that a quick task can never finish before it is on the books).
+    private func accept(_ value: JSONValue, answeredAlone: Bool) -> Acceptance {
+        var decoded: RPCRequest
+        switch RPCEnvelope.decode(value) {
+        case .failure(let rejection): return .answer(response(id: rejection.id, error: rejection.error))
+        case .success(let request): decoded = request
         }
-        if request.method == "exit" {
-            state.withLock { $0.exitRequested = true }
-            return
-        }
-        guard let id = request.id else {
-            // A notification: nothing to answer. Unknown ones are ignored, as the spec says.
-            if let method = methods[request.method], !request.method.hasPrefix("$/") {
-                Task { _ = try? await method(request) }
+        // Any request may ask for progress; a method that has something to report uses it.
+        if decoded.id != nil, let token = decoded.params?["progressToken"], token.stringValue != nil || token.isNumber {
+            decoded.progress = { [weak self] message in
+                self?.notify("$/progress", params: .object([("token", token), ("value", .object([("message", .string(message))]))]))
             }
-            return
         }
-        let key = id.serialized
-        // The task is registered under the lock it must take to unregister itself, so a quick
-        // request can never finish before it is registered and then stay registered forever.
-        state.withLock { locked in
-            if locked.inFlight[key] != nil { logger.warning("two requests in flight with the same id \(key)") }
-            locked.inFlight[key] = Task { [self] in
-                let message = await answer(request)
-                _ = state.withLock { $0.inFlight.removeValue(forKey: key) }
-                send(message)
+        let request = decoded
+        let id = request.id ?? .null
+        enum Decision: Sendable {
+            case acceptance(Acceptance)
+            case cancel(Task<JSONValue?, Never>?, JSONValue?)
+            case ignored(String)
+        }
+        let decision = state.withLock { state -> Decision in
+            switch RPCRoute.decide(request, lifecycle: state.lifecycle) {
+            case .exit:
+                state.lifecycle.requestExit()
+                return .acceptance(.nothing)
+            case .cancel(let target):
+                var task: Task<JSONValue?, Never>?
+                if let target, let ticket = state.ledger.ticket(forID: target) { task = state.tasks[ticket] }
+                return .cancel(task, target)
+            case .refuse(let error):
+                return .acceptance(.answer(response(id: id, error: error)))
+            case .ignore(let reason):
+                return .ignored(reason)
+            case .shutdown:
+                state.lifecycle.requestShutdown()
+                return .acceptance(request.id == nil ? .nothing : .answer(response(id: id, result: .null)))
+            case .run:
+                guard request.id != nil else {
+                    // A notification: nothing to answer, but it is work like any other, run to
+                    // completion before the server ends. Unknown ones are ignored, as the spec says.
+                    guard let method = methods[request.method], !request.method.hasPrefix("$/") else {
+                        return .ignored("no method '\(request.method)' for a notification")
+                    }
+                    let ticket = state.ledger.admitWork()
+                    let logger = self.logger
+                    state.tasks[ticket] = Task { [self] () -> JSONValue? in
+                        do {
+                            _ = try await method(request)
+                        } catch {
+                            logger.debug("notification \(request.method) failed: \(error)")
+                        }
+                        finish(ticket)
+                        return nil
+                    }
+                    return .acceptance(.nothing)
+                }
+                switch state.ledger.admitRequest(id: id) {
+                case .duplicateID:
+                    return .acceptance(
+                        .answer(
+                            response(
+                                id: id,
+                                error: .invalidRequest(
+                                    "another request with id \(id.serialized) is still in flight; ids must be unique among requests in flight"
+                                ))))
+                case .admitted(let ticket):
+                    let task = Task { [self] () -> JSONValue? in
+                        let message = await answer(request)
+                        guard answeredAlone else {
+                            // Part of a batch: the batch sends the answers and stays on the books until then.
+                            finish(ticket)
+                            return message
+                        }
+                        send(message)
+                        finish(ticket)
+                        return nil
+                    }
+                    state.tasks[ticket] = task
+                    return .acceptance(.running(task))
+                }
             }
+        }
+        switch decision {
+        case .acceptance(let acceptance):
+            return acceptance
+        case .cancel(let task, let target):
+            task?.cancel()
+            logger.debug("cancel request \(target?.serialized ?? "without an id"): \(task == nil ? "not in flight" : "cancelled")")
+            return .nothing
+        case .ignored(let reason):
+            logger.debug("notification ignored: \(reason)")
+            return .nothing
         }
     }
 
+    /// A batch: each element is accepted now, in order, exactly as if it had come alone, so that
+    /// ids, cancellation and shutdown treat its requests like any others; the answers are sent
+    /// together, in request order, once all are done.
     private func receiveBatch(_ items: [JSONValue]) {
         guard !items.isEmpty else {
             send(response(id: .null, error: .invalidRequest("an empty batch")))
             return
         }
-        let batchID = UUID()
-        state.withLock { $0.batches[batchID] = makeBatchTask(items, batchID: batchID) }
-    }
-
-    private func makeBatchTask(_ items: [JSONValue], batchID: UUID) -> Task<Void, Never> {
-        Task { [self] in
-            let answers = await withTaskGroup(of: (Int, JSONValue?).self) { group in
-                for (index, item) in items.enumerated() {
-                    var immediate: JSONValue?
-                    guard let request = validate(item, answer: { immediate = $0 }) else {
-                        let answer = immediate
-                        group.addTask { (index, answer) }
-                        continue
-                    }
-                    if request.method == "$/cancelRequest" || request.method == "exit" || request.id == nil {
-                        start(request)
-                        continue
-                    }
-                    group.addTask { (index, await self.answer(request)) }
-                }
-                var results: [(Int, JSONValue)] = []
-                for await (index, answer) in group {
-                    if let answer { results.append((index, answer)) }
-                }
-                return results.sorted { $0.0 < $1.0 }.map(\.1)
+        // The batch is on the books before its elements, so that the books are never idle
+        // between an element finishing and the batch answer being sent.
+        let ticket = state.withLock { $0.ledger.admitWork() }
+        var answers: [Acceptance] = []
+        for item in items {
+            switch accept(item, answeredAlone: false) {
+            case .nothing: break
+            case let other: answers.append(other)
             }
-            _ = state.withLock { $0.batches.removeValue(forKey: batchID) }
-            if !answers.isEmpty { sendRaw(JSONValue.array(answers).serialized) }
         }
-    }
-
-    private func cancel(_ id: JSONValue?) {
-        guard let id else { return }
-        let task = state.withLock { $0.inFlight[id.serialized] }
-        task?.cancel()
-        logger.debug("cancel request \(id.serialized): \(task == nil ? "not in flight" : "cancelled")")
+        // A batch of notifications only gets no answer at all.
+        guard !answers.isEmpty else {
+            finish(ticket)
+            return
+        }
+        let pending = answers
+        state.withLock { state in
+            state.tasks[ticket] = Task { [self] () -> JSONValue? in
+                var messages: [JSONValue] = []
+                for answer in pending {
+                    switch answer {
+                    case .nothing: break
+                    case .answer(let message): messages.append(message)
+                    case .running(let task): if let message = await task.value { messages.append(message) }
+                    }
+                }
+                sendRaw(JSONValue.array(messages).serialized)
+                finish(ticket)
+                return nil
+            }
+        }
     }
 
     /// Runs a request and builds its response message.
     private func answer(_ request: RPCRequest) async -> JSONValue {
         let id = request.id ?? .null
-        if request.method == "shutdown" {
-            state.withLock { $0.shuttingDown = true }
-            return response(id: id, result: .null)
-        }
-        if state.withLock({ $0.shuttingDown }) {
-            return response(id: id, error: .shuttingDown)
-        }
         guard let method = methods[request.method] else {
             return response(id: id, error: .methodNotFound(request.method))
         }
@@ -333,7 +428,7 @@ public final class FileDescriptorOutput: RPCOutput, Sendable {
         }
     }
 
-    /// Waits until everything queued so far is written.
+    /// Waits until everything queued so far is written (or given up on).
     public func flush() {
         queue.sync {}
     }

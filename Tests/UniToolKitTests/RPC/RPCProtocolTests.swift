@@ -4,20 +4,20 @@ import UniToolKit
 
 @Suite("JSON-RPC messages: the JSON parser and the two framings")
 struct RPCProtocolTests {
-    @Test("JSON text round-trips with key order, escapes, surrogate pairs and exact number types")
+    @Test("JSON text round-trips with key order, escapes, surrogate pairs and numbers as they were written")
     func roundTrip() throws {
         let text = #"{"b":1,"a":[true,false,null,-2.5e3,"x\"\\\/\n\u00e9\ud83c\udf93"],"c":{}}"#
         let value = try JSONParser.parse(text)
         #expect(value["b"] == .number(1))
         #expect(value["a"] == .array([.bool(true), .bool(false), .null, .number(-2500), .string("x\"\\/\né🎓")]))
-        #expect(value.serialized == #"{"b":1,"a":[true,false,null,-2500,"x\"\\/\né🎓"],"c":{}}"#)
+        #expect(value.serialized == #"{"b":1,"a":[true,false,null,-2.5e3,"x\"\\/\né🎓"],"c":{}}"#)
         #expect(try JSONParser.parse(value.serialized) == value)
     }
 
     @Test(
         "malformed JSON is refused with the place it went wrong",
         arguments: [
-            "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"\\x\"", "\"\u{01}\"", "tru", "{\"a\":1}x", "\"\\ud800\"", "[1 2]", "1e999", "[-1e400]",
+            "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"\\x\"", "\"\u{01}\"", "tru", "{\"a\":1}x", "\"\\ud800\"", "[1 2]", "1e", "-01", "+1", ".5",
         ])
     func malformed(text: String) {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(text) }

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the outside JSON-RPC client library that the interop test drives unitool with
+# (python-lsp-jsonrpc, see Tests/EndToEndTests/Interop/) into .build/interop-venv.
+# Safe to run again: it installs only what is missing. Prints the venv's python on stdout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv=.build/interop-venv
+if [ ! -x "$venv/bin/python" ]; then
+    mkdir -p .build
+    python3 -m venv "$venv" >&2 || { echo "error: python3 -m venv failed; install python3-venv (Scripts/install-deps.sh)" >&2; exit 1; }
+fi
+if ! "$venv/bin/python" -c "import pylsp_jsonrpc" 2>/dev/null; then
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "python-lsp-jsonrpc==1.1.2" >&2
+fi
+echo "$PWD/$venv/bin/python"
