@@ -104,7 +104,7 @@ struct RPCTests {
             (#"{"jsonrpc":"2.0","id":1,"method":"exit"}"#, -32600),
             (#"{"jsonrpc":"2.0","id":1,"method":"$/cancelRequest","params":{"id":2}}"#, -32600),
             (String(repeating: "[", count: 65) + String(repeating: "]", count: 65), -32700),
-        ])
+        ] as [(String, Double)])
     func malformed(message: String, code: Double) async throws {
         let client = try await start()
         defer { client.terminate() }
