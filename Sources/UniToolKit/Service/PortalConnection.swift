@@ -310,7 +310,13 @@ public final class PortalConnection: Sendable {
         return RecordSet(columns: fields.map(\.name), records: [Record(fields: fields)])
     }
 
+    /// The portal's reason for refusing an action, as the error quotes it: scrubbed of every
+    /// secret the session knows and of SAML messages, since a portal's text may repeat them.
     private func refusal(_ action: ActionSpec, in document: Document) throws -> String? {
+        try unscrubbedRefusal(action, in: document).map { session.scrubber.scrubText($0) }
+    }
+
+    private func unscrubbedRefusal(_ action: ActionSpec, in document: Document) throws -> String? {
         guard let refusedWhen = action.refusedWhen else { return nil }
         switch try document.evaluate(refusedWhen) {
         case .nodes(let nodes): return nodes.first.map { $0.text.collapsingWhitespace() }
