@@ -205,7 +205,7 @@ public struct TraceScrubber: Sendable, Equatable {
     nonisolated(unsafe) private static let passwordInputType = try! NSRegularExpression(
         pattern: #"[\s"'/]type\s*=\s*["']?password(?=["'\s/>]|$)"#, options: [.caseInsensitive])
     nonisolated(unsafe) private static let valueAttribute = try! NSRegularExpression(
-        pattern: #"([\s"'/]value\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+)"#, options: [.caseInsensitive])
+        pattern: #"([\s"'/]value\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s"'<>`]+)"#, options: [.caseInsensitive])
     /// Base64 of `<samlp:`, `<saml2p:`, `<saml:` or `<?xml ` wherever it stands: a SAML message
     /// carried in a place no other rule knows (a script variable, a data attribute).
     nonisolated(unsafe) private static let base64SAML = try! NSRegularExpression(
