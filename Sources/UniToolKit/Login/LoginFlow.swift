@@ -247,7 +247,7 @@ public struct LoginFlow: Sendable {
         case .nodes(let nodes): text = nodes.first?.normalizedText ?? ""
         case let value: text = value.stringValue
         }
-        let scrubbed = session.scrubber.scrubText(text)
+        let scrubbed = session.scrubber.scrubMessage(text)
         return scrubbed.isEmpty ? nil : String(scrubbed.prefix(200))
     }
 
@@ -266,7 +266,7 @@ public struct LoginFlow: Sendable {
     /// actions are the portal's text, so they are scrubbed of the login's secrets and SAML messages.
     func describe(page: Page, document: Document) -> String {
         let scrubber = session.scrubber
-        let title = document.title.map { "title \"\(scrubber.scrubText($0))\"" } ?? "no title"
+        let title = document.title.map { "title \"\(scrubber.scrubMessage($0))\"" } ?? "no title"
         let forms = ((try? document.select("//form")) ?? []).map { form -> String in
             let id = form.attribute("id").map { "#\(scrubber.scrubText($0))" } ?? ""
             let action = scrubber.scrubURL(form.attribute("action") ?? "")

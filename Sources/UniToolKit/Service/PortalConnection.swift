@@ -313,7 +313,7 @@ public final class PortalConnection: Sendable {
     /// The portal's reason for refusing an action, as the error quotes it: scrubbed of every
     /// secret the session knows and of SAML messages, since a portal's text may repeat them.
     private func refusal(_ action: ActionSpec, in document: Document) throws -> String? {
-        try unscrubbedRefusal(action, in: document).map { session.scrubber.scrubText($0) }
+        try unscrubbedRefusal(action, in: document).map { session.scrubber.scrubMessage($0) }
     }
 
     private func unscrubbedRefusal(_ action: ActionSpec, in document: Document) throws -> String? {

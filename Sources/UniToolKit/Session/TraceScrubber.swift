@@ -161,13 +161,30 @@ public struct TraceScrubber: Sendable, Equatable {
         return result
     }
 
+    /// A portal's message, before an error quotes it: as ``scrubText(_:)``, and a short secret
+    /// also where it stands as a word of its own ("your password xy is wrong"). A message is a
+    /// sentence or two, where blanking a short word too many costs nothing.
+    public func scrubMessage(_ text: String) -> String {
+        var result = scrubText(text)
+        for secret in secrets where secret.unicodeScalars.count < Self.minimumSubstringLength {
+            for form in Self.encodedForms(of: secret) where result.range(of: form, options: .literal) != nil {
+                let pattern = #"(?<![\p{L}\p{N}])"# + NSRegularExpression.escapedPattern(for: form) + #"(?![\p{L}\p{N}])"#
+                guard let regex = try? NSRegularExpression(pattern: pattern) else { continue }
+                result = regex.stringByReplacingMatches(
+                    in: result, range: NSRange(result.startIndex..., in: result),
+                    withTemplate: NSRegularExpression.escapedTemplate(for: Self.redacted))
+            }
+        }
+        return result
+    }
+
     // MARK: Rules
 
     /// Patterns for a short secret where it is a whole value; `V` stands for the secret.
     /// Group 1 and (where present) group 2 are kept around the replacement.
     private static let wholeValueTemplates = [
-        // attribute="V", attribute='V', "key": "V", key: 'V'
-        #"([=:]\s*")V(")"#, #"([=:]\s*')V(')"#,
+        // a quoted value: attribute="V", attribute='V', "key": "V", a script's 'V', prose's "V"
+        #"(")V(")"#, #"(')V(')"#,
         // unquoted attribute value or query/form parameter: value=V> or a=V&b
         #"(=)V(?=[\s>&;#"'<]|/>|$)"#,
         // the whole text of an element, as in <textarea>V</textarea> or <td>V</td>
