@@ -372,7 +372,7 @@ public final class PortalConnection: Sendable {
     /// version accepted, or nil when the portal publishes no terms.
     public func acceptTerms(version: String?, store: AcceptedTermsStore, staleHint: (String) -> String) async throws -> String? {
         guard let current = try await currentTerms() else { return nil }
-        if let version, version != current.version {
+        if let version, !TermsVersion.same(version, current.version) {
             throw UniToolError(
                 .termsVersionStale,
                 "version \(version) is not the current version of the terms of use of \(portal.name) (current: \(current.version)); nothing was accepted",
