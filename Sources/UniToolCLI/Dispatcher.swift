@@ -198,17 +198,28 @@ struct Dispatcher {
 }
 
 /// Prints a failure the same way for every command: what happened, what to do.
+///
+/// Messages quote portals (their error text, a terms version, a page title), so they are shown
+/// escaped (`TerminalText`): no control character from a portal reaches the terminal. JSON
+/// escapes them as JSON does.
 enum ErrorReporter {
     static func report(_ error: UniToolError, json: Bool) -> Int32 {
+        FileHandle.standardError.write(Data(text(of: error, json: json).utf8))
+        return error.kind.exitCode
+    }
+
+    /// The report of a failure as it is written to standard error.
+    static func text(of error: UniToolError, json: Bool) -> String {
         let text: String
         if json {
             text =
                 "{\"error\": {\"kind\": \(JSONRenderer.string(error.kind.rawValue)), \"message\": \(JSONRenderer.string(error.message)), \"hint\": \(error.hint.map(JSONRenderer.string) ?? "null"), \"exit_code\": \(error.kind.exitCode)}}\n"
         } else {
-            text = "unitool: error: \(error.message)\n" + (error.hint.map { "  hint: \($0)\n" } ?? "")
+            text =
+                "unitool: error: \(TerminalText.escaped(error.message))\n"
+                + (error.hint.map { "  hint: \(TerminalText.escaped($0))\n" } ?? "")
         }
-        FileHandle.standardError.write(Data(text.utf8))
-        return error.kind.exitCode
+        return text
     }
 
     static func report(_ error: any Error, json: Bool) -> Int32 {

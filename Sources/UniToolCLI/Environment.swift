@@ -36,7 +36,9 @@ final class CommandEnvironment: Sendable {
     }
 
     static func makeLogger(verbose: Bool) -> Logger {
-        var logger = Logger(label: "unitool") { label in StreamLogHandler.standardError(label: label) }
+        var logger = Logger(label: "unitool") { label in
+            TerminalSafeLogHandler(wrapped: StreamLogHandler.standardError(label: label))
+        }
         logger.logLevel = verbose ? .debug : .warning
         return logger
     }
@@ -219,5 +221,37 @@ enum PasswordInput {
                 hint: "pipe the password in, for example: pass show uni | unitool ... --password-stdin")
         }
         return Secret(bytes: bytes)
+    }
+}
+
+/// Log lines go to standard error, often a terminal, and quote portals (addresses, versions,
+/// page titles): their control characters are shown escaped (`TerminalText`), as everywhere else.
+struct TerminalSafeLogHandler: LogHandler {
+    var wrapped: StreamLogHandler
+
+    func log(event: LogEvent) {
+        var event = event
+        event.message = "\(TerminalText.escaped(event.message.description))"
+        wrapped.log(event: event)
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { wrapped[metadataKey: key] }
+        set { wrapped[metadataKey: key] = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { wrapped.metadata }
+        set { wrapped.metadata = newValue }
+    }
+
+    var logLevel: Logger.Level {
+        get { wrapped.logLevel }
+        set { wrapped.logLevel = newValue }
+    }
+
+    var metadataProvider: Logger.MetadataProvider? {
+        get { wrapped.metadataProvider }
+        set { wrapped.metadataProvider = newValue }
     }
 }
