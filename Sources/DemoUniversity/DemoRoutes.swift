@@ -519,7 +519,10 @@ struct DemoRoutes: Sendable {
         let version = await state.termsVersion
         switch faults.termsAPI {
         case nil:
-            return Self.json("{\"version\": \"\(version)\", \"url\": \"/terms\"}")
+            // Encoded, not pasted: a test's version may hold any character, control characters
+            // and decomposed accents included, and must arrive exactly as it was set.
+            let literal = String(decoding: try JSONEncoder().encode(version), as: UTF8.self)
+            return Self.json("{\"version\": \(literal), \"url\": \"/terms\"}")
         case .error:
             return Self.html(HTML.page(title: "Error", body: "<h1>500 Internal Server Error</h1>"), status: .internalServerError)
         case .notJSON:
