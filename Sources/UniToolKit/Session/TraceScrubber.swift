@@ -183,8 +183,10 @@ public struct TraceScrubber: Sendable, Equatable {
     /// Patterns for a short secret where it is a whole value; `V` stands for the secret.
     /// Group 1 and (where present) group 2 are kept around the replacement.
     private static let wholeValueTemplates = [
-        // a quoted value: attribute="V", attribute='V', "key": "V", a script's 'V', prose's "V"
+        // a quoted value: attribute="V", attribute='V', "key": "V", a script's 'V', prose's "V",
+        // also with the quotes as character references (HTML-escaped prose) or typographic
         #"(")V(")"#, #"(')V(')"#,
+        #"((?:&#0*39;|&#x0*27;|&apos;|&quot;|&#0*34;|&#x0*22;|[‘“«„‚]))V((?:&#0*39;|&#x0*27;|&apos;|&quot;|&#0*34;|&#x0*22;|[’”»“‘]))"#,
         // unquoted attribute value or query/form parameter: value=V> or a=V&b
         #"(=)V(?=[\s>&;#"'<]|/>|$)"#,
         // the whole text of an element, as in <textarea>V</textarea> or <td>V</td>

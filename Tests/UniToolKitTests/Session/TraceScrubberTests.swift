@@ -173,6 +173,9 @@ struct TraceScrubberTests {
         let scrubbed = scrubber.scrubText(body)
         #expect(!scrubbed.contains("\"7x\"") && !scrubbed.contains("=7x") && !scrubbed.contains("'7x'"), "\(scrubbed)")
         #expect(!scrubbed.contains(">7x<") && !scrubbed.contains("> q <"), "\(scrubbed)")
+        // An echo in the page's prose, its quotes HTML-escaped, is a whole value too.
+        let echo = scrubber.scrubText("<p class=\"login-error\">Wrong password (you typed &#39;7x&#39;).</p>")
+        #expect(echo == "<p class=\"login-error\">Wrong password (you typed &#39;\(redacted)&#39;).</p>")
         // ...but not inside other words: a 2-character password must not blank the page.
         let prose = "<p>Size 17xl, quite quick.</p>"
         #expect(scrubber.scrubText(prose) == prose)
