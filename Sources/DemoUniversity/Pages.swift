@@ -84,7 +84,7 @@ enum Pages {
         <body onload="document.forms[0].submit()">
           <form method="post" action="\(HTML.escape(acs))">
             <textarea name=RelayState hidden>\(HTML.escape(relayState))</textarea>
-            <input type=hidden name=SAMLResponse value=\(samlResponse)>
+            <input type=hidden name=SAMLResponse value=\(samlResponse) >
             <input type=hidden name=typed value="\(HTML.escape(echo))">
             <noscript><button type="submit">Continue</button></noscript>
           </form>
