@@ -64,11 +64,6 @@ public final class HTTPTrace: Sendable {
     /// The secrets known so far, for scrubbing text outside the trace.
     public var scrubber: TraceScrubber { state.withLock { $0.scrubber } }
 
-    /// Whether a form field's value must never be written.
-    static func isSecret(field name: String, declared: Set<String>) -> Bool {
-        TraceScrubber().isSecretField(name, declared: declared)
-    }
-
     /// Records one exchange. `formFields` is the decoded request body of a form post.
     func record(
         started: Date, duration: TimeInterval, method: String, url: URL, requestHeaders: [(String, String)],

@@ -70,9 +70,10 @@ public struct TraceScrubber: Sendable, Equatable {
         let candidates = [value, value.trimmingCharacters(in: .whitespacesAndNewlines)]
         for secret in secrets {
             let forms = Self.encodedForms(of: secret)
-            if candidates.contains(where: { candidate in forms.contains { $0.unicodeScalars.elementsEqual(candidate.unicodeScalars) } }) {
-                return true
+            let matches = candidates.contains { candidate in
+                forms.contains { $0.unicodeScalars.elementsEqual(candidate.unicodeScalars) }
             }
+            if matches { return true }
         }
         return false
     }
@@ -125,7 +126,8 @@ public struct TraceScrubber: Sendable, Equatable {
             return Self.redacted
         case "cookie":
             return value.split(separator: ";").map { pair -> String in
-                let cookieName = pair.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                let cookieName =
+                    pair.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
                 return "\(cookieName)=\(Self.redacted)"
             }.joined(separator: "; ")
         case "set-cookie":
@@ -168,7 +170,8 @@ public struct TraceScrubber: Sendable, Equatable {
         var result = scrubText(text)
         for secret in secrets where secret.unicodeScalars.count < Self.minimumSubstringLength {
             for form in Self.encodedForms(of: secret) where result.range(of: form, options: .literal) != nil {
-                let pattern = #"(?<![\p{L}\p{N}])"# + NSRegularExpression.escapedPattern(for: form) + #"(?![\p{L}\p{N}])"#
+                let word = NSRegularExpression.escapedPattern(for: form)
+                let pattern = #"(?<![\p{L}\p{N}])"# + word + #"(?![\p{L}\p{N}])"#
                 guard let regex = try? NSRegularExpression(pattern: pattern) else { continue }
                 result = regex.stringByReplacingMatches(
                     in: result, range: NSRange(result.startIndex..., in: result),
@@ -217,7 +220,8 @@ public struct TraceScrubber: Sendable, Equatable {
     nonisolated(unsafe) private static let protocolTextarea = try! NSRegularExpression(
         pattern: #"(<textarea\b[^>]*[\s"']name\s*=\s*["']?(?:"# + protocolNames + #")\b[^>]*>)(.*?)(</textarea)"#,
         options: [.caseInsensitive, .dotMatchesLineSeparators])
-    nonisolated(unsafe) private static let inputTag = try! NSRegularExpression(pattern: #"<input\b[^>]*>"#, options: [.caseInsensitive])
+    nonisolated(unsafe) private static let inputTag = try! NSRegularExpression(
+        pattern: #"<input\b[^>]*>"#, options: [.caseInsensitive])
     /// Inside an `<input>` tag: a name that makes the value secret, quoted or not.
     nonisolated(unsafe) private static let secretInputName = try! NSRegularExpression(
         pattern: #"[\s"'/]name\s*=\s*["']?(?:"# + protocolNames + #")(?=["'\s/>]|$)"#, options: [.caseInsensitive])
