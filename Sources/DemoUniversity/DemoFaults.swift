@@ -53,6 +53,11 @@ public struct DemoFaults: Sendable, Equatable {
             }
         }
     }
+    /// The IdP repeats what it was sent, as careless portals do: a wrong password appears in the
+    /// error message, and the right one in a hidden field of the SAML POST form, whose
+    /// `SAMLResponse` is an unquoted attribute and whose `RelayState` is a `<textarea>`. A trace
+    /// or an error message must show none of it.
+    public var echoSecrets = false
     /// Every response is delayed by this many milliseconds.
     public var latencyMilliseconds = 0
     /// Saved SP sessions are rejected, as after a server-side expiry.
@@ -111,7 +116,7 @@ public struct DemoFaults: Sendable, Equatable {
     public static let environmentVariable = "UNITOOL_DEMO_FAULTS"
     public static let known =
         ["layout-changed", "server-error", "server-error=502", "hang", "trickle", "reset", "truncated", "invalid-utf8", "huge-page", "huge-page=MB",
-         "redirect-loop", "expire-after=N", "idp-down", "password-redirect", "formaction-lookalike", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "busy=503|429", "terms-version=V", "terms=N"]
+         "redirect-loop", "expire-after=N", "idp-down", "password-redirect", "formaction-lookalike", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "echo-secrets", "busy=503|429", "terms-version=V", "terms=N"]
         + HostileXML.allCases.map { "hostile-xml=\($0.rawValue)" } + TermsAPIFault.allCases.map { "terms-api=\($0.rawValue)" } + LoginVariant.allCases.map { "login=\($0.rawValue)" }
 
     public init(parsing text: String) throws {
@@ -159,6 +164,8 @@ public struct DemoFaults: Sendable, Equatable {
                 rejectSessions = true
             } else if item == "lookalike-idp" {
                 lookalikeIdP = true
+            } else if item == "echo-secrets" {
+                echoSecrets = true
             } else if item.hasPrefix("login="), let variant = LoginVariant(rawValue: String(item.dropFirst("login=".count))) {
                 loginVariants.insert(variant)
             } else if item.hasPrefix("terms-version="), item.count > "terms-version=".count {

@@ -295,9 +295,12 @@ struct DemoRoutes: Sendable {
                 return Self.redirect(to: lookalike + request.uri.description, status: .temporaryRedirect)
             }
             guard let user = DemoData.user(named: username), form["j_password"] == user.password else {
-                return await advance({ _ in }, error: "The user ID or password you entered was incorrect.")
+                let echoed = faults.echoSecrets ? " (you typed '\(form["j_password"] ?? "")')" : ""
+                return await advance({ _ in }, error: "The user ID or password you entered was incorrect\(echoed).")
             }
-            return await afterPassword(user, execution: execution, flow: flow, request: request, advance: advance)
+            return await afterPassword(
+                user, execution: execution, flow: flow, request: request, advance: advance,
+                echo: faults.echoSecrets ? form["j_password"] : nil)
         case .oneTimeCode:
             guard let user = DemoData.user(named: flow.username ?? ""), let secret = user.totpSecret,
                 let code = form["j_tokenNumber"], (try? TOTP(parsing: secret))?.verify(code, at: Date()) == true
@@ -319,7 +322,8 @@ struct DemoRoutes: Sendable {
     /// After a correct password: a one-time code, consent, or straight back to the portal.
     private func afterPassword(
         _ user: DemoUser, execution: String, flow: DemoState.LoginFlow, request: Request,
-        advance: (@escaping @Sendable (inout DemoState.LoginFlow) -> Void, String?) async -> Response
+        advance: (@escaping @Sendable (inout DemoState.LoginFlow) -> Void, String?) async -> Response,
+        echo: String? = nil
     ) async -> Response {
         let username = user.username
         if user.totpSecret != nil {
@@ -335,19 +339,27 @@ struct DemoRoutes: Sendable {
             }, nil)
         }
         await state.finish(execution)
-        return samlPost(for: user, flow: flow, request: request)
+        return samlPost(for: user, flow: flow, request: request, echo: echo)
     }
 
-    private func samlPost(for user: DemoUser, flow: DemoState.LoginFlow, request: Request) -> Response {
+    /// - Parameter echo: with the `echo-secrets` fault, the password, repeated in a hidden field.
+    private func samlPost(for user: DemoUser, flow: DemoState.LoginFlow, request: Request, echo: String? = nil)
+        -> Response
+    {
         let now = Date()
         let assertion = SAML.Assertion(
             id: SAML.newID(), inResponseTo: flow.request.id, audience: flow.request.issuer,
             recipient: flow.request.assertionConsumerServiceURL, notBefore: SAML.iso(now),
             notOnOrAfter: SAML.iso(now.addingTimeInterval(300)), nameID: user.username)
         let xml = SAML.responseXML(assertion, issuer: "\(Self.origin(of: request))/idp", key: samlKey)
-        let page = Pages.samlPost(
+        var page = Pages.samlPost(
             acs: flow.request.assertionConsumerServiceURL, samlResponse: Data(xml.utf8).base64EncodedString(),
             relayState: flow.relayState)
+        if faults.echoSecrets {
+            page = Pages.samlPostCarelessly(
+                acs: flow.request.assertionConsumerServiceURL, samlResponse: Data(xml.utf8).base64EncodedString(),
+                relayState: flow.relayState, echo: echo ?? "")
+        }
         guard let hostile = faults.hostileXML else { return Self.html(page) }
         let doctype = Self.hostileDoctype(hostile, origin: Self.origin(of: request), root: "html")
         return Self.html(
@@ -509,7 +521,10 @@ struct DemoRoutes: Sendable {
         let version = await state.termsVersion
         switch faults.termsAPI {
         case nil:
-            return Self.json("{\"version\": \"\(version)\", \"url\": \"/terms\"}")
+            // Encoded, not pasted: a test's version may hold any character, control characters
+            // and decomposed accents included, and must arrive exactly as it was set.
+            let literal = String(decoding: try JSONEncoder().encode(version), as: UTF8.self)
+            return Self.json("{\"version\": \(literal), \"url\": \"/terms\"}")
         case .error:
             return Self.html(HTML.page(title: "Error", body: "<h1>500 Internal Server Error</h1>"), status: .internalServerError)
         case .notJSON:

@@ -73,6 +73,27 @@ enum Pages {
         """
     }
 
+    /// The SAML POST page as a careless IdP writes it (the `echo-secrets` fault): `SAMLResponse`
+    /// in an unquoted attribute, `RelayState` in a `<textarea>`, and the password the user typed
+    /// repeated in a hidden field. A browser submits the same form.
+    static func samlPostCarelessly(acs: String, samlResponse: String, relayState: String, echo: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head><meta charset="utf-8"><title>Continue – Demo University</title></head>
+        <body onload="document.forms[0].submit()">
+          <form method="post" action="\(HTML.escape(acs))">
+            <textarea name=RelayState hidden>\(HTML.escape(relayState))</textarea>
+            <input type=hidden name=SAMLResponse value=\(samlResponse) >
+            <input type=hidden name=typed value="\(HTML.escape(echo))">
+            <noscript><button type="submit">Continue</button></noscript>
+          </form>
+        </body>
+        </html>
+
+        """
+    }
+
     /// Shibboleth's local-storage probe. A browser's script fills the `shib_idp_ls_*` fields and
     /// submits at once; without script the user presses the `<noscript>` button.
     static func localStorage(execution: String, csrf: String) -> String {

@@ -121,7 +121,9 @@ struct Dispatcher {
                 let accepted = (try? AcceptedTermsStore().load(portal: portalID)) ?? nil
                 text += "\nPORTAL: \(portal.name) (\(portalID))\(user.map { ", user \($0)" } ?? ", no user set")\n"
                 text += "  session: \(session ? "saved (the next command needs no password if it is still valid)" : "none yet")\n"
-                text += "  terms:   \(accepted.map { "accepted version \($0.version)" } ?? "not accepted yet")\n"
+                // The accepted version is what a portal once served: shown escaped, as everywhere.
+                let acceptedVersion = accepted.map { "accepted version \(TerminalText.escaped($0.version))" }
+                text += "  terms:   \(acceptedVersion ?? "not accepted yet")\n"
                 if accepted == nil {
                     next = "Next: read and accept the terms: unitool --portal \(portalID) terms show, then terms accept"
                 } else if user == nil {
@@ -198,17 +200,29 @@ struct Dispatcher {
 }
 
 /// Prints a failure the same way for every command: what happened, what to do.
+///
+/// Messages quote portals (their error text, a terms version, a page title), so they are shown
+/// escaped (`TerminalText`): no control character from a portal reaches the terminal. Line feeds
+/// stay, for the few messages of several lines (a YAML error with its context). JSON escapes
+/// them all as JSON does.
 enum ErrorReporter {
     static func report(_ error: UniToolError, json: Bool) -> Int32 {
+        FileHandle.standardError.write(Data(text(of: error, json: json).utf8))
+        return error.kind.exitCode
+    }
+
+    /// The report of a failure as it is written to standard error.
+    static func text(of error: UniToolError, json: Bool) -> String {
         let text: String
         if json {
             text =
                 "{\"error\": {\"kind\": \(JSONRenderer.string(error.kind.rawValue)), \"message\": \(JSONRenderer.string(error.message)), \"hint\": \(error.hint.map(JSONRenderer.string) ?? "null"), \"exit_code\": \(error.kind.exitCode)}}\n"
         } else {
-            text = "unitool: error: \(error.message)\n" + (error.hint.map { "  hint: \($0)\n" } ?? "")
+            text =
+                "unitool: error: \(TerminalText.escaped(error.message, keepingLineBreaks: true))\n"
+                + (error.hint.map { "  hint: \(TerminalText.escaped($0, keepingLineBreaks: true))\n" } ?? "")
         }
-        FileHandle.standardError.write(Data(text.utf8))
-        return error.kind.exitCode
+        return text
     }
 
     static func report(_ error: any Error, json: Bool) -> Int32 {

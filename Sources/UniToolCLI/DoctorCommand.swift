@@ -70,34 +70,36 @@ struct DoctorCommand: AsyncParsableCommand {
             _ = try outcome.get()
         }
 
-        /// One step, as a person reads it.
+        /// One step, as a person reads it. Titles, forms, field names, addresses and errors are
+        /// the portal's text, shown escaped (`TerminalText`) so that none can act on the terminal.
         static func explain(_ step: LoginStep, number: Int, style: TableStyle) -> String {
+            let shown = { (text: String) in TerminalText.escaped(text) }
             var lines: [String] = []
-            let title = step.title.map { ", \"\($0)\"" } ?? ""
-            lines.append(style.emphasis("\(number). \(step.url)") + " (HTTP \(step.status)\(title))")
-            lines.append("   forms:   " + (step.forms.isEmpty ? "none" : step.forms.joined(separator: "; ")))
+            let title = step.title.map { ", \"\(shown($0))\"" } ?? ""
+            lines.append(style.emphasis("\(number). \(shown(step.url))") + " (HTTP \(step.status)\(title))")
+            lines.append("   forms:   " + (step.forms.isEmpty ? "none" : shown(step.forms.joined(separator: "; "))))
             lines.append("   matched: " + (step.matchedRule.map { "page rule '\($0)'" } ?? "no page rule"))
             switch step.action {
             case .filledForm, .autoSubmitted:
-                lines.append("   action:  \(step.action.rawValue), \(step.submitted ?? "")")
+                lines.append("   action:  \(step.action.rawValue), \(shown(step.submitted ?? ""))")
                 let width = (step.filled.map(\.name) + step.keptFromPage).map(\.count).max() ?? 0
                 for field in step.filled {
-                    lines.append("     \(field.name.padding(toLength: width, withPad: " ", startingAt: 0))  set to \(field.source)")
+                    lines.append("     \(shown(field.name.padding(toLength: width, withPad: " ", startingAt: 0)))  set to \(field.source)")
                 }
                 for name in step.keptFromPage {
-                    lines.append("     \(name.padding(toLength: width, withPad: " ", startingAt: 0))  kept from the page")
+                    lines.append("     \(shown(name.padding(toLength: width, withPad: " ", startingAt: 0)))  kept from the page")
                 }
             case .followedRefresh:
-                lines.append("   action:  \(step.action.rawValue), \(step.submitted ?? "")")
+                lines.append("   action:  \(step.action.rawValue), \(shown(step.submitted ?? ""))")
             case .loggedIn:
                 lines.append("   action:  " + style.success("logged in") + ": this page is the portal")
             case .failed:
-                if let submitted = step.submitted { lines.append("   action:  tried \(submitted)") }
-                lines.append("   " + style.failure("stopped: ") + (step.error ?? "the login failed"))
+                if let submitted = step.submitted { lines.append("   action:  tried \(shown(submitted))") }
+                lines.append("   " + style.failure("stopped: ") + shown(step.error ?? "the login failed"))
             }
             if let arrivedAt = step.arrivedAt {
                 let redirects = step.redirects == 0 ? "" : " after \(step.redirects) redirect\(step.redirects == 1 ? "" : "s")"
-                lines.append("   led to:  \(arrivedAt)\(redirects)")
+                lines.append("   led to:  \(shown(arrivedAt))\(redirects)")
             }
             return lines.joined(separator: "\n") + "\n"
         }

@@ -20,10 +20,15 @@ final class CommandEnvironment: Sendable {
             trust: try RecipeTrust.load())
         self.logger = Self.makeLogger(verbose: options.verbose)
         self.config = try UserConfig.load()
+        self.trace = options.trace.map { _ in HTTPTrace(includeBodies: options.traceBodies) }
     }
 
     /// The user's own recipe folders: the bundled recipes, then the user's.
     static var ownRecipeDirectories: [URL] { [RecipeCatalog.bundledDirectory(), RecipeCatalog.userDirectory] }
+
+    /// The run's HAR trace (`--trace`), made before any credential is read so that every secret
+    /// unitool reads, the TOTP secret included, is registered with it and scrubbed from it.
+    let trace: HTTPTrace?
 
     /// `config.yaml`: the defaults below flags and environment variables.
     let config: UserConfig
@@ -34,7 +39,9 @@ final class CommandEnvironment: Sendable {
     }
 
     static func makeLogger(verbose: Bool) -> Logger {
-        var logger = Logger(label: "unitool") { label in StreamLogHandler.standardError(label: label) }
+        var logger = Logger(label: "unitool") { label in
+            TerminalSafeLogHandler(wrapped: StreamLogHandler.standardError(label: label))
+        }
         logger.logLevel = verbose ? .debug : .warning
         return logger
     }
@@ -84,7 +91,6 @@ final class CommandEnvironment: Sendable {
         _ body: (PortalConnection) async throws -> T
     ) async throws -> T {
         let (located, demo) = try await locate(portal)
-        let trace = options.trace.map { _ in HTTPTrace(includeBodies: options.traceBodies) }
         var configuration = sessionConfiguration()
         configuration.trace = trace
         let connection = PortalConnection(
@@ -131,12 +137,16 @@ final class CommandEnvironment: Sendable {
     func credentialProvider(for portal: PortalRecipe) throws -> (user: String, provide: CredentialProvider) {
         let explicitUser = self.explicitUser
         let portalID = portal.id
+        let trace = self.trace
         if options.passwordStdin {
             guard let user = explicitUser ?? (portal.isDemo ? DemoData.defaultUser.username : nil) else {
                 throw UniToolError(.usage, "--password-stdin needs --user", hint: "for example: --user jdoe")
             }
             let password = try PasswordInput.readStandardInput()
-            return (user, { Credentials(username: user, password: password, oneTimeCode: Self.oneTimeCode(portal: portalID, user: user)) })
+            return (user, {
+                Credentials(
+                    username: user, password: password, oneTimeCode: Self.oneTimeCode(portal: portalID, user: user, trace: trace))
+            })
         }
         if portal.isDemo, explicitUser == nil {
             let demoUser = DemoData.defaultUser
@@ -148,18 +158,23 @@ final class CommandEnvironment: Sendable {
         }
         return (user, {
             var credentials = try Self.storedPassword(portal: portal, user: user)
-            credentials.oneTimeCode = Self.oneTimeCode(portal: portalID, user: user)
+            credentials.oneTimeCode = Self.oneTimeCode(portal: portalID, user: user, trace: trace)
             return credentials
         })
     }
 
     /// Where a one-time code comes from when the portal asks for one: the TOTP secret in the
     /// keyring, else the user at the terminal. Called only when a one-time-code page appears.
-    static func oneTimeCode(portal: String, user: String) -> @Sendable () throws -> Secret {
+    ///
+    /// The TOTP secret read from the keyring is registered with the trace, in the forms it is
+    /// written in (base32 either case, the otpauth URI), so that no trace can show it.
+    static func oneTimeCode(portal: String, user: String, trace: HTTPTrace?) -> @Sendable () throws -> Secret {
         {
             var keyringError: UniToolError?
             do {
                 if let generator = try OneTimeCodeKeyring(portal: portal).generator(for: user) {
+                    let base32 = Base32.encode(generator.secret)
+                    for form in [base32, base32.lowercased(), generator.uri] { trace?.register(secret: form) }
                     return Secret(generator.code(at: Date()))
                 }
             } catch let error as UniToolError {
@@ -211,5 +226,37 @@ enum PasswordInput {
                 hint: "pipe the password in, for example: pass show uni | unitool ... --password-stdin")
         }
         return Secret(bytes: bytes)
+    }
+}
+
+/// Log lines go to standard error, often a terminal, and quote portals (addresses, versions,
+/// page titles): their control characters are shown escaped (`TerminalText`), as everywhere else.
+struct TerminalSafeLogHandler: LogHandler {
+    var wrapped: StreamLogHandler
+
+    func log(event: LogEvent) {
+        var event = event
+        event.message = "\(TerminalText.escaped(event.message.description))"
+        wrapped.log(event: event)
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { wrapped[metadataKey: key] }
+        set { wrapped[metadataKey: key] = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { wrapped.metadata }
+        set { wrapped.metadata = newValue }
+    }
+
+    var logLevel: Logger.Level {
+        get { wrapped.logLevel }
+        set { wrapped.logLevel = newValue }
+    }
+
+    var metadataProvider: Logger.MetadataProvider? {
+        get { wrapped.metadataProvider }
+        set { wrapped.metadataProvider = newValue }
     }
 }

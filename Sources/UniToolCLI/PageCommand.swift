@@ -26,6 +26,13 @@ struct PageCommand: AsyncParsableCommand {
             try connection.saveSession()
             return page.body
         }
-        FileHandle.standardOutput.write(Data(body))
+        // The page as the portal sent it, byte for byte, into a pipe or a file; on a terminal,
+        // its control characters are shown escaped (`TerminalText`), lines kept.
+        if isatty(STDOUT_FILENO) == 1 {
+            let text = TerminalText.escaped(String(decoding: body, as: UTF8.self), keepingLineBreaks: true)
+            FileHandle.standardOutput.write(Data(text.utf8))
+        } else {
+            FileHandle.standardOutput.write(Data(body))
+        }
     }
 }

@@ -45,14 +45,18 @@ struct TermsCommand: AsyncParsableCommand {
             }
         }
 
+        /// The status for a person. Versions and names come from the portal and the recipe, so
+        /// they are shown escaped (`TerminalText`): a version is never a terminal command.
         static func describe(_ status: TermsStatus, portal: PortalRecipe) -> String {
+            let shown = { (text: String) in TerminalText.escaped(text) }
             guard let current = status.current else {
-                return "\(portal.name) publishes no terms-of-use version; there is nothing to accept."
+                return "\(shown(portal.name)) publishes no terms-of-use version; there is nothing to accept."
             }
+            let accepted = status.accepted.map { "\(shown($0.version)), on \(ISO8601DateFormatter().string(from: $0.acceptedAt))" }
             var lines = [
-                "portal:    \(portal.id) (\(portal.name))",
-                "current:   \(current.version)",
-                "accepted:  \(status.accepted.map { "\($0.version), on \(ISO8601DateFormatter().string(from: $0.acceptedAt))" } ?? "none")",
+                "portal:    \(portal.id) (\(shown(portal.name)))",
+                "current:   \(shown(current.version))",
+                "accepted:  \(accepted ?? "none")",
             ]
             if status.isUpToDate {
                 lines.append("status:    up to date")
@@ -80,8 +84,9 @@ struct TermsCommand: AsyncParsableCommand {
                 let (text, url) = try await connection.termsText()
                 return (status, text, url)
             }
+            let shown = { (text: String) in TerminalText.escaped(text) }
             guard let current = status.current else {
-                print("\(portal.name) publishes no terms-of-use version; there is nothing to accept.")
+                print("\(shown(portal.name)) publishes no terms-of-use version; there is nothing to accept.")
                 return
             }
             if globals.outputFormat == .json {
@@ -92,10 +97,13 @@ struct TermsCommand: AsyncParsableCommand {
                 print(JSONRenderer.object(record))
                 return
             }
-            print("Terms of use of \(portal.name), version \(current.version)\n")
-            if let text { print(text + "\n") }
-            if let url { print("Published at: \(Self.lasting(url, portal: portal))") }
-            if !status.isUpToDate { print("To accept them: unitool terms accept --portal \(portal.id) --version \(current.version)") }
+            // The portal's words, shown escaped: the text keeps its paragraphs, nothing else.
+            print("Terms of use of \(shown(portal.name)), version \(shown(current.version))\n")
+            if let text { print(TerminalText.escaped(text, keepingLineBreaks: true) + "\n") }
+            if let url { print("Published at: \(shown(Self.lasting(url, portal: portal)))") }
+            if !status.isUpToDate {
+                print("To accept them: unitool terms accept --portal \(portal.id) --version \(shown(current.version))")
+            }
         }
 
         /// The demo's address changes every run, so its terms are pointed to by command instead.
@@ -124,11 +132,13 @@ struct TermsCommand: AsyncParsableCommand {
                     version: version, store: store,
                     staleHint: { "read the current terms with 'unitool terms show --portal \(portal.id)', then accept them with --version \($0)" })
             }
+            let name = TerminalText.escaped(portal.name)
             guard let accepted else {
-                FileHandle.standardError.write(Data("\(portal.name) publishes no terms-of-use version; there is nothing to accept.\n".utf8))
+                FileHandle.standardError.write(Data("\(name) publishes no terms-of-use version; there is nothing to accept.\n".utf8))
                 return
             }
-            FileHandle.standardError.write(Data("Accepted the terms of use of \(portal.name), version \(accepted).\n".utf8))
+            FileHandle.standardError.write(
+                Data("Accepted the terms of use of \(name), version \(TerminalText.escaped(accepted)).\n".utf8))
         }
     }
 }
@@ -147,27 +157,31 @@ enum TermsGate {
         guard let refusal = status.refusal, let current = status.current else { return }
         guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else { throw refusal }
         let portal = connection.portal
-        var intro = refusal.message.replacingOccurrences(of: "; nothing was fetched", with: ".")
+        // Everything below quotes the portal (versions, the address, the terms), so it is shown
+        // escaped: the prompt is on the user's terminal.
+        let shown = { (text: String) in TerminalText.escaped(text) }
+        var intro = shown(refusal.message).replacingOccurrences(of: "; nothing was fetched", with: ".")
         intro = intro.prefix(1).uppercased() + intro.dropFirst()
         var text = "\(intro)\n"
         if let url = current.url, !portal.isDemo || ProcessInfo.processInfo.environment["UNITOOL_DEMO_URL"] != nil {
-            text += "Read them at \(url.absoluteString), or answer s to show them here.\n"
+            text += "Read them at \(shown(url.absoluteString)), or answer s to show them here.\n"
         } else {
             text += "Answer s to show them here, or read them later with 'unitool terms show --portal \(portal.id)'.\n"
         }
         while true {
-            guard let answer = TerminalPrompt.ask(text + "Accept version \(current.version)? [y]es, [n]o, [s]how them: ") else {
+            guard let answer = TerminalPrompt.ask(text + "Accept version \(shown(current.version))? [y]es, [n]o, [s]how them: ") else {
                 throw refusal
             }
             text = ""
             switch answer.lowercased() {
             case "y", "yes":
                 try store.save(AcceptedTerms(portal: portal.id, version: current.version))
-                Progress.say("Accepted the terms of use of \(portal.name), version \(current.version).")
+                Progress.say("Accepted the terms of use of \(shown(portal.name)), version \(shown(current.version)).")
                 return
             case "s", "show":
                 let (terms, url) = try await connection.termsText()
-                TerminalPrompt.tell("\n" + (terms ?? url.map { "Read them at \($0.absoluteString)" } ?? "") + "\n\n")
+                let shownTerms = terms.map { TerminalText.escaped($0, keepingLineBreaks: true) }
+                TerminalPrompt.tell("\n" + (shownTerms ?? url.map { "Read them at \(shown($0.absoluteString))" } ?? "") + "\n\n")
             default:
                 throw refusal
             }

@@ -201,6 +201,49 @@ struct LoginPagesTests {
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
 
+    /// Every `postData` parameter of every entry of a HAR file.
+    func postedParameters(_ file: URL) throws -> [[String: String]] {
+        let har = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        let entries = try #require((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        return entries.flatMap { entry -> [[String: String]] in
+            let postData = (entry["request"] as? [String: Any])?["postData"] as? [String: Any]
+            return postData?["params"] as? [[String: String]] ?? []
+        }
+    }
+
+    @Test("a portal that echoes secrets: the trace holds neither the password it repeats in a hidden field nor its unquoted or textarea SAML values, and the error quotes the portal without the password, however short")
+    func echoedSecretsStayOutOfTracesAndErrors() async throws {
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "echo-secrets"))
+        defer { Task { await demo.stop() } }
+        let trace = sandbox.root.appendingPathComponent("echo.har")
+        let outcome = try await run(
+            ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", trace.path, "--trace-bodies"],
+            demo: demo, stdin: "Kaland-2026")
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        let text = try String(contentsOf: trace, encoding: .utf8)
+        for secret in ["Kaland-2026", "PHNhbWxwOlJlc3BvbnNl", "PD94bWwg", "demo_sp_session=bence"] {
+            #expect(!text.contains(secret), "the trace contains \(secret)")
+        }
+        #expect(text.contains("<textarea name=RelayState hidden><redacted></textarea>"), "the RelayState textarea was not scrubbed")
+        let echoed = try postedParameters(trace).filter { $0["name"] == "typed" }
+        #expect(echoed.count == 1, "the SAML POST form should carry the echoed password")
+        #expect(echoed.allSatisfy { $0["value"] == "<redacted>" })
+
+        for password in ["Zq", "Wrong-Canary-77"] {
+            let wrongTrace = sandbox.root.appendingPathComponent("wrong-\(password.count).har")
+            let wrong = try await run(
+                ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", wrongTrace.path, "--trace-bodies"],
+                demo: demo, stdin: password)
+            #expect(wrong.exitCode == 10, "\(wrong)")
+            #expect(wrong.stderr.contains("the portal says"), "\(wrong.stderr)")
+            #expect(wrong.stderr.contains("you typed '<redacted>'"), "\(wrong.stderr)")
+            #expect(!wrong.stderr.contains(password) && !wrong.stdout.contains(password))
+            let wrongText = try String(contentsOf: wrongTrace, encoding: .utf8)
+            #expect(!wrongText.contains("&#39;\(password)&#39;") && !wrongText.contains("'\(password)'"), "\(password) in the trace")
+            #expect(!wrongText.contains("\"\(password)\""), "\(password) as a whole value in the trace")
+        }
+    }
+
     @Test("a GET answered 503, or 429 with Retry-After, is tried again and the run succeeds", arguments: ["busy=503", "busy=429"])
     func busyPortalIsRetried(fault: String) async throws {
         let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: fault))

@@ -134,6 +134,57 @@ struct TermsCommandTests {
         #expect(outcome.stderr.contains("127.0.0.1:1"))
     }
 
+    @Test("a terms version that carries terminal escapes is shown escaped by terms status and show, and by a refused data command; --json escapes it as JSON")
+    func hostileVersionIsEscaped() async throws {
+        var faults = DemoFaults()
+        faults.termsVersion = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{9B}31m"
+        let demo = try await DemoUniversity.start(faults: faults)
+        defer { Task { await demo.stop() } }
+        let external = ["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]
+        let shown = "\\x1b]0;pwned\\x07\\x1b[2J\\u009b31m"
+
+        let status = try await run(["--portal", "demo", "terms", "status"], extra: external)
+        #expect(status.exitCode == 0, "\(status)")
+        #expect(status.stdout.contains("current:   \(shown)"), "\(status.stdout)")
+        let show = try await run(["--portal", "demo", "terms", "show"], extra: external)
+        #expect(show.exitCode == 0, "\(show)")
+        #expect(show.stdout.contains("version \(shown)"), "\(show.stdout)")
+        let refused = try await run(["--portal", "demo", "grades"], extra: external)
+        #expect(refused.exitCode == 15, "\(refused)")
+        #expect(refused.stderr.contains("current version \(shown)"), "\(refused.stderr)")
+        let verbose = try await run(["--portal", "demo", "grades", "-v"], extra: external)
+        #expect(verbose.exitCode == 15, "\(verbose)")
+        let json = try await run(["--portal", "demo", "terms", "status", "--json"], extra: external)
+        #expect(json.stdout.contains("\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m"), "\(json.stdout)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["current"] as? String == faults.termsVersion, "JSON must read back as the very version served")
+
+        for outcome in [status, show, refused, verbose, json] {
+            for text in [outcome.stdout, outcome.stderr] {
+                #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B }, "\(outcome)")
+            }
+        }
+    }
+
+    @Test("versions compare by exact code points: accepting an NFD version when the portal serves NFC is refused as stale")
+    func decomposedVersionIsNotTheServedOne() async throws {
+        var faults = DemoFaults()
+        faults.termsVersion = "2026-\u{E9}t\u{E9}"
+        let demo = try await DemoUniversity.start(faults: faults)
+        defer { Task { await demo.stop() } }
+        let external = ["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]
+        let stale = try await run(["--portal", "demo", "terms", "accept", "--version", "2026-e\u{301}te\u{301}"], extra: external)
+        #expect(stale.exitCode == 17, "\(stale)")
+        #expect(acceptedBytes() == nil, "terms were accepted under a version the portal did not serve")
+
+        try sandbox.acceptTerms(portal: "demo", version: "2026-e\u{301}te\u{301}")
+        let refused = try await run(["--portal", "demo", "grades"], extra: external)
+        #expect(refused.exitCode == 15, "\(refused)")
+
+        #expect(try await run(["--portal", "demo", "terms", "accept", "--version", "2026-\u{E9}t\u{E9}"], extra: external).exitCode == 0)
+        #expect(try await run(["--portal", "demo", "grades"], extra: external).exitCode == 0)
+    }
+
     @Test("terms show prints the terms text, asking the version API once")
     func showPrintsText() async throws {
         let outcome = try await run(["--portal", "demo", "terms", "show", "-v"])

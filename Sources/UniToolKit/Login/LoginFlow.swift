@@ -30,6 +30,9 @@ public struct LoginFlow: Sendable {
     /// Carries on from a page the session has reached, such as the IdP page that a data page
     /// redirected to. Returns the first page of the logged-in portal.
     public func continueLogin(from firstPage: Page, credentials: Credentials) async throws -> Page {
+        // Registered before anything is sent: the trace and any error that quotes the portal
+        // must not show the password, even where the portal echoes it.
+        session.registerSecret(credentials.password.reveal())
         var machine = LoginStateMachine(recipe: portal.login, portal: portal.id)
         var page = firstPage
         var deliveredToPortal = false
@@ -170,7 +173,9 @@ public struct LoginFlow: Sendable {
                 guard let makeCode = credentials.oneTimeCode else {
                     throw LoginStateMachine.error(for: .mfaRequired, rule: rule)
                 }
-                variables["totp"] = try makeCode().reveal()
+                let code = try makeCode().reveal()
+                session.registerSecret(code)
+                variables["totp"] = code
             }
             for (name, template) in templates {
                 guard form.controlNames.contains(name) else {
@@ -243,13 +248,17 @@ public struct LoginFlow: Sendable {
             .layoutChanged, "the '\(rule.name)' page at \(page.url.redactedForLog) has no form to submit")
     }
 
+    /// The portal's own explanation, for the error message: scrubbed of every secret of the login
+    /// (a portal may well repeat the password it refused) before it is cut to length, so that
+    /// the cut cannot leave part of a secret behind.
     private func portalMessage(_ document: Document, xpath: String) throws -> String? {
         let text: String
         switch try document.evaluate(xpath) {
         case .nodes(let nodes): text = nodes.first?.normalizedText ?? ""
         case let value: text = value.stringValue
         }
-        return text.isEmpty ? nil : String(text.prefix(200))
+        let scrubbed = session.scrubber.scrubMessage(text)
+        return scrubbed.isEmpty ? nil : String(scrubbed.prefix(200))
     }
 
     private func step(on page: Page, document: Document, matched: PageRule?) -> LoginStep {
@@ -263,11 +272,14 @@ public struct LoginFlow: Sendable {
             redirects: 0, error: nil)
     }
 
+    /// The page in a few words, for the message of an unrecognised page; its title and form
+    /// actions are the portal's text, so they are scrubbed of the login's secrets and SAML messages.
     func describe(page: Page, document: Document) -> String {
-        let title = document.title.map { "title \"\($0)\"" } ?? "no title"
+        let scrubber = session.scrubber
+        let title = document.title.map { "title \"\(scrubber.scrubMessage($0))\"" } ?? "no title"
         let forms = ((try? document.select("//form")) ?? []).map { form -> String in
-            let id = form.attribute("id").map { "#\($0)" } ?? ""
-            let action = form.attribute("action") ?? ""
+            let id = form.attribute("id").map { "#\(scrubber.scrubText($0))" } ?? ""
+            let action = scrubber.scrubURL(form.attribute("action") ?? "")
             return "form\(id) action=\"\(action)\""
         }
         let formText = forms.isEmpty ? "no forms" : forms.joined(separator: ", ")

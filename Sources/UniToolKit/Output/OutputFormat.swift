@@ -63,17 +63,22 @@ public struct TableRenderer: Sendable {
     public func render(_ set: RecordSet) -> String {
         guard !set.records.isEmpty else { return "(no records)\n" }
         let dates = style.localDates ? LocalDates() : nil
-        let cells = set.records.map { record in set.columns.map { Self.cellText(record[$0], dates: dates) } }
+        // Cells and headers are the portal's and the recipe's text: shown escaped, so that no
+        // control character reaches the terminal and a tab or line feed cannot break a row.
+        let cells = set.records.map { record in
+            set.columns.map { TerminalText.escaped(Self.cellText(record[$0], dates: dates)) }
+        }
+        let headers = set.columns.map { TerminalText.escaped($0) }
         let numeric = set.columns.map { column in
             set.records.allSatisfy { record in record[column].map { $0.isNumeric || $0 == .null } ?? true }
         }
-        var widths = set.columns.map(DisplayWidth.of)
+        var widths = headers.map(DisplayWidth.of)
         for row in cells {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], DisplayWidth.of(cell)) }
         }
         if let maxWidth = style.maxWidth { widths = Self.fit(widths, numeric: numeric, into: maxWidth) }
         var lines: [String] = []
-        let header = zip(set.columns, widths).map { pad($0, to: $1, right: false) }.joined(separator: "  ")
+        let header = zip(headers, widths).map { pad($0, to: $1, right: false) }.joined(separator: "  ")
         lines.append(style.bold ? "\u{1B}[1m\(trimEnd(header))\u{1B}[0m" : trimEnd(header))
         lines.append(widths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
         for row in cells {
@@ -213,7 +218,9 @@ public enum JSONRenderer {
         }
     }
 
-    /// A JSON string literal (RFC 8259), escaping only what must be escaped.
+    /// A JSON string literal (RFC 8259): what must be escaped, and DEL and the C1 controls
+    /// (U+007F–U+009F) too. JSON allows those raw, but a terminal acts on them (U+009B is CSI),
+    /// and JSON output is often read on one; `\u009b` reads back as the same character.
     public static func string(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
@@ -223,7 +230,7 @@ public enum JSONRenderer {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
                 result += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                     + String(scalar.value, radix: 16)
             default: result.unicodeScalars.append(scalar)

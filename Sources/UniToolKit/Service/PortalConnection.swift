@@ -336,7 +336,13 @@ public final class PortalConnection: Sendable {
         return RecordSet(columns: fields.map(\.name), records: [Record(fields: fields)])
     }
 
+    /// The portal's reason for refusing an action, as the error quotes it: scrubbed of every
+    /// secret the session knows and of SAML messages, since a portal's text may repeat them.
     private func refusal(_ action: ActionSpec, in document: Document) throws -> String? {
+        try unscrubbedRefusal(action, in: document).map { session.scrubber.scrubMessage($0) }
+    }
+
+    private func unscrubbedRefusal(_ action: ActionSpec, in document: Document) throws -> String? {
         guard let refusedWhen = action.refusedWhen else { return nil }
         switch try document.evaluate(refusedWhen) {
         case .nodes(let nodes): return nodes.first.map { $0.text.collapsingWhitespace() }
@@ -392,7 +398,7 @@ public final class PortalConnection: Sendable {
     /// version accepted, or nil when the portal publishes no terms.
     public func acceptTerms(version: String?, store: AcceptedTermsStore, staleHint: (String) -> String) async throws -> String? {
         guard let current = try await currentTerms() else { return nil }
-        if let version, version != current.version {
+        if let version, !TermsVersion.same(version, current.version) {
             throw UniToolError(
                 .termsVersionStale,
                 "version \(version) is not the current version of the terms of use of \(portal.name) (current: \(current.version)); nothing was accepted",

@@ -49,6 +49,8 @@ public final class HTTPSession: Sendable {
     private struct State {
         var jar: CookieJar
         var requestCount = 0
+        /// Every password, code and TOTP secret this session sent or was given.
+        var knownSecrets = TraceScrubber()
     }
 
     public init(jar: CookieJar = CookieJar(), configuration: Configuration = Configuration(), logger: Logger) {
@@ -92,6 +94,22 @@ public final class HTTPSession: Sendable {
     /// How many HTTP requests the session has sent, redirects included.
     public var requestCount: Int { state.withLock { $0.requestCount } }
 
+    /// Remembers a secret the session is about to send (a password, a one-time code) or that was
+    /// read for it (a TOTP secret), so that neither the trace nor an error quoting the portal,
+    /// which may echo it, ever shows it.
+    public func registerSecret(_ secret: String) {
+        state.withLock { $0.knownSecrets.register(secret) }
+        configuration.trace?.register(secret: secret)
+    }
+
+    /// The secrets known so far, with the rules for SAML messages and cookies: portal text is
+    /// scrubbed with it before an error quotes it.
+    public var scrubber: TraceScrubber {
+        var scrubber = state.withLock { $0.knownSecrets }
+        if let trace = configuration.trace { scrubber.merge(trace.scrubber) }
+        return scrubber
+    }
+
     public func get(_ url: URL) async throws -> Page {
         try await send(method: "GET", url: url, form: nil, secretFields: [])
     }
@@ -99,6 +117,7 @@ public final class HTTPSession: Sendable {
     /// Sends a form. A 307 or 308 redirect repeats a POST with its body, so a form that carries
     /// a secret is only repeated where `secretsMayGoTo` allows (to the same origin without it).
     public func submit(_ submission: FormSubmission, secretsMayGoTo: (@Sendable (URL) throws -> Void)? = nil) async throws -> Page {
+        for field in submission.fields where submission.secretFieldNames.contains(field.name) { registerSecret(field.value) }
         if submission.method == "GET" {
             return try await send(method: "GET", url: submission.requestURL, form: nil, secretFields: submission.secretFieldNames)
         }

@@ -5,31 +5,64 @@ import Synchronization
 /// Every request and response of a run, for `--trace FILE`, in the HAR 1.2 format so that
 /// browsers' developer tools and HAR viewers open it.
 ///
-/// A trace is made to be attached to a bug report, so it is redacted as it is recorded, never
-/// afterwards: passwords, one-time codes, `SAMLResponse`, cookie values and `Authorization`
-/// headers never enter it. Bodies are left out unless asked for, and then scrubbed too.
+/// A trace is made to be attached to a bug report, so no secret ever reaches the file: every
+/// field of every entry (URL, query string, headers, `redirectURL`, the posted form, the body)
+/// passes through a ``TraceScrubber``, which removes SAML messages, `RelayState`,
+/// cookie values, `Authorization`, and every secret of the run, wherever and however it
+/// reappears. Entries are scrubbed when the file is written, with every secret the run learned.
+/// Bodies are left out unless asked for, and then scrubbed too.
+///
+/// The scrubber learns the run's secrets from ``register(secret:)`` (the login registers the
+/// password and each one-time code before it sends them, the CLI the TOTP secret it reads), and
+/// from the exchanges themselves: values sent in password fields, long cookie values.
 public final class HTTPTrace: Sendable {
-    public static let redacted = "<redacted>"
-    /// Form fields whose values are always secret, whatever the recipe says.
-    static let secretFieldNames: Set<String> = ["SAMLResponse", "SAMLRequest", "j_password", "password", "passwd", "pwd", "j_tokenNumber", "otp", "totp"]
+    public static let redacted = TraceScrubber.redacted
+    /// Cookie values at least this long are treated as secrets wherever they reappear (a session
+    /// id in a URL); shorter ones (`lang=en`) carry nothing worth hiding and would only blank text.
+    static let minimumSecretCookieLength = 8
+    /// SAML messages and `RelayState` values at least this long are also looked for elsewhere.
+    static let minimumSecretProtocolValueLength = 16
 
     public let includeBodies: Bool
     private let state = Mutex<State>(State())
 
     private struct State {
-        var entries: [Entry] = []
-        /// Values sent in secret fields during this run, scrubbed from any body that echoes them.
-        var secretValues: Set<String> = []
+        var exchanges: [Exchange] = []
+        /// What must not be written: the secrets known so far in this run.
+        var scrubber = TraceScrubber()
+    }
+
+    /// One exchange as it happened. Kept only in memory, and turned into a scrubbed HAR entry
+    /// when the trace is written, with every secret the run learned by then: a cookie set at the
+    /// end of a run is removed from the entries before it too.
+    struct Exchange: Sendable {
+        var started: Date
+        var duration: TimeInterval
+        var method: String
+        var url: URL
+        var requestHeaders: [(String, String)]
+        var formFields: [(name: String, value: String)]?
+        var secretFields: Set<String>
+        var status: Int
+        var responseHeaders: [(String, String)]
+        /// Nil unless bodies are traced.
+        var responseBody: [UInt8]?
+        var bodySize: Int
     }
 
     public init(includeBodies: Bool = false) {
         self.includeBodies = includeBodies
     }
 
-    /// Whether a form field's value must never be written.
-    static func isSecret(field name: String, declared: Set<String>) -> Bool {
-        declared.contains(name) || secretFieldNames.contains(name) || name.lowercased().contains("pass")
+    /// Adds a value that must never appear in the trace: a password, a one-time code, a TOTP
+    /// secret. Call it before the value is sent, so that the exchange that carries it, and any
+    /// later one that echoes it, is scrubbed.
+    public func register(secret: String) {
+        state.withLock { $0.scrubber.register(secret) }
     }
+
+    /// The secrets known so far, for scrubbing text outside the trace.
+    public var scrubber: TraceScrubber { state.withLock { $0.scrubber } }
 
     /// Records one exchange. `formFields` is the decoded request body of a form post.
     func record(
@@ -37,47 +70,102 @@ public final class HTTPTrace: Sendable {
         formFields: [(name: String, value: String)]?, secretFields: Set<String>, status: Int,
         responseHeaders: [(String, String)], responseBody: [UInt8]
     ) {
-        let secrets = (formFields ?? []).filter { Self.isSecret(field: $0.name, declared: secretFields) }.map(\.value)
+        state.withLock { state in
+            state.scrubber.merge(
+                Self.secretsLearned(
+                    formFields: formFields ?? [], secretFields: secretFields, requestHeaders: requestHeaders,
+                    responseHeaders: responseHeaders))
+            state.exchanges.append(
+                Exchange(
+                    started: started, duration: duration, method: method, url: url, requestHeaders: requestHeaders,
+                    formFields: formFields, secretFields: secretFields, status: status, responseHeaders: responseHeaders,
+                    responseBody: includeBodies ? responseBody : nil, bodySize: responseBody.count))
+        }
+    }
+
+    /// The secrets an exchange reveals: values sent in password or code fields (of any length),
+    /// long SAML and `RelayState` values, and long cookie values, sent or set.
+    static func secretsLearned(
+        formFields: [(name: String, value: String)], secretFields: Set<String>, requestHeaders: [(String, String)],
+        responseHeaders: [(String, String)]
+    ) -> TraceScrubber {
+        var learned = TraceScrubber()
+        let protocolNames = Set(TraceScrubber.protocolFieldNames.map { $0.lowercased() })
+        for field in formFields {
+            if secretFields.contains(field.name) || TraceScrubber.credentialFieldNames.contains(field.name) {
+                learned.register(field.value)
+            } else if protocolNames.contains(field.name.lowercased()), field.value.count >= minimumSecretProtocolValueLength {
+                learned.register(field.value)
+            }
+        }
+        var cookieValues: [Substring] = []
+        for (name, value) in requestHeaders where name.lowercased() == "cookie" {
+            cookieValues += value.split(separator: ";").compactMap { $0.split(separator: "=", maxSplits: 1).dropFirst().first }
+        }
+        for (name, value) in responseHeaders where name.lowercased() == "set-cookie" {
+            let pair = value.split(separator: ";", maxSplits: 1).first ?? ""
+            if let cookieValue = pair.split(separator: "=", maxSplits: 1).dropFirst().first { cookieValues.append(cookieValue) }
+        }
+        for value in cookieValues {
+            let trimmed = value.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            if trimmed.count >= minimumSecretCookieLength { learned.register(trimmed) }
+        }
+        return learned
+    }
+
+    /// One HAR entry with every field scrubbed. Pure, so that tests can enumerate the fields.
+    static func entry(_ exchange: Exchange, scrubber: TraceScrubber) -> Entry {
+        let (method, url, secretFields, status) = (exchange.method, exchange.url, exchange.secretFields, exchange.status)
+        let (requestHeaders, responseHeaders, bodySize) = (exchange.requestHeaders, exchange.responseHeaders, exchange.bodySize)
         let query = (URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []).map { item in
             Entry.NameValue(
-                name: item.name,
-                value: Self.isSecret(field: item.name, declared: secretFields) ? Self.redacted : item.value ?? "")
+                name: scrubber.isSecretValue(item.name) ? redacted : item.name,
+                value: scrubber.scrubField(name: item.name, value: item.value ?? "", declared: secretFields))
         }
-        state.withLock { state in
-            state.secretValues.formUnion(secrets.filter { $0.count >= 4 })
-            var request = Entry.Request(
-                method: method, url: Self.redact(url: url, secretFields: secretFields),
-                headers: requestHeaders.map { Self.redact(header: $0) }, queryString: query)
-            if let formFields {
-                let params = formFields.map { field in
-                    Entry.NameValue(
-                        name: field.name,
-                        value: Self.isSecret(field: field.name, declared: secretFields) ? Self.redacted : field.value)
-                }
-                request.postData = .init(mimeType: "application/x-www-form-urlencoded", params: params)
-                request.bodySize = formFields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 }
+        var request = Entry.Request(
+            method: method, url: scrubber.scrubURL(url.absoluteString, declared: secretFields),
+            headers: requestHeaders.map { Entry.NameValue(name: $0.0, value: scrubber.scrubHeader(name: $0.0, value: $0.1)) },
+            queryString: query)
+        if let formFields = exchange.formFields {
+            let params = formFields.map { field in
+                Entry.NameValue(
+                    name: scrubber.isSecretValue(field.name) ? redacted : field.name,
+                    value: scrubber.scrubField(name: field.name, value: field.value, declared: secretFields))
             }
-            let contentType = responseHeaders.first { $0.0.lowercased() == "content-type" }?.1 ?? ""
-            var content = Entry.Content(size: responseBody.count, mimeType: contentType)
-            if includeBodies {
-                content.text = Self.scrub(String(decoding: responseBody, as: UTF8.self), secrets: state.secretValues)
-            }
-            let location = responseHeaders.first { $0.0.lowercased() == "location" }?.1 ?? ""
-            let response = Entry.Response(
-                status: status, statusText: HTTPResponseStatus(statusCode: status).reasonPhrase,
-                headers: responseHeaders.map { Self.redact(header: $0) }, content: content, redirectURL: location,
-                bodySize: responseBody.count)
-            let milliseconds = (duration * 1000).rounded()
-            state.entries.append(
-                Entry(
-                    startedDateTime: Self.timestamp(started), time: milliseconds, request: request, response: response,
-                    timings: .init(send: 0, wait: milliseconds, receive: 0)))
+            request.postData = .init(mimeType: "application/x-www-form-urlencoded", params: params, text: formText(params))
+            request.bodySize = formFields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 }
         }
+        let contentType = responseHeaders.first { $0.0.lowercased() == "content-type" }?.1 ?? ""
+        var content = Entry.Content(size: bodySize, mimeType: contentType)
+        if let responseBody = exchange.responseBody {
+            content.text = scrubber.scrubText(String(decoding: responseBody, as: UTF8.self))
+        }
+        let location = responseHeaders.first { $0.0.lowercased() == "location" }?.1 ?? ""
+        let response = Entry.Response(
+            status: status, statusText: HTTPResponseStatus(statusCode: status).reasonPhrase,
+            headers: responseHeaders.map { Entry.NameValue(name: $0.0, value: scrubber.scrubHeader(name: $0.0, value: $0.1)) },
+            content: content, redirectURL: location.isEmpty ? "" : scrubber.scrubURL(location, declared: secretFields),
+            bodySize: bodySize)
+        let milliseconds = (exchange.duration * 1000).rounded()
+        return Entry(
+            startedDateTime: timestamp(exchange.started), time: milliseconds, request: request, response: response,
+            timings: .init(send: 0, wait: milliseconds, receive: 0))
+    }
+
+    /// The posted form as `postData.text`: the already scrubbed fields form-encoded, the
+    /// redaction mark left readable.
+    static func formText(_ params: [Entry.NameValue]) -> String {
+        let kept = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789*-._".utf8))
+        func encode(_ text: String) -> String {
+            text == redacted ? text : TraceScrubber.percentEncoded(text, keeping: kept, spaceAsPlus: true, lowercaseHex: false)
+        }
+        return params.map { "\(encode($0.name))=\(encode($0.value))" }.joined(separator: "&")
     }
 
     /// The HAR document.
     public func har() throws -> Data {
-        let entries = state.withLock { $0.entries }
+        let (exchanges, scrubber) = state.withLock { ($0.exchanges, $0.scrubber) }
+        let entries = exchanges.map { Self.entry($0, scrubber: scrubber) }
         let document = Document(log: .init(creator: .init(name: "unitool", version: UniToolVersion.current), entries: entries))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -89,63 +177,7 @@ public final class HTTPTrace: Sendable {
         try AtomicFile.write(try har(), to: url, mode: 0o600)
     }
 
-    public var entryCount: Int { state.withLock { $0.entries.count } }
-
-    // MARK: Redaction
-
-    static func redact(header: (String, String)) -> Entry.NameValue {
-        let (name, value) = header
-        switch name.lowercased() {
-        case "authorization", "proxy-authorization":
-            return .init(name: name, value: redacted)
-        case "cookie":
-            let pairs = value.split(separator: ";").map { pair -> String in
-                let name = pair.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-                return "\(name)=\(redacted)"
-            }
-            return .init(name: name, value: pairs.joined(separator: "; "))
-        case "set-cookie":
-            var parts = value.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
-            if let first = parts.first {
-                let cookieName = first.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-                parts[0] = "\(cookieName)=\(redacted)"
-            }
-            return .init(name: name, value: parts.joined(separator: ";"))
-        default:
-            return .init(name: name, value: value)
-        }
-    }
-
-    /// The URL with the values of secret query parameters replaced.
-    static func redact(url: URL, secretFields: Set<String>) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true), let items = components.queryItems,
-            items.contains(where: { isSecret(field: $0.name, declared: secretFields) })
-        else { return url.absoluteString }
-        components.queryItems = items.map { item in
-            isSecret(field: item.name, declared: secretFields) ? URLQueryItem(name: item.name, value: redacted) : item
-        }
-        return components.url?.absoluteString ?? url.absoluteString
-    }
-
-    /// A body with SAML messages and every secret sent in this run removed.
-    static func scrub(_ text: String, secrets: Set<String>) -> String {
-        var result = text
-        for secret in secrets where !secret.isEmpty {
-            result = result.replacingOccurrences(of: secret, with: redacted)
-        }
-        // <input ... name="SAMLResponse" value="..."> in either attribute order.
-        let patterns = [
-            #"(name\s*=\s*["']SAML(?:Response|Request)["'][^>]*?value\s*=\s*["'])[^"']*"#,
-            #"(value\s*=\s*["'])[^"']*(["'][^>]*?name\s*=\s*["']SAML(?:Response|Request)["'])"#,
-        ]
-        for pattern in patterns {
-            guard let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { continue }
-            let range = NSRange(result.startIndex..., in: result)
-            let template = pattern.hasPrefix("(name") ? "$1\(redacted)" : "$1\(redacted)$2"
-            result = regex.stringByReplacingMatches(in: result, range: range, withTemplate: template)
-        }
-        return result
-    }
+    public var entryCount: Int { state.withLock { $0.exchanges.count } }
 
     static func timestamp(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()

@@ -91,6 +91,18 @@ public struct JSONPath: Sendable, Equatable {
     }
 }
 
+/// How two terms versions are compared: code point by code point.
+///
+/// Swift's `==` on strings is canonical equivalence, under which an NFD "é" (e + U+0301) equals
+/// an NFC "é" (U+00E9). A portal that serves a version differing from the accepted one only in
+/// its normalization has served a different string, and the user accepted the other one; unitool
+/// promises exact versions and will not decide on the user's behalf that the two are the same.
+public enum TermsVersion {
+    public static func same(_ accepted: String, _ served: String) -> Bool {
+        accepted.unicodeScalars.elementsEqual(served.unicodeScalars)
+    }
+}
+
 /// The version of a portal's terms that the user accepted, and when.
 public struct AcceptedTerms: Codable, Sendable, Equatable {
     public var portal: String
@@ -177,7 +189,8 @@ public struct TermsStatus: Sendable, Equatable {
     /// True when there is nothing to accept, or the accepted version is the current one.
     public var isUpToDate: Bool {
         guard let current else { return true }
-        return accepted?.version == current.version
+        guard let accepted else { return false }
+        return TermsVersion.same(accepted.version, current.version)
     }
 
     /// The refusal a data command reports when the terms are not accepted: both versions and

@@ -72,6 +72,25 @@ struct LoginFlowTests {
         }
     }
 
+    @Test(
+        "a portal that repeats the wrong password in its error: the message quotes the portal without it, whatever its length",
+        arguments: ["q", "Zq", "not-it", "Wrong-Canary-77"])
+    func echoedPasswordIsScrubbedFromTheError(password: String) async throws {
+        try await withDemo(faults: try DemoFaults(parsing: "echo-secrets")) { portal, grades, _ in
+            let connection = connection(portal, user: "alice", password: password, store: nil)
+            let result = await Result { try await connection.run(grades, options: [:]) }
+            await connection.close()
+            guard case .failure(let error as UniToolError) = result else {
+                Issue.record("a wrong password was accepted")
+                return
+            }
+            #expect(error.kind == .wrongCredentials)
+            #expect(error.message.contains("the portal says"), "\(error.message)")
+            #expect(error.message.contains("you typed '<redacted>'"), "\(error.message)")
+            #expect(!error.message.contains("'\(password)'"), "\(error.message)")
+        }
+    }
+
     @Test("a saved session is reused: the second run needs exactly one request")
     func sessionReuse() async throws {
         try await withDemo { portal, grades, store in

@@ -87,6 +87,30 @@ struct TermsOfUseTests {
         #expect(none.isUpToDate, "a portal without a terms API has nothing to accept")
     }
 
+    @Test("versions compare by exact code points: an NFD 'é' accepted is not the NFC 'é' served, in either direction")
+    func exactCodePoints() throws {
+        let nfc = "2026-\u{E9}t\u{E9}"
+        let nfd = "2026-e\u{301}te\u{301}"
+        #expect(nfc == nfd, "Swift's == is canonical equivalence; that is why unitool does not use it here")
+        #expect(!TermsVersion.same(nfd, nfc))
+        #expect(!TermsVersion.same(nfc, nfd))
+        #expect(TermsVersion.same(nfc, "2026-\u{E9}t\u{E9}"))
+        let portal = TermsStatus.PortalIdentity(id: "demo", name: "Demo University")
+        for (accepted, served) in [(nfd, nfc), (nfc, nfd)] {
+            let status = TermsStatus(
+                portal: portal, current: CurrentTerms(version: served), accepted: AcceptedTerms(portal: "demo", version: accepted))
+            #expect(!status.isUpToDate)
+            #expect(status.refusal?.kind == .termsNotAccepted)
+        }
+        // The accepted version keeps its code points through the file on disk.
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let store = AcceptedTermsStore(directory: sandbox.root.appendingPathComponent("terms"))
+        try store.save(AcceptedTerms(portal: "demo", version: nfd))
+        let loaded = try #require(try store.load(portal: "demo"))
+        #expect(Array(loaded.version.unicodeScalars) == Array(nfd.unicodeScalars))
+    }
+
     @Test("accepted terms survive a save and load; a damaged file is an error, never 'not accepted'")
     func storeRoundTripAndDamage() throws {
         let sandbox = try Sandbox()

@@ -1,0 +1,381 @@
+import Foundation
+
+/// Decides what of a request, a response or a portal's message may be written down: in a HAR
+/// trace (`--trace`), or in an error that quotes the portal.
+///
+/// A trace is made to be attached to a bug report, and an error message to be pasted into one,
+/// so neither may hold anything that lets a reader log in as the user. That is two kinds of thing:
+///
+/// - what is secret by its place, whatever its value: SAML messages and `RelayState` (a bearer
+///   assertion, the user's attributes, the SP's state), cookie values, `Authorization`, and the
+///   form fields that carry a password or a one-time code;
+/// - what is secret by its value, wherever it turns up: every password, one-time code and TOTP
+///   secret unitool sent or read in this run, also when a portal echoes it back, percent-encoded,
+///   form-encoded, HTML-escaped or JSON-escaped.
+///
+/// A secret shorter than ``minimumSubstringLength`` is not looked for inside other text (a
+/// three-digit password would take every "123" of a page with it), but it is still redacted
+/// wherever it is a whole value: a form field or query parameter, an HTML attribute, the text of
+/// an element, a JSON string. That is where a portal echoes what it was sent.
+///
+/// It is a value with no I/O, so that every rule has a unit test of its own.
+public struct TraceScrubber: Sendable, Equatable {
+    /// What stands in for everything removed.
+    public static let redacted = "<redacted>"
+
+    /// Parameters and fields of the SAML protocol whose values are secret wherever they appear.
+    public static let protocolFieldNames = ["SAMLRequest", "SAMLResponse", "RelayState", "SAMLart"]
+
+    /// Form fields whose values are passwords or codes, whatever the recipe says.
+    static let credentialFieldNames: Set<String> = [
+        "j_password", "password", "passwd", "pwd", "j_tokenNumber", "otp", "totp",
+    ]
+
+    /// The shortest secret that is also replaced inside longer text.
+    public static let minimumSubstringLength = 4
+
+    /// The values to remove, as unitool sent or read them.
+    public private(set) var secrets: Set<String> = []
+
+    public init(secrets: [String] = []) {
+        for secret in secrets { register(secret) }
+    }
+
+    /// Adds a value that must never be written. Empty values are ignored: there is nothing to hide.
+    public mutating func register(_ secret: String) {
+        guard !secret.isEmpty else { return }
+        secrets.insert(secret)
+    }
+
+    /// Adds every value of another scrubber.
+    public mutating func merge(_ other: TraceScrubber) {
+        secrets.formUnion(other.secrets)
+    }
+
+    // MARK: Decisions
+
+    /// Whether a field's or parameter's value is secret because of its name: a SAML message,
+    /// `RelayState`, a field the recipe fills with a password or code (`declared`), or a field
+    /// that looks like a password field.
+    public func isSecretField(_ name: String, declared: Set<String> = []) -> Bool {
+        if declared.contains(name) || Self.credentialFieldNames.contains(name) { return true }
+        let lowered = name.lowercased()
+        if Self.protocolFieldNames.contains(where: { $0.lowercased() == lowered }) { return true }
+        return lowered.contains("pass")
+    }
+
+    /// Whether a whole value is one of the secrets, in any of the encodings a portal might use.
+    public func isSecretValue(_ value: String) -> Bool {
+        guard !secrets.isEmpty, !value.isEmpty else { return false }
+        let candidates = [value, value.trimmingCharacters(in: .whitespacesAndNewlines)]
+        for secret in secrets {
+            let forms = Self.encodedForms(of: secret)
+            let matches = candidates.contains { candidate in
+                forms.contains { $0.unicodeScalars.elementsEqual(candidate.unicodeScalars) }
+            }
+            if matches { return true }
+        }
+        return false
+    }
+
+    // MARK: Scrubbing
+
+    /// A form field or query parameter: redacted whole when its name or its value is secret,
+    /// otherwise scrubbed as text.
+    public func scrubField(name: String, value: String, declared: Set<String> = []) -> String {
+        if isSecretField(name, declared: declared) || isSecretValue(value) { return Self.redacted }
+        return scrubText(value)
+    }
+
+    /// An absolute or relative URL, as in a request, a `Location` header or `redirectURL`: the
+    /// query's and fragment's parameters are judged one by one (name and value decoded first),
+    /// then the whole is scrubbed as text.
+    public func scrubURL(_ text: String, declared: Set<String> = []) -> String {
+        var result = text
+        var fragment: String?
+        if let hash = result.firstIndex(of: "#") {
+            fragment = String(result[result.index(after: hash)...])
+            result = String(result[..<hash])
+        }
+        if let question = result.firstIndex(of: "?") {
+            let query = String(result[result.index(after: question)...])
+            result = String(result[...question]) + scrubQuery(query, declared: declared)
+        }
+        if let fragment { result += "#" + scrubQuery(fragment, declared: declared) }
+        return scrubText(result)
+    }
+
+    /// `a=1&b=2`, as in a query or a form-encoded body.
+    public func scrubQuery(_ query: String, declared: Set<String> = []) -> String {
+        query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = Self.formDecoded(parts[0])
+            guard parts.count == 2 else { return isSecretValue(name) ? Self.redacted : String(pair) }
+            if isSecretField(name, declared: declared) || isSecretValue(Self.formDecoded(parts[1])) {
+                return "\(parts[0])=\(Self.redacted)"
+            }
+            return String(pair)
+        }.joined(separator: "&")
+    }
+
+    /// One header's value: credentials and cookie values always go, addresses are scrubbed as
+    /// URLs, the rest as text.
+    public func scrubHeader(name: String, value: String) -> String {
+        switch name.lowercased() {
+        case "authorization", "proxy-authorization":
+            return Self.redacted
+        case "cookie":
+            return value.split(separator: ";").map { pair -> String in
+                let cookieName =
+                    pair.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                return "\(cookieName)=\(Self.redacted)"
+            }.joined(separator: "; ")
+        case "set-cookie":
+            var parts = value.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+            if let first = parts.first {
+                let cookieName = first.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+                parts[0] = "\(cookieName)=\(Self.redacted)"
+            }
+            return parts.enumerated().map { $0.offset == 0 ? $0.element : scrubText($0.element) }.joined(separator: ";")
+        case "location", "content-location", "referer", "refresh", "link":
+            return isSecretValue(value) ? Self.redacted : scrubURL(value)
+        default:
+            return isSecretValue(value) ? Self.redacted : scrubText(value)
+        }
+    }
+
+    /// Free text: a response body, a header, a portal's message. Removes SAML messages and
+    /// `RelayState` in query strings, form bodies, HTML inputs (quoted, single-quoted or unquoted
+    /// attributes, in any order), textareas and JSON; then every secret, as a whole value of any
+    /// length, and as part of the text when it is long enough.
+    public func scrubText(_ text: String) -> String {
+        var result = Self.scrubProtocolValues(text)
+        for secret in secrets.sorted(by: { $0.utf8.count > $1.utf8.count }) {
+            for form in Self.encodedForms(of: secret).sorted(by: { $0.utf8.count > $1.utf8.count }) {
+                guard result.range(of: form, options: .literal) != nil else { continue }
+                if secret.unicodeScalars.count >= Self.minimumSubstringLength {
+                    result = result.replacingOccurrences(of: form, with: Self.redacted, options: .literal)
+                } else {
+                    result = Self.replaceWholeValues(form, in: result)
+                }
+            }
+        }
+        return result
+    }
+
+    /// A portal's message, before an error quotes it: as ``scrubText(_:)``, and a short secret
+    /// also where it stands as a word of its own ("your password xy is wrong"). A message is a
+    /// sentence or two, where blanking a short word too many costs nothing.
+    public func scrubMessage(_ text: String) -> String {
+        var result = scrubText(text)
+        for secret in secrets where secret.unicodeScalars.count < Self.minimumSubstringLength {
+            for form in Self.encodedForms(of: secret) where result.range(of: form, options: .literal) != nil {
+                let word = NSRegularExpression.escapedPattern(for: form)
+                let pattern = #"(?<![\p{L}\p{N}])"# + word + #"(?![\p{L}\p{N}])"#
+                guard let regex = try? NSRegularExpression(pattern: pattern) else { continue }
+                result = regex.stringByReplacingMatches(
+                    in: result, range: NSRange(result.startIndex..., in: result),
+                    withTemplate: NSRegularExpression.escapedTemplate(for: Self.redacted))
+            }
+        }
+        return result
+    }
+
+    // MARK: Rules
+
+    /// Patterns for a short secret where it is a whole value; `V` stands for the secret.
+    /// Group 1 and (where present) group 2 are kept around the replacement.
+    private static let wholeValueTemplates = [
+        // a quoted value: attribute="V", attribute='V', "key": "V", a script's 'V', prose's "V",
+        // also with the quotes as character references (HTML-escaped prose) or typographic
+        #"(")V(")"#, #"(')V(')"#,
+        #"((?:&#0*39;|&#x0*27;|&apos;|&quot;|&#0*34;|&#x0*22;|[‘“«„‚]))V((?:&#0*39;|&#x0*27;|&apos;|&quot;|&#0*34;|&#x0*22;|[’”»“‘]))"#,
+        // unquoted attribute value or query/form parameter: value=V> or a=V&b
+        #"(=)V(?=[\s>&;#"'<]|/>|$)"#,
+        // the whole text of an element, as in <textarea>V</textarea> or <td>V</td>
+        #"(>\s*)V(\s*<)"#,
+    ]
+
+    static func replaceWholeValues(_ value: String, in text: String) -> String {
+        var result = text
+        let escaped = NSRegularExpression.escapedPattern(for: value)
+        for template in wholeValueTemplates {
+            let pattern = template.replacingOccurrences(of: "V", with: escaped)
+            guard let regex = try? NSRegularExpression(pattern: pattern) else { continue }
+            let replacement = regex.numberOfCaptureGroups == 2 ? "$1\(redacted)$2" : "$1\(redacted)"
+            result = regex.stringByReplacingMatches(
+                in: result, range: NSRange(result.startIndex..., in: result), withTemplate: replacement)
+        }
+        return result
+    }
+
+    private static let protocolNames = protocolFieldNames.joined(separator: "|")
+
+    /// `SAMLResponse=...` in a query or form body (also after `&amp;` in HTML), and in JSON.
+    nonisolated(unsafe) private static let protocolParameter = try! NSRegularExpression(
+        pattern: #"(^|[?&;#\s"'>/])((?:"# + protocolNames + #")=)[^&#\s"'<>]+"#, options: [.caseInsensitive])
+    nonisolated(unsafe) private static let protocolJSON = try! NSRegularExpression(
+        pattern: #"("(?:"# + protocolNames + #")"\s*:\s*")(?:[^"\\]|\\.)*(")"#, options: [.caseInsensitive])
+    /// `<textarea name=SAMLResponse>...</textarea>`, the name quoted or not.
+    nonisolated(unsafe) private static let protocolTextarea = try! NSRegularExpression(
+        pattern: #"(<textarea\b[^>]*[\s"']name\s*=\s*["']?(?:"# + protocolNames + #")\b[^>]*>)(.*?)(</textarea)"#,
+        options: [.caseInsensitive, .dotMatchesLineSeparators])
+    nonisolated(unsafe) private static let inputTag = try! NSRegularExpression(
+        pattern: #"<input\b[^>]*>"#, options: [.caseInsensitive])
+    /// Inside an `<input>` tag: a name that makes the value secret, quoted or not.
+    nonisolated(unsafe) private static let secretInputName = try! NSRegularExpression(
+        pattern: #"[\s"'/]name\s*=\s*["']?(?:"# + protocolNames + #")(?=["'\s/>]|$)"#, options: [.caseInsensitive])
+    nonisolated(unsafe) private static let passwordInputType = try! NSRegularExpression(
+        pattern: #"[\s"'/]type\s*=\s*["']?password(?=["'\s/>]|$)"#, options: [.caseInsensitive])
+    nonisolated(unsafe) private static let valueAttribute = try! NSRegularExpression(
+        pattern: #"([\s"'/]value\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s"'<>`]+)"#, options: [.caseInsensitive])
+    /// Base64 of `<samlp:`, `<saml2p:`, `<saml:` or `<?xml ` wherever it stands: a SAML message
+    /// carried in a place no other rule knows (a script variable, a data attribute).
+    nonisolated(unsafe) private static let base64SAML = try! NSRegularExpression(
+        pattern: #"(?:PHNhbWxwO|PHNhbWwycD|PHNhbWw6|PD94bWwg)[A-Za-z0-9+/]{8,}={0,2}"#)
+
+    static func scrubProtocolValues(_ text: String) -> String {
+        var result = text
+        func replace(_ regex: NSRegularExpression, _ template: String) {
+            result = regex.stringByReplacingMatches(
+                in: result, range: NSRange(result.startIndex..., in: result), withTemplate: template)
+        }
+        replace(protocolParameter, "$1$2\(redacted)")
+        replace(protocolJSON, "$1\(redacted)$2")
+        replace(protocolTextarea, "$1\(redacted)$3")
+        result = replacingMatches(of: inputTag, in: result) { tag in
+            let whole = NSRange(tag.startIndex..., in: tag)
+            guard secretInputName.firstMatch(in: tag, range: whole) != nil
+                || passwordInputType.firstMatch(in: tag, range: whole) != nil
+            else { return tag }
+            return valueAttribute.stringByReplacingMatches(in: tag, range: whole, withTemplate: "$1\"\(redacted)\"")
+        }
+        replace(base64SAML, redacted)
+        return result
+    }
+
+    /// Every match of `regex`, replaced by what `transform` makes of it.
+    private static func replacingMatches(
+        of regex: NSRegularExpression, in text: String, _ transform: (String) -> String
+    ) -> String {
+        let matches = regex.matches(in: text, range: NSRange(text.startIndex..., in: text))
+        guard !matches.isEmpty else { return text }
+        var result = ""
+        var position = text.startIndex
+        for match in matches {
+            guard let range = Range(match.range, in: text) else { continue }
+            result.append(contentsOf: text[position..<range.lowerBound])
+            result.append(contentsOf: transform(String(text[range])))
+            position = range.upperBound
+        }
+        result.append(contentsOf: text[position...])
+        return result
+    }
+
+    // MARK: Encodings
+
+    /// The secret as a portal might echo it: as it is, percent-encoded (RFC 3986, HTML forms and
+    /// JavaScript's `encodeURIComponent` keep different characters; space as `%20` or `+`; hex
+    /// digits in either case), HTML-escaped (named, decimal and hex character references) and
+    /// JSON-escaped.
+    static func encodedForms(of secret: String) -> Set<String> {
+        var forms: Set<String> = [secret]
+        let alphanumerics = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8))
+        let keptSets = [
+            alphanumerics.union("-._~".utf8),  // RFC 3986 unreserved
+            alphanumerics.union("*-._".utf8),  // application/x-www-form-urlencoded
+            alphanumerics.union("-_.!~*'()".utf8),  // encodeURIComponent
+        ]
+        for kept in keptSets {
+            for spaceAsPlus in [false, true] {
+                for lowercaseHex in [false, true] {
+                    forms.insert(percentEncoded(secret, keeping: kept, spaceAsPlus: spaceAsPlus, lowercaseHex: lowercaseHex))
+                }
+            }
+        }
+        forms.insert(htmlEscaped(secret, apostrophe: "&#39;"))
+        forms.insert(htmlEscaped(secret, apostrophe: "&#x27;"))
+        forms.insert(htmlEscaped(secret, apostrophe: "&apos;"))
+        forms.insert(characterReferences(secret, hex: false, onlyPunctuation: true))
+        forms.insert(characterReferences(secret, hex: true, onlyPunctuation: true))
+        forms.insert(characterReferences(secret, hex: false, onlyPunctuation: false))
+        forms.insert(characterReferences(secret, hex: true, onlyPunctuation: false))
+        let json = String(JSONRenderer.string(secret).dropFirst().dropLast())
+        forms.insert(json)
+        forms.insert(json.replacingOccurrences(of: "/", with: "\\/"))
+        forms.insert(jsonASCII(secret))
+        forms.remove("")
+        return forms
+    }
+
+    static func percentEncoded(_ text: String, keeping kept: Set<UInt8>, spaceAsPlus: Bool, lowercaseHex: Bool)
+        -> String
+    {
+        let digits = Array(lowercaseHex ? "0123456789abcdef" : "0123456789ABCDEF")
+        var result = ""
+        for byte in text.utf8 {
+            if kept.contains(byte) {
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            } else if byte == 0x20 && spaceAsPlus {
+                result += "+"
+            } else {
+                result += "%"
+                result.append(digits[Int(byte >> 4)])
+                result.append(digits[Int(byte & 0x0F)])
+            }
+        }
+        return result
+    }
+
+    static func htmlEscaped(_ text: String, apostrophe: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += apostrophe
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// `&#38;` or `&#x26;` for each character (or each character but letters and digits).
+    static func characterReferences(_ text: String, hex: Bool, onlyPunctuation: Bool) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            let isPlain = (0x30...0x39).contains(value) || (0x41...0x5A).contains(value) || (0x61...0x7A).contains(value)
+            if onlyPunctuation && isPlain {
+                result.unicodeScalars.append(scalar)
+            } else {
+                result += hex ? "&#x\(String(scalar.value, radix: 16));" : "&#\(scalar.value);"
+            }
+        }
+        return result
+    }
+
+    /// JSON with every character past ASCII as `\uXXXX` (UTF-16), as many serializers write it.
+    static func jsonASCII(_ text: String) -> String {
+        var result = ""
+        for scalar in String(JSONRenderer.string(text).dropFirst().dropLast()).unicodeScalars {
+            if scalar.isASCII {
+                result.unicodeScalars.append(scalar)
+            } else {
+                for unit in String(scalar).utf16 {
+                    let hex = String(unit, radix: 16)
+                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                }
+            }
+        }
+        return result
+    }
+
+    /// `+` as space, then percent-decoding; the text as it is when it is not valid encoding.
+    static func formDecoded(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+}
