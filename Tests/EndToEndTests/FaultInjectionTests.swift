@@ -53,7 +53,7 @@ struct FaultInjectionTests {
             Failure(fault: "server-error=503", arguments: [], exitCode: 22, message: "answered 503 (Service Unavailable)"),
             Failure(fault: "reset", arguments: [], exitCode: 20, message: "the connection to http://127.0.0.1:"),
             Failure(fault: "truncated", arguments: [], exitCode: 20, message: "the connection to http://127.0.0.1:"),
-            Failure(fault: "huge-page", arguments: [], exitCode: 22, message: "is larger than 20 MiB, unitool's limit"),
+            Failure(fault: "huge-page", arguments: [], exitCode: 22, message: "the portal sent more than unitool accepts: the page at"),
             Failure(fault: "redirect-loop", arguments: [], exitCode: 22, message: "redirected more than 20 times"),
             Failure(fault: "layout-changed", arguments: [], exitCode: 30, message: "recipe demo/grades"),
         ])

@@ -84,7 +84,8 @@ struct LoginPagesTests {
         let demo = try await DemoUniversity.start()
         defer { Task { await demo.stop() } }
         // The bundled portal recipe with its consent rule turned into a failure, as a user's override.
-        let recipes = sandbox.root.appendingPathComponent("recipes/demo")
+        // In the user's own recipe folder: a --recipes pack may not redefine a portal untrusted.
+        let recipes = sandbox.root.appendingPathComponent("config/unitool/recipes/demo")
         try FileManager.default.createDirectory(at: recipes, withIntermediateDirectories: true)
         var portal = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
         let acceptRule =
@@ -94,7 +95,7 @@ struct LoginPagesTests {
         portal = portal.replacingOccurrences(of: acceptRule, with: "      fail: consent_required\n")
         try portal.write(to: recipes.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
         let outcome = try await run(
-            ["--portal", "demo", "--user", "dora", "--password-stdin", "--recipes", sandbox.root.appendingPathComponent("recipes").path, "grades"],
+            ["--portal", "demo", "--user", "dora", "--password-stdin", "grades"],
             demo: demo, stdin: "explorer-2026")
         #expect(outcome.exitCode == 12, "\(outcome)")
         #expect(outcome.stderr.contains("consent required"))
@@ -230,6 +231,9 @@ struct LoginPagesTests {
         #expect(echoed.allSatisfy { $0["value"] == "<redacted>" })
 
         for password in ["Zq", "Wrong-Canary-77"] {
+            // End the session the first run saved, so that the next one must log in.
+            let logout = try await run(["auth", "logout", "--portal", "demo", "--user", "bence", "--keep-password"], demo: demo)
+            #expect(logout.exitCode == 0, "\(logout)")
             let wrongTrace = sandbox.root.appendingPathComponent("wrong-\(password.count).har")
             let wrong = try await run(
                 ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", wrongTrace.path, "--trace-bodies"],
