@@ -119,7 +119,7 @@ struct RecipePackTrustTests {
         #expect(ContinuousClock.now - started < .seconds(1))
     }
 
-    @Test("loading is linear in the recipe's size: four times the fields take about four times as long, not sixteen")
+    @Test("loading is linear in the recipe's size: eight times the fields take about eight times as long, not sixty-four")
     func loadingIsLinear() throws {
         let head = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/grades.yaml"), encoding: .utf8)
             .components(separatedBy: "fields:\n")[0]
@@ -129,9 +129,9 @@ struct RecipePackTrustTests {
             return text
         }
         func seconds(_ text: String) throws -> Double {
-            // The best of three, so that a busy machine does not decide the ratio.
+            // The best of two, so that a busy machine does not decide the ratio.
             var best = Double.infinity
-            for _ in 0..<3 {
+            for _ in 0..<2 {
                 let started = ContinuousClock.now
                 _ = try DataRecipe.load(file: "big.yaml", text: text, portal: "demo")
                 let elapsed = ContinuousClock.now - started
@@ -139,12 +139,13 @@ struct RecipePackTrustTests {
             }
             return best
         }
-        let small = recipe(fields: 3_000)
+        let small = recipe(fields: 1_500)
         let large = recipe(fields: 12_000)
         #expect(large.utf8.count < 1_048_576, "the large one is still a recipe unitool accepts")
         let ratio = try seconds(large) / seconds(small)
-        // Linear gives about 4; the quadratic loader gave about 16 (a 540 KB recipe took 6 s).
-        #expect(ratio < 8, "12,000 fields took \(ratio) times as long as 3,000")
+        // Linear gives about 8; the quadratic loader gave about 64 (a 540 KB recipe took 6 s).
+        // The margin is wide because the suite runs tests side by side on two cores.
+        #expect(ratio < 24, "12,000 fields took \(ratio) times as long as 1,500")
     }
 
     @Test("a recipe over 1 MiB is refused before it is parsed")
