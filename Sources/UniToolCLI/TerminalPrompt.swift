@@ -15,12 +15,18 @@ enum TerminalPrompt {
         var original = termios()
         let hasTermios = tcgetattr(tty, &original) == 0
         if hasTermios {
+            TerminalRestorer.arm(descriptor: tty, settings: original)
             var silent = original
             silent.c_lflag &= ~tcflag_t(ECHO)
             silent.c_lflag |= tcflag_t(ECHONL)
             tcsetattr(tty, TCSAFLUSH, &silent)
         }
-        defer { if hasTermios { tcsetattr(tty, TCSAFLUSH, &original) } }
+        defer {
+            if hasTermios {
+                tcsetattr(tty, TCSAFLUSH, &original)
+                TerminalRestorer.disarm()
+            }
+        }
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
         while read(tty, &byte, 1) == 1, byte != 0x0A, byte != 0x0D {
@@ -57,5 +63,35 @@ enum TerminalPrompt {
         guard tty >= 0 else { return }
         defer { close(tty) }
         _ = text.withCString { write(tty, $0, strlen($0)) }
+    }
+}
+
+/// Puts the terminal back when a signal ends unitool at a prompt with echo off.
+///
+/// Without it, Ctrl-C at the password prompt left the shell with echo off, and everything typed
+/// after it invisible. The handler does only what is safe in a signal handler: `tcsetattr`, then
+/// the default action of the same signal, so the exit status still says what ended unitool.
+enum TerminalRestorer {
+    nonisolated(unsafe) private static var descriptor: Int32 = -1
+    nonisolated(unsafe) private static var settings = termios()
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
+    static func arm(descriptor: Int32, settings: termios) {
+        Self.settings = settings
+        Self.descriptor = descriptor
+        for signalNumber in signals {
+            signal(signalNumber) { received in
+                if TerminalRestorer.descriptor >= 0 {
+                    tcsetattr(TerminalRestorer.descriptor, TCSANOW, &TerminalRestorer.settings)
+                }
+                signal(received, SIG_DFL)
+                raise(received)
+            }
+        }
+    }
+
+    static func disarm() {
+        for signalNumber in signals { signal(signalNumber, SIG_DFL) }
+        descriptor = -1
     }
 }

@@ -16,7 +16,10 @@ public enum DriftReport {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyyMMdd-HHmmss"
-        let name = "\(recipe.portal)-\(recipe.command)-\(formatter.string(from: Date())).\(document.isXML ? "xml" : "html")"
+        // The process id and a random part keep two reports of the same second apart (two
+        // pages of one run, or two runs at once): neither may overwrite the other.
+        let unique = "\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        let name = "\(recipe.portal)-\(recipe.command)-\(formatter.string(from: Date()))-\(unique).\(document.isXML ? "xml" : "html")"
         let file = directory.appendingPathComponent(name)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -15,12 +15,53 @@ public struct CurrentTerms: Sendable, Equatable {
         self.text = text
     }
 
+    /// The deepest JSON the terms API may answer with, as for JSON-RPC messages.
+    static let nestingLimit = 64
+
+    /// How deeply arrays and objects nest in `body`, counted outside strings in one pass.
+    /// Foundation's parser reports a too-deep document as not JSON at all, which sent users
+    /// looking for a maintenance page.
+    static func maximumNesting(of body: [UInt8]) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in body {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth = max(0, depth - 1)
+            default: break
+            }
+        }
+        return deepest
+    }
+
     /// Reads the version API's answer as the recipe describes it.
     ///
     /// Every way the answer can be wrong is a `termsUnavailable` error that says which way, so
     /// that a user can tell a portal in maintenance from a recipe that names the wrong field.
     public static func decode(_ body: [UInt8], from apiURL: URL, recipe: TermsRecipe) throws -> CurrentTerms {
         let place = apiURL.redactedForLog
+        let depth = maximumNesting(of: body)
+        guard depth <= Self.nestingLimit else {
+            throw UniToolError(
+                .termsUnavailable,
+                "the terms-of-use API at \(place) answered JSON nested \(depth) levels deep; unitool reads no deeper than \(Self.nestingLimit)",
+                hint: "a terms version is never this deep: the portal is misbehaving; try again later, or check 'terms.version_api' in the portal recipe")
+        }
         let json: Any
         do {
             json = try JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])

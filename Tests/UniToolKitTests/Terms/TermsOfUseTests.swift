@@ -15,6 +15,21 @@ struct TermsOfUseTests {
         try CurrentTerms.decode(Array(json.utf8), from: api, recipe: recipe)
     }
 
+    @Test("too-deep JSON gets its own message, not 'not JSON'; brackets inside strings do not count")
+    func tooDeepJSON() throws {
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        do {
+            _ = try decode(deep, recipe())
+            Issue.record("a 600-level answer was accepted")
+        } catch let error as UniToolError {
+            #expect(error.kind == .termsUnavailable)
+            #expect(error.message.contains("nested 600 levels deep"), "\(error.message)")
+            #expect(!error.message.contains("did not answer with JSON"))
+        }
+        let bracketsInText = #"{"version": "v1", "note": ""# + String(repeating: "[{", count: 100) + #""}"#
+        #expect(try decode(bracketsInText, recipe()).version == "v1")
+    }
+
     @Test("the version, a URL resolved against the API and the text are read from the fields the recipe names")
     func readsFields() throws {
         let terms = try decode(
