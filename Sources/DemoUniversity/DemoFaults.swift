@@ -14,6 +14,12 @@ public struct DemoFaults: Sendable, Equatable {
     /// Data pages send their headers at once, then one byte of body every 2 seconds, so that
     /// no read ever times out while the page never arrives.
     public var trickle = false
+    /// Data pages answer 431 (request header fields too large), as a portal does once the
+    /// cookies it set add up to more than its front end accepts.
+    public var requestTooLarge = false
+    /// Data pages redirect to a page on another origin (`localhost` for `127.0.0.1`), which is
+    /// neither the portal nor its login service.
+    public var foreignRedirect = false
     /// Data pages send the headers and half the body, then the connection is closed (chunked).
     public var resetMidBody = false
     /// Data pages announce their full `Content-Length`, send half of it and close.
@@ -115,7 +121,7 @@ public struct DemoFaults: Sendable, Equatable {
 
     public static let environmentVariable = "UNITOOL_DEMO_FAULTS"
     public static let known =
-        ["layout-changed", "server-error", "server-error=502", "hang", "trickle", "reset", "truncated", "invalid-utf8", "huge-page", "huge-page=MB",
+        ["layout-changed", "server-error", "server-error=502", "hang", "trickle", "request-too-large", "foreign-redirect", "reset", "truncated", "invalid-utf8", "huge-page", "huge-page=MB",
          "redirect-loop", "expire-after=N", "idp-down", "password-redirect", "formaction-lookalike", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "echo-secrets", "busy=503|429", "terms-version=V", "terms=N"]
         + HostileXML.allCases.map { "hostile-xml=\($0.rawValue)" } + TermsAPIFault.allCases.map { "terms-api=\($0.rawValue)" } + LoginVariant.allCases.map { "login=\($0.rawValue)" }
 
@@ -132,6 +138,10 @@ public struct DemoFaults: Sendable, Equatable {
                 hang = true
             } else if item == "trickle" {
                 trickle = true
+            } else if item == "request-too-large" {
+                requestTooLarge = true
+            } else if item == "foreign-redirect" {
+                foreignRedirect = true
             } else if item == "reset" {
                 resetMidBody = true
             } else if item == "truncated" {

@@ -127,6 +127,16 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
             // Held until the client gives up (or the demo stops).
             try await Task.sleep(for: .seconds(3600))
         }
+        if faults.requestTooLarge {
+            return DemoRoutes.html(
+                HTML.page(title: "Request Header Fields Too Large", body: "<h1>431 Request Header Fields Too Large</h1>"),
+                status: HTTPResponse.Status(code: 431))
+        }
+        if faults.foreignRedirect, request.head.authority?.hasPrefix("127.0.0.1") == true {
+            // The foreign origin answers with a page of its own (here a 404), not a login.
+            let port = request.head.authority?.split(separator: ":").last.map(String.init) ?? "80"
+            return DemoRoutes.redirect(to: "http://localhost:\(port)/moved-elsewhere", status: .found)
+        }
         if faults.trickle {
             var headers = HTTPFields()
             headers[.contentType] = "text/html; charset=utf-8"

@@ -142,6 +142,29 @@ struct SecurityRoundTwoTests {
         #expect(!FileManager.default.fileExists(atPath: stale.path), "logout swept the stale copy")
     }
 
+    @Test("431 from the portal says it got more than it accepts and hints 'auth logout', with no retry")
+    func requestTooLarge() async throws {
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "request-too-large"))
+        defer { Task { await demo.stop() } }
+        let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
+        #expect(outcome.exitCode == 22, "\(outcome)")
+        #expect(outcome.stderr.contains("more than unitool accepts"), "\(outcome)")
+        #expect(outcome.stderr.contains("unitool auth logout"), "\(outcome)")
+        #expect(!outcome.stderr.contains("try again later"), "\(outcome)")
+        let grades = await demo.requests.filter { $0.path == "/grades" }
+        #expect(grades.count == 1, "431 is not retried: \(grades)")
+    }
+
+    @Test("a data page that redirects to a foreign origin is named as such (exit 23); no login is tried there")
+    func foreignRedirect() async throws {
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "foreign-redirect"))
+        defer { Task { await demo.stop() } }
+        let outcome = try await run(["--portal", "demo", "--user", "nobody-\(UUID().uuidString.prefix(6))", "grades"], demo: demo)
+        #expect(outcome.exitCode == 23, "\(outcome)")
+        #expect(outcome.stderr.contains("neither the portal"), "\(outcome)")
+        #expect(!outcome.stderr.contains("keyring") && !outcome.stderr.contains("password"), "no login was started: \(outcome)")
+    }
+
     @Test("a state folder that cannot be written: a warning, and the command still works without saving")
     func unwritableStateFolder() async throws {
         // Under /proc nothing can be created, not even by root.

@@ -121,7 +121,9 @@ public struct LoginFlow: Sendable {
             // is a login. Any other origin is not the portal's business: a login there would
             // only ask for a password that has nowhere safe to go.
             if page.url.origin == portal.idpURL.origin || portal.credentialOrigins.contains(page.url.origin) { return true }
-            if page.contentType?.contains("html") ?? true, try classify(try page.document()) != nil { return true }
+            if page.contentType?.contains("html") ?? true, let document = try? page.document(), try classify(document) != nil {
+                return true
+            }
             throw UniToolError(
                 .unsafeRequest,
                 "the portal sent unitool to \(page.url.redactedForLog), which is neither the portal (\(portal.baseURL.origin)) nor its login service (\(portal.idpURL.origin)), and no login rule knows that page",
