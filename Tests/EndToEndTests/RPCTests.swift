@@ -194,6 +194,27 @@ struct RPCTests {
         #expect(second?["result"]?["records"] != nil)
     }
 
+    @Test("auth.login while a recipes.run is in flight leaves that run's connection alone: both succeed")
+    func loginDuringRun() async throws {
+        var faults = DemoFaults()
+        faults.latencyMilliseconds = 300
+        let demo = try await DemoUniversity.start(faults: faults)
+        defer { Task { await demo.stop() } }
+        let client = try await start(demo: demo)
+        defer { client.terminate() }
+        // A run that logs in and then reads every term, one page after another per term; the
+        // login below ends (and used to close the shared connection) while it still runs.
+        client.sendLine(Self.request(1, "recipes.run", #"{"portal":"demo","user":"alice","recipe":"loans"}"#))
+        try await Task.sleep(for: .milliseconds(100))
+        client.sendLine(Self.request(2, "auth.login", #"{"portal":"demo","user":"alice","password":"wonderland","remember":false}"#))
+        var answers: [JSONValue] = []
+        for _ in 0..<2 { if let line = await client.nextLine(timeout: 60) { answers.append(line) } }
+        let run = answers.first { $0["id"] == .number(1) }
+        let login = answers.first { $0["id"] == .number(2) }
+        #expect(run?["result"]?["records"] != nil, "the run in flight finished: \(String(describing: run))")
+        #expect(login?["result"]?["loggedIn"] == .bool(true), "\(String(describing: login))")
+    }
+
     @Test("$/cancelRequest stops work in flight with -32800; the server goes on")
     func cancellation() async throws {
         var faults = DemoFaults()
