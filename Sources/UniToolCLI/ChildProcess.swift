@@ -44,6 +44,26 @@ enum ChildProcess {
         }
     }
 
+    /// `posix_spawn` with C copies of the argument vector and environment, freed afterwards.
+    private static func spawn(
+        _ path: String, arguments: [String], environment: [String: String], actions: inout posix_spawn_file_actions_t,
+        attributes: inout posix_spawnattr_t
+    ) throws -> pid_t {
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            errno = result
+            throw UniToolErrorBox.system("posix_spawn of \(path)")
+        }
+        return pid
+    }
+
     /// How a `firstLine` run ended.
     enum Ending: Equatable {
         case exited(Int32)
@@ -85,19 +105,9 @@ enum ChildProcess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         posix_spawnattr_setpgroup(&attributes, 0)
 
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        let spawned = Result(catching: { try spawn(path, arguments: arguments, environment: environment, actions: &actions, attributes: &attributes) })
         close(writeEnd)
-        guard result == 0 else {
-            errno = result
-            throw UniToolErrorBox.system("posix_spawn of \(path)")
-        }
+        let pid = try spawned.get()
         let deadline = ContinuousClock.now + timeout
         func millisecondsLeft() -> Int32 {
             let left = deadline - ContinuousClock.now
@@ -163,20 +173,12 @@ enum ChildProcess {
         if emptyStandardInput { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
         posix_spawn_file_actions_adddup2(&actions, channel.childEnd, 3)
 
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        let spawned = Result(catching: { try spawn(path, arguments: arguments, environment: environment, actions: &actions, attributes: &attributes) })
         close(channel.childEnd)
-        guard result == 0 else {
-            errno = result
-            throw UniToolErrorBox.system("posix_spawn of \(path)")
-        }
-        let child = pid
+        let child = try spawned.get()
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 var status: Int32 = 0

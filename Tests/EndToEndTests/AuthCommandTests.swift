@@ -22,23 +22,11 @@ struct AuthCommandTests {
             arguments, stdin: stdin, environment: sandbox.environment.merging(extra) { $1 }, removingEnvironment: removing)
     }
 
-    func secretTool(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/secret-tool")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
-    }
-
     @Test("auth login stores a checked password; secret-tool reads it; grades then needs no password; logout removes it")
     func loginUseLogout() async throws {
         let login = try await run(["auth", "login", "--portal", "demo", "--user", "bence", "--password-stdin"], stdin: "Kaland-2026")
         #expect(login.exitCode == 0, "\(login)")
-        #expect(try secretTool(["lookup", "service", "unitool", "portal", "demo", "username", "bence", "kind", "password"]) == "Kaland-2026")
+        #expect(try SecretTool.run(["lookup", "service", "unitool", "portal", "demo", "username", "bence", "kind", "password"]) == "Kaland-2026")
 
         // A fresh state directory: no saved session, so the password must come from the keyring.
         let fresh = try Sandbox()
@@ -58,7 +46,7 @@ struct AuthCommandTests {
         let logout = try await run(["auth", "logout", "--portal", "demo", "--user", "bence"])
         #expect(logout.exitCode == 0, "\(logout)")
         #expect(logout.stderr.contains("the stored password"))
-        #expect(try secretTool(["lookup", "service", "unitool", "portal", "demo", "username", "bence", "kind", "password"]).isEmpty)
+        #expect(try SecretTool.run(["lookup", "service", "unitool", "portal", "demo", "username", "bence", "kind", "password"]).isEmpty)
         let after = try await run(["auth", "status", "--portal", "demo", "--user", "bence", "--json"])
         #expect(after.stdout.contains("\"password\": \"not stored\""))
         #expect(after.stdout.contains("\"session\": \"none\""))
@@ -68,7 +56,7 @@ struct AuthCommandTests {
     func wrongPasswordIsNotStored() async throws {
         let login = try await run(["auth", "login", "--portal", "demo", "--user", "alice", "--password-stdin"], stdin: "not-her-password")
         #expect(login.exitCode == 10, "\(login)")
-        #expect(try secretTool(["lookup", "service", "unitool", "portal", "demo", "username", "alice", "kind", "password"]).isEmpty)
+        #expect(try SecretTool.run(["lookup", "service", "unitool", "portal", "demo", "username", "alice", "kind", "password"]).isEmpty)
     }
 
     @Test("a data command with no stored password says how to store one")

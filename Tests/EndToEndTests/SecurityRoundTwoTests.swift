@@ -240,31 +240,13 @@ struct PackAndKeyringTests {
 
     @Test("a password stored under the old keyring scheme is moved to the new attributes on first use")
     func legacyKeyringItemIsMigrated() async throws {
-        try secretTool(["store", "--label=old", "service", "unitool:demo", "username", "dora"], input: "explorer-2026")
+        try SecretTool.run(["store", "--label=old", "service", "unitool:demo", "username", "dora"], input: "explorer-2026")
         let grades = try await run(["--portal", "demo", "--user", "dora", "grades", "--json"])
         #expect(grades.exitCode == 0, "\(grades)")
-        #expect(try secretTool(["lookup", "service", "unitool:demo", "username", "dora"]).isEmpty)
-        #expect(try secretTool(["lookup", "service", "unitool", "portal", "demo", "username", "dora", "kind", "password"]) == "explorer-2026")
-        #expect(try secretTool(["search", "service", "unitool", "portal", "demo", "username", "dora"]).contains("origins = http://127.0.0.1:0"))
+        #expect(try SecretTool.run(["lookup", "service", "unitool:demo", "username", "dora"]).isEmpty)
+        #expect(try SecretTool.run(["lookup", "service", "unitool", "portal", "demo", "username", "dora", "kind", "password"]) == "explorer-2026")
+        #expect(try SecretTool.run(["search", "service", "unitool", "portal", "demo", "username", "dora"]).contains("origins = http://127.0.0.1:0"))
         _ = try await run(["auth", "logout", "--portal", "demo", "--user", "dora"])
-    }
-
-    @discardableResult
-    func secretTool(_ arguments: [String], input: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/secret-tool")
-        process.arguments = arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stdout
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 
 }

@@ -19,7 +19,7 @@ struct TerminalPromptTests {
             "trap : INT; env \(environment) '\(UniToolProcess.executable.path)' auth login --portal demo --user alice; "
             + "stty -a > '\(settings.path)'; sleep 30"
         try tmux(["new-session", "-d", "-s", session, "-x", "120", "-y", "30", "sh", "-c", script])
-        defer { try? tmux(["kill-session", "-t", session]) }
+        defer { try? tmux(["kill-server"]) }
         var screen = ""
         for _ in 0..<200 {
             screen = try tmux(["capture-pane", "-p", "-t", session])
@@ -39,17 +39,25 @@ struct TerminalPromptTests {
         #expect(!flags.contains("-echo"), "\(recorded)")
     }
 
+    /// A tmux server of the test's own (`-L`), with no configuration file, so that nothing else's
+    /// sessions or settings are touched.
+    let socket = "unitool-test-\(UUID().uuidString.prefix(8))"
+
+    /// Runs tmux through `system(3)`, which waits for the client alone. Foundation's `Process`
+    /// learns that a child ended when a socket it hands down closes, and the tmux server that
+    /// new-session starts inherits that socket and keeps it open for as long as it runs.
     @discardableResult
     func tmux(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket)-\(UUID().uuidString.prefix(6)).out")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let quoted = (["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let status = system(quoted.joined(separator: " ") + " </dev/null >'\(output.path)' 2>/dev/null")
+        guard status == 0 else { throw TmuxFailed(arguments: arguments, status: status) }
+        return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+    }
+
+    struct TmuxFailed: Error {
+        let arguments: [String]
+        let status: Int32
     }
 }

@@ -42,14 +42,14 @@ struct KeyringTests {
     @Test("a secret stored by unitool is read by secret-tool")
     func secretToolReadsOurEntry() throws {
         try keyring.store(secret: Array("from-unitool".utf8), attributes: attributes("carol"), label: "test")
-        let output = try TestKeyring.secretTool(["lookup", "service", service, "username", "carol", "kind", "password"])
+        let output = try SecretTool.run(["lookup", "service", service, "username", "carol", "kind", "password"])
         #expect(output == "from-unitool")
         try keyring.clear(attributes("carol"))
     }
 
     @Test("a secret stored by secret-tool is read by unitool")
     func weReadSecretToolEntry() throws {
-        _ = try TestKeyring.secretTool(
+        _ = try SecretTool.run(
             ["store", "--label=test", "service", service, "username", "dave", "kind", "password"], input: "from-secret-tool")
         #expect(try keyring.search(attributes("dave")).map(\.secret) == [Array("from-secret-tool".utf8)])
         #expect(try keyring.clear(attributes("dave")))
@@ -61,21 +61,5 @@ enum TestKeyring {
     static var isPrivate: Bool {
         ProcessInfo.processInfo.environment["UNITOOL_TEST_SANDBOX"] != nil
             && ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil
-    }
-
-    static func secretTool(_ arguments: [String], input: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/secret-tool")
-        process.arguments = arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 }
