@@ -39,7 +39,9 @@ let package = Package(
         .target(name: "CProcessHardening"),
 
         // Swift wrappers: the only code that touches a C pointer.
-        .target(name: "LibXML", dependencies: ["CLibXML2"]),
+        .target(name: "LibXML", dependencies: ["CLibXML2", "WebEncoding"]),
+        // The WHATWG Encoding Standard's labels and browser sniffing, decoding through glibc's iconv.
+        .target(name: "WebEncoding"),
         .target(name: "Keyring", dependencies: ["CLibSecret"]),
 
         // RFC 6238 one-time codes, shared by unitool (which answers) and the demo (which checks).
@@ -49,7 +51,7 @@ let package = Package(
         .target(
             name: "UniToolKit",
             dependencies: [
-                "LibXML", "Keyring", "OneTimeCode",
+                "LibXML", "Keyring", "OneTimeCode", "WebEncoding",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -74,7 +76,7 @@ let package = Package(
         .executableTarget(
             name: "UniToolCLI",
             dependencies: [
-                "UniToolKit", "DemoUniversity", "OneTimeCode", "CProcessHardening",
+                "UniToolKit", "LibXML", "DemoUniversity", "OneTimeCode", "CProcessHardening",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -90,6 +92,7 @@ let package = Package(
         .target(name: "UniToolTestSupport", dependencies: ["UniToolKit"], path: "Sources/UniToolTestSupport"),
 
         .testTarget(name: "LibXMLTests", dependencies: ["LibXML", "UniToolTestSupport"]),
+        .testTarget(name: "WebEncodingTests", dependencies: ["WebEncoding"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),
         .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"]),
         .testTarget(

@@ -17,9 +17,21 @@
 /// `xmlFree` is a global function pointer, which Swift 6 rejects as not concurrency-safe.
 static inline void unitool_xmlFree(void *pointer) { xmlFree(pointer); }
 
-/// Silences libxml2's default error printer, which writes to stderr from inside the parser.
-static inline void unitool_silenceErrors(void) {
-    xmlSetGenericErrorFunc(NULL, NULL);
+/// A generic error handler that drops the message. libxml2's generic handler is variadic, which
+/// Swift cannot write; errors worth reading arrive through the structured handler instead.
+static inline void unitool_dropGenericError(void *context, const char *message, ...) {
+    (void)context;
+    (void)message;
+}
+
+/// Routes libxml2's errors away from stderr: generic messages are dropped and structured ones go
+/// to `handler`, on this thread and (as the default for each thread's first use of libxml2) on
+/// every other. Setting NULL, as before, restores the printer that writes to stderr.
+static inline void unitool_routeErrors(xmlStructuredErrorFunc handler) {
+    xmlThrDefSetGenericErrorFunc(NULL, unitool_dropGenericError);
+    xmlSetGenericErrorFunc(NULL, unitool_dropGenericError);
+    xmlThrDefSetStructuredErrorFunc(NULL, handler);
+    xmlSetStructuredErrorFunc(NULL, handler);
 }
 
 #endif

@@ -1,5 +1,7 @@
 import CLibXML2
 import Foundation
+import Synchronization
+import WebEncoding
 
 /// A parsed HTML or XML document, owned by Swift.
 ///
@@ -12,43 +14,70 @@ public final class Document: @unchecked Sendable {
     /// The address the document came from; relative links are resolved against it.
     public let url: String?
 
-    /// Parses HTML the way a browser would: broken markup is repaired, never rejected.
+    /// The encoding the page was decoded from, in the WHATWG Encoding Standard's name
+    /// (`Shift_JIS` for a page labelled `sjis`, `windows-1252` for `ISO-8859-1`). A form on the
+    /// page is sent in it.
+    public let encoding: WebEncoding
+    /// What settled the encoding: a byte order mark, the recipe, the HTTP header, the page itself.
+    public let encodingSource: EncodingSniffer.Source
+    /// How many byte sequences were not valid in that encoding; each is U+FFFD in the text.
+    public let decodingErrors: Int
+
+    /// Parses HTML the way a browser would: decoded as the Encoding Standard says (byte order
+    /// mark, then `charsetOverride`, then `httpCharset`, then the `<meta>` prescan, then UTF-8),
+    /// with undecodable bytes as U+FFFD, and broken markup repaired, never rejected.
     ///
-    /// - Parameter encoding: the charset from the HTTP `Content-Type`, if the server sent one.
-    ///   Without it, libxml2 reads the page's own `<meta charset>`, and falls back to UTF-8.
-    public init(html bytes: [UInt8], url: String? = nil, encoding: String? = nil) throws {
+    /// - Parameters:
+    ///   - httpCharset: the charset of the HTTP `Content-Type`, if the server sent one.
+    ///   - charsetOverride: the recipe's `charset:`, for a portal that labels its pages wrongly.
+    public init(html bytes: [UInt8], url: String? = nil, encoding httpCharset: String? = nil, charsetOverride: String? = nil) throws {
         LibXML.initialise()
+        let sniffed = EncodingSniffer(markup: .html, headerLabel: httpCharset, overrideLabel: charsetOverride).sniff(bytes)
+        let decoded = sniffed.encoding.decode(Array(bytes.dropFirst(sniffed.bomLength)))
+        // The text is UTF-8 now; the page's own <meta charset> must not make libxml2 decode it again.
         let options = Int32(
             HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
-                | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue)
-        let chosenEncoding = encoding ?? (Self.declaresCharset(bytes) ? nil : "UTF-8")
-        let parsed: htmlDocPtr? = bytes.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) { chars in
-                htmlReadMemory(chars, Int32(buffer.count), url, chosenEncoding, options)
+                | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue | HTML_PARSE_IGNORE_ENC.rawValue)
+        let utf8 = decoded.utf8
+        let parsed: htmlDocPtr? = utf8.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.flatMap { base in
+                base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { chars in
+                    htmlReadMemory(chars, Int32(buffer.count), url, "UTF-8", options)
+                }
             }
         }
-        guard let parsed, !bytes.isEmpty else {
+        guard let parsed, !utf8.isEmpty else {
             if let parsed { xmlFreeDoc(parsed) }
             throw LibXMLError.unparsable(kind: "HTML", detail: LibXML.lastErrorMessage() ?? "the page is empty")
         }
         self.pointer = parsed
         self.url = url
+        self.encoding = sniffed.encoding
+        self.encodingSource = sniffed.source
+        self.decodingErrors = decoded.errors
+        LibXML.report(decodingErrors: decoded.errors, encoding: sniffed.encoding, source: sniffed.source, url: url)
     }
 
     /// Parses HTML held in a Swift string.
     public convenience init(html: String, url: String? = nil) throws {
-        try self.init(html: Array(html.utf8), url: url, encoding: "UTF-8")
+        try self.init(html: Array(html.utf8), url: url, charsetOverride: "UTF-8")
     }
 
     /// Parses well-formed XML (RSS, Atom, SAML). Entities are neither loaded nor expanded.
-    public init(xml bytes: [UInt8], url: String? = nil) throws {
+    ///
+    /// Decoded as browsers decode XML: byte order mark, then `charsetOverride`, then the HTTP
+    /// charset, then the XML declaration's `encoding`, then UTF-8; with the same labels as HTML.
+    public init(xml bytes: [UInt8], url: String? = nil, encoding httpCharset: String? = nil, charsetOverride: String? = nil) throws {
         LibXML.initialise()
+        let sniffed = EncodingSniffer(markup: .xml, headerLabel: httpCharset, overrideLabel: charsetOverride).sniff(bytes)
+        let decoded = sniffed.encoding.decode(Array(bytes.dropFirst(sniffed.bomLength)))
         let options = Int32(
-            XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)
-        let parsed: xmlDocPtr? = bytes.withUnsafeBufferPointer { buffer in
+            XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_IGNORE_ENC.rawValue)
+        let utf8 = decoded.utf8
+        let parsed: xmlDocPtr? = utf8.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return nil }
             return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { chars in
-                xmlReadMemory(chars, Int32(buffer.count), url, nil, options)
+                xmlReadMemory(chars, Int32(buffer.count), url, "UTF-8", options)
             }
         }
         guard let parsed else {
@@ -63,6 +92,10 @@ public final class Document: @unchecked Sendable {
         }
         self.pointer = parsed
         self.url = url
+        self.encoding = sniffed.encoding
+        self.encodingSource = sniffed.source
+        self.decodingErrors = decoded.errors
+        LibXML.report(decodingErrors: decoded.errors, encoding: sniffed.encoding, source: sniffed.source, url: url)
     }
 
     /// True when the document's DOCTYPE declares general or parameter entities.
@@ -78,13 +111,6 @@ public final class Document: @unchecked Sendable {
             if subset.pointee.entities != nil || subset.pointee.pentities != nil { return true }
         }
         return false
-    }
-
-    /// The charset the page was decoded from (`Shift_JIS`, `ISO-8859-2`, ...), as libxml2 settled
-    /// it from the HTTP header or the page's `<meta>`. A form on the page is sent in it.
-    public var encoding: String? {
-        guard let name = pointer.pointee.encoding else { return nil }
-        return String(cString: name)
     }
 
     public convenience init(xml: String, url: String? = nil) throws {
@@ -114,30 +140,70 @@ public final class Document: @unchecked Sendable {
     private init(taking pointer: xmlDocPtr, url: String?) {
         self.pointer = pointer
         self.url = url
+        self.encoding = .utf8
+        self.encodingSource = .defaultUTF8
+        self.decodingErrors = 0
     }
 
     /// The page as markup with every form value emptied (`<input value>`, `<textarea>` text):
     /// what can be saved to disk for a recipe author without keeping tokens, SAML messages or
     /// anything the user typed. The document itself is not changed.
     public func markupWithoutFormValues() -> String {
+        markup(removingFormValues: true)
+    }
+
+    /// The page as UTF-8 markup, whatever encoding it came in: characters written as
+    /// characters (never `&#12450;`), and an HTML page's `<meta charset>` saying UTF-8, so that
+    /// the text reads right in an editor and parses back to the same document.
+    public func markup(removingFormValues: Bool = false) -> String {
         guard let copied = xmlCopyDoc(pointer, 1) else { return "" }
         let copy = Document(taking: copied, url: url)
-        for node in (try? copy.select("//input[@value]")) ?? [] {
-            xmlUnsetProp(node.pointer, "value")
-        }
-        for node in (try? copy.select("//textarea")) ?? [] {
-            xmlNodeSetContent(node.pointer, "")
+        if removingFormValues {
+            for node in (try? copy.select("//input[@value]")) ?? [] {
+                xmlUnsetProp(node.pointer, "value")
+            }
+            for node in (try? copy.select("//textarea")) ?? [] {
+                xmlNodeSetContent(node.pointer, "")
+            }
         }
         var memory: UnsafeMutablePointer<xmlChar>?
         var size: Int32 = 0
         if copy.isHTML {
-            htmlDocDumpMemory(copy.pointer, &memory, &size)
+            copy.declareUTF8()
+            htmlDocDumpMemoryFormat(copy.pointer, &memory, &size, 0)
         } else {
-            xmlDocDumpMemory(copy.pointer, &memory, &size)
+            xmlDocDumpMemoryEnc(copy.pointer, &memory, &size, "UTF-8")
         }
         guard let memory else { return "" }
         defer { unitool_xmlFree(memory) }
         return String(decoding: UnsafeBufferPointer(start: memory, count: Int(size)), as: UTF8.self)
+    }
+
+    /// Makes every charset declaration of this (copied) HTML document say UTF-8, adding one to
+    /// `<head>` where there is none: libxml2 writes an HTML document in the encoding its
+    /// `<meta>` names, and as ASCII with character references when it names none.
+    private func declareUTF8() {
+        for node in (try? select("//meta[@charset]")) ?? [] {
+            xmlSetProp(node.pointer, "charset", "UTF-8")
+        }
+        let pragma = "//meta[translate(@http-equiv, 'CONTENTYP', 'contentyp') = 'content-type']"
+        let pragmas = (try? select(pragma)) ?? []
+        for node in pragmas {
+            xmlSetProp(node.pointer, "content", "text/html; charset=UTF-8")
+        }
+        if pragmas.isEmpty, let root = xmlDocGetRootElement(pointer) {
+            var head = (try? select("/html/head").first)?.pointer
+            if head == nil {
+                head = xmlNewDocNode(pointer, nil, "head", nil)
+                if let first = root.pointee.children { xmlAddPrevSibling(first, head) } else { xmlAddChild(root, head) }
+            }
+            let meta = xmlNewDocNode(pointer, nil, "meta", nil)
+            xmlNewProp(meta, "http-equiv", "Content-Type")
+            xmlNewProp(meta, "content", "text/html; charset=UTF-8")
+            if let first = head?.pointee.children { xmlAddPrevSibling(first, meta) } else { xmlAddChild(head, meta) }
+        }
+        if pointer.pointee.encoding != nil { unitool_xmlFree(UnsafeMutableRawPointer(mutating: pointer.pointee.encoding)) }
+        pointer.pointee.encoding = UnsafePointer(xmlStrdup("UTF-8"))
     }
 
     /// True for a document from the HTML parser.
@@ -167,12 +233,6 @@ public final class Document: @unchecked Sendable {
         let text = node.normalizedText
         return text.isEmpty ? nil : text
     }
-
-    /// True when the first kilobyte names a charset, so libxml2 can pick the encoding itself.
-    private static func declaresCharset(_ bytes: [UInt8]) -> Bool {
-        let head = String(decoding: bytes.prefix(1024), as: UTF8.self).lowercased()
-        return head.contains("charset=") || head.contains("encoding=")
-    }
 }
 
 /// What went wrong inside libxml2, in words a recipe author can act on.
@@ -200,10 +260,21 @@ public enum LibXMLError: Error, Equatable, CustomStringConvertible, Sendable {
 enum LibXML {
     private static let once: Void = {
         xmlInitParser()
-        unitool_silenceErrors()
+        unitool_routeErrors { _, error in
+            guard let error, let message = error.pointee.message else { return }
+            let text = String(cString: message).collapsingWhitespace()
+            if !text.isEmpty { LibXMLDiagnostics.emit("libxml2: \(text) (line \(error.pointee.line))") }
+        }
     }()
 
     static func initialise() { _ = once }
+
+    /// Tells `-v` readers that a page had bytes its encoding cannot hold.
+    static func report(decodingErrors: Int, encoding: WebEncoding, source: EncodingSniffer.Source, url: String?) {
+        guard decodingErrors > 0 else { return }
+        LibXMLDiagnostics.emit(
+            "\(decodingErrors) byte sequence(s) of \(url ?? "the page") are not valid \(encoding.name) (chosen by \(source.rawValue)); shown as U+FFFD")
+    }
 
     /// The message of the last libxml2 error on this thread, without the trailing newline.
     static func lastErrorMessage() -> String? {
@@ -211,5 +282,21 @@ enum LibXML {
         let text = String(cString: message).collapsingWhitespace()
         xmlResetLastError()
         return text.isEmpty ? nil : text
+    }
+}
+
+/// Where libxml2's own messages and decoding problems go: never stderr, but to whatever the
+/// front end sets here (unitool's log, seen with `-v`). Dropped until one is set.
+public enum LibXMLDiagnostics {
+    private static let handler = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// Sets the receiver of libxml2's messages for the whole process.
+    public static func setHandler(_ receive: (@Sendable (String) -> Void)?) {
+        handler.withLock { $0 = receive }
+    }
+
+    static func emit(_ message: String) {
+        let receive = handler.withLock { $0 }
+        receive?(message)
     }
 }

@@ -1,5 +1,6 @@
 import DemoUniversity
 import Foundation
+import LibXML
 import Logging
 import OneTimeCode
 import Synchronization
@@ -43,6 +44,9 @@ final class CommandEnvironment: Sendable {
             TerminalSafeLogHandler(wrapped: StreamLogHandler.standardError(label: label))
         }
         logger.logLevel = verbose ? .debug : .warning
+        // libxml2's own messages (and pages with undecodable bytes) are for -v, never stderr.
+        let libxmlLogger = logger
+        LibXMLDiagnostics.setHandler { libxmlLogger.debug("\($0)") }
         return logger
     }
 

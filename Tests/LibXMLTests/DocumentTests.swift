@@ -1,3 +1,4 @@
+import Foundation
 import LibXML
 import Testing
 import UniToolTestSupport
@@ -43,7 +44,7 @@ struct DocumentTests {
     func legacyCharsets(file: String, header: String?, expected: String, encoding: String) throws {
         let document = try Document(html: try Fixtures.bytes(file), encoding: header)
         #expect(try document.select("//p[@id='n']").first?.text == expected)
-        #expect(document.encoding?.uppercased() == encoding)
+        #expect(document.encoding.name.uppercased() == encoding)
     }
 
     @Test("a page without a declared charset is read as UTF-8")
@@ -157,4 +158,74 @@ struct DocumentTests {
         #expect(input.ancestor(named: "form")?.attribute("id") == "everything")
         #expect(document.title == "Sign in")
     }
+
+    /// A page as Japanese servers send it: Windows-31J bytes (NEC row 13) under the label Shift_JIS.
+    static func windows31JPage(rows: Int, meta: Bool) -> [UInt8] {
+        var bytes = Array("<html><head>\(meta ? "<meta charset=\"Shift_JIS\">" : "")<title>".utf8)
+        bytes += [0x90, 0xAC, 0x90, 0xD1]  // 成績
+        bytes += Array("</title></head><body><table>".utf8)
+        for row in 0..<rows {
+            bytes += Array("<tr><td>\(row)</td><td>".utf8)
+            bytes += [0x8F, 0xEE, 0x95, 0xF1, 0x97, 0x9D, 0x98, 0x5F, 0x87, 0x54]  // 情報理論Ⅰ
+            bytes += Array("</td><td>".utf8) + [0x87, 0x40] + Array("</td></tr>".utf8)  // ①
+        }
+        return bytes + Array("</table></body></html>".utf8)
+    }
+
+    @Test("Windows-31J under the label Shift_JIS, from the header or the <meta>, keeps every row")
+    func windows31JRows() throws {
+        for (header, meta) in [("Shift_JIS", false), (nil, true), ("sjis", true)] as [(String?, Bool)] {
+            let document = try Document(html: Self.windows31JPage(rows: 40, meta: meta), encoding: header)
+            let rows = try document.select("//tr")
+            #expect(rows.count == 40)
+            #expect(try rows[39].select("td[2]").first?.text == "情報理論Ⅰ")
+            #expect(try rows[39].select("td[3]").first?.text == "①")
+            #expect(document.encoding.name == "Shift_JIS")
+            #expect(document.decodingErrors == 0)
+            #expect(document.title == "成績")
+        }
+    }
+
+    @Test("an undecodable byte is U+FFFD, the rest of the page is read, and -v hears of it")
+    func undecodableBytes() throws {
+        let heard = Heard()
+        LibXMLDiagnostics.setHandler { heard.append($0) }
+        defer { LibXMLDiagnostics.setHandler(nil) }
+        var bytes = Self.windows31JPage(rows: 3, meta: false)
+        let cell = try #require(bytes.firstIndex(of: 0x87))
+        bytes[cell] = 0x85  // a lead byte with no character
+        let document = try Document(html: bytes, url: "https://p.example/grades", encoding: "Shift_JIS")
+        #expect(try document.select("//tr").count == 3)
+        #expect(document.decodingErrors == 1)
+        #expect(try document.select("//tr[1]/td[2]").first?.text.contains("\u{FFFD}") == true)
+        #expect(heard.messages.contains { $0.contains("not valid Shift_JIS") && $0.contains("https://p.example/grades") })
+    }
+
+    @Test("markup for people and drift reports is UTF-8, characters as characters, <meta> saying UTF-8")
+    func utf8Markup() throws {
+        let document = try Document(html: Self.windows31JPage(rows: 2, meta: true))
+        let markup = document.markup()
+        #expect(markup.contains("情報理論Ⅰ") && markup.contains("①") && !markup.contains("&#"))
+        #expect(!markup.lowercased().contains("shift_jis"))
+        #expect(markup.lowercased().contains("charset=utf-8"))
+        // Read back, the markup is the same document.
+        let again = try Document(html: Array(markup.utf8))
+        #expect(again.encoding == .utf8 && again.encodingSource == .meta)
+        #expect(try again.select("//tr[2]/td[2]").first?.text == "情報理論Ⅰ")
+        // A page with no <head> and no declaration gets one.
+        let bare = try Document(html: Array("<p>日本</p>".utf8)).markupWithoutFormValues()
+        #expect(bare.contains("日本") && bare.lowercased().contains("charset=utf-8"))
+        // A feed stays XML, in UTF-8.
+        let feed = try Document(xml: Array("<?xml version=\"1.0\" encoding=\"EUC-JP\"?><rss><t>".utf8) + [0xC6, 0xFC] + Array("</t></rss>".utf8))
+        #expect(try feed.select("//t").first?.text == "日")
+        #expect(feed.markup().contains("日") && feed.markup().contains("UTF-8"))
+    }
+}
+
+/// Messages received by a diagnostics handler, from any thread.
+final class Heard: @unchecked Sendable {
+    private let lock = NSLock()
+    private var received: [String] = []
+    func append(_ message: String) { lock.withLock { received.append(message) } }
+    var messages: [String] { lock.withLock { received } }
 }

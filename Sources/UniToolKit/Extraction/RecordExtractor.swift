@@ -27,12 +27,15 @@ public struct RecordExtractor: Sendable {
         return formatter.string(from: date)
     }
 
-    /// Parses a page the way the source says (forgiving HTML, or strict XML for feeds).
-    public func parse(_ bytes: [UInt8], url: URL, charset: String?) throws -> Document {
+    /// Parses a page the way the source says (forgiving HTML, or strict XML for feeds), decoded
+    /// as a browser would: `charset` is the HTTP header's label, `charsetOverride` the portal's
+    /// `charset:` (the source's own `charset:` beats both).
+    public func parse(_ bytes: [UInt8], url: URL, charset: String?, charsetOverride: String? = nil) throws -> Document {
+        let override = source.charset ?? charsetOverride
         do {
             switch source.parser {
-            case .html: return try Document(html: bytes, url: url.absoluteString, encoding: charset)
-            case .xml: return try Document(xml: bytes, url: url.absoluteString)
+            case .html: return try Document(html: bytes, url: url.absoluteString, encoding: charset, charsetOverride: override)
+            case .xml: return try Document(xml: bytes, url: url.absoluteString, encoding: charset, charsetOverride: override)
             }
         } catch {
             throw UniToolError(

@@ -37,7 +37,7 @@ public struct LoginFlow: Sendable {
         var page = firstPage
         var deliveredToPortal = false
         while true {
-            let document = try page.document()
+            let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
             let matched = try classify(document)
             var step = observer.map { _ in self.step(on: page, document: document, matched: matched?.rule) }
             func report(_ action: LoginStep.Action, error: (any Error)? = nil) {
@@ -121,7 +121,7 @@ public struct LoginFlow: Sendable {
             // is a login. Any other origin is not the portal's business: a login there would
             // only ask for a password that has nowhere safe to go.
             if page.url.origin == portal.idpURL.origin || portal.credentialOrigins.contains(page.url.origin) { return true }
-            if page.contentType?.contains("html") ?? true, let document = try? page.document(), try classify(document) != nil {
+            if page.contentType?.contains("html") ?? true, let document = try? page.document(charsetOverride: portal.charsetOverride(for: page.url)), try classify(document) != nil {
                 return true
             }
             throw UniToolError(
@@ -130,7 +130,7 @@ public struct LoginFlow: Sendable {
                 hint: "if the portal or its login really moved, update base_url or idp_url in \(portal.file); otherwise look at the portal in a browser")
         }
         guard page.contentType?.contains("html") ?? true else { return false }
-        let document = try page.document()
+        let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
         if try classify(document) != nil { return true }
         // A portal page that refreshes at once, and is not the logged-in portal, is on its way
         // to the login (some SPs send the browser to the IdP this way).

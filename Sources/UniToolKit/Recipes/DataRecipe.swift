@@ -1,4 +1,5 @@
 import Foundation
+import WebEncoding
 
 /// A recipe that reads records from portal pages: `Recipes/<portal>/<command>.yaml`.
 ///
@@ -48,6 +49,9 @@ public struct DataRecipe: Sendable {
         /// How many pages `next` is followed for at most.
         public var maxPages: Int
         public var fields: [FieldSpec]
+        /// The encoding label to read this source's pages in, whatever the server says: for a
+        /// portal that labels a page wrongly. A byte order mark still wins.
+        public var charset: String? = nil
     }
 
     /// The source that `--source NAME` chooses, or the first.
@@ -185,7 +189,7 @@ extension DataRecipe {
         "auth", "terms", "recipes", "demo", "doctor", "page", "rpc", "config", "plugins", "completions", "help", "version",
     ]
 
-    static let sourceKeys = ["fetch", "parse", "namespaces", "rows", "empty_when", "next", "max_pages", "fields"]
+    static let sourceKeys = ["fetch", "parse", "namespaces", "rows", "empty_when", "next", "max_pages", "fields", "charset"]
 
     /// Reads and validates a data recipe. Every problem names the file, line and key.
     public static func load(file: String, text: String, portal: String) throws -> DataRecipe {
@@ -284,7 +288,20 @@ extension DataRecipe.Source {
             parser: try reader.choice("parse", of: Parser.self) ?? .html,
             namespaces: Dictionary(uniqueKeysWithValues: try reader.stringMap("namespaces") ?? []),
             rows: try reader.requiredXPath("rows"), emptyWhen: try reader.xpath("empty_when"),
-            next: try reader.xpath("next"), maxPages: maxPages, fields: fields)
+            next: try reader.xpath("next"), maxPages: maxPages, fields: fields, charset: try reader.charsetLabel("charset"))
+    }
+}
+
+extension MappingReader {
+    /// An encoding label (`charset:` on a portal or a source), checked against the labels
+    /// browsers know, so that a typo is found before any request.
+    func charsetLabel(_ key: String) throws -> String? {
+        guard let label = try string(key) else { return nil }
+        guard WebEncoding(label: label) != nil else {
+            throw error(
+                key, "'\(label)' is not an encoding label browsers know; use one such as Shift_JIS, EUC-JP, UTF-8, windows-1252 or ISO-8859-2")
+        }
+        return label
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import WebEncoding
 
 /// How to reach one university's portal and log in to it: `Recipes/<portal>/portal.yaml`.
 public struct PortalRecipe: Sendable {
@@ -15,6 +16,9 @@ public struct PortalRecipe: Sendable {
     public var credentialTargets: [String]
     public var login: LoginRecipe
     public var terms: TermsRecipe?
+    /// The encoding label for the portal's own pages, whatever the server says (`charset:`),
+    /// for a portal that labels its pages wrongly. A byte order mark still wins.
+    public var charset: String? = nil
     /// The file the recipe was read from, for messages.
     public var file: String
     /// The origins a password may go to, as the recipe declares them (before the demo is moved
@@ -34,6 +38,12 @@ public struct PortalRecipe: Sendable {
         copy.baseURL = base
         copy.idpURL = idpPath.isEmpty ? base : base.appendingPathComponent(String(idpPath.dropFirst()))
         return copy
+    }
+
+    /// The recipe's `charset:` for a page at `url`: only the portal's own pages, never the IdP's
+    /// or anyone else's, which label their pages themselves.
+    public func charsetOverride(for url: URL) -> String? {
+        url.origin == baseURL.origin ? charset : nil
     }
 
     /// The origins (`scheme://host:port`) a password may be posted to.
@@ -116,7 +126,7 @@ public struct TermsRecipe: Sendable {
 
 extension PortalRecipe {
     static let knownKeys = [
-        "portal", "name", "demo", "base_url", "idp_url", "credentials_may_go_to", "login", "terms",
+        "portal", "name", "demo", "base_url", "idp_url", "credentials_may_go_to", "login", "terms", "charset",
     ]
 
     /// Reads and validates a portal recipe. Every problem names the file, line and key.
@@ -141,6 +151,7 @@ extension PortalRecipe {
             login: try LoginRecipe.load(loginReader),
             terms: try top.mappingReader("terms").map(TermsRecipe.load), file: file)
         recipe.declaredCredentialOrigins = Array(Set(recipe.credentialOrigins)).sorted()
+        recipe.charset = try top.charsetLabel("charset")
         return recipe
     }
 }

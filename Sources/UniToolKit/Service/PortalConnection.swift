@@ -209,7 +209,8 @@ public final class PortalConnection: Sendable {
         var pages = 0
         while let next = url, pages < source.maxPages, seen.insert(next.absoluteString).inserted {
             let page = try await fetch(next.absoluteString)
-            let document = try extractor.parse(page.body, url: page.url, charset: page.charset)
+            let document = try extractor.parse(
+                page.body, url: page.url, charset: page.charset, charsetOverride: portal.charsetOverride(for: page.url))
             do {
                 records += try extractor.extract(from: document).records
             } catch let error as UniToolError where error.kind == .layoutChanged {
@@ -252,7 +253,7 @@ public final class PortalConnection: Sendable {
             let value = values[option.name]!
             if let resolution = option.resolve[value] {
                 let page = try await fetch(try resolution.fetch.render(values, encode: Template.urlEncode))
-                let document = try page.document()
+                let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
                 let found: [String]
                 switch try document.evaluate(resolution.xpath) {
                 case .nodes(let nodes): found = nodes.map { $0.text.collapsingWhitespace() }.filter { !$0.isEmpty }
@@ -282,7 +283,7 @@ public final class PortalConnection: Sendable {
     public func perform(_ action: ActionSpec, of recipe: DataRecipe, argument: String) async throws -> RecordSet {
         let values = [action.argument: argument]
         let page = try await fetch(try action.fetch.render(values, encode: Template.urlEncode))
-        let document = try page.document()
+        let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
         if let message = try refusal(action, in: document) {
             throw UniToolError(
                 .actionRefused, "the portal refused to \(action.name) \(argument): \(message)",
@@ -311,7 +312,7 @@ public final class PortalConnection: Sendable {
         }
         logger.debug("action '\(action.name)': \(submission)")
         let result = try await session.submit(submission)
-        let resultDocument = try result.document()
+        let resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
         if let message = try refusal(action, in: resultDocument) {
             throw UniToolError(
                 .actionRefused, "the portal refused to \(action.name) \(argument): \(message)",
@@ -434,7 +435,7 @@ public final class PortalConnection: Sendable {
         guard let url = terms.url else { return (nil, nil) }
         let page = try await fetch(url.absoluteString)
         let expression = recipe.textXPath ?? "//body"
-        guard let node = try page.document().select(expression).first else {
+        guard let node = try page.document(charsetOverride: portal.charsetOverride(for: page.url)).select(expression).first else {
             throw UniToolError(
                 .layoutChanged, "recipe \(portal.file): 'terms.text_xpath' \"\(expression)\" matched nothing on \(page.url.redactedForLog)",
                 hint: "read the terms at \(url.absoluteString), and fix the recipe")

@@ -1,4 +1,5 @@
 import Foundation
+import WebEncoding
 import LibXML
 
 /// A `<form>` and the request a browser would send for it.
@@ -44,8 +45,10 @@ public struct HTMLForm: Sendable {
         }
         self.action = action
         self.method = (form.attribute("method") ?? "get").uppercased() == "POST" ? "POST" : "GET"
-        let acceptCharset = form.attribute("accept-charset")?.split(whereSeparator: { $0 == " " || $0 == "," }).first.map(String.init)
-        self.charset = acceptCharset ?? document.encoding
+        // The first label of accept-charset that browsers know, else the page's own encoding.
+        let acceptCharset = form.attribute("accept-charset")?.split(whereSeparator: { $0 == " " || $0 == "," })
+            .lazy.compactMap { WebEncoding(label: String($0)) }.first
+        self.charset = (acceptCharset ?? document.encoding).outputEncoding.name
         self.id = form.attribute("id")
         self.base = base
         var fields: [Field] = []
@@ -157,7 +160,7 @@ public struct FormSubmission: Sendable, CustomStringConvertible {
     public var charset: String?
 
     public var encodedFields: String {
-        let encoding = Self.encoding(forCharset: charset)
+        let encoding = charset.flatMap { WebEncoding(label: $0) } ?? .utf8
         return fields.map { "\(Self.formEncode($0.name, encoding: encoding))=\(Self.formEncode($0.value, encoding: encoding))" }
             .joined(separator: "&")
     }
@@ -174,18 +177,12 @@ public struct FormSubmission: Sendable, CustomStringConvertible {
         "\(method) \(url.redactedForLog) fields: \(fields.map(\.name).joined(separator: ", "))"
     }
 
-    /// `application/x-www-form-urlencoded` in a given charset, as a browser does it: the text's
-    /// bytes in that charset, percent-encoded, spaces as `+`; a character the charset cannot hold
-    /// is sent as an HTML character reference (`&#12354;`), as browsers do.
-    static func formEncode(_ text: String, encoding: String.Encoding = .utf8) -> String {
-        var bytes: [UInt8] = []
-        for character in text {
-            if let data = String(character).data(using: encoding, allowLossyConversion: false) {
-                bytes += data
-            } else {
-                for scalar in character.unicodeScalars { bytes += Array("&#\(scalar.value);".utf8) }
-            }
-        }
+    /// `application/x-www-form-urlencoded` in a given encoding, as a browser does it: the text's
+    /// bytes in that encoding (the Encoding Standard's: Shift_JIS is Windows-31J), percent-encoded,
+    /// spaces as `+`; a character the encoding cannot hold is sent as an HTML character reference
+    /// (`&#12354;`), as browsers do.
+    static func formEncode(_ text: String, encoding: WebEncoding = .utf8) -> String {
+        let bytes = encoding.encodeForForm(text)
         var result = ""
         for byte in bytes {
             switch byte {
@@ -199,20 +196,5 @@ public struct FormSubmission: Sendable, CustomStringConvertible {
             }
         }
         return result
-    }
-
-    /// The Foundation encoding for a charset name from a page or form; UTF-8 when unknown.
-    static func encoding(forCharset name: String?) -> String.Encoding {
-        switch name?.lowercased().trimmingCharacters(in: .whitespaces) {
-        case "shift_jis", "shift-jis", "sjis", "windows-31j", "cp932", "x-sjis": return .shiftJIS
-        case "euc-jp", "eucjp", "x-euc-jp": return .japaneseEUC
-        case "iso-2022-jp": return .iso2022JP
-        case "iso-8859-1", "latin1", "iso_8859-1": return .isoLatin1
-        case "iso-8859-2", "latin2", "iso_8859-2": return .isoLatin2
-        case "windows-1250", "cp1250": return .windowsCP1250
-        case "windows-1251", "cp1251": return .windowsCP1251
-        case "windows-1252", "cp1252": return .windowsCP1252
-        default: return .utf8
-        }
     }
 }

@@ -31,10 +31,13 @@ public struct Page: Sendable {
         return nil
     }
 
-    /// Parses the body as HTML with libxml2.
-    public func document() throws -> Document {
+    /// Parses the body as HTML with libxml2, decoded as a browser decodes it (see `Document`).
+    ///
+    /// - Parameter charsetOverride: the recipe's `charset:` for this page, which beats the
+    ///   server's label (not a byte order mark).
+    public func document(charsetOverride: String? = nil) throws -> Document {
         do {
-            return try Document(html: body, url: url.absoluteString, encoding: charset)
+            return try Document(html: body, url: url.absoluteString, encoding: charset, charsetOverride: charsetOverride)
         } catch {
             throw UniToolError(
                 .layoutChanged, "the page at \(url.redactedForLog) could not be parsed as HTML: \(error)")
