@@ -65,7 +65,7 @@ let package = Package(
         .target(
             name: "DemoUniversity",
             dependencies: [
-                "LibXML", "CZlib", "OneTimeCode",
+                "LibXML", "WebEncoding", "CZlib", "OneTimeCode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

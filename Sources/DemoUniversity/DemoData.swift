@@ -56,8 +56,8 @@ public enum DemoData {
                 "2025-fall": [
                     DemoGrade(course: "Linear Algebra I", code: "MATH-101", credits: 6, grade: "A", points: 4.0, date: "2026-01-22"),
                     DemoGrade(course: "Introduction to Programming", code: "CS-100", credits: 6, grade: "A-", points: 3.7, date: "2026-01-28"),
-                    DemoGrade(course: "日本語初級 I (Japanese for Beginners I)", code: "JPN-101", credits: 4, grade: "B+", points: 3.3, date: "2026-01-30"),
-                    DemoGrade(course: "Academic Writing", code: "ENG-110", credits: 3, grade: "B", points: 3.0, date: "2026-02-02"),
+                    DemoGrade(course: "日本語初級Ⅰ (Japanese for Beginners I)", code: "JPN-101", credits: 4, grade: "B+", points: 3.3, date: "2026-01-30"),
+                    DemoGrade(course: "Academic Writing ①", code: "ENG-110", credits: 3, grade: "B", points: 3.0, date: "2026-02-02"),
                 ],
                 "2026-spring": [
                     DemoGrade(course: "Analysis II", code: "MATH-202", credits: 8, grade: "B+", points: 3.3, date: "2026-07-10"),

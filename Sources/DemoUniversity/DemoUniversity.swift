@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WebEncoding
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -169,7 +170,9 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
             return Self.hugePage(bytes: size)
         }
         let response = try await next(request, context)
-        guard response.status == .ok, faults.resetMidBody || faults.truncatedBody || faults.invalidUTF8 else { return response }
+        guard response.status == .ok, faults.resetMidBody || faults.truncatedBody || faults.invalidUTF8 || faults.legacyCharset else {
+            return response
+        }
         return try await Self.damage(response, faults: faults)
     }
 
@@ -209,6 +212,12 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         var headers = response.headers
         headers[.contentLength] = nil
+        if faults.legacyCharset, headers[.contentType]?.hasPrefix("text/html") == true {
+            // The page's own <meta charset> goes; only the HTTP header names the encoding.
+            let text = String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "<meta charset=\"utf-8\">", with: "")
+            bytes = WebEncoding.shiftJIS.encodeForForm(text)
+            headers[.contentType] = "text/html; charset=Shift_JIS"
+        }
         let half = ByteBuffer(bytes: bytes.prefix(bytes.count / 2))
         if faults.truncatedBody {
             return Response(

@@ -85,8 +85,9 @@ final class CommandEnvironment: Sendable {
 
     private static let warnedAboutTLS = Atomic<Bool>(false)
 
-    /// Runs `body` with a connection to `portal` (the demo started first if needed), and closes
-    /// everything afterwards, also on failure.
+    /// Runs `body` with a connection to `portal` (the demo started first if needed), saves the
+    /// session as the portal left it (`settlingSession`), and closes everything afterwards, also
+    /// on failure.
     ///
     /// With `savedSession: false` the connection starts from an empty cookie jar and never
     /// writes the session store, so a diagnosis leaves the user's saved session as it was.
@@ -101,7 +102,7 @@ final class CommandEnvironment: Sendable {
             portal: located, user: user, credentials: credentials, store: savedSession ? SessionStore() : nil,
             configuration: configuration,
             logger: logger)
-        let result = await Result { try await body(connection) }
+        let result = await Result { try await connection.settlingSession(body) }
         await connection.close()
         await demo?.stop()
         // The trace is written on failure too: that is when it is needed.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LibXML
 import UniToolKit
 
 /// `unitool page PATH`: a portal page through the user's session, for writing recipes.
@@ -7,32 +8,91 @@ struct PageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "page", abstract: "Print a portal page as unitool sees it, logged in: for writing and testing recipes.",
         discussion: """
-            Fetches a page of the portal through your session (logging in if needed) and prints it, so you
-            can write XPath against exactly what unitool gets, or save it as a recipe test case:
-              unitool --portal demo page /library/loans > Recipes/demo/Fixtures/loans/page1.html
+            Fetches a page of the portal through your session (logging in if needed) and prints it as
+            unitool reads it: decoded as a browser decodes it, in UTF-8, with its <meta charset> saying
+            so, so you can write XPath against exactly what unitool gets.
+
+            To keep the page as a recipe test case, save it with --fixture: the page is written byte for
+            byte as the portal sent it, and beside it a .json file with its address and its HTTP
+            Content-Type, so that 'unitool recipes test' decodes it as the live run did:
+              unitool --portal demo page /library/loans --fixture Recipes/demo/Fixtures/loans/page1.html
+              unitool recipes test --update      # then check the records it wrote, and commit both
             Only the portal's own pages can be fetched. The terms of use must be accepted, as for any command.
             """)
     @OptionGroup var globals: GlobalOptions
     @Argument(help: "A path on the portal, such as /grades?term=2026-spring, or a full URL on the portal.") var path: String
+    @Option(
+        help: ArgumentHelp(
+            "Save the page as a recipe test case: FILE (.html or .xml) byte for byte, and FILE's .json with its address and Content-Type.",
+            valueName: "FILE"))
+    var fixture: String?
+
+    func validate() throws {
+        if let fixture, !(fixture.hasSuffix(".html") || fixture.hasSuffix(".xml")) {
+            throw UniToolError(
+                .usage, "--fixture \(fixture): a recipe test case is a .html or .xml file",
+                hint: "for example: --fixture Recipes/myuni/Fixtures/grades/2026-fall.html")
+        }
+    }
 
     func run() async throws {
         let environment = try CommandEnvironment(options: globals)
         let portal = try environment.catalog.portal(try environment.portalID())
         let credentials = try environment.credentialProvider(for: portal)
-        let body = try await environment.withPortal(portal, user: credentials.user, credentials: credentials.provide) { connection in
+        let (page, override) = try await environment.withPortal(portal, user: credentials.user, credentials: credentials.provide) {
+            connection in
             try await TermsGate.ensureAccepted(connection)
             let url = try connection.ownPageURL(path)
             let page = try await connection.fetch(url.absoluteString)
-            try connection.saveSession()
-            return page.body
+            return (page, connection.portal.charsetOverride(for: page.url))
         }
-        // The page as the portal sent it, byte for byte, into a pipe or a file; on a terminal,
-        // its control characters are shown escaped (`TerminalText`), lines kept.
+        if let fixture {
+            try Self.saveFixture(page, to: URL(fileURLWithPath: fixture))
+            Progress.say("Saved \(fixture) and \(URL(fileURLWithPath: fixture).deletingPathExtension().lastPathComponent).json; 'unitool recipes test --update' fills in the records.")
+            return
+        }
+        let text = Self.readable(page, charsetOverride: override)
+        // On a terminal, the page's control characters are shown escaped (`TerminalText`), lines kept.
         if isatty(STDOUT_FILENO) == 1 {
-            let text = TerminalText.escaped(String(decoding: body, as: UTF8.self), keepingLineBreaks: true)
-            FileHandle.standardOutput.write(Data(text.utf8))
+            FileHandle.standardOutput.write(Data(TerminalText.escaped(text, keepingLineBreaks: true).utf8))
         } else {
-            FileHandle.standardOutput.write(Data(body))
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+    }
+
+    /// The page as unitool reads it, in UTF-8: HTML through the browser's decoding, a feed as XML,
+    /// anything else (JSON, text) as UTF-8 text.
+    static func readable(_ page: Page, charsetOverride: String?) -> String {
+        let type = page.contentType?.lowercased() ?? "text/html"
+        if type.contains("xml"), let feed = try? Document(xml: page.body, encoding: page.charset, charsetOverride: charsetOverride) {
+            return feed.markup()
+        }
+        if type.contains("html"), let document = try? page.document(charsetOverride: charsetOverride) {
+            return document.markup()
+        }
+        return String(decoding: page.body, as: UTF8.self)
+    }
+
+    /// Writes a recipe test case: the body as the portal sent it and, beside it, where it came
+    /// from and with what Content-Type. The records are left for `recipes test --update`.
+    static func saveFixture(_ page: Page, to file: URL) throws {
+        let folder = file.deletingLastPathComponent()
+        let expectation = file.deletingPathExtension().appendingPathExtension("json")
+        let fields = [
+            "  \"url\": \(JSONRenderer.string(page.url.absoluteString))",
+            "  \"content_type\": \(page.contentType.map(JSONRenderer.string) ?? "null")",
+            "  \"source\": null",
+            "  \"today\": \(JSONRenderer.string(RecordExtractor.localToday()))",
+            "  \"records\": null",
+        ]
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try AtomicFile.write(Data(page.body), to: file, mode: 0o644)
+            try AtomicFile.write(Data(("{\n" + fields.joined(separator: ",\n") + "\n}\n").utf8), to: expectation, mode: 0o644)
+        } catch {
+            throw UniToolError(
+                .stateCorrupt, "cannot save the test case at \(file.path): \(error)",
+                hint: "check that the folder can be written")
         }
     }
 }

@@ -58,7 +58,6 @@ struct RecipeCommandRunner {
             } else {
                 records = try await connection.run(recipe, options: invocation.values, source: invocation.source)
             }
-            try connection.saveSession()
             environment.logger.debug(
                 "HTTP requests: \(termsRequests) for the terms-of-use check, \(connection.session.requestCount - termsRequests) for the data")
             return records

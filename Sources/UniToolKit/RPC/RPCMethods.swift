@@ -224,8 +224,7 @@ public struct RPCMethods: Sendable {
         request.progress?("checking the terms of use of \(portal.name)")
         try await ensureTermsAccepted(connection)
         request.progress?("running \(recipe.command)")
-        var records = try await connection.run(recipe, options: run.options, source: run.source)
-        try connection.saveSession()
+        var records = try await connection.settlingSession { try await $0.run(recipe, options: run.options, source: run.source) }
         if run.summary, let totals = recipe.totals { records = totals.compute(over: records) }
         if let fields = run.fields { records = try records.selecting(fields) }
         request.progress?("\(records.records.count) records")
@@ -246,8 +245,8 @@ public struct RPCMethods: Sendable {
         request.progress?("checking the terms of use of \(portal.name)")
         try await ensureTermsAccepted(connection)
         request.progress?("performing \(action.name) of \(recipe.command)")
-        let result = try await connection.perform(action, of: recipe, argument: try params.requiredString("argument"))
-        try connection.saveSession()
+        let argument = try params.requiredString("argument")
+        let result = try await connection.settlingSession { try await $0.perform(action, of: recipe, argument: argument) }
         return .object([("columns", .array(result.columns.map(JSONValue.string))), ("records", .array(result.records.map(JSONValue.init)))])
     }
 
@@ -260,8 +259,7 @@ public struct RPCMethods: Sendable {
         request.progress?("checking the terms of use of \(portal.name)")
         try await ensureTermsAccepted(connection)
         request.progress?("fetching \(url.path.isEmpty ? "/" : url.path)")
-        let page = try await connection.fetch(url.absoluteString)
-        try connection.saveSession()
+        let page = try await connection.settlingSession { try await $0.fetch(url.absoluteString) }
         return .object([
             ("url", .string(page.url.absoluteString)), ("status", .number(Double(page.status))),
             ("contentType", page.contentType.map(JSONValue.string) ?? .null), ("body", .string(String(decoding: page.body, as: UTF8.self))),

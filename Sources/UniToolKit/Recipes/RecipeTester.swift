@@ -6,15 +6,19 @@ import LibXML
 /// A portal folder may hold `Fixtures/<command>/<case>.html` (or `.xml` for a feed) with
 /// `<case>.json` beside it:
 ///
-///     {"url": "https://portal.example.edu/grades?term=2026-spring", "source": null,
-///      "today": "2026-11-23", "records": [ ... ]}
+///     {"url": "https://portal.example.edu/grades?term=2026-spring", "content_type": "text/html; charset=Shift_JIS",
+///      "source": null, "today": "2026-11-23", "records": [ ... ]}
 ///
-/// `url` is where the page came from (links are resolved against it), `source` picks one of the
-/// recipe's sources, and `today` fixes computed fields such as `overdue`. `--update` writes the
-/// records the recipe extracts now, for the author to review and commit.
+/// `url` is where the page came from (links are resolved against it), `content_type` the HTTP
+/// `Content-Type` it came with (its charset decodes the page as the live run did; `unitool page
+/// --fixture` records it), `source` picks one of the recipe's sources, and `today` fixes computed
+/// fields such as `overdue`. `--update` writes the records the recipe extracts now, for the author
+/// to review and commit.
 public enum RecipeTester {
     public struct Case: Sendable {
         public var recipe: DataRecipe
+        /// The recipe's portal, for its `charset:`.
+        public var portal: PortalRecipe?
         public var page: URL
         public var expected: URL
         public var name: String { "\(recipe.portal)/\(recipe.command)/\(page.deletingPathExtension().lastPathComponent)" }
@@ -38,7 +42,9 @@ public enum RecipeTester {
                 for name in names.sorted() where name.hasSuffix(".html") || name.hasSuffix(".xml") {
                     let page = folder.appendingPathComponent(name)
                     result.append(
-                        Case(recipe: recipe, page: page, expected: page.deletingPathExtension().appendingPathExtension("json")))
+                        Case(
+                            recipe: recipe, portal: catalog.portals[recipe.portal], page: page,
+                            expected: page.deletingPathExtension().appendingPathExtension("json")))
                 }
             }
         }
@@ -47,6 +53,7 @@ public enum RecipeTester {
 
     struct Expectation {
         var url: String
+        var contentType: String?
         var source: String?
         var today: String
         var records: Any?
@@ -67,7 +74,16 @@ public enum RecipeTester {
             }
             let extractor = RecordExtractor(recipe: testCase.recipe, source: source, today: expectation.today)
             let bytes = Array(try Data(contentsOf: testCase.page))
-            let document = try extractor.parse(bytes, url: URL(string: expectation.url)!, charset: nil)
+            let url = URL(string: expectation.url)!
+            let document = try extractor.parse(
+                bytes, url: url, charset: Page.charset(ofContentType: expectation.contentType),
+                charsetOverride: testCase.portal?.charsetOverride(for: url))
+            if update, document.decodingErrors > 0 {
+                // Records from a misread page would be mojibake written down as the truth.
+                throw UniToolError(
+                    .recipeInvalid,
+                    "\(testCase.page.lastPathComponent): \(document.decodingErrors) byte sequence(s) are not valid \(document.encoding.name) (chosen by \(document.encodingSource.rawValue)), so nothing was written; give the page's real encoding as 'content_type' in \(testCase.expected.lastPathComponent) (as 'unitool page --fixture' saves it) or as 'charset:' in the recipe")
+            }
             extracted = try extractor.extract(from: document)
         } catch let error as UniToolError {
             return Outcome(name: testCase.name, passed: false, detail: error.message)
@@ -78,7 +94,8 @@ public enum RecipeTester {
         let actual = try? JSONSerialization.jsonObject(with: Data(actualText.utf8), options: [.fragmentsAllowed])
         if update {
             let text =
-                "{\n  \"url\": \(JSONRenderer.string(expectation.url)),\n  \"source\": \(expectation.source.map(JSONRenderer.string) ?? "null"),\n  \"today\": \(JSONRenderer.string(expectation.today)),\n  \"records\": "
+                "{\n  \"url\": \(JSONRenderer.string(expectation.url)),\n"
+                + (expectation.contentType.map { "  \"content_type\": \(JSONRenderer.string($0)),\n" } ?? "") + "  \"source\": \(expectation.source.map(JSONRenderer.string) ?? "null"),\n  \"today\": \(JSONRenderer.string(expectation.today)),\n  \"records\": "
                 + actualText.trimmingCharacters(in: .newlines).replacingOccurrences(of: "\n", with: "\n  ") + "\n}\n"
             do {
                 try AtomicFile.write(Data(text.utf8), to: testCase.expected, mode: 0o644)
@@ -86,6 +103,11 @@ public enum RecipeTester {
                 return Outcome(name: testCase.name, passed: false, detail: "cannot write \(testCase.expected.path): \(error)")
             }
             return Outcome(name: testCase.name, passed: true, detail: "updated \(testCase.expected.lastPathComponent) (\(extracted.records.count) records)")
+        }
+        if expectation.records == nil || expectation.records is NSNull {
+            return Outcome(
+                name: testCase.name, passed: false,
+                detail: "\(testCase.expected.lastPathComponent) has no records yet: run 'unitool recipes test --update' to write them from the page, then check them")
         }
         guard let expected = expectation.records as? [Any], let actualRecords = actual as? [Any] else {
             return Outcome(name: testCase.name, passed: false, detail: "\(testCase.expected.path): 'records' must be a list")
@@ -105,7 +127,7 @@ public enum RecipeTester {
             }
             let path = (try? testCase.recipe.primary.fetch.render([:])) ?? "/"
             return Expectation(
-                url: "https://portal.example.edu" + (path.hasPrefix("/") ? path : "/" + path), source: nil,
+                url: "https://portal.example.edu" + (path.hasPrefix("/") ? path : "/" + path), contentType: nil, source: nil,
                 today: RecordExtractor.localToday(), records: nil)
         }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
@@ -115,7 +137,7 @@ public enum RecipeTester {
             throw UniToolError(.recipeInvalid, "\(testCase.expected.path): 'url' (where the page came from) is missing")
         }
         return Expectation(
-            url: url, source: object["source"] as? String, today: object["today"] as? String ?? RecordExtractor.localToday(),
+            url: url, contentType: object["content_type"] as? String, source: object["source"] as? String, today: object["today"] as? String ?? RecordExtractor.localToday(),
             records: object["records"])
     }
 

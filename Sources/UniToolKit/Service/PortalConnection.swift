@@ -29,6 +29,9 @@ public final class PortalConnection: Sendable {
     private let startedEmpty: Bool
     /// Whether the session folder can be written, found out the first time it matters.
     private let storeWritable = Mutex<Bool?>(nil)
+    /// The jar as it was when a login that then failed began: what is saved instead of the
+    /// half-finished login's cookies. Nil once a login succeeds.
+    private let jarBeforeFailedLogin = Mutex<CookieJar?>(nil)
 
     /// - Parameter startEmpty: begin with no cookies even if a session is saved (to check a
     ///   password by really logging in); a successful command still saves its session.
@@ -56,15 +59,38 @@ public final class PortalConnection: Sendable {
         await session.shutdown()
     }
 
-    /// Writes the cookie jar to the session store. Called after a successful command only, so a
-    /// failed run never replaces a good saved session with a broken one.
+    /// Runs one command (a CLI command, a JSON-RPC call) and then saves the session as the portal
+    /// left it, whether the command succeeded or not: a cookie the portal deleted on its
+    /// time-out page must not be sent again by the next run. Only a login that failed half-way
+    /// is not kept (the jar from before it is saved instead).
+    ///
+    /// After a success a failure to save is the command's error; after a failure the command's
+    /// own error is what the user needs, and the save problem is only logged.
+    public func settlingSession<T>(_ body: (PortalConnection) async throws -> T) async throws -> T {
+        let result: T
+        do {
+            result = try await body(self)
+        } catch {
+            do {
+                try saveSession()
+            } catch let saveError {
+                logger.warning("the session could not be saved after the failed command: \(saveError)")
+            }
+            throw error
+        }
+        try saveSession()
+        return result
+    }
+
+    /// Writes the cookie jar to the session store, as the portal left it; after a failed login,
+    /// the jar from before that login.
     ///
     /// A jar that has not changed since it was loaded or last saved is not written again: the
     /// write is atomic, locked and fsynced, and the benchmarks showed it dominating a warm
     /// `recipes.run` over JSON-RPC.
     public func saveSession() throws {
         guard let store = writableStore() else { return }
-        let jar = session.cookieJar
+        let jar = jarBeforeFailedLogin.withLock { $0 } ?? session.cookieJar
         guard savedJar.withLock({ $0 != jar }) else { return }
         try store.save(jar, portal: portal.id, user: user)
         savedJar.withLock { $0 = jar }
@@ -91,7 +117,21 @@ public final class PortalConnection: Sendable {
     /// told about each login page as the flow leaves it.
     public func logIn(observer: LoginObserver? = nil) async throws -> Page {
         let flow = LoginFlow(portal: portal, session: session, logger: logger, observer: observer)
-        return try await flow.logIn(credentials: try credentials())
+        return try await keepingJarIfLoginFails { try await flow.logIn(credentials: try self.credentials()) }
+    }
+
+    /// Runs a login; if it fails, remembers the jar from before it, so that the cookies of a
+    /// half-finished login (an IdP's form state, a consent page's) are never saved.
+    private func keepingJarIfLoginFails(_ login: () async throws -> Page) async throws -> Page {
+        let before = session.cookieJar
+        do {
+            let landing = try await login()
+            jarBeforeFailedLogin.withLock { $0 = nil }
+            return landing
+        } catch {
+            jarBeforeFailedLogin.withLock { if $0 == nil { $0 = before } }
+            throw error
+        }
     }
 
     /// Whether the saved session still opens the portal without a login. Sends one request.
@@ -146,7 +186,7 @@ public final class PortalConnection: Sendable {
     /// that session and uses it instead of logging in again.
     private func logInOnce(from bounced: Page, asking url: URL, flow: LoginFlow) async throws -> Page {
         guard let store = writableStore() else {
-            return try await flow.continueLogin(from: bounced, credentials: try credentials())
+            return try await keepingJarIfLoginFails { try await flow.continueLogin(from: bounced, credentials: try self.credentials()) }
         }
         let lock = try await AsyncFileLock.acquire(store.file(portal: portal.id, user: user).path + ".login.lock")
         var bounced = bounced
@@ -167,7 +207,9 @@ public final class PortalConnection: Sendable {
             if try !flow.needsLogin(page) { return page }
             bounced = page
         }
-        let landing = try await flow.continueLogin(from: bounced, credentials: try credentials())
+        let landing = try await keepingJarIfLoginFails {
+            try await flow.continueLogin(from: bounced, credentials: try self.credentials())
+        }
         try saveSession()
         withExtendedLifetime(lock) {}
         return landing

@@ -20,7 +20,10 @@ public struct Page: Sendable {
     }
 
     /// The charset the server declared in `Content-Type`, if any.
-    public var charset: String? {
+    public var charset: String? { Self.charset(ofContentType: contentType) }
+
+    /// The `charset` parameter of a `Content-Type` value, unquoted.
+    public static func charset(ofContentType contentType: String?) -> String? {
         guard let contentType else { return nil }
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
