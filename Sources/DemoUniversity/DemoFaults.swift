@@ -118,6 +118,11 @@ public struct DemoFaults: Sendable, Equatable {
         case noVersion = "no-version"
         /// The version as a number instead of a string.
         case numberVersion = "number-version"
+        /// The API is behind the login, as the portal's own pages are: without a session it
+        /// sends the browser to the IdP.
+        case protected
+        /// JSON with a trailing comma, as real terms APIs serve it.
+        case trailingComma = "trailing-comma"
     }
 
     public init() {}

@@ -41,7 +41,10 @@ struct DemoRoutes: Sendable {
                     .replacingOccurrences(of: "<td class=\"course\">", with: "<td class=\"course\">\(hostile.entityReference)"))
         } }
         registerCampus(on: router)
-        router.get("/api/terms/version") { _, _ in try await self.termsVersionAPI() }
+        router.get("/api/terms/version") { request, context in
+            guard self.faults.termsAPI == .protected else { return try await self.termsVersionAPI() }
+            return try await self.withUser(request, context) { _ in try await self.termsVersionAPI() }
+        }
         router.get("/terms") { _, _ in
             let version = await self.state.termsVersion
             return Self.html(HTML.page(title: "Terms of use", body: Pages.terms(version: version)))
@@ -520,7 +523,7 @@ struct DemoRoutes: Sendable {
     private func termsVersionAPI() async throws -> Response {
         let version = await state.termsVersion
         switch faults.termsAPI {
-        case nil:
+        case nil, .protected:
             // Encoded, not pasted: a test's version may hold any character, control characters
             // and decomposed accents included, and must arrive exactly as it was set.
             let literal = String(decoding: try JSONEncoder().encode(version), as: UTF8.self)
@@ -533,6 +536,8 @@ struct DemoRoutes: Sendable {
             return Self.json("{\"url\": \"/terms\", \"updated\": \"2026-09-01\"}")
         case .numberVersion:
             return Self.json("{\"version\": 202609, \"url\": \"/terms\"}")
+        case .trailingComma:
+            return Self.json("{\"version\": \"\(version)\", \"url\": \"/terms\",}")
         }
     }
 

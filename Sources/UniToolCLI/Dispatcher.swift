@@ -123,8 +123,9 @@ struct Dispatcher {
                 text += "  session: \(session ? "saved (the next command needs no password if it is still valid)" : "none yet")\n"
                 // The accepted version is what a portal once served: shown escaped, as everywhere.
                 let acceptedVersion = accepted.map { "accepted version \(TerminalText.escaped($0.version))" }
-                text += "  terms:   \(acceptedVersion ?? "not accepted yet")\n"
-                if accepted == nil {
+                // Only a portal whose recipe publishes terms has any to accept.
+                if portal.terms != nil { text += "  terms:   \(acceptedVersion ?? "not accepted yet")\n" }
+                if accepted == nil, portal.terms != nil {
                     next = "Next: read and accept the terms: unitool --portal \(portalID) terms show, then terms accept"
                 } else if user == nil {
                     next = "Next: choose who you are: unitool config set user NAME, then unitool auth login"

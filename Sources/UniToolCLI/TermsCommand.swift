@@ -25,7 +25,10 @@ struct TermsCommand: AsyncParsableCommand {
         func run() async throws {
             let environment = try CommandEnvironment(options: globals)
             let portal = try environment.catalog.portal(try environment.portalID())
-            let status = try await environment.withPortal(portal, user: try environment.user(for: portal), credentials: noLogin) {
+            let identity = try environment.termsIdentity(for: portal)
+            let status = try await environment.withPortal(
+                portal, user: identity.user, credentials: identity.credentials, savedSession: identity.savedSession
+            ) {
                 try await $0.termsStatus(AcceptedTermsStore())
             }
             let record = Record(fields: [
@@ -76,10 +79,10 @@ struct TermsCommand: AsyncParsableCommand {
         func run() async throws {
             let environment = try CommandEnvironment(options: globals)
             let portal = try environment.catalog.portal(try environment.portalID())
-            let user = try environment.user(for: portal)
-            let credentials = try environment.credentialProvider(for: portal)
-            let (status, text, url) = try await environment.withPortal(portal, user: user, credentials: credentials.provide) {
-                connection in
+            let identity = try environment.termsIdentity(for: portal)
+            let (status, text, url) = try await environment.withPortal(
+                portal, user: identity.user, credentials: identity.credentials, savedSession: identity.savedSession
+            ) { connection in
                 let status = try await connection.termsStatus(AcceptedTermsStore())
                 let (text, url) = try await connection.termsText()
                 return (status, text, url)
@@ -127,7 +130,10 @@ struct TermsCommand: AsyncParsableCommand {
             let environment = try CommandEnvironment(options: globals)
             let portal = try environment.catalog.portal(try environment.portalID())
             let store = AcceptedTermsStore()
-            let accepted = try await environment.withPortal(portal, user: try environment.user(for: portal), credentials: noLogin) {
+            let identity = try environment.termsIdentity(for: portal)
+            let accepted = try await environment.withPortal(
+                portal, user: identity.user, credentials: identity.credentials, savedSession: identity.savedSession
+            ) {
                 try await $0.acceptTerms(
                     version: version, store: store,
                     staleHint: { "read the current terms with 'unitool terms show --portal \(portal.id)', then accept them with --version \($0)" })
@@ -143,9 +149,25 @@ struct TermsCommand: AsyncParsableCommand {
     }
 }
 
-/// For commands that talk to the portal without logging in.
-let noLogin: CredentialProvider = {
-    throw UniToolError(.internal, "this command does not log in")
+extension CommandEnvironment {
+    /// Who asks for the terms. Terms belong to the portal, not to a user: with no user known,
+    /// the terms commands ask anonymously, with no saved session, and only a portal whose terms
+    /// API is behind the login needs one (and says so). With a user, the API is asked through
+    /// that user's session, logging in under the usual credential rules if the portal wants it.
+    func termsIdentity(for portal: PortalRecipe) throws -> (user: String, credentials: CredentialProvider, savedSession: Bool) {
+        if explicitUser != nil || portal.isDemo {
+            let credentials = try credentialProvider(for: portal)
+            return (credentials.user, credentials.provide, true)
+        }
+        let portalID = portal.id
+        return (
+            "", {
+                throw UniToolError(
+                    .credentialsMissing, "the terms-of-use API of '\(portalID)' is behind the login, and no user is given",
+                    hint: "say who you are: --user NAME (or UNITOOL_USER, or 'unitool config set user NAME')")
+            }, false
+        )
+    }
 }
 
 /// The check every data command makes before it fetches anything.

@@ -100,4 +100,101 @@ struct RealPagesTests {
         #expect(misread.exitCode != 0, "\(misread)")
         #expect(misread.stdout.contains("not valid UTF-8") && misread.stdout.contains("content_type"), "\(misread)")
     }
+
+    /// The demo's portal recipe as a university of its own ("campus", not the demo), pointed at a
+    /// running demo: a portal for which unitool knows no default user.
+    func campusPortal(at demo: DemoUniversity) throws {
+        let folder = sandbox.root.appendingPathComponent("config/unitool/recipes/campus")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let base = demo.baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let portal = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
+            .replacingOccurrences(of: "portal: demo\n", with: "portal: campus\n")
+            .replacingOccurrences(of: "demo: true\n", with: "")
+            .replacingOccurrences(of: "base_url: http://127.0.0.1:0\n", with: "base_url: \(base)\n")
+            .replacingOccurrences(of: "idp_url: http://127.0.0.1:0/idp\n", with: "idp_url: \(base)/idp\n")
+        try #require(portal.contains("portal: campus") && portal.contains(base))
+        try portal.write(to: folder.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(
+            at: Fixtures.recipes.appendingPathComponent("demo/grades.yaml"), to: folder.appendingPathComponent("grades.yaml"))
+    }
+
+    func samlPosts(_ demo: DemoUniversity, since start: Int = 0) async -> Int {
+        await demo.requests.dropFirst(start).filter { $0.method == "POST" && $0.path.hasPrefix("/Shibboleth.sso/SAML2/POST") }.count
+    }
+
+    @Test("a terms API behind the login: a cold session works in one command, with one login")
+    func termsBehindTheLogin() async throws {
+        var faults = DemoFaults()
+        faults.termsAPI = .protected
+        let demo = try await DemoUniversity.start(faults: faults)
+        defer { Task { await demo.stop() } }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("state/unitool/sessions/demo/alice.json").path))
+        let outcome = try await run(["grades", "--term", "2026-spring", "--json"], demo: demo)
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("Analysis II"))
+        #expect(await samlPosts(demo) == 1, "the terms check logs in, and the data request uses that login")
+        // The terms commands from a cold session too.
+        try FileManager.default.removeItem(at: sandbox.root.appendingPathComponent("state/unitool/sessions/demo/alice.json"))
+        let status = try await run(["terms", "status", "--json"], demo: demo)
+        #expect(status.exitCode == 0, "\(status)")
+        #expect(status.stdout.contains("\"up_to_date\": true"), "\(status)")
+    }
+
+    @Test("terms commands need no --user, unless the portal's terms API is behind the login")
+    func termsWithoutUser() async throws {
+        let open = try await DemoUniversity.start()
+        defer { Task { await open.stop() } }
+        try campusPortal(at: open)
+        let anonymous = try await run(["--portal", "campus", "terms", "status", "--json"], demo: open)
+        #expect(anonymous.exitCode == 0, "\(anonymous)")
+        #expect(anonymous.stdout.contains("\"current\": \"\(DemoUniversity.initialTermsVersion)\""), "\(anonymous)")
+        let accept = try await run(["--portal", "campus", "terms", "accept"], demo: open)
+        #expect(accept.exitCode == 0, "\(accept)")
+        #expect(await samlPosts(open) == 0)
+
+        var faults = DemoFaults()
+        faults.termsAPI = .protected
+        let protected = try await DemoUniversity.start(faults: faults)
+        defer { Task { await protected.stop() } }
+        try FileManager.default.removeItem(at: sandbox.root.appendingPathComponent("config/unitool/recipes/campus"))
+        try campusPortal(at: protected)
+        let refused = try await run(["--portal", "campus", "terms", "status"], demo: protected)
+        #expect(refused.exitCode == 40, "\(refused)")
+        #expect(refused.stderr.contains("behind the login") && refused.stderr.contains("--user"), "\(refused)")
+        let withUser = try await UniToolProcess.run(
+            ["--portal", "campus", "--user", "alice", "--password-stdin", "terms", "status", "--json"], stdin: "wonderland",
+            environment: sandbox.environment)
+        #expect(withUser.exitCode == 0, "\(withUser)")
+        #expect(withUser.stdout.contains("\"up_to_date\": true"), "\(withUser)")
+        #expect(await samlPosts(protected) == 1)
+    }
+
+    @Test("the overview mentions terms only for a portal whose recipe has them")
+    func overviewWithoutTerms() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        try campusPortal(at: demo)
+        let folder = sandbox.root.appendingPathComponent("config/unitool/recipes/campus")
+        var portal = try String(contentsOf: folder.appendingPathComponent("portal.yaml"), encoding: .utf8)
+        let terms = try #require(portal.range(of: "\nterms:"))
+        portal = String(portal[..<terms.lowerBound]) + "\n"
+        try portal.write(to: folder.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
+        // Without a command, the overview goes to stderr (stdout stays for data).
+        let overview = try await UniToolProcess.run(["--portal", "campus", "--user", "alice"], environment: sandbox.environment)
+        #expect(overview.stderr.contains("PORTAL: Demo University (campus)"), "\(overview)")
+        #expect(!overview.stderr.contains("terms:") && !overview.stderr.contains("terms accept"), "\(overview)")
+        let withTerms = try await run([], demo: demo)
+        #expect(withTerms.stderr.contains("terms:"), "\(withTerms)")
+    }
+
+    @Test("a terms API that answers JSON with a trailing comma is read")
+    func trailingComma() async throws {
+        var faults = DemoFaults()
+        faults.termsAPI = .trailingComma
+        let demo = try await DemoUniversity.start(faults: faults)
+        defer { Task { await demo.stop() } }
+        let status = try await run(["terms", "status", "--json"], demo: demo)
+        #expect(status.exitCode == 0, "\(status)")
+        #expect(status.stdout.contains("\"current\": \"\(DemoUniversity.initialTermsVersion)\""), "\(status)")
+    }
 }

@@ -151,7 +151,10 @@ public struct LoginFlow: Sendable {
             let pathAndQuery = page.url.path + (page.url.query.map { "?\($0)" } ?? "")
             guard (try? Regex(pattern).firstMatch(in: pathAndQuery)) != nil else { return false }
         }
-        if let xpath = done.xpath { return try document.evaluate(xpath).booleanValue }
+        // An XPath test is for pages. A JSON API of the portal that the login brought the
+        // browser back to (a terms API behind the login) is the portal answering: logged in.
+        let isMarkup = page.contentType.map { $0.contains("html") || $0.contains("xml") } ?? true
+        if let xpath = done.xpath, isMarkup { return try document.evaluate(xpath).booleanValue }
         return true
     }
 

@@ -402,6 +402,10 @@ public final class PortalConnection: Sendable {
     /// is asked once per connection; it is never cached across runs, so a new version is seen
     /// on the very next command.
     ///
+    /// The API is fetched like any page of the portal: where the portal protects it, the bounce
+    /// to the login service is followed by a login under the same credential rules, and the API
+    /// is asked again, once.
+    ///
     /// An answer that is not a readable version is `termsUnavailable`; a network failure keeps its
     /// own kind. Either way unitool fails closed: a version it cannot read is one it cannot compare.
     public func currentTerms() async throws -> CurrentTerms? {
@@ -410,7 +414,7 @@ public final class PortalConnection: Sendable {
         let url = try portal.url(for: recipe.versionAPI)
         let page: Page
         do {
-            page = try await session.get(url)
+            page = try await fetch(url.absoluteString)
         } catch let error as UniToolError where [.portalUnreachable, .portalTimeout].contains(error.kind) {
             // A network failure keeps its own kind (exit 20 or 21), as it would for any page:
             // what the user must fix is the connection, not the terms.

@@ -49,6 +49,56 @@ public struct CurrentTerms: Sendable, Equatable {
         return deepest
     }
 
+    /// JSON as portals write it: strict first, then once more without trailing commas
+    /// (`{"currentTermVersion": "3.1.0",}`, as real terms APIs serve it), which browsers'
+    /// JavaScript forgives and so their developers never notice.
+    static func parseLeniently(_ body: [UInt8]) throws -> Any {
+        do {
+            return try JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
+        } catch {
+            let repaired = withoutTrailingCommas(body)
+            guard repaired != body else { throw error }
+            return try JSONSerialization.jsonObject(with: Data(repaired), options: [.fragmentsAllowed])
+        }
+    }
+
+    /// `body` with each comma that only whitespace separates from a closing `}` or `]` removed,
+    /// outside strings.
+    static func withoutTrailingCommas(_ body: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(body.count)
+        var inString = false
+        var escaped = false
+        var pendingComma: Int?
+        for byte in body {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                output.append(byte)
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if let comma = pendingComma { output.remove(at: comma) }
+                pendingComma = nil
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                break
+            case UInt8(ascii: ","):
+                pendingComma = output.count
+            default:
+                pendingComma = nil
+                if byte == UInt8(ascii: "\"") { inString = true }
+            }
+            output.append(byte)
+        }
+        return output
+    }
+
     /// Reads the version API's answer as the recipe describes it.
     ///
     /// Every way the answer can be wrong is a `termsUnavailable` error that says which way, so
@@ -64,7 +114,7 @@ public struct CurrentTerms: Sendable, Equatable {
         }
         let json: Any
         do {
-            json = try JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
+            json = try parseLeniently(body)
         } catch {
             let start = String(decoding: body.prefix(60), as: UTF8.self).collapsingWhitespace()
             throw UniToolError(

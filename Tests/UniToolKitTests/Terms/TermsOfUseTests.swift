@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import UniToolKit
+@testable import UniToolKit
 import UniToolTestSupport
 
 @Suite("Terms of use: the version API's answer, and the accepted version on disk")
@@ -28,6 +28,16 @@ struct TermsOfUseTests {
         }
         let bracketsInText = #"{"version": "v1", "note": ""# + String(repeating: "[{", count: 100) + #""}"#
         #expect(try decode(bracketsInText, recipe()).version == "v1")
+    }
+
+    @Test("JSON with trailing commas is read as portals mean it; commas inside strings are left alone")
+    func trailingCommas() throws {
+        #expect(try decode(#"{"currentTermVersion": "3.1.0",}"#, recipe(version: "currentTermVersion")).version == "3.1.0")
+        #expect(try decode("{\"a\": [1, 2,\n ],\n \"version\": \"v2\" ,\t}", recipe()).version == "v2")
+        #expect(try decode(#"{"version": "x,}", }"#, recipe()).version == "x,}")
+        #expect(String(decoding: CurrentTerms.withoutTrailingCommas(Array(#"{"v": "a,]",}"#.utf8)), as: UTF8.self) == #"{"v": "a,]"}"#)
+        // Still not JSON: a comma with nothing before it is not forgiven.
+        #expect(throws: UniToolError.self) { try decode(#"{,"version": "v1"}"#, recipe()) }
     }
 
     @Test("the version, a URL resolved against the API and the text are read from the fields the recipe names")
