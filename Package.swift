@@ -34,6 +34,9 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CLibPSL", pkgConfig: "libpsl",
+            providers: [.apt(["libpsl-dev", "publicsuffix"])]),
 
         // prctl(2), which is variadic in C and so out of Swift's reach.
         .target(name: "CProcessHardening"),
@@ -43,6 +46,7 @@ let package = Package(
         // The WHATWG Encoding Standard's labels and browser sniffing, decoding through glibc's iconv.
         .target(name: "WebEncoding"),
         .target(name: "Keyring", dependencies: ["CLibSecret"]),
+        .target(name: "PublicSuffix", dependencies: ["CLibPSL"]),
 
         // RFC 6238 one-time codes, shared by unitool (which answers) and the demo (which checks).
         .target(name: "OneTimeCode", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
@@ -51,7 +55,7 @@ let package = Package(
         .target(
             name: "UniToolKit",
             dependencies: [
-                "LibXML", "Keyring", "OneTimeCode", "WebEncoding",
+                "LibXML", "Keyring", "OneTimeCode", "WebEncoding", "PublicSuffix",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -96,7 +100,7 @@ let package = Package(
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),
         .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"]),
         .testTarget(
-            name: "UniToolKitTests", dependencies: ["UniToolKit", "LibXML", "DemoUniversity", "UniToolTestSupport"]),
+            name: "UniToolKitTests", dependencies: ["UniToolKit", "LibXML", "PublicSuffix", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(name: "UniToolFuzzTargetsTests", dependencies: ["UniToolFuzzTargets", "UniToolTestSupport"]),
         .testTarget(
             name: "EndToEndTests", dependencies: ["UniToolCLI", "UniToolKit", "DemoUniversity", "UniToolTestSupport"],

@@ -116,6 +116,13 @@ public struct LoginFlow: Sendable {
 
     /// Is this page one the login must handle (rather than a page of the logged-in portal)?
     public func needsLogin(_ page: Page) throws -> Bool {
+        // The login service under the portal's own origin (an IdP at /idp): a login, even on a
+        // page that no rule knows, so that the error names the login page, not a drifted recipe.
+        if portal.idpURL != portal.baseURL, page.url.origin == portal.idpURL.origin,
+            page.url.path.hasPrefix(portal.idpURL.path.hasSuffix("/") ? portal.idpURL.path : portal.idpURL.path + "/")
+        {
+            return true
+        }
         if page.url.origin != portal.baseURL.origin {
             // The login service, or a page a login rule knows (a discovery service elsewhere),
             // is a login. Any other origin is not the portal's business: a login there would
@@ -284,8 +291,12 @@ public struct LoginFlow: Sendable {
         let title = document.title.map { "title \"\(scrubber.scrubMessage($0))\"" } ?? "no title"
         let forms = ((try? document.select("//form")) ?? []).map { form -> String in
             let id = form.attribute("id").map { "#\(scrubber.scrubText($0))" } ?? ""
-            let action = scrubber.scrubURL(form.attribute("action") ?? "")
-            return "form\(id) action=\"\(action)\""
+            // As -v shows addresses: query values hidden (Keycloak's session_code, a ticket).
+            let written = form.attribute("action") ?? ""
+            let action =
+                URL(string: written.trimmingCharacters(in: .whitespaces), relativeTo: page.url)?.absoluteURL.redactedForLog
+                ?? scrubber.scrubURL(written)
+            return "form\(id) action=\"\(scrubber.scrubText(action))\""
         }
         let formText = forms.isEmpty ? "no forms" : forms.joined(separator: ", ")
         return "\(page.url.redactedForLog) (HTTP \(page.status), \(title), \(formText))"

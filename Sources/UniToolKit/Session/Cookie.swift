@@ -1,4 +1,5 @@
 import Foundation
+import PublicSuffix
 
 /// One cookie as RFC 6265 stores it.
 public struct Cookie: Codable, Sendable, Equatable {
@@ -20,7 +21,13 @@ public struct Cookie: Codable, Sendable, Equatable {
 
     /// Parses a `Set-Cookie` header received from `url` (RFC 6265 section 5.2 and 5.3).
     /// Returns nil for a header a browser would ignore.
-    public static func parse(setCookie header: String, from url: URL, now: Date = Date()) -> Cookie? {
+    ///
+    /// - Parameter isPublicSuffix: the Public Suffix List's verdict on a domain; libpsl's list
+    ///   unless a test gives its own.
+    public static func parse(
+        setCookie header: String, from url: URL, now: Date = Date(),
+        isPublicSuffix: (String) -> Bool = PublicSuffixList.isPublicSuffix
+    ) -> Cookie? {
         guard let host = url.host?.lowercased() else { return nil }
         var parts = header.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
         let pair = parts.removeFirst()
@@ -57,6 +64,13 @@ public struct Cookie: Codable, Sendable, Equatable {
                 // A server may only set cookies for itself or a parent domain, never for an IP
                 // address other than its own.
                 guard domainMatches(host: host, domain: domain) else { return nil }
+                // Nor for a public suffix (`edu`, `ac.jp`): every university under it would get
+                // the cookie. Only a host that is itself a suffix may name it, and then the cookie
+                // stays with that host (RFC 6265, section 5.3, step 5).
+                if isPublicSuffix(domain) {
+                    guard domain == host else { return nil }
+                    continue
+                }
                 if domain != host || !isIPAddress(host) {
                     cookie.domain = domain
                     cookie.hostOnly = domain == host && isIPAddress(host)

@@ -45,9 +45,12 @@ public final class HTTPTrace: Sendable {
         var secretFields: Set<String>
         var status: Int
         var responseHeaders: [(String, String)]
-        /// Nil unless bodies are traced.
+        /// Kept whether or not bodies are traced: a body that echoes a secret must not give the
+        /// secret's length away through its size either.
         var responseBody: [UInt8]?
         var bodySize: Int
+        /// Whether the body's text goes into the trace (`--trace-bodies`).
+        var bodyTraced = false
     }
 
     public init(includeBodies: Bool = false) {
@@ -79,7 +82,7 @@ public final class HTTPTrace: Sendable {
                 Exchange(
                     started: started, duration: duration, method: method, url: url, requestHeaders: requestHeaders,
                     formFields: formFields, secretFields: secretFields, status: status, responseHeaders: responseHeaders,
-                    responseBody: includeBodies ? responseBody : nil, bodySize: responseBody.count))
+                    responseBody: responseBody, bodySize: responseBody.count, bodyTraced: includeBodies))
         }
     }
 
@@ -132,20 +135,30 @@ public final class HTTPTrace: Sendable {
                     name: scrubber.isSecretValue(field.name) ? redacted : field.name,
                     value: scrubber.scrubField(name: field.name, value: field.value, declared: secretFields))
             }
-            request.postData = .init(mimeType: "application/x-www-form-urlencoded", params: params, text: formText(params))
-            request.bodySize = formFields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 }
+            let text = formText(params)
+            request.postData = .init(mimeType: "application/x-www-form-urlencoded", params: params, text: text)
+            // The size of what the trace shows, never of what was sent: that would be the
+            // password's length plus a constant.
+            request.bodySize = text.utf8.count
         }
         let contentType = responseHeaders.first { $0.0.lowercased() == "content-type" }?.1 ?? ""
-        var content = Entry.Content(size: bodySize, mimeType: contentType)
+        var shownSize = bodySize
+        var shownText: String?
         if let responseBody = exchange.responseBody {
-            content.text = scrubber.scrubText(String(decoding: responseBody, as: UTF8.self))
+            let original = String(decoding: responseBody, as: UTF8.self)
+            let scrubbed = scrubber.scrubText(original)
+            // A body that held a secret is sized as scrubbed, so its size tells nothing either.
+            if scrubbed != original { shownSize = scrubbed.utf8.count }
+            shownText = scrubbed
         }
+        var content = Entry.Content(size: shownSize, mimeType: contentType)
+        if exchange.bodyTraced { content.text = shownText }
         let location = responseHeaders.first { $0.0.lowercased() == "location" }?.1 ?? ""
         let response = Entry.Response(
             status: status, statusText: HTTPResponseStatus(statusCode: status).reasonPhrase,
             headers: responseHeaders.map { Entry.NameValue(name: $0.0, value: scrubber.scrubHeader(name: $0.0, value: $0.1)) },
             content: content, redirectURL: location.isEmpty ? "" : scrubber.scrubURL(location, declared: secretFields),
-            bodySize: bodySize)
+            bodySize: shownSize)
         let milliseconds = (exchange.duration * 1000).rounded()
         return Entry(
             startedDateTime: timestamp(exchange.started), time: milliseconds, request: request, response: response,

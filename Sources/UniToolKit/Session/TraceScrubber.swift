@@ -23,8 +23,14 @@ public struct TraceScrubber: Sendable, Equatable {
     /// What stands in for everything removed.
     public static let redacted = "<redacted>"
 
-    /// Parameters and fields of the SAML protocol whose values are secret wherever they appear.
-    public static let protocolFieldNames = ["SAMLRequest", "SAMLResponse", "RelayState", "SAMLart"]
+    /// Parameters and fields of the single sign-on protocols whose values are secret wherever
+    /// they appear: SAML messages and `RelayState`; CAS service and proxy tickets (`ticket`);
+    /// OpenID Connect's codes and tokens; Keycloak's login-flow state (`session_code`,
+    /// `client_data`), each of which lets a reader continue or replay the login.
+    public static let protocolFieldNames = [
+        "SAMLRequest", "SAMLResponse", "RelayState", "SAMLart", "ticket", "code", "id_token", "access_token", "refresh_token",
+        "session_state", "session_code", "client_data",
+    ]
 
     /// Form fields whose values are passwords or codes, whatever the recipe says.
     static let credentialFieldNames: Set<String> = [
@@ -233,6 +239,10 @@ public struct TraceScrubber: Sendable, Equatable {
     /// carried in a place no other rule knows (a script variable, a data attribute).
     nonisolated(unsafe) private static let base64SAML = try! NSRegularExpression(
         pattern: #"(?:PHNhbWxwO|PHNhbWwycD|PHNhbWw6|PD94bWwg)[A-Za-z0-9+/]{8,}={0,2}"#)
+    /// A CAS ticket wherever it stands (`ST-12-aBcD...-cas01`, `PT-`, `PGT-`, `PGTIOU-`,
+    /// `TGT-`): in a link, a script or a page's text, as CAS servers write them.
+    nonisolated(unsafe) private static let casTicket = try! NSRegularExpression(
+        pattern: #"\b(?:ST|PT|PGT|PGTIOU|TGT)-\d+-[A-Za-z0-9._-]{6,}"#)
 
     static func scrubProtocolValues(_ text: String) -> String {
         var result = text
@@ -251,6 +261,7 @@ public struct TraceScrubber: Sendable, Equatable {
             return valueAttribute.stringByReplacingMatches(in: tag, range: whole, withTemplate: "$1\"\(redacted)\"")
         }
         replace(base64SAML, redacted)
+        replace(casTicket, redacted)
         return result
     }
 

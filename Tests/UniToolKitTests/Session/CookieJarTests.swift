@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PublicSuffix
 import UniToolKit
 
 @Suite("Cookie jar (RFC 6265)")
@@ -48,6 +49,37 @@ struct CookieJarTests {
         #expect(jar.header(for: URL(string: "https://idp.example.edu/")!, now: now) == "a=1")
         #expect(jar.header(for: URL(string: "https://attacker.org/")!, now: now) == nil)
         #expect(jar.cookies.count == 1)
+    }
+
+    @Test("a cookie for a public suffix is refused, by the real Public Suffix List (libpsl); the registrable domain is fine")
+    func publicSuffixes() {
+        #expect(PublicSuffixList.isAvailable, "libpsl found no list: install the publicsuffix package")
+        var jar = CookieJar()
+        jar.store(setCookieHeaders: ["tld=1; Domain=edu", "dotted=1; Domain=.EDU", "ok=1; Domain=example.edu"], from: portal, now: now)
+        #expect(jar.cookies.map(\.name) == ["ok"])
+        let japanese = URL(string: "https://portal.campus.u-tokyo.ac.jp/")!
+        jar.store(setCookieHeaders: ["wide=1; Domain=ac.jp", "jp=1; Domain=jp", "uni=1; Domain=u-tokyo.ac.jp"], from: japanese, now: now)
+        #expect(jar.cookies.map(\.name) == ["ok", "uni"])
+        // A private suffix too: a site on github.io cannot set a cookie for every other one.
+        jar.store(setCookieHeaders: ["pages=1; Domain=github.io"], from: URL(string: "https://uni.github.io/")!, now: now)
+        #expect(!jar.cookies.contains { $0.name == "pages" })
+        #expect(jar.header(for: URL(string: "https://other.ac.jp/")!, now: now) == nil)
+        #expect(jar.header(for: URL(string: "https://www.u-tokyo.ac.jp/")!, now: now) == "uni=1")
+    }
+
+    @Test("a host that is itself a public suffix may name it, and the cookie stays with that host")
+    func hostThatIsASuffix() {
+        var jar = CookieJar()
+        let local = URL(string: "http://localhost:8080/")!
+        jar.store(setCookieHeaders: ["s=1; Domain=localhost"], from: local, now: now)
+        #expect(jar.cookies.first?.hostOnly == true)
+        #expect(jar.header(for: local, now: now) == "s=1")
+        #expect(jar.header(for: URL(string: "http://app.localhost/")!, now: now) == nil)
+        // The decision is a parameter, so the rule itself is tested without the list too.
+        let cookie = Cookie.parse(setCookie: "a=1; Domain=example.test", from: URL(string: "https://www.example.test/")!, now: now) {
+            $0 == "example.test"
+        }
+        #expect(cookie == nil)
     }
 
     @Test("the default path is the directory of the request, and paths match on segment boundaries")

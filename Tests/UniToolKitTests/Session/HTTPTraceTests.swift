@@ -167,6 +167,54 @@ struct HTTPTraceTests {
         #expect(bare?["text"] == nil)
     }
 
+    @Test("no size field tells a secret's length: the login POST's bodySize and an echoing response's sizes")
+    func sizesRevealNothing() throws {
+        for includeBodies in [false, true] {
+            var sizes: [[Int]] = []
+            for password in ["a1", "a-much-longer-password-2026"] {
+                let trace = HTTPTrace(includeBodies: includeBodies)
+                trace.register(secret: password)
+                trace.record(
+                    started: Date(), duration: 0.01, method: "POST", url: URL(string: "https://idp.example/login")!,
+                    requestHeaders: [], formFields: [("j_username", "alice"), ("j_password", password)], secretFields: ["j_password"],
+                    status: 200, responseHeaders: [("Content-Type", "text/html")],
+                    responseBody: Array("<p>Wrong password: <b>\(password)</b></p>".utf8))
+                let har = try #require(try JSONSerialization.jsonObject(with: try trace.har()) as? [String: Any])
+                let entry = try #require(((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first)
+                let request = try #require(entry["request"] as? [String: Any])
+                let response = try #require(entry["response"] as? [String: Any])
+                let content = try #require(response["content"] as? [String: Any])
+                sizes.append([
+                    try #require(request["bodySize"] as? Int), try #require(response["bodySize"] as? Int), try #require(content["size"] as? Int),
+                ])
+            }
+            #expect(sizes[0] == sizes[1], "sizes differ with the password's length: \(sizes)")
+        }
+    }
+
+    @Test("CAS tickets, OpenID Connect codes and Keycloak's login state are redacted in URLs, headers and bodies")
+    func otherProtocols() throws {
+        let trace = HTTPTrace(includeBodies: true)
+        trace.record(
+            started: Date(), duration: 0.01, method: "GET",
+            url: URL(string: "https://lib.example/opac?ticket=ST-1234-abcdEFGH5678-cas01&lang=ja")!, requestHeaders: [],
+            formFields: nil, secretFields: [], status: 302,
+            responseHeaders: [
+                ("Location", "https://kc.example/auth?session_code=SC-secret-1&execution=e1&client_data=eyJydSI6&tab_id=t1"),
+                ("Content-Type", "text/html"),
+            ],
+            responseBody: Array(
+                """
+                <a href="/callback?code=oidc-code-77&state=s1">go</a> <script>var t = "PT-99-zyxwvuTSRQ-cas02";</script>
+                <form action="/login-actions/authenticate?session_code=SC-secret-2&amp;client_data=eyJzdGF0">
+                """.utf8))
+        let text = String(decoding: try trace.har(), as: UTF8.self)
+        for secret in ["ST-1234-abcdEFGH5678", "SC-secret-1", "SC-secret-2", "eyJydSI6", "eyJzdGF0", "oidc-code-77", "PT-99-zyxwvuTSRQ"] {
+            #expect(!text.contains(secret), "\(secret) is in the trace")
+        }
+        #expect(text.contains("lang=ja") && text.contains("execution=e1") && text.contains("tab_id=t1"), "ordinary parameters stay readable")
+    }
+
     @Test("a secret learned late (a session cookie set at the end) is scrubbed from earlier entries too")
     func lateSecret() throws {
         let (entries, _) = try hostileTrace(includeBodies: true)
