@@ -26,6 +26,9 @@ public struct DemoFaults: Sendable, Equatable {
     public var truncatedBody = false
     /// Data pages carry bytes that are not UTF-8 in a page that says it is UTF-8.
     public var invalidUTF8 = false
+    /// The first data page asked for with a saved session answers 200 with a "your session has
+    /// timed out" page that deletes the session cookie; that cookie gets the same page ever after.
+    public var sessionTimeout = false
     /// Data pages are sent in Windows-31J (NEC special characters such as Ⅰ and ① included),
     /// labelled `Shift_JIS` only in the HTTP header, as Japanese campus servers send them.
     public var legacyCharset = false
@@ -129,7 +132,7 @@ public struct DemoFaults: Sendable, Equatable {
 
     public static let environmentVariable = "UNITOOL_DEMO_FAULTS"
     public static let known =
-        ["layout-changed", "server-error", "server-error=502", "hang", "trickle", "request-too-large", "foreign-redirect", "reset", "truncated", "invalid-utf8", "legacy-charset", "huge-page", "huge-page=MB",
+        ["layout-changed", "server-error", "server-error=502", "hang", "trickle", "request-too-large", "foreign-redirect", "reset", "truncated", "invalid-utf8", "legacy-charset", "session-timeout", "huge-page", "huge-page=MB",
          "redirect-loop", "expire-after=N", "idp-down", "password-redirect", "formaction-lookalike", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "echo-secrets", "busy=503|429", "terms-version=V", "terms=N"]
         + HostileXML.allCases.map { "hostile-xml=\($0.rawValue)" } + TermsAPIFault.allCases.map { "terms-api=\($0.rawValue)" } + LoginVariant.allCases.map { "login=\($0.rawValue)" }
 
@@ -158,6 +161,8 @@ public struct DemoFaults: Sendable, Equatable {
                 invalidUTF8 = true
             } else if item == "legacy-charset" {
                 legacyCharset = true
+            } else if item == "session-timeout" {
+                sessionTimeout = true
             } else if item == "huge-page" {
                 hugePageBytes = 50_000_000
             } else if item.hasPrefix("huge-page="), let megabytes = Int(item.dropFirst("huge-page=".count)), (1...1000).contains(megabytes) {

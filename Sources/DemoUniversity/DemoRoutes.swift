@@ -102,6 +102,13 @@ struct DemoRoutes: Sendable {
         _ request: Request, _ context: BasicRequestContext, _ body: (DemoUser) async throws -> Response
     ) async throws -> Response {
         if let value = request.cookies[DemoUniversity.sessionCookie]?.value, let user = await verifySession(value) {
+            if faults.sessionTimeout, await state.timesOut(value) {
+                // As a portal's own time-out page: 200, no redirect, and the cookie deleted.
+                var response = Self.html(
+                    HTML.page(title: "Session timed out", body: "<h1>Your session has timed out</h1><p>Please <a href=\"/home\">sign in</a> again.</p>"))
+                response.headers.append(HTTPField(name: .setCookie, value: "\(DemoUniversity.sessionCookie)=; Path=/; Max-Age=0"))
+                return response
+            }
             return try await body(user)
         }
         let target = request.uri.path + (request.uri.query.map { "?\($0)" } ?? "")

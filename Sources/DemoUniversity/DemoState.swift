@@ -33,6 +33,20 @@ actor DemoState {
 
     /// Sessions issued before this time (microseconds since 1970) are no longer valid.
     private var revokedBefore: Int64?
+    /// The `session-timeout` fault: session cookies the portal has timed out, and whether it
+    /// has timed one out yet.
+    private var timedOutSessions: Set<String> = []
+    private var timedOutOne = false
+
+    /// Whether this session cookie gets the time-out page: the first valid one to arrive does,
+    /// and from then on it always does, as a portal that remembers a dead session id.
+    func timesOut(_ session: String) -> Bool {
+        if timedOutSessions.contains(session) { return true }
+        guard !timedOutOne else { return false }
+        timedOutOne = true
+        timedOutSessions.insert(session)
+        return true
+    }
     private var sessionsChecked = 0
 
     /// The `expire-after` fault: the first `limit` requests with a valid session pass; the next

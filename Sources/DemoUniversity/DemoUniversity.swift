@@ -22,7 +22,7 @@ public final class DemoUniversity: Sendable {
     /// The SP signs its session cookie with a fixed key, so that a saved session stays valid
     /// across runs even though each run starts a new demo server.
     static var cookieKey: SymmetricKey { SymmetricKey(data: Data("unitool demo university session key".utf8)) }
-    static let sessionCookie = "demo_sp_session"
+    public static let sessionCookie = "demo_sp_session"
     /// The IdP's SAML entity ID, the value its entry has in the discovery service's list.
     public static let idpEntityID = "https://demo.unitool.invalid/idp"
     static let sessionLifetime: TimeInterval = 30 * 60

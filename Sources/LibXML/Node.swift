@@ -105,20 +105,26 @@ public struct Node: @unchecked Sendable {
 extension Node: Equatable {}
 
 extension String {
-    /// Folds every run of white space (including non-breaking spaces) to a single space and trims.
+    /// The text as a reader sees it: runs of ASCII whitespace (space, tab, line breaks, form
+    /// feed: HTML's whitespace) folded into one space, and whitespace of any kind trimmed at both
+    /// ends. Other spaces inside the text are the page's content and are kept as they are: the
+    /// ideographic space U+3000 in "佐藤　由紀", a no-break space U+00A0. (A cell holding only
+    /// `&nbsp;` is still empty.)
     public func collapsingWhitespace() -> String {
-        var result = ""
-        result.reserveCapacity(utf8.count)
+        var result = String.UnicodeScalarView()
         var pendingSpace = false
         for scalar in unicodeScalars {
-            if scalar.properties.isWhitespace {
+            if scalar == " " || scalar == "\t" || scalar == "\n" || scalar == "\r" || scalar == "\u{0C}" {
                 pendingSpace = !result.isEmpty
             } else {
-                if pendingSpace { result.unicodeScalars.append(" ") }
+                if pendingSpace { result.append(" ") }
                 pendingSpace = false
-                result.unicodeScalars.append(scalar)
+                result.append(scalar)
             }
         }
-        return result
+        // Other whitespace at either end is trimmed too.
+        while let first = result.first, first.properties.isWhitespace { result.removeFirst() }
+        while let last = result.last, last.properties.isWhitespace { result.removeLast() }
+        return String(result)
     }
 }

@@ -246,4 +246,31 @@ struct RealPagesTests {
         let text = try #require((request["postData"] as? [String: Any])?["text"] as? String)
         #expect(request["bodySize"] as? Int == text.utf8.count)
     }
+
+    @Test("a time-out page that deletes the session cookie: that run fails, its cookie change is kept, the next run logs in and works")
+    func timeoutPageDeletesCookie() async throws {
+        let clean = try await DemoUniversity.start()
+        defer { Task { await clean.stop() } }
+        let warm = try await run(["grades", "--term", "2026-spring"], demo: clean)
+        try #require(warm.exitCode == 0, "\(warm)")
+        let sessionFile = sandbox.root.appendingPathComponent("state/unitool/sessions/demo/alice.json")
+        #expect(try String(contentsOf: sessionFile, encoding: .utf8).contains(DemoUniversity.sessionCookie))
+
+        var faults = DemoFaults()
+        faults.sessionTimeout = true
+        let demo = try await DemoUniversity.start(faults: faults)
+        defer { Task { await demo.stop() } }
+        let before = sandbox.snapshot()
+        let timedOut = try await run(["grades", "--term", "2026-spring"], demo: demo)
+        #expect(timedOut.exitCode == 30, "\(timedOut)")
+        #expect(timedOut.stdout.isEmpty)
+        // The portal deleted its cookie; the saved session says so, and no temporary is left.
+        #expect(!(try String(contentsOf: sessionFile, encoding: .utf8)).contains("\"\(DemoUniversity.sessionCookie)\""))
+        #expect(sandbox.stateProblems(since: before).isEmpty, "\(sandbox.stateProblems(since: before))")
+
+        let next = try await run(["grades", "--term", "2026-spring", "--json"], demo: demo)
+        #expect(next.exitCode == 0, "\(next)")
+        #expect(next.stdout.contains("Analysis II"))
+        #expect(await samlPosts(demo) == 1, "the next run logs in once, without the dead cookie")
+    }
 }

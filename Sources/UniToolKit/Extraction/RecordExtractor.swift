@@ -174,8 +174,11 @@ public struct RecordExtractor: Sendable {
         if let pattern = field.regex, let current = text {
             text = try Self.applyRegex(try pageValues.regex(pattern), to: current)
         }
+        let matched = text != nil
         if text?.isEmpty ?? true { text = field.defaultValue }
         guard let text, !text.isEmpty else {
+            // An explicit `default: ""`, or a matched but empty cell under keep_empty, is "".
+            if !field.required, field.type == .string, text != nil || (matched && field.keepEmpty) { return .string("") }
             if field.required {
                 throw UniToolError(
                     .layoutChanged,

@@ -125,6 +125,9 @@ public struct FieldSpec: Sendable {
     /// Regular-expression replacements, in order, applied before `regex`.
     public var replacements: [(pattern: String, with: String)]
     public var defaultValue: String?
+    /// A string field whose XPath matched but found no text is `""` rather than null
+    /// (`keep_empty: true`): for a script, "the portal shows this cell empty" is not "no cell".
+    public var keepEmpty = false
     /// A list inside each record: a course's several meetings.
     public var list: NestedList?
     /// A value unitool works out from the record instead of reading it from the page.
@@ -333,7 +336,8 @@ extension OptionSpec {
 
 extension FieldSpec {
     static func load(name: String, reader: MappingReader) throws -> FieldSpec {
-        try reader.allowOnly(["xpath", "type", "required", "format", "timezone", "regex", "replace", "default", "list", "compute"])
+        try reader.allowOnly(
+            ["xpath", "type", "required", "format", "timezone", "regex", "replace", "default", "keep_empty", "list", "compute"])
         let regex = try reader.string("regex")
         if let regex, (try? Regex(regex)) == nil {
             throw reader.error("regex", "'\(regex)' is not a valid regular expression")
@@ -373,10 +377,16 @@ extension FieldSpec {
         if xpath == nil, list == nil, compute == nil {
             throw reader.error("xpath", "missing: a field needs an xpath, a list or a compute")
         }
-        return FieldSpec(
+        let keepEmpty = try reader.bool("keep_empty") ?? false
+        if keepEmpty, type != .string || list != nil || compute != nil {
+            throw reader.error("keep_empty", "only a string field read by xpath can keep empty text; a \(type.rawValue) without text is null")
+        }
+        var field = FieldSpec(
             name: name, xpath: xpath, type: compute == nil ? type : .bool,
             required: try reader.bool("required") ?? false, format: format, timeZone: timeZone, regex: regex,
             replacements: replacements, defaultValue: try reader.string("default"), list: list, compute: compute)
+        field.keepEmpty = keepEmpty
+        return field
     }
 }
 

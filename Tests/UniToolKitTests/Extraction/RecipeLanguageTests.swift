@@ -18,6 +18,37 @@ struct RecipeLanguageTests {
         return try RecordExtractor(recipe: recipe, today: today).extract(from: try Document(html: html, url: url))
     }
 
+    @Test("keep_empty: a matched but empty cell is \"\", a missing one null; default \"\" is \"\"; other fields stay null")
+    func keepEmpty() throws {
+        let set = try extract(
+            """
+            command: notes
+            fetch: /notes
+            rows: "//tr"
+            fields:
+              name: { xpath: "td[1]" }
+              note: { xpath: "td[2]", keep_empty: true }
+              plain: { xpath: "td[2]" }
+              room: { xpath: "td[3]", default: "" }
+            """,
+            html: "<table><tr><td>a</td><td> </td></tr><tr><td>b</td></tr><tr><td>c</td><td>&nbsp;</td><td>R1</td></tr></table>")
+        #expect(set.records.map { $0["note"] } == [.string(""), .null, .string("")])
+        #expect(set.records.map { $0["plain"] } == [.null, .null, .null])
+        #expect(set.records.map { $0["room"] } == [.string(""), .string(""), .string("R1")])
+        #expect(JSONRenderer.array(set).contains("\"note\": \"\""))
+        #expect(throws: UniToolError.self) {
+            try recipe("command: n\nfetch: /n\nrows: \"//tr\"\nfields:\n  n: { xpath: td, type: integer, keep_empty: true }\n")
+        }
+    }
+
+    @Test("ASCII whitespace is folded; the ideographic space and other Unicode spaces inside text are kept, trimmed at the ends")
+    func unicodeSpaces() throws {
+        let set = try extract(
+            "command: people\nfetch: /p\nrows: \"//li\"\nfields:\n  name: { xpath: \".\" }\n",
+            html: "<ul><li>\n  佐藤\u{3000}由紀 \t </li><li>\u{3000}Kovács\u{A0}Bence\u{3000}</li><li>a \n\t b</li></ul>")
+        #expect(set.records.map { $0["name"] } == [.string("佐藤\u{3000}由紀"), .string("Kovács\u{A0}Bence"), .string("a b")])
+    }
+
     @Test("a nested list gives each record its own typed sub-records")
     func nestedList() throws {
         let set = try extract(
