@@ -287,6 +287,21 @@ struct RPCTests {
         #expect(refused?["error"]?["data"]?["kind"] == .string("unsafe_request"))
     }
 
+    @Test("session.fetch gives a Shift_JIS page as the characters it shows")
+    func sessionFetchDecodes() async throws {
+        var faults = DemoFaults()
+        faults.legacyCharset = true
+        let demo = try await DemoUniversity.start(faults: faults)
+        defer { Task { await demo.stop() } }
+        let client = try await start(demo: demo)
+        defer { client.terminate() }
+        client.sendLine(Self.request(1, "session.fetch", #"{"portal":"demo","url":"/grades?term=2025-fall"}"#))
+        let page = await client.nextLine()?["result"]
+        #expect(page?["contentType"] == .string("text/html; charset=Shift_JIS"))
+        #expect(page?["body"]?.stringValue?.contains("日本語初級Ⅰ (Japanese for Beginners I)") == true)
+        #expect(page?["body"]?.stringValue?.contains("\u{FFFD}") == false)
+    }
+
     @Test("auth.login checks a password (wrong: -32010), auth.status and auth.logout report the session")
     func auth() async throws {
         let client = try await start()

@@ -262,7 +262,7 @@ public struct RPCMethods: Sendable {
         let page = try await connection.settlingSession { try await $0.fetch(url.absoluteString) }
         return .object([
             ("url", .string(page.url.absoluteString)), ("status", .number(Double(page.status))),
-            ("contentType", page.contentType.map(JSONValue.string) ?? .null), ("body", .string(String(decoding: page.body, as: UTF8.self))),
+            ("contentType", page.contentType.map(JSONValue.string) ?? .null), ("body", .string(page.decodedText(charsetOverride: connection.portal.charsetOverride(for: page.url)))),
         ])
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LibXML
+import WebEncoding
 
 /// A response as the session saw it after following redirects.
 public struct Page: Sendable {
@@ -49,6 +50,15 @@ public struct Page: Sendable {
 
     /// The body as text, for JSON APIs.
     public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The body as text, decoded as a browser would decode it (byte order mark, the recipe's
+    /// `charset:`, the HTTP header, the page's `<meta>` or XML declaration, UTF-8), without
+    /// parsing it: for handing a page on as it is, in a front end's own encoding.
+    public func decodedText(charsetOverride: String? = nil) -> String {
+        let markup: EncodingSniffer.Markup = contentType?.lowercased().contains("xml") == true ? .xml : .html
+        let sniffed = EncodingSniffer(markup: markup, headerLabel: charset, overrideLabel: charsetOverride).sniff(body)
+        return String(decoding: sniffed.encoding.decode(Array(body.dropFirst(sniffed.bomLength))).utf8, as: UTF8.self)
+    }
 }
 
 extension URL {
