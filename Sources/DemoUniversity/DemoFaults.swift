@@ -85,6 +85,9 @@ public struct DemoFaults: Sendable, Equatable {
     /// The term selector offers this many terms in all (older ones made up), for benchmarks of
     /// `grades --term all`. Zero keeps the demo's own three.
     public var termCount = 0
+    /// The TOTP period the IdP checks codes with (`totp-period=N`), so that tests of "never the
+    /// same code twice" need not wait 30 s for each new code.
+    public var totpPeriod = 30
     /// The login's page types beyond the plain two-step one.
     public var loginVariants: Set<LoginVariant> = []
 
@@ -104,6 +107,10 @@ public struct DemoFaults: Sendable, Equatable {
         case redesigned
         /// The IdP shows its own error page instead of the sign-in form, as during maintenance.
         case errorPage = "error-page"
+        /// The IdP remembers who signed in (a cookie of its own): a new AuthnRequest from a
+        /// browser with a live IdP session is answered with the SAML POST at once, no password
+        /// asked, as Shibboleth and Keycloak do.
+        case idpSession = "idp-session"
     }
 
     /// The terms of use start at this version instead of ``DemoUniversity/initialTermsVersion``.
@@ -133,7 +140,7 @@ public struct DemoFaults: Sendable, Equatable {
     public static let environmentVariable = "UNITOOL_DEMO_FAULTS"
     public static let known =
         ["layout-changed", "server-error", "server-error=502", "hang", "trickle", "request-too-large", "foreign-redirect", "reset", "truncated", "invalid-utf8", "legacy-charset", "session-timeout", "huge-page", "huge-page=MB",
-         "redirect-loop", "expire-after=N", "idp-down", "password-redirect", "formaction-lookalike", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "echo-secrets", "busy=503|429", "terms-version=V", "terms=N"]
+         "redirect-loop", "expire-after=N", "idp-down", "password-redirect", "formaction-lookalike", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "echo-secrets", "busy=503|429", "terms-version=V", "terms=N", "totp-period=S"]
         + HostileXML.allCases.map { "hostile-xml=\($0.rawValue)" } + TermsAPIFault.allCases.map { "terms-api=\($0.rawValue)" } + LoginVariant.allCases.map { "login=\($0.rawValue)" }
 
     public init(parsing text: String) throws {
@@ -183,6 +190,8 @@ public struct DemoFaults: Sendable, Equatable {
                 expireSessions = true
             } else if item.hasPrefix("busy="), let status = Int(item.dropFirst("busy=".count)), [429, 502, 503, 504].contains(status) {
                 busyOnce = status
+            } else if item.hasPrefix("totp-period="), let period = Int(item.dropFirst("totp-period=".count)), (1...300).contains(period) {
+                totpPeriod = period
             } else if item.hasPrefix("terms="), let count = Int(item.dropFirst("terms=".count)), (1...100).contains(count) {
                 termCount = count
             } else if item == "reject-sessions" {

@@ -188,6 +188,26 @@ struct DemoRoutes: Sendable {
         return Response(status: .seeOther, headers: headers)
     }
 
+    /// The IdP's own session cookie (the `idp-session` login variant).
+    static let idpSessionCookie = "demo_idp_session"
+
+    /// The user of a valid IdP session cookie: signed as the SP's, and not expired.
+    static func verifyIdPSession(_ value: String) -> DemoUser? {
+        let parts = value.split(separator: ".")
+        guard parts.count == 4, let expiry = TimeInterval(parts[1]), Date().timeIntervalSince1970 < expiry else { return nil }
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(parts[0...2].joined(separator: ".").utf8), using: DemoUniversity.cookieKey)
+        guard Data(mac).map({ String(format: "%02x", $0) }).joined() == parts[3] else { return nil }
+        return DemoData.user(named: String(parts[0]))
+    }
+
+    /// The time step whose code `code` is (now, or one step either side), if any.
+    static func acceptedStep(_ code: String, secret: String, period: Int) -> Int64? {
+        guard let parsed = try? TOTP(parsing: secret) else { return nil }
+        let totp = TOTP(secret: parsed.secret, digits: parsed.digits, period: period, algorithm: parsed.algorithm)
+        let now = Int64(Date().timeIntervalSince1970) / Int64(period)
+        return [now, now - 1, now + 1].first { totp.code(counter: UInt64(max(0, $0))) == code }
+    }
+
     /// `user.expiry.boot.mac`: stateless, so it survives a restart of the demo. `boot` names the
     /// demo run that issued it, so that the `expire-sessions` fault can drop every earlier one.
     private func signSession(user: String) -> String {
@@ -225,6 +245,13 @@ struct DemoRoutes: Sendable {
         let query = FormDecoding.dictionary(request.uri.query)
         guard let parameter = query["SAMLRequest"], let authn = SAML.decodeRedirect(parameter) else {
             return Self.html(Pages.idpError("The request is not a valid SAML AuthnRequest."), status: .badRequest)
+        }
+        if faults.loginVariants.contains(.idpSession), let value = request.cookies[Self.idpSessionCookie]?.value,
+            let user = Self.verifyIdPSession(value)
+        {
+            // Single sign-on: the IdP knows this browser, so it answers at once.
+            let (_, flow) = await state.startFlow(request: authn, relayState: query["RelayState"] ?? "", step: .userID)
+            return samlPost(for: user, flow: flow, request: request)
         }
         if faults.loginVariants.contains(.errorPage) {
             return Self.html(
@@ -313,9 +340,12 @@ struct DemoRoutes: Sendable {
                 echo: faults.echoSecrets ? form["j_password"] : nil)
         case .oneTimeCode:
             guard let user = DemoData.user(named: flow.username ?? ""), let secret = user.totpSecret,
-                let code = form["j_tokenNumber"], (try? TOTP(parsing: secret))?.verify(code, at: Date()) == true
+                let code = form["j_tokenNumber"], let step = Self.acceptedStep(code, secret: secret, period: faults.totpPeriod)
             else {
                 return await advance({ _ in }, error: "That code is not valid. Wait for a new code and try again.")
+            }
+            guard await state.useCode(user: user.username, step: step) else {
+                return await advance({ _ in }, error: "That code was already used. Wait for a new code and try again.")
             }
             if user.asksConsent { return await advance { $0.step = .consent } }
             await state.finish(execution)
@@ -369,6 +399,12 @@ struct DemoRoutes: Sendable {
             page = Pages.samlPostCarelessly(
                 acs: flow.request.assertionConsumerServiceURL, samlResponse: Data(xml.utf8).base64EncodedString(),
                 relayState: flow.relayState, echo: echo ?? "")
+        }
+        if faults.loginVariants.contains(.idpSession) {
+            var response = Self.html(page)
+            response.headers.append(
+                HTTPField(name: .setCookie, value: "\(Self.idpSessionCookie)=\(signSession(user: user.username)); Path=/idp; HttpOnly"))
+            return response
         }
         guard let hostile = faults.hostileXML else { return Self.html(page) }
         let doctype = Self.hostileDoctype(hostile, origin: Self.origin(of: request), root: "html")

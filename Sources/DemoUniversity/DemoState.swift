@@ -33,6 +33,18 @@ actor DemoState {
 
     /// Sessions issued before this time (microseconds since 1970) are no longer valid.
     private var revokedBefore: Int64?
+    /// One-time codes already accepted, as `user/time step`: an IdP refuses a code twice.
+    private var usedCodes: Set<String> = []
+    /// How many codes were refused because they had been used before.
+    private(set) var reusedCodes = 0
+
+    /// Accepts a code's time step once per user.
+    func useCode(user: String, step: Int64) -> Bool {
+        if usedCodes.insert("\(user)/\(step)").inserted { return true }
+        reusedCodes += 1
+        return false
+    }
+
     /// The `session-timeout` fault: session cookies the portal has timed out, and whether it
     /// has timed one out yet.
     private var timedOutSessions: Set<String> = []

@@ -102,6 +102,8 @@ public final class DemoUniversity: Sendable {
 
     /// Every request the demo has served, in order.
     public var requests: [DemoRequest] { get async { await state.requests } }
+    /// How many one-time codes the IdP refused because they had been used already.
+    public var reusedCodes: Int { get async { await state.reusedCodes } }
 }
 
 /// Delays, errors and request counting, applied before any route.

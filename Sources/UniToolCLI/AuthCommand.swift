@@ -181,4 +181,10 @@ enum Progress {
         guard isatty(STDERR_FILENO) == 1 else { return }
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
+
+    /// A line that explains a delay: on stderr whether or not it is a terminal, since a script
+    /// that suddenly waits half a minute deserves to know why.
+    static func explainWait(_ text: String) {
+        FileHandle.standardError.write(Data(("unitool: " + text + "\n").utf8))
+    }
 }

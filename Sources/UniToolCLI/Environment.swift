@@ -162,38 +162,34 @@ final class CommandEnvironment: Sendable {
                 .usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
         }
         return (user, {
-            var credentials = try Self.storedPassword(portal: portal, user: user)
-            credentials.oneTimeCode = Self.oneTimeCode(portal: portalID, user: user, trace: trace)
-            return credentials
+            Credentials(
+                username: user, passwordSource: { try Self.storedPassword(portal: portal, user: user) },
+                oneTimeCode: Self.oneTimeCode(portal: portalID, user: user, trace: trace))
         })
     }
 
-    /// Where a one-time code comes from when the portal asks for one: the TOTP secret in the
-    /// keyring, else the user at the terminal. Called only when a one-time-code page appears.
-    ///
-    /// The TOTP secret read from the keyring is registered with the trace, in the forms it is
-    /// written in (base32 either case, the otpauth URI), so that no trace can show it.
+    /// Where a one-time code comes from when the portal asks for one (`OneTimeCodeSource`): the
+    /// TOTP secret in the keyring, `UNITOOL_TOTP_COMMAND`, else the user at the terminal; never
+    /// the same code twice. Called only when a one-time-code page appears.
     static func oneTimeCode(portal: String, user: String, trace: HTTPTrace?) -> @Sendable () throws -> Secret {
-        {
-            var keyringError: UniToolError?
-            do {
-                if let generator = try OneTimeCodeKeyring(portal: portal).generator(for: user) {
-                    let base32 = Base32.encode(generator.secret)
-                    for form in [base32, base32.lowercased(), generator.uri] { trace?.register(secret: form) }
-                    return Secret(generator.code(at: Date()))
-                }
-            } catch let error as UniToolError {
-                keyringError = error
-            }
-            if isatty(STDIN_FILENO) == 1 || isatty(STDERR_FILENO) == 1, let code = TerminalPrompt.ask("One-time code for \(user) on \(portal): "),
-                !code.isEmpty
-            {
-                return Secret(code)
-            }
-            if let keyringError { throw keyringError }
-            throw UniToolError(
-                .mfaRequired, "the portal asks for a one-time code, and no TOTP secret is stored for \(user) on '\(portal)'",
-                hint: "store the secret once with 'unitool auth totp set --portal \(portal) --user \(user)' (an otpauth:// URI or the base32 secret), or run on a terminal and type the code")
+        let onTerminal = isatty(STDIN_FILENO) == 1 || isatty(STDERR_FILENO) == 1
+        var prompt: (@Sendable (String) -> String?)?
+        if onTerminal { prompt = { @Sendable question in TerminalPrompt.ask(question) } }
+        let register: @Sendable (String) -> Void = { secret in trace?.register(secret: secret) }
+        let source = OneTimeCodeSource(
+            portal: portal, user: user, storedGenerator: { try OneTimeCodeKeyring(portal: portal).generator(for: user) },
+            command: oneTimeCodeCommand(portal: portal, user: user), prompt: prompt, notify: { message in Progress.explainWait(message) },
+            registerSecret: register, ledger: OneTimeCodeLedger(portal: portal, user: user))
+        return { try source.code() }
+    }
+
+    /// `UNITOOL_TOTP_COMMAND`, if it is set, as a code source.
+    static func oneTimeCodeCommand(portal: String, user: String) -> (@Sendable () throws -> Secret)? {
+        guard let command = ProcessInfo.processInfo.environment[PasswordCommand.oneTimeCodeVariable], !command.isEmpty else { return nil }
+        return {
+            try PasswordCommand.run(
+                command, portal: portal, user: user, variable: PasswordCommand.oneTimeCodeVariable, what: "a one-time code",
+                failureKind: .mfaRequired)
         }
     }
 
@@ -205,17 +201,17 @@ final class CommandEnvironment: Sendable {
     }
 
     /// A password from `UNITOOL_PASSWORD_COMMAND`, else from the keyring.
-    static func storedPassword(portal: PortalRecipe, user: String) throws -> Credentials {
+    static func storedPassword(portal: PortalRecipe, user: String) throws -> Secret {
         if let command = ProcessInfo.processInfo.environment[PasswordCommand.environmentVariable], !command.isEmpty {
             try PasswordKeyring.checkOutsidePassword(for: portal, source: PasswordCommand.environmentVariable)
-            return Credentials(username: user, password: try PasswordCommand.run(command, portal: portal.id, user: user))
+            return try PasswordCommand.run(command, portal: portal.id, user: user)
         }
         guard let password = try PasswordKeyring(portal: portal).password(for: user) else {
             throw UniToolError(
                 .credentialsMissing, "no password is stored for \(user) on portal '\(portal.id)'",
                 hint: "run 'unitool auth login --portal \(portal.id) --user \(user)' once, or use --password-stdin or \(PasswordCommand.environmentVariable)")
         }
-        return Credentials(username: user, password: password)
+        return password
     }
 }
 

@@ -10,9 +10,15 @@ import UniToolKit
 /// the pipe open can make unitool wait or grow.
 enum PasswordCommand {
     static let environmentVariable = "UNITOOL_PASSWORD_COMMAND"
+    /// `UNITOOL_TOTP_COMMAND`: the same, for a one-time code (`oathtool --totp -b SECRET`, `pass otp uni`).
+    static let oneTimeCodeVariable = "UNITOOL_TOTP_COMMAND"
     static let maximumOutputBytes = 64 * 1024
 
-    static func run(_ command: String, portal: String, user: String, timeout: Duration = .seconds(120)) throws -> Secret {
+    static func run(
+        _ command: String, portal: String, user: String, variable: String = environmentVariable, what: String = "a password",
+        failureKind: UniToolError.Kind = .credentialsMissing, timeout: Duration = .seconds(120)
+    ) throws -> Secret {
+        let environmentVariable = variable
         var environment = ProcessInfo.processInfo.environment
         environment["UNITOOL_PORTAL"] = portal
         environment["UNITOOL_USER"] = user
@@ -23,7 +29,7 @@ enum PasswordCommand {
                 timeout: timeout)
         } catch {
             throw UniToolError(
-                .credentialsMissing, "\(environmentVariable) could not be started: \(error)",
+                failureKind, "\(environmentVariable) could not be started: \(error)",
                 hint: "check the command in \(environmentVariable)")
         }
         var line = outcome.line
@@ -31,25 +37,25 @@ enum PasswordCommand {
         switch outcome.ending {
         case .timedOut:
             throw UniToolError(
-                .credentialsMissing,
-                "\(environmentVariable) did not print a password within \(timeout.components.seconds) seconds; it was stopped, with every process it started",
+                failureKind,
+                "\(environmentVariable) did not print \(what) within \(timeout.components.seconds) seconds; it was stopped, with every process it started",
                 hint: "run the command by hand; if it asks for something (a passphrase), unlock that first")
         case .tooLong:
             throw UniToolError(
-                .credentialsMissing,
+                failureKind,
                 "\(environmentVariable) printed more than \(maximumOutputBytes / 1024) KiB without a line break; it was stopped and its output was not used",
-                hint: "the command must print the password on its first line")
+                hint: "the command must print \(what) on its first line")
         case .exited(let status) where status != 0:
             throw UniToolError(
-                .credentialsMissing, "\(environmentVariable) failed (exit status \(status)); its output was not used",
+                failureKind, "\(environmentVariable) failed (exit status \(status)); its output was not used",
                 hint: "run the command by hand to see what is wrong")
         case .exited:
             break
         }
         guard !line.isEmpty else {
             throw UniToolError(
-                .credentialsMissing, "\(environmentVariable) printed nothing",
-                hint: "the command must print the password on its first line")
+                failureKind, "\(environmentVariable) printed nothing",
+                hint: "the command must print \(what) on its first line")
         }
         return Secret(bytes: line)
     }

@@ -159,20 +159,19 @@ final class CommandLineRPCHost: RPCHost {
             {
                 return Credentials(username: user, password: Secret(demoUser.password), oneTimeCode: oneTimeCode)
             }
-            var credentials = try CommandEnvironment.storedPassword(portal: portal, user: user)
-            credentials.oneTimeCode = oneTimeCode
-            return credentials
+            return Credentials(
+                username: user, passwordSource: { try CommandEnvironment.storedPassword(portal: portal, user: user) },
+                oneTimeCode: oneTimeCode)
         }
     }
 
+    /// The stored TOTP secret or `UNITOOL_TOTP_COMMAND`, never the same code twice; never a
+    /// prompt, since stdin is the protocol.
     static func storedOneTimeCode(portal: String, user: String) -> @Sendable () throws -> Secret {
-        {
-            guard let generator = try OneTimeCodeKeyring(portal: portal).generator(for: user) else {
-                throw UniToolError(
-                    .mfaRequired, "the portal asks for a one-time code, and no TOTP secret is stored for \(user) on '\(portal)'",
-                    hint: "store it with 'unitool auth totp set --portal \(portal) --user \(user)'")
-            }
-            return Secret(generator.code(at: Date()))
-        }
+        let source = OneTimeCodeSource(
+            portal: portal, user: user, storedGenerator: { try OneTimeCodeKeyring(portal: portal).generator(for: user) },
+            command: CommandEnvironment.oneTimeCodeCommand(portal: portal, user: user),
+            ledger: OneTimeCodeLedger(portal: portal, user: user))
+        return { try source.code() }
     }
 }

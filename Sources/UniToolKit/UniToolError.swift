@@ -6,6 +6,8 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
     public enum Kind: String, Sendable, CaseIterable {
         case wrongCredentials = "wrong_credentials"
         case mfaRequired = "mfa_required"
+        /// The portal refused the one-time code unitool sent (not: unitool had none to send).
+        case wrongCode = "wrong_code"
         case consentRequired = "consent_required"
         case accountLocked = "account_locked"
         case loginFailed = "login_failed"
@@ -43,6 +45,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .termsNotAccepted: return 15
             case .termsUnavailable: return 16
             case .termsVersionStale: return 17
+            case .wrongCode: return 18
             case .portalUnreachable: return 20
             case .portalTimeout: return 21
             case .portalError: return 22

@@ -287,6 +287,60 @@ struct OneTimeCodeLoginTests {
             ["auth", "totp", "remove", "--portal", "demo", "--user", "yuki"], environment: pages.sandbox.environment)
     }
 
+    /// Makes the next run log in: the saved session goes.
+    func forgetSession(_ user: String) {
+        try? FileManager.default.removeItem(at: pages.sandbox.root.appendingPathComponent("state/unitool/sessions/demo/\(user).json"))
+    }
+
+    @Test("five logins in a row for a TOTP user all succeed, and no code is sent twice (unitool waits for the next one)")
+    func codesNeverReused() async throws {
+        // Codes of 2 s, so that waiting for the next one takes a moment, not half a minute.
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "totp-period=2"))
+        defer { Task { await demo.stop() } }
+        let store = try await pages.run(
+            ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo,
+            stdin: "otpauth://totp/Demo:yuki?secret=JBSWY3DPEHPK3PXP&period=2")
+        #expect(store.exitCode == 0, "\(store)")
+        defer { removeSecret() }
+        var waited = 0
+        for run in 1...5 {
+            forgetSession("yuki")
+            let outcome = try await pages.run(
+                ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades", "--term", "2026-fall", "--json"], demo: demo,
+                stdin: "sakura-2026")
+            #expect(outcome.exitCode == 0, "run \(run): \(outcome)")
+            if outcome.stderr.contains("already used; waiting") { waited += 1 }
+        }
+        #expect(await demo.reusedCodes == 0, "a code was sent twice")
+        let codePosts = await demo.requests.filter { $0.method == "POST" && $0.path.hasPrefix("/idp/profile/SAML2/Redirect/SSO") }.count
+        #expect(codePosts >= 15, "user ID, password and code, five times")
+        #expect(waited >= 1, "five logins within a few seconds must wait for a new code at least once")
+        // The ledger keeps the step, never the code.
+        let ledger = try String(
+            contentsOf: pages.sandbox.root.appendingPathComponent("state/unitool/sessions/demo/yuki.otp.json"), encoding: .utf8)
+        #expect(ledger.contains("\"step\""))
+    }
+
+    @Test("UNITOOL_TOTP_COMMAND gives the code when no secret is stored; a failing command is exit 11")
+    func codeFromCommand() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        removeSecret()
+        let python = "import base64,hmac,struct,time,hashlib;k=base64.b32decode('JBSWY3DPEHPK3PXP');"
+            + "h=hmac.new(k,struct.pack('>Q',int(time.time())//30),hashlib.sha1).digest();o=h[-1]&15;"
+            + "print('%06d'%((struct.unpack('>I',h[o:o+4])[0]&0x7fffffff)%1000000))"
+        let outcome = try await pages.run(
+            ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades", "--json"], demo: demo, stdin: "sakura-2026",
+            extra: ["UNITOOL_TOTP_COMMAND": "python3 -c \"\(python)\""])
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        forgetSession("yuki")
+        let failing = try await pages.run(
+            ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades"], demo: demo, stdin: "sakura-2026",
+            extra: ["UNITOOL_TOTP_COMMAND": "exit 3"])
+        #expect(failing.exitCode == 11, "\(failing)")
+        #expect(failing.stderr.contains("UNITOOL_TOTP_COMMAND failed"), "\(failing)")
+    }
+
     @Test("a one-time-code page is answered from the TOTP secret in the keyring; the code is never logged")
     func fromKeyring() async throws {
         let demo = try await DemoUniversity.start()
@@ -321,7 +375,7 @@ struct OneTimeCodeLoginTests {
         #expect(outcome.stderr.contains("unitool auth totp set --portal demo --user yuki"))
     }
 
-    @Test("a wrong one-time code is its own error: exit 11, with the portal's own words")
+    @Test("a wrong one-time code is its own error: exit 18, with the portal's own words")
     func wrongCode() async throws {
         let demo = try await DemoUniversity.start()
         defer { Task { await demo.stop() } }
@@ -330,7 +384,7 @@ struct OneTimeCodeLoginTests {
         defer { removeSecret() }
         let outcome = try await pages.run(
             ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades"], demo: demo, stdin: "sakura-2026")
-        #expect(outcome.exitCode == 11, "\(outcome)")
+        #expect(outcome.exitCode == 18, "\(outcome)")
         #expect(outcome.stderr.contains("rejected the one-time code"))
         #expect(outcome.stderr.contains("That code is not valid"))
     }

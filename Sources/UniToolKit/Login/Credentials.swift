@@ -21,17 +21,31 @@ public final class Secret: Sendable, CustomStringConvertible, CustomDebugStringC
     }
 }
 
-/// Who to log in as.
+/// Who to log in as, and where the secrets come from.
+///
+/// The password and the one-time code are produced at the moment a login page's rule fills
+/// `{{password}}` or `{{totp}}`, and not before: a login through a live IdP session, which
+/// answers with the SAML POST at once, never reads the keyring or runs a password command, so a
+/// cron job with no keyring re-logs in through it.
 public struct Credentials: Sendable {
     public var username: String
-    public var password: Secret
-    /// Makes a one-time code, called only if the portal shows a one-time-code page: from a TOTP
-    /// secret in the keyring, or by asking the user.
+    /// Produces the password; called at most once per login, and only if a page asks for it.
+    public var password: @Sendable () throws -> Secret
+    /// Makes a one-time code, called only if the portal shows a one-time-code page
+    /// (`OneTimeCodeSource.code`).
     public var oneTimeCode: (@Sendable () throws -> Secret)?
 
+    /// A password known already (typed, piped in, given to `auth.login`).
     public init(username: String, password: Secret, oneTimeCode: (@Sendable () throws -> Secret)? = nil) {
         self.username = username
-        self.password = password
+        self.password = { password }
+        self.oneTimeCode = oneTimeCode
+    }
+
+    /// A password to be read only if a page asks for it (the keyring, a password command).
+    public init(username: String, passwordSource: @escaping @Sendable () throws -> Secret, oneTimeCode: (@Sendable () throws -> Secret)? = nil) {
+        self.username = username
+        self.password = passwordSource
         self.oneTimeCode = oneTimeCode
     }
 }

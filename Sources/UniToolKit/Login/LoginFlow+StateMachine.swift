@@ -106,8 +106,8 @@ public struct LoginStateMachine: Sendable {
                 hint: "open the portal once in a browser and accept the attribute release")
         case .wrongCode:
             return UniToolError(
-                .mfaRequired, "the portal rejected the one-time code\(says)",
-                hint: "check the TOTP secret ('unitool auth totp set') and that this computer's clock is right")
+                .wrongCode, "the portal rejected the one-time code\(says)",
+                hint: "unitool never sends the same code twice, so a refused code from a stored TOTP secret means the secret or this computer's clock is wrong: store it again with 'unitool auth totp set', and check the clock (timedatectl)")
         case .accountLocked:
             return UniToolError(
                 .accountLocked, "the account is locked\(says)", hint: "contact your university's IT help desk")

@@ -30,9 +30,14 @@ public struct LoginFlow: Sendable {
     /// Carries on from a page the session has reached, such as the IdP page that a data page
     /// redirected to. Returns the first page of the logged-in portal.
     public func continueLogin(from firstPage: Page, credentials: Credentials) async throws -> Page {
-        // Registered before anything is sent: the trace and any error that quotes the portal
-        // must not show the password, even where the portal echoes it.
-        session.registerSecret(credentials.password.reveal())
+        // The password is read once, when a page first asks for it, and registered with the
+        // session before it is sent: the trace and any error that quotes the portal must not
+        // show it, even where the portal echoes it.
+        let password = OnceSecret { [session] in
+            let secret = try credentials.password()
+            session.registerSecret(secret.reveal())
+            return secret
+        }
         var machine = LoginStateMachine(recipe: portal.login, portal: portal.id)
         var page = firstPage
         var deliveredToPortal = false
@@ -100,7 +105,7 @@ public struct LoginFlow: Sendable {
                 logger.debug("login page '\(rule.name)' at \(page.url.redactedForLog)")
                 let postsAssertion = try document.evaluate("boolean(//form//input[@name='SAMLResponse'])").booleanValue
                 do {
-                    let outcome = try await act(rule, on: page, document: document, credentials: credentials, step: &step)
+                    let outcome = try await act(rule, on: page, document: document, credentials: credentials, password: password, step: &step)
                     page = outcome
                 } catch {
                     report(.failed, error: error)
@@ -166,7 +171,8 @@ public struct LoginFlow: Sendable {
     }
 
     private func act(
-        _ rule: PageRule, on page: Page, document: Document, credentials: Credentials, step: inout LoginStep?
+        _ rule: PageRule, on page: Page, document: Document, credentials: Credentials, password: OnceSecret,
+        step: inout LoginStep?
     ) async throws -> Page {
         let formNode = try findForm(for: rule, in: document, page: page)
         let form = try HTMLForm(formNode, pageURL: page.url)
@@ -180,7 +186,10 @@ public struct LoginFlow: Sendable {
             var filled: [LoginStep.FilledField] = []
             var secretFields: Set<String> = []
             var sendsPassword = false
-            var variables = ["username": credentials.username, "password": credentials.password.reveal()]
+            var variables = ["username": credentials.username]
+            if templates.contains(where: { $0.1.variables.contains("password") }) {
+                variables["password"] = try password.get().reveal()
+            }
             if templates.contains(where: { $0.1.variables.contains("totp") }) {
                 guard let makeCode = credentials.oneTimeCode else {
                     throw LoginStateMachine.error(for: .mfaRequired, rule: rule)
@@ -333,5 +342,24 @@ struct MetaRefresh {
         target = target.trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
         guard !target.isEmpty, let url = URL(string: target, relativeTo: pageURL)?.absoluteURL else { return nil }
         self.url = url
+    }
+}
+
+/// A secret produced on first use and kept for the rest of one login: a password command runs
+/// once, however many pages ask.
+final class OnceSecret: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Secret?
+    private let produce: () throws -> Secret
+
+    init(_ produce: @escaping () throws -> Secret) { self.produce = produce }
+
+    func get() throws -> Secret {
+        try lock.withLock {
+            if let value { return value }
+            let made = try produce()
+            value = made
+            return made
+        }
     }
 }

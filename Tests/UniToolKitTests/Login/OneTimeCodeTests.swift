@@ -1,0 +1,79 @@
+import Foundation
+import OneTimeCode
+import Synchronization
+import Testing
+
+@testable import UniToolKit
+
+@Suite("One-time codes: never the same code twice")
+struct OneTimeCodeTests {
+    @Test("the current step, unless it or a later one was used; then the next, after a wait")
+    func schedule() {
+        let now = Date(timeIntervalSince1970: 1_000_010)  // 20 s into step 33333 of 30 s; 33334 begins in 10 s
+        #expect(OneTimeCodeSchedule.step(now: now, period: 30, lastUsedStep: nil) == (33333, 0))
+        #expect(OneTimeCodeSchedule.step(now: now, period: 30, lastUsedStep: 33332) == (33333, 0))
+        let (step, wait) = OneTimeCodeSchedule.step(now: now, period: 30, lastUsedStep: 33333)
+        #expect(step == 33334)
+        #expect(abs(wait - 10) < 0.001)
+        // A step recorded in the future (a clock set back) waits past it, never reuses.
+        #expect(OneTimeCodeSchedule.step(now: now, period: 30, lastUsedStep: 33335).step == 33336)
+    }
+
+    @Test("a code from outside is not sent again within the window")
+    func maySend() {
+        let sent = Date(timeIntervalSince1970: 5_000)
+        let last = OneTimeCodeLedger.Entry(step: nil, digest: "d1", sentAt: sent)
+        #expect(!OneTimeCodeSchedule.maySend(digest: "d1", last: last, now: sent.addingTimeInterval(20)))
+        #expect(OneTimeCodeSchedule.maySend(digest: "d2", last: last, now: sent.addingTimeInterval(1)))
+        #expect(OneTimeCodeSchedule.maySend(digest: "d1", last: last, now: sent.addingTimeInterval(61)))
+        #expect(OneTimeCodeSchedule.maySend(digest: "d1", last: nil, now: sent))
+    }
+
+    @Test("codes from a stored secret: consecutive logins in one window wait for the next step; the ledger keeps no code")
+    func storedSecretNeverRepeats() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("otp-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clock = Mutex(Date(timeIntervalSince1970: 1_000_000))
+        let waits = Mutex<[TimeInterval]>([])
+        let generator = TOTP(secret: Array("12345678901234567890".utf8), period: 30)
+        var source = OneTimeCodeSource(
+            portal: "demo", user: "yuki", storedGenerator: { generator },
+            ledger: OneTimeCodeLedger(portal: "demo", user: "yuki", store: SessionStore(directory: folder)))
+        source.now = { clock.withLock { $0 } }
+        source.sleep = { seconds in
+            waits.withLock { $0.append(seconds) }
+            clock.withLock { $0 = $0.addingTimeInterval(seconds) }
+        }
+        let codes = try (0..<3).map { _ in try source.code().reveal() }
+        #expect(Set(codes).count == 3)
+        #expect(codes[0] == generator.code(at: Date(timeIntervalSince1970: 1_000_000)))
+        #expect(waits.withLock { $0 }.count == 2)
+        let ledger = try String(contentsOf: folder.appendingPathComponent("demo/yuki.otp.json"), encoding: .utf8)
+        #expect(!codes.contains { ledger.contains($0) })
+        // A second process (a new source, the same ledger) also moves on.
+        var other = source
+        other.ledger = OneTimeCodeLedger(portal: "demo", user: "yuki", store: SessionStore(directory: folder))
+        #expect(!codes.contains(try other.code().reveal()))
+    }
+
+    @Test("a command that repeats the last code is asked again; no source at all is mfa_required")
+    func commandAndMissing() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("otp-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let answers = Mutex(["111111", "111111", "222222"])
+        var source = OneTimeCodeSource(
+            portal: "demo", user: "bence", storedGenerator: { nil },
+            command: { Secret(answers.withLock { $0.removeFirst() }) },
+            ledger: OneTimeCodeLedger(portal: "demo", user: "bence", store: SessionStore(directory: folder)))
+        source.sleep = { _ in }
+        #expect(try source.code().reveal() == "111111")
+        #expect(try source.code().reveal() == "222222")
+
+        let none = OneTimeCodeSource(portal: "demo", user: "bence", storedGenerator: { nil }, ledger: nil)
+        #expect {
+            try none.code()
+        } throws: { error in
+            (error as? UniToolError)?.kind == .mfaRequired && "\(error)".contains("UNITOOL_TOTP_COMMAND")
+        }
+    }
+}
