@@ -2,6 +2,7 @@ import ArgumentParser
 import DemoUniversity
 import Foundation
 import OneTimeCode
+import Synchronization
 import UniToolKit
 
 /// `unitool auth login|status|logout`: the password in the keyring, and the saved session.
@@ -73,9 +74,25 @@ struct AuthCommand: AsyncParsableCommand {
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check a password by logging in, then store it in the keyring.",
-            discussion: "Asks for the password without echo, or reads it with --password-stdin. A password the portal rejects is never stored.")
+            discussion: """
+                Asks for the password without echo, or reads it with --password-stdin. The password is always
+                checked by a fresh login (in a cookie jar of its own, whatever session is saved, with the stored
+                TOTP secret if the portal asks for a code); a password the portal rejects is never stored, and
+                the saved session is left as it was. On a machine with no keyring (a server, a container),
+                --session-only logs in and keeps the session, not the password.
+                """)
         @OptionGroup var globals: GlobalOptions
         @Flag(help: "Store the password without checking it by logging in.") var noVerify = false
+        @Flag(help: "Log in and keep the session only: the password is not stored (for machines with no keyring).")
+        var sessionOnly = false
+
+        func validate() throws {
+            if noVerify && sessionOnly {
+                throw UniToolError(
+                    .usage, "--no-verify and --session-only exclude each other: one stores an unchecked password, the other no password",
+                    hint: "choose one")
+            }
+        }
 
         func run() async throws {
             let environment = try CommandEnvironment(options: globals)
@@ -87,14 +104,43 @@ struct AuthCommand: AsyncParsableCommand {
                 : try TerminalPrompt.readPassword(prompt: "Password for \(user) on \(portal.name): ")
             let keyring = PasswordKeyring(portal: portal)
             if !noVerify {
-                try await environment.withPortal(portal, user: user, credentials: { Credentials(username: user, password: password) }) {
-                    connection in
+                // A fresh login in an empty jar: a saved session, or a live IdP session, would
+                // otherwise let a wrong password through unchecked.
+                let asked = Mutex(false)
+                let credentials = Credentials(
+                    username: user, passwordSource: {
+                        asked.withLock { $0 = true }
+                        return password
+                    }, oneTimeCode: CommandEnvironment.oneTimeCode(portal: portal.id, user: user, trace: environment.trace))
+                try await environment.withPortal(portal, user: user, credentials: { credentials }, freshLogin: true) { connection in
                     Progress.say("Logging in to \(portal.name) as \(user)…")
                     _ = try await connection.logIn()
-                    try connection.saveSession()
+                }
+                guard asked.withLock({ $0 }) else {
+                    throw UniToolError(
+                        .loginFailed,
+                        "the portal let \(user) in without asking for a password, so unitool could not check it; nothing was stored",
+                        hint: "the login service may remember this machine; sign out of it in a browser, then run 'unitool auth login' again")
                 }
             }
-            try keyring.store(password, for: user)
+            if sessionOnly {
+                FileHandle.standardError.write(
+                    Data("Logged in as \(user) on \(portal.id) and saved the session; the password was not stored.\n".utf8))
+                return
+            }
+            do {
+                try keyring.store(password, for: user)
+            } catch let error as UniToolError where noVerify == false {
+                // The login worked and its session is saved: say so, and offer what fits what was given.
+                let otherWays =
+                    globals.passwordStdin
+                    ? "or let data commands read the password from \(PasswordCommand.environmentVariable)"
+                    : "or give the password to each command with --password-stdin or \(PasswordCommand.environmentVariable)"
+                throw UniToolError(
+                    error.kind,
+                    "logged in as \(user) and saved the session, but the password could not be stored: \(error.message)",
+                    hint: "the session works until it expires; run 'unitool auth login --session-only' to keep only the session, \(otherWays)")
+            }
             let note =
                 noVerify ? "Stored the password (not checked)" : "Logged in and stored the password"
             FileHandle.standardError.write(

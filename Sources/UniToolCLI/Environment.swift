@@ -93,14 +93,14 @@ final class CommandEnvironment: Sendable {
     /// writes the session store, so a diagnosis leaves the user's saved session as it was.
     func withPortal<T: Sendable>(
         _ portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, savedSession: Bool = true,
-        _ body: (PortalConnection) async throws -> T
+        freshLogin: Bool = false, _ body: (PortalConnection) async throws -> T
     ) async throws -> T {
         let (located, demo) = try await locate(portal)
         var configuration = sessionConfiguration()
         configuration.trace = trace
         let connection = PortalConnection(
             portal: located, user: user, credentials: credentials, store: savedSession ? SessionStore() : nil,
-            configuration: configuration,
+            configuration: configuration, startEmpty: freshLogin,
             logger: logger)
         let result = await Result { try await connection.settlingSession(body) }
         await connection.close()

@@ -52,6 +52,51 @@ struct AuthCommandTests {
         #expect(after.stdout.contains("\"session\": \"none\""))
     }
 
+    @Test("auth login with a wrong password over a valid saved session (and a live IdP session) is exit 10, stores nothing and keeps the session")
+    func wrongPasswordOverValidSession() async throws {
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "login=idp-session"))
+        defer { Task { await demo.stop() } }
+        let extra = ["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]
+        let warm = try await run(["--portal", "demo", "--user", "bence", "--password-stdin", "grades"], stdin: "Kaland-2026", extra: extra)
+        try #require(warm.exitCode == 0, "\(warm)")
+        let sessionFile = sandbox.root.appendingPathComponent("state/unitool/sessions/demo/bence.json")
+        let saved = try Data(contentsOf: sessionFile)
+
+        let wrong = try await run(
+            ["auth", "login", "--portal", "demo", "--user", "bence", "--password-stdin"], stdin: "Wrong-2026", extra: extra)
+        #expect(wrong.exitCode == 10, "\(wrong)")
+        #expect(try SecretTool.run(["lookup", "service", "unitool", "portal", "demo", "username", "bence", "kind", "password"]).isEmpty)
+        #expect(try Data(contentsOf: sessionFile) == saved, "the saved session was replaced")
+        let status = try await run(["auth", "status", "--portal", "demo", "--user", "bence", "--json"], extra: extra)
+        #expect(status.stdout.contains("\"session\": \"valid\""), "\(status)")
+
+        let right = try await run(
+            ["auth", "login", "--portal", "demo", "--user", "bence", "--password-stdin"], stdin: "Kaland-2026", extra: extra)
+        #expect(right.exitCode == 0, "\(right)")
+        _ = try await run(["auth", "logout", "--portal", "demo", "--user", "bence"], extra: extra)
+    }
+
+    @Test("with no keyring, auth login says the session was saved without suggesting a flag already given; --session-only keeps just the session")
+    func loginWithoutKeyring() async throws {
+        let noBus = ["DBUS_SESSION_BUS_ADDRESS"]
+        let failed = try await run(
+            ["auth", "login", "--portal", "demo", "--user", "bence", "--password-stdin"], stdin: "Kaland-2026", removing: noBus)
+        #expect(failed.exitCode == 41, "\(failed)")
+        #expect(failed.stderr.contains("saved the session, but the password could not be stored"), "\(failed)")
+        #expect(failed.stderr.contains("--session-only"), "\(failed)")
+        #expect(!failed.stderr.contains("--password-stdin"), "a flag the user gave is suggested: \(failed)")
+
+        try? FileManager.default.removeItem(at: sandbox.root.appendingPathComponent("state/unitool/sessions/demo/bence.json"))
+        let sessionOnly = try await run(
+            ["auth", "login", "--portal", "demo", "--user", "bence", "--password-stdin", "--session-only"], stdin: "Kaland-2026",
+            removing: noBus)
+        #expect(sessionOnly.exitCode == 0, "\(sessionOnly)")
+        #expect(sessionOnly.stderr.contains("the password was not stored"))
+        #expect(FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("state/unitool/sessions/demo/bence.json").path))
+        let grades = try await run(["--portal", "demo", "--user", "bence", "grades", "--json"], removing: noBus)
+        #expect(grades.exitCode == 0, "the saved session serves the next command: \(grades)")
+    }
+
     @Test("a wrong password is never stored")
     func wrongPasswordIsNotStored() async throws {
         let login = try await run(["auth", "login", "--portal", "demo", "--user", "alice", "--password-stdin"], stdin: "not-her-password")

@@ -321,6 +321,20 @@ struct OneTimeCodeLoginTests {
         #expect(ledger.contains("\"step\""))
     }
 
+    @Test("auth login uses the stored TOTP secret")
+    func authLoginWithTOTP() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        let store = try await pages.run(
+            ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "JBSWY3DPEHPK3PXP")
+        #expect(store.exitCode == 0, "\(store)")
+        defer { removeSecret() }
+        let login = try await pages.run(["auth", "login", "--portal", "demo", "--user", "yuki", "--password-stdin"], demo: demo, stdin: "sakura-2026")
+        #expect(login.exitCode == 0, "\(login)")
+        #expect(login.stderr.contains("Logged in and stored the password"), "\(login)")
+        _ = try await pages.run(["auth", "logout", "--portal", "demo", "--user", "yuki"], demo: demo)
+    }
+
     @Test("UNITOOL_TOTP_COMMAND gives the code when no secret is stored; a failing command is exit 11")
     func codeFromCommand() async throws {
         let demo = try await DemoUniversity.start()

@@ -32,6 +32,9 @@ public final class PortalConnection: Sendable {
     /// The jar as it was when a login that then failed began: what is saved instead of the
     /// half-finished login's cookies. Nil once a login succeeds.
     private let jarBeforeFailedLogin = Mutex<CookieJar?>(nil)
+    /// Whether a login finished on this connection: one that started empty (to check a
+    /// password) saves nothing until then, so a wrong password never replaces a good session.
+    private let loggedIn = Mutex(false)
 
     /// - Parameter startEmpty: begin with no cookies even if a session is saved (to check a
     ///   password by really logging in); a successful command still saves its session.
@@ -89,6 +92,7 @@ public final class PortalConnection: Sendable {
     /// write is atomic, locked and fsynced, and the benchmarks showed it dominating a warm
     /// `recipes.run` over JSON-RPC.
     public func saveSession() throws {
+        if startedEmpty, !loggedIn.withLock({ $0 }) { return }
         guard let store = writableStore() else { return }
         let jar = jarBeforeFailedLogin.withLock { $0 } ?? session.cookieJar
         guard savedJar.withLock({ $0 != jar }) else { return }
@@ -127,6 +131,7 @@ public final class PortalConnection: Sendable {
         do {
             let landing = try await login()
             jarBeforeFailedLogin.withLock { $0 = nil }
+            loggedIn.withLock { $0 = true }
             return landing
         } catch {
             jarBeforeFailedLogin.withLock { if $0 == nil { $0 = before } }
