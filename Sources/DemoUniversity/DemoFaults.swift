@@ -111,6 +111,21 @@ public struct DemoFaults: Sendable, Equatable {
         /// browser with a live IdP session is answered with the SAML POST at once, no password
         /// asked, as Shibboleth and Keycloak do.
         case idpSession = "idp-session"
+        /// The portal's pages show a signed-out landing page with a "Log in" link instead of
+        /// sending the browser to the login service (an OPAC, an SP's signed-out home).
+        case loginLink = "login-link"
+        /// After the login, a survey reminder that is skipped by its "後で回答する" link.
+        case reminderLink = "reminder-link"
+        /// After the login, "please confirm your contact e-mail", answered "remind me later".
+        case reminderForm = "reminder-form"
+        /// The first page asked for with a saved session is the portal's own "your session has
+        /// timed out" page (200, cookie deleted), marked so that a recipe rule can know it.
+        case timeoutPage = "timeout-page"
+        /// The IdP's first user ID form of the run answers "page has expired" with a restart link,
+        /// as Keycloak does when its login page sat too long.
+        case pageExpired = "page-expired"
+        /// The SP sends the AuthnRequest by the HTTP-POST binding: an auto-submitting form.
+        case postBinding = "post-binding"
     }
 
     /// The terms of use start at this version instead of ``DemoUniversity/initialTermsVersion``.

@@ -25,6 +25,10 @@ struct DemoRoutes: Sendable {
         router.get("/home") { request, context in try await self.withUser(request, context) { user in
             Self.html(Pages.home(user: user))
         } }
+        // The same page at an address with a trailing slash, as many portals' start pages are.
+        router.get("/campus/") { request, context in try await self.withUser(request, context) { user in
+            Self.html(Pages.home(user: user))
+        } }
         router.get("/grades") { request, context in try await self.withUser(request, context) { user in
             let query = FormDecoding.dictionary(request.uri.query)
             let termID = query["term"] ?? DemoData.currentTerm
@@ -61,6 +65,35 @@ struct DemoRoutes: Sendable {
         router.get("/Shibboleth.sso/Login") { request, _ in await self.discoveryLogin(request) }
         router.post("/Shibboleth.sso/SAML2/POST") { request, context in try await self.assertionConsumer(request, context) }
         router.get("/idp/profile/SAML2/Redirect/SSO") { request, context in try await self.idpStart(request, context) }
+        router.post("/idp/profile/SAML2/POST/SSO") { request, context in try await self.idpStartPost(request, context) }
+        router.get("/reminder") { request, context in try await self.withUser(request, context) { _ in
+            let target = FormDecoding.dictionary(request.uri.query)["target"] ?? "/home"
+            if self.faults.loginVariants.contains(.reminderForm) {
+                return Self.html(
+                    HTML.page(
+                        title: "Contact e-mail",
+                        body: """
+                            <h1>Please confirm your contact e-mail</h1>
+                            <form id="contact" method="post" action="/reminder?target=\(HTML.escape(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/home"))">
+                              <input type="email" name="email" value="alice@example.edu">
+                              <button type="submit" name="confirm" value="1">Confirm</button>
+                              <button type="submit" name="later" value="1">Remind me later</button>
+                            </form>
+                            """))
+            }
+            return Self.html(
+                HTML.page(
+                    title: "アンケート",
+                    body: "<h1>授業アンケートにご協力ください</h1><p><a href=\"/survey\">回答する</a> <a id=\"answer-later\" href=\"\(HTML.escape(target))\">後で回答する</a></p>"))
+        } }
+        router.post("/reminder") { request, context in try await self.withUser(request, context) { _ in
+            var request = request
+            let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 16)))
+            guard form["later"] == "1" || form["confirm"] == "1" else {
+                return Self.html(HTML.page(title: "Contact e-mail", body: "<h1>Choose an answer</h1>"), status: .badRequest)
+            }
+            return Self.redirect(to: FormDecoding.dictionary(request.uri.query)["target"] ?? "/home")
+        } }
         router.post("/idp/profile/SAML2/Redirect/SSO") { request, context in try await self.idpStep(request, context) }
         // A small lab for the session engine's tests: redirects of every kind, echoed back.
         router.post("/lab/redirect/{code}") { _, context in
@@ -102,16 +135,29 @@ struct DemoRoutes: Sendable {
         _ request: Request, _ context: BasicRequestContext, _ body: (DemoUser) async throws -> Response
     ) async throws -> Response {
         if let value = request.cookies[DemoUniversity.sessionCookie]?.value, let user = await verifySession(value) {
-            if faults.sessionTimeout, await state.timesOut(value) {
+            if faults.sessionTimeout || faults.loginVariants.contains(.timeoutPage), await state.timesOut(value) {
                 // As a portal's own time-out page: 200, no redirect, and the cookie deleted.
+                let marker = faults.loginVariants.contains(.timeoutPage) ? " id=\"session-timeout\"" : ""
                 var response = Self.html(
-                    HTML.page(title: "Session timed out", body: "<h1>Your session has timed out</h1><p>Please <a href=\"/home\">sign in</a> again.</p>"))
+                    HTML.page(
+                        title: "Session timed out",
+                        body: "<h1\(marker)>Your session has timed out</h1><p>Please <a href=\"/home\">sign in</a> again.</p>"))
                 response.headers.append(HTTPField(name: .setCookie, value: "\(DemoUniversity.sessionCookie)=; Path=/; Max-Age=0"))
                 return response
             }
             return try await body(user)
         }
         let target = request.uri.path + (request.uri.query.map { "?\($0)" } ?? "")
+        if faults.loginVariants.contains(.loginLink) {
+            // A signed-out page of its own, whose "Log in" is a plain link (no form, no redirect).
+            var components = URLComponents()
+            components.queryItems = [URLQueryItem(name: "entityID", value: DemoUniversity.idpEntityID), URLQueryItem(name: "target", value: target)]
+            let link = "/Shibboleth.sso/Login?" + components.percentEncodedQuery!
+            return Self.html(
+                HTML.page(
+                    title: "Welcome",
+                    body: "<h1>Demo University portal</h1><p>You are signed out.</p><p><a id=\"login-link\" class=\"button\" href=\"\(HTML.escape(link))\">Log in</a></p>"))
+        }
         if faults.loginVariants.contains(.discovery) {
             var components = URLComponents()
             components.queryItems = [URLQueryItem(name: "target", value: target)]
@@ -127,6 +173,22 @@ struct DemoRoutes: Sendable {
             id: SAML.newID(), issuer: DemoUniversity.audience,
             assertionConsumerServiceURL: "\(origin)/Shibboleth.sso/SAML2/POST")
         let relay = await state.rememberRequest(id: authn.id, target: target)
+        if faults.loginVariants.contains(.postBinding) {
+            let postDestination = "\(origin)/idp/profile/SAML2/POST/SSO"
+            let xml = SAML.authnRequestXML(authn, destination: postDestination, now: Date())
+            return Self.html(
+                """
+                <!DOCTYPE html>
+                <html lang="en"><head><meta charset="utf-8"><title>Redirecting – Demo University</title></head>
+                <body onload="document.forms[0].submit()">
+                  <form method="post" action="\(HTML.escape(postDestination))">
+                    <input type="hidden" name="SAMLRequest" value="\(Data(xml.utf8).base64EncodedString())">
+                    <input type="hidden" name="RelayState" value="\(HTML.escape(relay))">
+                    <noscript><button type="submit">Continue</button></noscript>
+                  </form>
+                </body></html>
+                """)
+        }
         let destination = "\(origin)/idp/profile/SAML2/Redirect/SSO"
         let encoded = SAML.encodeRedirect(SAML.authnRequestXML(authn, destination: destination, now: Date()))
         var components = URLComponents(string: destination)!
@@ -178,7 +240,13 @@ struct DemoRoutes: Sendable {
         } catch let error as SAML.ValidationError {
             return Self.html(Pages.idpError("Login rejected: \(error)."), status: .forbidden)
         }
-        let target = await state.target(forRelayState: relay) ?? "/home"
+        var target = await state.target(forRelayState: relay) ?? "/home"
+        if faults.loginVariants.contains(.reminderLink) || faults.loginVariants.contains(.reminderForm) {
+            // Every login passes the portal's reminder page first.
+            var components = URLComponents()
+            components.queryItems = [URLQueryItem(name: "target", value: target)]
+            target = "/reminder?" + components.percentEncodedQuery!
+        }
         var headers = HTTPFields()
         headers[.location] = target
         headers.append(
@@ -241,11 +309,35 @@ struct DemoRoutes: Sendable {
 
     // MARK: IdP
 
+    /// The SSO endpoint of the HTTP-POST binding: the AuthnRequest arrives in a form.
+    private func idpStartPost(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        var request = request
+        let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 20)))
+        guard let parameter = form["SAMLRequest"], let authn = SAML.decodePost(parameter) else {
+            return Self.html(Pages.idpError("The request is not a valid SAML AuthnRequest."), status: .badRequest)
+        }
+        return try await idpBegin(authn, relayState: form["RelayState"] ?? "", request: request)
+    }
+
     private func idpStart(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let query = FormDecoding.dictionary(request.uri.query)
         guard let parameter = query["SAMLRequest"], let authn = SAML.decodeRedirect(parameter) else {
             return Self.html(Pages.idpError("The request is not a valid SAML AuthnRequest."), status: .badRequest)
         }
+        if faults.loginVariants.contains(.pageExpired), await state.firstExpiry() {
+            // Keycloak's "page has expired": only its restart link goes on.
+            let restart = request.uri.path + "?" + (request.uri.query ?? "")
+            return Self.html(
+                HTML.page(
+                    title: "Page has expired",
+                    body: "<h1>Page has expired</h1><p>To restart the login process <a id=\"loginRestartLink\" href=\"\(HTML.escape(restart))\">click here</a>.</p>"))
+        }
+        return try await idpBegin(authn, relayState: query["RelayState"] ?? "", request: request)
+    }
+
+    /// An AuthnRequest arrived, by either binding: single sign-on, or the first login page.
+    private func idpBegin(_ authn: SAML.AuthnRequest, relayState: String, request: Request) async throws -> Response {
+        let query = ["RelayState": relayState]
         if faults.loginVariants.contains(.idpSession), let value = request.cookies[Self.idpSessionCookie]?.value,
             let user = Self.verifyIdPSession(value)
         {

@@ -33,6 +33,13 @@ actor DemoState {
 
     /// Sessions issued before this time (microseconds since 1970) are no longer valid.
     private var revokedBefore: Int64?
+    /// Whether the `page-expired` variant has shown its page yet (once per demo).
+    private var showedPageExpired = false
+    func firstExpiry() -> Bool {
+        defer { showedPageExpired = true }
+        return !showedPageExpired
+    }
+
     /// One-time codes already accepted, as `user/time step`: an IdP refuses a code twice.
     private var usedCodes: Set<String> = []
     /// How many codes were refused because they had been used before.

@@ -42,9 +42,18 @@ enum SAML {
     }
 
     static func decodeRedirect(_ parameter: String) -> AuthnRequest? {
-        guard let deflated = Data(base64Encoded: parameter),
-            let xml = Deflate.decompress(Array(deflated)),
-            let document = try? Document(xml: xml),
+        guard let deflated = Data(base64Encoded: parameter), let xml = Deflate.decompress(Array(deflated)) else { return nil }
+        return parseAuthnRequest(xml)
+    }
+
+    /// An AuthnRequest of the HTTP-POST binding: base64 of the XML, not deflated.
+    static func decodePost(_ parameter: String) -> AuthnRequest? {
+        guard let xml = Data(base64Encoded: parameter) else { return nil }
+        return parseAuthnRequest(Array(xml))
+    }
+
+    private static func parseAuthnRequest(_ xml: [UInt8]) -> AuthnRequest? {
+        guard let document = try? Document(xml: xml),
             let id = try? document.evaluate("string(/samlp:AuthnRequest/@ID)", namespaces: namespaces).stringValue,
             let acs = try? document.evaluate(
                 "string(/samlp:AuthnRequest/@AssertionConsumerServiceURL)", namespaces: namespaces

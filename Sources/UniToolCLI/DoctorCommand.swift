@@ -89,7 +89,7 @@ struct DoctorCommand: AsyncParsableCommand {
                 for name in step.keptFromPage {
                     lines.append("     \(shown(name.padding(toLength: width, withPad: " ", startingAt: 0)))  kept from the page")
                 }
-            case .followedRefresh:
+            case .followedRefresh, .followedLink, .restarted:
                 lines.append("   action:  \(step.action.rawValue), \(shown(step.submitted ?? ""))")
             case .loggedIn:
                 lines.append("   action:  " + style.success("logged in") + ": this page is the portal")

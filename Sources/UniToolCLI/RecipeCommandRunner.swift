@@ -46,9 +46,14 @@ struct RecipeCommandRunner {
         _ recipe: DataRecipe, invocation: RecipeInvocation, options: GlobalOptions, environment: CommandEnvironment
     ) async throws -> Int32 {
         let portal = try environment.catalog.portal(try environment.portalID())
-        let credentials = try environment.credentialProvider(for: portal)
-        var records = try await environment.withPortal(portal, user: credentials.user, credentials: credentials.provide) {
-            connection in
+        // A public command (login: false) needs no user and never logs in.
+        let credentials =
+            recipe.login
+            ? try environment.credentialProvider(for: portal)
+            : (user: "", provide: PortalConnection.noLogin(because: "'\(recipe.command)' is a public command (login: false in \(recipe.file))"))
+        var records = try await environment.withPortal(
+            portal, user: credentials.user, credentials: credentials.provide, savedSession: recipe.login
+        ) { connection in
             try await TermsGate.ensureAccepted(connection)
             let termsRequests = connection.session.requestCount
             let records: RecordSet

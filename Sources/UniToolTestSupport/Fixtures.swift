@@ -58,6 +58,30 @@ public struct Sandbox: Sendable {
     }
 
     public func remove() { try? FileManager.default.removeItem(at: root) }
+
+    /// The bundled demo recipes as a university of the user's own, `id` (not the demo, so with
+    /// no default user or password), pointed at a running demo at `base`; `edit` may change the
+    /// portal recipe's text first. Returns the folder.
+    @discardableResult
+    public func installPortalCopy(
+        _ id: String, at base: URL, commands: [String] = ["grades"], edit: (String) -> String = { $0 }
+    ) throws -> URL {
+        let folder = root.appendingPathComponent("config/unitool/recipes/\(id)")
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let origin = base.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let portal = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
+            .replacingOccurrences(of: "portal: demo\n", with: "portal: \(id)\n")
+            .replacingOccurrences(of: "demo: true\n", with: "")
+            .replacingOccurrences(of: "base_url: http://127.0.0.1:0\n", with: "base_url: \(origin)\n")
+            .replacingOccurrences(of: "idp_url: http://127.0.0.1:0/idp\n", with: "idp_url: \(origin)/idp\n")
+        try edit(portal).write(to: folder.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
+        for command in commands {
+            try FileManager.default.copyItem(
+                at: Fixtures.recipes.appendingPathComponent("demo/\(command).yaml"), to: folder.appendingPathComponent("\(command).yaml"))
+        }
+        return folder
+    }
 }
 
 /// unitool's own files in a sandbox (settings, accepted terms, saved sessions) and their bytes,

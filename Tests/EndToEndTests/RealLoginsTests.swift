@@ -67,4 +67,117 @@ struct RealLoginsTests {
         #expect(cold.exitCode == 40, "\(cold)")
         #expect(cold.stderr.contains("UNITOOL_PASSWORD_COMMAND failed"), "\(cold)")
     }
+
+    func samlPosts(_ demo: DemoUniversity) async -> Int {
+        await demo.requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }.count
+    }
+
+    struct Variant: Sendable, CustomTestStringConvertible {
+        let fault: String
+        /// A request the login must have made (method and path).
+        let visited: (String, String)
+        var testDescription: String { fault }
+    }
+
+    @Test(
+        "pages around the login that the demo recipe's rules handle: a cold run works in one command, with one login",
+        arguments: [
+            Variant(fault: "login=login-link", visited: ("GET", "/Shibboleth.sso/Login")),  // follow: a "Log in" link
+            Variant(fault: "login=reminder-link", visited: ("GET", "/reminder")),  // after_login follow
+            Variant(fault: "login=reminder-form", visited: ("POST", "/reminder")),  // after_login form
+            Variant(fault: "login=page-expired", visited: ("GET", "/idp/profile/SAML2/Redirect/SSO")),  // restart link
+            Variant(fault: "login=post-binding", visited: ("POST", "/idp/profile/SAML2/POST/SSO")),  // SP-initiated POST binding
+        ])
+    func pagesAroundTheLogin(variant: Variant) async throws {
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: variant.fault))
+        defer { Task { await demo.stop() } }
+        let outcome = try await run(["--portal", "demo", "grades", "--term", "2026-fall", "--json"], demo: demo)
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("Probability Theory"))
+        #expect(await samlPosts(demo) == 1)
+        let requests = await demo.requests
+        #expect(requests.contains { $0.method == variant.visited.0 && $0.path == variant.visited.1 }, "\(requests)")
+        if variant.fault == "login=page-expired" {
+            #expect(requests.filter { $0.path == "/idp/profile/SAML2/Redirect/SSO" && $0.method == "GET" }.count == 2)
+        }
+        // doctor login names what it did on each page.
+        let doctor = try await run(["--portal", "demo", "doctor", "login"], demo: demo)
+        #expect(doctor.exitCode == 0, "\(doctor)")
+    }
+
+    @Test("without after_login, a post-login page is refused as a second login, and the error says what to mark")
+    func postLoginPageWithoutRule() async throws {
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "login=reminder-form"))
+        defer { Task { await demo.stop() } }
+        try sandbox.installPortalCopy("campus", at: demo.baseURL) { portal in
+            portal.replacingOccurrences(of: "      submit: \".//button[@name='later']\"\n      after_login: true\n", with: "      submit: \".//button[@name='later']\"\n")
+        }
+        try sandbox.acceptTerms(portal: "campus", version: DemoUniversity.initialTermsVersion)
+        let outcome = try await run(
+            ["--portal", "campus", "--user", "alice", "--password-stdin", "grades", "--term", "2026-fall"], demo: demo, stdin: "wonderland")
+        #expect(outcome.exitCode == 14, "\(outcome)")
+        #expect(outcome.stderr.contains("asked for a login again right after a successful one"), "\(outcome)")
+        #expect(outcome.stderr.contains("after_login: true"), "\(outcome)")
+    }
+
+    @Test("the portal's own time-out page (200): one fresh login in the same run, which then works")
+    func timeoutPageRestartsTheLogin() async throws {
+        let clean = try await DemoUniversity.start()
+        defer { Task { await clean.stop() } }
+        let warm = try await run(["--portal", "demo", "grades", "--term", "2026-spring"], demo: clean)
+        try #require(warm.exitCode == 0, "\(warm)")
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "login=timeout-page"))
+        defer { Task { await demo.stop() } }
+        let outcome = try await run(["--portal", "demo", "grades", "--term", "2026-spring", "--json"], demo: demo)
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("Analysis II"))
+        #expect(await samlPosts(demo) == 1, "exactly one fresh login")
+    }
+
+    @Test("a public command (login: false) needs no user and never logs in; a portal that asks for one is a clear error")
+    func publicCommand() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        let folder = try sandbox.installPortalCopy("campus", at: demo.baseURL, commands: ["headlines"])
+        try sandbox.acceptTerms(portal: "campus", version: DemoUniversity.initialTermsVersion)
+        let outcome = try await run(
+            ["--portal", "campus", "headlines", "--json"], demo: demo, extra: ["UNITOOL_PASSWORD_COMMAND": "exit 9"],
+            removing: ["UNITOOL_USER", "DBUS_SESSION_BUS_ADDRESS"])
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("\"title\""))
+        #expect(await samlPosts(demo) == 0)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("state/unitool/sessions/campus").path))
+
+        // The same recipe pointed at a page behind the login.
+        let recipe = try String(contentsOf: folder.appendingPathComponent("headlines.yaml"), encoding: .utf8)
+        try recipe.replacingOccurrences(of: "fetch: /feeds/news.rss", with: "fetch: /news")
+            .write(to: folder.appendingPathComponent("headlines.yaml"), atomically: true, encoding: .utf8)
+        let refused = try await run(["--portal", "campus", "headlines"], demo: demo, removing: ["UNITOOL_USER"])
+        #expect(refused.exitCode == 14, "\(refused)")
+        #expect(refused.stderr.contains("public command (login: false"), "\(refused)")
+        #expect(await samlPosts(demo) == 0)
+    }
+
+    @Test("done_when.url sees the path as requested, trailing slash included; a failed done_when is named as such")
+    func doneWhenTrailingSlash() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        func portal(done: String) throws {
+            try sandbox.installPortalCopy("campus", at: demo.baseURL) { text in
+                text.replacingOccurrences(of: "  start: /home\n", with: "  start: /campus/\n")
+                    .replacingOccurrences(of: "  done_when: { xpath: \"//a[@id='logout']\" }", with: "  done_when: { url: \"\(done)\" }")
+            }
+        }
+        try portal(done: "^/campus/$")
+        let ok = try await run(
+            ["--portal", "campus", "--user", "alice", "--password-stdin", "doctor", "login"], demo: demo, stdin: "wonderland")
+        #expect(ok.exitCode == 0, "\(ok)")
+
+        try portal(done: "^/campus$")
+        let failed = try await run(
+            ["--portal", "campus", "--user", "alice", "--password-stdin", "doctor", "login"], demo: demo, stdin: "wonderland")
+        #expect(failed.exitCode == 30, "\(failed)")
+        #expect(failed.stdout.contains("fails login.done_when"), "\(failed)")
+        #expect(failed.stdout.contains("does not match \"/campus/\""), "\(failed)")
+    }
 }

@@ -101,21 +101,10 @@ struct RealPagesTests {
         #expect(misread.stdout.contains("not valid UTF-8") && misread.stdout.contains("content_type"), "\(misread)")
     }
 
-    /// The demo's portal recipe as a university of its own ("campus", not the demo), pointed at a
+    /// The demo's recipes as a university of its own ("campus", not the demo), pointed at a
     /// running demo: a portal for which unitool knows no default user.
     func campusPortal(at demo: DemoUniversity) throws {
-        let folder = sandbox.root.appendingPathComponent("config/unitool/recipes/campus")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let base = demo.baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        let portal = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
-            .replacingOccurrences(of: "portal: demo\n", with: "portal: campus\n")
-            .replacingOccurrences(of: "demo: true\n", with: "")
-            .replacingOccurrences(of: "base_url: http://127.0.0.1:0\n", with: "base_url: \(base)\n")
-            .replacingOccurrences(of: "idp_url: http://127.0.0.1:0/idp\n", with: "idp_url: \(base)/idp\n")
-        try #require(portal.contains("portal: campus") && portal.contains(base))
-        try portal.write(to: folder.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
-        try FileManager.default.copyItem(
-            at: Fixtures.recipes.appendingPathComponent("demo/grades.yaml"), to: folder.appendingPathComponent("grades.yaml"))
+        try sandbox.installPortalCopy("campus", at: demo.baseURL)
     }
 
     func samlPosts(_ demo: DemoUniversity, since start: Int = 0) async -> Int {

@@ -14,13 +14,19 @@ public struct LoginStateMachine: Sendable {
         public var summary: String
         /// True when the page sends the browser on with `<meta http-equiv="refresh">`.
         public var refreshes: Bool
+        /// When `done_when` fails: which of its tests, in words (`url "^/campus/$" does not match "/campus"`).
+        public var doneFailure: String?
 
-        public init(matchedRule: Int?, isOnPortal: Bool, doneConditionHolds: Bool, summary: String, refreshes: Bool = false) {
+        public init(
+            matchedRule: Int?, isOnPortal: Bool, doneConditionHolds: Bool, summary: String, refreshes: Bool = false,
+            doneFailure: String? = nil
+        ) {
             self.matchedRule = matchedRule
             self.isOnPortal = isOnPortal
             self.doneConditionHolds = doneConditionHolds
             self.summary = summary
             self.refreshes = refreshes
+            self.doneFailure = doneFailure
         }
     }
 
@@ -39,6 +45,13 @@ public struct LoginStateMachine: Sendable {
     private let portal: String
     private(set) var steps = 0
     private var lastFilledRule: Int?
+    /// Set once the IdP's answer (a SAML response) went to the portal: from then on only rules
+    /// marked `after_login` may act, and any other login page means the portal asked again.
+    private(set) var deliveredToPortal = false
+    private var restarts = 0
+
+    /// The flow tells the machine that the page it just submitted carried the IdP's answer.
+    public mutating func noteDelivered() { deliveredToPortal = true }
 
     public init(recipe: LoginRecipe, portal: String) {
         self.rules = recipe.pages
@@ -58,6 +71,13 @@ public struct LoginStateMachine: Sendable {
             lastFilledRule = nil
             if page.isOnPortal && page.doneConditionHolds { return .loggedIn }
             if page.refreshes { return .followRefresh }
+            if page.isOnPortal, let doneFailure = page.doneFailure {
+                return .failed(
+                    UniToolError(
+                        .layoutChanged,
+                        "the login reached a page of the portal that fails login.done_when of portal '\(portal)' (\(doneFailure)): \(page.summary)",
+                        hint: "if this page means you are logged in, correct done_when in the portal recipe; otherwise add a page rule for it"))
+            }
             let tried = (rules.map(\.name) + ["meta refresh (built in)"]).joined(separator: ", ")
             return .failed(
                 UniToolError(
@@ -66,9 +86,40 @@ public struct LoginStateMachine: Sendable {
                     hint: "the portal's login pages may have changed; adjust login.pages in the portal recipe"))
         }
         let rule = rules[index]
+        if case .fail(let reason, _) = rule.action { return .failed(Self.error(for: reason, rule: rule)) }
+        // After the SAML response went to the portal, only a page after the login may be
+        // handled; another login page means the portal did not keep the session, and logging
+        // in again would only loop.
+        if deliveredToPortal, !rule.afterLogin {
+            return .failed(
+                UniToolError(
+                    .loginFailed,
+                    "the portal asked for a login again right after a successful one (the '\(rule.name)' page, at \(page.summary))",
+                    hint: "if this page comes after every login (a reminder, a notice), mark its rule 'after_login: true'; otherwise the portal may not accept unitool's cookies (run with --verbose)"))
+        }
         switch rule.action {
-        case .fail(let reason, _):
-            return .failed(Self.error(for: reason, rule: rule))
+        case .fail:
+            preconditionFailure("handled above")
+        case .restart:
+            restarts += 1
+            guard restarts <= 1 else {
+                return .failed(
+                    UniToolError(
+                        .loginFailed, "the portal showed its '\(rule.name)' page again after a fresh login: \(page.summary)",
+                        hint: "the portal may be refusing new sessions; try again later, or in a browser"))
+            }
+            lastFilledRule = nil
+            return .act(rule)
+        case .follow:
+            // The same link page again right after following it would loop.
+            if lastFilledRule == index {
+                return .failed(
+                    UniToolError(
+                        .loginFailed, "following the '\(rule.name)' link led back to the same page: \(page.summary)",
+                        hint: "the link may need a browser's script; adjust 'follow' in the portal recipe"))
+            }
+            lastFilledRule = index
+            return .act(rule)
         case .fill:
             // The same form again right after submitting it means the portal did not accept
             // what was sent, and no rule explains why.

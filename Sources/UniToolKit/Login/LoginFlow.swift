@@ -40,7 +40,6 @@ public struct LoginFlow: Sendable {
         }
         var machine = LoginStateMachine(recipe: portal.login, portal: portal.id)
         var page = firstPage
-        var deliveredToPortal = false
         while true {
             let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
             let matched = try classify(document)
@@ -61,10 +60,10 @@ public struct LoginFlow: Sendable {
                 throw error
             }
             let refresh = MetaRefresh(document, pageURL: page.url)
+            let doneFailure = try self.doneFailure(page: page, document: document)
             let observation = LoginStateMachine.Observation(
-                matchedRule: matched?.index, isOnPortal: isOnPortal,
-                doneConditionHolds: try doneConditionHolds(page: page, document: document),
-                summary: describe(page: page, document: document), refreshes: refresh != nil)
+                matchedRule: matched?.index, isOnPortal: isOnPortal, doneConditionHolds: doneFailure == nil,
+                summary: describe(page: page, document: document), refreshes: refresh != nil, doneFailure: doneFailure)
             switch machine.decide(observation) {
             case .loggedIn:
                 logger.debug("logged in; at \(page.url.redactedForLog)")
@@ -92,16 +91,6 @@ public struct LoginFlow: Sendable {
                 step?.redirects = page.hops.count - 1
                 report(.followedRefresh)
             case .act(let rule):
-                // Once the IdP's SAML response went to the portal, another login page means the
-                // portal did not keep the session: logging in again would only loop.
-                if deliveredToPortal {
-                    let error = UniToolError(
-                        .loginFailed,
-                        "the portal asked for a login again right after a successful one (now at \(page.url.redactedForLog))",
-                        hint: "the portal may not accept unitool's cookies; run with --verbose to see every page")
-                    report(.failed, error: error)
-                    throw error
-                }
                 logger.debug("login page '\(rule.name)' at \(page.url.redactedForLog)")
                 let postsAssertion = try document.evaluate("boolean(//form//input[@name='SAMLResponse'])").booleanValue
                 do {
@@ -113,8 +102,13 @@ public struct LoginFlow: Sendable {
                 }
                 step?.arrivedAt = page.url.redactedForLog
                 step?.redirects = page.hops.count - 1
-                report(rule.action.isAutoSubmit ? .autoSubmitted : .filledForm)
-                deliveredToPortal = postsAssertion
+                switch rule.action {
+                case .autoSubmit: report(.autoSubmitted)
+                case .follow: report(.followedLink)
+                case .restart: report(.restarted)
+                default: report(.filledForm)
+                }
+                if postsAssertion { machine.noteDelivered() }
             }
         }
     }
@@ -158,22 +152,53 @@ public struct LoginFlow: Sendable {
     }
 
     private func doneConditionHolds(page: Page, document: Document) throws -> Bool {
+        try doneFailure(page: page, document: document) == nil
+    }
+
+    /// Which test of `done_when` the page fails, in words, or nil when it passes (or has none).
+    ///
+    /// The URL test sees the path as requested, trailing slash included (`^/campus/$`), and the
+    /// query: what a browser's address bar shows, not Foundation's `path`, which drops the slash.
+    func doneFailure(page: Page, document: Document) throws -> String? {
         let done = portal.login.doneWhen
         if let pattern = done.urlPattern {
-            let pathAndQuery = page.url.path + (page.url.query.map { "?\($0)" } ?? "")
-            guard (try? Regex(pattern).firstMatch(in: pathAndQuery)) != nil else { return false }
+            let components = URLComponents(url: page.url, resolvingAgainstBaseURL: true)
+            let path = components?.percentEncodedPath ?? page.url.path
+            let pathAndQuery = (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
+            guard (try? Regex(pattern).firstMatch(in: pathAndQuery)) != nil else {
+                return "url \"\(pattern)\" does not match \"\(path.isEmpty ? "/" : path)\(components?.percentEncodedQuery == nil ? "" : "?…")\""
+            }
         }
         // An XPath test is for pages. A JSON API of the portal that the login brought the
         // browser back to (a terms API behind the login) is the portal answering: logged in.
         let isMarkup = page.contentType.map { $0.contains("html") || $0.contains("xml") } ?? true
-        if let xpath = done.xpath, isMarkup { return try document.evaluate(xpath).booleanValue }
-        return true
+        if let xpath = done.xpath, isMarkup, !(try document.evaluate(xpath).booleanValue) {
+            return "xpath \"\(xpath)\" matches nothing"
+        }
+        return nil
     }
 
     private func act(
         _ rule: PageRule, on page: Page, document: Document, credentials: Credentials, password: OnceSecret,
         step: inout LoginStep?
     ) async throws -> Page {
+        switch rule.action {
+        case .follow(let xpath):
+            let target = try linkTarget(xpath, rule: rule, in: document, page: page)
+            step?.submitted = "GET \(target.redactedForLog)"
+            logger.debug("following '\(rule.name)': \(target.redactedForLog)")
+            return try await session.get(target)
+        case .restart:
+            // The portal's session is dead: forget its cookies, then ask for the start page, which
+            // sends the browser to the login service as a new visitor's would.
+            session.forgetCookies(for: portal.baseURL)
+            let start = try portal.url(for: portal.login.start)
+            step?.submitted = "GET \(start.redactedForLog)"
+            logger.debug("'\(rule.name)': the portal's session timed out; starting a fresh login at \(start.redactedForLog)")
+            return try await session.get(start)
+        default:
+            break
+        }
         let formNode = try findForm(for: rule, in: document, page: page)
         let form = try HTMLForm(formNode, pageURL: page.url)
         switch rule.action {
@@ -229,9 +254,41 @@ public struct LoginFlow: Sendable {
             logger.debug("submitting '\(rule.name)': \(submission)")
             // A 307 or 308 would repeat the password to wherever it points: the same check applies.
             return try await session.submit(submission, secretsMayGoTo: { [self] target in try checkCredentialTarget(target, page: page) })
-        case .fail:
-            preconditionFailure("the state machine never asks to act on a fail rule")
+        case .fail, .follow, .restart:
+            preconditionFailure("the state machine never asks to act on a fail rule; links and restarts are handled above")
         }
+    }
+
+    /// Where a `follow` rule leads: the selected element's `href` (an `<a>`, or any element that
+    /// carries one), the address in a button's `onclick="location.href='...'"`, or the address
+    /// the XPath yields as a value; resolved against the page and its `<base href>`.
+    func linkTarget(_ xpath: String, rule: PageRule, in document: Document, page: Page) throws -> URL {
+        var written: String?
+        switch try document.evaluate(xpath) {
+        case .nodes(let nodes):
+            if let node = nodes.first {
+                written =
+                    node.attribute("href") ?? node.attribute("formaction") ?? node.attribute("data-href")
+                    ?? node.attribute("onclick").flatMap(Self.scriptedLocation)
+            }
+        case let value:
+            written = value.stringValue
+        }
+        let text = written?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let base = (try? document.select("//base[@href]").first?.attribute("href")).flatMap { URL(string: $0, relativeTo: page.url) } ?? page.url
+        guard !text.isEmpty, !text.lowercased().hasPrefix("javascript:"), let target = URL(string: text, relativeTo: base)?.absoluteURL else {
+            throw UniToolError(
+                .layoutChanged,
+                "the '\(rule.name)' page at \(page.url.redactedForLog) has no link matching \(xpath)\(text.isEmpty ? "" : " that unitool can follow")",
+                hint: "the page may have changed; adjust 'follow' in the portal recipe")
+        }
+        return target
+    }
+
+    /// The address in `location.href = '...'`, `location = "..."` or `location.assign('...')`.
+    static func scriptedLocation(_ script: String) -> String? {
+        let pattern = #/location(?:\.href)?\s*(?:=\s*|\.assign\(\s*|\.replace\(\s*)(['"])(.*?)\1/#
+        return script.firstMatch(of: pattern).map { String($0.2) }
     }
 
     /// A password goes only to an origin the recipe names, and never over plain HTTP to a

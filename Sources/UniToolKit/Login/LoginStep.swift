@@ -21,6 +21,10 @@ public struct LoginStep: Sendable, Codable, Equatable {
         /// A form was submitted as it was, as a browser's script would (SAML POST binding).
         case autoSubmitted = "auto-submitted form"
         case followedRefresh = "followed meta refresh"
+        /// A link the rule named was followed.
+        case followedLink = "followed link"
+        /// The portal's time-out page: its cookies were dropped and the login began again.
+        case restarted = "restarted the login"
         case loggedIn = "logged in"
         case failed
     }

@@ -19,6 +19,9 @@ public struct DataRecipe: Sendable {
     public var actions: [ActionSpec]
     public var file: String
     public var portal: String
+    /// False for a public command (`login: false`, a news feed): it needs no user and never logs
+    /// in; a portal that asks for a login is an error, not a password prompt.
+    public var login = true
 
     /// The first source: the one used when the recipe has only one, or no `--source` is given.
     public var primary: Source { sources[0] }
@@ -197,7 +200,7 @@ extension DataRecipe {
     /// Reads and validates a data recipe. Every problem names the file, line and key.
     public static func load(file: String, text: String, portal: String) throws -> DataRecipe {
         let top = try RecipeReader(file: file, text: text).top
-        try top.allowOnly(["command", "summary", "description", "options", "sources", "totals", "actions"] + sourceKeys)
+        try top.allowOnly(["command", "summary", "description", "options", "sources", "totals", "actions", "login"] + sourceKeys)
         let command = try top.requiredString("command")
         guard command.range(of: "^[a-z][a-z0-9-]*$", options: .regularExpression) != nil else {
             throw top.error("command", "'\(command)' must be lowercase letters, digits and dashes")
@@ -254,10 +257,15 @@ extension DataRecipe {
                 actions.append(try ActionSpec.load(name: name, reader: try actionsReader.mappingReader(name)!))
             }
         }
-        return DataRecipe(
+        var recipe = DataRecipe(
             command: command, summary: try top.string("summary") ?? command,
             discussion: try top.string("description"), options: options, sources: sources, totals: totals,
             actions: actions, file: file, portal: portal)
+        recipe.login = try top.bool("login") ?? true
+        if !recipe.login, !recipe.actions.isEmpty {
+            throw top.error("login", "a public command (login: false) cannot have actions: changing something needs a login")
+        }
+        return recipe
     }
 }
 

@@ -87,6 +87,13 @@ public struct PageRule: Sendable {
         case autoSubmit
         /// A page that means the login cannot succeed.
         case fail(reason: FailureReason, messageXPath: String?)
+        /// Follow a link: the element the XPath selects (its `href`, or the address in a
+        /// button's `onclick`), or the address the XPath yields. A signed-out landing page's
+        /// "Log in", an OPAC's link to CAS, Keycloak's "restart login", a "remind me later".
+        case follow(xpath: String)
+        /// The portal's own "your session has timed out" page: forget the portal's cookies and
+        /// start one fresh login from `login.start`.
+        case restart
     }
 
     public enum FailureReason: String, Sendable, CaseIterable {
@@ -104,6 +111,10 @@ public struct PageRule: Sendable {
     /// The form to act on; by default the form that contains the `when` match, else the first form.
     public var form: String?
     public var action: Action
+    /// A page the portal shows after the login has delivered its SAML response (a survey
+    /// reminder, "confirm your e-mail", a password-expiry warning): this rule may act on it.
+    /// Any other rule matching there means the portal asked for a second login, which is refused.
+    public var afterLogin: Bool = false
 }
 
 /// Where a portal publishes the version of its terms of use.
@@ -180,13 +191,13 @@ extension LoginRecipe {
 
 extension PageRule {
     static func load(_ reader: MappingReader, index: Int) throws -> PageRule {
-        try reader.allowOnly(["name", "when", "form", "fill", "submit", "auto_submit", "fail", "message"])
-        let actions = ["fill", "auto_submit", "fail"].filter { reader.child($0) != nil }
+        try reader.allowOnly(["name", "when", "form", "fill", "submit", "auto_submit", "fail", "message", "follow", "restart", "after_login"])
+        let actions = ["fill", "auto_submit", "fail", "follow", "restart"].filter { reader.child($0) != nil }
         guard actions.count == 1 else {
             throw reader.reader.error(
                 reader.node, reader.path,
                 actions.isEmpty
-                    ? "a page rule needs one action: fill, auto_submit or fail"
+                    ? "a page rule needs one action: fill, auto_submit, follow, restart or fail"
                     : "a page rule takes one action, found \(actions.joined(separator: " and "))")
         }
         let action: Action
@@ -199,13 +210,33 @@ extension PageRule {
                 throw reader.error("auto_submit", "only 'true' makes sense here; remove the rule instead")
             }
             action = .autoSubmit
+        case "follow":
+            action = .follow(xpath: try reader.requiredXPath("follow"))
+        case "restart":
+            guard try reader.bool("restart") == true else {
+                throw reader.error("restart", "only 'true' makes sense here; remove the rule instead")
+            }
+            action = .restart
         default:
             action = .fail(
                 reason: try reader.choice("fail", of: FailureReason.self)!, messageXPath: try reader.xpath("message"))
         }
-        return PageRule(
+        var rule = PageRule(
             name: try reader.string("name") ?? "page \(index + 1)", when: try reader.requiredXPath("when"),
             form: try reader.xpath("form"), action: action)
+        rule.afterLogin = try reader.bool("after_login") ?? false
+        if rule.afterLogin {
+            if case .fill(let values, _) = action,
+                values.contains(where: { $0.1.variables.contains("password") || $0.1.variables.contains("totp") })
+            {
+                throw reader.error(
+                    "after_login", "a rule for pages after the login cannot send {{password}} or {{totp}}: that would be a second login")
+            }
+            if case .restart = action {
+                throw reader.error("after_login", "a restart starts a new login; it cannot be a page after one")
+            }
+        }
+        return rule
     }
 }
 

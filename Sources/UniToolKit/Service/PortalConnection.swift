@@ -57,6 +57,16 @@ public final class PortalConnection: Sendable {
         self.session = HTTPSession(jar: jar, configuration: configuration, logger: logger)
     }
 
+    /// Credentials for a connection that must not log in (a public command, an anonymous terms
+    /// check): the login, if the portal asks for one, fails with this reason.
+    public static func noLogin(because reason: String) -> CredentialProvider {
+        {
+            throw UniToolError(
+                .loginFailed, "\(reason), but the portal asked for a login",
+                hint: "the portal no longer publishes this without a login; remove 'login: false' from the recipe, and give --user")
+        }
+    }
+
     /// Saves the session for the next run and closes the connections.
     public func close() async {
         await session.shutdown()

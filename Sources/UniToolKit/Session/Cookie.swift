@@ -179,6 +179,14 @@ public struct CookieJar: Codable, Sendable, Equatable {
         return applicable.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
 
+    /// Removes the cookies a browser would send to `url`'s host, whatever their path.
+    public mutating func remove(cookiesFor url: URL) {
+        guard let host = url.host?.lowercased() else { return }
+        cookies.removeAll { cookie in
+            cookie.hostOnly ? host == cookie.domain : Cookie.domainMatches(host: host, domain: cookie.domain)
+        }
+    }
+
     public mutating func removeExpired(now: Date = Date()) {
         cookies.removeAll { $0.isExpired(at: now) }
     }

@@ -91,6 +91,12 @@ public final class HTTPSession: Sendable {
         }
     }
 
+    /// Drops every cookie that would be sent to `url`: the portal's dead session, before a fresh
+    /// login. Cookies of other sites (the IdP's) stay.
+    public func forgetCookies(for url: URL) {
+        state.withLock { $0.jar.remove(cookiesFor: url) }
+    }
+
     /// How many HTTP requests the session has sent, redirects included.
     public var requestCount: Int { state.withLock { $0.requestCount } }
 

@@ -110,4 +110,91 @@ struct LoginStateMachineTests {
         #expect(error.kind == .loginFailed)
         #expect(error.message.contains("6 pages"))
     }
+
+    static let aroundTheLogin: LoginRecipe = {
+        let text = """
+            portal: p
+            base_url: https://portal.example.edu
+            login:
+              pages:
+                - name: password
+                  when: "//form[@id='login-password']"
+                  fill: { j_password: "{{password}}" }
+                - name: reminder
+                  when: "//a[@id='later']"
+                  follow: "//a[@id='later']"
+                  after_login: true
+                - name: timed out
+                  when: "//h1[@id='timeout']"
+                  restart: true
+                - name: locked
+                  when: "//p[@id='locked']"
+                  fail: account_locked
+            """
+        return try! PortalRecipe.load(file: "portal.yaml", text: text).login
+    }()
+
+    @Test("after the SAML response, only after_login rules act; another login page is a second login; fail rules always speak")
+    func afterDelivery() {
+        var machine = LoginStateMachine(recipe: Self.aroundTheLogin, portal: "p")
+        #expect(rule(of: machine.decide(observe(0))) == "password")
+        machine.noteDelivered()
+        #expect(rule(of: machine.decide(observe(1, onPortal: true))) == "reminder")
+        guard case .failed(let error) = machine.decide(observe(0)) else {
+            Issue.record("a password page after the SAML response was acted on")
+            return
+        }
+        #expect(error.kind == .loginFailed && error.message.contains("login again right after"))
+        var other = LoginStateMachine(recipe: Self.aroundTheLogin, portal: "p")
+        other.noteDelivered()
+        guard case .failed(let locked) = other.decide(observe(3)) else {
+            Issue.record("a fail rule after the SAML response was not honoured")
+            return
+        }
+        #expect(locked.kind == .accountLocked)
+    }
+
+    @Test("a restart happens once per login; the same link page twice in a row is a loop")
+    func restartOnceAndLinkLoops() {
+        var machine = LoginStateMachine(recipe: Self.aroundTheLogin, portal: "p")
+        #expect(rule(of: machine.decide(observe(2, onPortal: true))) == "timed out")
+        #expect(rule(of: machine.decide(observe(0))) == "password")
+        guard case .failed(let again) = machine.decide(observe(2, onPortal: true)) else {
+            Issue.record("a second restart was allowed")
+            return
+        }
+        #expect(again.message.contains("again after a fresh login"))
+        var links = LoginStateMachine(recipe: Self.aroundTheLogin, portal: "p")
+        #expect(rule(of: links.decide(observe(1, onPortal: true))) == "reminder")
+        guard case .failed = links.decide(observe(1, onPortal: true)) else {
+            Issue.record("following a link back to the same page was not stopped")
+            return
+        }
+    }
+
+    @Test("a portal page that fails done_when is named as such, with the test that failed")
+    func doneWhenFailureNamed() {
+        var machine = LoginStateMachine(recipe: Self.aroundTheLogin, portal: "p")
+        let page = LoginStateMachine.Observation(
+            matchedRule: nil, isOnPortal: true, doneConditionHolds: false, summary: "https://x/campus/ (test page)",
+            doneFailure: "url \"^/campus$\" does not match \"/campus/\"")
+        guard case .failed(let error) = machine.decide(page) else {
+            Issue.record("a page failing done_when counted as logged in")
+            return
+        }
+        #expect(error.message.contains("fails login.done_when") && error.message.contains("does not match \"/campus/\""))
+    }
+
+    @Test("after_login rules cannot send a password, and a rule takes one action")
+    func afterLoginValidation() {
+        let base = "portal: p\nbase_url: https://portal.example.edu\nlogin:\n  pages:\n"
+        #expect(throws: UniToolError.self) {
+            try PortalRecipe.load(
+                file: "portal.yaml",
+                text: base + "    - { when: \"//form\", fill: { p: \"{{password}}\" }, after_login: true }\n")
+        }
+        #expect(throws: UniToolError.self) {
+            try PortalRecipe.load(file: "portal.yaml", text: base + "    - { when: \"//a\", follow: \"//a\", restart: true }\n")
+        }
+    }
 }
