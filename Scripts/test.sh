@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 # The outside JSON-RPC client library of the interop test (pip, into .build/interop-venv).
 UNITOOL_INTEROP_PYTHON="$(./Scripts/interop-venv.sh)"
 export UNITOOL_INTEROP_PYTHON
+# The third-party IdP of the SAML interop tests: SimpleSAMLphp, from Debian's package.
+UNITOOL_SSP_ROOT="$(./Scripts/interop-simplesamlphp.sh fetch)"
+export UNITOOL_SSP_ROOT
 swift build --build-tests >&2
 
 sandbox="$(mktemp -d)"

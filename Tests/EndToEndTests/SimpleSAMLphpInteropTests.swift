@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+import UniToolTestSupport
+
+/// unitool against SAML software it did not write: a SimpleSAMLphp 1.19 IdP (Debian's package)
+/// and a SAML-protected portal, served by `php -S` on loopback (Scripts/interop-simplesamlphp.sh),
+/// driven by the example recipe in Examples/recipes/simplesamlphp.
+@Suite(
+    "Interop: a SimpleSAMLphp identity provider",
+    .enabled(if: ProcessInfo.processInfo.environment["UNITOOL_SSP_ROOT"] != nil, "needs SimpleSAMLphp: run through Scripts/test.sh"),
+    .serialized)
+struct SimpleSAMLphpInteropTests {
+    let sandbox: Sandbox
+    let serverDirectory: URL
+    let port: Int
+
+    init() throws {
+        sandbox = try Sandbox()
+        serverDirectory = sandbox.root.appendingPathComponent("simplesamlphp")
+        port = try Self.freePort()
+    }
+
+    static var script: String { Fixtures.root.appendingPathComponent("Scripts/interop-simplesamlphp.sh").path }
+
+    /// A port nobody listens on now, chosen by the system.
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                guard bind(descriptor, pointer, length) == 0 else { return -1 }
+                return getsockname(descriptor, pointer, &length)
+            }
+        }
+        guard bound == 0 else { throw CocoaError(.fileWriteUnknown) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Runs the peer's script (start or stop) through `system(3)`, which waits for the script
+    /// alone: Foundation's `Process` would also wait for the `php -S` server the script leaves
+    /// running, which inherits the socket it watches.
+    func server(_ arguments: [String]) throws -> Int32 {
+        let quoted = (["/bin/bash", Self.script] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        return system(quoted.joined(separator: " ") + " </dev/null >/dev/null")
+    }
+
+    /// Starts the IdP and the portal, installs the example recipe pointed at them, runs `body`,
+    /// and stops the server whatever happens.
+    func withPeer(_ body: () async throws -> Void) async throws {
+        try #require(try server(["start", serverDirectory.path, String(port)]) == 0, "SimpleSAMLphp did not start")
+        defer { _ = try? server(["stop", serverDirectory.path]) }
+        let folder = sandbox.root.appendingPathComponent("config/unitool/recipes/simplesamlphp")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let example = Fixtures.root.appendingPathComponent("Examples/recipes/simplesamlphp")
+        for name in ["portal.yaml", "grades.yaml"] {
+            let text = try String(contentsOf: example.appendingPathComponent(name), encoding: .utf8)
+                .replacingOccurrences(of: "http://127.0.0.1:8089", with: "http://127.0.0.1:\(port)")
+            try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        try sandbox.acceptTerms(portal: "simplesamlphp", version: "2026-10")
+        try await body()
+    }
+
+    func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:], removing: [String] = []) async throws
+        -> UniToolProcess.Outcome
+    {
+        try await UniToolProcess.run(
+            ["--portal", "simplesamlphp"] + arguments, stdin: stdin, environment: sandbox.environment.merging(extra) { $1 },
+            removingEnvironment: removing)
+    }
+
+    var sessionFile: URL { sandbox.root.appendingPathComponent("state/unitool/sessions/simplesamlphp/student.json") }
+
+    @Test("log in, read grades; a wrong password is exit 10 with SimpleSAMLphp's words; a re-login through the live IdP session needs no password source")
+    func loginWrongPasswordAndSingleSignOn() async throws {
+        try await withPeer {
+            let wrong = try await run(["--user", "student", "--password-stdin", "grades"], stdin: "not-the-password")
+            #expect(wrong.exitCode == 10, "\(wrong)")
+            #expect(wrong.stderr.contains("Incorrect username or password"), "\(wrong)")
+
+            let login = try await run(["--user", "student", "--password-stdin", "grades", "--json"], stdin: "studentpass")
+            #expect(login.exitCode == 0, "\(login)")
+            let records = try #require(try JSONSerialization.jsonObject(with: Data(login.stdout.utf8)) as? [[String: Any]], "\(login)")
+            #expect(records.count == 3)
+            #expect(records.contains { ($0["course"] as? String)?.contains("日本文学") == true })
+
+            // The portal's session ends (its cookies go); the IdP's stays. No keyring, a failing
+            // password command: the login must go through the IdP's session alone.
+            let data = try Data(contentsOf: sessionFile)
+            var session = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let cookies = try #require(session["cookies"] as? [[String: Any]])
+            let kept = cookies.filter { !(($0["name"] as? String) ?? "").hasPrefix("Portal") }
+            #expect(kept.count < cookies.count && !kept.isEmpty, "\(cookies.map { $0["name"] ?? "" })")
+            session["cookies"] = kept
+            try JSONSerialization.data(withJSONObject: session).write(to: sessionFile)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: sessionFile.path)
+            let again = try await run(
+                ["--user", "student", "grades", "--json"], extra: ["UNITOOL_PASSWORD_COMMAND": "exit 5"],
+                removing: ["DBUS_SESSION_BUS_ADDRESS"])
+            #expect(again.exitCode == 0, "\(again)")
+            #expect(again.stdout == login.stdout)
+        }
+    }
+
+    @Test("the terms API of a third-party portal, and doctor login's explanation of SimpleSAMLphp's pages")
+    func termsAndDoctor() async throws {
+        try await withPeer {
+            let status = try await run(["terms", "status", "--json"])
+            #expect(status.exitCode == 0, "\(status)")
+            #expect(status.stdout.contains("\"current\": \"2026-10\""), "\(status)")
+            let doctor = try await run(["--user", "ayaka", "--password-stdin", "doctor", "login"], stdin: "sakura-2026")
+            #expect(doctor.exitCode == 0, "\(doctor)")
+            #expect(doctor.stdout.contains("page rule 'user name and password'") && doctor.stdout.contains("page rule 'saml post'"), "\(doctor)")
+        }
+    }
+}
