@@ -48,7 +48,7 @@ struct AuthCommand: AsyncParsableCommand {
                         .usage, "that is not a TOTP secret: \(error)",
                         hint: "give the otpauth://totp/... URI behind the QR code, or the base32 secret your portal showed")
                 }
-                try OneTimeCodeKeyring(portal: portal.id).store(generator, for: user)
+                try Account(portal: portal, user: user).storeOneTimeCodeSecret(generator)
                 FileHandle.standardError.write(
                     Data(
                         "Stored the TOTP secret of \(user) on \(portal.id) in the keyring (\(generator.digits) digits every \(generator.period) s, \(generator.algorithm.rawValue)).\n"
@@ -64,7 +64,7 @@ struct AuthCommand: AsyncParsableCommand {
                 let environment = try CommandEnvironment(options: globals)
                 let portal = try environment.catalog.portal(try environment.portalID())
                 let user = try environment.user(for: portal)
-                let removed = try OneTimeCodeKeyring(portal: portal.id).remove(user: user)
+                let removed = try Account(portal: portal, user: user).removeOneTimeCodeSecret()
                 FileHandle.standardError.write(
                     Data((removed ? "Removed the TOTP secret of \(user) on \(portal.id).\n" : "No TOTP secret was stored for \(user) on \(portal.id).\n").utf8))
             }
@@ -102,7 +102,7 @@ struct AuthCommand: AsyncParsableCommand {
                 globals.passwordStdin
                 ? try PasswordInput.readStandardInput()
                 : try TerminalPrompt.readPassword(prompt: "Password for \(user) on \(portal.name): ")
-            let keyring = PasswordKeyring(portal: portal)
+            let account = Account(portal: portal, user: user)
             if !noVerify {
                 // A fresh login in an empty jar: a saved session, or a live IdP session, would
                 // otherwise let a wrong password through unchecked.
@@ -111,7 +111,7 @@ struct AuthCommand: AsyncParsableCommand {
                     username: user, passwordSource: {
                         asked.withLock { $0 = true }
                         return password
-                    }, oneTimeCode: CommandEnvironment.oneTimeCode(portal: portal.id, user: user, trace: environment.trace))
+                    }, oneTimeCode: CommandEnvironment.oneTimeCode(for: account, trace: environment.trace))
                 try await environment.withPortal(portal, user: user, credentials: { credentials }, freshLogin: true) { connection in
                     Progress.say("Logging in to \(portal.name) as \(user)…")
                     _ = try await connection.logIn()
@@ -129,7 +129,7 @@ struct AuthCommand: AsyncParsableCommand {
                 return
             }
             do {
-                try keyring.store(password, for: user)
+                try account.storePassword(password)
             } catch let error as UniToolError where noVerify == false {
                 // The login worked and its session is saved: say so, and offer what fits what was given.
                 let otherWays =
@@ -159,24 +159,14 @@ struct AuthCommand: AsyncParsableCommand {
             let environment = try CommandEnvironment(options: globals)
             let portal = try environment.catalog.portal(try environment.portalID())
             let user = try environment.user(for: portal)
-            let password: FieldValue
-            do {
-                password = .string(try PasswordKeyring(portal: portal).isStored(for: user) ? "stored" : "not stored")
-            } catch let error as UniToolError {
-                password = .string("unknown: \(error.kind.rawValue)")
-            }
-            let totp: FieldValue
-            do {
-                totp = .string(try OneTimeCodeKeyring(portal: portal.id).generator(for: user) == nil ? "not stored" : "stored")
-            } catch let error as UniToolError {
-                totp = .string("unknown: \(error.kind.rawValue)")
-            }
-            let store = SessionStore()
+            let account = Account(portal: portal, user: user)
+            let password = FieldValue.string(account.password.description)
+            let totp = FieldValue.string(account.oneTimeCodeSecret.description)
             var session = FieldValue.string("none")
-            if store.exists(portal: portal.id, user: user) {
+            if account.hasSavedSession {
                 let valid = try await environment.withPortal(
                     portal, user: user,
-                    credentials: { throw UniToolError(.credentialsMissing, "checking the saved session only") }
+                    credentials: PortalConnection.noLogin(because: "'auth status' only checks the saved session")
                 ) { connection in
                     try await connection.isSessionValid()
                 }
@@ -204,18 +194,8 @@ struct AuthCommand: AsyncParsableCommand {
             let environment = try CommandEnvironment(options: globals)
             let portal = try environment.catalog.portal(try environment.portalID())
             let user = try environment.user(for: portal)
-            let store = SessionStore()
-            let hadSession = store.exists(portal: portal.id, user: user)
-            try store.remove(portal: portal.id, user: user)
-            let removed = keepPassword ? false : try PasswordKeyring(portal: portal).remove(user: user)
-            let removedTOTP = keepPassword ? false : try OneTimeCodeKeyring(portal: portal.id).remove(user: user)
-            let parts = [
-                removed ? "the stored password" : nil, removedTOTP ? "the TOTP secret" : nil, hadSession ? "the saved session" : nil,
-            ].compactMap { $0 }
-            let message =
-                parts.isEmpty
-                ? "Nothing to remove for \(user) on \(portal.id)."
-                : "Removed \(parts.joined(separator: " and ")) of \(user) on \(portal.id)."
+            let removed = try Account(portal: portal, user: user).logOut(keepingSecrets: keepPassword)
+            let message = removed.sentence(user: user, portal: portal.id)
             FileHandle.standardError.write(Data((message + "\n").utf8))
         }
     }

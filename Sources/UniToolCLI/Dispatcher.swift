@@ -117,7 +117,7 @@ struct Dispatcher {
             let portalID = (try? environment.portalID())
             if let portalID, let portal = try? environment.catalog.portal(portalID) {
                 let user = try? environment.user(for: portal)
-                let session = user.map { SessionStore().exists(portal: portalID, user: $0) } ?? false
+                let session = user.map { Account(portal: portal, user: $0).hasSavedSession } ?? false
                 let accepted = (try? AcceptedTermsStore().load(portal: portalID)) ?? nil
                 text += "\nPORTAL: \(portal.name) (\(portalID))\(user.map { ", user \($0)" } ?? ", no user set")\n"
                 text += "  session: \(session ? "saved (the next command needs no password if it is still valid)" : "none yet")\n"

@@ -99,8 +99,8 @@ final class CommandEnvironment: Sendable {
         var configuration = sessionConfiguration()
         configuration.trace = trace
         let connection = PortalConnection(
-            portal: located, user: user, credentials: credentials, store: savedSession ? SessionStore() : nil,
-            configuration: configuration, startEmpty: freshLogin,
+            portal: located, user: user, credentials: credentials, keepsSession: savedSession,
+            configuration: configuration, startEmpty: freshLogin, terms: TermsGate.policy,
             logger: logger)
         let result = await Result { try await connection.settlingSession(body) }
         await connection.close()
@@ -141,46 +141,55 @@ final class CommandEnvironment: Sendable {
     /// password is reported at once. The password itself is read only when a login needs it.
     func credentialProvider(for portal: PortalRecipe) throws -> (user: String, provide: CredentialProvider) {
         let explicitUser = self.explicitUser
-        let portalID = portal.id
         let trace = self.trace
+        var given: Secret?
+        let user: String
         if options.passwordStdin {
-            guard let user = explicitUser ?? (portal.isDemo ? DemoData.defaultUser.username : nil) else {
+            guard let named = explicitUser ?? (portal.isDemo ? DemoData.defaultUser.username : nil) else {
                 throw UniToolError(.usage, "--password-stdin needs --user", hint: "for example: --user jdoe")
             }
-            let password = try PasswordInput.readStandardInput()
-            return (user, {
-                Credentials(
-                    username: user, password: password, oneTimeCode: Self.oneTimeCode(portal: portalID, user: user, trace: trace))
-            })
-        }
-        if portal.isDemo, explicitUser == nil {
-            let demoUser = DemoData.defaultUser
-            return (demoUser.username, { Credentials(username: demoUser.username, password: Secret(demoUser.password)) })
-        }
-        guard let user = explicitUser else {
+            user = named
+            given = try PasswordInput.readStandardInput()
+        } else if portal.isDemo, explicitUser == nil {
+            // The quick start: the demo's default user, with its known password, no keyring.
+            user = DemoData.defaultUser.username
+            given = Secret(DemoData.defaultUser.password)
+        } else if let named = explicitUser {
+            user = named
+        } else {
             throw UniToolError(
                 .usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
         }
-        return (user, {
-            Credentials(
-                username: user, passwordSource: { try Self.storedPassword(portal: portal, user: user) },
-                oneTimeCode: Self.oneTimeCode(portal: portalID, user: user, trace: trace))
-        })
+        let credentials = Self.credentials(for: Account(portal: portal, user: user), given: given, trace: trace)
+        return (user, { credentials })
     }
 
-    /// Where a one-time code comes from when the portal asks for one (`OneTimeCodeSource`): the
-    /// TOTP secret in the keyring, `UNITOOL_TOTP_COMMAND`, else the user at the terminal; never
-    /// the same code twice. Called only when a one-time-code page appears.
-    static func oneTimeCode(portal: String, user: String, trace: HTTPTrace?) -> @Sendable () throws -> Secret {
+    /// The CLI's sources for `Account.credentials`: `UNITOOL_PASSWORD_COMMAND`, and one-time
+    /// codes from the keyring, `UNITOOL_TOTP_COMMAND` or the terminal.
+    static func credentials(for account: Account, given: Secret?, trace: HTTPTrace?) -> Credentials {
+        let portalID = account.portal.id
+        let user = account.user
+        let command = ProcessInfo.processInfo.environment[PasswordCommand.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
+        return account.credentials(
+            given: given,
+            command: command.map { command in
+                (PasswordCommand.environmentVariable, { try PasswordCommand.run(command, portal: portalID, user: user) })
+            },
+            oneTimeCode: oneTimeCode(for: account, trace: trace),
+            missingHint:
+                "run 'unitool auth login --portal \(portalID) --user \(user)' once, or use --password-stdin or \(PasswordCommand.environmentVariable)")
+    }
+
+    /// Where a one-time code comes from when the portal asks for one: the account's sources
+    /// (`OneTimeCodeSource`), with the terminal as the last, and a wait for a new code said on stderr.
+    static func oneTimeCode(for account: Account, trace: HTTPTrace?) -> @Sendable () throws -> Secret {
         let onTerminal = isatty(STDIN_FILENO) == 1 || isatty(STDERR_FILENO) == 1
         var prompt: (@Sendable (String) -> String?)?
         if onTerminal { prompt = { @Sendable question in TerminalPrompt.ask(question) } }
         let register: @Sendable (String) -> Void = { secret in trace?.register(secret: secret) }
-        let source = OneTimeCodeSource(
-            portal: portal, user: user, storedGenerator: { try OneTimeCodeKeyring(portal: portal).generator(for: user) },
-            command: oneTimeCodeCommand(portal: portal, user: user), prompt: prompt, notify: { message in Progress.explainWait(message) },
-            registerSecret: register, ledger: OneTimeCodeLedger(portal: portal, user: user))
-        return { try source.code() }
+        return account.oneTimeCodes(
+            command: oneTimeCodeCommand(portal: account.portal.id, user: account.user), prompt: prompt,
+            notify: { message in Progress.explainWait(message) }, registerSecret: register)
     }
 
     /// `UNITOOL_TOTP_COMMAND`, if it is set, as a code source.
@@ -198,20 +207,6 @@ final class CommandEnvironment: Sendable {
         if let user = explicitUser { return user }
         if portal.isDemo { return DemoData.defaultUser.username }
         throw UniToolError(.usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
-    }
-
-    /// A password from `UNITOOL_PASSWORD_COMMAND`, else from the keyring.
-    static func storedPassword(portal: PortalRecipe, user: String) throws -> Secret {
-        if let command = ProcessInfo.processInfo.environment[PasswordCommand.environmentVariable], !command.isEmpty {
-            try PasswordKeyring.checkOutsidePassword(for: portal, source: PasswordCommand.environmentVariable)
-            return try PasswordCommand.run(command, portal: portal.id, user: user)
-        }
-        guard let password = try PasswordKeyring(portal: portal).password(for: user) else {
-            throw UniToolError(
-                .credentialsMissing, "no password is stored for \(user) on portal '\(portal.id)'",
-                hint: "run 'unitool auth login --portal \(portal.id) --user \(user)' once, or use --password-stdin or \(PasswordCommand.environmentVariable)")
-        }
-        return password
     }
 }
 

@@ -41,7 +41,6 @@ struct PageCommand: AsyncParsableCommand {
         let credentials = try environment.credentialProvider(for: portal)
         let (page, override) = try await environment.withPortal(portal, user: credentials.user, credentials: credentials.provide) {
             connection in
-            try await TermsGate.ensureAccepted(connection)
             let url = try connection.ownPageURL(path)
             let page = try await connection.fetch(url.absoluteString)
             return (page, connection.portal.charsetOverride(for: page.url))

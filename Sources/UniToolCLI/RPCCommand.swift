@@ -100,8 +100,8 @@ final class CommandLineRPCHost: RPCHost {
             let task = Task {
                 let located = try await self.locate(portal)
                 return PortalConnection(
-                    portal: located, user: user, credentials: self.credentials(portal: portal, user: user), store: SessionStore(),
-                    configuration: self.environment.sessionConfiguration(), logger: self.environment.logger)
+                    portal: located, user: user, credentials: self.credentials(portal: portal, user: user),
+                    configuration: self.environment.sessionConfiguration(), terms: Self.termsPolicy, logger: self.environment.logger)
             }
             tasks[key(portal.id, user)] = task
             return task
@@ -111,11 +111,10 @@ final class CommandLineRPCHost: RPCHost {
 
     func freshConnection(portal: PortalRecipe, user: String, password: Secret) async throws -> PortalConnection {
         let located = try await locate(portal)
-        let portalID = portal.id
+        let oneTimeCode = Self.oneTimeCodes(Account(portal: portal, user: user))
         return PortalConnection(
-            portal: located, user: user,
-            credentials: { Credentials(username: user, password: password, oneTimeCode: Self.storedOneTimeCode(portal: portalID, user: user)) },
-            store: SessionStore(), configuration: environment.sessionConfiguration(), startEmpty: true, logger: environment.logger)
+            portal: located, user: user, credentials: { Credentials(username: user, password: password, oneTimeCode: oneTimeCode) },
+            configuration: environment.sessionConfiguration(), startEmpty: true, terms: Self.termsPolicy, logger: environment.logger)
     }
 
     func usePassword(_ password: Secret, portal: String, user: String) {
@@ -143,35 +142,31 @@ final class CommandLineRPCHost: RPCHost {
         for task in demos { if let demo = try? await task.value.1 { await demo.stop() } }
     }
 
-    /// Where a login's password comes from: one given to `auth.login` for this server, the demo's
-    /// known one, `UNITOOL_PASSWORD_COMMAND`, or the keyring. Never a prompt: stdin is the protocol.
+    /// Data calls refuse terms that are not accepted, with a hint in the protocol's own words.
+    static let termsPolicy = TermsPolicy(
+        refusalHint: "show the terms to the user (terms.status gives their URL), then call terms.accept")
+
+    /// Where a login's password comes from (`Account.credentials`): one given to `auth.login` for
+    /// this server, `UNITOOL_PASSWORD_COMMAND`, the keyring, then a demo user's known password.
+    /// Never a prompt: stdin is the protocol.
     private func credentials(portal: PortalRecipe, user: String) -> CredentialProvider {
-        let portalID = portal.id
-        let isDemo = portal.isDemo
         let passwordKey = key(portal.id, user)
+        let account = Account(portal: portal, user: user)
+        let known = portal.isDemo ? DemoData.users.first(where: { $0.username == user }).map { Secret($0.password) } : nil
+        let command = ProcessInfo.processInfo.environment[PasswordCommand.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
         return { [self] in
-            let oneTimeCode = Self.storedOneTimeCode(portal: portalID, user: user)
-            if let password = self.passwords.withLock({ $0[passwordKey] }) {
-                return Credentials(username: user, password: password, oneTimeCode: oneTimeCode)
-            }
-            if isDemo, let demoUser = DemoData.users.first(where: { $0.username == user }),
-                (try? PasswordKeyring(portal: portal).isStored(for: user)) != true
-            {
-                return Credentials(username: user, password: Secret(demoUser.password), oneTimeCode: oneTimeCode)
-            }
-            return Credentials(
-                username: user, passwordSource: { try CommandEnvironment.storedPassword(portal: portal, user: user) },
-                oneTimeCode: oneTimeCode)
+            account.credentials(
+                given: self.passwords.withLock { $0[passwordKey] },
+                command: command.map { command in
+                    (PasswordCommand.environmentVariable, { try PasswordCommand.run(command, portal: portal.id, user: user) })
+                },
+                known: known, oneTimeCode: Self.oneTimeCodes(account), missingHint: "pass 'password' to auth.login")
         }
     }
 
     /// The stored TOTP secret or `UNITOOL_TOTP_COMMAND`, never the same code twice; never a
     /// prompt, since stdin is the protocol.
-    static func storedOneTimeCode(portal: String, user: String) -> @Sendable () throws -> Secret {
-        let source = OneTimeCodeSource(
-            portal: portal, user: user, storedGenerator: { try OneTimeCodeKeyring(portal: portal).generator(for: user) },
-            command: CommandEnvironment.oneTimeCodeCommand(portal: portal, user: user),
-            ledger: OneTimeCodeLedger(portal: portal, user: user))
-        return { try source.code() }
+    static func oneTimeCodes(_ account: Account) -> @Sendable () throws -> Secret {
+        account.oneTimeCodes(command: CommandEnvironment.oneTimeCodeCommand(portal: account.portal.id, user: account.user))
     }
 }

@@ -54,7 +54,7 @@ struct RecipeCommandRunner {
         var records = try await environment.withPortal(
             portal, user: credentials.user, credentials: credentials.provide, savedSession: recipe.login
         ) { connection in
-            try await TermsGate.ensureAccepted(connection)
+            try await connection.ensureTermsAccepted()
             let termsRequests = connection.session.requestCount
             let records: RecordSet
             if let action = invocation.action {

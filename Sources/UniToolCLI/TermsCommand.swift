@@ -170,17 +170,18 @@ extension CommandEnvironment {
     }
 }
 
-/// The check every data command makes before it fetches anything.
+/// The CLI's part in the terms check that every data call makes inside the service
+/// (`TermsPolicy`): on a terminal, show where to read the new terms and ask, as a portal app's
+/// agreement screen does; anywhere else, refuse.
 enum TermsGate {
-    /// Passes when the current terms are accepted. Otherwise, on a terminal, shows where to read
-    /// them and asks, as a portal app's agreement screen does; anywhere else, refuses.
-    static func ensureAccepted(_ connection: PortalConnection, store: AcceptedTermsStore = AcceptedTermsStore()) async throws {
-        let status = try await connection.termsStatus(store)
-        guard let refusal = status.refusal, let current = status.current else { return }
-        guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else { throw refusal }
+    static var policy: TermsPolicy { TermsPolicy(ask: { status, connection in try await ask(status, connection) }) }
+
+    /// True to accept the current terms now. Everything shown quotes the portal (versions, the
+    /// address, the terms), so it is escaped: the prompt is on the user's terminal.
+    static func ask(_ status: TermsStatus, _ connection: PortalConnection) async throws -> Bool {
+        guard let refusal = status.refusal, let current = status.current else { return true }
+        guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else { return false }
         let portal = connection.portal
-        // Everything below quotes the portal (versions, the address, the terms), so it is shown
-        // escaped: the prompt is on the user's terminal.
         let shown = { (text: String) in TerminalText.escaped(text) }
         var intro = shown(refusal.message).replacingOccurrences(of: "; nothing was fetched", with: ".")
         intro = intro.prefix(1).uppercased() + intro.dropFirst()
@@ -192,20 +193,19 @@ enum TermsGate {
         }
         while true {
             guard let answer = TerminalPrompt.ask(text + "Accept version \(shown(current.version))? [y]es, [n]o, [s]how them: ") else {
-                throw refusal
+                return false
             }
             text = ""
             switch answer.lowercased() {
             case "y", "yes":
-                try store.save(AcceptedTerms(portal: portal.id, version: current.version))
                 Progress.say("Accepted the terms of use of \(shown(portal.name)), version \(shown(current.version)).")
-                return
+                return true
             case "s", "show":
                 let (terms, url) = try await connection.termsText()
                 let shownTerms = terms.map { TerminalText.escaped($0, keepingLineBreaks: true) }
                 TerminalPrompt.tell("\n" + (shownTerms ?? url.map { "Read them at \(shown($0.absoluteString))" } ?? "") + "\n\n")
             default:
-                throw refusal
+                return false
             }
         }
     }

@@ -98,34 +98,33 @@ public struct RPCMethods: Sendable {
         let params = try Params(request)
         try params.allow(["portal", "user"])
         let (portal, user) = try portalAndUser(params)
-        let password: String
-        do {
-            password = try PasswordKeyring(portal: portal).isStored(for: user) ? "stored" : "not stored"
-        } catch let error as UniToolError {
-            password = "unknown: \(error.kind.rawValue)"
-        }
+        let account = Account(portal: portal, user: user)
         var session = "none"
-        if SessionStore().exists(portal: portal.id, user: user) {
+        if account.hasSavedSession {
             request.progress?("checking the saved session with \(portal.name)")
             let connection = try await host.connection(portal: portal, user: user)
             session = try await connection.isSessionValid() ? "valid" : "expired"
         }
-        return .object([("portal", .string(portal.id)), ("user", .string(user)), ("password", .string(password)), ("session", .string(session))])
+        return .object([
+            ("portal", .string(portal.id)), ("user", .string(user)), ("password", .string(account.password.description)),
+            ("totp", .string(account.oneTimeCodeSecret.description)), ("session", .string(session)),
+        ])
     }
 
     func authLogin(_ request: RPCRequest) async throws -> JSONValue {
         let params = try Params(request)
         try params.allow(["portal", "user", "password", "remember"])
         let (portal, user) = try portalAndUser(params)
+        let account = Account(portal: portal, user: user)
         let remember = try params.bool("remember") ?? true
         let password: Secret
         if let given = try params.string("password") {
             password = Secret(given)
-        } else if let stored = try PasswordKeyring(portal: portal).password(for: user) {
+        } else if let stored = try account.storedPassword() {
             password = stored
         } else {
             throw UniToolError(
-                .credentialsMissing, "no password was given and none is stored for \(user) on '\(portal.id)'",
+                .credentialsMissing, "no password was given and none is stored for \(user) on portal '\(portal.id)'",
                 hint: "pass 'password' in the params")
         }
         request.progress?("logging in to \(portal.name) as \(user)")
@@ -139,7 +138,7 @@ public struct RPCMethods: Sendable {
         var stored = false
         if try params.string("password") != nil {
             if remember {
-                try PasswordKeyring(portal: portal).store(password, for: user)
+                try account.storePassword(password)
                 stored = true
             } else {
                 host.usePassword(password, portal: portal.id, user: user)
@@ -150,19 +149,18 @@ public struct RPCMethods: Sendable {
         return .object([("portal", .string(portal.id)), ("user", .string(user)), ("loggedIn", .bool(true)), ("passwordStored", .bool(stored))])
     }
 
+    /// The same logout as the CLI's (`Account.logOut`): the session, and unless
+    /// `forgetPassword` is false, the password and the TOTP secret.
     func authLogout(_ request: RPCRequest) async throws -> JSONValue {
         let params = try Params(request)
         try params.allow(["portal", "user", "forgetPassword"])
         let (portal, user) = try portalAndUser(params)
         await host.dropConnection(portal: portal.id, user: user)
-        let store = SessionStore()
-        let hadSession = store.exists(portal: portal.id, user: user)
-        try store.remove(portal: portal.id, user: user)
-        var removedPassword = false
-        if try params.bool("forgetPassword") ?? true {
-            removedPassword = try PasswordKeyring(portal: portal).remove(user: user)
-        }
-        return .object([("portal", .string(portal.id)), ("user", .string(user)), ("sessionRemoved", .bool(hadSession)), ("passwordRemoved", .bool(removedPassword))])
+        let removed = try Account(portal: portal, user: user).logOut(keepingSecrets: !(try params.bool("forgetPassword") ?? true))
+        return .object([
+            ("portal", .string(portal.id)), ("user", .string(user)), ("sessionRemoved", .bool(removed.session)),
+            ("passwordRemoved", .bool(removed.password)), ("totpRemoved", .bool(removed.oneTimeCodeSecret)),
+        ])
     }
 
     func termsStatus(_ request: RPCRequest) async throws -> JSONValue {
@@ -222,7 +220,7 @@ public struct RPCMethods: Sendable {
         let (portal, user) = try portalAndUser(params)
         let connection = try await host.connection(portal: portal, user: user)
         request.progress?("checking the terms of use of \(portal.name)")
-        try await ensureTermsAccepted(connection)
+        try await connection.ensureTermsAccepted()
         request.progress?("running \(recipe.command)")
         var records = try await connection.settlingSession { try await $0.run(recipe, options: run.options, source: run.source) }
         if run.summary, let totals = recipe.totals { records = totals.compute(over: records) }
@@ -243,7 +241,7 @@ public struct RPCMethods: Sendable {
         let (portal, user) = try portalAndUser(params)
         let connection = try await host.connection(portal: portal, user: user)
         request.progress?("checking the terms of use of \(portal.name)")
-        try await ensureTermsAccepted(connection)
+        try await connection.ensureTermsAccepted()
         request.progress?("performing \(action.name) of \(recipe.command)")
         let argument = try params.requiredString("argument")
         let result = try await connection.settlingSession { try await $0.perform(action, of: recipe, argument: argument) }
@@ -257,7 +255,7 @@ public struct RPCMethods: Sendable {
         let connection = try await host.connection(portal: portal, user: user)
         let url = try connection.ownPageURL(try params.requiredString("url"))
         request.progress?("checking the terms of use of \(portal.name)")
-        try await ensureTermsAccepted(connection)
+        try await connection.ensureTermsAccepted()
         request.progress?("fetching \(url.path.isEmpty ? "/" : url.path)")
         let page = try await connection.settlingSession { try await $0.fetch(url.absoluteString) }
         return .object([
@@ -267,13 +265,6 @@ public struct RPCMethods: Sendable {
     }
 
     // MARK: Helpers
-
-    /// The terms check of every data call; a front end shows the terms and calls `terms.accept`.
-    private func ensureTermsAccepted(_ connection: PortalConnection) async throws {
-        if let refusal = try await connection.termsStatus(host.acceptedTerms).refusal {
-            throw UniToolError(refusal.kind, refusal.message, hint: "show the terms to the user (terms.status gives their URL), then call terms.accept")
-        }
-    }
 
     private func portalAndUser(_ params: Params) throws -> (PortalRecipe, String) {
         let portal = try host.catalog.portal(try params.string("portal") ?? host.defaultPortal())

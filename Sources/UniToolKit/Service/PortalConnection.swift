@@ -36,15 +36,28 @@ public final class PortalConnection: Sendable {
     /// password) saves nothing until then, so a wrong password never replaces a good session.
     private let loggedIn = Mutex(false)
 
-    /// - Parameter startEmpty: begin with no cookies even if a session is saved (to check a
-    ///   password by really logging in); a successful command still saves its session.
+    /// How this connection treats the terms of use (`TermsPolicy`).
+    private let terms: TermsPolicy
+    /// Set once the terms were found accepted (or accepted now) on this connection.
+    private let termsCleared = Mutex(false)
+
+    /// - Parameters:
+    ///   - keepsSession: load the saved session and save it after each command (`settlingSession`);
+    ///     false for a diagnosis or a public command, which leave the user's session alone.
+    ///   - sessions: where sessions are kept; the user's state folder unless a test says otherwise.
+    ///   - startEmpty: begin with no cookies even if a session is saved (to check a password by
+    ///     really logging in); a successful login still saves its session.
+    ///   - terms: the terms-of-use gate every data call passes first.
     public init(
-        portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, store: SessionStore?,
-        configuration: HTTPSession.Configuration = .init(), startEmpty: Bool = false, logger: Logger
+        portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, keepsSession: Bool = true,
+        sessions: SessionStore = SessionStore(), configuration: HTTPSession.Configuration = .init(), startEmpty: Bool = false,
+        terms: TermsPolicy = TermsPolicy(), logger: Logger
     ) {
+        let store = keepsSession ? sessions : nil
         self.portal = portal
         self.user = user
         self.credentials = credentials
+        self.terms = terms
         self.store = store
         self.logger = logger
         self.diskStamp = Mutex(store?.stamp(portal: portal.id, user: user))
@@ -155,11 +168,35 @@ public final class PortalConnection: Sendable {
         return try !LoginFlow(portal: portal, session: session, logger: logger).needsLogin(page)
     }
 
-    /// A portal page through the session, logging in first if the portal asks for it.
+    /// A portal page through the session, once the terms of use are accepted (`TermsPolicy`),
+    /// logging in first if the portal asks for it: `unitool page` and `session.fetch`.
+    public func fetch(_ pathOrURL: String) async throws -> Page {
+        try await ensureTermsAccepted()
+        return try await loadPage(pathOrURL)
+    }
+
+    /// Passes when the current terms of use are accepted; otherwise asks the policy's `ask`
+    /// (a person at a terminal), and refuses when there is none or the answer is no. Every data
+    /// call (`run`, `perform`, `fetch`) passes here first, so no front end can skip it: unitool
+    /// fails closed.
+    public func ensureTermsAccepted() async throws {
+        if termsCleared.withLock({ $0 }) { return }
+        let status = try await termsStatus(terms.accepted)
+        if let refusal = status.refusal, let current = status.current {
+            guard let ask = terms.ask, try await ask(status, self) else {
+                throw terms.refusalHint.map { UniToolError(refusal.kind, refusal.message, hint: $0) } ?? refusal
+            }
+            try terms.accepted.save(AcceptedTerms(portal: portal.id, version: current.version))
+        }
+        termsCleared.withLock { $0 = true }
+    }
+
+    /// A portal page through the session, logging in first if the portal asks for it; no terms
+    /// check (the terms API and the terms page themselves come this way).
     ///
     /// Concurrent fetches that all meet the login share one: the first logs in, the others wait
     /// for it and then ask for their page again.
-    public func fetch(_ pathOrURL: String) async throws -> Page {
+    func loadPage(_ pathOrURL: String) async throws -> Page {
         let url = try portal.url(for: pathOrURL)
         let loginsBefore = await logins.count
         var page = try await session.get(url)
@@ -244,6 +281,7 @@ public final class PortalConnection: Sendable {
                 .usage, "'\(sourceName ?? "")' is not a source of '\(recipe.command)'",
                 hint: "use one of: \(recipe.sources.compactMap(\.name).joined(separator: ", "))")
         }
+        try await ensureTermsAccepted()
         let (runs, filters) = try await resolveOptions(of: recipe, given: given)
         let extractor = RecordExtractor(recipe: recipe, source: source, today: today)
         let sets = try await withThrowingTaskGroup(of: (Int, [Record]).self) { group in
@@ -265,7 +303,7 @@ public final class PortalConnection: Sendable {
         var seen: Set<String> = []
         var pages = 0
         while let next = url, pages < source.maxPages, seen.insert(next.absoluteString).inserted {
-            let page = try await fetch(next.absoluteString)
+            let page = try await loadPage(next.absoluteString)
             let document = try extractor.parse(
                 page.body, url: page.url, charset: page.charset, charsetOverride: portal.charsetOverride(for: page.url))
             do {
@@ -309,7 +347,7 @@ public final class PortalConnection: Sendable {
         for option in recipe.options where option.filter == nil {
             let value = values[option.name]!
             if let resolution = option.resolve[value] {
-                let page = try await fetch(try resolution.fetch.render(values, encode: Template.urlEncode))
+                let page = try await loadPage(try resolution.fetch.render(values, encode: Template.urlEncode))
                 let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
                 let found: [String]
                 switch try document.evaluate(resolution.xpath) {
@@ -339,7 +377,8 @@ public final class PortalConnection: Sendable {
     /// A refusal by the portal is an `actionRefused` error carrying the portal's own words.
     public func perform(_ action: ActionSpec, of recipe: DataRecipe, argument: String) async throws -> RecordSet {
         let values = [action.argument: argument]
-        let page = try await fetch(try action.fetch.render(values, encode: Template.urlEncode))
+        try await ensureTermsAccepted()
+        let page = try await loadPage(try action.fetch.render(values, encode: Template.urlEncode))
         let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
         if let message = try refusal(action, in: document) {
             throw UniToolError(
@@ -429,7 +468,7 @@ public final class PortalConnection: Sendable {
         let url = try portal.url(for: recipe.versionAPI)
         let page: Page
         do {
-            page = try await fetch(url.absoluteString)
+            page = try await loadPage(url.absoluteString)
         } catch let error as UniToolError where [.portalUnreachable, .portalTimeout].contains(error.kind) {
             // A network failure keeps its own kind (exit 20 or 21), as it would for any page:
             // what the user must fix is the connection, not the terms.
@@ -494,7 +533,7 @@ public final class PortalConnection: Sendable {
         guard let terms = try await currentTerms(), let recipe = portal.terms else { return (nil, nil) }
         if let text = terms.text { return (text, terms.url) }
         guard let url = terms.url else { return (nil, nil) }
-        let page = try await fetch(url.absoluteString)
+        let page = try await loadPage(url.absoluteString)
         let expression = recipe.textXPath ?? "//body"
         guard let node = try page.document(charsetOverride: portal.charsetOverride(for: page.url)).select(expression).first else {
             throw UniToolError(

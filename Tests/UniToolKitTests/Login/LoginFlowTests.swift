@@ -30,10 +30,19 @@ struct LoginFlowTests {
         return try result.get()
     }
 
+    /// The demo's terms, accepted in a folder of the test's own: these tests are about the login.
+    static let acceptedTerms: TermsPolicy = {
+        let store = AcceptedTermsStore(
+            directory: FileManager.default.temporaryDirectory.appendingPathComponent("unitool-terms-\(UUID().uuidString)"))
+        try! store.save(AcceptedTerms(portal: "demo", version: DemoUniversity.initialTermsVersion))
+        return TermsPolicy(accepted: store)
+    }()
+
     func connection(_ portal: PortalRecipe, user: String, password: String, store: URL?) -> PortalConnection {
         PortalConnection(
             portal: portal, user: user, credentials: { Credentials(username: user, password: Secret(password)) },
-            store: store.map { SessionStore(directory: $0) }, logger: Logger(label: "test"))
+            keepsSession: store != nil, sessions: SessionStore(directory: store ?? FileManager.default.temporaryDirectory),
+            terms: Self.acceptedTerms, logger: Logger(label: "test"))
     }
 
     @Test("SAML login through user ID and password pages, then the grades of the current term")
@@ -91,7 +100,7 @@ struct LoginFlowTests {
         }
     }
 
-    @Test("a saved session is reused: the second run needs exactly one request")
+    @Test("a saved session is reused: the second run needs one request for the data (and the terms check)")
     func sessionReuse() async throws {
         try await withDemo { portal, grades, store in
             let first = connection(portal, user: "alice", password: "wonderland", store: store)
@@ -104,9 +113,10 @@ struct LoginFlowTests {
             let second = PortalConnection(
                 portal: portal, user: "alice",
                 credentials: { throw UniToolError(.credentialsMissing, "the saved session should have been enough") },
-                store: SessionStore(directory: store), logger: Logger(label: "test"))
+                sessions: SessionStore(directory: store), terms: Self.acceptedTerms, logger: Logger(label: "test"))
             let set = try await using(second) { try await $0.run(grades, options: ["term": "2026-spring"]) }
-            #expect(second.session.requestCount == 1)
+            // One request for the data, and the terms-of-use version that every run asks first.
+            #expect(second.session.requestCount == 2)
             #expect(set.records.count == 4)
 
             let attributes = try FileManager.default.attributesOfItem(
@@ -166,5 +176,36 @@ struct LoginFlowTests {
             return
         }
         #expect(error.kind == .portalUnreachable)
+    }
+
+    @Test("the terms gate is inside the service: PortalConnection.run refuses unaccepted terms before any data request")
+    func termsGateInsideTheService() async throws {
+        try await withDemo { portal, grades, root in
+            let empty = TermsPolicy(accepted: AcceptedTermsStore(directory: root.appendingPathComponent("terms")))
+            let connection = PortalConnection(
+                portal: portal, user: "alice", credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
+                keepsSession: false, terms: empty, logger: Logger(label: "test"))
+            for call in ["run", "fetch"] {
+                do {
+                    _ = try await using(connection) { connection -> Int in
+                        if call == "run" { return try await connection.run(grades, options: [:]).records.count }
+                        return try await connection.fetch("/grades").body.count
+                    }
+                    Issue.record("\(call) went through with unaccepted terms")
+                } catch let error as UniToolError {
+                    #expect(error.kind == .termsNotAccepted, "\(call): \(error)")
+                }
+            }
+            #expect(connection.session.requestCount == 1, "only the terms API was asked")
+
+            // A front end that asks (a person at a terminal) may accept; the service records it.
+            let asking = TermsPolicy(accepted: empty.accepted, ask: { _, _ in true })
+            let accepting = PortalConnection(
+                portal: portal, user: "alice", credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
+                keepsSession: false, terms: asking, logger: Logger(label: "test"))
+            let set = try await using(accepting) { try await $0.run(grades, options: ["term": "2026-spring"]) }
+            #expect(set.records.count == 4)
+            #expect(try empty.accepted.load(portal: "demo")?.version == DemoUniversity.initialTermsVersion)
+        }
     }
 }

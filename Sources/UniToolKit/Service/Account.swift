@@ -1,0 +1,144 @@
+import Foundation
+import OneTimeCode
+
+/// A user's account on a portal as unitool keeps it: the password and the TOTP secret in the
+/// keyring, the saved session, the record of one-time codes sent. The front ends ask it, never
+/// the keyring or the session store, so that "log out" or "where does the password come from"
+/// means the same from the command line and over JSON-RPC.
+public struct Account: Sendable {
+    public let portal: PortalRecipe
+    public let user: String
+    public let sessions: SessionStore
+
+    public init(portal: PortalRecipe, user: String, sessions: SessionStore = SessionStore()) {
+        self.portal = portal
+        self.user = user
+        self.sessions = sessions
+    }
+
+    private var passwords: PasswordKeyring { PasswordKeyring(portal: portal) }
+    private var codes: OneTimeCodeKeyring { OneTimeCodeKeyring(portal: portal.id) }
+
+    // MARK: What is kept
+
+    /// Whether a secret is in the keyring; a keyring that cannot be asked says why.
+    public enum Kept: Sendable, Equatable, CustomStringConvertible {
+        case stored, notStored
+        case unknown(UniToolError.Kind)
+
+        public var description: String {
+            switch self {
+            case .stored: return "stored"
+            case .notStored: return "not stored"
+            case .unknown(let kind): return "unknown: \(kind.rawValue)"
+            }
+        }
+
+        init(_ read: () throws -> Bool) {
+            do {
+                self = try read() ? .stored : .notStored
+            } catch let error as UniToolError {
+                self = .unknown(error.kind)
+            } catch {
+                self = .unknown(.keyringFailed)
+            }
+        }
+    }
+
+    public var password: Kept { Kept { try passwords.isStored(for: user) } }
+    public var oneTimeCodeSecret: Kept { Kept { try codes.generator(for: user) != nil } }
+    public var hasSavedSession: Bool { sessions.exists(portal: portal.id, user: user) }
+
+    /// The stored password, if it may go where this definition of the portal sends it.
+    public func storedPassword() throws -> Secret? { try passwords.password(for: user) }
+
+    /// Stores a password (`auth login`, `auth.login`), bound to the portal's credential origins.
+    public func storePassword(_ password: Secret) throws { try passwords.store(password, for: user) }
+
+    public func storeOneTimeCodeSecret(_ generator: TOTP) throws { try codes.store(generator, for: user) }
+
+    @discardableResult
+    public func removeOneTimeCodeSecret() throws -> Bool { try codes.remove(user: user) }
+
+    // MARK: Logging out
+
+    /// What a logout removed.
+    public struct Removed: Sendable, Equatable {
+        public var session: Bool
+        public var password: Bool
+        public var oneTimeCodeSecret: Bool
+
+        /// "Removed the stored password and the saved session of jdoe on myuni."
+        public func sentence(user: String, portal: String) -> String {
+            let parts = [
+                password ? "the stored password" : nil, oneTimeCodeSecret ? "the TOTP secret" : nil, session ? "the saved session" : nil,
+            ].compactMap { $0 }
+            return parts.isEmpty
+                ? "Nothing to remove for \(user) on \(portal)."
+                : "Removed \(parts.joined(separator: " and ")) of \(user) on \(portal)."
+        }
+    }
+
+    /// The one logout: the saved session (and its stale temporaries), and unless the secrets are
+    /// kept, the password and the TOTP secret. `auth logout` and `auth.logout` both call it.
+    public func logOut(keepingSecrets: Bool = false) throws -> Removed {
+        let hadSession = hasSavedSession
+        try sessions.remove(portal: portal.id, user: user)
+        guard !keepingSecrets else { return Removed(session: hadSession, password: false, oneTimeCodeSecret: false) }
+        let password = try passwords.remove(user: user)
+        let secret = try codes.remove(user: user)
+        try? FileManager.default.removeItem(at: OneTimeCodeLedger(portal: portal.id, user: user, store: sessions).file)
+        return Removed(session: hadSession, password: password, oneTimeCodeSecret: secret)
+    }
+
+    // MARK: Where credentials come from
+
+    /// The credential policy, one for every front end. The password, read only when a login
+    /// page asks for it, comes from, in order:
+    ///
+    /// 1. `given`: typed, piped in (`--password-stdin`), or passed to `auth.login`;
+    /// 2. `command`: `UNITOOL_PASSWORD_COMMAND`, run by the front end, and only for a definition of
+    ///    the portal that sends the password nowhere the one it replaced did not;
+    /// 3. the keyring, under the release rules of `PasswordKeyring`;
+    /// 4. `known`: a password known without asking (a demo user's), when nothing above has one.
+    ///
+    /// Nothing left is `credentialsMissing`, with `missingHint` saying what this front end can do.
+    public func credentials(
+        given: Secret? = nil, command: (source: String, run: @Sendable () throws -> Secret)? = nil, known: Secret? = nil,
+        oneTimeCode: (@Sendable () throws -> Secret)?, missingHint: String
+    ) -> Credentials {
+        let account = self
+        return Credentials(
+            username: user,
+            passwordSource: {
+                if let given { return given }
+                if let command {
+                    try PasswordKeyring.checkOutsidePassword(for: account.portal, source: command.source)
+                    return try command.run()
+                }
+                do {
+                    if let stored = try account.storedPassword() { return stored }
+                } catch let error as UniToolError where known != nil && error.kind != .credentialsMissing {
+                    // No keyring here (a server, CI): the known password still serves.
+                }
+                if let known { return known }
+                throw UniToolError(
+                    .credentialsMissing, "no password was given and none is stored for \(account.user) on portal '\(account.portal.id)'",
+                    hint: missingHint)
+            }, oneTimeCode: oneTimeCode)
+    }
+
+    /// Where one-time codes come from for this account (`OneTimeCodeSource`): the TOTP secret in
+    /// the keyring, then `command`, then `prompt`; never the same code twice.
+    public func oneTimeCodes(
+        command: (@Sendable () throws -> Secret)? = nil, prompt: (@Sendable (String) -> String?)? = nil,
+        notify: @escaping @Sendable (String) -> Void = { _ in }, registerSecret: @escaping @Sendable (String) -> Void = { _ in }
+    ) -> @Sendable () throws -> Secret {
+        let codes = self.codes
+        let user = self.user
+        let source = OneTimeCodeSource(
+            portal: portal.id, user: user, storedGenerator: { try codes.generator(for: user) }, command: command, prompt: prompt,
+            notify: notify, registerSecret: registerSecret, ledger: OneTimeCodeLedger(portal: portal.id, user: user, store: sessions))
+        return { try source.code() }
+    }
+}
