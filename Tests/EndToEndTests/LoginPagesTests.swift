@@ -2,6 +2,7 @@ import DemoUniversity
 import Foundation
 import OneTimeCode
 import Testing
+import UniToolKit
 import UniToolTestSupport
 
 /// The login through every page type the demo university can put in the way, with the real
@@ -319,6 +320,34 @@ struct OneTimeCodeLoginTests {
         let ledger = try String(
             contentsOf: pages.sandbox.root.appendingPathComponent("state/unitool/sessions/demo/yuki.otp.json"), encoding: .utf8)
         #expect(ledger.contains("\"step\""))
+    }
+
+    @Test("auth logout (CLI) and auth.logout (JSON-RPC) are the same logout: both remove the TOTP secret")
+    func logoutRemovesTOTPBothWays() async throws {
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        func lookup() throws -> String {
+            try SecretTool.run(["lookup", "service", "unitool", "portal", "demo", "username", "yuki", "kind", "totp"])
+        }
+        for frontEnd in ["cli", "rpc"] {
+            let store = try await pages.run(["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "JBSWY3DPEHPK3PXP")
+            #expect(store.exitCode == 0, "\(store)")
+            #expect(try !lookup().isEmpty)
+            if frontEnd == "cli" {
+                let logout = try await pages.run(["auth", "logout", "--portal", "demo", "--user", "yuki"], demo: demo)
+                #expect(logout.exitCode == 0, "\(logout)")
+                #expect(logout.stderr.contains("the TOTP secret"), "\(logout)")
+            } else {
+                var environment = pages.sandbox.environment
+                environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString
+                let client = try await RPCClientProcess.start(environment: environment)
+                defer { client.terminate() }
+                client.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"auth.logout","params":{"portal":"demo","user":"yuki"}}"#)
+                let answer = await client.nextLine()
+                #expect(answer?["result"]?["totpRemoved"] == .bool(true), "\(String(describing: answer))")
+            }
+            #expect(try lookup().isEmpty, "\(frontEnd): the TOTP secret is still in the keyring")
+        }
     }
 
     @Test("auth login uses the stored TOTP secret")
