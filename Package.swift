@@ -65,6 +65,11 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]),
 
+        // JSON-RPC 2.0: a front end of its own over the service (unitool rpc, the plugin channel).
+        .target(
+            name: "UniToolRPC",
+            dependencies: ["UniToolKit", .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio")]),
+
         // The bundled demo university: an IdP and an SP on 127.0.0.1.
         .target(
             name: "DemoUniversity",
@@ -80,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "UniToolCLI",
             dependencies: [
-                "UniToolKit", "LibXML", "DemoUniversity", "OneTimeCode", "CProcessHardening",
+                "UniToolKit", "UniToolRPC", "LibXML", "DemoUniversity", "OneTimeCode", "CProcessHardening",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -90,20 +95,21 @@ let package = Package(
 
         // The parsers of untrusted input as fuzz targets: run by libFuzzer (Scripts/fuzz.sh) and,
         // over the committed corpus and past findings, by the test suite.
-        .target(name: "UniToolFuzzTargets", dependencies: ["UniToolKit", "LibXML"]),
+        .target(name: "UniToolFuzzTargets", dependencies: ["UniToolKit", "UniToolRPC", "LibXML"]),
 
         // Fixtures, sandboxes and a runner for the real executable, shared by the test targets.
-        .target(name: "UniToolTestSupport", dependencies: ["UniToolKit"], path: "Sources/UniToolTestSupport"),
+        .target(name: "UniToolTestSupport", dependencies: ["UniToolKit", "UniToolRPC"], path: "Sources/UniToolTestSupport"),
 
         .testTarget(name: "LibXMLTests", dependencies: ["LibXML", "UniToolTestSupport"]),
         .testTarget(name: "WebEncodingTests", dependencies: ["WebEncoding"]),
+        .testTarget(name: "UniToolRPCTests", dependencies: ["UniToolRPC", "UniToolKit", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),
         .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"]),
         .testTarget(
             name: "UniToolKitTests", dependencies: ["UniToolKit", "LibXML", "PublicSuffix", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(name: "UniToolFuzzTargetsTests", dependencies: ["UniToolFuzzTargets", "UniToolTestSupport"]),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["UniToolCLI", "UniToolKit", "DemoUniversity", "UniToolTestSupport"],
+            name: "EndToEndTests", dependencies: ["UniToolCLI", "UniToolKit", "UniToolRPC", "DemoUniversity", "UniToolTestSupport"],
             // The interop client is Python, run by RPCTests; not a source of the target.
             exclude: ["Interop"]),
     ]

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import UniToolKit
+import UniToolRPC
 
 /// Executable plugins: `unitool-NAME` in `$XDG_CONFIG_HOME/unitool/plugins/` or on `PATH` is the
 /// command `unitool NAME`, as git and kubectl do it.

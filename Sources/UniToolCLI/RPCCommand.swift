@@ -4,6 +4,7 @@ import Foundation
 import OneTimeCode
 import Synchronization
 import UniToolKit
+import UniToolRPC
 
 /// `unitool rpc`: JSON-RPC 2.0 over stdin and stdout, for GUIs, editors and plugins.
 struct RPCCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import LibXML
 import UniToolKit
+import UniToolRPC
 
 /// The parsers that read what a portal, a recipe author or a JSON-RPC client sends, as fuzz
 /// targets.

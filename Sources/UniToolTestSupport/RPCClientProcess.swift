@@ -1,5 +1,6 @@
 import Foundation
 import UniToolKit
+import UniToolRPC
 
 /// `unitool rpc` as a subprocess a test talks to, message by message, as a front end would.
 public final class RPCClientProcess: @unchecked Sendable {

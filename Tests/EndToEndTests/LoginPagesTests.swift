@@ -3,6 +3,7 @@ import Foundation
 import OneTimeCode
 import Testing
 import UniToolKit
+import UniToolRPC
 import UniToolTestSupport
 
 /// The login through every page type the demo university can put in the way, with the real

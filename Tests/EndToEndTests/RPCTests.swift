@@ -2,6 +2,7 @@ import DemoUniversity
 import Foundation
 import Testing
 import UniToolKit
+import UniToolRPC
 import UniToolTestSupport
 
 /// `unitool rpc` as a subprocess, driven message by message like a GUI would drive it.

@@ -1,4 +1,5 @@
 import Foundation
+import UniToolKit
 
 /// `recipes.run`'s parameters, checked against the recipe before any request is sent.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import UniToolKit
 
 /// Where the lifecycle stands: `shutdown` stops new work, `exit` ends the server.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UniToolKit
+import UniToolRPC
 
 /// Findings of issue 17 (section 8) about the JSON layer: ids altered on the way back, a nesting
 /// limit that counted scalars, and a Content-Length message cut off without an answer.

@@ -1,4 +1,5 @@
 import Foundation
+import UniToolKit
 import Logging
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UniToolKit
+import UniToolRPC
 import UniToolTestSupport
 
 /// The pure decisions behind the server: the lifecycle, the work ledger, and recipes.run's

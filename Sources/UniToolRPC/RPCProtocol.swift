@@ -1,4 +1,5 @@
 import Foundation
+import UniToolKit
 
 /// A JSON-RPC error object: the standard codes, and unitool's own in the server range.
 public struct RPCError: Error, Sendable, Equatable {

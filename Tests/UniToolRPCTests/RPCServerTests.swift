@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import Testing
 import UniToolKit
+import UniToolRPC
 
 /// What the server wrote, kept in memory.
 final class CollectedOutput: RPCOutput {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UniToolKit
+import UniToolRPC
 
 @Suite("JSON-RPC messages: the JSON parser and the two framings")
 struct RPCProtocolTests {

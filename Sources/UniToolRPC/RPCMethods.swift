@@ -1,4 +1,5 @@
 import Foundation
+import UniToolKit
 
 /// What the JSON-RPC methods need from the program that hosts them: the recipes, and one shared
 /// connection per portal and user (the CLI starts the demo university behind it when needed).

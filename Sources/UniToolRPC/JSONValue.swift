@@ -1,4 +1,5 @@
 import Foundation
+import UniToolKit
 
 /// A JSON value that keeps object keys in order, for the JSON-RPC protocol.
 ///
