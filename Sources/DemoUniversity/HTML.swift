@@ -1,20 +1,8 @@
+import LibXML
+
 /// Small helpers for the demo's hand-written pages.
 enum HTML {
-    static func escape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
-    }
+    static func escape(_ text: String) -> String { text.htmlEscaped() }
 
     /// A complete page in the demo's house style.
     static func page(title: String, body: String, signedIn: String? = nil) -> String {

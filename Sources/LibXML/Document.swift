@@ -30,10 +30,8 @@ public final class Document: @unchecked Sendable {
     /// - Parameters:
     ///   - httpCharset: the charset of the HTTP `Content-Type`, if the server sent one.
     ///   - charsetOverride: the recipe's `charset:`, for a portal that labels its pages wrongly.
-    public init(html bytes: [UInt8], url: String? = nil, encoding httpCharset: String? = nil, charsetOverride: String? = nil) throws {
-        LibXML.initialise()
-        let sniffed = EncodingSniffer(markup: .html, headerLabel: httpCharset, overrideLabel: charsetOverride).sniff(bytes)
-        let decoded = sniffed.encoding.decode(Array(bytes.dropFirst(sniffed.bomLength)))
+    public convenience init(html bytes: [UInt8], url: String? = nil, encoding httpCharset: String? = nil, charsetOverride: String? = nil) throws {
+        let (sniffed, decoded) = Self.decode(bytes, as: .html, httpCharset: httpCharset, charsetOverride: charsetOverride)
         // The text is UTF-8 now; the page's own <meta charset> must not make libxml2 decode it again.
         let options = Int32(
             HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
@@ -50,12 +48,7 @@ public final class Document: @unchecked Sendable {
             if let parsed { xmlFreeDoc(parsed) }
             throw LibXMLError.unparsable(kind: "HTML", detail: LibXML.lastErrorMessage() ?? "the page is empty")
         }
-        self.pointer = parsed
-        self.url = url
-        self.encoding = sniffed.encoding
-        self.encodingSource = sniffed.source
-        self.decodingErrors = decoded.errors
-        LibXML.report(decodingErrors: decoded.errors, encoding: sniffed.encoding, source: sniffed.source, url: url)
+        self.init(parsed: parsed, url: url, sniffed: sniffed, decodingErrors: decoded.errors)
     }
 
     /// Parses HTML held in a Swift string.
@@ -67,10 +60,8 @@ public final class Document: @unchecked Sendable {
     ///
     /// Decoded as browsers decode XML: byte order mark, then `charsetOverride`, then the HTTP
     /// charset, then the XML declaration's `encoding`, then UTF-8; with the same labels as HTML.
-    public init(xml bytes: [UInt8], url: String? = nil, encoding httpCharset: String? = nil, charsetOverride: String? = nil) throws {
-        LibXML.initialise()
-        let sniffed = EncodingSniffer(markup: .xml, headerLabel: httpCharset, overrideLabel: charsetOverride).sniff(bytes)
-        let decoded = sniffed.encoding.decode(Array(bytes.dropFirst(sniffed.bomLength)))
+    public convenience init(xml bytes: [UInt8], url: String? = nil, encoding httpCharset: String? = nil, charsetOverride: String? = nil) throws {
+        let (sniffed, decoded) = Self.decode(bytes, as: .xml, httpCharset: httpCharset, charsetOverride: charsetOverride)
         let options = Int32(
             XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_IGNORE_ENC.rawValue)
         let utf8 = decoded.utf8
@@ -90,12 +81,28 @@ public final class Document: @unchecked Sendable {
                 detail:
                     "it declares entities of its own (<!ENTITY> in its DOCTYPE), which unitool does not accept: one entity referenced many times can make a small feed as large as memory")
         }
+        self.init(parsed: parsed, url: url, sniffed: sniffed, decodingErrors: decoded.errors)
+    }
+
+    /// Decodes the bytes as a browser would (`EncodingSniffer`), before libxml2 sees them.
+    private static func decode(
+        _ bytes: [UInt8], as markup: EncodingSniffer.Markup, httpCharset: String?, charsetOverride: String?
+    ) -> (sniffed: (encoding: WebEncoding, source: EncodingSniffer.Source, bomLength: Int), decoded: WebEncoding.Decoded) {
+        LibXML.initialise()
+        let sniffed = EncodingSniffer(markup: markup, headerLabel: httpCharset, overrideLabel: charsetOverride).sniff(bytes)
+        return (sniffed, sniffed.encoding.decode(Array(bytes.dropFirst(sniffed.bomLength))))
+    }
+
+    /// A parsed document and how its bytes were decoded; `-v` hears of bytes that were not valid.
+    private init(
+        parsed: xmlDocPtr, url: String?, sniffed: (encoding: WebEncoding, source: EncodingSniffer.Source, bomLength: Int), decodingErrors: Int
+    ) {
         self.pointer = parsed
         self.url = url
         self.encoding = sniffed.encoding
         self.encodingSource = sniffed.source
-        self.decodingErrors = decoded.errors
-        LibXML.report(decodingErrors: decoded.errors, encoding: sniffed.encoding, source: sniffed.source, url: url)
+        self.decodingErrors = decodingErrors
+        LibXML.report(decodingErrors: decodingErrors, encoding: sniffed.encoding, source: sniffed.source, url: url)
     }
 
     /// True when the document's DOCTYPE declares general or parameter entities.
@@ -137,12 +144,8 @@ public final class Document: @unchecked Sendable {
         return try body(context)
     }
 
-    private init(taking pointer: xmlDocPtr, url: String?) {
-        self.pointer = pointer
-        self.url = url
-        self.encoding = .utf8
-        self.encodingSource = .defaultUTF8
-        self.decodingErrors = 0
+    private convenience init(taking pointer: xmlDocPtr, url: String?) {
+        self.init(parsed: pointer, url: url, sniffed: (.utf8, .defaultUTF8, 0), decodingErrors: 0)
     }
 
     /// The page as markup with every form value emptied (`<input value>`, `<textarea>` text):

@@ -74,7 +74,7 @@ struct Completion {
     func candidates() -> [String] {
         var words = globals + self.words
         let current = words.popLast() ?? ""
-        let environment = try? CommandEnvironment(options: GlobalOptions.parse(RecipeCommandRunner.globalArguments(in: words)))
+        let environment = try? CommandEnvironment(options: GlobalOptions.parse(GlobalOptions.arguments(in: words)))
         let catalog = environment?.catalog
         let portalID = try? environment?.portalID()
 

@@ -63,25 +63,8 @@ struct Dispatcher {
 
     /// Separates the global options before the command name from the command and its arguments.
     private func splitGlobalOptions() -> ([String], Int?) {
-        var globals: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            let flagName = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
-            if GlobalOptions.valueOptions.contains(flagName) {
-                globals.append(argument)
-                if !argument.contains("="), index + 1 < arguments.count {
-                    globals.append(arguments[index + 1])
-                    index += 1
-                }
-            } else if argument.hasPrefix("-") {
-                globals.append(argument)
-            } else {
-                return (globals, index)
-            }
-            index += 1
-        }
-        return (globals, nil)
+        let (globals, commandIndex) = GlobalOptions.scan(arguments) { argument, _ in argument.hasPrefix("-") ? .keep : .stop }
+        return (globals, commandIndex)
     }
 
     private func runBuiltin(_ type: any AsyncParsableCommand.Type, arguments: [String]) async -> Int32 {

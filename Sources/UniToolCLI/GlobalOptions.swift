@@ -93,3 +93,41 @@ struct OutputFormatOption: ExpressibleByArgument {
     }
     static var allValueStrings: [String] { OutputFormat.allCases.map(\.rawValue) }
 }
+
+extension GlobalOptions {
+    /// What to do with an argument that is not a global option with a value.
+    enum Other { case keep, skip, stop }
+
+    /// The one reading of argv's global options, for every place that must find them before
+    /// swift-argument-parser does: walks `arguments`, keeping each global option with its value
+    /// (`--portal demo` or `--portal=demo`), and asks `other` about anything else (its index too).
+    /// Returns the kept arguments and the index where the walk stopped, if it did.
+    static func scan(_ arguments: [String], other: (String, Int) -> Other) -> (globals: [String], stoppedAt: Int?) {
+        var globals: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            let flagName = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            if valueOptions.contains(flagName) {
+                globals.append(argument)
+                if !argument.contains("="), index + 1 < arguments.count {
+                    globals.append(arguments[index + 1])
+                    index += 1
+                }
+            } else {
+                switch other(argument, index) {
+                case .keep: globals.append(argument)
+                case .skip: break
+                case .stop: return (globals, index)
+                }
+            }
+            index += 1
+        }
+        return (globals, nil)
+    }
+
+    /// The arguments that belong to the global options, wherever they stand, with everything else left out.
+    static func arguments(in arguments: [String]) -> [String] {
+        scan(arguments) { argument, _ in flagOptions.contains(argument) ? .keep : .skip }.globals
+    }
+}

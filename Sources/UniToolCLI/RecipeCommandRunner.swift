@@ -15,7 +15,7 @@ struct RecipeCommandRunner {
             || zip(arguments, arguments.dropFirst()).contains { $0 == "--format" && $1 == "json" }
         do {
             // The recipe decides which options exist, so the portal must be known first.
-            let globalsOnly = try GlobalOptions.parse(Self.globalArguments(in: arguments))
+            let globalsOnly = try GlobalOptions.parse(GlobalOptions.arguments(in: arguments))
             let environment = try CommandEnvironment(options: globalsOnly)
             let portalID = try environment.portalID()
             let recipe: DataRecipe
@@ -77,27 +77,6 @@ struct RecipeCommandRunner {
         let output = format.render(records, style: format == .table ? .forStandardOutput() : .plain)
         FileHandle.standardOutput.write(Data(output.utf8))
         return 0
-    }
-
-    /// The arguments that belong to the global options, with everything else left out.
-    static func globalArguments(in arguments: [String]) -> [String] {
-        var result: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            let flagName = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
-            if GlobalOptions.valueOptions.contains(flagName) {
-                result.append(argument)
-                if !argument.contains("="), index + 1 < arguments.count {
-                    result.append(arguments[index + 1])
-                    index += 1
-                }
-            } else if GlobalOptions.flagOptions.contains(argument) {
-                result.append(argument)
-            }
-            index += 1
-        }
-        return result
     }
 }
 

@@ -33,15 +33,26 @@ public struct UniToolProcess {
         _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
         removingEnvironment: [String] = [], timeout: TimeInterval = 60, currentDirectory: URL? = nil
     ) throws -> Outcome {
+        try run(
+            executable, arguments, stdin: stdin, environment: environment.merging(["NO_COLOR": "1"]) { $1 },
+            removingEnvironment: removingEnvironment, timeout: timeout, currentDirectory: currentDirectory)
+    }
+
+    /// Runs any program the same way (the one process runner of the tests): stdin written and
+    /// closed, stdout and stderr read to their ends on threads of their own, killed after
+    /// `timeout` seconds.
+    public static func run(
+        _ program: URL, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+        removingEnvironment: [String] = [], timeout: TimeInterval = 60, currentDirectory: URL? = nil
+    ) throws -> Outcome {
         let started = Date()
         let process = Process()
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        process.executableURL = executable
+        process.executableURL = program
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for name in removingEnvironment { env.removeValue(forKey: name) }
         for (name, value) in environment { env[name] = value }
-        env["NO_COLOR"] = "1"
         process.environment = env
         let input = Pipe()
         let output = Pipe()
@@ -72,7 +83,8 @@ public struct UniToolProcess {
         if group.wait(timeout: deadline) == .timedOut {
             process.terminate()
             process.waitUntilExit()
-            var outcome = Outcome(exitCode: -1, stdout: "", stderr: "unitool did not finish within \(timeout) s and was killed")
+            var outcome = Outcome(
+                exitCode: -1, stdout: "", stderr: "\(program.lastPathComponent) did not finish within \(timeout) s and was killed")
             outcome.seconds = Date().timeIntervalSince(started)
             return outcome
         }

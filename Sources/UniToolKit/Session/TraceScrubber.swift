@@ -1,4 +1,5 @@
 import Foundation
+import LibXML
 
 /// Decides what of a request, a response or a portal's message may be written down: in a HAR
 /// trace (`--trace`), or in an error that quotes the portal.
@@ -304,9 +305,9 @@ public struct TraceScrubber: Sendable, Equatable {
                 }
             }
         }
-        forms.insert(htmlEscaped(secret, apostrophe: "&#39;"))
-        forms.insert(htmlEscaped(secret, apostrophe: "&#x27;"))
-        forms.insert(htmlEscaped(secret, apostrophe: "&apos;"))
+        forms.insert(secret.htmlEscaped(apostrophe: "&#39;"))
+        forms.insert(secret.htmlEscaped(apostrophe: "&#x27;"))
+        forms.insert(secret.htmlEscaped(apostrophe: "&apos;"))
         forms.insert(characterReferences(secret, hex: false, onlyPunctuation: true))
         forms.insert(characterReferences(secret, hex: true, onlyPunctuation: true))
         forms.insert(characterReferences(secret, hex: false, onlyPunctuation: false))
@@ -333,21 +334,6 @@ public struct TraceScrubber: Sendable, Equatable {
                 result += "%"
                 result.append(digits[Int(byte >> 4)])
                 result.append(digits[Int(byte & 0x0F)])
-            }
-        }
-        return result
-    }
-
-    static func htmlEscaped(_ text: String, apostrophe: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += apostrophe
-            default: result.unicodeScalars.append(scalar)
             }
         }
         return result

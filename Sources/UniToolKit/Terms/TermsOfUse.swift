@@ -18,12 +18,9 @@ public struct CurrentTerms: Sendable, Equatable {
     /// The deepest JSON the terms API may answer with, as for JSON-RPC messages.
     static let nestingLimit = 64
 
-    /// How deeply arrays and objects nest in `body`, counted outside strings in one pass.
-    /// Foundation's parser reports a too-deep document as not JSON at all, which sent users
-    /// looking for a maintenance page.
-    static func maximumNesting(of body: [UInt8]) -> Int {
-        var depth = 0
-        var deepest = 0
+    /// Calls `visit` with each byte of JSON text and whether it stands outside a string, so that
+    /// a bracket or a comma inside `"..."` (escapes included) is never taken for structure.
+    static func scan(_ body: [UInt8], _ visit: (_ byte: UInt8, _ outsideStrings: Bool) -> Void) {
         var inString = false
         var escaped = false
         for byte in body {
@@ -35,10 +32,23 @@ public struct CurrentTerms: Sendable, Equatable {
                 } else if byte == UInt8(ascii: "\"") {
                     inString = false
                 }
-                continue
+                visit(byte, false)
+            } else {
+                if byte == UInt8(ascii: "\"") { inString = true }
+                visit(byte, byte != UInt8(ascii: "\""))
             }
+        }
+    }
+
+    /// How deeply arrays and objects nest in `body`, counted outside strings in one pass.
+    /// Foundation's parser reports a too-deep document as not JSON at all, which sent users
+    /// looking for a maintenance page.
+    static func maximumNesting(of body: [UInt8]) -> Int {
+        var depth = 0
+        var deepest = 0
+        scan(body) { byte, outside in
+            guard outside else { return }
             switch byte {
-            case UInt8(ascii: "\""): inString = true
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
                 deepest = max(deepest, depth)
@@ -67,32 +77,22 @@ public struct CurrentTerms: Sendable, Equatable {
     static func withoutTrailingCommas(_ body: [UInt8]) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(body.count)
-        var inString = false
-        var escaped = false
         var pendingComma: Int?
-        for byte in body {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
+        scan(body) { byte, outside in
+            if outside {
+                switch byte {
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    if let comma = pendingComma { output.remove(at: comma) }
+                    pendingComma = nil
+                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                    break
+                case UInt8(ascii: ","):
+                    pendingComma = output.count
+                default:
+                    pendingComma = nil
                 }
-                output.append(byte)
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                if let comma = pendingComma { output.remove(at: comma) }
+            } else {
                 pendingComma = nil
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
-                break
-            case UInt8(ascii: ","):
-                pendingComma = output.count
-            default:
-                pendingComma = nil
-                if byte == UInt8(ascii: "\"") { inString = true }
             }
             output.append(byte)
         }
