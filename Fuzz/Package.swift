@@ -9,6 +9,6 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "FuzzUniTool",
-            dependencies: [.product(name: "UniToolFuzzTargets", package: "unitool")]),
+            dependencies: [.product(name: "UniToolFuzzTargets", package: "unitool")])
     ]
 )

@@ -104,7 +104,9 @@ struct UniToolBench {
         try process.run()
         let reader = LineReader(handle: output.fileHandleForReading)
         func send(_ id: Int) {
-            let line = #"{"jsonrpc":"2.0","id":\#(id),"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":"2026-spring"}}}"# + "\n"
+            let line =
+                #"{"jsonrpc":"2.0","id":\#(id),"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":"2026-spring"}}}"#
+                + "\n"
             input.fileHandleForWriting.write(Data(line.utf8))
         }
         // Warm-up: the login, the terms check and the first page.
@@ -143,7 +145,9 @@ struct UniToolBench {
         latencies.sort()
         let p50 = latencies[latencies.count / 2]
         let p99 = latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.99))]
-        print(#"{"requests": \#(latencies.count), "seconds": \#(seconds), "rps": \#(Double(latencies.count) / seconds), "p50_ms": \#(p50), "p99_ms": \#(p99)}"#)
+        print(
+            #"{"requests": \#(latencies.count), "seconds": \#(seconds), "rps": \#(Double(latencies.count) / seconds), "p50_ms": \#(p50), "p99_ms": \#(p99)}"#
+        )
     }
 
     static func median(_ values: [Double]) -> Double {

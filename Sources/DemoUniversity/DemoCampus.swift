@@ -76,18 +76,30 @@ extension DemoData {
 
     static let loans: [String: [DemoLoan]] = [
         "alice": [
-            DemoLoan(barcode: "31000101", title: "Introduction to Probability", author: "Bertsekas, Dimitri P.", dueInDays: -12, renewalsLeft: 2),
+            DemoLoan(
+                barcode: "31000101", title: "Introduction to Probability", author: "Bertsekas, Dimitri P.", dueInDays: -12, renewalsLeft: 2),
             DemoLoan(barcode: "31000102", title: "ノルウェイの森", author: "村上 春樹", dueInDays: -3, renewalsLeft: 0),
-            DemoLoan(barcode: "31000103", title: "Operating Systems: Three Easy Pieces", author: "Arpaci-Dusseau, Remzi H.", dueInDays: 2, renewalsLeft: 3),
-            DemoLoan(barcode: "31000104", title: "A Pál utcai fiúk", author: "Molnár Ferenc", dueInDays: 5, renewalsLeft: 1, reserved: true),
-            DemoLoan(barcode: "31000105", title: "Elements of Information Theory", author: "Cover, Thomas M.; Thomas, Joy A.", dueInDays: 9, renewalsLeft: 2),
+            DemoLoan(
+                barcode: "31000103", title: "Operating Systems: Three Easy Pieces", author: "Arpaci-Dusseau, Remzi H.", dueInDays: 2,
+                renewalsLeft: 3),
+            DemoLoan(
+                barcode: "31000104", title: "A Pál utcai fiúk", author: "Molnár Ferenc", dueInDays: 5, renewalsLeft: 1, reserved: true),
+            DemoLoan(
+                barcode: "31000105", title: "Elements of Information Theory", author: "Cover, Thomas M.; Thomas, Joy A.", dueInDays: 9,
+                renewalsLeft: 2),
             DemoLoan(barcode: "31000106", title: "Cien años de soledad", author: "García Márquez, Gabriel", dueInDays: 14, renewalsLeft: 3),
             DemoLoan(barcode: "31000107", title: "Der Zauberberg", author: "Mann, Thomas", dueInDays: 20, renewalsLeft: 3),
-            DemoLoan(barcode: "31000108", title: "Structure and Interpretation of Computer Programs", author: "Abelson, Harold; Sussman, Gerald Jay", dueInDays: 21, renewalsLeft: 1),
+            DemoLoan(
+                barcode: "31000108", title: "Structure and Interpretation of Computer Programs",
+                author: "Abelson, Harold; Sussman, Gerald Jay", dueInDays: 21, renewalsLeft: 1),
             DemoLoan(barcode: "31000109", title: "日本語の文法 (A Grammar of Japanese)", author: "益岡 隆志", dueInDays: 28, renewalsLeft: 2),
             DemoLoan(barcode: "31000110", title: "Édes Anna", author: "Kosztolányi Dezső", dueInDays: 35, renewalsLeft: 3),
-            DemoLoan(barcode: "31000111", title: "Concrete Mathematics", author: "Graham, Ronald L.; Knuth, Donald E.; Patashnik, Oren", dueInDays: 42, renewalsLeft: 3),
-            DemoLoan(barcode: "31000112", title: "The Art of Computer Programming, Vol. 1", author: "Knuth, Donald E.", dueInDays: -30, renewalsLeft: 1),
+            DemoLoan(
+                barcode: "31000111", title: "Concrete Mathematics", author: "Graham, Ronald L.; Knuth, Donald E.; Patashnik, Oren",
+                dueInDays: 42, renewalsLeft: 3),
+            DemoLoan(
+                barcode: "31000112", title: "The Art of Computer Programming, Vol. 1", author: "Knuth, Donald E.", dueInDays: -30,
+                renewalsLeft: 1),
         ],
         "bence": [
             DemoLoan(barcode: "31000201", title: "Fizika mindenkinek", author: "Marx György", dueInDays: 7, renewalsLeft: 2)
@@ -100,20 +112,48 @@ extension DemoData {
     static let newsPerPage = 5
 
     static let news: [DemoNews] = [
-        DemoNews(id: 14, title: "Winter exam registration opens", category: "Studies", published: "2026-11-20T09:00:00+01:00", summary: "Register for January exams in the portal by 4 December."),
-        DemoNews(id: 13, title: "Könyvtári nyitvatartás a téli szünetben", category: "Library", published: "2026-11-18T14:30:00+01:00", summary: "A könyvtár december 21. és január 2. között zárva tart."),
-        DemoNews(id: 12, title: "留学生向け説明会のお知らせ", category: "International", published: "2026-11-16T10:00:00+01:00", summary: "12月3日に交換留学の説明会を開催します。"),
-        DemoNews(id: 11, title: "New study rooms in the Science Library", category: "Library", published: "2026-11-12T08:00:00+01:00", summary: "Twelve group rooms can now be booked online."),
-        DemoNews(id: 10, title: "Ösztöndíj-pályázat: tavaszi félév", category: "Studies", published: "2026-11-09T12:00:00+01:00", summary: "A tavaszi köztársasági ösztöndíj pályázata november 30-ig nyitott."),
-        DemoNews(id: 9, title: "Campus Wi-Fi maintenance on Saturday", category: "IT", published: "2026-11-05T17:45:00+01:00", summary: "eduroam will be unavailable from 06:00 to 08:00."),
-        DemoNews(id: 8, title: "Semana cultural hispánica", category: "Events", published: "2026-10-29T11:00:00+01:00", summary: "Cine, música y charlas del 9 al 13 de noviembre."),
-        DemoNews(id: 7, title: "Two-factor login for all students from January", category: "IT", published: "2026-10-22T09:30:00+02:00", summary: "Set up an authenticator app before 15 January."),
-        DemoNews(id: 6, title: "Guest lecture: Information theory and language", category: "Events", published: "2026-10-15T16:00:00+02:00", summary: "Prof. Tanaka on entropy in Japanese and Hungarian text."),
-        DemoNews(id: 5, title: "Mensa: neue Öffnungszeiten", category: "Campus", published: "2026-10-08T07:30:00+02:00", summary: "Die Mensa öffnet jetzt um 7:30 Uhr."),
-        DemoNews(id: 4, title: "Autumn graduation ceremony", category: "Events", published: "2026-10-01T10:00:00+02:00", summary: "Ceremony in the Aula on 24 October."),
-        DemoNews(id: 3, title: "Library fines waived during exam weeks", category: "Library", published: "2026-09-24T13:00:00+02:00", summary: "No fines for overdue books from 14 December to 8 January."),
-        DemoNews(id: 2, title: "Tanévnyitó ünnepség", category: "Campus", published: "2026-09-07T10:00:00+02:00", summary: "A tanévnyitó a Díszteremben lesz."),
-        DemoNews(id: 1, title: "Welcome to the autumn term", category: "Studies", published: "2026-09-01T08:00:00+02:00", summary: "Timetables are now in the portal."),
+        DemoNews(
+            id: 14, title: "Winter exam registration opens", category: "Studies", published: "2026-11-20T09:00:00+01:00",
+            summary: "Register for January exams in the portal by 4 December."),
+        DemoNews(
+            id: 13, title: "Könyvtári nyitvatartás a téli szünetben", category: "Library", published: "2026-11-18T14:30:00+01:00",
+            summary: "A könyvtár december 21. és január 2. között zárva tart."),
+        DemoNews(
+            id: 12, title: "留学生向け説明会のお知らせ", category: "International", published: "2026-11-16T10:00:00+01:00",
+            summary: "12月3日に交換留学の説明会を開催します。"),
+        DemoNews(
+            id: 11, title: "New study rooms in the Science Library", category: "Library", published: "2026-11-12T08:00:00+01:00",
+            summary: "Twelve group rooms can now be booked online."),
+        DemoNews(
+            id: 10, title: "Ösztöndíj-pályázat: tavaszi félév", category: "Studies", published: "2026-11-09T12:00:00+01:00",
+            summary: "A tavaszi köztársasági ösztöndíj pályázata november 30-ig nyitott."),
+        DemoNews(
+            id: 9, title: "Campus Wi-Fi maintenance on Saturday", category: "IT", published: "2026-11-05T17:45:00+01:00",
+            summary: "eduroam will be unavailable from 06:00 to 08:00."),
+        DemoNews(
+            id: 8, title: "Semana cultural hispánica", category: "Events", published: "2026-10-29T11:00:00+01:00",
+            summary: "Cine, música y charlas del 9 al 13 de noviembre."),
+        DemoNews(
+            id: 7, title: "Two-factor login for all students from January", category: "IT", published: "2026-10-22T09:30:00+02:00",
+            summary: "Set up an authenticator app before 15 January."),
+        DemoNews(
+            id: 6, title: "Guest lecture: Information theory and language", category: "Events", published: "2026-10-15T16:00:00+02:00",
+            summary: "Prof. Tanaka on entropy in Japanese and Hungarian text."),
+        DemoNews(
+            id: 5, title: "Mensa: neue Öffnungszeiten", category: "Campus", published: "2026-10-08T07:30:00+02:00",
+            summary: "Die Mensa öffnet jetzt um 7:30 Uhr."),
+        DemoNews(
+            id: 4, title: "Autumn graduation ceremony", category: "Events", published: "2026-10-01T10:00:00+02:00",
+            summary: "Ceremony in the Aula on 24 October."),
+        DemoNews(
+            id: 3, title: "Library fines waived during exam weeks", category: "Library", published: "2026-09-24T13:00:00+02:00",
+            summary: "No fines for overdue books from 14 December to 8 January."),
+        DemoNews(
+            id: 2, title: "Tanévnyitó ünnepség", category: "Campus", published: "2026-09-07T10:00:00+02:00",
+            summary: "A tanévnyitó a Díszteremben lesz."),
+        DemoNews(
+            id: 1, title: "Welcome to the autumn term", category: "Studies", published: "2026-09-01T08:00:00+02:00",
+            summary: "Timetables are now in the portal."),
     ]
 
     /// The opening-hours PDF of the current term. Its name changes every term (and when the

@@ -55,19 +55,24 @@ public enum DemoData {
             grades: [
                 "2025-fall": [
                     DemoGrade(course: "Linear Algebra I", code: "MATH-101", credits: 6, grade: "A", points: 4.0, date: "2026-01-22"),
-                    DemoGrade(course: "Introduction to Programming", code: "CS-100", credits: 6, grade: "A-", points: 3.7, date: "2026-01-28"),
-                    DemoGrade(course: "日本語初級Ⅰ (Japanese for Beginners I)", code: "JPN-101", credits: 4, grade: "B+", points: 3.3, date: "2026-01-30"),
+                    DemoGrade(
+                        course: "Introduction to Programming", code: "CS-100", credits: 6, grade: "A-", points: 3.7, date: "2026-01-28"),
+                    DemoGrade(
+                        course: "日本語初級Ⅰ (Japanese for Beginners I)", code: "JPN-101", credits: 4, grade: "B+", points: 3.3,
+                        date: "2026-01-30"),
                     DemoGrade(course: "Academic Writing ①", code: "ENG-110", credits: 3, grade: "B", points: 3.0, date: "2026-02-02"),
                 ],
                 "2026-spring": [
                     DemoGrade(course: "Analysis II", code: "MATH-202", credits: 8, grade: "B+", points: 3.3, date: "2026-07-10"),
-                    DemoGrade(course: "Adatszerkezetek és algoritmusok", code: "CS-210", credits: 6, grade: "A", points: 4.0, date: "2026-07-14"),
+                    DemoGrade(
+                        course: "Adatszerkezetek és algoritmusok", code: "CS-210", credits: 6, grade: "A", points: 4.0, date: "2026-07-14"),
                     DemoGrade(course: "日本語初級 II", code: "JPN-102", credits: 4, grade: "A-", points: 3.7, date: "2026-07-16"),
                     DemoGrade(course: "Számítógépes hálózatok", code: "CS-230", credits: 5, grade: "B", points: 3.0, date: "2026-07-20"),
                 ],
                 "2026-fall": [
                     DemoGrade(course: "Probability Theory", code: "MATH-301", credits: 6, grade: "A-", points: 3.7, date: "2026-11-13"),
-                    DemoGrade(course: "情報理論 (Information Theory)", code: "CS-320", credits: 5, grade: "B+", points: 3.3, date: "2026-11-18"),
+                    DemoGrade(
+                        course: "情報理論 (Information Theory)", code: "CS-320", credits: 5, grade: "B+", points: 3.3, date: "2026-11-18"),
                     DemoGrade(course: "Magyar irodalom a XX. században", code: "HUN-250", credits: 4, grade: nil, points: nil, date: nil),
                     DemoGrade(course: "Operating Systems", code: "CS-340", credits: 6, grade: nil, points: nil, date: nil),
                 ],
@@ -92,7 +97,8 @@ public enum DemoData {
                 "2025-fall": [],
                 "2026-spring": [],
                 "2026-fall": [
-                    DemoGrade(course: "Introduction to Programming", code: "CS-100", credits: 6, grade: "B+", points: 3.3, date: "2026-11-19")
+                    DemoGrade(
+                        course: "Introduction to Programming", code: "CS-100", credits: 6, grade: "B+", points: 3.3, date: "2026-11-19")
                 ],
             ]),
         DemoUser(

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Ways the demo university can be told to misbehave, or to log in the way another university
 /// does, so that tests meet real failures and real login pages over real HTTP. Parsed from a
 /// comma-separated list, as in `UNITOOL_DEMO_FAULTS=layout-changed,login=discovery`.
@@ -154,9 +156,14 @@ public struct DemoFaults: Sendable, Equatable {
 
     public static let environmentVariable = "UNITOOL_DEMO_FAULTS"
     public static let known =
-        ["layout-changed", "server-error", "server-error=502", "hang", "trickle", "request-too-large", "foreign-redirect", "reset", "truncated", "invalid-utf8", "legacy-charset", "session-timeout", "huge-page", "huge-page=MB",
-         "redirect-loop", "expire-after=N", "idp-down", "password-redirect", "formaction-lookalike", "latency=MS", "expire-sessions", "reject-sessions", "lookalike-idp", "echo-secrets", "busy=503|429", "terms-version=V", "terms=N", "totp-period=S"]
-        + HostileXML.allCases.map { "hostile-xml=\($0.rawValue)" } + TermsAPIFault.allCases.map { "terms-api=\($0.rawValue)" } + LoginVariant.allCases.map { "login=\($0.rawValue)" }
+        [
+            "layout-changed", "server-error", "server-error=502", "hang", "trickle", "request-too-large", "foreign-redirect", "reset",
+            "truncated", "invalid-utf8", "legacy-charset", "session-timeout", "huge-page", "huge-page=MB",
+            "redirect-loop", "expire-after=N", "idp-down", "password-redirect", "formaction-lookalike", "latency=MS", "expire-sessions",
+            "reject-sessions", "lookalike-idp", "echo-secrets", "busy=503|429", "terms-version=V", "terms=N", "totp-period=S",
+        ]
+        + HostileXML.allCases.map { "hostile-xml=\($0.rawValue)" } + TermsAPIFault.allCases.map { "terms-api=\($0.rawValue)" }
+        + LoginVariant.allCases.map { "login=\($0.rawValue)" }
 
     public init(parsing text: String) throws {
         for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
@@ -164,7 +171,8 @@ public struct DemoFaults: Sendable, Equatable {
                 layoutChanged = true
             } else if item == "server-error" {
                 serverError = true
-            } else if item.hasPrefix("server-error="), let status = Int(item.dropFirst("server-error=".count)), (500...599).contains(status) {
+            } else if item.hasPrefix("server-error="), let status = Int(item.dropFirst("server-error=".count)), (500...599).contains(status)
+            {
                 serverError = true
                 serverErrorStatus = status
             } else if item == "hang" {
@@ -187,7 +195,8 @@ public struct DemoFaults: Sendable, Equatable {
                 sessionTimeout = true
             } else if item == "huge-page" {
                 hugePageBytes = 50_000_000
-            } else if item.hasPrefix("huge-page="), let megabytes = Int(item.dropFirst("huge-page=".count)), (1...1000).contains(megabytes) {
+            } else if item.hasPrefix("huge-page="), let megabytes = Int(item.dropFirst("huge-page=".count)), (1...1000).contains(megabytes)
+            {
                 hugePageBytes = megabytes * 1_000_000
             } else if item == "redirect-loop" {
                 redirectLoop = true
@@ -243,5 +252,3 @@ public enum DemoError: Error, CustomStringConvertible {
         }
     }
 }
-
-import Foundation

@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
-import OneTimeCode
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import OneTimeCode
 
 /// The demo's HTTP surface.
 ///
@@ -22,28 +22,35 @@ struct DemoRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in Self.redirect(to: "/home") }
-        router.get("/home") { request, context in try await self.withUser(request, context) { user in
-            Self.html(Pages.home(user: user))
-        } }
-        // The same page at an address with a trailing slash, as many portals' start pages are.
-        router.get("/campus/") { request, context in try await self.withUser(request, context) { user in
-            Self.html(Pages.home(user: user))
-        } }
-        router.get("/grades") { request, context in try await self.withUser(request, context) { user in
-            let query = FormDecoding.dictionary(request.uri.query)
-            let termID = query["term"] ?? DemoData.currentTerm
-            let terms = DemoData.terms(count: self.faults.termCount)
-            guard let term = terms.first(where: { $0.id == termID }) else {
-                return Self.html(Pages.notFound("There is no term '\(termID)'.", user: user), status: .notFound)
+        router.get("/home") { request, context in
+            try await self.withUser(request, context) { user in
+                Self.html(Pages.home(user: user))
             }
-            let page = Pages.grades(user: user, term: term, terms: terms, layoutChanged: self.faults.layoutChanged)
-            guard let hostile = self.faults.hostileXML else { return Self.html(page) }
-            // A data page with the same DOCTYPE, and the entity in a course's cell.
-            let doctype = Self.hostileDoctype(hostile, origin: Self.origin(of: request), root: "html")
-            return Self.html(
-                doctype + "\n" + page.replacingOccurrences(of: "<!DOCTYPE html>", with: "")
-                    .replacingOccurrences(of: "<td class=\"course\">", with: "<td class=\"course\">\(hostile.entityReference)"))
-        } }
+        }
+        // The same page at an address with a trailing slash, as many portals' start pages are.
+        router.get("/campus/") { request, context in
+            try await self.withUser(request, context) { user in
+                Self.html(Pages.home(user: user))
+            }
+        }
+        router.get("/grades") { request, context in
+            try await self.withUser(request, context) { user in
+                let query = FormDecoding.dictionary(request.uri.query)
+                let termID = query["term"] ?? DemoData.currentTerm
+                let terms = DemoData.terms(count: self.faults.termCount)
+                guard let term = terms.first(where: { $0.id == termID }) else {
+                    return Self.html(Pages.notFound("There is no term '\(termID)'.", user: user), status: .notFound)
+                }
+                let page = Pages.grades(user: user, term: term, terms: terms, layoutChanged: self.faults.layoutChanged)
+                guard let hostile = self.faults.hostileXML else { return Self.html(page) }
+                // A data page with the same DOCTYPE, and the entity in a course's cell.
+                let doctype = Self.hostileDoctype(hostile, origin: Self.origin(of: request), root: "html")
+                return Self.html(
+                    doctype + "\n"
+                        + page.replacingOccurrences(of: "<!DOCTYPE html>", with: "")
+                        .replacingOccurrences(of: "<td class=\"course\">", with: "<td class=\"course\">\(hostile.entityReference)"))
+            }
+        }
         registerCampus(on: router)
         router.get("/api/terms/version") { request, context in
             guard self.faults.termsAPI == .protected else { return try await self.termsVersionAPI() }
@@ -66,34 +73,40 @@ struct DemoRoutes: Sendable {
         router.post("/Shibboleth.sso/SAML2/POST") { request, context in try await self.assertionConsumer(request, context) }
         router.get("/idp/profile/SAML2/Redirect/SSO") { request, context in try await self.idpStart(request, context) }
         router.post("/idp/profile/SAML2/POST/SSO") { request, context in try await self.idpStartPost(request, context) }
-        router.get("/reminder") { request, context in try await self.withUser(request, context) { _ in
-            let target = FormDecoding.dictionary(request.uri.query)["target"] ?? "/home"
-            if self.faults.loginVariants.contains(.reminderForm) {
+        router.get("/reminder") { request, context in
+            try await self.withUser(request, context) { _ in
+                let target = FormDecoding.dictionary(request.uri.query)["target"] ?? "/home"
+                if self.faults.loginVariants.contains(.reminderForm) {
+                    return Self.html(
+                        HTML.page(
+                            title: "Contact e-mail",
+                            body: """
+                                <h1>Please confirm your contact e-mail</h1>
+                                <form id="contact" method="post" action="/reminder?target=\(HTML.escape(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/home"))">
+                                  <input type="email" name="email" value="alice@example.edu">
+                                  <button type="submit" name="confirm" value="1">Confirm</button>
+                                  <button type="submit" name="later" value="1">Remind me later</button>
+                                </form>
+                                """))
+                }
                 return Self.html(
                     HTML.page(
-                        title: "Contact e-mail",
-                        body: """
-                            <h1>Please confirm your contact e-mail</h1>
-                            <form id="contact" method="post" action="/reminder?target=\(HTML.escape(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/home"))">
-                              <input type="email" name="email" value="alice@example.edu">
-                              <button type="submit" name="confirm" value="1">Confirm</button>
-                              <button type="submit" name="later" value="1">Remind me later</button>
-                            </form>
-                            """))
+                        title: "アンケート",
+                        body:
+                            "<h1>授業アンケートにご協力ください</h1><p><a href=\"/survey\">回答する</a> <a id=\"answer-later\" href=\"\(HTML.escape(target))\">後で回答する</a></p>"
+                    ))
             }
-            return Self.html(
-                HTML.page(
-                    title: "アンケート",
-                    body: "<h1>授業アンケートにご協力ください</h1><p><a href=\"/survey\">回答する</a> <a id=\"answer-later\" href=\"\(HTML.escape(target))\">後で回答する</a></p>"))
-        } }
-        router.post("/reminder") { request, context in try await self.withUser(request, context) { _ in
-            var request = request
-            let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 16)))
-            guard form["later"] == "1" || form["confirm"] == "1" else {
-                return Self.html(HTML.page(title: "Contact e-mail", body: "<h1>Choose an answer</h1>"), status: .badRequest)
+        }
+        router.post("/reminder") { request, context in
+            try await self.withUser(request, context) { _ in
+                var request = request
+                let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 16)))
+                guard form["later"] == "1" || form["confirm"] == "1" else {
+                    return Self.html(HTML.page(title: "Contact e-mail", body: "<h1>Choose an answer</h1>"), status: .badRequest)
+                }
+                return Self.redirect(to: FormDecoding.dictionary(request.uri.query)["target"] ?? "/home")
             }
-            return Self.redirect(to: FormDecoding.dictionary(request.uri.query)["target"] ?? "/home")
-        } }
+        }
         router.post("/idp/profile/SAML2/Redirect/SSO") { request, context in try await self.idpStep(request, context) }
         // A small lab for the session engine's tests: redirects of every kind, echoed back.
         router.post("/lab/redirect/{code}") { _, context in
@@ -151,12 +164,16 @@ struct DemoRoutes: Sendable {
         if faults.loginVariants.contains(.loginLink) {
             // A signed-out page of its own, whose "Log in" is a plain link (no form, no redirect).
             var components = URLComponents()
-            components.queryItems = [URLQueryItem(name: "entityID", value: DemoUniversity.idpEntityID), URLQueryItem(name: "target", value: target)]
+            components.queryItems = [
+                URLQueryItem(name: "entityID", value: DemoUniversity.idpEntityID), URLQueryItem(name: "target", value: target),
+            ]
             let link = "/Shibboleth.sso/Login?" + components.percentEncodedQuery!
             return Self.html(
                 HTML.page(
                     title: "Welcome",
-                    body: "<h1>Demo University portal</h1><p>You are signed out.</p><p><a id=\"login-link\" class=\"button\" href=\"\(HTML.escape(link))\">Log in</a></p>"))
+                    body:
+                        "<h1>Demo University portal</h1><p>You are signed out.</p><p><a id=\"login-link\" class=\"button\" href=\"\(HTML.escape(link))\">Log in</a></p>"
+                ))
         }
         if faults.loginVariants.contains(.discovery) {
             var components = URLComponents()
@@ -330,7 +347,9 @@ struct DemoRoutes: Sendable {
             return Self.html(
                 HTML.page(
                     title: "Page has expired",
-                    body: "<h1>Page has expired</h1><p>To restart the login process <a id=\"loginRestartLink\" href=\"\(HTML.escape(restart))\">click here</a>.</p>"))
+                    body:
+                        "<h1>Page has expired</h1><p>To restart the login process <a id=\"loginRestartLink\" href=\"\(HTML.escape(restart))\">click here</a>.</p>"
+                ))
         }
         return try await idpBegin(authn, relayState: query["RelayState"] ?? "", request: request)
     }
@@ -369,7 +388,9 @@ struct DemoRoutes: Sendable {
             if faults.formactionLookalike {
                 return page.replacingOccurrences(
                     of: "<button type=\"submit\" name=\"_eventId_proceed\"",
-                    with: "<button type=\"submit\" formaction=\"\(lookalike)/idp/profile/SAML2/Redirect/SSO?execution=\(execution)\" name=\"_eventId_proceed\"")
+                    with:
+                        "<button type=\"submit\" formaction=\"\(lookalike)/idp/profile/SAML2/Redirect/SSO?execution=\(execution)\" name=\"_eventId_proceed\""
+                )
             }
             guard faults.lookalikeIdP else { return page }
             return page.replacingOccurrences(of: "<head>", with: "<head>\n  <base href=\"\(lookalike)/\">")
@@ -459,16 +480,18 @@ struct DemoRoutes: Sendable {
     ) async -> Response {
         let username = user.username
         if user.totpSecret != nil {
-            return await advance({
-                $0.step = .oneTimeCode
-                $0.username = username
-            }, nil)
+            return await advance(
+                {
+                    $0.step = .oneTimeCode
+                    $0.username = username
+                }, nil)
         }
         if user.asksConsent {
-            return await advance({
-                $0.step = .consent
-                $0.username = username
-            }, nil)
+            return await advance(
+                {
+                    $0.step = .consent
+                    $0.username = username
+                }, nil)
         }
         await state.finish(execution)
         return samlPost(for: user, flow: flow, request: request, echo: echo)
@@ -543,9 +566,11 @@ struct DemoRoutes: Sendable {
     // MARK: Campus: courses, library, news
 
     private func registerCampus(on router: Router<BasicRequestContext>) {
-        router.get("/courses") { request, context in try await self.withUser(request, context) { user in
-            Self.html(CampusPages.courses(user: user, courses: DemoData.courses[user.username] ?? []))
-        } }
+        router.get("/courses") { request, context in
+            try await self.withUser(request, context) { user in
+                Self.html(CampusPages.courses(user: user, courses: DemoData.courses[user.username] ?? []))
+            }
+        }
         router.get("/syllabus/{code}") { _, context in
             let code = context.parameters.get("code") ?? ""
             guard let course = DemoData.courses.values.joined().first(where: { $0.code == code }) else {
@@ -553,9 +578,11 @@ struct DemoRoutes: Sendable {
             }
             return Self.html(CampusPages.syllabus(code: code, title: course.title))
         }
-        router.get("/library") { request, context in try await self.withUser(request, context) { user in
-            Self.html(CampusPages.library(user: user))
-        } }
+        router.get("/library") { request, context in
+            try await self.withUser(request, context) { user in
+                Self.html(CampusPages.library(user: user))
+            }
+        }
         router.get("/library/files/{name}") { request, _ in
             guard request.uri.path == DemoData.openingHoursPath else {
                 return Self.html(Pages.notFound("This file has been replaced by a newer version."), status: .notFound)
@@ -564,29 +591,35 @@ struct DemoRoutes: Sendable {
             headers[.contentType] = "application/pdf"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: CampusPages.openingHoursPDF)))
         }
-        router.get("/library/loans") { request, context in try await self.withUser(request, context) { user in
-            let loans = DemoData.loans[user.username] ?? []
-            let pages = max(1, (loans.count + DemoData.loansPerPage - 1) / DemoData.loansPerPage)
-            let page = min(max(1, Int(FormDecoding.dictionary(request.uri.query)["page"] ?? "1") ?? 1), pages)
-            var rows: [(loan: DemoLoan, due: String, renewalsLeft: Int)] = []
-            for loan in loans.dropFirst((page - 1) * DemoData.loansPerPage).prefix(DemoData.loansPerPage) {
-                let done = await self.state.renewalsDone(user: user.username, barcode: loan.barcode)
-                rows.append((loan, CampusPages.dueDate(inDays: loan.dueInDays + 14 * done), loan.renewalsLeft - done))
+        router.get("/library/loans") { request, context in
+            try await self.withUser(request, context) { user in
+                let loans = DemoData.loans[user.username] ?? []
+                let pages = max(1, (loans.count + DemoData.loansPerPage - 1) / DemoData.loansPerPage)
+                let page = min(max(1, Int(FormDecoding.dictionary(request.uri.query)["page"] ?? "1") ?? 1), pages)
+                var rows: [(loan: DemoLoan, due: String, renewalsLeft: Int)] = []
+                for loan in loans.dropFirst((page - 1) * DemoData.loansPerPage).prefix(DemoData.loansPerPage) {
+                    let done = await self.state.renewalsDone(user: user.username, barcode: loan.barcode)
+                    rows.append((loan, CampusPages.dueDate(inDays: loan.dueInDays + 14 * done), loan.renewalsLeft - done))
+                }
+                return Self.html(CampusPages.loans(user: user, rows: rows, page: page, pages: pages))
             }
-            return Self.html(CampusPages.loans(user: user, rows: rows, page: page, pages: pages))
-        } }
-        router.get("/library/renew") { request, context in try await self.withUser(request, context) { user in
-            let barcode = FormDecoding.dictionary(request.uri.query)["barcode"] ?? ""
-            guard let loan = DemoData.loans[user.username]?.first(where: { $0.barcode == barcode }) else {
+        }
+        router.get("/library/renew") { request, context in
+            try await self.withUser(request, context) { user in
+                let barcode = FormDecoding.dictionary(request.uri.query)["barcode"] ?? ""
+                guard let loan = DemoData.loans[user.username]?.first(where: { $0.barcode == barcode }) else {
+                    return Self.html(
+                        CampusPages.renewResult(
+                            user: user, loan: nil, barcode: barcode, newDue: nil,
+                            refusal: "There is no loan with barcode \(barcode) on your account."))
+                }
+                let done = await self.state.renewalsDone(user: user.username, barcode: barcode)
                 return Self.html(
-                    CampusPages.renewResult(
-                        user: user, loan: nil, barcode: barcode, newDue: nil, refusal: "There is no loan with barcode \(barcode) on your account."))
+                    CampusPages.renewForm(
+                        user: user, loan: loan, due: CampusPages.dueDate(inDays: loan.dueInDays + 14 * done),
+                        csrf: Self.renewToken(user, barcode)))
             }
-            let done = await self.state.renewalsDone(user: user.username, barcode: barcode)
-            return Self.html(
-                CampusPages.renewForm(
-                    user: user, loan: loan, due: CampusPages.dueDate(inDays: loan.dueInDays + 14 * done), csrf: Self.renewToken(user, barcode)))
-        } }
+        }
         router.post("/library/renew") { request, context in
             var request = request
             let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 16)))
@@ -598,7 +631,8 @@ struct DemoRoutes: Sendable {
                 guard let loan = DemoData.loans[user.username]?.first(where: { $0.barcode == barcode }) else {
                     return Self.html(
                         CampusPages.renewResult(
-                            user: user, loan: nil, barcode: barcode, newDue: nil, refusal: "There is no loan with barcode \(barcode) on your account."))
+                            user: user, loan: nil, barcode: barcode, newDue: nil,
+                            refusal: "There is no loan with barcode \(barcode) on your account."))
                 }
                 let done = await self.state.renewalsDone(user: user.username, barcode: barcode)
                 let refusal: String? =
@@ -612,13 +646,15 @@ struct DemoRoutes: Sendable {
                         refusal: refusal))
             }
         }
-        router.get("/news") { request, context in try await self.withUser(request, context) { user in
-            let items = DemoData.news
-            let pages = (items.count + DemoData.newsPerPage - 1) / DemoData.newsPerPage
-            let page = min(max(1, Int(FormDecoding.dictionary(request.uri.query)["page"] ?? "1") ?? 1), pages)
-            let slice = Array(items.dropFirst((page - 1) * DemoData.newsPerPage).prefix(DemoData.newsPerPage))
-            return Self.html(CampusPages.newsList(user: user, items: slice, page: page, pages: pages))
-        } }
+        router.get("/news") { request, context in
+            try await self.withUser(request, context) { user in
+                let items = DemoData.news
+                let pages = (items.count + DemoData.newsPerPage - 1) / DemoData.newsPerPage
+                let page = min(max(1, Int(FormDecoding.dictionary(request.uri.query)["page"] ?? "1") ?? 1), pages)
+                let slice = Array(items.dropFirst((page - 1) * DemoData.newsPerPage).prefix(DemoData.newsPerPage))
+                return Self.html(CampusPages.newsList(user: user, items: slice, page: page, pages: pages))
+            }
+        }
         router.get("/news/{id}") { _, context in
             guard let item = DemoData.news.first(where: { String($0.id) == context.parameters.get("id") }) else {
                 return Self.html(Pages.notFound("No such news item."), status: .notFound)

@@ -1,10 +1,10 @@
 import Crypto
 import Foundation
-import WebEncoding
 import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import WebEncoding
 
 /// The bundled demo university: a Shibboleth-style IdP and a campus portal (the SP) that trust
 /// each other through SAML 2.0, served on 127.0.0.1 on a port the system picks.
@@ -48,7 +48,8 @@ public final class DemoUniversity: Sendable {
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         let router = Router()
         router.middlewares.add(FaultMiddleware(faults: faults, state: state))
-        let routes = DemoRoutes(state: state, samlKeyBytes: samlKey, faults: faults, bootID: String(UInt64.random(in: 0...UInt64.max), radix: 36))
+        let routes = DemoRoutes(
+            state: state, samlKeyBytes: samlKey, faults: faults, bootID: String(UInt64.random(in: 0...UInt64.max), radix: 36))
         routes.register(on: router)
         let app = Application(
             router: router,

@@ -1,3 +1,4 @@
+import Foundation
 import LibXML
 
 /// Small helpers for the demo's hand-written pages.
@@ -56,5 +57,3 @@ enum FormDecoding {
         String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 }
-
-import Foundation

@@ -30,7 +30,9 @@ public final class Document: @unchecked Sendable {
     /// - Parameters:
     ///   - httpCharset: the charset of the HTTP `Content-Type`, if the server sent one.
     ///   - charsetOverride: the recipe's `charset:`, for a portal that labels its pages wrongly.
-    public convenience init(html bytes: [UInt8], url: String? = nil, encoding httpCharset: String? = nil, charsetOverride: String? = nil) throws {
+    public convenience init(html bytes: [UInt8], url: String? = nil, encoding httpCharset: String? = nil, charsetOverride: String? = nil)
+        throws
+    {
         let (sniffed, decoded) = Self.decode(bytes, as: .html, httpCharset: httpCharset, charsetOverride: charsetOverride)
         // The text is UTF-8 now; the page's own <meta charset> must not make libxml2 decode it again.
         let options = Int32(
@@ -60,7 +62,9 @@ public final class Document: @unchecked Sendable {
     ///
     /// Decoded as browsers decode XML: byte order mark, then `charsetOverride`, then the HTTP
     /// charset, then the XML declaration's `encoding`, then UTF-8; with the same labels as HTML.
-    public convenience init(xml bytes: [UInt8], url: String? = nil, encoding httpCharset: String? = nil, charsetOverride: String? = nil) throws {
+    public convenience init(xml bytes: [UInt8], url: String? = nil, encoding httpCharset: String? = nil, charsetOverride: String? = nil)
+        throws
+    {
         let (sniffed, decoded) = Self.decode(bytes, as: .xml, httpCharset: httpCharset, charsetOverride: charsetOverride)
         let options = Int32(
             XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_IGNORE_ENC.rawValue)
@@ -79,7 +83,8 @@ public final class Document: @unchecked Sendable {
             throw LibXMLError.unparsable(
                 kind: "XML",
                 detail:
-                    "it declares entities of its own (<!ENTITY> in its DOCTYPE), which unitool does not accept: one entity referenced many times can make a small feed as large as memory")
+                    "it declares entities of its own (<!ENTITY> in its DOCTYPE), which unitool does not accept: one entity referenced many times can make a small feed as large as memory"
+            )
         }
         self.init(parsed: parsed, url: url, sniffed: sniffed, decodingErrors: decoded.errors)
     }
@@ -95,7 +100,8 @@ public final class Document: @unchecked Sendable {
 
     /// A parsed document and how its bytes were decoded; `-v` hears of bytes that were not valid.
     private init(
-        parsed: xmlDocPtr, url: String?, sniffed: (encoding: WebEncoding, source: EncodingSniffer.Source, bomLength: Int), decodingErrors: Int
+        parsed: xmlDocPtr, url: String?, sniffed: (encoding: WebEncoding, source: EncodingSniffer.Source, bomLength: Int),
+        decodingErrors: Int
     ) {
         self.pointer = parsed
         self.url = url
@@ -252,7 +258,8 @@ public enum LibXMLError: Error, Equatable, CustomStringConvertible, Sendable {
         case .invalidXPath(let expression, let detail):
             return "invalid XPath \"\(expression)\": \(detail)"
         case .xpathTooCostly(let expression, let limit):
-            return "XPath \"\(expression)\" was stopped after \(limit) steps: it costs too much on this page (nested // inside a predicate multiplies)"
+            return
+                "XPath \"\(expression)\" was stopped after \(limit) steps: it costs too much on this page (nested // inside a predicate multiplies)"
         case .notANodeSet(let expression):
             return "XPath \"\(expression)\" yields a value where a list of nodes was expected"
         }
@@ -276,7 +283,8 @@ enum LibXML {
     static func report(decodingErrors: Int, encoding: WebEncoding, source: EncodingSniffer.Source, url: String?) {
         guard decodingErrors > 0 else { return }
         LibXMLDiagnostics.emit(
-            "\(decodingErrors) byte sequence(s) of \(url ?? "the page") are not valid \(encoding.name) (chosen by \(source.rawValue)); shown as U+FFFD")
+            "\(decodingErrors) byte sequence(s) of \(url ?? "the page") are not valid \(encoding.name) (chosen by \(source.rawValue)); shown as U+FFFD"
+        )
     }
 
     /// The message of the last libxml2 error on this thread, without the trailing newline.

@@ -8,7 +8,9 @@ import Foundation
 /// Both are held to the RFC's own test vectors.
 public struct TOTP: Sendable, Equatable {
     public enum Algorithm: String, Sendable, CaseIterable {
-        case sha1 = "SHA1", sha256 = "SHA256", sha512 = "SHA512"
+        case sha1 = "SHA1"
+        case sha256 = "SHA256"
+        case sha512 = "SHA512"
     }
 
     public var secret: [UInt8]

@@ -66,7 +66,10 @@ struct AuthCommand: AsyncParsableCommand {
                 let user = try environment.user(for: portal)
                 let removed = try Account(portal: portal, user: user).removeOneTimeCodeSecret()
                 FileHandle.standardError.write(
-                    Data((removed ? "Removed the TOTP secret of \(user) on \(portal.id).\n" : "No TOTP secret was stored for \(user) on \(portal.id).\n").utf8))
+                    Data(
+                        (removed
+                            ? "Removed the TOTP secret of \(user) on \(portal.id).\n"
+                            : "No TOTP secret was stored for \(user) on \(portal.id).\n").utf8))
             }
         }
     }
@@ -108,11 +111,13 @@ struct AuthCommand: AsyncParsableCommand {
                 // otherwise let a wrong password through unchecked.
                 let asked = Mutex(false)
                 let credentials = Credentials(
-                    username: user, passwordSource: {
+                    username: user,
+                    passwordSource: {
                         asked.withLock { $0 = true }
                         return password
                     }, oneTimeCode: CommandEnvironment.oneTimeCode(for: account, trace: environment.trace))
-                try await environment.withPortal(portal, user: user, credentials: { credentials }, freshLogin: true) { connection in
+                let provide: CredentialProvider = { credentials }
+                try await environment.withPortal(portal, user: user, credentials: provide, freshLogin: true) { connection in
                     Progress.say("Logging in to \(portal.name) as \(user)…")
                     _ = try await connection.logIn()
                 }
@@ -120,7 +125,8 @@ struct AuthCommand: AsyncParsableCommand {
                     throw UniToolError(
                         .loginFailed,
                         "the portal let \(user) in without asking for a password, so unitool could not check it; nothing was stored",
-                        hint: "the login service may remember this machine; sign out of it in a browser, then run 'unitool auth login' again")
+                        hint:
+                            "the login service may remember this machine; sign out of it in a browser, then run 'unitool auth login' again")
                 }
             }
             if sessionOnly {
@@ -139,7 +145,9 @@ struct AuthCommand: AsyncParsableCommand {
                 throw UniToolError(
                     error.kind,
                     "logged in as \(user) and saved the session, but the password could not be stored: \(error.message)",
-                    hint: "the session works until it expires; run 'unitool auth login --session-only' to keep only the session, \(otherWays)")
+                    hint:
+                        "the session works until it expires; run 'unitool auth login --session-only' to keep only the session, \(otherWays)"
+                )
             }
             let note =
                 noVerify ? "Stored the password (not checked)" : "Logged in and stored the password"

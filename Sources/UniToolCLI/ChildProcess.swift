@@ -52,8 +52,7 @@ enum ChildProcess {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv + envp { free(pointer) }
         }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
@@ -105,13 +104,16 @@ enum ChildProcess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         posix_spawnattr_setpgroup(&attributes, 0)
 
-        let spawned = Result(catching: { try spawn(path, arguments: arguments, environment: environment, actions: &actions, attributes: &attributes) })
+        let spawned = Result(catching: {
+            try spawn(path, arguments: arguments, environment: environment, actions: &actions, attributes: &attributes)
+        })
         close(writeEnd)
         let pid = try spawned.get()
         let deadline = ContinuousClock.now + timeout
         func millisecondsLeft() -> Int32 {
             let left = deadline - ContinuousClock.now
-            return left <= .zero ? 0 : Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            return left <= .zero
+                ? 0 : Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
         }
         func killGroup() {
             kill(-pid, SIGKILL)
@@ -176,7 +178,9 @@ enum ChildProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        let spawned = Result(catching: { try spawn(path, arguments: arguments, environment: environment, actions: &actions, attributes: &attributes) })
+        let spawned = Result(catching: {
+            try spawn(path, arguments: arguments, environment: environment, actions: &actions, attributes: &attributes)
+        })
         close(channel.childEnd)
         let child = try spawned.get()
         return await withCheckedContinuation { continuation in

@@ -31,7 +31,9 @@ struct ConfigCommand: AsyncParsableCommand {
                 print(value)
                 return
             }
-            let records = UserConfig.keys.map { Record(fields: [("key", .string($0)), ("value", config[$0].map(FieldValue.string) ?? .null)]) }
+            let records = UserConfig.keys.map {
+                Record(fields: [("key", .string($0)), ("value", config[$0].map(FieldValue.string) ?? .null)])
+            }
             let set = RecordSet(columns: ["key", "value"], records: records)
             print(globals.outputFormat.render(set, style: .forStandardOutput()), terminator: "")
         }

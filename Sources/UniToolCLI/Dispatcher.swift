@@ -43,7 +43,9 @@ struct Dispatcher {
         var rest = Array(arguments[(commandIndex + 1)...])
         rest.insert(contentsOf: globals, at: rest.firstIndex(of: "--") ?? rest.endIndex)
         if name == "help" {
-            guard let topic = rest.first(where: { !$0.hasPrefix("-") }) else { return await printOverview(globals: [], toStandardError: false) }
+            guard let topic = rest.first(where: { !$0.hasPrefix("-") }) else {
+                return await printOverview(globals: [], toStandardError: false)
+            }
             return await Dispatcher(arguments: [topic, "--help"] + rest.filter { $0 != topic }).run()
         }
         if let builtin = Self.builtins[name] {
@@ -52,8 +54,9 @@ struct Dispatcher {
         // A recipe's command comes before a plugin of the same name. The recipes are only read
         // here when such a plugin exists: a recipe command reads them once, in its runner.
         if let plugin = Plugins.find(name) {
-            let hasRecipe = ((try? CommandEnvironment(options: GlobalOptions.parse(globals.filter { $0 != "--help" && $0 != "-h" })))?
-                .catalog.dataRecipes.values.contains { $0[name] != nil }) ?? true
+            let hasRecipe =
+                ((try? CommandEnvironment(options: GlobalOptions.parse(globals.filter { $0 != "--help" && $0 != "-h" })))?
+                    .catalog.dataRecipes.values.contains { $0[name] != nil }) ?? true
             if !hasRecipe {
                 return await Plugins.run(plugin, arguments: Array(arguments[(commandIndex + 1)...]), globals: globals)
             }
@@ -115,7 +118,8 @@ struct Dispatcher {
                 } else if !session && !portal.isDemo {
                     next = "Next: store your password once: unitool --portal \(portalID) auth login"
                 } else {
-                    next = "Next: unitool --portal \(portalID) \((environment.catalog.dataRecipes[portalID] ?? [:]).keys.sorted().first ?? "recipes list")"
+                    next =
+                        "Next: unitool --portal \(portalID) \((environment.catalog.dataRecipes[portalID] ?? [:]).keys.sorted().first ?? "recipes list")"
                 }
             }
             text += "\nRECIPE COMMANDS\(portalID.map { " (portal: \($0))" } ?? ""):\n"
@@ -126,7 +130,9 @@ struct Dispatcher {
                 where seen.insert(recipe.command).inserted {
                     text += "  " + recipe.command.padding(toLength: 19, withPad: " ", startingAt: 0) + recipe.summary + "\n"
                     for action in recipe.actions {
-                        text += "  " + "\(recipe.command) \(action.name)".padding(toLength: 19, withPad: " ", startingAt: 0) + action.summary + "\n"
+                        text +=
+                            "  " + "\(recipe.command) \(action.name)".padding(toLength: 19, withPad: " ", startingAt: 0) + action.summary
+                            + "\n"
                     }
                 }
             }

@@ -75,9 +75,10 @@ final class CommandEnvironment: Sendable {
         if options.insecure {
             configuration.skipTLSVerification = true
             if !Self.warnedAboutTLS.exchange(true, ordering: .relaxed) {
-                FileHandle.standardError.write(Data(
-                    ("unitool: warning: --insecure: TLS certificates are NOT checked. Anyone on the network path can pose as "
-                        + "the portal and read your password and session. Use it only for a test portal you control.\n").utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        ("unitool: warning: --insecure: TLS certificates are NOT checked. Anyone on the network path can pose as "
+                            + "the portal and read your password and session. Use it only for a test portal you control.\n").utf8))
             }
         }
         return configuration
@@ -177,7 +178,8 @@ final class CommandEnvironment: Sendable {
             },
             oneTimeCode: oneTimeCode(for: account, trace: trace),
             missingHint:
-                "run 'unitool auth login --portal \(portalID) --user \(user)' once, or use --password-stdin or \(PasswordCommand.environmentVariable)")
+                "run 'unitool auth login --portal \(portalID) --user \(user)' once, or use --password-stdin or \(PasswordCommand.environmentVariable)"
+        )
     }
 
     /// Where a one-time code comes from when the portal asks for one: the account's sources

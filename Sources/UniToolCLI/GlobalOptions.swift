@@ -23,13 +23,16 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Shorthand for --format json.")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("Only these fields, in this order, comma-separated: --fields course,grade.", valueName: "a,b,c"))
+    @Option(
+        name: .long, help: ArgumentHelp("Only these fields, in this order, comma-separated: --fields course,grade.", valueName: "a,b,c"))
     var fields: String?
 
     @Flag(name: [.short, .long], help: "Log every request and login step to stderr (secrets are never logged).")
     var verbose = false
 
-    @Option(name: .long, help: ArgumentHelp("Write every request and response of the run to this HAR file, secrets redacted.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Write every request and response of the run to this HAR file, secrets redacted.", valueName: "file"))
     var trace: String?
 
     @Flag(name: .long, help: "With --trace, include response bodies (scrubbed of secrets and SAML messages).")
@@ -44,7 +47,8 @@ struct GlobalOptions: ParsableArguments {
     @Flag(
         name: .long,
         help: ArgumentHelp(
-            "Do not check the portal's TLS certificate. Only for a test portal with a self-signed certificate: anyone on the network path could read your password. unitool warns on every run that uses it."))
+            "Do not check the portal's TLS certificate. Only for a test portal with a self-signed certificate: anyone on the network path could read your password. unitool warns on every run that uses it."
+        ))
     var insecure = false
 
     /// The longest time limit unitool accepts: a day. A larger one is a mistake, not a wish.

@@ -47,7 +47,9 @@ struct PageCommand: AsyncParsableCommand {
         }
         if let fixture {
             try Self.saveFixture(page, to: URL(fileURLWithPath: fixture))
-            Progress.say("Saved \(fixture) and \(URL(fileURLWithPath: fixture).deletingPathExtension().lastPathComponent).json; 'unitool recipes test --update' fills in the records.")
+            Progress.say(
+                "Saved \(fixture) and \(URL(fileURLWithPath: fixture).deletingPathExtension().lastPathComponent).json; 'unitool recipes test --update' fills in the records."
+            )
             return
         }
         let text = Self.readable(page, charsetOverride: override)

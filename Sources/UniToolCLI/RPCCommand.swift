@@ -131,13 +131,15 @@ final class CommandLineRPCHost: RPCHost {
     }
 
     func closeAll() async {
-        let tasks = connections.withLock { tasks in
-            defer { tasks.removeAll() }
-            return Array(tasks.values)
-        } + retired.withLock { tasks in
-            defer { tasks.removeAll() }
-            return tasks
-        }
+        let tasks =
+            connections.withLock { tasks in
+                defer { tasks.removeAll() }
+                return Array(tasks.values)
+            }
+            + retired.withLock { tasks in
+                defer { tasks.removeAll() }
+                return tasks
+            }
         for task in tasks { if let connection = try? await task.value { await connection.close() } }
         let demos = located.withLock { Array($0.values) }
         for task in demos { if let demo = try? await task.value.1 { await demo.stop() } }

@@ -11,7 +11,8 @@ struct RecipeCommandRunner {
     let arguments: [String]
 
     func run() async -> Int32 {
-        let wantsJSON = arguments.contains("--json") || arguments.contains("--format=json")
+        let wantsJSON =
+            arguments.contains("--json") || arguments.contains("--format=json")
             || zip(arguments, arguments.dropFirst()).contains { $0 == "--format" && $1 == "json" }
         do {
             // The recipe decides which options exist, so the portal must be known first.
@@ -50,7 +51,10 @@ struct RecipeCommandRunner {
         let credentials =
             recipe.login
             ? try environment.credentialProvider(for: portal)
-            : (user: "", provide: PortalConnection.noLogin(because: "'\(recipe.command)' is a public command (login: false in \(recipe.file))"))
+            : (
+                user: "",
+                provide: PortalConnection.noLogin(because: "'\(recipe.command)' is a public command (login: false in \(recipe.file))")
+            )
         var records = try await environment.withPortal(
             portal, user: credentials.user, credentials: credentials.provide, savedSession: recipe.login
         ) { connection in
@@ -64,7 +68,8 @@ struct RecipeCommandRunner {
                 records = try await connection.run(recipe, options: invocation.values, source: invocation.source)
             }
             environment.logger.debug(
-                "HTTP requests: \(termsRequests) for the terms-of-use check, \(connection.session.requestCount - termsRequests) for the data")
+                "HTTP requests: \(termsRequests) for the terms-of-use check, \(connection.session.requestCount - termsRequests) for the data"
+            )
             return records
         }
         if invocation.summary, let totals = recipe.totals {
@@ -118,7 +123,8 @@ struct RecipeInvocation {
                     actionArgument = argument
                 } else if action == nil, !recipe.actions.isEmpty {
                     throw usage(
-                        "'\(argument)' is not an action of '\(recipe.command)' (actions: \(recipe.actions.map(\.name).joined(separator: ", ")))")
+                        "'\(argument)' is not an action of '\(recipe.command)' (actions: \(recipe.actions.map(\.name).joined(separator: ", ")))"
+                    )
                 } else {
                     throw usage("unexpected argument '\(argument)'")
                 }
@@ -142,7 +148,8 @@ struct RecipeInvocation {
                 if name == "source" {
                     guard recipe.source(named: value) != nil else {
                         throw usage(
-                            "'\(value)' is not a source of '\(recipe.command)' (sources: \(recipe.sources.compactMap(\.name).joined(separator: ", ")))")
+                            "'\(value)' is not a source of '\(recipe.command)' (sources: \(recipe.sources.compactMap(\.name).joined(separator: ", ")))"
+                        )
                     }
                     source = value
                 } else {
@@ -158,7 +165,9 @@ struct RecipeInvocation {
             }
         }
         if let action, actionArgument == nil, !wantsHelp {
-            throw usage("'\(recipe.command) \(action.name)' needs the \(action.argument): unitool \(recipe.command) \(action.name) <\(action.argument)>")
+            throw usage(
+                "'\(recipe.command) \(action.name)' needs the \(action.argument): unitool \(recipe.command) \(action.name) <\(action.argument)>"
+            )
         }
         if action != nil, !values.isEmpty || source != nil || summary {
             throw usage("the options of '\(recipe.command)' do not apply to '\(recipe.command) \(action!.name)'")
@@ -177,14 +186,19 @@ enum RecipeHelp {
         var usage = recipe.options.map { "[--\($0.name) <\($0.name)>]" }
         if recipe.sources.count > 1 { usage.append("[--source <source>]") }
         if recipe.totals != nil { usage.append("[--summary]") }
-        text += "USAGE: " + (["unitool [--portal \(recipe.portal)] \(recipe.command)"] + usage + ["[--format <format>]"]).joined(separator: " ") + "\n"
+        text +=
+            "USAGE: " + (["unitool [--portal \(recipe.portal)] \(recipe.command)"] + usage + ["[--format <format>]"]).joined(separator: " ")
+            + "\n"
         for action in recipe.actions {
             text += "       unitool [--portal \(recipe.portal)] \(recipe.command) \(action.name) <\(action.argument)>\n"
         }
         text += "\nOPTIONS:\n"
         func line(_ flag: String, _ help: String) -> String {
             let padded = "  \(flag)"
-            return (padded.count < 26 ? padded.padding(toLength: 26, withPad: " ", startingAt: 0) : padded + "\n" + String(repeating: " ", count: 26)) + help + "\n"
+            return
+                (padded.count < 26
+                ? padded.padding(toLength: 26, withPad: " ", startingAt: 0) : padded + "\n" + String(repeating: " ", count: 26)) + help
+                + "\n"
         }
         for option in recipe.options {
             var help = option.help ?? ""

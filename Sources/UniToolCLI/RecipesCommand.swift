@@ -26,7 +26,9 @@ struct RecipesCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List every portal and recipe command, the file each comes from, and the files it replaces.",
-            discussion: "Recipes are read from the bundled Recipes/, then $XDG_CONFIG_HOME/unitool/recipes/, then each --recipes DIR; a later file for the same portal and command wins.")
+            discussion:
+                "Recipes are read from the bundled Recipes/, then $XDG_CONFIG_HOME/unitool/recipes/, then each --recipes DIR; a later file for the same portal and command wins."
+        )
         @OptionGroup var globals: GlobalOptions
 
         func run() async throws {
@@ -36,15 +38,21 @@ struct RecipesCommand: AsyncParsableCommand {
             for portal in catalog.portals.values.sorted(by: { $0.id < $1.id }) {
                 rows.append(
                     Record(fields: [
-                        ("portal", .string(portal.id)), ("command", .null), ("summary", .string(portal.name)), ("file", .string(portal.file)),
-                        ("replaces", (catalog.replacedPortals[portal.id] ?? []).isEmpty ? .null : .string(catalog.replacedPortals[portal.id]!.joined(separator: ", "))),
+                        ("portal", .string(portal.id)), ("command", .null), ("summary", .string(portal.name)),
+                        ("file", .string(portal.file)),
+                        (
+                            "replaces",
+                            (catalog.replacedPortals[portal.id] ?? []).isEmpty
+                                ? .null : .string(catalog.replacedPortals[portal.id]!.joined(separator: ", "))
+                        ),
                     ]))
                 for recipe in (catalog.dataRecipes[portal.id] ?? [:]).values.sorted(by: { $0.command < $1.command }) {
                     let replaced = catalog.replaced[portal.id]?[recipe.command] ?? []
                     rows.append(
                         Record(fields: [
                             ("portal", .string(portal.id)), ("command", .string(recipe.command)), ("summary", .string(recipe.summary)),
-                            ("file", .string(recipe.file)), ("replaces", replaced.isEmpty ? .null : .string(replaced.joined(separator: ", "))),
+                            ("file", .string(recipe.file)),
+                            ("replaces", replaced.isEmpty ? .null : .string(replaced.joined(separator: ", "))),
                         ]))
                 }
             }
@@ -85,7 +93,8 @@ struct RecipesCommand: AsyncParsableCommand {
                 let before = (try? own.portal(found.portal))?.declaredCredentialOrigins.joined(separator: ", ") ?? "?"
                 trust.trust(portal: found.portal, file: found.file, content: found.content)
                 lines.append(
-                    "Trusted \(found.file) as the definition of '\(found.portal)': passwords may go to \(recipe.declaredCredentialOrigins.joined(separator: ", ")) (before: \(before)).")
+                    "Trusted \(found.file) as the definition of '\(found.portal)': passwords may go to \(recipe.declaredCredentialOrigins.joined(separator: ", ")) (before: \(before))."
+                )
             }
             try trust.save()
             FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
@@ -174,7 +183,9 @@ struct RecipesCommand: AsyncParsableCommand {
             let style = TableStyle.forStandardOutput()
             if globals.outputFormat == .json {
                 let records = outcomes.map {
-                    Record(fields: [("case", .string($0.name)), ("passed", .bool($0.passed)), ("detail", $0.detail.map(FieldValue.string) ?? .null)])
+                    Record(fields: [
+                        ("case", .string($0.name)), ("passed", .bool($0.passed)), ("detail", $0.detail.map(FieldValue.string) ?? .null),
+                    ])
                 }
                 print(JSONRenderer.array(RecordSet(columns: ["case", "passed", "detail"], records: records)), terminator: "")
             } else {
@@ -187,9 +198,14 @@ struct RecipesCommand: AsyncParsableCommand {
             if failed > 0 {
                 throw UniToolError(
                     .layoutChanged, "\(failed) of \(outcomes.count) recipe test cases failed",
-                    hint: "a failing case names the record, the field and what differed; fix the recipe or, if the page really changed, save it again and run with --update")
+                    hint:
+                        "a failing case names the record, the field and what differed; fix the recipe or, if the page really changed, save it again and run with --update"
+                )
             }
-            let summary = update ? "Wrote the expected records of \(outcomes.count) cases; review them before you commit." : "All \(outcomes.count) recipe test cases passed."
+            let summary =
+                update
+                ? "Wrote the expected records of \(outcomes.count) cases; review them before you commit."
+                : "All \(outcomes.count) recipe test cases passed."
             FileHandle.standardError.write(Data((summary + "\n").utf8))
         }
     }

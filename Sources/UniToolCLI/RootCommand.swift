@@ -8,7 +8,8 @@ import UniToolKit
 /// and plugin commands only exist at run time.
 struct RootCommand: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
-        let recipes = (try? RecipeCatalog(directories: [RecipeCatalog.bundledDirectory()]))?.dataRecipes
+        let recipes =
+            (try? RecipeCatalog(directories: [RecipeCatalog.bundledDirectory()]))?.dataRecipes
             .flatMap { portal, recipes in recipes.values.map { "  \($0.command) (\(portal)): \($0.summary)" } }.sorted() ?? []
         return CommandConfiguration(
             commandName: "unitool",

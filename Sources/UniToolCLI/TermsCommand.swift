@@ -42,7 +42,9 @@ struct TermsCommand: AsyncParsableCommand {
             if globals.outputFormat == .json {
                 print(JSONRenderer.object(record))
             } else if globals.outputFormat != .table {
-                print(globals.outputFormat.render(RecordSet(columns: record.fields.map(\.name), records: [record]), style: .plain), terminator: "")
+                print(
+                    globals.outputFormat.render(RecordSet(columns: record.fields.map(\.name), records: [record]), style: .plain),
+                    terminator: "")
             } else {
                 print(Self.describe(status, portal: portal))
             }
@@ -136,7 +138,9 @@ struct TermsCommand: AsyncParsableCommand {
             ) {
                 try await $0.acceptTerms(
                     version: version, store: store,
-                    staleHint: { "read the current terms with 'unitool terms show --portal \(portal.id)', then accept them with --version \($0)" })
+                    staleHint: {
+                        "read the current terms with 'unitool terms show --portal \(portal.id)', then accept them with --version \($0)"
+                    })
             }
             let name = TerminalText.escaped(portal.name)
             guard let accepted else {
@@ -161,7 +165,8 @@ extension CommandEnvironment {
         }
         let portalID = portal.id
         return (
-            "", {
+            "",
+            {
                 throw UniToolError(
                     .credentialsMissing, "the terms-of-use API of '\(portalID)' is behind the login, and no user is given",
                     hint: "say who you are: --user NAME (or UNITOOL_USER, or 'unitool config set user NAME')")

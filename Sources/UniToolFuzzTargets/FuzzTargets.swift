@@ -209,7 +209,8 @@ enum CookieTarget {
     static func run(_ data: [UInt8]) throws {
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         guard let first = lines.first else { return }
-        let origin = URL(string: String(first)).flatMap { $0.host == nil ? nil : $0 }
+        let origin =
+            URL(string: String(first)).flatMap { $0.host == nil ? nil : $0 }
             ?? URL(string: "https://login.example.edu/idp/profile/SAML2")!
         var jar = CookieJar()
         for line in lines.dropFirst() {

@@ -147,7 +147,9 @@ public struct RPCMethods: Sendable {
         }
         // The shared connection reloads the new session on its next use.
         await host.dropConnection(portal: portal.id, user: user)
-        return .object([("portal", .string(portal.id)), ("user", .string(user)), ("loggedIn", .bool(true)), ("passwordStored", .bool(stored))])
+        return .object([
+            ("portal", .string(portal.id)), ("user", .string(user)), ("loggedIn", .bool(true)), ("passwordStored", .bool(stored)),
+        ])
     }
 
     /// The same logout as the CLI's (`Account.logOut`): the session, and unless
@@ -227,7 +229,9 @@ public struct RPCMethods: Sendable {
         if run.summary, let totals = recipe.totals { records = totals.compute(over: records) }
         if let fields = run.fields { records = try records.selecting(fields) }
         request.progress?("\(records.records.count) records")
-        return .object([("columns", .array(records.columns.map(JSONValue.string))), ("records", .array(records.records.map(JSONValue.init)))])
+        return .object([
+            ("columns", .array(records.columns.map(JSONValue.string))), ("records", .array(records.records.map(JSONValue.init))),
+        ])
     }
 
     func recipesPerform(_ request: RPCRequest) async throws -> JSONValue {
@@ -261,7 +265,8 @@ public struct RPCMethods: Sendable {
         let page = try await connection.settlingSession { try await $0.fetch(url.absoluteString) }
         return .object([
             ("url", .string(page.url.absoluteString)), ("status", .number(Double(page.status))),
-            ("contentType", page.contentType.map(JSONValue.string) ?? .null), ("body", .string(page.decodedText(charsetOverride: connection.portal.charsetOverride(for: page.url)))),
+            ("contentType", page.contentType.map(JSONValue.string) ?? .null),
+            ("body", .string(page.decodedText(charsetOverride: connection.portal.charsetOverride(for: page.url)))),
         ])
     }
 
@@ -337,7 +342,9 @@ struct Params {
 
     func stringList(_ name: String) throws -> [String]? {
         guard let value = value(name) else { return nil }
-        guard case .array(let items) = value else { throw RPCError.invalidParams("'\(name)' must be an array of strings, not \(value.typeName)") }
+        guard case .array(let items) = value else {
+            throw RPCError.invalidParams("'\(name)' must be an array of strings, not \(value.typeName)")
+        }
         return try items.map { item in
             guard case .string(let text) = item else { throw RPCError.invalidParams("'\(name)' must hold strings, not \(item.typeName)") }
             return text

@@ -1,7 +1,7 @@
 import Foundation
-import UniToolKit
 import Logging
 import Synchronization
+import UniToolKit
 
 /// One call as a method sees it.
 public struct RPCRequest: Sendable {

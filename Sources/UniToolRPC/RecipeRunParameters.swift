@@ -66,7 +66,8 @@ public struct RecipeRunParameters: Sendable, Equatable {
             }
             if !option.allowedValues.isEmpty, !option.allowedValues.contains(value), option.resolve[value] == nil {
                 throw RPCError.invalidParams(
-                    "'options.\(member.key)' must be one of: \((option.allowedValues + option.resolve.keys.sorted()).joined(separator: ", "))")
+                    "'options.\(member.key)' must be one of: \((option.allowedValues + option.resolve.keys.sorted()).joined(separator: ", "))"
+                )
             }
             values[member.key] = value
         }

@@ -17,7 +17,9 @@ struct AuthCommandTests {
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
     }
 
-    func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:], removing: [String] = []) async throws -> UniToolProcess.Outcome {
+    func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:], removing: [String] = []) async throws
+        -> UniToolProcess.Outcome
+    {
         try await UniToolProcess.run(
             arguments, stdin: stdin, environment: sandbox.environment.merging(extra) { $1 }, removingEnvironment: removing)
     }
@@ -26,7 +28,9 @@ struct AuthCommandTests {
     func loginUseLogout() async throws {
         let login = try await run(["auth", "login", "--portal", "demo", "--user", "bence", "--password-stdin"], stdin: "Kaland-2026")
         #expect(login.exitCode == 0, "\(login)")
-        #expect(try SecretTool.run(["lookup", "service", "unitool", "portal", "demo", "username", "bence", "kind", "password"]) == "Kaland-2026")
+        #expect(
+            try SecretTool.run(["lookup", "service", "unitool", "portal", "demo", "username", "bence", "kind", "password"]) == "Kaland-2026"
+        )
 
         // A fresh state directory: no saved session, so the password must come from the keyring.
         let fresh = try Sandbox()
@@ -52,7 +56,9 @@ struct AuthCommandTests {
         #expect(after.stdout.contains("\"session\": \"none\""))
     }
 
-    @Test("auth login with a wrong password over a valid saved session (and a live IdP session) is exit 10, stores nothing and keeps the session")
+    @Test(
+        "auth login with a wrong password over a valid saved session (and a live IdP session) is exit 10, stores nothing and keeps the session"
+    )
     func wrongPasswordOverValidSession() async throws {
         let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "login=idp-session"))
         defer { Task { await demo.stop() } }
@@ -76,7 +82,9 @@ struct AuthCommandTests {
         _ = try await run(["auth", "logout", "--portal", "demo", "--user", "bence"], extra: extra)
     }
 
-    @Test("with no keyring, auth login says the session was saved without suggesting a flag already given; --session-only keeps just the session")
+    @Test(
+        "with no keyring, auth login says the session was saved without suggesting a flag already given; --session-only keeps just the session"
+    )
     func loginWithoutKeyring() async throws {
         let noBus = ["DBUS_SESSION_BUS_ADDRESS"]
         let failed = try await run(
@@ -184,8 +192,11 @@ struct AuthCommandTests {
         var outcomes: [UniToolProcess.Outcome] = []
         outcomes.append(try await run(["auth", "login", "--portal", "demo", "--user", "bence", "--password-stdin", "-v"], stdin: right))
         outcomes.append(try await run(["--portal", "demo", "--user", "bence", "grades", "-v"]))
-        outcomes.append(try await run(["--portal", "demo", "--user", "bence", "grades", "--json", "-v"], extra: ["UNITOOL_DEMO_FAULTS": "layout-changed"]))
-        outcomes.append(try await run(["--portal", "demo", "--user", "bence", "grades", "-v"], extra: ["UNITOOL_DEMO_FAULTS": "expire-sessions"]))
+        outcomes.append(
+            try await run(
+                ["--portal", "demo", "--user", "bence", "grades", "--json", "-v"], extra: ["UNITOOL_DEMO_FAULTS": "layout-changed"]))
+        outcomes.append(
+            try await run(["--portal", "demo", "--user", "bence", "grades", "-v"], extra: ["UNITOOL_DEMO_FAULTS": "expire-sessions"]))
         outcomes.append(try await run(["auth", "status", "--portal", "demo", "--user", "bence", "-v"]))
         outcomes.append(try await run(["auth", "login", "--portal", "demo", "--user", "alice", "--password-stdin", "-v"], stdin: wrong))
         outcomes.append(try await run(["--portal", "demo", "--user", "alice", "--password-stdin", "grades", "-v", "--json"], stdin: wrong))

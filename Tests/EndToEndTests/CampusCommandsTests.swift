@@ -1,10 +1,11 @@
 import DemoUniversity
 import Foundation
+import Testing
+import UniToolTestSupport
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-import Testing
-import UniToolTestSupport
 
 /// courses, grades --term all, loans (and renew), news and library-calendar: the real executable
 /// and the bundled recipes against a demo the test starts, so it can also see the requests.
@@ -27,7 +28,8 @@ struct CampusCommandsTests {
         try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]], "\(outcome)")
     }
 
-    @Test("every demo command gives typed records in table, json, jsonl and csv", arguments: ["courses", "loans", "news", "library-calendar"])
+    @Test(
+        "every demo command gives typed records in table, json, jsonl and csv", arguments: ["courses", "loans", "news", "library-calendar"])
     func everyFormat(command: String) async throws {
         let demo = try await DemoUniversity.start()
         defer { Task { await demo.stop() } }

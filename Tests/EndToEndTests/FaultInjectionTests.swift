@@ -32,7 +32,8 @@ struct FaultInjectionTests {
         // The state the faulty run must keep: without it the comparisons below would prove nothing.
         let saved = Set(sandbox.snapshot().files.keys)
         try #require(
-            saved.isSuperset(of: ["state/unitool/sessions/demo/alice.json", "config/unitool/config.yaml", "config/unitool/terms/demo.json"]),
+            saved.isSuperset(of: ["state/unitool/sessions/demo/alice.json", "config/unitool/config.yaml", "config/unitool/terms/demo.json"]
+            ),
             "\(saved)")
     }
 

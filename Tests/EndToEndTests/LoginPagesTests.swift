@@ -193,7 +193,9 @@ struct LoginPagesTests {
             let entries = try #require(log["entries"] as? [[String: Any]])
             #expect(entries.count >= 5, "the login's requests should all be there")
             let text = String(decoding: data, as: UTF8.self)
-            for secret in ["Kaland-2026", "Wrong-Canary-77", "demo_sp_session=bence", "demo_sp_session=dora", "PHNhbWxwOlJlc3BvbnNl", "PD94bWwg"] {
+            for secret in [
+                "Kaland-2026", "Wrong-Canary-77", "demo_sp_session=bence", "demo_sp_session=dora", "PHNhbWxwOlJlc3BvbnNl", "PD94bWwg",
+            ] {
                 #expect(!text.contains(secret), "\(file.lastPathComponent) contains \(secret)")
             }
             #expect(text.contains("<redacted>"))
@@ -214,7 +216,9 @@ struct LoginPagesTests {
         }
     }
 
-    @Test("a portal that echoes secrets: the trace holds neither the password it repeats in a hidden field nor its unquoted or textarea SAML values, and the error quotes the portal without the password, however short")
+    @Test(
+        "a portal that echoes secrets: the trace holds neither the password it repeats in a hidden field nor its unquoted or textarea SAML values, and the error quotes the portal without the password, however short"
+    )
     func echoedSecretsStayOutOfTracesAndErrors() async throws {
         let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "echo-secrets"))
         defer { Task { await demo.stop() } }
@@ -331,7 +335,8 @@ struct OneTimeCodeLoginTests {
             try SecretTool.run(["lookup", "service", "unitool", "portal", "demo", "username", "yuki", "kind", "totp"])
         }
         for frontEnd in ["cli", "rpc"] {
-            let store = try await pages.run(["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "JBSWY3DPEHPK3PXP")
+            let store = try await pages.run(
+                ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "JBSWY3DPEHPK3PXP")
             #expect(store.exitCode == 0, "\(store)")
             #expect(try !lookup().isEmpty)
             if frontEnd == "cli" {
@@ -359,7 +364,8 @@ struct OneTimeCodeLoginTests {
             ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "JBSWY3DPEHPK3PXP")
         #expect(store.exitCode == 0, "\(store)")
         defer { removeSecret() }
-        let login = try await pages.run(["auth", "login", "--portal", "demo", "--user", "yuki", "--password-stdin"], demo: demo, stdin: "sakura-2026")
+        let login = try await pages.run(
+            ["auth", "login", "--portal", "demo", "--user", "yuki", "--password-stdin"], demo: demo, stdin: "sakura-2026")
         #expect(login.exitCode == 0, "\(login)")
         #expect(login.stderr.contains("Logged in and stored the password"), "\(login)")
         _ = try await pages.run(["auth", "logout", "--portal", "demo", "--user", "yuki"], demo: demo)
@@ -370,7 +376,8 @@ struct OneTimeCodeLoginTests {
         let demo = try await DemoUniversity.start()
         defer { Task { await demo.stop() } }
         removeSecret()
-        let python = "import base64,hmac,struct,time,hashlib;k=base64.b32decode('JBSWY3DPEHPK3PXP');"
+        let python =
+            "import base64,hmac,struct,time,hashlib;k=base64.b32decode('JBSWY3DPEHPK3PXP');"
             + "h=hmac.new(k,struct.pack('>Q',int(time.time())//30),hashlib.sha1).digest();o=h[-1]&15;"
             + "print('%06d'%((struct.unpack('>I',h[o:o+4])[0]&0x7fffffff)%1000000))"
         let outcome = try await pages.run(
@@ -423,7 +430,8 @@ struct OneTimeCodeLoginTests {
     func wrongCode() async throws {
         let demo = try await DemoUniversity.start()
         defer { Task { await demo.stop() } }
-        let store = try await pages.run(["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "GEZDGNBVGY3TQOJQ")
+        let store = try await pages.run(
+            ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "GEZDGNBVGY3TQOJQ")
         #expect(store.exitCode == 0, "\(store)")
         defer { removeSecret() }
         let outcome = try await pages.run(
@@ -437,7 +445,8 @@ struct OneTimeCodeLoginTests {
     func badSecret() async throws {
         let demo = try await DemoUniversity.start()
         defer { Task { await demo.stop() } }
-        let outcome = try await pages.run(["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "not a secret!")
+        let outcome = try await pages.run(
+            ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "not a secret!")
         #expect(outcome.exitCode == 64, "\(outcome)")
         #expect(outcome.stderr.contains("not a TOTP secret"))
         let status = try await pages.run(["auth", "status", "--portal", "demo", "--user", "yuki", "--json"], demo: demo)

@@ -49,13 +49,18 @@ struct PluginsAndConfigTests {
         try Self.dueSoonRecipe.write(to: userRecipes.appendingPathComponent("due-soon.yaml"), atomically: true, encoding: .utf8)
 
         let overview = try await run(["--portal", "demo", "--help"])
-        #expect(overview.stdout.split(separator: "\n").contains { $0.hasPrefix("  due-soon ") && $0.hasSuffix("Loans due within the next days") }, "\(overview)")
+        #expect(
+            overview.stdout.split(separator: "\n").contains {
+                $0.hasPrefix("  due-soon ") && $0.hasSuffix("Loans due within the next days")
+            }, "\(overview)")
         let help = try await run(["--portal", "demo", "due-soon", "--help"])
         #expect(help.stdout.contains("--since <since>"))
         #expect(try await run(["__complete", "--portal", "demo", "due"]).stdout == "due-soon\n")
         #expect(try await run(["__complete", "--portal", "demo", "due-soon", "--"]).stdout.contains("--since"))
         let list = try await run(["recipes", "list", "--json"])
-        #expect(list.stdout.contains(#""command": "due-soon""#) && list.stdout.contains(userRecipes.appendingPathComponent("due-soon.yaml").path))
+        #expect(
+            list.stdout.contains(#""command": "due-soon""#)
+                && list.stdout.contains(userRecipes.appendingPathComponent("due-soon.yaml").path))
 
         let result = try await run(["--portal", "demo", "due-soon", "--json"])
         #expect(result.exitCode == 0, "\(result)")
@@ -70,7 +75,8 @@ struct PluginsAndConfigTests {
         let script = try await run(["completions", "bash"]).stdout
         let folder = sandbox.root.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try? FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("unitool"), withDestinationURL: UniToolProcess.executable)
+        try? FileManager.default.createSymbolicLink(
+            at: folder.appendingPathComponent("unitool"), withDestinationURL: UniToolProcess.executable)
         try script.write(to: sandbox.root.appendingPathComponent("completion.bash"), atomically: true, encoding: .utf8)
         func complete(_ words: [String]) throws -> [String] {
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
@@ -236,7 +242,8 @@ struct PluginsAndConfigTests {
         let fromFlag = try await run(["library-calendar", "--format", "json"], extra: ["UNITOOL_FORMAT": "jsonl"])
         #expect(fromFlag.stdout.hasPrefix("[\n"))
 
-        try "format: [oops\n".write(to: sandbox.root.appendingPathComponent("config/unitool/config.yaml"), atomically: true, encoding: .utf8)
+        try "format: [oops\n".write(
+            to: sandbox.root.appendingPathComponent("config/unitool/config.yaml"), atomically: true, encoding: .utf8)
         let broken = try await run(["library-calendar"])
         #expect(broken.exitCode == 64)
         #expect(broken.stderr.contains("config.yaml"), "\(broken)")

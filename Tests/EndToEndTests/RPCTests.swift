@@ -70,7 +70,9 @@ struct RPCTests {
         #expect(records.count == 4)
         #expect(records[0]["credits"] == .number(8))
         #expect(records[0]["date"] == .string("2026-07-10"))
-        client.sendLine(Self.request(2, "recipes.run", #"{"portal":"demo","recipe":"grades","options":{"term":"all"},"summary":true,"fields":["term","gpa"]}"#))
+        client.sendLine(
+            Self.request(
+                2, "recipes.run", #"{"portal":"demo","recipe":"grades","options":{"term":"all"},"summary":true,"fields":["term","gpa"]}"#))
         let summary = await client.nextLine()?["result"]
         #expect(summary?["columns"] == .array([.string("term"), .string("gpa")]))
         #expect(summary?["records"]?.serialized.contains(#"{"term":"2026-fall","gpa":3.52}"#) == true)
@@ -93,10 +95,19 @@ struct RPCTests {
             (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"recipe":["grades"]}}"#, -32602),
             (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","optoins":{}}}"#, -32602),
             (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":["demo","grades"]}"#, -32602),
-            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":[1]}}}"#, -32602),
+            (
+                #"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":[1]}}}"#,
+                -32602
+            ),
             // Issue 17, section 8: each of these was accepted, answered in CLI words, or not answered.
-            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":2026}}}"#, -32602),
-            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"trem":"all"}}}"#, -32602),
+            (
+                #"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":2026}}}"#,
+                -32602
+            ),
+            (
+                #"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"trem":"all"}}}"#,
+                -32602
+            ),
             (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","fields":["nosuch"]}}"#, -32602),
             (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":"me"}}"#, -32602),
             (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":[]}}"#, -32602),
@@ -119,7 +130,9 @@ struct RPCTests {
 
     @Test("a message over the size limit is refused and skipped, in both framings")
     func oversized() async throws {
-        let big = #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":""# + String(repeating: "x", count: 5000) + #""}}}"#
+        let big =
+            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":""# + String(repeating: "x", count: 5000)
+            + #""}}}"#
         let lines = try await start(["--max-message-bytes", "1000"])
         defer { lines.terminate() }
         lines.sendLine(big)
@@ -142,7 +155,8 @@ struct RPCTests {
     func contentLengthFraming() async throws {
         let client = try await start(["--framing", "content-length"])
         defer { client.terminate() }
-        let request = #"{"jsonrpc":"2.0","id":"grades-1","method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":"2025-fall"}}}"#
+        let request =
+            #"{"jsonrpc":"2.0","id":"grades-1","method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":"2025-fall"}}}"#
         // Split in the middle of the header and of the body, as a pipe may deliver it.
         let bytes = "Content-Length: \(request.utf8.count)\r\n\r\n\(request)"
         let middle = bytes.index(bytes.startIndex, offsetBy: 10)
@@ -159,10 +173,11 @@ struct RPCTests {
         let client = try await start()
         defer { client.terminate() }
         client.sendLine(
-            "[" + [
-                Self.request(1, "portals.list"), #"{"jsonrpc":"2.0","method":"portals.list"}"#, Self.request(2, "no.such.method"),
-                #"{"jsonrpc":"2.0","id":"three","method":"recipes.list","params":{"portal":"demo"}}"#, "17",
-            ].joined(separator: ",") + "]")
+            "["
+                + [
+                    Self.request(1, "portals.list"), #"{"jsonrpc":"2.0","method":"portals.list"}"#, Self.request(2, "no.such.method"),
+                    #"{"jsonrpc":"2.0","id":"three","method":"recipes.list","params":{"portal":"demo"}}"#, "17",
+                ].joined(separator: ",") + "]")
         guard case .array(let answers)? = await client.nextLine() else {
             Issue.record("the batch was not answered with an array")
             return
@@ -475,7 +490,8 @@ struct RPCTests {
         ]
         let input = calls.enumerated().map { (index, call) -> String in
             var params = call.1
-            params.insert(contentsOf: #""progressToken":"t\#(index)""# + (params == "{}" ? "" : ","), at: params.index(after: params.startIndex))
+            params.insert(
+                contentsOf: #""progressToken":"t\#(index)""# + (params == "{}" ? "" : ","), at: params.index(after: params.startIndex))
             return Self.request(index + 1, call.0, params)
         }
         // One at a time: auth.logout must not race the calls that use the session.
@@ -558,7 +574,9 @@ struct RPCTests {
                         let data = output.fileHandleForReading.readDataToEndOfFile()
                         let errorData = errors.fileHandleForReading.readDataToEndOfFile()
                         process.waitUntilExit()
-                        return (process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+                        return (
+                            process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errorData, as: UTF8.self)
+                        )
                     })
             }
         }
@@ -585,7 +603,9 @@ struct RPCTests {
                         let data = output.fileHandleForReading.readDataToEndOfFile()
                         let errorData = errors.fileHandleForReading.readDataToEndOfFile()
                         process.waitUntilExit()
-                        return (process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+                        return (
+                            process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errorData, as: UTF8.self)
+                        )
                     })
             }
         }

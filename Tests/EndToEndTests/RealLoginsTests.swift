@@ -110,7 +110,9 @@ struct RealLoginsTests {
         let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "login=reminder-form"))
         defer { Task { await demo.stop() } }
         try sandbox.installPortalCopy("campus", at: demo.baseURL) { portal in
-            portal.replacingOccurrences(of: "      submit: \".//button[@name='later']\"\n      after_login: true\n", with: "      submit: \".//button[@name='later']\"\n")
+            portal.replacingOccurrences(
+                of: "      submit: \".//button[@name='later']\"\n      after_login: true\n",
+                with: "      submit: \".//button[@name='later']\"\n")
         }
         try sandbox.acceptTerms(portal: "campus", version: DemoUniversity.initialTermsVersion)
         let outcome = try await run(

@@ -32,7 +32,8 @@ struct RealPagesTests {
         let legacy = try await DemoUniversity.start(faults: faults)
         defer { Task { await legacy.stop() } }
         // The fault really serves Shift_JIS bytes, with no <meta> to tell.
-        let page = try await run(["page", "/grades?term=2025-fall", "--fixture", sandbox.root.appendingPathComponent("raw.html").path], demo: legacy)
+        let page = try await run(
+            ["page", "/grades?term=2025-fall", "--fixture", sandbox.root.appendingPathComponent("raw.html").path], demo: legacy)
         try #require(page.exitCode == 0, "\(page)")
         let raw = try Data(contentsOf: sandbox.root.appendingPathComponent("raw.html"))
         #expect(raw.range(of: Data([0x87, 0x54])) != nil, "Ⅰ as Windows-31J's NEC row 13")
@@ -93,7 +94,8 @@ struct RealPagesTests {
         #expect(records.contains { $0["course"] as? String == "日本語初級Ⅰ (Japanese for Beginners I)" })
 
         // Without its Content-Type the page is misread, and --update refuses to write mojibake.
-        var stripped = expectation.replacingOccurrences(of: "\"content_type\": \"text/html; charset=Shift_JIS\"", with: "\"content_type\": null")
+        var stripped = expectation.replacingOccurrences(
+            of: "\"content_type\": \"text/html; charset=Shift_JIS\"", with: "\"content_type\": null")
         stripped = stripped.replacingOccurrences(of: "\"records\": null", with: "\"records\": []")
         try stripped.write(to: copy.appendingPathComponent("Fixtures/grades/legacy.json"), atomically: true, encoding: .utf8)
         let misread = try await run(["recipes", "test", "--update", copy.path], demo: legacy)
@@ -215,7 +217,8 @@ struct RealPagesTests {
                 with: Data(contentsOf: sandbox.root.appendingPathComponent("state/unitool/sessions/demo/bence.json"))) as? [String: Any])
         let cookieValues = ((session["cookies"] as? [[String: Any]]) ?? []).compactMap { $0["value"] as? String }.filter { $0.count >= 8 }
         #expect(!cookieValues.isEmpty)
-        let protocolValue = try Regex(#"(?i)(SAMLRequest|SAMLResponse|RelayState|ticket|SAMLart)(=|%3D)(?!<redacted>|%3Credacted%3E)[^&"\s]"#)
+        let protocolValue = try Regex(
+            #"(?i)(SAMLRequest|SAMLResponse|RelayState|ticket|SAMLart)(=|%3D)(?!<redacted>|%3Credacted%3E)[^&"\s]"#)
         var samlParameters = 0
         for field in fields {
             #expect(!field.contains("Kaland-2026"), "the password in \(field.prefix(200))")
@@ -227,10 +230,11 @@ struct RealPagesTests {
         #expect(samlParameters > 0, "the trace should show where the SAML request went, redacted")
         // The password's POST is sized as shown, so its size does not tell the password's length.
         let entries = try #require((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
-        let passwordPost = try #require(entries.first { entry in
-            let params = ((entry["request"] as? [String: Any])?["postData"] as? [String: Any])?["params"] as? [[String: String]]
-            return params?.contains { $0["name"] == "j_password" } == true
-        })
+        let passwordPost = try #require(
+            entries.first { entry in
+                let params = ((entry["request"] as? [String: Any])?["postData"] as? [String: Any])?["params"] as? [[String: String]]
+                return params?.contains { $0["name"] == "j_password" } == true
+            })
         let request = try #require(passwordPost["request"] as? [String: Any])
         let text = try #require((request["postData"] as? [String: Any])?["text"] as? String)
         #expect(request["bodySize"] as? Int == text.utf8.count)

@@ -40,7 +40,10 @@ struct SecurityRoundTwoTests {
 
     @Test("non-finite, negative and absurd time limits are usage errors (exit 64), never a crash")
     func numericOptions() async throws {
-        for arguments in [["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "1e300"], ["--connect-timeout", "nan"], ["--timeout=-1"], ["--timeout", "0"]] {
+        for arguments in [
+            ["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "1e300"], ["--connect-timeout", "nan"], ["--timeout=-1"],
+            ["--timeout", "0"],
+        ] {
             let outcome = try await run(["--portal", "demo"] + arguments + ["grades"])
             #expect(outcome.exitCode == 64, "\(arguments): \(outcome)")
             #expect(outcome.stderr.contains("timeout"), "\(arguments): \(outcome)")
@@ -91,7 +94,8 @@ struct SecurityRoundTwoTests {
 
     @Test("UNITOOL_PASSWORD_COMMAND's output is capped at 64 KiB; a background child holding the pipe does not hold unitool")
     func boundedPasswordCommand() async throws {
-        let flood = try await run(["--portal", "demo", "--user", "dora", "grades"], extra: ["UNITOOL_PASSWORD_COMMAND": "yes | tr -d '\\n'"])
+        let flood = try await run(
+            ["--portal", "demo", "--user", "dora", "grades"], extra: ["UNITOOL_PASSWORD_COMMAND": "yes | tr -d '\\n'"])
         #expect(flood.exitCode == 40, "\(flood)")
         #expect(flood.stderr.contains("64 KiB"), "\(flood)")
         #expect(flood.seconds < 20)
@@ -110,15 +114,15 @@ struct SecurityRoundTwoTests {
         let seen = sandbox.root.appendingPathComponent("plugin-stdin.txt")
         let plugin = plugins.appendingPathComponent("unitool-peek")
         try """
-            #!/usr/bin/env python3
-            import json, os, socket, sys
-            open(\(String(reflecting: seen.path)), "w").write(sys.stdin.read())
-            channel = socket.socket(fileno=int(os.environ["UNITOOL_RPC_FD"]))
-            reader = channel.makefile("r", encoding="utf-8")
-            channel.sendall((json.dumps({"jsonrpc": "2.0", "id": 1, "method": "recipes.run", "params": {"recipe": "grades"}}) + "\\n").encode())
-            answer = json.loads(reader.readline())
-            print("records" if "result" in answer else answer["error"]["message"])
-            """.write(to: plugin, atomically: true, encoding: .utf8)
+        #!/usr/bin/env python3
+        import json, os, socket, sys
+        open(\(String(reflecting: seen.path)), "w").write(sys.stdin.read())
+        channel = socket.socket(fileno=int(os.environ["UNITOOL_RPC_FD"]))
+        reader = channel.makefile("r", encoding="utf-8")
+        channel.sendall((json.dumps({"jsonrpc": "2.0", "id": 1, "method": "recipes.run", "params": {"recipe": "grades"}}) + "\\n").encode())
+        answer = json.loads(reader.readline())
+        print("records" if "result" in answer else answer["error"]["message"])
+        """.write(to: plugin, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: plugin.path)
         let outcome = try await run(["--portal", "demo", "--user", "dora", "--password-stdin", "peek"], stdin: password)
         #expect(outcome.exitCode == 0, "\(outcome)")
@@ -203,7 +207,9 @@ struct PackAndKeyringTests {
         return pack
     }
 
-    @Test("a pack that redefines a portal never gets its password: refused untrusted; trusted, the keyring and the password command still refuse")
+    @Test(
+        "a pack that redefines a portal never gets its password: refused untrusted; trusted, the keyring and the password command still refuse"
+    )
     func packCannotTakeThePassword() async throws {
         // dora: the one demo user no other suite keeps in the keyring (the tests share it).
         let password = "explorer-2026"
@@ -244,8 +250,12 @@ struct PackAndKeyringTests {
         let grades = try await run(["--portal", "demo", "--user", "dora", "grades", "--json"])
         #expect(grades.exitCode == 0, "\(grades)")
         #expect(try SecretTool.run(["lookup", "service", "unitool:demo", "username", "dora"]).isEmpty)
-        #expect(try SecretTool.run(["lookup", "service", "unitool", "portal", "demo", "username", "dora", "kind", "password"]) == "explorer-2026")
-        #expect(try SecretTool.run(["search", "service", "unitool", "portal", "demo", "username", "dora"]).contains("origins = http://127.0.0.1:0"))
+        #expect(
+            try SecretTool.run(["lookup", "service", "unitool", "portal", "demo", "username", "dora", "kind", "password"])
+                == "explorer-2026")
+        #expect(
+            try SecretTool.run(["search", "service", "unitool", "portal", "demo", "username", "dora"]).contains(
+                "origins = http://127.0.0.1:0"))
         _ = try await run(["auth", "logout", "--portal", "demo", "--user", "dora"])
     }
 

@@ -76,7 +76,9 @@ struct SimpleSAMLphpInteropTests {
 
     var sessionFile: URL { sandbox.root.appendingPathComponent("state/unitool/sessions/simplesamlphp/student.json") }
 
-    @Test("log in, read grades; a wrong password is exit 10 with SimpleSAMLphp's words; a re-login through the live IdP session needs no password source")
+    @Test(
+        "log in, read grades; a wrong password is exit 10 with SimpleSAMLphp's words; a re-login through the live IdP session needs no password source"
+    )
     func loginWrongPasswordAndSingleSignOn() async throws {
         try await withPeer {
             let wrong = try await run(["--user", "student", "--password-stdin", "grades"], stdin: "not-the-password")
@@ -115,7 +117,9 @@ struct SimpleSAMLphpInteropTests {
             #expect(status.stdout.contains("\"current\": \"2026-10\""), "\(status)")
             let doctor = try await run(["--user", "ayaka", "--password-stdin", "doctor", "login"], stdin: "sakura-2026")
             #expect(doctor.exitCode == 0, "\(doctor)")
-            #expect(doctor.stdout.contains("page rule 'user name and password'") && doctor.stdout.contains("page rule 'saml post'"), "\(doctor)")
+            #expect(
+                doctor.stdout.contains("page rule 'user name and password'") && doctor.stdout.contains("page rule 'saml post'"), "\(doctor)"
+            )
         }
     }
 }

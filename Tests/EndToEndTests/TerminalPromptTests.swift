@@ -50,7 +50,9 @@ struct TerminalPromptTests {
     func tmux(_ arguments: [String]) throws -> String {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket)-\(UUID().uuidString.prefix(6)).out")
         defer { try? FileManager.default.removeItem(at: output) }
-        let quoted = (["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let quoted = (["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments).map {
+            "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
         let status = system(quoted.joined(separator: " ") + " </dev/null >'\(output.path)' 2>/dev/null")
         guard status == 0 else { throw TmuxFailed(arguments: arguments, status: status) }
         return (try? String(contentsOf: output, encoding: .utf8)) ?? ""

@@ -14,7 +14,6 @@ struct TermsCommandTests {
         try await UniToolProcess.run(arguments, environment: sandbox.environment.merging(extra) { $1 })
     }
 
-
     var acceptedFile: URL { sandbox.root.appendingPathComponent("config/unitool/terms/demo.json") }
 
     /// The accepted-terms file's bytes, or nil if there is none.
@@ -134,7 +133,9 @@ struct TermsCommandTests {
         #expect(outcome.stderr.contains("127.0.0.1:1"))
     }
 
-    @Test("a terms version that carries terminal escapes is shown escaped by terms status and show, and by a refused data command; --json escapes it as JSON")
+    @Test(
+        "a terms version that carries terminal escapes is shown escaped by terms status and show, and by a refused data command; --json escapes it as JSON"
+    )
     func hostileVersionIsEscaped() async throws {
         var faults = DemoFaults()
         faults.termsVersion = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{9B}31m"

@@ -32,7 +32,8 @@ struct KeyringTests {
     @Test("items that differ only in the kind attribute are told apart, never mixed up")
     func kindAttributeSeparatesItems() throws {
         try keyring.store(secret: Array("the-password".utf8), attributes: attributes("erin"), label: "test")
-        try keyring.store(secret: Array("otpauth://totp/x?secret=JBSWY3DP".utf8), attributes: attributes("erin", kind: "totp"), label: "test")
+        try keyring.store(
+            secret: Array("otpauth://totp/x?secret=JBSWY3DP".utf8), attributes: attributes("erin", kind: "totp"), label: "test")
         #expect(try keyring.search(attributes("erin")).map(\.secret) == [Array("the-password".utf8)])
         #expect(try keyring.search(attributes("erin", kind: "totp")).map(\.secret) == [Array("otpauth://totp/x?secret=JBSWY3DP".utf8)])
         try keyring.clear(attributes("erin"))

@@ -216,7 +216,8 @@ struct DocumentTests {
         let bare = try Document(html: Array("<p>日本</p>".utf8)).markupWithoutFormValues()
         #expect(bare.contains("日本") && bare.lowercased().contains("charset=utf-8"))
         // A feed stays XML, in UTF-8.
-        let feed = try Document(xml: Array("<?xml version=\"1.0\" encoding=\"EUC-JP\"?><rss><t>".utf8) + [0xC6, 0xFC] + Array("</t></rss>".utf8))
+        let feed = try Document(
+            xml: Array("<?xml version=\"1.0\" encoding=\"EUC-JP\"?><rss><t>".utf8) + [0xC6, 0xFC] + Array("</t></rss>".utf8))
         #expect(try feed.select("//t").first?.text == "日")
         #expect(feed.markup().contains("日") && feed.markup().contains("UTF-8"))
     }

@@ -54,7 +54,8 @@ struct TOTPTests {
 
     @Test("an otpauth URI keeps digits, period and algorithm; a base32 text gets the defaults")
     func otpauth() throws {
-        let uri = try TOTP(parsing: "otpauth://totp/Demo%20University:yuki?secret=JBSWY3DPEHPK3PXP&issuer=Demo&digits=8&period=60&algorithm=sha256")
+        let uri = try TOTP(
+            parsing: "otpauth://totp/Demo%20University:yuki?secret=JBSWY3DPEHPK3PXP&issuer=Demo&digits=8&period=60&algorithm=sha256")
         #expect(uri.digits == 8 && uri.period == 60 && uri.algorithm == .sha256)
         #expect(uri.secret == (try Base32.decode("JBSWY3DPEHPK3PXP")))
         #expect(try TOTP(parsing: uri.uri) == uri, "the stored form reads back the same")

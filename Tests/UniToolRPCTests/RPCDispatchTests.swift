@@ -54,7 +54,8 @@ struct RPCDispatchTests {
         let fresh = RPCLifecycle()
         #expect(RPCRoute.decide(try Self.request("shutdown", id: .number(1)), lifecycle: fresh) == .shutdown)
         #expect(RPCRoute.decide(try Self.request("shutdown", id: .number(1), params: "{}"), lifecycle: fresh) == .shutdown)
-        #expect(RPCRoute.decide(try Self.request("shutdown", id: .number(1), params: #"{"progressToken":"t"}"#), lifecycle: fresh) == .shutdown)
+        #expect(
+            RPCRoute.decide(try Self.request("shutdown", id: .number(1), params: #"{"progressToken":"t"}"#), lifecycle: fresh) == .shutdown)
         for params in ["[]", "[1]", #"{"now":true}"#, #"{"progressToken":{}}"#] {
             guard case .refuse(let error) = RPCRoute.decide(try Self.request("shutdown", id: .number(1), params: params), lifecycle: fresh)
             else {
@@ -159,7 +160,8 @@ struct RPCDispatchTests {
     @Test("recipes.run: valid parameters pass through unchanged")
     func recipeRunAccepted() throws {
         let checked = try RecipeRunParameters(
-            checking: try JSONParser.parse(#"{"recipe":"grades","options":{"term":"2026-spring"},"fields":["code","grade"],"progressToken":1}"#),
+            checking: try JSONParser.parse(
+                #"{"recipe":"grades","options":{"term":"2026-spring"},"fields":["code","grade"],"progressToken":1}"#),
             against: Self.grades)
         #expect(checked.options == ["term": "2026-spring"])
         #expect(checked.fields == ["code", "grade"])

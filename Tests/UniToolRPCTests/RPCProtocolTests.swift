@@ -18,7 +18,8 @@ struct RPCProtocolTests {
     @Test(
         "malformed JSON is refused with the place it went wrong",
         arguments: [
-            "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"\\x\"", "\"\u{01}\"", "tru", "{\"a\":1}x", "\"\\ud800\"", "[1 2]", "1e", "-01", "+1", ".5",
+            "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"\\x\"", "\"\u{01}\"", "tru", "{\"a\":1}x", "\"\\ud800\"", "[1 2]", "1e",
+            "-01", "+1", ".5",
         ])
     func malformed(text: String) {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(text) }
@@ -41,7 +42,10 @@ struct RPCProtocolTests {
     func newlineFraming() {
         var reader = RPCMessageReader(framing: .newline, maxMessageBytes: 100)
         #expect(reader.feed(Array("{\"a\":".utf8)) == [])
-        #expect(reader.feed(Array("1}\r\n\n  \n{\"b\":2}\n{\"c\"".utf8)) == [.message(Array("{\"a\":1}".utf8)), .message(Array("{\"b\":2}".utf8))])
+        #expect(
+            reader.feed(Array("1}\r\n\n  \n{\"b\":2}\n{\"c\"".utf8)) == [
+                .message(Array("{\"a\":1}".utf8)), .message(Array("{\"b\":2}".utf8)),
+            ])
         #expect(reader.finish() == [.message(Array("{\"c\"".utf8))])
     }
 

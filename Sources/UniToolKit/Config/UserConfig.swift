@@ -41,7 +41,9 @@ public struct UserConfig: Sendable, Equatable {
             return config
         } catch let error as UniToolError {
             // The reader speaks of recipes; this is the settings file, and a usage problem.
-            throw UniToolError(.usage, "the settings file is not valid: \(error.message)", hint: error.hint ?? "fix it, or change it with 'unitool config set'")
+            throw UniToolError(
+                .usage, "the settings file is not valid: \(error.message)",
+                hint: error.hint ?? "fix it, or change it with 'unitool config set'")
         }
     }
 
@@ -58,7 +60,8 @@ public struct UserConfig: Sendable, Equatable {
                 hint: "settings: \(keys.joined(separator: ", "))" + (nearest.map { "; did you mean '\($0)'?" } ?? ""))
         }
         if key == "format", OutputFormat(rawValue: value) == nil {
-            throw UniToolError(.usage, "'\(value)' is not a format", hint: "use one of: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw UniToolError(
+                .usage, "'\(value)' is not a format", hint: "use one of: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
     }
 
@@ -66,7 +69,9 @@ public struct UserConfig: Sendable, Equatable {
     public func save(to file: URL = UserConfig.file) throws {
         var text = "# unitool settings; see 'unitool config --help'\n"
         for key in Self.keys {
-            if let value = values[key] { text += "\(key): \(try Yams.dump(object: value).trimmingCharacters(in: .whitespacesAndNewlines))\n" }
+            if let value = values[key] {
+                text += "\(key): \(try Yams.dump(object: value).trimmingCharacters(in: .whitespacesAndNewlines))\n"
+            }
         }
         try AtomicFile.write(Data(text.utf8), to: file, mode: 0o600)
     }

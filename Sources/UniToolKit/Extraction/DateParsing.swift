@@ -8,8 +8,18 @@ import Foundation
 /// pattern falls back to `DateFormatter`.
 struct DatePattern {
     enum Token: Equatable {
-        case year(Int), month(Int), day(Int), hour(Int), hour12(Int), minute(Int), second(Int), fraction(Int)
-        case weekday, amPm, zone(Character), literal(String), space
+        case year(Int)
+        case month(Int)
+        case day(Int)
+        case hour(Int)
+        case hour12(Int)
+        case minute(Int)
+        case second(Int)
+        case fraction(Int)
+        case weekday, amPm
+        case zone(Character)
+        case literal(String)
+        case space
     }
 
     let tokens: [Token]
@@ -72,7 +82,9 @@ struct DatePattern {
         func digits(_ minimum: Int, _ maximum: Int) -> Int? {
             var value = 0
             var count = 0
-            while count < maximum, index < scalars.count, let digit = scalars[index].properties.numericType != nil ? Int(String(scalars[index])) : nil {
+            while count < maximum, index < scalars.count,
+                let digit = scalars[index].properties.numericType != nil ? Int(String(scalars[index])) : nil
+            {
                 value = value * 10 + digit
                 index += 1
                 count += 1
@@ -223,7 +235,8 @@ enum Civil {
 
     /// The moment a parsed date stands for: its own offset, else the zone's at that local time.
     static func epoch(of parsed: DatePattern.Parsed, zone: TimeZone) -> Int {
-        let local = days(year: parsed.year, month: parsed.month, day: parsed.day) * 86400 + parsed.hour * 3600 + parsed.minute * 60
+        let local =
+            days(year: parsed.year, month: parsed.month, day: parsed.day) * 86400 + parsed.hour * 3600 + parsed.minute * 60
             + parsed.second
         if let offset = parsed.offset { return local - offset }
         let guess = local - zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(local)))

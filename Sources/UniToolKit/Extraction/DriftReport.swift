@@ -22,8 +22,10 @@ public enum DriftReport {
         let name = "\(recipe.portal)-\(recipe.command)-\(formatter.string(from: Date()))-\(unique).\(document.isXML ? "xml" : "html")"
         let file = directory.appendingPathComponent(name)
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let source = document.url.map { "<!-- unitool drift report: \(recipe.file), page \(URL(string: $0)?.redactedForLog ?? "?") -->\n" } ?? ""
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let source =
+                document.url.map { "<!-- unitool drift report: \(recipe.file), page \(URL(string: $0)?.redactedForLog ?? "?") -->\n" } ?? ""
             try AtomicFile.write(Data((source + document.markupWithoutFormValues()).utf8), to: file, mode: 0o600)
         } catch {
             logger.warning("could not save the page for the drift report: \(error)")

@@ -294,7 +294,8 @@ public enum FieldTyper {
             }
             let epoch = Int(date.timeIntervalSince1970.rounded(.down))
             return type == .date
-                ? .date(Civil.iso(epoch: epoch, zone: zone, withTime: false)) : .datetime(Civil.iso(epoch: epoch, zone: zone, withTime: true))
+                ? .date(Civil.iso(epoch: epoch, zone: zone, withTime: false))
+                : .datetime(Civil.iso(epoch: epoch, zone: zone, withTime: true))
         case .bool:
             switch text.lowercased() {
             case "true", "yes", "y", "1", "on", "x", "✓": return .bool(true)

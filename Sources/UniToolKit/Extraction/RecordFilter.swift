@@ -142,7 +142,8 @@ extension Totals.Aggregate {
             let values = records.compactMap { number($0, field) }
             return values.isEmpty ? .null : rounded(values.reduce(0, +) / Double(values.count))
         case .weightedMean(let field, let weight):
-            let pairs = records.compactMap { record in number(record, field).flatMap { value in number(record, weight).map { (value, $0) } } }
+            let pairs = records.compactMap { record in number(record, field).flatMap { value in number(record, weight).map { (value, $0) } }
+            }
             let total = pairs.map(\.1).reduce(0, +)
             return total == 0 ? .null : rounded(pairs.map { $0.0 * $0.1 }.reduce(0, +) / total)
         }

@@ -43,7 +43,9 @@ public struct Credentials: Sendable {
     }
 
     /// A password to be read only if a page asks for it (the keyring, a password command).
-    public init(username: String, passwordSource: @escaping @Sendable () throws -> Secret, oneTimeCode: (@Sendable () throws -> Secret)? = nil) {
+    public init(
+        username: String, passwordSource: @escaping @Sendable () throws -> Secret, oneTimeCode: (@Sendable () throws -> Secret)? = nil
+    ) {
         self.username = username
         self.password = passwordSource
         self.oneTimeCode = oneTimeCode

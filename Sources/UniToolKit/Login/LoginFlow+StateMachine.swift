@@ -76,7 +76,9 @@ public struct LoginStateMachine: Sendable {
                     UniToolError(
                         .layoutChanged,
                         "the login reached a page of the portal that fails login.done_when of portal '\(portal)' (\(doneFailure)): \(page.summary)",
-                        hint: "if this page means you are logged in, correct done_when in the portal recipe; otherwise add a page rule for it"))
+                        hint:
+                            "if this page means you are logged in, correct done_when in the portal recipe; otherwise add a page rule for it"
+                    ))
             }
             let tried = (rules.map(\.name) + ["meta refresh (built in)"]).joined(separator: ", ")
             return .failed(
@@ -95,7 +97,9 @@ public struct LoginStateMachine: Sendable {
                 UniToolError(
                     .loginFailed,
                     "the portal asked for a login again right after a successful one (the '\(rule.name)' page, at \(page.summary))",
-                    hint: "if this page comes after every login (a reminder, a notice), mark its rule 'after_login: true'; otherwise the portal may not accept unitool's cookies (run with --verbose)"))
+                    hint:
+                        "if this page comes after every login (a reminder, a notice), mark its rule 'after_login: true'; otherwise the portal may not accept unitool's cookies (run with --verbose)"
+                ))
         }
         switch rule.action {
         case .fail:
@@ -158,7 +162,9 @@ public struct LoginStateMachine: Sendable {
         case .wrongCode:
             return UniToolError(
                 .wrongCode, "the portal rejected the one-time code\(says)",
-                hint: "unitool never sends the same code twice, so a refused code from a stored TOTP secret means the secret or this computer's clock is wrong: store it again with 'unitool auth totp set', and check the clock (timedatectl)")
+                hint:
+                    "unitool never sends the same code twice, so a refused code from a stored TOTP secret means the secret or this computer's clock is wrong: store it again with 'unitool auth totp set', and check the clock (timedatectl)"
+            )
         case .accountLocked:
             return UniToolError(
                 .accountLocked, "the account is locked\(says)", hint: "contact your university's IT help desk")

@@ -94,7 +94,8 @@ public struct LoginFlow: Sendable {
                 logger.debug("login page '\(rule.name)' at \(page.url.redactedForLog)")
                 let postsAssertion = try document.evaluate("boolean(//form//input[@name='SAMLResponse'])").booleanValue
                 do {
-                    let outcome = try await act(rule, on: page, document: document, credentials: credentials, password: password, step: &step)
+                    let outcome = try await act(
+                        rule, on: page, document: document, credentials: credentials, password: password, step: &step)
                     page = outcome
                 } catch {
                     report(.failed, error: error)
@@ -127,13 +128,17 @@ public struct LoginFlow: Sendable {
             // is a login. Any other origin is not the portal's business: a login there would
             // only ask for a password that has nowhere safe to go.
             if page.url.origin == portal.idpURL.origin || portal.credentialOrigins.contains(page.url.origin) { return true }
-            if page.contentType?.contains("html") ?? true, let document = try? page.document(charsetOverride: portal.charsetOverride(for: page.url)), try classify(document) != nil {
+            if page.contentType?.contains("html") ?? true,
+                let document = try? page.document(charsetOverride: portal.charsetOverride(for: page.url)), try classify(document) != nil
+            {
                 return true
             }
             throw UniToolError(
                 .unsafeRequest,
                 "the portal sent unitool to \(page.url.redactedForLog), which is neither the portal (\(portal.baseURL.origin)) nor its login service (\(portal.idpURL.origin)), and no login rule knows that page",
-                hint: "if the portal or its login really moved, update base_url or idp_url in \(portal.file); otherwise look at the portal in a browser")
+                hint:
+                    "if the portal or its login really moved, update base_url or idp_url in \(portal.file); otherwise look at the portal in a browser"
+            )
         }
         guard page.contentType?.contains("html") ?? true else { return false }
         let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
@@ -166,7 +171,8 @@ public struct LoginFlow: Sendable {
             let path = components?.percentEncodedPath ?? page.url.path
             let pathAndQuery = (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
             guard (try? Regex(pattern).firstMatch(in: pathAndQuery)) != nil else {
-                return "url \"\(pattern)\" does not match \"\(path.isEmpty ? "/" : path)\(components?.percentEncodedQuery == nil ? "" : "?…")\""
+                return
+                    "url \"\(pattern)\" does not match \"\(path.isEmpty ? "/" : path)\(components?.percentEncodedQuery == nil ? "" : "?…")\""
             }
         }
         // An XPath test is for pages. A JSON API of the portal that the login brought the
@@ -275,8 +281,10 @@ public struct LoginFlow: Sendable {
             written = value.stringValue
         }
         let text = written?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        let base = (try? document.select("//base[@href]").first?.attribute("href")).flatMap { URL(string: $0, relativeTo: page.url) } ?? page.url
-        guard !text.isEmpty, !text.lowercased().hasPrefix("javascript:"), let target = URL(string: text, relativeTo: base)?.absoluteURL else {
+        let base =
+            (try? document.select("//base[@href]").first?.attribute("href")).flatMap { URL(string: $0, relativeTo: page.url) } ?? page.url
+        guard !text.isEmpty, !text.lowercased().hasPrefix("javascript:"), let target = URL(string: text, relativeTo: base)?.absoluteURL
+        else {
             throw UniToolError(
                 .layoutChanged,
                 "the '\(rule.name)' page at \(page.url.redactedForLog) has no link matching \(xpath)\(text.isEmpty ? "" : " that unitool can follow")",

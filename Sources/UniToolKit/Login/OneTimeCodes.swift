@@ -161,7 +161,9 @@ public struct OneTimeCodeSource: Sendable {
         if let keyringError { throw keyringError }
         throw UniToolError(
             .mfaRequired, "the portal asks for a one-time code, and no TOTP secret is stored for \(user) on '\(portal)'",
-            hint: "store the secret once with 'unitool auth totp set --portal \(portal) --user \(user)' (an otpauth:// URI or the base32 secret), set UNITOOL_TOTP_COMMAND (such as 'oathtool --totp -b SECRET'), or run on a terminal and type the code")
+            hint:
+                "store the secret once with 'unitool auth totp set --portal \(portal) --user \(user)' (an otpauth:// URI or the base32 secret), set UNITOOL_TOTP_COMMAND (such as 'oathtool --totp -b SECRET'), or run on a terminal and type the code"
+        )
     }
 
     private func digest(_ code: String) -> String { OneTimeCodeLedger.digest(code, salt: "\(portal)/\(user)") }

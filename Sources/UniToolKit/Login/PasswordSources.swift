@@ -94,7 +94,9 @@ public struct PasswordKeyring: Sendable {
             throw UniToolError(
                 .credentialsMissing,
                 "the password stored for \(user) on '\(portal)' was stored for \(old), but the portal's definition now would send it to \(origins.joined(separator: ", ")); unitool does not release it",
-                hint: "the portal is defined by \(replacedDefinition.map { "a recipe pack replacing \($0)" } ?? "a changed recipe"); if you trust it, give the password again with 'unitool auth login --portal \(portal) --user \(user)', or use --password-stdin")
+                hint:
+                    "the portal is defined by \(replacedDefinition.map { "a recipe pack replacing \($0)" } ?? "a changed recipe"); if you trust it, give the password again with 'unitool auth login --portal \(portal) --user \(user)', or use --password-stdin"
+            )
         }
     }
 

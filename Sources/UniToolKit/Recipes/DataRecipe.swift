@@ -237,7 +237,8 @@ extension DataRecipe {
         for source in sources.dropFirst() where source.fields.map(\.name) != columns {
             throw top.error(
                 "sources",
-                "source '\(source.name ?? "")' has the fields \(source.fields.map(\.name)), but '\(sources[0].name ?? "")' has \(columns); every source must give the same fields in the same order")
+                "source '\(source.name ?? "")' has the fields \(source.fields.map(\.name)), but '\(sources[0].name ?? "")' has \(columns); every source must give the same fields in the same order"
+            )
         }
         for source in sources {
             for variable in source.fetch.variables where !options.contains(where: { $0.name == variable }) {
@@ -247,7 +248,9 @@ extension DataRecipe {
         for option in options {
             if let filter = option.filter, !sources[0].hasField(path: filter.field) {
                 throw top.error(
-                    "options", "option '\(option.name)' filters on '\(filter.field)', which is not a field (fields: \(columns.joined(separator: ", ")))")
+                    "options",
+                    "option '\(option.name)' filters on '\(filter.field)', which is not a field (fields: \(columns.joined(separator: ", ")))"
+                )
             }
         }
         let totals = try top.mappingReader("totals").map { try Totals.load(reader: $0, columns: columns) }
@@ -310,7 +313,8 @@ extension MappingReader {
         guard let label = try string(key) else { return nil }
         guard WebEncoding(label: label) != nil else {
             throw error(
-                key, "'\(label)' is not an encoding label browsers know; use one such as Shift_JIS, EUC-JP, UTF-8, windows-1252 or ISO-8859-2")
+                key,
+                "'\(label)' is not an encoding label browsers know; use one such as Shift_JIS, EUC-JP, UTF-8, windows-1252 or ISO-8859-2")
         }
         return label
     }
@@ -387,7 +391,8 @@ extension FieldSpec {
         }
         let keepEmpty = try reader.bool("keep_empty") ?? false
         if keepEmpty, type != .string || list != nil || compute != nil {
-            throw reader.error("keep_empty", "only a string field read by xpath can keep empty text; a \(type.rawValue) without text is null")
+            throw reader.error(
+                "keep_empty", "only a string field read by xpath can keep empty text; a \(type.rawValue) without text is null")
         }
         var field = FieldSpec(
             name: name, xpath: xpath, type: compute == nil ? type : .bool,

@@ -191,7 +191,9 @@ extension LoginRecipe {
 
 extension PageRule {
     static func load(_ reader: MappingReader, index: Int) throws -> PageRule {
-        try reader.allowOnly(["name", "when", "form", "fill", "submit", "auto_submit", "fail", "message", "follow", "restart", "after_login"])
+        try reader.allowOnly([
+            "name", "when", "form", "fill", "submit", "auto_submit", "fail", "message", "follow", "restart", "after_login",
+        ])
         let actions = ["fill", "auto_submit", "fail", "follow", "restart"].filter { reader.child($0) != nil }
         guard actions.count == 1 else {
             throw reader.reader.error(

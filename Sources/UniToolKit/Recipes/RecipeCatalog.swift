@@ -81,7 +81,9 @@ public struct RecipeCatalog: Sendable {
                         throw UniToolError(
                             .unsafeRequest,
                             "\(file.path) redefines portal '\(portalName)', which \(earlier.file) already defines; a portal's definition decides where your password goes, so unitool does not load it",
-                            hint: "if you trust this recipe pack, run 'unitool recipes trust \(directory.deletingLastPathComponent().path)'; otherwise remove its \(portalName)/\(name), or leave out --recipes")
+                            hint:
+                                "if you trust this recipe pack, run 'unitool recipes trust \(directory.deletingLastPathComponent().path)'; otherwise remove its \(portalName)/\(name), or leave out --recipes"
+                        )
                     }
                     recipe.replacedDefinition = earlier.file
                     recipe.replacedCredentialOrigins = earlier.replacedCredentialOrigins ?? earlier.declaredCredentialOrigins

@@ -70,7 +70,8 @@ public enum RecipeTester {
         let extracted: RecordSet
         do {
             guard let source = testCase.recipe.source(named: expectation.source) else {
-                throw UniToolError(.recipeInvalid, "\(testCase.expected.path): 'source' \(expectation.source ?? "") is not a source of the recipe")
+                throw UniToolError(
+                    .recipeInvalid, "\(testCase.expected.path): 'source' \(expectation.source ?? "") is not a source of the recipe")
             }
             let extractor = RecordExtractor(recipe: testCase.recipe, source: source, today: expectation.today)
             let bytes = Array(try Data(contentsOf: testCase.page))
@@ -82,7 +83,8 @@ public enum RecipeTester {
                 // Records from a misread page would be mojibake written down as the truth.
                 throw UniToolError(
                     .recipeInvalid,
-                    "\(testCase.page.lastPathComponent): \(document.decodingErrors) byte sequence(s) are not valid \(document.encoding.name) (chosen by \(document.encodingSource.rawValue)), so nothing was written; give the page's real encoding as 'content_type' in \(testCase.expected.lastPathComponent) (as 'unitool page --fixture' saves it) or as 'charset:' in the recipe")
+                    "\(testCase.page.lastPathComponent): \(document.decodingErrors) byte sequence(s) are not valid \(document.encoding.name) (chosen by \(document.encodingSource.rawValue)), so nothing was written; give the page's real encoding as 'content_type' in \(testCase.expected.lastPathComponent) (as 'unitool page --fixture' saves it) or as 'charset:' in the recipe"
+                )
             }
             extracted = try extractor.extract(from: document)
         } catch let error as UniToolError {
@@ -95,19 +97,24 @@ public enum RecipeTester {
         if update {
             let text =
                 "{\n  \"url\": \(JSONRenderer.string(expectation.url)),\n"
-                + (expectation.contentType.map { "  \"content_type\": \(JSONRenderer.string($0)),\n" } ?? "") + "  \"source\": \(expectation.source.map(JSONRenderer.string) ?? "null"),\n  \"today\": \(JSONRenderer.string(expectation.today)),\n  \"records\": "
+                + (expectation.contentType.map { "  \"content_type\": \(JSONRenderer.string($0)),\n" } ?? "")
+                + "  \"source\": \(expectation.source.map(JSONRenderer.string) ?? "null"),\n  \"today\": \(JSONRenderer.string(expectation.today)),\n  \"records\": "
                 + actualText.trimmingCharacters(in: .newlines).replacingOccurrences(of: "\n", with: "\n  ") + "\n}\n"
             do {
                 try AtomicFile.write(Data(text.utf8), to: testCase.expected, mode: 0o644)
             } catch {
                 return Outcome(name: testCase.name, passed: false, detail: "cannot write \(testCase.expected.path): \(error)")
             }
-            return Outcome(name: testCase.name, passed: true, detail: "updated \(testCase.expected.lastPathComponent) (\(extracted.records.count) records)")
+            return Outcome(
+                name: testCase.name, passed: true,
+                detail: "updated \(testCase.expected.lastPathComponent) (\(extracted.records.count) records)")
         }
         if expectation.records == nil || expectation.records is NSNull {
             return Outcome(
                 name: testCase.name, passed: false,
-                detail: "\(testCase.expected.lastPathComponent) has no records yet: run 'unitool recipes test --update' to write them from the page, then check them")
+                detail:
+                    "\(testCase.expected.lastPathComponent) has no records yet: run 'unitool recipes test --update' to write them from the page, then check them"
+            )
         }
         guard let expected = expectation.records as? [Any], let actualRecords = actual as? [Any] else {
             return Outcome(name: testCase.name, passed: false, detail: "\(testCase.expected.path): 'records' must be a list")
@@ -137,7 +144,8 @@ public enum RecipeTester {
             throw UniToolError(.recipeInvalid, "\(testCase.expected.path): 'url' (where the page came from) is missing")
         }
         return Expectation(
-            url: url, contentType: object["content_type"] as? String, source: object["source"] as? String, today: object["today"] as? String ?? RecordExtractor.localToday(),
+            url: url, contentType: object["content_type"] as? String, source: object["source"] as? String,
+            today: object["today"] as? String ?? RecordExtractor.localToday(),
             records: object["records"])
     }
 

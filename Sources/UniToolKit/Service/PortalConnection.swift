@@ -134,7 +134,8 @@ public final class PortalConnection: Sendable {
             writable = canWrite
             if !canWrite {
                 logger.warning(
-                    "cannot write to \(store.directory.path): this run works without saving its session, so the next one logs in again. Make the folder writable (or set XDG_STATE_HOME) to keep sessions")
+                    "cannot write to \(store.directory.path): this run works without saving its session, so the next one logs in again. Make the folder writable (or set XDG_STATE_HOME) to keep sessions"
+                )
             }
             return canWrite ? store : nil
         }
@@ -224,7 +225,9 @@ public final class PortalConnection: Sendable {
                 throw UniToolError(
                     .portalError,
                     "the portal sent more than unitool accepts back: it refused the request for \(page.url.redactedForLog) as too large (431), because of the cookies it set earlier",
-                    hint: "end the saved session with 'unitool auth logout --portal \(portal.id)' (add --keep-password to keep the password), then run the command again")
+                    hint:
+                        "end the saved session with 'unitool auth logout --portal \(portal.id)' (add --keep-password to keep the password), then run the command again"
+                )
             }
             throw UniToolError(
                 .portalError, "the portal answered \(page.status) for \(page.url.redactedForLog)",
@@ -316,7 +319,8 @@ public final class PortalConnection: Sendable {
         }
         if url != nil, pages >= source.maxPages {
             logger.warning(
-                "\(extractor.recipe.command): stopped after \(source.maxPages) pages (max_pages in \(extractor.recipe.file)); there are more")
+                "\(extractor.recipe.command): stopped after \(source.maxPages) pages (max_pages in \(extractor.recipe.file)); there are more"
+            )
         }
         return records
     }
@@ -425,7 +429,9 @@ public final class PortalConnection: Sendable {
         if !action.fields.isEmpty {
             let actionRecipe = DataRecipe(
                 command: "\(recipe.command) \(action.name)", summary: action.summary, options: [],
-                sources: [.init(fetch: action.fetch, parser: .html, namespaces: [:], rows: "/*", next: nil, maxPages: 1, fields: action.fields)],
+                sources: [
+                    .init(fetch: action.fetch, parser: .html, namespaces: [:], rows: "/*", next: nil, maxPages: 1, fields: action.fields)
+                ],
                 actions: [], file: recipe.file, portal: recipe.portal)
             let extracted = try RecordExtractor(recipe: actionRecipe).extract(from: resultDocument)
             fields += extracted.records.first?.fields.filter { $0.name != action.argument } ?? []
@@ -475,11 +481,12 @@ public final class PortalConnection: Sendable {
             throw UniToolError(
                 error.kind, "cannot check the terms of use of \(portal.name): \(error.message)",
                 hint: "unitool does not act for you while it cannot tell whether the terms changed; \(error.hint ?? "try again later")")
-        }
-        catch let error as UniToolError where error.kind == .portalError {
+        } catch let error as UniToolError where error.kind == .portalError {
             throw UniToolError(
                 .termsUnavailable, "cannot check the terms of use of \(portal.name): \(error.message)",
-                hint: "the portal may be down or in maintenance; unitool does not act for you until it can read the terms version. Try again later")
+                hint:
+                    "the portal may be down or in maintenance; unitool does not act for you until it can read the terms version. Try again later"
+            )
         }
         guard (200..<300).contains(page.status) else {
             throw UniToolError(

@@ -1,6 +1,6 @@
 import Foundation
-import WebEncoding
 import LibXML
+import WebEncoding
 
 /// A `<form>` and the request a browser would send for it.
 ///
@@ -36,9 +36,10 @@ public struct HTMLForm: Sendable {
     /// Builds the model from a `<form>` element of a parsed page.
     public init(_ form: Node, pageURL: URL) throws {
         let document = form.document
-        let base = (try? document.select("//base[@href]").first?.attribute("href")).flatMap {
-            URL(string: $0, relativeTo: pageURL)
-        } ?? pageURL
+        let base =
+            (try? document.select("//base[@href]").first?.attribute("href")).flatMap {
+                URL(string: $0, relativeTo: pageURL)
+            } ?? pageURL
         let actionText = form.attribute("action")?.trimmingCharacters(in: .whitespaces) ?? ""
         guard let action = actionText.isEmpty ? pageURL : URL(string: actionText, relativeTo: base)?.absoluteURL else {
             throw UniToolError(.layoutChanged, "the form's action '\(actionText)' is not a valid URL")

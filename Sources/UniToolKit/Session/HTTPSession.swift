@@ -159,7 +159,9 @@ public final class HTTPSession: Sendable {
                 throw UniToolError(
                     .portalError,
                     "the portal redirected more than \(configuration.maxRedirects) times, starting at \(hops[0].redactedForLog)",
-                    hint: "this is a redirect loop on the portal's side; remove the saved session with 'unitool auth logout' and try again later")
+                    hint:
+                        "this is a redirect loop on the portal's side; remove the saved session with 'unitool auth logout' and try again later"
+                )
             }
             let response = try await performWithRetries(method: method, url: url, form: form, charset: charset, secretFields: secretFields)
             if [301, 302, 303, 307, 308].contains(response.status),
@@ -223,7 +225,9 @@ public final class HTTPSession: Sendable {
             var wait = configuration.retryDelay * (1 << attempt)
             do {
                 await limiter.acquire(url.origin)
-                let result = await Result { try await perform(method: method, url: url, form: form, charset: charset, secretFields: secretFields) }
+                let result = await Result {
+                    try await perform(method: method, url: url, form: form, charset: charset, secretFields: secretFields)
+                }
                 await limiter.release(url.origin)
                 let response = try result.get()
                 guard canRetry, [429, 502, 503, 504].contains(response.status) else { return response }
@@ -242,8 +246,7 @@ public final class HTTPSession: Sendable {
 
     private func perform(
         method: String, url: URL, form: [(name: String, value: String)]?, charset: String?, secretFields: Set<String>
-    ) async throws -> RawResponse
-    {
+    ) async throws -> RawResponse {
         let started = Date()
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = HTTPMethod(rawValue: method)
@@ -267,7 +270,8 @@ public final class HTTPSession: Sendable {
             // a server that trickles one byte a second would otherwise never time out.
             let prepared = request
             let (response, buffer) = try await Self.withTimeLimit(configuration.requestTimeout, url: url) {
-                let response = try await self.client.execute(prepared, timeout: self.configuration.requestTimeout, logger: self.clientLogger)
+                let response = try await self.client.execute(
+                    prepared, timeout: self.configuration.requestTimeout, logger: self.clientLogger)
                 let setCookies = response.headers["set-cookie"]
                 self.state.withLock { $0.jar.store(setCookieHeaders: setCookies, from: url) }
                 do {
@@ -318,8 +322,9 @@ public final class HTTPSession: Sendable {
     /// Turns a transport error into one that says what happened and what to do.
     static func classify(_ error: any Error, url: URL) -> UniToolError {
         let place = url.origin
-        if let parserError = error as? HTTPParserError, [.headerOverflow, .invalidHeaderToken].contains(parserError)
-            || String(describing: error).contains("DecompressionError")
+        if let parserError = error as? HTTPParserError,
+            [.headerOverflow, .invalidHeaderToken].contains(parserError)
+                || String(describing: error).contains("DecompressionError")
         {
             // Not worth a retry: the same portal sends the same thing again.
             return UniToolError(

@@ -95,4 +95,3 @@ public struct SessionStore: Sendable {
         return cleaned.hasPrefix(".") ? "_" + cleaned : cleaned
     }
 }
-

@@ -256,8 +256,9 @@ public struct TraceScrubber: Sendable, Equatable {
         replace(protocolTextarea, "$1\(redacted)$3")
         result = replacingMatches(of: inputTag, in: result) { tag in
             let whole = NSRange(tag.startIndex..., in: tag)
-            guard secretInputName.firstMatch(in: tag, range: whole) != nil
-                || passwordInputType.firstMatch(in: tag, range: whole) != nil
+            guard
+                secretInputName.firstMatch(in: tag, range: whole) != nil
+                    || passwordInputType.firstMatch(in: tag, range: whole) != nil
             else { return tag }
             return valueAttribute.stringByReplacingMatches(in: tag, range: whole, withTemplate: "$1\"\(redacted)\"")
         }

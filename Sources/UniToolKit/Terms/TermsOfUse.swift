@@ -110,7 +110,9 @@ public struct CurrentTerms: Sendable, Equatable {
             throw UniToolError(
                 .termsUnavailable,
                 "the terms-of-use API at \(place) answered JSON nested \(depth) levels deep; unitool reads no deeper than \(Self.nestingLimit)",
-                hint: "a terms version is never this deep: the portal is misbehaving; try again later, or check 'terms.version_api' in the portal recipe")
+                hint:
+                    "a terms version is never this deep: the portal is misbehaving; try again later, or check 'terms.version_api' in the portal recipe"
+            )
         }
         let json: Any
         do {
@@ -120,7 +122,9 @@ public struct CurrentTerms: Sendable, Equatable {
             throw UniToolError(
                 .termsUnavailable,
                 "the terms-of-use API at \(place) did not answer with JSON (it began: \"\(start)\")",
-                hint: "the portal may be down for maintenance; try again later. If it persists, check 'terms.version_api' in the portal recipe")
+                hint:
+                    "the portal may be down for maintenance; try again later. If it persists, check 'terms.version_api' in the portal recipe"
+            )
         }
         guard let found = try JSONPath(recipe.versionField).value(in: json) else {
             throw UniToolError(

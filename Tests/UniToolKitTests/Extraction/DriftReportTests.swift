@@ -15,7 +15,10 @@ struct DriftReportTests {
         let error = UniToolError(.layoutChanged, "the page changed")
         let logger = Logger(label: "test")
         func reports() -> Set<String> {
-            Set(((try? FileManager.default.contentsOfDirectory(atPath: DriftReport.directory.path)) ?? []).filter { $0.hasPrefix("demo-grades-") })
+            Set(
+                ((try? FileManager.default.contentsOfDirectory(atPath: DriftReport.directory.path)) ?? []).filter {
+                    $0.hasPrefix("demo-grades-")
+                })
         }
         let before = reports()
         _ = DriftReport.save(error, document: document, recipe: recipe, logger: logger)

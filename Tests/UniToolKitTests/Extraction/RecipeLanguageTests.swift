@@ -97,7 +97,9 @@ struct RecipeLanguageTests {
     @Test("datetimes keep their offset: RFC 822 from RSS, ISO 8601 from Atom, local text in the recipe's time zone")
     func datetimes() throws {
         func convert(_ text: String, _ format: String, zone: String? = "Europe/Budapest") throws -> FieldValue {
-            try FieldTyper.convert(text, to: .datetime, format: format, timeZone: zone, baseURL: nil) { _ in UniToolError(.internal, "invalid") }
+            try FieldTyper.convert(text, to: .datetime, format: format, timeZone: zone, baseURL: nil) { _ in
+                UniToolError(.internal, "invalid")
+            }
         }
         #expect(try convert("Fri, 20 Nov 2026 09:00:00 +0100", "rfc822") == .datetime("2026-11-20T09:00:00+01:00"))
         #expect(try convert("Fri, 20 Nov 2026 08:00:00 GMT", "rfc822") == .datetime("2026-11-20T09:00:00+01:00"))
@@ -127,7 +129,8 @@ struct RecipeLanguageTests {
             """
         let document = try extractor.parse(Array(feed.utf8), url: URL(string: "https://portal.example.edu/feed")!, charset: nil)
         let set = try extractor.extract(from: document)
-        #expect(set.records == [Record(fields: [("title", .string("Hello & welcome")), ("link", .url("https://portal.example.edu/news/1"))])])
+        #expect(
+            set.records == [Record(fields: [("title", .string("Hello & welcome")), ("link", .url("https://portal.example.edu/news/1"))])])
     }
 
     @Test("a feed that is not well-formed XML is a layout change, not an empty list")
@@ -201,7 +204,8 @@ struct RecipeLanguageTests {
         "a date cell with a combining mark is no date, never a crash in DateFormatter; found by fuzzing",
         arguments: ["rfc822", "EEEE, dd-MMM-yy HH:mm:ss zzz", "dd.MM.yyyy", "iso8601"])
     func combiningMarkInDate(format: String) {
-        for text in ["Sunday, 07\u{331}-94 08:49:37 GMT", "Sun, 07\u{331} Nov 1994 08:49:37 GMT", "07\u{331}.11.2026", "2026-11-0\u{331}7"] {
+        for text in ["Sunday, 07\u{331}-94 08:49:37 GMT", "Sun, 07\u{331} Nov 1994 08:49:37 GMT", "07\u{331}.11.2026", "2026-11-0\u{331}7"]
+        {
             #expect(FieldTyper.parseDate(text, format: format, timeZone: TimeZone(identifier: "UTC")!) == nil, "\(format): \(text)")
         }
         // A composed character is fine: NFC turns "e" + U+0301 into one, as month names need.
@@ -232,7 +236,9 @@ struct RecipeLanguageTests {
         let set = RecordSet(columns: recipe.columns, records: [row("a", 6, 4.0), row("a", 4, 3.0), row("a", 5, nil), row("b", 3, 2.0)])
         let summary = try #require(recipe.totals).compute(over: set)
         #expect(summary.columns == ["term", "courses", "earned", "gpa"])
-        #expect(summary.records[0] == Record(fields: [("term", .string("a")), ("courses", .integer(3)), ("earned", .number(10)), ("gpa", .number(3.6))]))
+        #expect(
+            summary.records[0]
+                == Record(fields: [("term", .string("a")), ("courses", .integer(3)), ("earned", .number(10)), ("gpa", .number(3.6))]))
         #expect(summary.records[1]["gpa"] == .number(2))
     }
 
@@ -248,12 +254,27 @@ struct RecipeLanguageTests {
     @Test(
         "mistakes in the new keys are reported with file, line and key",
         arguments: [
-            ("command: x\nfetch: /x\nrows: //p\nfields:\n  d: { xpath: ., type: datetime, format: iso8601, timezone: Europe/Budapset }\n", "test.yaml:5: fields.d.timezone"),
-            ("command: x\nfetch: /x\nrows: //p\noptions:\n  day: { filter: { field: nope } }\nfields:\n  d: { xpath: . }\n", "filters on 'nope'"),
-            ("command: x\nsources:\n  a: { fetch: /a, rows: //p, fields: { t: { xpath: . } } }\n  b: { fetch: /b, rows: //p, fields: { u: { xpath: . } } }\n", "every source must give the same fields"),
+            (
+                "command: x\nfetch: /x\nrows: //p\nfields:\n  d: { xpath: ., type: datetime, format: iso8601, timezone: Europe/Budapset }\n",
+                "test.yaml:5: fields.d.timezone"
+            ),
+            (
+                "command: x\nfetch: /x\nrows: //p\noptions:\n  day: { filter: { field: nope } }\nfields:\n  d: { xpath: . }\n",
+                "filters on 'nope'"
+            ),
+            (
+                "command: x\nsources:\n  a: { fetch: /a, rows: //p, fields: { t: { xpath: . } } }\n  b: { fetch: /b, rows: //p, fields: { u: { xpath: . } } }\n",
+                "every source must give the same fields"
+            ),
             ("command: x\nfetch: /x\nrows: //p\nfields:\n  o: { compute: { before_today: t } }\n  t: { xpath: . }\n", "needs a date field"),
-            ("command: x\nfetch: /x\nrows: //p\nfields:\n  t: { xpath: . }\ntotals:\n  fields:\n    g: { weighted_mean: t }\n", "weighted_mean needs a weight"),
-            ("command: x\nfetch: /x\nrows: //p\nfields:\n  t: { xpath: . }\nactions:\n  renew: { argument: id, fetch: /r, form: \"//form[\", success_when: //p }\n", "actions.renew.form"),
+            (
+                "command: x\nfetch: /x\nrows: //p\nfields:\n  t: { xpath: . }\ntotals:\n  fields:\n    g: { weighted_mean: t }\n",
+                "weighted_mean needs a weight"
+            ),
+            (
+                "command: x\nfetch: /x\nrows: //p\nfields:\n  t: { xpath: . }\nactions:\n  renew: { argument: id, fetch: /r, form: \"//form[\", success_when: //p }\n",
+                "actions.renew.form"
+            ),
             ("command: x\nfetch: /x\nrows: //p\nparse: htm\nfields:\n  t: { xpath: . }\n", "did you mean 'html'"),
         ])
     func lintErrors(text: String, expected: String) throws {

@@ -106,7 +106,8 @@ struct RecordExtractorTests {
         #expect(try FieldTyper.convert("1,234.5", to: .number, format: nil, baseURL: nil, invalid: invalid) == .number(1234.5))
         #expect(try FieldTyper.convert("1 234", to: .integer, format: nil, baseURL: nil, invalid: invalid) == .integer(1234))
         #expect(
-            try FieldTyper.convert("../syllabus/cs100", to: .url, format: nil, baseURL: "https://p.example.edu/courses/list", invalid: invalid)
+            try FieldTyper.convert(
+                "../syllabus/cs100", to: .url, format: nil, baseURL: "https://p.example.edu/courses/list", invalid: invalid)
                 == .url("https://p.example.edu/syllabus/cs100"))
         #expect(try FieldTyper.convert("yes", to: .bool, format: nil, baseURL: nil, invalid: invalid) == .bool(true))
     }

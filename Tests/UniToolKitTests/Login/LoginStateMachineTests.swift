@@ -65,7 +65,10 @@ struct LoginStateMachineTests {
     @Test("MFA, wrong password and an unknown page are three different errors")
     func distinctFailures() {
         var mfa = LoginStateMachine(recipe: Self.recipe, portal: "p")
-        guard case .failed(let mfaError) = mfa.decide(observe(4)) else { Issue.record("expected failure"); return }
+        guard case .failed(let mfaError) = mfa.decide(observe(4)) else {
+            Issue.record("expected failure")
+            return
+        }
         #expect(mfaError.kind == .mfaRequired)
 
         var unknown = LoginStateMachine(recipe: Self.recipe, portal: "p")

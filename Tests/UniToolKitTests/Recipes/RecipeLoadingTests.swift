@@ -114,7 +114,8 @@ struct RecipeLoadingTests {
     func templates() throws {
         let template = Template("/grades?term={{term}}&q={{ query }}")
         #expect(template.variables == ["term", "query"])
-        #expect(try template.render(["term": "2026 fall", "query": "é&"], encode: Template.urlEncode) == "/grades?term=2026%20fall&q=%C3%A9%26")
+        #expect(
+            try template.render(["term": "2026 fall", "query": "é&"], encode: Template.urlEncode) == "/grades?term=2026%20fall&q=%C3%A9%26")
         #expect(throws: UniToolError.self) { try template.render(["term": "x"]) }
     }
 }

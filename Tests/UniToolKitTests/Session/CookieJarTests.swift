@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import PublicSuffix
+import Testing
 import UniToolKit
 
 @Suite("Cookie jar (RFC 6265)")

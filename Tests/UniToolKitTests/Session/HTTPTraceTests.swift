@@ -85,8 +85,10 @@ struct HTTPTraceTests {
     }
 
     var secrets: [String] {
-        [password, code, sessionCookie, samlResponse, "PHNhbWxw", samlRequest, "fZJdT8Iw", relayState, "4f9c2a1b", "A1B2C3D4E5F6",
-         "YWxpY2U6"]
+        [
+            password, code, sessionCookie, samlResponse, "PHNhbWxw", samlRequest, "fZJdT8Iw", relayState, "4f9c2a1b", "A1B2C3D4E5F6",
+            "YWxpY2U6",
+        ]
     }
 
     @Test("no string anywhere in the HAR holds a secret, with and without bodies", arguments: [false, true])
@@ -185,7 +187,8 @@ struct HTTPTraceTests {
                 let response = try #require(entry["response"] as? [String: Any])
                 let content = try #require(response["content"] as? [String: Any])
                 sizes.append([
-                    try #require(request["bodySize"] as? Int), try #require(response["bodySize"] as? Int), try #require(content["size"] as? Int),
+                    try #require(request["bodySize"] as? Int), try #require(response["bodySize"] as? Int),
+                    try #require(content["size"] as? Int),
                 ])
             }
             #expect(sizes[0] == sizes[1], "sizes differ with the password's length: \(sizes)")
@@ -212,7 +215,8 @@ struct HTTPTraceTests {
         for secret in ["ST-1234-abcdEFGH5678", "SC-secret-1", "SC-secret-2", "eyJydSI6", "eyJzdGF0", "oidc-code-77", "PT-99-zyxwvuTSRQ"] {
             #expect(!text.contains(secret), "\(secret) is in the trace")
         }
-        #expect(text.contains("lang=ja") && text.contains("execution=e1") && text.contains("tab_id=t1"), "ordinary parameters stay readable")
+        #expect(
+            text.contains("lang=ja") && text.contains("execution=e1") && text.contains("tab_id=t1"), "ordinary parameters stay readable")
     }
 
     @Test("a secret learned late (a session cookie set at the end) is scrubbed from earlier entries too")

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import UniToolKit
 import UniToolTestSupport
+
+@testable import UniToolKit
 
 @Suite("Terms of use: the version API's answer, and the accepted version on disk")
 struct TermsOfUseTests {
