@@ -140,51 +140,35 @@ public final class HTTPSession: Sendable {
     )
         async throws -> Page
     {
-        var method = method
-        var url = url
+        let policy = RedirectPolicy(maxRedirects: configuration.maxRedirects)
+        var request = RedirectPolicy.Request(method: method, url: url, hasBody: form != nil)
         var form = form
         var hops: [URL] = []
         while true {
-            // Recipes, pages and redirects name addresses; none of them may reach a local file
-            // (file:), run script (javascript:) or carry data of its own (data:).
-            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                throw UniToolError(
-                    .unsafeRequest,
-                    "refusing to fetch '\(url.redactedForLog)': unitool fetches only http and https addresses"
-                        + (hops.isEmpty ? "" : " (a redirect from \(hops.last!.redactedForLog) pointed there)"),
-                    hint: hops.isEmpty ? "check 'fetch' and 'next' in the recipe" : "the portal sent unitool somewhere it does not go")
-            }
+            let url = request.url
             hops.append(url)
-            guard hops.count <= configuration.maxRedirects + 1 else {
-                throw UniToolError(
-                    .portalError,
-                    "the portal redirected more than \(configuration.maxRedirects) times, starting at \(hops[0].redactedForLog)",
-                    hint:
-                        "this is a redirect loop on the portal's side; remove the saved session with 'unitool auth logout' and try again later"
-                )
-            }
-            let response = try await performWithRetries(method: method, url: url, form: form, charset: charset, secretFields: secretFields)
-            if [301, 302, 303, 307, 308].contains(response.status),
-                let location = response.headers.first(name: "location"),
-                let next = URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: url)?.absoluteURL
+            // Recipes, pages and redirects name addresses; none may reach a local file (file:),
+            // run script (javascript:) or carry data of its own (data:), and a loop must end.
+            if let refusal = policy.refusal(for: url, hops: hops) { throw refusal }
+            let response = try await performWithRetries(
+                method: request.method, url: url, form: form, charset: charset, secretFields: secretFields)
+            if case .follow(let next, let keepsBody) = policy.decide(
+                status: response.status, location: response.headers.first(name: "location"), after: request)
             {
-                logger.debug("redirect \(response.status) -> \(next.redactedForLog)")
-                if response.status <= 303 && method == "POST" || response.status == 303 {
-                    method = "GET"
-                    form = nil
-                }
+                logger.debug("redirect \(response.status) -> \(next.url.redactedForLog)")
+                if !keepsBody { form = nil }
                 if let form, form.contains(where: { secretFields.contains($0.name) }) {
                     // The body, secret included, would go to the new address as it is.
                     if let secretsMayGoTo {
-                        try secretsMayGoTo(next)
-                    } else if next.origin != url.origin {
+                        try secretsMayGoTo(next.url)
+                    } else if next.url.origin != url.origin {
                         throw UniToolError(
                             .unsafeRequest,
-                            "refusing to repeat a form that carries a password to \(next.origin) after a \(response.status) redirect from \(url.origin)",
+                            "refusing to repeat a form that carries a password to \(next.url.origin) after a \(response.status) redirect from \(url.origin)",
                             hint: "the login service sent the password elsewhere; report this to the university")
                     }
                 }
-                url = next
+                request = next
                 continue
             }
             if response.status >= 500 {
