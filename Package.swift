@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
     ],
     targets: [
@@ -60,7 +61,9 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ]),
@@ -106,7 +109,12 @@ let package = Package(
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),
         .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"]),
         .testTarget(
-            name: "UniToolKitTests", dependencies: ["UniToolKit", "LibXML", "PublicSuffix", "DemoUniversity", "UniToolTestSupport"]),
+            name: "UniToolKitTests",
+            dependencies: [
+                "UniToolKit", "LibXML", "PublicSuffix", "DemoUniversity", "UniToolTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+            ]),
         .testTarget(name: "UniToolFuzzTargetsTests", dependencies: ["UniToolFuzzTargets", "UniToolTestSupport"]),
         .testTarget(
             name: "EndToEndTests", dependencies: ["UniToolCLI", "UniToolKit", "UniToolRPC", "DemoUniversity", "UniToolTestSupport"],

@@ -220,8 +220,9 @@ public final class HTTPSession: Sendable {
                     wait = .seconds(retryAfter)
                 }
                 logger.debug("\(response.status) from \(url.redactedForLog); trying again in \(wait)")
-            } catch let error as UniToolError where canRetry && error.kind == .portalUnreachable && !error.message.contains("refused") {
-                logger.debug("\(error.message); trying again in \(wait)")
+            } catch let transport as TransportError {
+                guard canRetry, transport.failure.isWorthRetry else { throw transport.error }
+                logger.debug("\(transport.error.message); trying again in \(wait)")
             }
             try await Task.sleep(for: wait)
             attempt += 1
@@ -277,7 +278,7 @@ public final class HTTPSession: Sendable {
         } catch let error as UniToolError {
             throw error
         } catch {
-            throw Self.classify(error, url: url)
+            throw Self.classified(error, url: url)
         }
     }
 
@@ -303,60 +304,54 @@ public final class HTTPSession: Sendable {
         }
     }
 
-    /// Turns a transport error into one that says what happened and what to do.
+    /// Turns a transport error into one that says what happened and what to do, decided by the
+    /// error's type (`TransportFailure`); its text only appears where nothing better is known.
     static func classify(_ error: any Error, url: URL) -> UniToolError {
+        classified(error, url: url).error
+    }
+
+    static func classified(_ error: any Error, url: URL) -> TransportError {
         let place = url.origin
-        if let parserError = error as? HTTPParserError,
-            [.headerOverflow, .invalidHeaderToken].contains(parserError)
-                || String(describing: error).contains("DecompressionError")
-        {
-            // Not worth a retry: the same portal sends the same thing again.
-            return UniToolError(
+        let failure = TransportFailure.of(error)
+        let userError: UniToolError
+        switch failure {
+        case .tooMuch:
+            userError = UniToolError(
                 .portalError,
                 "the portal sent more than unitool accepts for \(url.redactedForLog) (\(String(describing: error))): headers that are too large, too many cookies, or a body that unpacks to far more than it was",
                 hint: "this is the portal's fault or an attack; if it persists, tell the portal's operators")
-        }
-        if let clientError = error as? HTTPClientError {
-            switch clientError {
-            case .connectTimeout, .readTimeout, .deadlineExceeded:
-                return UniToolError(
-                    .portalTimeout, "the portal at \(place) did not answer in time",
-                    hint: "the portal may be overloaded or down; try again later")
-            case .remoteConnectionClosed:
-                return UniToolError(
-                    .portalUnreachable, "the portal at \(place) closed the connection before answering",
-                    hint: "the portal may be restarting; try again later")
-            default:
-                break
-            }
-        }
-        let text = String(describing: error)
-        if error is NIOSSLError || error is BoringSSLError || text.contains("handshakeFailed") || text.contains("certificate") {
-            return UniToolError(
-                .unsafeRequest, "the TLS certificate of \(place) is not trusted, so unitool did not talk to it (\(text))",
-                hint: "someone may be intercepting the connection; for a test portal with a self-signed certificate only, use --insecure")
-        }
-        if text.contains("Timeout") || text.contains("timeout") {
-            return UniToolError(
+        case .timedOut:
+            userError = UniToolError(
                 .portalTimeout, "the portal at \(place) did not answer in time",
                 hint: "the portal may be overloaded or down; try again later")
-        }
-        if error is HTTPParserError || text.contains("stream ended at an unexpected time") {
-            return UniToolError(
+        case .closedEarly:
+            userError = UniToolError(
+                .portalUnreachable, "the portal at \(place) closed the connection before answering",
+                hint: "the portal may be restarting; try again later")
+        case .untrustedTLS:
+            userError = UniToolError(
+                .unsafeRequest,
+                "the TLS certificate of \(place) is not trusted, so unitool did not talk to it (\(String(describing: error)))",
+                hint: "someone may be intercepting the connection; for a test portal with a self-signed certificate only, use --insecure")
+        case .cutShort:
+            userError = UniToolError(
                 .portalUnreachable,
                 "the connection to \(place) broke in the middle of \(url.redactedForLog): the page arrived cut short",
                 hint: "the portal or a proxy on the way closed the connection; try again later")
-        }
-        if text.contains("IOError") || text.contains("CancelledError") || text.contains("BodyStreamError")
-            || text.contains("uncleanShutdown") || text.contains("Reset")
-        {
-            return UniToolError(
+        case .broken:
+            userError = UniToolError(
                 .portalUnreachable, "the connection to \(place) broke while reading \(url.redactedForLog)",
                 hint: "check your network connection and try again")
+        case .refused:
+            userError = UniToolError(
+                .portalUnreachable, "cannot reach the portal at \(place): the connection was refused",
+                hint: "the portal (or the demo, with UNITOOL_DEMO_URL) is not running there, or the address is wrong")
+        case .unreachable:
+            userError = UniToolError(
+                .portalUnreachable, "cannot reach the portal at \(place) (\(String(describing: error)))",
+                hint: "check your network connection, or whether the portal is down")
         }
-        return UniToolError(
-            .portalUnreachable, "cannot reach the portal at \(place) (\(text))",
-            hint: "check your network connection, or whether the portal is down")
+        return TransportError(failure: failure, error: userError)
     }
 }
 

@@ -62,7 +62,8 @@ public struct RedirectPolicy: Sendable, Equatable {
             return UniToolError(
                 .portalError,
                 "the portal redirected more than \(maxRedirects) times, starting at \(hops[0].redactedForLog)",
-                hint: "this is a redirect loop on the portal's side; remove the saved session with 'unitool auth logout' and try again later")
+                hint:
+                    "this is a redirect loop on the portal's side; remove the saved session with 'unitool auth logout' and try again later")
         }
         return nil
     }

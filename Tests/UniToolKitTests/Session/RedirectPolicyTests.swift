@@ -43,7 +43,8 @@ struct RedirectPolicyTests {
         let file = URL(string: "file:///etc/passwd")!
         let refusal = policy.refusal(for: file, hops: [login, file])
         #expect(refusal?.kind == .unsafeRequest && refusal?.message.contains("a redirect from") == true)
-        #expect(policy.refusal(for: URL(string: "javascript:alert(1)")!, hops: [URL(string: "javascript:alert(1)")!])?.kind == .unsafeRequest)
+        #expect(
+            policy.refusal(for: URL(string: "javascript:alert(1)")!, hops: [URL(string: "javascript:alert(1)")!])?.kind == .unsafeRequest)
         let hops = (0...3).map { URL(string: "https://p.example/\($0)")! }
         #expect(policy.refusal(for: hops[3], hops: hops) == nil)
         let tooMany = hops + [URL(string: "https://p.example/4")!]
