@@ -47,6 +47,12 @@ public enum JSONValue: Sendable, Equatable {
         return nil
     }
 
+    /// The elements of an array, or nil for anything else.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+
     public var boolValue: Bool? {
         if case .bool(let flag) = self { return flag }
         return nil

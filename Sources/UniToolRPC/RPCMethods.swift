@@ -19,6 +19,13 @@ public protocol RPCHost: Sendable {
     /// Closes and forgets the shared connection, as after a logout.
     func dropConnection(portal: String, user: String) async
     var acceptedTerms: AcceptedTermsStore { get }
+    /// The user's account on a portal (`Account`): where this host keeps passwords and sessions.
+    func account(portal: PortalRecipe, user: String) -> Account
+}
+
+extension RPCHost {
+    /// The user's own keyring and state folder.
+    public func account(portal: PortalRecipe, user: String) -> Account { Account(portal: portal, user: user) }
 }
 
 /// Every method of `unitool rpc`, documented in docs/RPC.md.
@@ -99,7 +106,7 @@ public struct RPCMethods: Sendable {
         let params = try Params(request)
         try params.allow(["portal", "user"])
         let (portal, user) = try portalAndUser(params)
-        let account = Account(portal: portal, user: user)
+        let account = host.account(portal: portal, user: user)
         var session = "none"
         if account.hasSavedSession {
             request.progress?("checking the saved session with \(portal.name)")
@@ -116,7 +123,7 @@ public struct RPCMethods: Sendable {
         let params = try Params(request)
         try params.allow(["portal", "user", "password", "remember"])
         let (portal, user) = try portalAndUser(params)
-        let account = Account(portal: portal, user: user)
+        let account = host.account(portal: portal, user: user)
         let remember = try params.bool("remember") ?? true
         let password: Secret
         if let given = try params.string("password") {
@@ -159,7 +166,7 @@ public struct RPCMethods: Sendable {
         try params.allow(["portal", "user", "forgetPassword"])
         let (portal, user) = try portalAndUser(params)
         await host.dropConnection(portal: portal.id, user: user)
-        let removed = try Account(portal: portal, user: user).logOut(keepingSecrets: !(try params.bool("forgetPassword") ?? true))
+        let removed = try host.account(portal: portal, user: user).logOut(keepingSecrets: !(try params.bool("forgetPassword") ?? true))
         return .object([
             ("portal", .string(portal.id)), ("user", .string(user)), ("sessionRemoved", .bool(removed.session)),
             ("passwordRemoved", .bool(removed.password)), ("totpRemoved", .bool(removed.oneTimeCodeSecret)),
