@@ -36,6 +36,22 @@ public final class DemoUniversity: Sendable {
     /// Starts the demo and returns once it accepts connections.
     ///
     /// - Parameter stopOnSignals: stop gracefully on SIGINT and SIGTERM, for `unitool demo serve`.
+    /// Runs `body` with a demo university, and stops it, awaited, whatever `body` does: the
+    /// scoped form (as async-http-client's `withHTTPClient`), so that no test leaves one running.
+    public static func withRunning<T: Sendable>(
+        faults: DemoFaults = DemoFaults(), _ body: (DemoUniversity) async throws -> T
+    ) async throws -> T {
+        let demo = try await start(faults: faults)
+        do {
+            let result = try await body(demo)
+            await demo.stop()
+            return result
+        } catch {
+            await demo.stop()
+            throw error
+        }
+    }
+
     public static func start(
         faults: DemoFaults = DemoFaults(), port: Int = 0, stopOnSignals: Bool = false, logger: Logger? = nil
     ) async throws

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import UniToolKit
 
-/// `unitool recipes list|lint`: what recipes there are, and whether they are valid.
+/// `unitool recipes list|lint|test|trust|untrust`: what recipes there are, whether they are valid, whether they
+/// still extract what their saved pages hold, and which recipe packs may redefine a portal.
 struct RecipesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recipes", abstract: "List and check recipes.",

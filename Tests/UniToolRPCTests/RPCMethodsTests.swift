@@ -88,17 +88,14 @@ struct RPCMethodsTests {
 
     /// Runs `body` with a demo and a host over it, and stops both whatever happens.
     static func withHost(accept: Bool = true, _ body: (DemoRPCHost) async throws -> Void) async throws {
-        let demo = try await DemoUniversity.start()
         let sandbox = try Sandbox()
-        let result = await Result {
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning { demo in
             let host = try DemoRPCHost(demo: demo, termsFolder: sandbox.root.appendingPathComponent("terms"), accept: accept)
             let outcome = await Result { try await body(host) }
             await host.closeAll()
             try outcome.get()
         }
-        sandbox.remove()
-        await demo.stop()
-        try result.get()
     }
 
     static func request(_ id: Int, _ method: String, _ params: String? = nil) -> String {

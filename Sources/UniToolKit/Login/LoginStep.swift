@@ -38,7 +38,8 @@ public struct LoginStep: Sendable, Codable, Equatable {
     /// The name of the page rule that matched, or nil when none did.
     public var matchedRule: String?
     public var action: Action
-    /// The form submitted, as `POST https://idp.example/login`.
+    /// What was sent from this page: the form (`POST https://idp.example/login`), or the link
+    /// followed or the fresh start (`GET https://portal.example/home`), addresses with query values hidden.
     public var submitted: String?
     /// Every field the request carries, in order: values from the page are kept as they were
     /// (and listed with their kind), fields unitool set are listed with their source.

@@ -80,7 +80,8 @@ public final class PortalConnection: Sendable {
         }
     }
 
-    /// Saves the session for the next run and closes the connections.
+    /// Closes the HTTP connections. It saves nothing: each command saved the session as the
+    /// portal left it (`settlingSession`).
     public func close() async {
         await session.shutdown()
     }

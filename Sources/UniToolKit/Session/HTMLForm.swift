@@ -30,7 +30,8 @@ public struct HTMLForm: Sendable {
     public var buttons: [Button]
     /// Every named control, buttons included, so that a recipe's typo can be caught.
     public var controlNames: [String]
-    /// The charset a browser would send this form in.
+    /// The encoding a browser sends this form in, by the Encoding Standard's name: the first
+    /// `accept-charset` label it knows, else the page's own encoding (UTF-8 for a UTF-16 page).
     public var charset: String?
 
     /// Builds the model from a `<form>` element of a parsed page.
