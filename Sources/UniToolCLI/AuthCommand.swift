@@ -26,15 +26,13 @@ struct AuthCommand: AsyncParsableCommand {
                 """,
             subcommands: [Set.self, Remove.self])
 
-        struct Set: AsyncParsableCommand {
+        struct Set: PortalCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Store a TOTP secret: an otpauth:// URI (from the QR code) or the base32 secret.",
                 discussion: "Reads it from standard input, or asks on the terminal without echo. It is never taken from argv.")
             @OptionGroup var globals: GlobalOptions
 
-            func run() async throws {
-                let environment = try CommandEnvironment(options: globals)
-                let portal = try environment.catalog.portal(try environment.portalID())
+            func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
                 let user = try environment.user(for: portal)
                 let input =
                     isatty(STDIN_FILENO) == 1
@@ -56,13 +54,11 @@ struct AuthCommand: AsyncParsableCommand {
             }
         }
 
-        struct Remove: AsyncParsableCommand {
+        struct Remove: PortalCommand {
             static let configuration = CommandConfiguration(abstract: "Remove the stored TOTP secret.")
             @OptionGroup var globals: GlobalOptions
 
-            func run() async throws {
-                let environment = try CommandEnvironment(options: globals)
-                let portal = try environment.catalog.portal(try environment.portalID())
+            func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
                 let user = try environment.user(for: portal)
                 let removed = try Account(portal: portal, user: user).removeOneTimeCodeSecret()
                 FileHandle.standardError.write(
@@ -74,7 +70,7 @@ struct AuthCommand: AsyncParsableCommand {
         }
     }
 
-    struct Login: AsyncParsableCommand {
+    struct Login: PortalCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check a password by logging in, then store it in the keyring.",
             discussion: """
@@ -97,9 +93,7 @@ struct AuthCommand: AsyncParsableCommand {
             }
         }
 
-        func run() async throws {
-            let environment = try CommandEnvironment(options: globals)
-            let portal = try environment.catalog.portal(try environment.portalID())
+        func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let user = try environment.user(for: portal)
             let password =
                 globals.passwordStdin
@@ -158,14 +152,12 @@ struct AuthCommand: AsyncParsableCommand {
         }
     }
 
-    struct Status: AsyncParsableCommand {
+    struct Status: PortalCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the portal, the user, whether a password is stored and whether the saved session is valid.")
         @OptionGroup var globals: GlobalOptions
 
-        func run() async throws {
-            let environment = try CommandEnvironment(options: globals)
-            let portal = try environment.catalog.portal(try environment.portalID())
+        func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let user = try environment.user(for: portal)
             let account = Account(portal: portal, user: user)
             let password = FieldValue.string(account.password.description)
@@ -193,14 +185,12 @@ struct AuthCommand: AsyncParsableCommand {
         }
     }
 
-    struct Logout: AsyncParsableCommand {
+    struct Logout: PortalCommand {
         static let configuration = CommandConfiguration(abstract: "Remove the stored password and the saved session.")
         @OptionGroup var globals: GlobalOptions
         @Flag(help: "End the saved session only; keep the stored password and TOTP secret.") var keepPassword = false
 
-        func run() async throws {
-            let environment = try CommandEnvironment(options: globals)
-            let portal = try environment.catalog.portal(try environment.portalID())
+        func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let user = try environment.user(for: portal)
             let removed = try Account(portal: portal, user: user).logOut(keepingSecrets: keepPassword)
             let message = removed.sentence(user: user, portal: portal.id)

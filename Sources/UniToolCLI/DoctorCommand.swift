@@ -9,7 +9,7 @@ struct DoctorCommand: AsyncParsableCommand {
         commandName: "doctor", abstract: "Explain what unitool does, step by step, to find out why something fails.",
         subcommands: [Login.self])
 
-    struct Login: AsyncParsableCommand {
+    struct Login: PortalCommand {
         static let configuration = CommandConfiguration(
             abstract: "Log in from scratch and explain every page: the rule it matched, the form, the fields, where it led.",
             discussion: """
@@ -27,9 +27,7 @@ struct DoctorCommand: AsyncParsableCommand {
                 """)
         @OptionGroup var globals: GlobalOptions
 
-        func run() async throws {
-            let environment = try CommandEnvironment(options: globals)
-            let portal = try environment.catalog.portal(try environment.portalID())
+        func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let (user, credentials) = try environment.credentialProvider(for: portal)
             let json = globals.outputFormat == .json
             let steps = StepLog()

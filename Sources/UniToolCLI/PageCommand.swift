@@ -4,7 +4,7 @@ import LibXML
 import UniToolKit
 
 /// `unitool page PATH`: a portal page through the user's session, for writing recipes.
-struct PageCommand: AsyncParsableCommand {
+struct PageCommand: PortalCommand {
     static let configuration = CommandConfiguration(
         commandName: "page", abstract: "Print a portal page as unitool sees it, logged in: for writing and testing recipes.",
         discussion: """
@@ -35,9 +35,7 @@ struct PageCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        let environment = try CommandEnvironment(options: globals)
-        let portal = try environment.catalog.portal(try environment.portalID())
+    func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
         let credentials = try environment.credentialProvider(for: portal)
         let (page, override) = try await environment.withPortal(portal, user: credentials.user, credentials: credentials.provide) {
             connection in

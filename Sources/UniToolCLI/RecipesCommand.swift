@@ -24,7 +24,7 @@ struct RecipesCommand: AsyncParsableCommand {
         return (try RecipeCatalog(directories: [url]), nil)
     }
 
-    struct List: AsyncParsableCommand {
+    struct List: UniToolCommand {
         static let configuration = CommandConfiguration(
             abstract: "List every portal and recipe command, the file each comes from, and the files it replaces.",
             discussion:
@@ -32,8 +32,7 @@ struct RecipesCommand: AsyncParsableCommand {
         )
         @OptionGroup var globals: GlobalOptions
 
-        func run() async throws {
-            let environment = try CommandEnvironment(options: globals)
+        func run(_ environment: CommandEnvironment) async throws {
             let catalog = environment.catalog
             var rows: [Record] = []
             for portal in catalog.portals.values.sorted(by: { $0.id < $1.id }) {

@@ -16,15 +16,13 @@ struct TermsCommand: AsyncParsableCommand {
             """,
         subcommands: [Status.self, Show.self, Accept.self])
 
-    struct Status: AsyncParsableCommand {
+    struct Status: PortalCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the current version, the accepted version and whether they match.",
             discussion: "Exits 0 whether or not they match; see 'up_to_date' in --json. Exits 16 if the version cannot be read.")
         @OptionGroup var globals: GlobalOptions
 
-        func run() async throws {
-            let environment = try CommandEnvironment(options: globals)
-            let portal = try environment.catalog.portal(try environment.portalID())
+        func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let identity = try environment.termsIdentity(for: portal)
             let status = try await environment.withPortal(
                 portal, user: identity.user, credentials: identity.credentials, savedSession: identity.savedSession
@@ -74,13 +72,11 @@ struct TermsCommand: AsyncParsableCommand {
         }
     }
 
-    struct Show: AsyncParsableCommand {
+    struct Show: PortalCommand {
         static let configuration = CommandConfiguration(abstract: "Print the current terms of use, or where to read them.")
         @OptionGroup var globals: GlobalOptions
 
-        func run() async throws {
-            let environment = try CommandEnvironment(options: globals)
-            let portal = try environment.catalog.portal(try environment.portalID())
+        func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let identity = try environment.termsIdentity(for: portal)
             let (status, text, url) = try await environment.withPortal(
                 portal, user: identity.user, credentials: identity.credentials, savedSession: identity.savedSession
@@ -118,7 +114,7 @@ struct TermsCommand: AsyncParsableCommand {
         }
     }
 
-    struct Accept: AsyncParsableCommand {
+    struct Accept: PortalCommand {
         static let configuration = CommandConfiguration(
             abstract: "Record that you accept the current terms of use.",
             discussion: """
@@ -128,9 +124,7 @@ struct TermsCommand: AsyncParsableCommand {
         @OptionGroup var globals: GlobalOptions
         @Option(help: "Accept only if this is the current version.") var version: String?
 
-        func run() async throws {
-            let environment = try CommandEnvironment(options: globals)
-            let portal = try environment.catalog.portal(try environment.portalID())
+        func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let store = AcceptedTermsStore()
             let identity = try environment.termsIdentity(for: portal)
             let accepted = try await environment.withPortal(
