@@ -1,0 +1,194 @@
+import Foundation
+import LibXML
+import Logging
+import Synchronization
+
+/// The recipe runner of a connection: options resolved, pages followed, records extracted and
+/// filtered; actions filled and submitted. Every call passes the terms gate first.
+extension PortalConnection {
+    /// Runs a data recipe: resolves its options, fetches its pages, extracts typed records and
+    /// keeps those its filter options allow.
+    ///
+    /// An option resolved to several values (`--term all`) runs the recipe once per value, at the
+    /// same time (within the session's per-host cap), and joins the records in the portal's order.
+    public func run(
+        _ recipe: DataRecipe, options given: [String: String], source sourceName: String? = nil,
+        today: String = RecordExtractor.localToday()
+    ) async throws -> RecordSet {
+        guard let source = recipe.source(named: sourceName) else {
+            throw UniToolError(
+                .usage, "'\(sourceName ?? "")' is not a source of '\(recipe.command)'",
+                hint: "use one of: \(recipe.sources.compactMap(\.name).joined(separator: ", "))")
+        }
+        try await ensureTermsAccepted()
+        let (runs, filters) = try await resolveOptions(of: recipe, given: given)
+        let extractor = RecordExtractor(recipe: recipe, source: source, today: today)
+        let sets = try await withThrowingTaskGroup(of: (Int, [Record]).self) { group in
+            for (index, values) in runs.enumerated() {
+                group.addTask { (index, try await self.records(extractor, values: values)) }
+            }
+            var results = [[Record]](repeating: [], count: runs.count)
+            for try await (index, records) in group { results[index] = records }
+            return results
+        }
+        return RecordFilter.apply(filters, to: RecordSet(columns: recipe.columns, records: sets.flatMap { $0 }))
+    }
+
+    /// Every page of one run of a source: the first, then each `next` link up to `max_pages`.
+    func records(_ extractor: RecordExtractor, values: [String: String]) async throws -> [Record] {
+        let source = extractor.source
+        var url: URL? = try portal.url(for: try source.fetch.render(values, encode: Template.urlEncode))
+        var records: [Record] = []
+        var seen: Set<String> = []
+        var pages = 0
+        while let next = url, pages < source.maxPages, seen.insert(next.absoluteString).inserted {
+            let page = try await loadPage(next.absoluteString)
+            let document = try extractor.parse(
+                page.body, url: page.url, charset: page.charset, charsetOverride: portal.charsetOverride(for: page.url))
+            do {
+                records += try extractor.extract(from: document).records
+            } catch let error as UniToolError where error.kind == .layoutChanged {
+                throw DriftReport.save(error, document: document, recipe: extractor.recipe, logger: logger)
+            }
+            pages += 1
+            url = try extractor.nextPage(in: document)
+        }
+        if url != nil, pages >= source.maxPages {
+            logger.warning(
+                "\(extractor.recipe.command): stopped after \(source.maxPages) pages (max_pages in \(extractor.recipe.file)); there are more"
+            )
+        }
+        return records
+    }
+
+    /// Applies defaults, checks allowed values and looks up symbolic values on the portal.
+    /// Returns one set of values per run (several when a value resolves to a list) and the
+    /// filters to apply to the records.
+    func resolveOptions(of recipe: DataRecipe, given: [String: String]) async throws -> ([[String: String]], [RecordFilter]) {
+        for name in given.keys where !recipe.options.contains(where: { $0.name == name }) {
+            throw UniToolError(
+                .usage, "'\(recipe.command)' has no option --\(name)",
+                hint: "see 'unitool \(recipe.command) --help'")
+        }
+        var values: [String: String] = [:]
+        var filters: [RecordFilter] = []
+        for option in recipe.options {
+            let value = given[option.name] ?? option.defaultValue
+            if option.filter != nil {
+                if let value { filters.append(try RecordFilter(option: option, value: value)) }
+                continue
+            }
+            guard let value else {
+                throw UniToolError(.usage, "'\(recipe.command)' needs --\(option.name)")
+            }
+            values[option.name] = value
+        }
+        var runs = [values]
+        for option in recipe.options where option.filter == nil {
+            let value = values[option.name]!
+            if let resolution = option.resolve[value] {
+                let page = try await loadPage(try resolution.fetch.render(values, encode: Template.urlEncode))
+                let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
+                let found: [String]
+                switch try document.evaluate(resolution.xpath) {
+                case .nodes(let nodes): found = nodes.map { $0.text.collapsingWhitespace() }.filter { !$0.isEmpty }
+                case let other: found = [other.stringValue.collapsingWhitespace()].filter { !$0.isEmpty }
+                }
+                guard !found.isEmpty else {
+                    let error = UniToolError(
+                        .layoutChanged,
+                        "recipe \(recipe.file): cannot find what '--\(option.name) \(value)' means: \"\(resolution.xpath)\" matched nothing on \(page.url.redactedForLog)",
+                        hint: "the portal's page may have changed; give the value explicitly, or fix the recipe")
+                    throw DriftReport.save(error, document: document, recipe: recipe, logger: logger)
+                }
+                let chosen = resolution.many ? found : [found[0]]
+                logger.debug("--\(option.name) \(value) is \(chosen.joined(separator: ", "))")
+                runs = runs.flatMap { run in chosen.map { run.merging([option.name: $0]) { $1 } } }
+            } else if !option.allowedValues.isEmpty && !option.allowedValues.contains(value) {
+                throw UniToolError(
+                    .usage, "'\(value)' is not a valid value for --\(option.name)",
+                    hint: "use one of: \((option.allowedValues + option.resolve.keys.sorted()).joined(separator: ", "))")
+            }
+        }
+        return (runs, filters)
+    }
+
+    /// Fills and submits an action's form, such as renewing a loan, and reads the result page.
+    /// A refusal by the portal is an `actionRefused` error carrying the portal's own words.
+    public func perform(_ action: ActionSpec, of recipe: DataRecipe, argument: String) async throws -> RecordSet {
+        let values = [action.argument: argument]
+        try await ensureTermsAccepted()
+        let page = try await loadPage(try action.fetch.render(values, encode: Template.urlEncode))
+        let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
+        if let message = try refusal(action, in: document) {
+            throw UniToolError(
+                .actionRefused, "the portal refused to \(action.name) \(argument): \(message)",
+                hint: "the portal's own rules decide this; see its page for details")
+        }
+        let formXPath = try Template(action.form).render(values, encode: Template.xpathLiteral)
+        guard let formNode = try document.select(formXPath).first else {
+            let error = UniToolError(
+                .layoutChanged,
+                "recipe \(recipe.file): action '\(action.name)': no form matching \"\(formXPath)\" on \(page.url.redactedForLog)",
+                hint: "check the \(action.argument) (\(argument)); if it is right, the portal's page has changed")
+            throw DriftReport.save(error, document: document, recipe: recipe, logger: logger)
+        }
+        let form = try HTMLForm(formNode, pageURL: page.url)
+        let fill = try action.fill.map { (name: $0.name, value: try $0.value.render(values)) }
+        let button = try action.submit.flatMap { try formNode.select($0).first }
+        if action.submit != nil, button == nil {
+            throw UniToolError(
+                .layoutChanged, "recipe \(recipe.file): action '\(action.name)': no button matching \"\(action.submit!)\" in the form")
+        }
+        let submission = try form.submission(values: fill, clicking: button)
+        guard submission.url.origin == portal.baseURL.origin else {
+            throw UniToolError(
+                .unsafeRequest, "refusing to submit '\(action.name)' to \(submission.url.origin), which is not the portal's",
+                hint: "the form on \(page.url.redactedForLog) points elsewhere; check the recipe")
+        }
+        logger.debug("action '\(action.name)': \(submission)")
+        let result = try await session.submit(submission)
+        let resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
+        if let message = try refusal(action, in: resultDocument) {
+            throw UniToolError(
+                .actionRefused, "the portal refused to \(action.name) \(argument): \(message)",
+                hint: "the portal's own rules decide this; see its page for details")
+        }
+        guard try resultDocument.evaluate(action.successWhen).booleanValue else {
+            let error = UniToolError(
+                .layoutChanged,
+                "recipe \(recipe.file): action '\(action.name)': the result page at \(result.url.redactedForLog) matches neither success_when nor refused_when, so unitool cannot tell whether it worked",
+                hint: "look at the portal in a browser before trying again")
+            throw DriftReport.save(error, document: resultDocument, recipe: recipe, logger: logger)
+        }
+        var fields: [(name: String, value: FieldValue)] = [(action.argument, .string(argument))]
+        if !action.fields.isEmpty {
+            let actionRecipe = DataRecipe(
+                command: "\(recipe.command) \(action.name)", summary: action.summary, options: [],
+                sources: [
+                    .init(fetch: action.fetch, parser: .html, namespaces: [:], rows: "/*", next: nil, maxPages: 1, fields: action.fields)
+                ],
+                actions: [], file: recipe.file, portal: recipe.portal)
+            let extracted = try RecordExtractor(recipe: actionRecipe).extract(from: resultDocument)
+            fields += extracted.records.first?.fields.filter { $0.name != action.argument } ?? []
+        }
+        return RecordSet(columns: fields.map(\.name), records: [Record(fields: fields)])
+    }
+
+    /// The portal's reason for refusing an action, as the error quotes it: scrubbed of every
+    /// secret the session knows and of SAML messages, since a portal's text may repeat them.
+    func refusal(_ action: ActionSpec, in document: Document) throws -> String? {
+        try unscrubbedRefusal(action, in: document).map { session.scrubber.scrubMessage($0) }
+    }
+
+    func unscrubbedRefusal(_ action: ActionSpec, in document: Document) throws -> String? {
+        guard let refusedWhen = action.refusedWhen else { return nil }
+        switch try document.evaluate(refusedWhen) {
+        case .nodes(let nodes): return nodes.first.map { $0.text.collapsingWhitespace() }
+        case .boolean(let flag): return flag ? "(no reason given)" : nil
+        case let value:
+            let text = value.stringValue.collapsingWhitespace()
+            return text.isEmpty ? nil : text
+        }
+    }
+}
