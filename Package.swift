@@ -105,6 +105,7 @@ let package = Package(
 
         .testTarget(name: "LibXMLTests", dependencies: ["LibXML", "UniToolTestSupport"]),
         .testTarget(name: "WebEncodingTests", dependencies: ["WebEncoding"]),
+        .testTarget(name: "UniToolCLITests", dependencies: ["UniToolCLI", "UniToolKit", "UniToolTestSupport"]),
         .testTarget(name: "UniToolRPCTests", dependencies: ["UniToolRPC", "UniToolKit", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),
         .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"]),

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import Testing
+import UniToolKit
+import UniToolTestSupport
+
+@testable import UniToolCLI
+
+/// The command line read in process: the global options, a recipe command's own arguments,
+/// help, and error reports, without a process per case.
+@Suite("Command line, in process: global options, recipe arguments, help and error reports")
+struct ArgumentsTests {
+    static let grades: DataRecipe = {
+        let catalog = try! RecipeCatalog(directories: [Fixtures.recipes])
+        return try! catalog.recipe(portal: "demo", command: "grades")
+    }()
+
+    static let loans: DataRecipe = {
+        let catalog = try! RecipeCatalog(directories: [Fixtures.recipes])
+        return try! catalog.recipe(portal: "demo", command: "loans")
+    }()
+
+    @Test("global options are found wherever they stand, with their values, in both spellings")
+    func globals() {
+        let arguments = ["--portal", "demo", "grades", "--term=all", "--user=jdoe", "-v", "--json", "--format", "csv", "extra"]
+        #expect(GlobalOptions.arguments(in: arguments) == ["--portal", "demo", "--user=jdoe", "-v", "--json", "--format", "csv"])
+        let (globals, stop) = GlobalOptions.scan(["--portal", "demo", "-v", "grades", "--term", "all"]) { argument, _ in
+            argument.hasPrefix("-") ? .keep : .stop
+        }
+        #expect(globals == ["--portal", "demo", "-v"])
+        #expect(stop == 3)
+        // A value option at the very end keeps what it has: the parser reports the missing value.
+        #expect(GlobalOptions.arguments(in: ["--portal"]) == ["--portal"])
+    }
+
+    @Test("a recipe command's own options, help and an action with its argument")
+    func recipeInvocation() throws {
+        let run = try RecipeInvocation(parsing: ["--term", "2026-fall", "--summary", "-v"], recipe: Self.grades)
+        #expect(run.values == ["term": "2026-fall"])
+        #expect(run.summary && run.rest == ["-v"])
+        #expect(try RecipeInvocation(parsing: ["--help"], recipe: Self.grades).wantsHelp)
+        let renew = try RecipeInvocation(parsing: ["renew", "31000101"], recipe: Self.loans)
+        #expect(renew.action?.name == "renew" && renew.actionArgument == "31000101")
+        #expect {
+            try RecipeInvocation(parsing: ["--no-such-option", "x"], recipe: Self.grades)
+        } throws: { error in
+            (error as? UniToolError)?.kind == .usage && "\(error)".contains("unitool grades")
+        }
+    }
+
+    @Test("a recipe's help lists its options and their values")
+    func recipeHelp() {
+        let help = RecipeHelp.text(for: Self.grades)
+        #expect(help.contains("--term"))
+        #expect(help.contains("current") && help.contains("all"))
+        #expect(RecipeHelp.text(for: Self.loans).contains("renew"))
+    }
+
+    @Test("an error report for people (escaped, with its hint) and for scripts (JSON with the exit code)")
+    func errorReports() {
+        let error = UniToolError(.portalError, "the portal said \u{1B}[2J no", hint: "try again")
+        let text = ErrorReporter.text(of: error, json: false)
+        #expect(text == "unitool: error: the portal said \\x1b[2J no\n  hint: try again\n")
+        let json = ErrorReporter.text(of: error, json: true)
+        #expect(json.contains("\"exit_code\": 22") && json.contains("\\u001b[2J") && json.contains("\"kind\": \"portal_error\""))
+    }
+
+    @Test("time limits: finite, positive and at most a day")
+    func timeLimits() {
+        #expect(GlobalOptions.problem(withSeconds: 5) == nil)
+        #expect(GlobalOptions.problem(withSeconds: .nan) != nil)
+        #expect(GlobalOptions.problem(withSeconds: .infinity) != nil)
+        #expect(GlobalOptions.problem(withSeconds: 0) != nil)
+        #expect(GlobalOptions.problem(withSeconds: 1e300) != nil)
+    }
+
+    @Test("the completion scripts call back into unitool for every shell")
+    func completionScripts() {
+        for shell in CompletionsCommand.Shell.allCases {
+            #expect(CompletionsCommand.script(for: shell).contains("__complete"), "\(shell)")
+        }
+    }
+}
