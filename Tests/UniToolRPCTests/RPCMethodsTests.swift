@@ -72,6 +72,11 @@ struct RPCMethodsTests {
     /// Serves `requests` (one per line) to the methods over `host`, then the end of input, and
     /// returns the answers by id.
     static func call(_ requests: [String], host: DemoRPCHost) async -> [String: JSONValue] {
+        await exchange(requests, host: host).answers
+    }
+
+    /// As `call`, with every message the server wrote, notifications included, in order.
+    static func exchange(_ requests: [String], host: DemoRPCHost) async -> (answers: [String: JSONValue], all: [JSONValue]) {
         let output = CollectedOutput()
         let server = RPCServer(methods: RPCMethods(host: host).table, output: output, framing: .newline, logger: Logger(label: "rpc"))
         let input = AsyncStream<[UInt8]> { continuation in
@@ -80,17 +85,18 @@ struct RPCMethodsTests {
         }
         _ = await server.serve(input)
         var answers: [String: JSONValue] = [:]
-        for message in output.messages(.newline) {
+        let all = output.messages(.newline)
+        for message in all {
             if let id = message["id"]?.doubleValue { answers[String(Int(id))] = message }
         }
-        return answers
+        return (answers, all)
     }
 
     /// Runs `body` with a demo and a host over it, and stops both whatever happens.
-    static func withHost(accept: Bool = true, _ body: (DemoRPCHost) async throws -> Void) async throws {
+    static func withHost(accept: Bool = true, faults: DemoFaults = DemoFaults(), _ body: (DemoRPCHost) async throws -> Void) async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        try await DemoUniversity.withRunning { demo in
+        try await DemoUniversity.withRunning(faults: faults) { demo in
             let host = try DemoRPCHost(demo: demo, termsFolder: sandbox.root.appendingPathComponent("terms"), accept: accept)
             let outcome = await Result { try await body(host) }
             await host.closeAll()
@@ -114,11 +120,14 @@ struct RPCMethodsTests {
                 ], host: host)
             let initialize = try #require(answers["1"]?["result"])
             #expect(initialize["serverInfo"]?["name"] == .string("unitool"))
-            #expect(initialize["capabilities"]?["methods"]?.arrayValue?.contains(.string("recipes.run")) == true)
+            let methods = initialize["capabilities"]?["methods"]?.arrayValue ?? []
+            for name in RPCMethods.names { #expect(methods.contains(.string(name)), "\(name)") }
             #expect(answers["2"]?["result"]?.arrayValue?.first?["id"] == .string("demo"))
             let commands = answers["3"]?["result"]?.arrayValue?.compactMap { $0["recipe"]?.stringValue } ?? []
             #expect(Set(commands).isSuperset(of: ["grades", "loans", "headlines"]))
-            #expect(answers["4"]?["result"]?["optionsSchema"]?["properties"]?["term"] != nil, "\(String(describing: answers["4"]))")
+            let term = answers["4"]?["result"]?["optionsSchema"]?["properties"]?["term"]
+            #expect(term?["type"] == .string("string") && term?["default"] == .string("current"), "\(String(describing: answers["4"]))")
+            #expect(answers["4"]?["result"]?["summaryFields"]?.serialized.contains("gpa") == true)
             #expect(answers["5"]?["error"]?["code"] == .number(-32601))
         }
     }
@@ -201,6 +210,145 @@ struct RPCMethodsTests {
             #expect(result["sessionRemoved"] == .bool(true))
             #expect(result["passwordRemoved"] == .bool(false) && result["totpRemoved"] == .bool(false))
             #expect(!host.sessions.exists(portal: "demo", user: user))
+        }
+    }
+
+    @Test("recipes.run gives typed records; fields and summary work as on the command line")
+    func runWithFieldsAndSummary() async throws {
+        try await Self.withHost { host in
+            let answers = await Self.call(
+                [
+                    Self.request(1, "recipes.run", #"{"portal":"demo","recipe":"grades","options":{"term":"2026-spring"}}"#),
+                    Self.request(
+                        2, "recipes.run",
+                        #"{"portal":"demo","recipe":"grades","options":{"term":"all"},"summary":true,"fields":["term","gpa"]}"#),
+                ], host: host)
+            let records = answers["1"]?["result"]?["records"]?.arrayValue ?? []
+            #expect(records.count == 4)
+            #expect(records.first?["credits"] == .number(8) && records.first?["date"] == .string("2026-07-10"))
+            let summary = answers["2"]?["result"]
+            #expect(summary?["columns"] == .array([.string("term"), .string("gpa")]))
+            #expect(summary?["records"]?.serialized.contains(#"{"term":"2026-fall","gpa":3.52}"#) == true)
+        }
+    }
+
+    @Test(
+        "each malformed message gets its specified error, and the next valid request is answered",
+        arguments: [
+            (#"{"jsonrpc":"2.0","id":1,"method":"initialize""#, -32700.0),
+            ("not json at all", -32700),
+            (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"x":"\u{01}"}}"#, -32700),
+            (#"{"jsonrpc":"1.0","id":1,"method":"initialize"}"#, -32600),
+            (#"{"id":1,"method":"initialize"}"#, -32600),
+            (#"{"jsonrpc":"2.0","id":1,"method":7}"#, -32600),
+            (#"{"jsonrpc":"2.0","id":{"a":1},"method":"initialize"}"#, -32600),
+            (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":"x"}"#, -32600),
+            ("42", -32600),
+            ("[]", -32600),
+            (#"{"jsonrpc":"2.0","id":1,"method":"grades.fetch"}"#, -32601),
+            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"recipe":["grades"]}}"#, -32602),
+            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","optoins":{}}}"#, -32602),
+            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":["demo","grades"]}"#, -32602),
+            (
+                #"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":[1]}}}"#,
+                -32602
+            ),
+            (
+                #"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":2026}}}"#,
+                -32602
+            ),
+            (
+                #"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"trem":"all"}}}"#,
+                -32602
+            ),
+            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","fields":["nosuch"]}}"#, -32602),
+            (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":"me"}}"#, -32602),
+            (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":[]}}"#, -32602),
+            (#"{"jsonrpc":"2.0","id":1,"method":"shutdown","params":[]}"#, -32602),
+            (#"{"jsonrpc":"2.0","id":1,"method":"shutdown","params":{"now":true}}"#, -32602),
+            (#"{"jsonrpc":"2.0","id":1,"method":"exit"}"#, -32600),
+            (#"{"jsonrpc":"2.0","id":1,"method":"$/cancelRequest","params":{"id":2}}"#, -32600),
+            (String(repeating: "[", count: 65) + String(repeating: "]", count: 65), -32700),
+        ] as [(String, Double)])
+    func malformed(message: String, code: Double) async throws {
+        try await Self.withHost { host in
+            let (_, all) = await Self.exchange([message, Self.request(99, "portals.list")], host: host)
+            let answer = all.first { $0["id"] != .number(99) }
+            #expect(answer?["error"]?["code"] == .number(code), "\(String(describing: answer))")
+            #expect(answer?["jsonrpc"] == .string("2.0"))
+            #expect(all.contains { $0["id"] == .number(99) && $0["result"] != nil })
+        }
+    }
+
+    @Test("recipes.perform renews a loan; a refusal is -32024 with the portal's words")
+    func perform() async throws {
+        try await Self.withHost { host in
+            let answers = await Self.call(
+                [
+                    Self.request(
+                        1, "recipes.perform", #"{"portal":"demo","user":"alice","recipe":"loans","action":"renew","argument":"31000105"}"#)
+                ],
+                host: host)
+            #expect(answers["1"]?["result"]?["records"]?.serialized.contains("Elements of Information Theory") == true)
+            let refused = await Self.call(
+                [
+                    Self.request(
+                        2, "recipes.perform", #"{"portal":"demo","user":"alice","recipe":"loans","action":"renew","argument":"31000104"}"#)
+                ],
+                host: host)
+            #expect(refused["2"]?["error"]?["code"] == .number(-32024))
+            #expect(refused["2"]?["error"]?["message"]?.stringValue?.contains("reserved by another reader") == true)
+        }
+    }
+
+    @Test("with a progressToken, $/progress notifications come before the response, from every method")
+    func progress() async throws {
+        try await Self.withHost { host in
+            let calls: [(String, String)] = [
+                ("initialize", "{}"), ("portals.list", "{}"), ("auth.status", #"{"portal":"demo"}"#),
+                ("recipes.list", #"{"portal":"demo"}"#),
+                ("recipes.describe", #"{"portal":"demo","recipe":"grades"}"#), ("terms.status", #"{"portal":"demo"}"#),
+                ("recipes.run", #"{"portal":"demo","recipe":"news"}"#), ("session.fetch", #"{"portal":"demo","url":"/library"}"#),
+            ]
+            for (index, call) in calls.enumerated() {
+                var params = call.1
+                params.insert(
+                    contentsOf: #""progressToken":"t\#(index)""# + (params == "{}" ? "" : ","), at: params.index(after: params.startIndex))
+                let (answers, all) = await Self.exchange([Self.request(index + 1, call.0, params)], host: host)
+                let answer = answers[String(index + 1)]
+                #expect(answer?["result"] != nil, "\(call.0): \(String(describing: answer))")
+                let progress = all.prefix { $0["id"] == nil }
+                #expect(progress.allSatisfy { $0["method"] == .string("$/progress") && $0["params"]?["token"] == .string("t\(index)") })
+                if call.0 == "recipes.run" { #expect(!progress.isEmpty, "a run reports its progress") }
+            }
+        }
+    }
+
+    @Test("concurrent calls on a fresh session log in once; a login while a run is in flight leaves that run alone")
+    func sharedLogin() async throws {
+        try await Self.withHost(faults: try DemoFaults(parsing: "latency=150")) { host in
+            let answers = await Self.call(
+                [
+                    Self.request(1, "recipes.run", #"{"portal":"demo","user":"alice","recipe":"grades","options":{"term":"2026-spring"}}"#),
+                    Self.request(2, "recipes.run", #"{"portal":"demo","user":"alice","recipe":"courses"}"#),
+                    Self.request(3, "auth.login", #"{"portal":"demo","user":"alice","password":"wonderland","remember":false}"#),
+                ], host: host)
+            #expect(answers["1"]?["result"]?["records"] != nil, "\(String(describing: answers["1"]))")
+            #expect(answers["2"]?["result"]?["records"] != nil, "\(String(describing: answers["2"]))")
+            #expect(answers["3"]?["result"]?["loggedIn"] == .bool(true))
+            let logins = await host.demo.requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }.count
+            #expect(logins == 2, "one shared login for the runs, and auth.login's own")
+        }
+    }
+
+    @Test("session.fetch gives a Shift_JIS page as the characters it shows")
+    func fetchDecodes() async throws {
+        try await Self.withHost(faults: try DemoFaults(parsing: "legacy-charset")) { host in
+            let answers = await Self.call(
+                [Self.request(1, "session.fetch", #"{"portal":"demo","url":"/grades?term=2025-fall"}"#)], host: host)
+            let page = answers["1"]?["result"]
+            #expect(page?["contentType"] == .string("text/html; charset=Shift_JIS"))
+            #expect(page?["body"]?.stringValue?.contains("日本語初級Ⅰ (Japanese for Beginners I)") == true)
         }
     }
 }
