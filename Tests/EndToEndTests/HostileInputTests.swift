@@ -258,9 +258,10 @@ final class SelfSignedTLSServer: @unchecked Sendable {
         }
     }
 
-    /// Stops the server without waiting for it (it ends on SIGTERM).
+    /// Stops the server without waiting for it. SIGKILL, not SIGTERM: a child inherits an ignored
+    /// SIGTERM from the test process, and such servers used to outlive every test run.
     func stop() {
-        process.terminate()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: folder)
     }
 }

@@ -42,6 +42,11 @@ struct ArgumentsTests {
         let renew = try RecipeInvocation(parsing: ["renew", "31000101"], recipe: Self.loans)
         #expect(renew.action?.name == "renew" && renew.actionArgument == "31000101")
         #expect {
+            try RecipeInvocation(parsing: ["renew"], recipe: Self.loans)
+        } throws: { error in
+            (error as? UniToolError)?.kind == .usage && "\(error)".contains("needs the barcode")
+        }
+        #expect {
             try RecipeInvocation(parsing: ["--no-such-option", "x"], recipe: Self.grades)
         } throws: { error in
             (error as? UniToolError)?.kind == .usage && "\(error)".contains("unitool grades")

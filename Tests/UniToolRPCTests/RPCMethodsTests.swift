@@ -232,51 +232,55 @@ struct RPCMethodsTests {
         }
     }
 
-    @Test(
-        "each malformed message gets its specified error, and the next valid request is answered",
-        arguments: [
-            (#"{"jsonrpc":"2.0","id":1,"method":"initialize""#, -32700.0),
-            ("not json at all", -32700),
-            (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"x":"\u{01}"}}"#, -32700),
-            (#"{"jsonrpc":"1.0","id":1,"method":"initialize"}"#, -32600),
-            (#"{"id":1,"method":"initialize"}"#, -32600),
-            (#"{"jsonrpc":"2.0","id":1,"method":7}"#, -32600),
-            (#"{"jsonrpc":"2.0","id":{"a":1},"method":"initialize"}"#, -32600),
-            (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":"x"}"#, -32600),
-            ("42", -32600),
-            ("[]", -32600),
-            (#"{"jsonrpc":"2.0","id":1,"method":"grades.fetch"}"#, -32601),
-            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"recipe":["grades"]}}"#, -32602),
-            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","optoins":{}}}"#, -32602),
-            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":["demo","grades"]}"#, -32602),
-            (
-                #"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":[1]}}}"#,
-                -32602
-            ),
-            (
-                #"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":2026}}}"#,
-                -32602
-            ),
-            (
-                #"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"trem":"all"}}}"#,
-                -32602
-            ),
-            (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","fields":["nosuch"]}}"#, -32602),
-            (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":"me"}}"#, -32602),
-            (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":[]}}"#, -32602),
-            (#"{"jsonrpc":"2.0","id":1,"method":"shutdown","params":[]}"#, -32602),
-            (#"{"jsonrpc":"2.0","id":1,"method":"shutdown","params":{"now":true}}"#, -32602),
-            (#"{"jsonrpc":"2.0","id":1,"method":"exit"}"#, -32600),
-            (#"{"jsonrpc":"2.0","id":1,"method":"$/cancelRequest","params":{"id":2}}"#, -32600),
-            (String(repeating: "[", count: 65) + String(repeating: "]", count: 65), -32700),
-        ] as [(String, Double)])
-    func malformed(message: String, code: Double) async throws {
+    /// Every malformed message of the protocol and the error it must get (docs/RPC.md).
+    static let malformedMessages: [(String, Double)] = [
+        (#"{"jsonrpc":"2.0","id":1,"method":"initialize""#, -32700.0),
+        ("not json at all", -32700),
+        (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"x":"\u{01}"}}"#, -32700),
+        (#"{"jsonrpc":"1.0","id":1,"method":"initialize"}"#, -32600),
+        (#"{"id":1,"method":"initialize"}"#, -32600),
+        (#"{"jsonrpc":"2.0","id":1,"method":7}"#, -32600),
+        (#"{"jsonrpc":"2.0","id":{"a":1},"method":"initialize"}"#, -32600),
+        (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":"x"}"#, -32600),
+        ("42", -32600),
+        ("[]", -32600),
+        (#"{"jsonrpc":"2.0","id":1,"method":"grades.fetch"}"#, -32601),
+        (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"recipe":["grades"]}}"#, -32602),
+        (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","optoins":{}}}"#, -32602),
+        (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":["demo","grades"]}"#, -32602),
+        (
+            #"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":[1]}}}"#,
+            -32602
+        ),
+        (
+            #"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":2026}}}"#,
+            -32602
+        ),
+        (
+            #"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"trem":"all"}}}"#,
+            -32602
+        ),
+        (#"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","fields":["nosuch"]}}"#, -32602),
+        (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":"me"}}"#, -32602),
+        (#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":[]}}"#, -32602),
+        (#"{"jsonrpc":"2.0","id":1,"method":"shutdown","params":[]}"#, -32602),
+        (#"{"jsonrpc":"2.0","id":1,"method":"shutdown","params":{"now":true}}"#, -32602),
+        (#"{"jsonrpc":"2.0","id":1,"method":"exit"}"#, -32600),
+        (#"{"jsonrpc":"2.0","id":1,"method":"$/cancelRequest","params":{"id":2}}"#, -32600),
+        (String(repeating: "[", count: 65) + String(repeating: "]", count: 65), -32700),
+    ]
+
+    @Test("each malformed message gets its specified error, and the next valid request is answered")
+    func malformed() async throws {
+        // One demo for the whole table: a demo per case would start dozens of servers at once.
         try await Self.withHost { host in
-            let (_, all) = await Self.exchange([message, Self.request(99, "portals.list")], host: host)
-            let answer = all.first { $0["id"] != .number(99) }
-            #expect(answer?["error"]?["code"] == .number(code), "\(String(describing: answer))")
-            #expect(answer?["jsonrpc"] == .string("2.0"))
-            #expect(all.contains { $0["id"] == .number(99) && $0["result"] != nil })
+            for (message, code) in Self.malformedMessages {
+                let (_, all) = await Self.exchange([message, Self.request(99, "portals.list")], host: host)
+                let answer = all.first { $0["id"] != .number(99) }
+                #expect(answer?["error"]?["code"] == .number(code), "\(message): \(String(describing: answer))")
+                #expect(answer?["jsonrpc"] == .string("2.0"))
+                #expect(all.contains { $0["id"] == .number(99) && $0["result"] != nil }, "\(message)")
+            }
         }
     }
 

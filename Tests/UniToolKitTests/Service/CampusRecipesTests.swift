@@ -1,0 +1,193 @@
+import DemoUniversity
+import Foundation
+import Logging
+import Testing
+import UniToolKit
+import UniToolTestSupport
+
+/// The bundled demo recipes through the service, in process: what `courses`, `grades`, `loans`,
+/// `news` and `library-calendar` read, filter and do, against a demo on loopback.
+@Suite("The demo's recipes through the service: courses, grades, loans, news, the library calendar")
+struct CampusRecipesTests {
+    static let catalog = try! RecipeCatalog(directories: [Fixtures.recipes])
+
+    /// A connection to a running demo as alice, with the terms accepted in a folder of the test's
+    /// own and the session kept there too; closed when `body` is done.
+    static func withAlice<T: Sendable>(_ body: (PortalConnection, DemoUniversity) async throws -> T) async throws -> T {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        return try await DemoUniversity.withRunning { demo in
+            let terms = AcceptedTermsStore(directory: sandbox.root.appendingPathComponent("terms"))
+            try terms.save(AcceptedTerms(portal: "demo", version: DemoUniversity.initialTermsVersion))
+            let connection = PortalConnection(
+                portal: try catalog.portal("demo").relocated(to: demo.baseURL), user: "alice",
+                credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
+                sessions: SessionStore(directory: sandbox.root.appendingPathComponent("sessions")), terms: TermsPolicy(accepted: terms),
+                logger: Logger(label: "campus-test"))
+            let result = await Result { try await body(connection, demo) }
+            await connection.close()
+            return try result.get()
+        }
+    }
+
+    static func recipe(_ command: String) throws -> DataRecipe { try catalog.recipe(portal: "demo", command: command) }
+
+    @Test("courses: each with its meetings as a list; a day filter keeps the courses and meetings of that day")
+    func courses() async throws {
+        try await Self.withAlice { connection, _ in
+            let all = try await connection.run(Self.recipe("courses"), options: [:])
+            #expect(all.records.count == 4)
+            let systems = try #require(all.records.first { $0["code"] == .string("CS-340") })
+            #expect(systems["instructor"] == .string("Dr. Lars Øberg"))
+            guard case .list(let meetings)? = systems["meetings"] else {
+                Issue.record("no meetings list")
+                return
+            }
+            #expect(meetings.count == 3)
+            let monday = try await connection.run(Self.recipe("courses"), options: ["day": "mon"])
+            #expect(monday.records.map { $0["code"] } == [.string("MATH-301"), .string("CS-340")])
+            for course in monday.records {
+                guard case .list(let kept)? = course["meetings"] else { continue }
+                #expect(kept.allSatisfy { $0["day"] == .string("Mon") })
+            }
+            await #expect(throws: UniToolError.self) { try await connection.run(Self.recipe("courses"), options: ["day": "someday"]) }
+        }
+    }
+
+    @Test("grades of every term at once, each term its own; totals give credits earned and GPA per term; fields select columns")
+    func gradesAllTerms() async throws {
+        try await Self.withAlice { connection, _ in
+            let grades = try Self.recipe("grades")
+            let all = try await connection.run(grades, options: ["term": "all"])
+            #expect(all.records.count == 12)
+            #expect(Set(all.records.compactMap { $0["term"]?.stringText }) == ["2025-fall", "2026-spring", "2026-fall"])
+            let spring = try await connection.run(grades, options: ["term": "2026-spring"])
+            #expect(spring.records.contains { $0["course"] == .string("Adatszerkezetek és algoritmusok") })
+            let summary = try #require(grades.totals).compute(over: all)
+            let fall = try #require(summary.records.first { $0["term"] == .string("2026-fall") })
+            #expect(fall["credits_earned"] == .number(11))
+            // (3.7 * 6 + 3.3 * 5) / 11 = 3.518..., the two courses still in progress do not count.
+            #expect(fall["gpa"] == .number(3.52))
+            #expect(try spring.selecting(["code", "grade"]).columns == ["code", "grade"])
+            #expect(throws: UniToolError.self) { try spring.selecting(["code", "mark"]) }
+        }
+    }
+
+    @Test("loans: every page read, due dates in ISO 8601, overdue worked out from today")
+    func loans() async throws {
+        try await Self.withAlice { connection, demo in
+            let loans = try await connection.run(Self.recipe("loans"), options: [:])
+            #expect(loans.records.count == 12, "three pages: five, five and two loans")
+            #expect(await demo.requests.filter { $0.path == "/library/loans" }.count >= 3)
+            let overdue = loans.records.filter { $0["overdue"] == .bool(true) }.compactMap { $0["barcode"]?.stringText }
+            #expect(Set(overdue) == ["31000101", "31000102", "31000112"])
+            #expect(loans.records.allSatisfy { if case .date = $0["due"] { return true } else { return false } })
+            #expect(loans.records.contains { $0["title"] == .string("ノルウェイの森") })
+        }
+    }
+
+    @Test("loans renew submits the portal's form and reports the new due date; refusals carry the portal's reason")
+    func renew() async throws {
+        try await Self.withAlice { connection, _ in
+            let loans = try Self.recipe("loans")
+            let renew = try #require(loans.actions.first { $0.name == "renew" })
+            let before = try await connection.run(loans, options: [:]).records.first { $0["barcode"] == .string("31000103") }
+            let renewed = try await connection.perform(renew, of: loans, argument: "31000103")
+            let result = try #require(renewed.records.first)
+            #expect(result["title"] == .string("Operating Systems: Three Easy Pieces"))
+            guard case .date(let newDue)? = result["due"], case .date(let oldDue)? = before?["due"] else {
+                Issue.record("no due dates: \(result)")
+                return
+            }
+            #expect(newDue > oldDue)
+            for (barcode, reason) in [
+                ("31000104", "reserved by another reader"), ("31000102", "No renewals left"), ("O'Brien", "no loan with barcode"),
+            ] {
+                do {
+                    _ = try await connection.perform(renew, of: loans, argument: barcode)
+                    Issue.record("\(barcode) was renewed")
+                } catch let error as UniToolError {
+                    #expect(error.kind == .actionRefused && error.message.contains(reason), "\(error)")
+                }
+            }
+        }
+    }
+
+    @Test("news from RSS, Atom and the paginated HTML list agree; since and category filter")
+    func news() async throws {
+        try await Self.withAlice { connection, _ in
+            let news = try Self.recipe("news")
+            let rss = try await connection.run(news, options: [:])
+            #expect(rss.records.count == 14)
+            for source in ["atom", "page"] {
+                let other = try await connection.run(news, options: [:], source: source)
+                #expect(other.records.count == rss.records.count)
+                for (left, right) in zip(rss.records, other.records) {
+                    for field in ["title", "date", "link", "category"] { #expect(left[field] == right[field], "\(source) \(field)") }
+                }
+            }
+            #expect(rss.records.contains { $0["title"] == .string("留学生向け説明会のお知らせ") })
+            #expect(try await connection.run(news, options: ["since": "2026-11-12"]).records.count == 4)
+            #expect(try await connection.run(news, options: ["category": "library"], source: "page").records.count == 3)
+            await #expect(throws: UniToolError.self) { try await connection.run(news, options: [:], source: "telegram") }
+        }
+    }
+
+    @Test("library-calendar finds this term's PDF link on the page")
+    func libraryCalendar() async throws {
+        try await Self.withAlice { connection, demo in
+            let result = try #require(try await connection.run(Self.recipe("library-calendar"), options: [:]).records.first)
+            guard case .url(let link)? = result["url"] else {
+                Issue.record("no link: \(result)")
+                return
+            }
+            #expect(link.hasPrefix(demo.baseURL.absoluteString.trimmingCharacters(in: ["/"])) && link.hasSuffix(".pdf"))
+            let pdf = try await connection.fetch(link)
+            #expect(pdf.body.starts(with: Array("%PDF".utf8)))
+        }
+    }
+
+    @Test("a public command (login: false) reads the public feed with no session and no password")
+    func publicFeed() async throws {
+        try await DemoUniversity.withRunning { demo in
+            let sandbox = try Sandbox()
+            defer { sandbox.remove() }
+            let terms = AcceptedTermsStore(directory: sandbox.root.appendingPathComponent("terms"))
+            try terms.save(AcceptedTerms(portal: "demo", version: DemoUniversity.initialTermsVersion))
+            let headlines = try Self.recipe("headlines")
+            #expect(!headlines.login)
+            let connection = PortalConnection(
+                portal: try Self.catalog.portal("demo").relocated(to: demo.baseURL), user: "",
+                credentials: PortalConnection.noLogin(because: "a public command"), keepsSession: false,
+                terms: TermsPolicy(accepted: terms),
+                logger: Logger(label: "campus-test"))
+            let result = await Result { try await connection.run(headlines, options: [:]) }
+            await connection.close()
+            #expect(try result.get().records.count == 14)
+            #expect(await demo.requests.allSatisfy { !$0.isLogin })
+        }
+    }
+
+    @Test("a portal nobody answers for is portal_unreachable, its own kind, with a hint")
+    func unreachable() async throws {
+        let portal = try Self.catalog.portal("demo").relocated(to: URL(string: "http://127.0.0.1:9")!)
+        let connection = PortalConnection(
+            portal: portal, user: "alice", credentials: { Credentials(username: "alice", password: Secret("x")) }, keepsSession: false,
+            logger: Logger(label: "campus-test"))
+        do {
+            _ = try await connection.isSessionValid()
+            Issue.record("a closed port answered")
+        } catch let error as UniToolError {
+            #expect(error.kind == .portalUnreachable && error.message.contains("cannot reach the portal") && error.hint != nil)
+        }
+        await connection.close()
+    }
+}
+
+extension FieldValue {
+    /// A string field's text, for sets and comparisons in tests.
+    var stringText: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+}
