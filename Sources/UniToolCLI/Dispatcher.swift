@@ -21,6 +21,10 @@ struct Dispatcher {
         "completions": CompletionsCommand.self,
     ]
 
+    /// Every name a recipe or a plugin may not take: the built-in commands, and `help` and
+    /// `version`, which the dispatcher answers itself. The one list, owned here.
+    static var reservedCommands: Set<String> { Set(builtins.keys).union(["help", "version"]) }
+
     func run() async -> Int32 {
         if arguments == ["--experimental-dump-help"] {
             await RootCommand.main(arguments)

@@ -18,7 +18,7 @@ final class CommandEnvironment: Sendable {
         self.options = options
         self.catalog = try RecipeCatalog(
             directories: Self.ownRecipeDirectories, packs: options.recipes.map { URL(fileURLWithPath: $0) },
-            trust: try RecipeTrust.load())
+            trust: try RecipeTrust.load(), reservedCommands: Dispatcher.reservedCommands)
         self.logger = Self.makeLogger(verbose: options.verbose)
         self.config = try UserConfig.load()
         self.trace = options.trace.map { _ in HTTPTrace(includeBodies: options.traceBodies) }

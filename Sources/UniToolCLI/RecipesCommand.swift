@@ -19,9 +19,13 @@ struct RecipesCommand: AsyncParsableCommand {
         let url = URL(fileURLWithPath: path).standardizedFileURL
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
         if entries.contains(where: { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }) {
-            return (try RecipeCatalog(directories: [url.deletingLastPathComponent()], only: url.lastPathComponent), url.lastPathComponent)
+            return (
+                try RecipeCatalog(
+                    directories: [url.deletingLastPathComponent()], only: url.lastPathComponent,
+                    reservedCommands: Dispatcher.reservedCommands), url.lastPathComponent
+            )
         }
-        return (try RecipeCatalog(directories: [url]), nil)
+        return (try RecipeCatalog(directories: [url], reservedCommands: Dispatcher.reservedCommands), nil)
     }
 
     struct List: UniToolCommand {
@@ -80,7 +84,7 @@ struct RecipesCommand: AsyncParsableCommand {
             guard FileManager.default.fileExists(atPath: pack.path, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw UniToolError(.recipeNotFound, "\(directory): no such directory")
             }
-            let own = try RecipeCatalog(directories: CommandEnvironment.ownRecipeDirectories)
+            let own = try RecipeCatalog(directories: CommandEnvironment.ownRecipeDirectories, reservedCommands: Dispatcher.reservedCommands)
             let redefinitions = try RecipeCatalog.redefinitions(in: pack, over: CommandEnvironment.ownRecipeDirectories)
             guard !redefinitions.isEmpty else {
                 FileHandle.standardError.write(Data("\(pack.path) redefines none of your portals; there is nothing to trust.\n".utf8))
@@ -142,7 +146,9 @@ struct RecipesCommand: AsyncParsableCommand {
                     if url.lastPathComponent.hasPrefix("portal.") {
                         _ = try PortalRecipe.load(file: path, text: text)
                     } else {
-                        _ = try DataRecipe.load(file: path, text: text, portal: url.deletingLastPathComponent().lastPathComponent)
+                        _ = try DataRecipe.load(
+                            file: path, text: text, portal: url.deletingLastPathComponent().lastPathComponent,
+                            reserved: Dispatcher.reservedCommands)
                     }
                 }
                 print("ok: \(path)")

@@ -9,7 +9,8 @@ import UniToolKit
 struct RootCommand: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
         let recipes =
-            (try? RecipeCatalog(directories: [RecipeCatalog.bundledDirectory()]))?.dataRecipes
+            (try? RecipeCatalog(directories: [RecipeCatalog.bundledDirectory()], reservedCommands: Dispatcher.reservedCommands))?
+            .dataRecipes
             .flatMap { portal, recipes in recipes.values.map { "  \($0.command) (\(portal)): \($0.summary)" } }.sorted() ?? []
         return CommandConfiguration(
             commandName: "unitool",

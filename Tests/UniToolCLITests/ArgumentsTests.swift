@@ -85,4 +85,17 @@ struct ArgumentsTests {
             #expect(CompletionsCommand.script(for: shell).contains("__complete"), "\(shell)")
         }
     }
+
+    @Test("the built-in commands are the one list of reserved names, and a recipe may not take one")
+    func reservedNames() throws {
+        #expect(Dispatcher.reservedCommands == Set(Dispatcher.builtins.keys).union(["help", "version"]))
+        let recipe = "command: rpc\nfetch: /x\nrows: \"//tr\"\nfields:\n  a: { xpath: td }\n"
+        #expect {
+            try DataRecipe.load(file: "rpc.yaml", text: recipe, portal: "demo", reserved: Dispatcher.reservedCommands)
+        } throws: { error in
+            "\(error)".contains("'rpc' is a built-in command")
+        }
+        // Outside the CLI (a library user's own front end) the name is free.
+        #expect(try DataRecipe.load(file: "rpc.yaml", text: recipe, portal: "demo").command == "rpc")
+    }
 }

@@ -191,21 +191,21 @@ public struct ActionSpec: Sendable {
 
 extension DataRecipe {
     /// Built-in commands: no recipe may take their names.
-    public static let reservedCommands: Set<String> = [
-        "auth", "terms", "recipes", "demo", "doctor", "page", "rpc", "config", "plugins", "completions", "help", "version",
-    ]
 
     static let sourceKeys = ["fetch", "parse", "namespaces", "rows", "empty_when", "next", "max_pages", "fields", "charset"]
 
     /// Reads and validates a data recipe. Every problem names the file, line and key.
-    public static func load(file: String, text: String, portal: String) throws -> DataRecipe {
+    ///
+    /// - Parameter reserved: command names a recipe may not take: the front end's own commands
+    ///   (the CLI passes its built-in commands, which it owns).
+    public static func load(file: String, text: String, portal: String, reserved: Set<String> = []) throws -> DataRecipe {
         let top = try RecipeReader(file: file, text: text).top
         try top.allowOnly(["command", "summary", "description", "options", "sources", "totals", "actions", "login"] + sourceKeys)
         let command = try top.requiredString("command")
         guard command.range(of: "^[a-z][a-z0-9-]*$", options: .regularExpression) != nil else {
             throw top.error("command", "'\(command)' must be lowercase letters, digits and dashes")
         }
-        guard !reservedCommands.contains(command) else {
+        guard !reserved.contains(command) else {
             throw top.error(
                 "command", "'\(command)' is a built-in command of unitool, and a recipe cannot replace it",
                 hint: "choose another name, such as '\(command)-\(portal)'")

@@ -22,7 +22,10 @@ public struct RecipeCatalog: Sendable {
     ///   - packs: `--recipes` folders, after those.
     ///   - trust: the pack definitions the user trusts.
     ///   - only: load just this portal's folder (for checking one folder).
-    public init(directories: [URL], packs: [URL] = [], trust: RecipeTrust = RecipeTrust(), only: String? = nil) throws {
+    ///   - reservedCommands: command names no recipe may take (the front end's own).
+    public init(
+        directories: [URL], packs: [URL] = [], trust: RecipeTrust = RecipeTrust(), only: String? = nil, reservedCommands: Set<String> = []
+    ) throws {
         let files = FileManager.default
         let all = directories.map { ($0, false) } + packs.map { ($0, true) }
         for (directory, isPack) in all where files.fileExists(atPath: directory.path) {
@@ -39,7 +42,7 @@ public struct RecipeCatalog: Sendable {
                     }
                     continue
                 }
-                try loadPortal(portalDirectory, portalName: portalName, fromPack: isPack, trust: trust)
+                try loadPortal(portalDirectory, portalName: portalName, fromPack: isPack, trust: trust, reserved: reservedCommands)
             }
         }
     }
@@ -49,7 +52,9 @@ public struct RecipeCatalog: Sendable {
         return names.sorted().filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
     }
 
-    private mutating func loadPortal(_ directory: URL, portalName: String, fromPack: Bool, trust: RecipeTrust) throws {
+    private mutating func loadPortal(
+        _ directory: URL, portalName: String, fromPack: Bool, trust: RecipeTrust, reserved reservedCommands: Set<String>
+    ) throws {
         for name in Self.recipeFiles(in: directory) {
             let file = directory.appendingPathComponent(name)
             let data: Data
@@ -91,7 +96,7 @@ public struct RecipeCatalog: Sendable {
                 }
                 portals[portalName] = recipe
             } else {
-                let recipe = try DataRecipe.load(file: file.path, text: text, portal: portalName)
+                let recipe = try DataRecipe.load(file: file.path, text: text, portal: portalName, reserved: reservedCommands)
                 if let earlier = dataRecipes[portalName]?[recipe.command], earlier.file != recipe.file {
                     replaced[portalName, default: [:]][recipe.command, default: []].append(earlier.file)
                 }
