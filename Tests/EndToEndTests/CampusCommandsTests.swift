@@ -39,10 +39,27 @@ struct CampusCommandsTests {
         let csv = try await run([command, "--format", "csv"], demo: demo)
         for outcome in [table, lines, csv] { #expect(outcome.exitCode == 0, "\(outcome)") }
         #expect(!records.isEmpty)
-        #expect(lines.stdout.split(separator: "\n").count == records.count)
-        // CSV: a header, then a CRLF-ended line per record (no field of the demo holds a newline).
-        #expect(csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == records.count + 1)
-        #expect(table.stdout.split(separator: "\n").count == records.count + 2)
+        // JSON Lines: each line is one record, the same as in the JSON array.
+        let jsonl = try lines.stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(jsonl.count == records.count)
+        func canonical(_ object: [String: Any]) throws -> String {
+            String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        }
+        for (line, record) in zip(jsonl, records) {
+            #expect(try canonical(line) == canonical(record))
+        }
+        // CSV: the columns as its header, then a CRLF-ended line per record (no field of the demo
+        // holds a newline), each with a value per column.
+        let rows = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.count == records.count + 1)
+        let columns = Array(try #require(records.first).keys)
+        for column in columns where !column.isEmpty { #expect(rows[0].contains(column), "\(column) not in \(rows[0])") }
+        // The table: a header naming the columns, a rule, and a line per record.
+        let tableLines = table.stdout.split(separator: "\n")
+        #expect(tableLines.count == records.count + 2)
+        #expect(tableLines.count > 1 && tableLines[1].allSatisfy { $0 == "─" || $0 == " " })
     }
 
     @Test("an action through the command line: loans renew, and a refusal is exit 24 with the portal's reason, as JSON when asked")

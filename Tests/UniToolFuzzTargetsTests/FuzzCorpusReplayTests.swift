@@ -19,9 +19,27 @@ struct FuzzCorpusReplayTests {
         }
     }
 
-    @Test("each target has a seed corpus", arguments: FuzzTarget.allCases)
+    /// The hostile inputs each target's corpus must keep, one for each attack unitool was shown
+    /// to resist, and the findings that were fixed: a corpus that lost one would replay
+    /// nothing of that attack.
+    static let required: [FuzzTarget: [String]] = [
+        .extraction: [
+            "billion-laughs.xml", "quadratic-entity.xml", "xxe-file.xml", "invalid-utf8.xml", "windows-31j.html", "utf16-bom.html",
+            "deep-table.html", "combining-mark-in-a-feed-date.xml",
+        ],
+        .recipe: ["alias-bomb.yaml", "portal-id-colon.yaml", "portal.yaml"],
+        .rpc: ["deep.jsonl", "bad-header.bin", "content-length.bin", "batch.jsonl", "number-overflows-to-infinity.jsonl"],
+        .cookie: ["combining-mark-crashed-dateformatter", "crash-empty-attribute-after-semicolon", "huge-max-age-broke-the-saved-session"],
+        .form: ["login.html", "odd-actions.html", "saml-post.html"],
+    ]
+
+    @Test("each target's corpus keeps its seeds and the inputs of every attack and past finding", arguments: FuzzTarget.allCases)
     func corpusExists(target: FuzzTarget) {
-        #expect(Self.inputs(target).count >= 3, "Fuzz/Corpus/\(target.rawValue) should hold seed inputs")
+        let names = Set(Self.inputs(target).map(\.lastPathComponent))
+        #expect(names.count >= 3, "Fuzz/Corpus/\(target.rawValue) should hold seed inputs")
+        for name in Self.required[target] ?? [] {
+            #expect(names.contains(name), "\(target.rawValue) lost \(name)")
+        }
     }
 
     @Test("every committed input runs without a crash or a broken invariant", arguments: FuzzTarget.allCases)
