@@ -2,7 +2,6 @@ import ArgumentParser
 import DemoUniversity
 import Foundation
 import OneTimeCode
-import Synchronization
 import UniToolKit
 
 /// `unitool auth login|status|logout`: the password in the keyring, and the saved session.
@@ -101,26 +100,13 @@ struct AuthCommand: AsyncParsableCommand {
                 : try TerminalPrompt.readPassword(prompt: "Password for \(user) on \(portal.name): ")
             let account = Account(portal: portal, user: user)
             if !noVerify {
-                // A fresh login in an empty jar: a saved session, or a live IdP session, would
-                // otherwise let a wrong password through unchecked.
-                let asked = Mutex(false)
+                // A fresh login in an empty jar that must ask for the password (`provePassword`).
                 let credentials = Credentials(
-                    username: user,
-                    passwordSource: {
-                        asked.withLock { $0 = true }
-                        return password
-                    }, oneTimeCode: CommandEnvironment.oneTimeCode(for: account, trace: environment.trace))
+                    username: user, password: password, oneTimeCode: CommandEnvironment.oneTimeCode(for: account, trace: environment.trace))
                 let provide: CredentialProvider = { credentials }
                 try await environment.withPortal(portal, user: user, credentials: provide, freshLogin: true) { connection in
                     Progress.say("Logging in to \(portal.name) as \(user)…")
-                    _ = try await connection.logIn()
-                }
-                guard asked.withLock({ $0 }) else {
-                    throw UniToolError(
-                        .loginFailed,
-                        "the portal let \(user) in without asking for a password, so unitool could not check it; nothing was stored",
-                        hint:
-                            "the login service may remember this machine; sign out of it in a browser, then run 'unitool auth login' again")
+                    try await connection.provePassword()
                 }
             }
             if sessionOnly {

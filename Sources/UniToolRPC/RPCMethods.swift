@@ -138,7 +138,7 @@ public struct RPCMethods: Sendable {
         request.progress?("logging in to \(portal.name) as \(user)")
         let connection = try await host.freshConnection(portal: portal, user: user, password: password)
         let result = await Result {
-            _ = try await connection.logIn()
+            try await connection.provePassword()
             try connection.saveSession()
         }
         await connection.close()

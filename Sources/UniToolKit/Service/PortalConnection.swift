@@ -149,6 +149,30 @@ public final class PortalConnection: Sendable {
         return try await keepingJarIfLoginFails { try await flow.logIn(credentials: try self.credentials()) }
     }
 
+    /// Proves the password: a login from the start page that must have asked for it. `auth login`
+    /// and `auth.login` both call it on a connection that started empty, so neither a saved session
+    /// nor a live IdP session can let a wrong password pass unchecked. A login that never asked
+    /// is `loginFailed`, and the caller stores nothing.
+    public func provePassword() async throws {
+        let asked = Mutex(false)
+        let provide = credentials
+        let flow = LoginFlow(portal: portal, session: session, logger: logger)
+        _ = try await keepingJarIfLoginFails {
+            var tracked = try provide()
+            let source = tracked.password
+            tracked.password = {
+                asked.withLock { $0 = true }
+                return try source()
+            }
+            return try await flow.logIn(credentials: tracked)
+        }
+        guard asked.withLock({ $0 }) else {
+            throw UniToolError(
+                .loginFailed, "the portal let \(user) in without asking for a password, so unitool could not check it; nothing was stored",
+                hint: "the login service may remember this machine; sign out of it in a browser, then log in again")
+        }
+    }
+
     /// Runs a login; if it fails, remembers the jar from before it, so that the cookies of a
     /// half-finished login (an IdP's form state, a consent page's) are never saved.
     private func keepingJarIfLoginFails(_ login: () async throws -> Page) async throws -> Page {
