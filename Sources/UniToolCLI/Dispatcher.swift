@@ -36,9 +36,24 @@ struct Dispatcher {
                 print(UniToolVersion.current)
                 return 0
             }
-            return await printOverview(globals: globals, toStandardError: !globals.contains("--help") && !globals.contains("-h"))
+            // An option that is none of unitool's is named, with the nearest one, not passed over.
+            let known = GlobalOptions.valueOptions.union(GlobalOptions.flagOptions).union(["--help", "-h", "--version"])
+            if let unknown = globals.first(where: { $0.hasPrefix("-") && !known.contains(String($0.split(separator: "=").first ?? "")) }) {
+                let nearest = known.min { editDistance($0, unknown) < editDistance($1, unknown) }
+                return ErrorReporter.report(
+                    UniToolError(
+                        .usage, "unknown option '\(unknown)'",
+                        hint: (nearest.map { "did you mean '\($0)'? " } ?? "") + "see 'unitool --help'"),
+                    json: Self.wantsJSON(arguments))
+            }
+            // The overview is what was asked for: on stdout, so that `unitool | less` shows it.
+            return await printOverview(globals: globals, toStandardError: false)
         }
         let name = arguments[commandIndex]
+        if name == "version" {
+            print(UniToolVersion.current)
+            return 0
+        }
         if name == "__complete" {
             return await Completion(words: Array(arguments[(commandIndex + 1)...]), globals: globals).run()
         }
@@ -53,7 +68,7 @@ struct Dispatcher {
             return await Dispatcher(arguments: [topic, "--help"] + rest.filter { $0 != topic }).run()
         }
         if let builtin = Self.builtins[name] {
-            return await runBuiltin(builtin, arguments: rest)
+            return await runBuiltin(builtin, name: name, arguments: rest)
         }
         // A recipe's command comes before a plugin of the same name. The recipes are only read
         // here when such a plugin exists: a recipe command reads them once, in its runner.
@@ -74,7 +89,18 @@ struct Dispatcher {
         return (globals, commandIndex)
     }
 
-    private func runBuiltin(_ type: any AsyncParsableCommand.Type, arguments: [String]) async -> Int32 {
+    /// Whether errors should be JSON: when the output format is JSON, whatever set it (a flag,
+    /// `UNITOOL_FORMAT`, config.yaml).
+    static func wantsJSON(_ arguments: [String]) -> Bool {
+        if arguments.contains("--json") || arguments.contains("--format=json") { return true }
+        if let index = arguments.firstIndex(of: "--format"), index + 1 < arguments.count { return arguments[index + 1] == "json" }
+        if let format = ProcessInfo.processInfo.environment["UNITOOL_FORMAT"], !format.isEmpty { return format == "json" }
+        return UserConfig.current["format"] == "json"
+    }
+
+    /// Runs a built-in command. Help asked for (`--help`, `-h`, `help auth`) goes to stdout with
+    /// exit 0; a wrong argument is reported in unitool's one error style (or JSON), exit 64.
+    private func runBuiltin(_ type: any AsyncParsableCommand.Type, name: String, arguments: [String]) async -> Int32 {
         do {
             var command = try type.parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -84,10 +110,17 @@ struct Dispatcher {
             }
             return 0
         } catch let error as UniToolError {
-            return ErrorReporter.report(error, json: arguments.contains("--json") || arguments.contains("--format=json"))
+            return ErrorReporter.report(error, json: Self.wantsJSON(arguments))
         } catch {
-            let code = type.exitCode(for: error)
-            type.exit(withError: code == .success ? nil : error)
+            if type.exitCode(for: error) == .success {
+                // A request for help: swift-argument-parser's text for the (sub)command asked about.
+                let help = type.fullMessage(for: error)
+                if !help.isEmpty { print(help) }
+                return 0
+            }
+            let command = ([name] + arguments.prefix { !$0.hasPrefix("-") }).joined(separator: " ")
+            return ErrorReporter.report(
+                UniToolError(.usage, type.message(for: error), hint: "see 'unitool \(command) --help'"), json: Self.wantsJSON(arguments))
         }
     }
 

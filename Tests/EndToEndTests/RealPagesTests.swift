@@ -170,12 +170,12 @@ struct RealPagesTests {
         let terms = try #require(portal.range(of: "\nterms:"))
         portal = String(portal[..<terms.lowerBound]) + "\n"
         try portal.write(to: folder.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
-        // Without a command, the overview goes to stderr (stdout stays for data).
+        // Without a command, the overview is what was asked for: on stdout.
         let overview = try await UniToolProcess.run(["--portal", "campus", "--user", "alice"], environment: sandbox.environment)
-        #expect(overview.stderr.contains("PORTAL: Demo University (campus)"), "\(overview)")
-        #expect(!overview.stderr.contains("terms:") && !overview.stderr.contains("terms accept"), "\(overview)")
+        #expect(overview.stdout.contains("PORTAL: Demo University (campus)"), "\(overview)")
+        #expect(!overview.stdout.contains("terms:") && !overview.stdout.contains("terms accept"), "\(overview)")
         let withTerms = try await run([], demo: demo)
-        #expect(withTerms.stderr.contains("terms:"), "\(withTerms)")
+        #expect(withTerms.stdout.contains("terms:"), "\(withTerms)")
     }
 
     @Test("a terms API that answers JSON with a trailing comma is read")

@@ -27,6 +27,9 @@ public struct UserConfig: Sendable, Equatable {
     public static func load(from file: URL = UserConfig.file) throws -> UserConfig {
         guard let data = try PrivateFile.read(file, allowSymlink: true) else { return UserConfig() }
         let text = String(decoding: data, as: UTF8.self)
+        // A file of comments alone (what 'config unset' of the last key leaves) holds no settings.
+        let settings = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
+        if settings.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { return UserConfig() }
         do {
             let reader = try RecipeReader(file: file.path, text: text.isEmpty ? "{}" : text)
             let top = try reader.top

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import Testing
+import UniToolTestSupport
+
+@testable import UniToolCLI
+
+/// What a new user meets first: help for every command, the overview, errors in one style,
+/// settings that can always be read back.
+@Suite("First contact: help, the overview, errors and settings")
+struct FirstContactTests {
+    let sandbox: Sandbox
+
+    init() throws { sandbox = try Sandbox() }
+
+    func run(_ arguments: [String], extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
+        try await UniToolProcess.run(arguments, environment: sandbox.environment.merging(extra) { $1 })
+    }
+
+    /// Every built-in command and subcommand, as the words that name it.
+    static var commandPaths: [[String]] {
+        func paths(_ type: any ParsableCommand.Type, _ prefix: [String]) -> [[String]] {
+            [prefix]
+                + type.configuration.subcommands.flatMap { sub in
+                    paths(sub, prefix + [sub.configuration.commandName ?? String(describing: sub).lowercased()])
+                }
+        }
+        return Dispatcher.builtins.sorted { $0.key < $1.key }.flatMap { paths($0.value, [$0.key]) }
+    }
+
+    @Test("--help, -h and 'help' print each command's help on stdout, exit 0, naming its options")
+    func helpEverywhere() async throws {
+        #expect(Self.commandPaths.count > 20)
+        for path in Self.commandPaths {
+            let outcome = try await run(path + ["--help"])
+            #expect(outcome.exitCode == 0, "\(path): \(outcome)")
+            #expect(outcome.stdout.contains("USAGE:"), "\(path) printed no help: \(outcome)")
+            // The global options are part of every command that takes them; a group lists its subcommands.
+            #expect(outcome.stdout.contains("OPTIONS:") || outcome.stdout.contains("SUBCOMMANDS:"), "\(path)")
+        }
+        let short = try await run(["terms", "accept", "-h"])
+        #expect(short.exitCode == 0 && short.stdout.contains("--version"), "\(short)")
+        let topic = try await run(["help", "config"])
+        #expect(topic.exitCode == 0 && topic.stdout.contains("USAGE:"), "\(topic)")
+    }
+
+    @Test("unitool alone prints the overview on stdout, exit 0; an unknown option is named; unitool version answers")
+    func overviewAndVersion() async throws {
+        let overview = try await run([])
+        #expect(overview.exitCode == 0, "\(overview)")
+        #expect(overview.stdout.hasPrefix("unitool "), "\(overview)")
+        let bogus = try await run(["--bogus"])
+        #expect(bogus.exitCode == 64, "\(bogus)")
+        #expect(bogus.stderr.contains("unknown option '--bogus'"), "\(bogus)")
+        let version = try await run(["version"])
+        let flag = try await run(["--version"])
+        #expect(version.exitCode == 0 && version.stdout == flag.stdout && !version.stdout.isEmpty, "\(version)")
+    }
+
+    @Test("one error style for built-in commands, and JSON errors whenever the format is JSON, whatever set it")
+    func errors() async throws {
+        let text = try await run(["config", "set", "colour", "blue"])
+        #expect(text.exitCode == 64, "\(text)")
+        #expect(text.stderr.hasPrefix("unitool: error: "), "\(text)")
+        let json = try await run(["auth", "status", "--bogus"], extra: ["UNITOOL_FORMAT": "json"])
+        #expect(json.exitCode == 64, "\(json)")
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.stderr.utf8)) as? [String: Any]
+        #expect((parsed?["error"] as? [String: Any])?["kind"] as? String == "usage", "\(json)")
+    }
+
+    @Test("config unset of every key in turn leaves settings every command can read")
+    func unsetEverything() async throws {
+        for (key, value) in [("portal", "demo"), ("user", "alice"), ("format", "csv")] {
+            #expect(try await run(["config", "set", key, value]).exitCode == 0)
+        }
+        for key in ["portal", "user", "format"] {
+            let unset = try await run(["config", "unset", key])
+            #expect(unset.exitCode == 0, "\(unset)")
+            let get = try await run(["config", "get", key])
+            #expect(get.exitCode != 64 || !get.stderr.contains("not valid"), "\(key): \(get)")
+            let set = try await run(["config", "set", "format", "table"])
+            #expect(set.exitCode == 0, "after unsetting \(key): \(set)")
+            _ = try await run(["config", "unset", "format"])
+        }
+        let overview = try await run([])
+        #expect(overview.exitCode == 0, "\(overview)")
+    }
+}
