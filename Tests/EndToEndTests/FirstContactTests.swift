@@ -85,4 +85,13 @@ struct FirstContactTests {
         let overview = try await run([])
         #expect(overview.exitCode == 0, "\(overview)")
     }
+
+    @Test("grades --term fall exits 64 and names the terms the portal offers")
+    func unknownTerm() async throws {
+        try sandbox.acceptTerms(portal: "demo", version: "2026-09")
+        let outcome = try await run(["--portal", "demo", "grades", "--term", "fall"])
+        #expect(outcome.exitCode == 64, "\(outcome)")
+        #expect(outcome.stderr.contains("2025-fall, 2026-spring, 2026-fall"), "\(outcome)")
+        #expect(outcome.stdout.isEmpty)
+    }
 }

@@ -23,15 +23,46 @@ extension PortalConnection {
         try await ensureTermsAccepted()
         let (runs, filters) = try await resolveOptions(of: recipe, given: given)
         let extractor = RecordExtractor(recipe: recipe, source: source, today: today)
-        let sets = try await withThrowingTaskGroup(of: (Int, [Record]).self) { group in
-            for (index, values) in runs.enumerated() {
-                group.addTask { (index, try await self.records(extractor, values: values)) }
+        let sets: [[Record]]
+        do {
+            sets = try await withThrowingTaskGroup(of: (Int, [Record]).self) { group in
+                for (index, values) in runs.enumerated() {
+                    group.addTask { (index, try await self.records(extractor, values: values)) }
+                }
+                var results = [[Record]](repeating: [], count: runs.count)
+                for try await (index, records) in group { results[index] = records }
+                return results
             }
-            var results = [[Record]](repeating: [], count: runs.count)
-            for try await (index, records) in group { results[index] = records }
-            return results
+        } catch let error as UniToolError where error.kind == .portalError {
+            // A mistyped value (`--term fall`) reaches the portal as a page that does not exist.
+            // Only then is the portal asked for the values it offers, so a good run pays nothing
+            // (a changed layout is not a wrong value, and is reported as it is).
+            if let unknown = try await unknownValue(of: recipe, given: given) { throw unknown }
+            throw error
         }
         return RecordFilter.apply(filters, to: RecordSet(columns: recipe.columns, records: sets.flatMap { $0 }))
+    }
+
+    /// A usage error for an option value the portal does not offer, naming those it does: the
+    /// option's `resolve` entry with `many: true` (the portal's own selector) lists them.
+    func unknownValue(of recipe: DataRecipe, given: [String: String]) async throws -> UniToolError? {
+        for option in recipe.options where option.filter == nil {
+            guard let value = given[option.name], option.resolve[value] == nil,
+                let list = option.resolve.values.first(where: \.many),
+                let address = try? list.fetch.render(given, encode: Template.urlEncode)
+            else { continue }
+            let page = try await loadPage(address)
+            let offered: [String]
+            switch try page.document(charsetOverride: portal.charsetOverride(for: page.url)).evaluate(list.xpath) {
+            case .nodes(let nodes): offered = nodes.map { $0.text.collapsingWhitespace() }.filter { !$0.isEmpty }
+            case let other: offered = [other.stringValue.collapsingWhitespace()].filter { !$0.isEmpty }
+            }
+            guard !offered.isEmpty, !offered.contains(value) else { continue }
+            return UniToolError(
+                .usage, "'\(value)' is not a value the portal offers for --\(option.name)",
+                hint: "the portal offers: \((offered + option.resolve.keys.sorted()).joined(separator: ", "))")
+        }
+        return nil
     }
 
     /// Every page of one run of a source: the first, then each `next` link up to `max_pages`.

@@ -73,6 +73,20 @@ struct CampusRecipesTests {
         }
     }
 
+    @Test("a value the portal does not offer is a usage error naming the values it does, not a 404")
+    func unknownTerm() async throws {
+        try await Self.withAlice { connection, _ in
+            do {
+                _ = try await connection.run(Self.recipe("grades"), options: ["term": "fall"])
+                Issue.record("--term fall was accepted")
+            } catch let error as UniToolError {
+                #expect(error.kind == .usage, "\(error)")
+                #expect(error.message.contains("'fall' is not a value the portal offers for --term"), "\(error)")
+                #expect(error.hint?.contains("2026-spring") == true && error.hint?.contains("current") == true, "\(error)")
+            }
+        }
+    }
+
     @Test("loans: every page read, due dates in ISO 8601, overdue worked out from today")
     func loans() async throws {
         try await Self.withAlice { connection, demo in
