@@ -46,6 +46,20 @@ struct ConfigCommand: AsyncParsableCommand {
 
         func run() async throws {
             try UserConfig.validate(key: key, value: value)
+            if key == "portal" {
+                // A default portal that does not exist would break every later command.
+                let catalog = try RecipeCatalog(
+                    directories: CommandEnvironment.ownRecipeDirectories, reservedCommands: Dispatcher.reservedCommands)
+                try PortalID.validate(value)
+                guard catalog.portals[value] != nil else {
+                    let known = catalog.portals.keys.sorted()
+                    let nearest = known.min { editDistance($0, value) < editDistance($1, value) }
+                    throw UniToolError(
+                        .usage, "there is no portal '\(value)'",
+                        hint: "installed portals: \(known.joined(separator: ", "))" + (nearest.map { "; did you mean '\($0)'?" } ?? "")
+                            + "; a new university is a folder of recipes in \(RecipeCatalog.userDirectory.path)")
+                }
+            }
             var config = try UserConfig.load()
             config[key] = value
             try config.save()

@@ -68,7 +68,7 @@ struct FirstContactTests {
         #expect((parsed?["error"] as? [String: Any])?["kind"] as? String == "usage", "\(json)")
     }
 
-    @Test("config unset of every key in turn leaves settings every command can read")
+    @Test("config unset of every key in turn leaves settings every command can read; an unknown portal is refused")
     func unsetEverything() async throws {
         for (key, value) in [("portal", "demo"), ("user", "alice"), ("format", "csv")] {
             #expect(try await run(["config", "set", key, value]).exitCode == 0)
@@ -84,6 +84,11 @@ struct FirstContactTests {
         }
         let overview = try await run([])
         #expect(overview.exitCode == 0, "\(overview)")
+        // A default portal that does not exist would break every later command: refused, naming the installed ones.
+        let refused = try await run(["config", "set", "portal", "myuni"])
+        #expect(refused.exitCode == 64, "\(refused)")
+        #expect(refused.stderr.contains("there is no portal 'myuni'") && refused.stderr.contains("demo"), "\(refused)")
+        #expect(try await run(["config", "set", "portal", "demo"]).exitCode == 0)
     }
 
     @Test("grades --term fall exits 64 and names the terms the portal offers")
@@ -94,4 +99,5 @@ struct FirstContactTests {
         #expect(outcome.stderr.contains("2025-fall, 2026-spring, 2026-fall"), "\(outcome)")
         #expect(outcome.stdout.isEmpty)
     }
+
 }

@@ -129,9 +129,9 @@ struct RecipePackTrustTests {
             return text
         }
         func seconds(_ text: String) throws -> Double {
-            // The best of two, so that a busy machine does not decide the ratio.
+            // The best of three, so that a busy machine does not decide the ratio.
             var best = Double.infinity
-            for _ in 0..<2 {
+            for _ in 0..<3 {
                 let started = ContinuousClock.now
                 _ = try DataRecipe.load(file: "big.yaml", text: text, portal: "demo")
                 let elapsed = ContinuousClock.now - started
@@ -144,8 +144,9 @@ struct RecipePackTrustTests {
         #expect(large.utf8.count < 1_048_576, "the large one is still a recipe unitool accepts")
         let ratio = try seconds(large) / seconds(small)
         // Linear gives about 8; the quadratic loader gave about 64 (a 540 KB recipe took 6 s).
-        // The margin is wide because the suite runs tests side by side on two cores.
-        #expect(ratio < 24, "12,000 fields took \(ratio) times as long as 1,500")
+        // The margin is wide because the suite runs tests side by side on two cores (a run under
+        // load once measured 26).
+        #expect(ratio < 40, "12,000 fields took \(ratio) times as long as 1,500")
     }
 
     @Test("a recipe over 1 MiB is refused before it is parsed")
