@@ -27,6 +27,12 @@ struct GlobalOptions: ParsableArguments {
         name: .long, help: ArgumentHelp("Only these fields, in this order, comma-separated: --fields course,grade.", valueName: "a,b,c"))
     var fields: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Sort the records by these fields, comma-separated; -field for descending: --sort due,-title.", valueName: "a,-b"))
+    var sort: String?
+
     @Flag(name: [.short, .long], help: "Log every request and login step to stderr (secrets are never logged).")
     var verbose = false
 
@@ -74,7 +80,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// Options that take a value, for the dispatcher that moves them behind the command name.
     static let valueOptions: Set<String> = [
-        "--portal", "--user", "--recipes", "--format", "--fields", "--trace", "--timeout", "--connect-timeout",
+        "--portal", "--user", "--recipes", "--format", "--fields", "--sort", "--trace", "--timeout", "--connect-timeout",
     ]
     static let flagOptions: Set<String> = ["--password-stdin", "--json", "--verbose", "-v", "--trace-bodies", "--insecure"]
 

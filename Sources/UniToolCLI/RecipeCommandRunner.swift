@@ -72,12 +72,10 @@ struct RecipeCommandRunner {
             )
             return records
         }
-        if invocation.summary, let totals = recipe.totals {
-            records = totals.compute(over: records)
-        }
-        if let fields = options.fields {
-            records = try records.selecting(fields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-        }
+        records = try RecordShape(
+            summary: invocation.summary, sort: options.sort.map(SortKey.parse),
+            fields: options.fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        ).apply(to: records, of: recipe)
         let format = options.outputFormat
         let output = format.render(records, style: format == .table ? .forStandardOutput() : .plain)
         FileHandle.standardOutput.write(Data(output.utf8))
@@ -219,6 +217,7 @@ enum RecipeHelp {
               --format <format>       table, json, jsonl or csv (default: table)
               --json                  Shorthand for --format json
               --fields <a,b,c>        Only these fields, in this order
+              --sort <a,-b>           Sort by these fields (-field: descending)\(recipe.sort.isEmpty ? "" : "; default: " + recipe.sort.map { ($0.descending ? "-" : "") + $0.field }.joined(separator: ","))
               --portal, --user, --password-stdin, --recipes, --verbose: see 'unitool --help'
 
             """

@@ -233,8 +233,7 @@ public struct RPCMethods: Sendable {
         try await connection.ensureTermsAccepted()
         request.progress?("running \(recipe.command)")
         var records = try await connection.settlingSession { try await $0.run(recipe, options: run.options, source: run.source) }
-        if run.summary, let totals = recipe.totals { records = totals.compute(over: records) }
-        if let fields = run.fields { records = try records.selecting(fields) }
+        records = try RecordShape(summary: run.summary, sort: run.sort, fields: run.fields).apply(to: records, of: recipe)
         request.progress?("\(records.records.count) records")
         return .object([
             ("columns", .array(records.columns.map(JSONValue.string))), ("records", .array(records.records.map(JSONValue.init))),

@@ -11,11 +11,13 @@ public struct RecipeRunParameters: Sendable, Equatable {
     public var options: [String: String]
     public var source: String?
     public var summary: Bool
+    /// `sort: ["due", "-title"]`; nil keeps the recipe's own order.
+    public var sort: [SortKey]?
     /// The fields to keep, in this order; nil for all.
     public var fields: [String]?
 
     /// The parameters `recipes.run` takes, besides `progressToken`.
-    public static let names = ["portal", "user", "recipe", "options", "source", "summary", "fields"]
+    public static let names = ["portal", "user", "recipe", "options", "source", "summary", "fields", "sort"]
 
     /// Checks `params` (the request's params object) against the recipe.
     public init(checking params: JSONValue?, against recipe: DataRecipe) throws {
@@ -40,6 +42,12 @@ public struct RecipeRunParameters: Sendable, Equatable {
             columns = totals.groupBy + totals.fields.map(\.name)
         } else {
             columns = recipe.columns
+        }
+        sort = try params.stringList("sort").map { $0.flatMap(SortKey.parse) }
+        for key in sort ?? [] where !columns.contains(key.field) {
+            throw RPCError.invalidParams(
+                "'sort' names '\(key.field)', which \(summary ? "the summary of " : "")'\(recipe.command)' does not have (fields: \(columns.joined(separator: ", ")))"
+            )
         }
         fields = try params.stringList("fields")
         for name in fields ?? [] where !name.isEmpty && !columns.contains(name) {

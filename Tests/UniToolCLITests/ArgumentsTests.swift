@@ -21,7 +21,7 @@ struct ArgumentsTests {
     }()
 
     @Test("global options are found wherever they stand, with their values, in both spellings")
-    func globals() {
+    func globals() throws {
         let arguments = ["--portal", "demo", "grades", "--term=all", "--user=jdoe", "-v", "--json", "--format", "csv", "extra"]
         #expect(GlobalOptions.arguments(in: arguments) == ["--portal", "demo", "--user=jdoe", "-v", "--json", "--format", "csv"])
         let (globals, stop) = GlobalOptions.scan(["--portal", "demo", "-v", "grades", "--term", "all"]) { argument, _ in
@@ -29,6 +29,8 @@ struct ArgumentsTests {
         }
         #expect(globals == ["--portal", "demo", "-v"])
         #expect(stop == 3)
+        #expect(GlobalOptions.arguments(in: ["loans", "--sort", "-due", "--term", "x"]) == ["--sort", "-due"])
+        #expect(try GlobalOptions.parse(["--sort", "due,-title"]).sort == "due,-title")
         // A value option at the very end keeps what it has: the parser reports the missing value.
         #expect(GlobalOptions.arguments(in: ["--portal"]) == ["--portal"])
     }

@@ -22,6 +22,8 @@ public struct DataRecipe: Sendable {
     /// False for a public command (`login: false`, a news feed): it needs no user and never logs
     /// in; a portal that asks for a login is an error, not a password prompt.
     public var login = true
+    /// The order records come in unless the user asks for another (`sort: due`, `sort: -date`).
+    public var sort: [SortKey] = []
 
     /// The first source: the one used when the recipe has only one, or no `--source` is given.
     public var primary: Source { sources[0] }
@@ -200,7 +202,7 @@ extension DataRecipe {
     ///   (the CLI passes its built-in commands, which it owns).
     public static func load(file: String, text: String, portal: String, reserved: Set<String> = []) throws -> DataRecipe {
         let top = try RecipeReader(file: file, text: text).top
-        try top.allowOnly(["command", "summary", "description", "options", "sources", "totals", "actions", "login"] + sourceKeys)
+        try top.allowOnly(["command", "summary", "description", "options", "sources", "totals", "actions", "login", "sort"] + sourceKeys)
         let command = try top.requiredString("command")
         guard command.range(of: "^[a-z][a-z0-9-]*$", options: .regularExpression) != nil else {
             throw top.error("command", "'\(command)' must be lowercase letters, digits and dashes")
@@ -265,6 +267,10 @@ extension DataRecipe {
             discussion: try top.string("description"), options: options, sources: sources, totals: totals,
             actions: actions, file: file, portal: portal)
         recipe.login = try top.bool("login") ?? true
+        recipe.sort = SortKey.parse(try top.string("sort") ?? "")
+        for key in recipe.sort where !columns.contains(key.field) {
+            throw top.error("sort", "'\(key.field)' is not a field (fields: \(columns.joined(separator: ", ")))")
+        }
         if !recipe.login, !recipe.actions.isEmpty {
             throw top.error("login", "a public command (login: false) cannot have actions: changing something needs a login")
         }

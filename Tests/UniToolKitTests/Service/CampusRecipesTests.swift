@@ -97,6 +97,11 @@ struct CampusRecipesTests {
             #expect(Set(overdue) == ["31000101", "31000102", "31000112"])
             #expect(loans.records.allSatisfy { if case .date = $0["due"] { return true } else { return false } })
             #expect(loans.records.contains { $0["title"] == .string("ノルウェイの森") })
+            // The recipe's own order: soonest due first, so the overdue loans come on top.
+            let sorted = try RecordShape().apply(to: loans, of: try Self.recipe("loans"))
+            let dues = sorted.records.map { $0["due"]?.text ?? "" }
+            #expect(dues == dues.sorted())
+            #expect(sorted.records.prefix(3).allSatisfy { $0["overdue"] == .bool(true) })
         }
     }
 
