@@ -187,7 +187,8 @@ final class CommandEnvironment: Sendable {
     static func oneTimeCode(for account: Account, trace: HTTPTrace?) -> @Sendable () throws -> Secret {
         let onTerminal = isatty(STDIN_FILENO) == 1 || isatty(STDERR_FILENO) == 1
         var prompt: (@Sendable (String) -> String?)?
-        if onTerminal { prompt = { @Sendable question in TerminalPrompt.ask(question) } }
+        // A code is typed as a password is: not echoed (someone may be looking at the screen).
+        if onTerminal { prompt = { @Sendable question in (try? TerminalPrompt.readPassword(prompt: question))?.reveal() } }
         let register: @Sendable (String) -> Void = { secret in trace?.register(secret: secret) }
         return account.oneTimeCodes(
             command: oneTimeCodeCommand(portal: account.portal.id, user: account.user), prompt: prompt,

@@ -6,6 +6,36 @@ import UniToolTestSupport
 /// The password prompt in a real terminal: tmux runs unitool, types into it and reads the screen.
 @Suite("The password prompt in a real terminal (tmux)", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
 struct TerminalPromptTests {
+    @Test("a one-time code typed at the terminal is not echoed")
+    func codeNotEchoed() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        let session = "unitool-\(UUID().uuidString.prefix(8))"
+        let environment = sandbox.environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+        // The password comes from a pipe; the code is asked for on the terminal (yuki has no stored secret).
+        let script =
+            "printf sakura-2026 | env \(environment) '\(UniToolProcess.executable.path)' --portal demo --user yuki --password-stdin grades; "
+            + "echo EXIT=$?; sleep 30"
+        try tmux(["new-session", "-d", "-s", session, "-x", "120", "-y", "30", "sh", "-c", script])
+        defer { try? tmux(["kill-server"]) }
+        var screen = ""
+        for _ in 0..<300 {
+            screen = try tmux(["capture-pane", "-p", "-t", session])
+            if screen.contains("One-time code for yuki") { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(screen.contains("One-time code for yuki"), "\(screen)")
+        try tmux(["send-keys", "-t", session, "987654", "Enter"])
+        for _ in 0..<300 {
+            screen = try tmux(["capture-pane", "-p", "-t", session])
+            if screen.contains("EXIT=") { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(screen.contains("EXIT=18"), "a wrong code is refused by the portal: \(screen)")
+        #expect(!screen.contains("987654"), "the code was echoed: \(screen)")
+    }
+
     @Test("Ctrl-C at the password prompt ends unitool and leaves the terminal echoing again")
     func interruptRestoresEcho() async throws {
         let sandbox = try Sandbox()
