@@ -69,7 +69,6 @@ enum Plugins {
     /// Runs a plugin with its arguments, serving unitool's JSON-RPC API to it on file
     /// descriptor 3 (`UNITOOL_RPC_FD`), and returns its exit code.
     static func run(_ plugin: Plugin, arguments: [String], globals: [String]) async -> Int32 {
-        let wantsJSON = globals.contains("--json")
         do {
             let options = try GlobalOptions.parse(globals)
             let environment = try CommandEnvironment(options: options)
@@ -110,11 +109,11 @@ enum Plugins {
             await host.closeAll()
             return status
         } catch let error as UniToolError {
-            return ErrorReporter.report(error, json: wantsJSON)
+            return ErrorReporter.report(error, json: Dispatcher.wantsJSON(globals))
         } catch {
             return ErrorReporter.report(
                 UniToolError(.internal, "cannot run the plugin \(plugin.path): \(error)", hint: "check that it is executable"),
-                json: wantsJSON)
+                json: Dispatcher.wantsJSON(globals))
         }
     }
 }

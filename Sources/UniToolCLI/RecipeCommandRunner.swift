@@ -11,9 +11,6 @@ struct RecipeCommandRunner {
     let arguments: [String]
 
     func run() async -> Int32 {
-        let wantsJSON =
-            arguments.contains("--json") || arguments.contains("--format=json")
-            || zip(arguments, arguments.dropFirst()).contains { $0 == "--format" && $1 == "json" }
         do {
             // The recipe decides which options exist, so the portal must be known first.
             let globalsOnly = try GlobalOptions.parse(GlobalOptions.arguments(in: arguments))
@@ -35,11 +32,11 @@ struct RecipeCommandRunner {
             let options = try GlobalOptions.parse(invocation.rest)
             return try await execute(recipe, invocation: invocation, options: options, environment: environment)
         } catch let error as UniToolError {
-            return ErrorReporter.report(error, json: wantsJSON)
+            return ErrorReporter.report(error, json: Dispatcher.wantsJSON(arguments))
         } catch {
             let message = GlobalOptions.message(for: error)
             return ErrorReporter.report(
-                UniToolError(.usage, message, hint: "see 'unitool \(name) --help'"), json: wantsJSON)
+                UniToolError(.usage, message, hint: "see 'unitool \(name) --help'"), json: Dispatcher.wantsJSON(arguments))
         }
     }
 

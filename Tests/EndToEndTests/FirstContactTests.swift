@@ -66,6 +66,11 @@ struct FirstContactTests {
         #expect(json.exitCode == 64, "\(json)")
         let parsed = try JSONSerialization.jsonObject(with: Data(json.stderr.utf8)) as? [String: Any]
         #expect((parsed?["error"] as? [String: Any])?["kind"] as? String == "usage", "\(json)")
+        // A recipe's command reports the same way.
+        let recipeJSON = try await run(["--portal", "demo", "grades", "--bogus"], extra: ["UNITOOL_FORMAT": "json"])
+        #expect(recipeJSON.exitCode == 64, "\(recipeJSON)")
+        let recipeParsed = try JSONSerialization.jsonObject(with: Data(recipeJSON.stderr.utf8)) as? [String: Any]
+        #expect((recipeParsed?["error"] as? [String: Any])?["kind"] as? String == "usage", "\(recipeJSON)")
     }
 
     @Test("config unset of every key in turn leaves settings every command can read; an unknown portal is refused")

@@ -100,4 +100,13 @@ struct ArgumentsTests {
         // Outside the CLI (a library user's own front end) the name is free.
         #expect(try DataRecipe.load(file: "rpc.yaml", text: recipe, portal: "demo").command == "rpc")
     }
+
+    @Test("errors are JSON when the command line asks for JSON, in each of its spellings; a flag for another format wins")
+    func jsonErrorsFromFlags() {
+        #expect(Dispatcher.wantsJSON(["grades", "--json"]))
+        #expect(Dispatcher.wantsJSON(["grades", "--format=json"]))
+        #expect(Dispatcher.wantsJSON(["--portal", "demo", "grades", "--format", "json"]))
+        // Decided by the flag alone, so neither UNITOOL_FORMAT nor config.yaml is read.
+        #expect(!Dispatcher.wantsJSON(["grades", "--format", "csv"]))
+    }
 }
