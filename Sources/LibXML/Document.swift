@@ -94,8 +94,7 @@ public final class Document: @unchecked Sendable {
         _ bytes: [UInt8], as markup: EncodingSniffer.Markup, httpCharset: String?, charsetOverride: String?
     ) -> (sniffed: (encoding: WebEncoding, source: EncodingSniffer.Source, bomLength: Int), decoded: WebEncoding.Decoded) {
         LibXML.initialise()
-        let sniffed = EncodingSniffer(markup: markup, headerLabel: httpCharset, overrideLabel: charsetOverride).sniff(bytes)
-        return (sniffed, sniffed.encoding.decode(Array(bytes.dropFirst(sniffed.bomLength))))
+        return EncodingSniffer(markup: markup, headerLabel: httpCharset, overrideLabel: charsetOverride).decode(bytes)
     }
 
     /// A parsed document and how its bytes were decoded; `-v` hears of bytes that were not valid.

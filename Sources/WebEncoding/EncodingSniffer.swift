@@ -45,6 +45,15 @@ public struct EncodingSniffer: Sendable {
         return (.utf8, .defaultUTF8, 0)
     }
 
+    /// Sniffs `bytes` and decodes them with the encoding found, byte order mark left out: the
+    /// text a browser hands its parser, and why it is in that encoding.
+    public func decode(
+        _ bytes: [UInt8]
+    ) -> (sniffed: (encoding: WebEncoding, source: Source, bomLength: Int), decoded: WebEncoding.Decoded) {
+        let sniffed = sniff(bytes)
+        return (sniffed, sniffed.encoding.decode(Array(bytes.dropFirst(sniffed.bomLength))))
+    }
+
     /// "BOM sniff": UTF-8, UTF-16BE or UTF-16LE, and the mark's length.
     static func byteOrderMark(_ bytes: [UInt8]) -> (WebEncoding, Int)? {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return (.utf8, 3) }

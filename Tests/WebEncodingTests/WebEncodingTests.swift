@@ -129,6 +129,17 @@ struct EncodingSnifferTests {
         #expect(sniff("<p>x</p>") == ("UTF-8", .defaultUTF8))
     }
 
+    @Test("decoding leaves the byte order mark out and uses the sniffed encoding")
+    func decodeAfterSniffing() {
+        let marked = EncodingSniffer(markup: .html, headerLabel: "sjis").decode([0xEF, 0xBB, 0xBF] + Array("<p>é</p>".utf8))
+        #expect(marked.sniffed.source == .byteOrderMark && marked.sniffed.bomLength == 3)
+        #expect(marked.decoded.utf8 == Array("<p>é</p>".utf8) && marked.decoded.errors == 0)
+        // 0x82 0xA0 is あ in Shift_JIS, named only by the HTTP header.
+        let labelled = EncodingSniffer(markup: .html, headerLabel: "Shift_JIS").decode([0x3C, 0x70, 0x3E, 0x82, 0xA0])
+        #expect(labelled.sniffed.encoding == .shiftJIS && labelled.sniffed.source == .httpHeader)
+        #expect(String(decoding: labelled.decoded.utf8, as: UTF8.self) == "<p>あ")
+    }
+
     @Test(
         "the <meta> prescan reads what browsers read",
         arguments: [

@@ -56,8 +56,8 @@ public struct Page: Sendable {
     /// parsing it: for handing a page on as it is, in a front end's own encoding.
     public func decodedText(charsetOverride: String? = nil) -> String {
         let markup: EncodingSniffer.Markup = contentType?.lowercased().contains("xml") == true ? .xml : .html
-        let sniffed = EncodingSniffer(markup: markup, headerLabel: charset, overrideLabel: charsetOverride).sniff(body)
-        return String(decoding: sniffed.encoding.decode(Array(body.dropFirst(sniffed.bomLength))).utf8, as: UTF8.self)
+        let decoded = EncodingSniffer(markup: markup, headerLabel: charset, overrideLabel: charsetOverride).decode(body).decoded
+        return String(decoding: decoded.utf8, as: UTF8.self)
     }
 }
 
