@@ -125,16 +125,10 @@ public struct RPCMethods: Sendable {
         let (portal, user) = try portalAndUser(params)
         let account = host.account(portal: portal, user: user)
         let remember = try params.bool("remember") ?? true
-        let password: Secret
-        if let given = try params.string("password") {
-            password = Secret(given)
-        } else if let stored = try account.storedPassword() {
-            password = stored
-        } else {
-            throw UniToolError(
-                .credentialsMissing, "no password was given and none is stored for \(user) on portal '\(portal.id)'",
-                hint: "pass 'password' in the params")
-        }
+        let given = try params.string("password").map { Secret($0) }
+        // The one credential policy (given, then the keyring), so that a missing password reads
+        // the same here as from the command line.
+        let password = try account.credentials(given: given, oneTimeCode: nil, missingHint: "pass 'password' in the params").password()
         request.progress?("logging in to \(portal.name) as \(user)")
         let connection = try await host.freshConnection(portal: portal, user: user, password: password)
         let result = await Result {
@@ -144,7 +138,7 @@ public struct RPCMethods: Sendable {
         await connection.close()
         try result.get()
         var stored = false
-        if try params.string("password") != nil {
+        if given != nil {
             if remember {
                 try account.storePassword(password)
                 stored = true

@@ -198,6 +198,21 @@ struct RPCMethodsTests {
     }
 
     @Test(
+        "auth.login with no password given and none stored is -32040, saying what to pass",
+        .enabled(if: ProcessInfo.processInfo.environment["UNITOOL_TEST_SANDBOX"] != nil, "needs the keyring of Scripts/test.sh"))
+    func loginWithoutPassword() async throws {
+        try await Self.withHost { host in
+            let user = "rpc-nopassword-\(UUID().uuidString.prefix(6))"
+            let answers = await Self.call([Self.request(1, "auth.login", #"{"portal":"demo","user":"\#(user)"}"#)], host: host)
+            let error = try #require(answers["1"]?["error"], "\(String(describing: answers["1"]))")
+            #expect(error["code"] == .number(-32040))
+            #expect(
+                error.serialized.contains("none is stored for \(user)") && error.serialized.contains("pass 'password'"),
+                "\(error.serialized)")
+        }
+    }
+
+    @Test(
         "auth.logout is the service's one logout: the saved session goes, and it says what it removed",
         .enabled(if: ProcessInfo.processInfo.environment["UNITOOL_TEST_SANDBOX"] != nil, "needs the keyring of Scripts/test.sh"))
     func logout() async throws {
