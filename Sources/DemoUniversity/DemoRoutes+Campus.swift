@@ -43,7 +43,7 @@ extension DemoRoutes {
                 var rows: [(loan: DemoLoan, due: String, renewalsLeft: Int)] = []
                 for loan in loans.dropFirst((page - 1) * DemoData.loansPerPage).prefix(DemoData.loansPerPage) {
                     let done = await self.state.renewalsDone(user: user.username, barcode: loan.barcode)
-                    rows.append((loan, CampusPages.dueDate(inDays: loan.dueInDays + 14 * done), loan.renewalsLeft - done))
+                    rows.append((loan, Self.dueDate(of: loan, afterRenewals: done), loan.renewalsLeft - done))
                 }
                 return Self.html(CampusPages.loans(user: user, rows: rows, page: page, pages: pages))
             }
@@ -52,15 +52,12 @@ extension DemoRoutes {
             try await self.withUser(request, context) { user in
                 let barcode = FormDecoding.dictionary(request.uri.query)["barcode"] ?? ""
                 guard let loan = DemoData.loans[user.username]?.first(where: { $0.barcode == barcode }) else {
-                    return Self.html(
-                        CampusPages.renewResult(
-                            user: user, loan: nil, barcode: barcode, newDue: nil,
-                            refusal: "There is no loan with barcode \(barcode) on your account."))
+                    return Self.noSuchLoan(user: user, barcode: barcode)
                 }
                 let done = await self.state.renewalsDone(user: user.username, barcode: barcode)
                 return Self.html(
                     CampusPages.renewForm(
-                        user: user, loan: loan, due: CampusPages.dueDate(inDays: loan.dueInDays + 14 * done),
+                        user: user, loan: loan, due: Self.dueDate(of: loan, afterRenewals: done),
                         csrf: Self.renewToken(user, barcode)))
             }
         }
@@ -73,10 +70,7 @@ extension DemoRoutes {
                     return Self.html(Pages.notFound("The form was stale; open your loans and try again.", user: user), status: .forbidden)
                 }
                 guard let loan = DemoData.loans[user.username]?.first(where: { $0.barcode == barcode }) else {
-                    return Self.html(
-                        CampusPages.renewResult(
-                            user: user, loan: nil, barcode: barcode, newDue: nil,
-                            refusal: "There is no loan with barcode \(barcode) on your account."))
+                    return Self.noSuchLoan(user: user, barcode: barcode)
                 }
                 let done = await self.state.renewalsDone(user: user.username, barcode: barcode)
                 let refusal: String? =
@@ -86,7 +80,7 @@ extension DemoRoutes {
                 if refusal == nil { await self.state.renew(user: user.username, barcode: barcode) }
                 return Self.html(
                     CampusPages.renewResult(
-                        user: user, loan: loan, barcode: barcode, newDue: CampusPages.dueDate(inDays: loan.dueInDays + 14 * (done + 1)),
+                        user: user, loan: loan, barcode: barcode, newDue: Self.dueDate(of: loan, afterRenewals: done + 1),
                         refusal: refusal))
             }
         }
@@ -120,6 +114,18 @@ extension DemoRoutes {
         router.get("/feeds/news.atom") { request, _ in
             Self.xml(CampusPages.atom(base: Self.origin(of: request), items: DemoData.news), type: "application/atom+xml")
         }
+    }
+
+    /// The answer to renewing a barcode that is not among the user's loans.
+    static func noSuchLoan(user: DemoUser, barcode: String) -> Response {
+        html(
+            CampusPages.renewResult(
+                user: user, loan: nil, barcode: barcode, newDue: nil, refusal: "There is no loan with barcode \(barcode) on your account."))
+    }
+
+    /// A loan's due date once it has been renewed `renewals` times: each renewal adds 14 days.
+    static func dueDate(of loan: DemoLoan, afterRenewals renewals: Int) -> String {
+        CampusPages.dueDate(inDays: loan.dueInDays + 14 * renewals)
     }
 
     /// The renew form's CSRF token: tied to the user and the loan, stable across demo restarts.
