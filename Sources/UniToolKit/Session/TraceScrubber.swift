@@ -219,30 +219,30 @@ public struct TraceScrubber: Sendable, Equatable {
     private static let protocolNames = protocolFieldNames.joined(separator: "|")
 
     /// `SAMLResponse=...` in a query or form body (also after `&amp;` in HTML), and in JSON.
-    nonisolated(unsafe) private static let protocolParameter = try! NSRegularExpression(
+    private static let protocolParameter = try! NSRegularExpression(
         pattern: #"(^|[?&;#\s"'>/])((?:"# + protocolNames + #")=)[^&#\s"'<>]+"#, options: [.caseInsensitive])
-    nonisolated(unsafe) private static let protocolJSON = try! NSRegularExpression(
+    private static let protocolJSON = try! NSRegularExpression(
         pattern: #"("(?:"# + protocolNames + #")"\s*:\s*")(?:[^"\\]|\\.)*(")"#, options: [.caseInsensitive])
     /// `<textarea name=SAMLResponse>...</textarea>`, the name quoted or not.
-    nonisolated(unsafe) private static let protocolTextarea = try! NSRegularExpression(
+    private static let protocolTextarea = try! NSRegularExpression(
         pattern: #"(<textarea\b[^>]*[\s"']name\s*=\s*["']?(?:"# + protocolNames + #")\b[^>]*>)(.*?)(</textarea)"#,
         options: [.caseInsensitive, .dotMatchesLineSeparators])
-    nonisolated(unsafe) private static let inputTag = try! NSRegularExpression(
+    private static let inputTag = try! NSRegularExpression(
         pattern: #"<input\b[^>]*>"#, options: [.caseInsensitive])
     /// Inside an `<input>` tag: a name that makes the value secret, quoted or not.
-    nonisolated(unsafe) private static let secretInputName = try! NSRegularExpression(
+    private static let secretInputName = try! NSRegularExpression(
         pattern: #"[\s"'/]name\s*=\s*["']?(?:"# + protocolNames + #")(?=["'\s/>]|$)"#, options: [.caseInsensitive])
-    nonisolated(unsafe) private static let passwordInputType = try! NSRegularExpression(
+    private static let passwordInputType = try! NSRegularExpression(
         pattern: #"[\s"'/]type\s*=\s*["']?password(?=["'\s/>]|$)"#, options: [.caseInsensitive])
-    nonisolated(unsafe) private static let valueAttribute = try! NSRegularExpression(
+    private static let valueAttribute = try! NSRegularExpression(
         pattern: #"([\s"'/]value\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s"'<>`]+)"#, options: [.caseInsensitive])
     /// Base64 of `<samlp:`, `<saml2p:`, `<saml:` or `<?xml ` wherever it stands: a SAML message
     /// carried in a place no other rule knows (a script variable, a data attribute).
-    nonisolated(unsafe) private static let base64SAML = try! NSRegularExpression(
+    private static let base64SAML = try! NSRegularExpression(
         pattern: #"(?:PHNhbWxwO|PHNhbWwycD|PHNhbWw6|PD94bWwg)[A-Za-z0-9+/]{8,}={0,2}"#)
     /// A CAS ticket wherever it stands (`ST-12-aBcD...-cas01`, `PT-`, `PGT-`, `PGTIOU-`,
     /// `TGT-`): in a link, a script or a page's text, as CAS servers write them.
-    nonisolated(unsafe) private static let casTicket = try! NSRegularExpression(
+    private static let casTicket = try! NSRegularExpression(
         pattern: #"\b(?:ST|PT|PGT|PGTIOU|TGT)-\d+-[A-Za-z0-9._-]{6,}"#)
 
     static func scrubProtocolValues(_ text: String) -> String {
