@@ -44,6 +44,18 @@ public struct Sandbox: Sendable {
         ]
     }
 
+    /// Runs unitool in this sandbox: its environment with `extra` on top, and, given `demo`, the
+    /// address of a running demo university (`UNITOOL_DEMO_URL`).
+    public func run(
+        _ arguments: [String], demo: URL? = nil, stdin: String? = nil, extra: [String: String] = [:], removing: [String] = [],
+        currentDirectory: URL? = nil
+    ) async throws -> UniToolProcess.Outcome {
+        var environment = self.environment.merging(extra) { $1 }
+        if let demo { environment["UNITOOL_DEMO_URL"] = demo.absoluteString }
+        return try await UniToolProcess.run(
+            arguments, stdin: stdin, environment: environment, removingEnvironment: removing, currentDirectory: currentDirectory)
+    }
+
     /// Records that the user accepted these terms, as `unitool terms accept` does, for tests
     /// that are about something else.
     public func acceptTerms(portal: String, version: String) throws {

@@ -20,8 +20,7 @@ struct AuthCommandTests {
     func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:], removing: [String] = []) async throws
         -> UniToolProcess.Outcome
     {
-        try await UniToolProcess.run(
-            arguments, stdin: stdin, environment: sandbox.environment.merging(extra) { $1 }, removingEnvironment: removing)
+        try await sandbox.run(arguments, stdin: stdin, extra: extra, removing: removing)
     }
 
     @Test("auth login stores a checked password; secret-tool reads it; grades then needs no password; logout removes it")

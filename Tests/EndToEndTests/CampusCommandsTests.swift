@@ -19,9 +19,7 @@ struct CampusCommandsTests {
     }
 
     func run(_ arguments: [String], demo: DemoUniversity? = nil, extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
-        var environment = sandbox.environment.merging(extra) { $1 }
-        if let demo { environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString }
-        return try await UniToolProcess.run(["--portal", "demo"] + arguments, environment: environment)
+        try await sandbox.run(["--portal", "demo"] + arguments, demo: demo?.baseURL, extra: extra)
     }
 
     func json(_ outcome: UniToolProcess.Outcome) throws -> [[String: Any]] {

@@ -13,9 +13,7 @@ struct DoctorCommandTests {
     }
 
     func run(_ arguments: [String], demo: DemoUniversity, stdin: String? = nil) async throws -> UniToolProcess.Outcome {
-        var environment = sandbox.environment
-        environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString
-        return try await UniToolProcess.run(arguments, stdin: stdin, environment: environment)
+        try await sandbox.run(arguments, demo: demo.baseURL, stdin: stdin)
     }
 
     struct Report: Decodable {

@@ -16,9 +16,7 @@ struct FaultInjectionTests {
     }
 
     func run(_ arguments: [String], demo: DemoUniversity, extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
-        var environment = sandbox.environment.merging(extra) { $1 }
-        environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString
-        return try await UniToolProcess.run(arguments, environment: environment)
+        try await sandbox.run(arguments, demo: demo.baseURL, extra: extra)
     }
 
     /// Logs in once against a well-behaved demo, so that a saved session and settings exist to be
@@ -81,9 +79,7 @@ struct FaultInjectionTests {
             let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: fault))
             defer { Task { await demo.stop() } }
             let request = #"{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"recipe":"grades","options":{"term":"2026-spring"}}}"#
-            var environment = sandbox.environment
-            environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString
-            let outcome = try await UniToolProcess.run(["rpc", "--portal", "demo"], stdin: request + "\n", environment: environment)
+            let outcome = try await sandbox.run(["rpc", "--portal", "demo"], demo: demo.baseURL, stdin: request + "\n")
             #expect(outcome.exitCode == 0, "\(outcome)")
             #expect(outcome.stdout.contains(#""code":\#(code)"#), "\(fault): \(outcome)")
             #expect(outcome.stdout.contains(#""kind":"\#(kind)""#), "\(fault): \(outcome)")

@@ -14,7 +14,7 @@ struct FirstContactTests {
     init() throws { sandbox = try Sandbox() }
 
     func run(_ arguments: [String], extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
-        try await UniToolProcess.run(arguments, environment: sandbox.environment.merging(extra) { $1 })
+        try await sandbox.run(arguments, extra: extra)
     }
 
     /// Every built-in command and subcommand, as the words that name it.

@@ -14,7 +14,7 @@ struct GradesCommandTests {
     }
 
     func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
-        try await UniToolProcess.run(arguments, stdin: stdin, environment: sandbox.environment.merging(extra) { $1 })
+        try await sandbox.run(arguments, stdin: stdin, extra: extra)
     }
 
     @Test("the quick start command prints the current term's grades as a table")

@@ -17,9 +17,7 @@ struct HostileInputTests {
     func run(
         _ arguments: [String], demo: DemoUniversity? = nil, extra: [String: String] = [:], currentDirectory: URL? = nil
     ) async throws -> UniToolProcess.Outcome {
-        var environment = sandbox.environment.merging(extra) { $1 }
-        if let demo { environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString }
-        return try await UniToolProcess.run(arguments, environment: environment, currentDirectory: currentDirectory)
+        try await sandbox.run(arguments, demo: demo?.baseURL, extra: extra, currentDirectory: currentDirectory)
     }
 
     // MARK: Hostile XML

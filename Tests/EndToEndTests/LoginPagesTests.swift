@@ -21,9 +21,7 @@ struct LoginPagesTests {
     func run(_ arguments: [String], demo: DemoUniversity, stdin: String? = nil, extra: [String: String] = [:]) async throws
         -> UniToolProcess.Outcome
     {
-        var environment = sandbox.environment.merging(extra) { $1 }
-        environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString
-        return try await UniToolProcess.run(arguments, stdin: stdin, environment: environment)
+        try await sandbox.run(arguments, demo: demo.baseURL, stdin: stdin, extra: extra)
     }
 
     /// The pages the log shows the login acting on, in order.

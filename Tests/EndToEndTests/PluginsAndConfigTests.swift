@@ -18,7 +18,7 @@ struct PluginsAndConfigTests {
     var pluginFolder: URL { sandbox.root.appendingPathComponent("config/unitool/plugins") }
 
     func run(_ arguments: [String], extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
-        try await UniToolProcess.run(arguments, environment: sandbox.environment.merging(extra) { $1 })
+        try await sandbox.run(arguments, extra: extra)
     }
 
     func writeExecutable(_ text: String, to file: URL) throws {

@@ -265,9 +265,7 @@ struct RPCTests {
         #expect(try await acceptedVersion(demo) == DemoUniversity.initialTermsVersion, "terms.accept ran after shutdown")
 
         // Sent, then the end of input at once: the server may not exit before it has finished.
-        let outcome = try await UniToolProcess.run(
-            ["rpc"], stdin: accept + "\n",
-            environment: sandbox.environment.merging(["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]) { $1 })
+        let outcome = try await sandbox.run(["rpc"], demo: demo.baseURL, stdin: accept + "\n")
         #expect(outcome.exitCode == 0)
         #expect(outcome.stdout.isEmpty, "a notification has no answer")
         #expect(try await acceptedVersion(demo) == "2027-01", "the notification was not run to completion")

@@ -17,9 +17,7 @@ struct RealLoginsTests {
     func run(
         _ arguments: [String], demo: DemoUniversity, stdin: String? = nil, extra: [String: String] = [:], removing: [String] = []
     ) async throws -> UniToolProcess.Outcome {
-        var environment = sandbox.environment.merging(extra) { $1 }
-        environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString
-        return try await UniToolProcess.run(arguments, stdin: stdin, environment: environment, removingEnvironment: removing)
+        try await sandbox.run(arguments, demo: demo.baseURL, stdin: stdin, extra: extra, removing: removing)
     }
 
     var sessionFile: URL { sandbox.root.appendingPathComponent("state/unitool/sessions/demo/bence.json") }

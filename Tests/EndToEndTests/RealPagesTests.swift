@@ -15,9 +15,7 @@ struct RealPagesTests {
     }
 
     func run(_ arguments: [String], demo: DemoUniversity, extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
-        var environment = sandbox.environment.merging(extra) { $1 }
-        environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString
-        return try await UniToolProcess.run(["--portal", "demo"] + arguments, environment: environment)
+        try await sandbox.run(["--portal", "demo"] + arguments, demo: demo.baseURL, extra: extra)
     }
 
     @Test("a Windows-31J page labelled Shift_JIS only in the HTTP header: every row, exactly, and nothing on stderr")
@@ -189,28 +187,18 @@ struct RealPagesTests {
         #expect(status.stdout.contains("\"current\": \"\(DemoUniversity.initialTermsVersion)\""), "\(status)")
     }
 
-    /// Every string in a JSON document, keys included.
-    func strings(in json: Any) -> [String] {
-        switch json {
-        case let text as String: return [text]
-        case let array as [Any]: return array.flatMap { strings(in: $0) }
-        case let object as [String: Any]: return object.flatMap { [$0.key] + strings(in: $0.value) }
-        default: return []
-        }
-    }
-
     @Test("a HAR of a cold login holds no SAML message, RelayState, cookie value or password in any field, and no size that tells one")
     func traceByteScan() async throws {
         let demo = try await DemoUniversity.start()
         defer { Task { await demo.stop() } }
         let trace = sandbox.root.appendingPathComponent("login.har")
-        let outcome = try await UniToolProcess.run(
+        let outcome = try await sandbox.run(
             ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", trace.path, "--trace-bodies"],
-            stdin: "Kaland-2026", environment: sandbox.environment.merging(["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]) { $1 })
+            demo: demo.baseURL, stdin: "Kaland-2026")
         #expect(outcome.exitCode == 0, "\(outcome)")
         let data = try Data(contentsOf: trace)
         let har = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let fields = strings(in: har)
+        let fields = jsonStrings(in: har)
         // The cookie values the portal set, as the saved session holds them.
         let session = try #require(
             try JSONSerialization.jsonObject(

@@ -16,9 +16,7 @@ struct SecurityRoundTwoTests {
     func run(
         _ arguments: [String], stdin: String? = nil, demo: DemoUniversity? = nil, extra: [String: String] = [:]
     ) async throws -> UniToolProcess.Outcome {
-        var environment = sandbox.environment.merging(extra) { $1 }
-        if let demo { environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString }
-        return try await UniToolProcess.run(arguments, stdin: stdin, environment: environment)
+        try await sandbox.run(arguments, demo: demo?.baseURL, stdin: stdin, extra: extra)
     }
 
     @Test("a portal id with a separator, such as demo:totp, is refused with exit 64")
@@ -192,7 +190,7 @@ struct PackAndKeyringTests {
     }
 
     func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
-        try await UniToolProcess.run(arguments, stdin: stdin, environment: sandbox.environment.merging(extra) { $1 })
+        try await sandbox.run(arguments, stdin: stdin, extra: extra)
     }
 
     /// A recipe pack whose demo/portal.yaml also lets the password go to another origin.

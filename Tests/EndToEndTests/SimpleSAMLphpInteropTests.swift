@@ -69,9 +69,7 @@ struct SimpleSAMLphpInteropTests {
     func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:], removing: [String] = []) async throws
         -> UniToolProcess.Outcome
     {
-        try await UniToolProcess.run(
-            ["--portal", "simplesamlphp"] + arguments, stdin: stdin, environment: sandbox.environment.merging(extra) { $1 },
-            removingEnvironment: removing)
+        try await sandbox.run(["--portal", "simplesamlphp"] + arguments, stdin: stdin, extra: extra, removing: removing)
     }
 
     var sessionFile: URL { sandbox.root.appendingPathComponent("state/unitool/sessions/simplesamlphp/student.json") }

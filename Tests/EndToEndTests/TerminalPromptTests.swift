@@ -11,27 +11,14 @@ struct TerminalPromptTests {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
-        let session = "unitool-\(UUID().uuidString.prefix(8))"
-        let environment = sandbox.environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
         // The password comes from a pipe; the code is asked for on the terminal (yuki has no stored secret).
-        let script =
-            "printf sakura-2026 | env \(environment) '\(UniToolProcess.executable.path)' --portal demo --user yuki --password-stdin grades; "
-            + "echo EXIT=$?; sleep 30"
-        try tmux(["new-session", "-d", "-s", session, "-x", "120", "-y", "30", "sh", "-c", script])
+        let session = try startSession(
+            "printf sakura-2026 | \(unitool(in: sandbox)) --portal demo --user yuki --password-stdin grades; echo EXIT=$?; sleep 30")
         defer { try? tmux(["kill-server"]) }
-        var screen = ""
-        for _ in 0..<300 {
-            screen = try tmux(["capture-pane", "-p", "-t", session])
-            if screen.contains("One-time code for yuki") { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        var screen = try await self.screen(of: session, once: "One-time code for yuki", attempts: 300)
         #expect(screen.contains("One-time code for yuki"), "\(screen)")
         try tmux(["send-keys", "-t", session, "987654", "Enter"])
-        for _ in 0..<300 {
-            screen = try tmux(["capture-pane", "-p", "-t", session])
-            if screen.contains("EXIT=") { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        screen = try await self.screen(of: session, once: "EXIT=", attempts: 300)
         #expect(screen.contains("EXIT=18"), "a wrong code is refused by the portal: \(screen)")
         #expect(!screen.contains("987654"), "the code was echoed: \(screen)")
     }
@@ -40,22 +27,13 @@ struct TerminalPromptTests {
     func interruptRestoresEcho() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let session = "unitool-\(UUID().uuidString.prefix(8))"
         let settings = sandbox.root.appendingPathComponent("stty.txt")
-        let environment = sandbox.environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
         // `trap : INT` keeps the shell alive to record the terminal's settings after unitool ends
         // (a handler, not SIG_IGN, which unitool would inherit).
-        let script =
-            "trap : INT; env \(environment) '\(UniToolProcess.executable.path)' auth login --portal demo --user alice; "
-            + "stty -a > '\(settings.path)'; sleep 30"
-        try tmux(["new-session", "-d", "-s", session, "-x", "120", "-y", "30", "sh", "-c", script])
+        let session = try startSession(
+            "trap : INT; \(unitool(in: sandbox)) auth login --portal demo --user alice; stty -a > '\(settings.path)'; sleep 30")
         defer { try? tmux(["kill-server"]) }
-        var screen = ""
-        for _ in 0..<200 {
-            screen = try tmux(["capture-pane", "-p", "-t", session])
-            if screen.contains("Password for") { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        let screen = try await self.screen(of: session, once: "Password for", attempts: 200)
         #expect(screen.contains("Password for alice"), "\(screen)")
         try tmux(["send-keys", "-t", session, "C-c"])
         var recorded = ""
@@ -67,6 +45,30 @@ struct TerminalPromptTests {
         let flags = recorded.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" })
         #expect(flags.contains("echo"), "echo is on again: \(recorded)")
         #expect(!flags.contains("-echo"), "\(recorded)")
+    }
+
+    /// The shell command that runs unitool with the sandbox's environment.
+    func unitool(in sandbox: Sandbox) -> String {
+        let environment = sandbox.environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+        return "env \(environment) '\(UniToolProcess.executable.path)'"
+    }
+
+    /// Runs `command` with `sh -c` in a new 120×30 tmux session, and returns the session's name.
+    func startSession(_ command: String) throws -> String {
+        let session = "unitool-\(UUID().uuidString.prefix(8))"
+        try tmux(["new-session", "-d", "-s", session, "-x", "120", "-y", "30", "sh", "-c", command])
+        return session
+    }
+
+    /// The screen of `session` once it shows `text`, or as it is after `attempts` looks 50 ms apart.
+    func screen(of session: String, once text: String, attempts: Int) async throws -> String {
+        var screen = ""
+        for _ in 0..<attempts {
+            screen = try tmux(["capture-pane", "-p", "-t", session])
+            if screen.contains(text) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return screen
     }
 
     /// A tmux server of the test's own (`-L`), with no configuration file, so that nothing else's

@@ -11,7 +11,7 @@ struct TermsCommandTests {
     init() throws { sandbox = try Sandbox() }
 
     func run(_ arguments: [String], extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
-        try await UniToolProcess.run(arguments, environment: sandbox.environment.merging(extra) { $1 })
+        try await sandbox.run(arguments, extra: extra)
     }
 
     var acceptedFile: URL { sandbox.root.appendingPathComponent("config/unitool/terms/demo.json") }

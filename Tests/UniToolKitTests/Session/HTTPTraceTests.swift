@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UniToolTestSupport
 
 @testable import UniToolKit
 
@@ -13,16 +14,6 @@ struct HTTPTraceTests {
     let samlResponse = "PHNhbWxwOlJlc3BvbnNlIElEPSJfYWJjIj48L3NhbWxwOlJlc3BvbnNlPg=="
     let samlRequest = "fZJdT8IwFIb%2FStN7GIwNWsNIUDSSIBKZXnhjpvXAmrTtaPuo4a_lqzMj"
     let relayState = "ss%3Amem%3A4f9c2a1b"
-
-    /// Every string in a JSON document, keys included.
-    func strings(in json: Any) -> [String] {
-        switch json {
-        case let text as String: return [text]
-        case let array as [Any]: return array.flatMap { strings(in: $0) }
-        case let object as [String: Any]: return object.flatMap { [$0.key] + strings(in: $0.value) }
-        default: return []
-        }
-    }
 
     /// The trace of a login as a hostile portal plays it: secrets in every field of every entry.
     func hostileTrace(includeBodies: Bool) throws -> (entries: [[String: Any]], text: String) {
@@ -95,7 +86,7 @@ struct HTTPTraceTests {
     func noSecretAnywhere(includeBodies: Bool) throws {
         let (entries, text) = try hostileTrace(includeBodies: includeBodies)
         #expect(entries.count == 3)
-        for string in strings(in: entries) {
+        for string in jsonStrings(in: entries) {
             for secret in secrets { #expect(!string.contains(secret), "\(secret) in \(string)") }
             #expect(string != shortPassword, "the 2-character password is a whole value in the HAR")
         }
@@ -222,7 +213,7 @@ struct HTTPTraceTests {
     @Test("a secret learned late (a session cookie set at the end) is scrubbed from earlier entries too")
     func lateSecret() throws {
         let (entries, _) = try hostileTrace(includeBodies: true)
-        let all = strings(in: entries)
+        let all = jsonStrings(in: entries)
         #expect(!all.isEmpty)
         #expect(!all.contains { $0.contains(sessionCookie) })
     }
