@@ -53,7 +53,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 try PortalID.validate(value)
                 guard catalog.portals[value] != nil else {
                     let known = catalog.portals.keys.sorted()
-                    let nearest = known.min { editDistance($0, value) < editDistance($1, value) }
+                    let nearest = closestMatch(to: value, in: known)
                     throw UniToolError(
                         .usage, "there is no portal '\(value)'",
                         hint: "installed portals: \(known.joined(separator: ", "))" + (nearest.map { "; did you mean '\($0)'?" } ?? "")

@@ -39,7 +39,7 @@ struct Dispatcher {
             // An option that is none of unitool's is named, with the nearest one, not passed over.
             let known = GlobalOptions.valueOptions.union(GlobalOptions.flagOptions).union(["--help", "-h", "--version"])
             if let unknown = globals.first(where: { $0.hasPrefix("-") && !known.contains(String($0.split(separator: "=").first ?? "")) }) {
-                let nearest = known.min { editDistance($0, unknown) < editDistance($1, unknown) }
+                let nearest = closestMatch(to: unknown, in: known.sorted())
                 return ErrorReporter.report(
                     UniToolError(
                         .usage, "unknown option '\(unknown)'",

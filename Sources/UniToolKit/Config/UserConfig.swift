@@ -57,7 +57,7 @@ public struct UserConfig: Sendable, Equatable {
     /// Checks a value before `set` writes it.
     public static func validate(key: String, value: String) throws {
         guard keys.contains(key) else {
-            let nearest = keys.min { editDistance($0, key) < editDistance($1, key) }
+            let nearest = closestMatch(to: key, in: keys)
             throw UniToolError(
                 .usage, "there is no setting '\(key)'",
                 hint: "settings: \(keys.joined(separator: ", "))" + (nearest.map { "; did you mean '\($0)'?" } ?? ""))

@@ -121,7 +121,7 @@ struct MappingReader {
     func allowOnly(_ known: [String]) throws {
         for keyNode in mapping.keys {
             guard let key = keyNode.scalar?.string, !known.contains(key) else { continue }
-            let suggestion = known.min { editDistance($0, key) < editDistance($1, key) }
+            let suggestion = closestMatch(to: key, in: known)
             let hint =
                 suggestion.flatMap { editDistance($0, key) <= 3 ? "did you mean '\($0)'?" : nil }
                 ?? "known keys: \(known.joined(separator: ", "))"
@@ -168,7 +168,7 @@ struct MappingReader {
         guard let text = try string(key) else { return nil }
         guard let value = T(rawValue: text) else {
             let known = T.allCases.map(\.rawValue)
-            let nearest = known.min { editDistance($0, text) < editDistance($1, text) }
+            let nearest = closestMatch(to: text, in: known)
             throw reader.error(
                 child(key), keyPath(key), "'\(text)' is not one of \(known.joined(separator: ", "))",
                 hint: nearest.map { "did you mean '\($0)'?" })
@@ -240,6 +240,12 @@ struct MappingReader {
     func error(_ key: String, _ problem: String, hint: String? = nil) -> UniToolError {
         reader.error(child(key) ?? node, keyPath(key), problem, hint: hint)
     }
+}
+
+/// The candidate closest to `word` by `editDistance` (the first of equals), for "did you mean"
+/// hints; nil when there are no candidates.
+public func closestMatch(to word: String, in candidates: [String]) -> String? {
+    candidates.min { editDistance($0, word) < editDistance($1, word) }
 }
 
 /// Levenshtein distance, for "did you mean" suggestions.

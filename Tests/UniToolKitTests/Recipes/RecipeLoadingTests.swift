@@ -118,4 +118,14 @@ struct RecipeLoadingTests {
             try template.render(["term": "2026 fall", "query": "é&"], encode: Template.urlEncode) == "/grades?term=2026%20fall&q=%C3%A9%26")
         #expect(throws: UniToolError.self) { try template.render(["term": "x"]) }
     }
+
+    @Test("\"did you mean\": the closest candidate by edit distance, the first of equals, none from nothing")
+    func closestMatchSuggestions() {
+        #expect(editDistance("portl", "portal") == 1 && editDistance("", "abc") == 3)
+        #expect(closestMatch(to: "fromat", in: ["portal", "user", "format"]) == "format")
+        #expect(closestMatch(to: "--jsn", in: ["--json", "--user", "--verbose"]) == "--json")
+        // "ab" is one edit from both; the first in the list wins, so a sorted list gives a stable hint.
+        #expect(closestMatch(to: "ab", in: ["abc", "abd"]) == "abc")
+        #expect(closestMatch(to: "x", in: []) == nil)
+    }
 }
