@@ -184,17 +184,3 @@ struct AuthCommand: AsyncParsableCommand {
         }
     }
 }
-
-/// Short status lines for people, on stderr and only on a terminal, so scripts and pipes stay clean.
-enum Progress {
-    static func say(_ text: String) {
-        guard isatty(STDERR_FILENO) == 1 else { return }
-        FileHandle.standardError.write(Data((text + "\n").utf8))
-    }
-
-    /// A line that explains a delay: on stderr whether or not it is a terminal, since a script
-    /// that suddenly waits half a minute deserves to know why.
-    static func explainWait(_ text: String) {
-        FileHandle.standardError.write(Data(("unitool: " + text + "\n").utf8))
-    }
-}

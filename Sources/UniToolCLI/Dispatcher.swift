@@ -234,6 +234,7 @@ struct Dispatcher {
 /// them all as JSON does.
 enum ErrorReporter {
     static func report(_ error: UniToolError, json: Bool) -> Int32 {
+        StatusLine.shared.end()
         FileHandle.standardError.write(Data(text(of: error, json: json).utf8))
         return error.kind.exitCode
     }

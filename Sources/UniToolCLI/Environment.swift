@@ -103,7 +103,13 @@ final class CommandEnvironment: Sendable {
             portal: located, user: user, credentials: credentials, keepsSession: savedSession,
             configuration: configuration, startEmpty: freshLogin, terms: TermsGate.policy,
             logger: logger)
-        let result = await Result { try await connection.settlingSession(body) }
+        StatusLine.shared.begin("connecting to \(portal.name)", quiet: options.quiet)
+        let result = await Result {
+            try await ServiceProgress.$reporter.withValue({ StatusLine.shared.update($0) }) {
+                try await connection.settlingSession(body)
+            }
+        }
+        StatusLine.shared.end()
         await connection.close()
         await demo?.stop()
         // The trace is written on failure too: that is when it is needed.

@@ -36,6 +36,9 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Log every request and login step to stderr (secrets are never logged).")
     var verbose = false
 
+    @Flag(name: [.short, .long], help: "No status line while a command works, and no notes about the output; errors still show.")
+    var quiet = false
+
     @Option(
         name: .long,
         help: ArgumentHelp("Write every request and response of the run to this HAR file, secrets redacted.", valueName: "file"))
@@ -82,7 +85,9 @@ struct GlobalOptions: ParsableArguments {
     static let valueOptions: Set<String> = [
         "--portal", "--user", "--recipes", "--format", "--fields", "--sort", "--trace", "--timeout", "--connect-timeout",
     ]
-    static let flagOptions: Set<String> = ["--password-stdin", "--json", "--verbose", "-v", "--trace-bodies", "--insecure"]
+    static let flagOptions: Set<String> = [
+        "--password-stdin", "--json", "--verbose", "-v", "--quiet", "-q", "--trace-bodies", "--insecure",
+    ]
 
     /// --json or --format, then $UNITOOL_FORMAT, then config.yaml, then a table.
     var outputFormat: OutputFormat {

@@ -74,8 +74,19 @@ struct RecipeCommandRunner {
             fields: options.fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         ).apply(to: records, of: recipe)
         let format = options.outputFormat
-        let output = format.render(records, style: format == .table ? .forStandardOutput() : .plain)
-        FileHandle.standardOutput.write(Data(output.utf8))
+        guard format == .table else {
+            FileHandle.standardOutput.write(Data(format.render(records).utf8))
+            return 0
+        }
+        let style = TableStyle.forStandardOutput()
+        let table = TableRenderer(style: style, display: recipe.columnDisplay).layout(records)
+        FileHandle.standardOutput.write(Data(table.text.utf8))
+        if !table.droppedColumns.isEmpty, let width = style.maxWidth {
+            let count = Plural.count(table.droppedColumns.count, "column")
+            Progress.note(
+                "\(count) left out to fit \(width) columns: \(table.droppedColumns.joined(separator: ", ")); "
+                    + "choose with --fields, or widen the terminal", quiet: options.quiet)
+        }
         return 0
     }
 }

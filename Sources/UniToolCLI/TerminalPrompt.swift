@@ -4,6 +4,10 @@ import UniToolKit
 /// Asks for a password on the terminal without echoing it, as `sudo` and `ssh` do.
 enum TerminalPrompt {
     static func readPassword(prompt: String) throws -> Secret {
+        try StatusLine.shared.suspended { try readPasswordWithoutStatus(prompt: prompt) }
+    }
+
+    private static func readPasswordWithoutStatus(prompt: String) throws -> Secret {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard tty >= 0 else {
             throw UniToolError(
@@ -42,6 +46,10 @@ enum TerminalPrompt {
     /// Asks a question on the terminal and returns the answer line, or nil if there is no
     /// terminal or it was closed.
     static func ask(_ question: String) -> String? {
+        StatusLine.shared.suspended { askWithoutStatus(question) }
+    }
+
+    private static func askWithoutStatus(_ question: String) -> String? {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard tty >= 0 else { return nil }
         defer { close(tty) }

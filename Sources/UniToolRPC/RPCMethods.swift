@@ -228,7 +228,7 @@ public struct RPCMethods: Sendable {
         request.progress?("running \(recipe.command)")
         var records = try await connection.settlingSession { try await $0.run(recipe, options: run.options, source: run.source) }
         records = try RecordShape(summary: run.summary, sort: run.sort, fields: run.fields).apply(to: records, of: recipe)
-        request.progress?("\(records.records.count) records")
+        request.progress?(Plural.count(records.records.count, "record"))
         return .object([
             ("columns", .array(records.columns.map(JSONValue.string))), ("records", .array(records.records.map(JSONValue.init))),
         ])

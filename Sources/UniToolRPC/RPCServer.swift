@@ -352,7 +352,8 @@ public final class RPCServer: Sendable {
             return response(id: id, error: .methodNotFound(request.method))
         }
         do {
-            let result = try await method(request)
+            // The service's own progress (login pages, terms read) goes to the same client.
+            let result = try await ServiceProgress.$reporter.withValue(request.progress) { try await method(request) }
             if Task.isCancelled { return response(id: id, error: .requestCancelled) }
             return response(id: id, result: result)
         } catch let error as RPCError {

@@ -107,7 +107,7 @@ public enum RecipeTester {
             }
             return Outcome(
                 name: testCase.name, passed: true,
-                detail: "updated \(testCase.expected.lastPathComponent) (\(extracted.records.count) records)")
+                detail: "updated \(testCase.expected.lastPathComponent) (\(Plural.count(extracted.records.count, "record")))")
         }
         if expectation.records == nil || expectation.records is NSNull {
             return Outcome(
@@ -122,7 +122,7 @@ public enum RecipeTester {
         if let difference = describeDifference(expected: expected, actual: actualRecords) {
             return Outcome(name: testCase.name, passed: false, detail: difference)
         }
-        return Outcome(name: testCase.name, passed: true, detail: "\(actualRecords.count) records")
+        return Outcome(name: testCase.name, passed: true, detail: Plural.count(actualRecords.count, "record"))
     }
 
     private static func readExpectation(_ testCase: Case, creating: Bool) throws -> Expectation {

@@ -40,7 +40,10 @@ public struct LoginFlow: Sendable {
         }
         var machine = LoginStateMachine(recipe: portal.login, portal: portal.id)
         var page = firstPage
+        var pageNumber = 0
         while true {
+            pageNumber += 1
+            ServiceProgress.report("signing in to \(portal.name): page \(pageNumber) of the login")
             let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
             let matched = try classify(document)
             var step = observer.map { _ in self.step(on: page, document: document, matched: matched?.rule) }

@@ -4,9 +4,9 @@ import Foundation
 public enum OutputFormat: String, Sendable, CaseIterable {
     case table, json, jsonl, csv
 
-    public func render(_ set: RecordSet, style: TableStyle = .plain) -> String {
+    public func render(_ set: RecordSet, style: TableStyle = .plain, display: [String: ColumnDisplay] = [:]) -> String {
         switch self {
-        case .table: return TableRenderer(style: style).render(set)
+        case .table: return TableRenderer(style: style, display: display).render(set)
         case .json: return JSONRenderer.array(set)
         case .jsonl: return JSONRenderer.lines(set)
         case .csv: return CSVRenderer.render(set)
@@ -21,11 +21,14 @@ public struct TableStyle: Sendable {
     public var maxWidth: Int?
     /// Dates in the user's locale (`Nov 20, 2026`) instead of ISO 8601: a table is for people.
     public var localDates: Bool
+    /// URLs as OSC 8 hyperlinks, so that a link cut or wrapped to fit still opens whole.
+    public var hyperlinks: Bool
 
-    public init(bold: Bool, maxWidth: Int? = nil, localDates: Bool = false) {
+    public init(bold: Bool, maxWidth: Int? = nil, localDates: Bool = false, hyperlinks: Bool = false) {
         self.bold = bold
         self.maxWidth = maxWidth
         self.localDates = localDates
+        self.hyperlinks = hyperlinks
     }
 
     public static let plain = TableStyle(bold: false)
@@ -42,7 +45,26 @@ public struct TableStyle: Sendable {
             var size = winsize()
             if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { width = Int(size.ws_col) }
         }
-        return TableStyle(bold: !noColor && isTerminal, maxWidth: width, localDates: true)
+        return TableStyle(
+            bold: !noColor && isTerminal, maxWidth: width, localDates: true,
+            hyperlinks: isTerminal && supportsHyperlinks(environment))
+    }
+
+    /// Whether the terminal shows OSC 8 hyperlinks. There is no query for it, so this follows
+    /// what the terminals that support it announce; `UNITOOL_HYPERLINKS=1` or `0` decides
+    /// outright. A terminal that does not know OSC 8 would show nothing wrong, but tmux and
+    /// older terminals have been known to print the sequence, so the default is cautious.
+    public static func supportsHyperlinks(_ environment: [String: String]) -> Bool {
+        switch environment["UNITOOL_HYPERLINKS"] {
+        case "1": return true
+        case "0": return false
+        default: break
+        }
+        if environment["TERM"] == "dumb" || environment["TMUX"] != nil { return false }
+        if let vte = environment["VTE_VERSION"].flatMap(Int.init), vte >= 5000 { return true }
+        if ["iTerm.app", "WezTerm", "vscode", "ghostty"].contains(environment["TERM_PROGRAM"] ?? "") { return true }
+        return environment["KITTY_WINDOW_ID"] != nil || environment["WT_SESSION"] != nil
+            || ["xterm-kitty", "foot", "xterm-ghostty"].contains(environment["TERM"] ?? "")
     }
 
     /// Text in bold, when the style allows it.
@@ -54,57 +76,104 @@ public struct TableStyle: Sendable {
 }
 
 /// An aligned table. Column widths count terminal cells, so Japanese text (two cells a
-/// character) and Hungarian accents (combining marks, zero cells) line up.
+/// character) and Hungarian accents (combining marks, zero cells) line up. On a narrow terminal
+/// ``TableLayout`` decides what shrinks, wraps or is left out; key columns stay whole.
 public struct TableRenderer: Sendable {
     public var style: TableStyle
+    /// Per column name: key, priority and decimals from the recipe. A column not named is plain.
+    public var display: [String: ColumnDisplay]
 
-    public init(style: TableStyle = .plain) { self.style = style }
+    public init(style: TableStyle = .plain, display: [String: ColumnDisplay] = [:]) {
+        self.style = style
+        self.display = display
+    }
 
-    public func render(_ set: RecordSet) -> String {
-        guard !set.records.isEmpty else { return "(no records)\n" }
+    /// A rendered table, and the columns left out to make it fit, for a note on stderr.
+    public struct Rendered: Sendable, Equatable {
+        public var text: String
+        public var droppedColumns: [String]
+    }
+
+    public func render(_ set: RecordSet) -> String { layout(set).text }
+
+    public func layout(_ set: RecordSet) -> Rendered {
+        guard !set.records.isEmpty else { return Rendered(text: "(no records)\n", droppedColumns: []) }
         let dates = style.localDates ? LocalDates() : nil
+        let displays = set.columns.map { display[$0] ?? .plain }
         // Cells and headers are the portal's and the recipe's text: shown escaped, so that no
         // control character reaches the terminal and a tab or line feed cannot break a row.
         let cells = set.records.map { record in
-            set.columns.map { TerminalText.escaped(Self.cellText(record[$0], dates: dates)) }
+            set.columns.indices.map { index in
+                TerminalText.escaped(Self.cellText(record[set.columns[index]], dates: dates, decimals: displays[index].decimals))
+            }
+        }
+        let links: [[String?]] = set.records.map { record in
+            set.columns.map { column in
+                guard style.hyperlinks, case .url(let address)? = record[column] else { return nil }
+                return address
+            }
         }
         let headers = set.columns.map { TerminalText.escaped($0) }
         let numeric = set.columns.map { column in
             set.records.allSatisfy { record in record[column].map { $0.isNumeric || $0 == .null } ?? true }
         }
-        var widths = headers.map(DisplayWidth.of)
+        var natural = headers.map(DisplayWidth.of)
+        var longestWord = headers.map { DisplayWidth.longestWord(in: $0) }
         for row in cells {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], DisplayWidth.of(cell)) }
+            for (index, cell) in row.enumerated() {
+                natural[index] = max(natural[index], DisplayWidth.of(cell))
+                longestWord[index] = max(longestWord[index], DisplayWidth.longestWord(in: cell))
+            }
         }
-        if let maxWidth = style.maxWidth { widths = Self.fit(widths, numeric: numeric, into: maxWidth) }
+        let plan = TableLayout(
+            columns: set.columns.indices.map {
+                TableLayout.Column(
+                    naturalWidth: natural[$0], numeric: numeric[$0], display: displays[$0], longestWord: longestWord[$0])
+            }, maxWidth: style.maxWidth)
+        let widths = plan.widths
         var lines: [String] = []
-        let header = zip(headers, widths).map { pad($0, to: $1, right: false) }.joined(separator: "  ")
+        let header = plan.kept.map { pad(DisplayWidth.truncate(headers[$0], to: widths[$0]), to: widths[$0], right: false) }
+            .joined(separator: "  ")
         lines.append(style.bold ? "\u{1B}[1m\(trimEnd(header))\u{1B}[0m" : trimEnd(header))
-        lines.append(widths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
-        for row in cells {
-            let line = row.enumerated().map { pad($1, to: widths[$0], right: numeric[$0]) }.joined(separator: "  ")
-            lines.append(trimEnd(line))
+        lines.append(plan.kept.map { String(repeating: "─", count: widths[$0]) }.joined(separator: "  "))
+        for (rowIndex, row) in cells.enumerated() {
+            // Each cell becomes one or more lines; the row is as tall as its tallest cell.
+            let wrapped = plan.kept.map { index in
+                numeric[index] || displays[index].key ? [row[index]] : DisplayWidth.wrap(row[index], to: widths[index])
+            }
+            let height = wrapped.map(\.count).max() ?? 1
+            for lineIndex in 0..<height {
+                let line = plan.kept.enumerated().map { position, index in
+                    let piece = lineIndex < wrapped[position].count ? wrapped[position][lineIndex] : ""
+                    let padded = pad(piece, to: widths[index], right: numeric[index])
+                    guard let link = links[rowIndex][index], !piece.isEmpty else { return padded }
+                    return Self.hyperlink(padded, to: link)
+                }.joined(separator: "  ")
+                lines.append(trimEnd(line))
+            }
         }
-        return lines.joined(separator: "\n") + "\n"
+        return Rendered(text: lines.joined(separator: "\n") + "\n", droppedColumns: plan.dropped.map { set.columns[$0] })
     }
 
     private func pad(_ text: String, to width: Int, right: Bool) -> String {
-        let text = DisplayWidth.truncate(text, to: width)
         let padding = String(repeating: " ", count: max(0, width - DisplayWidth.of(text)))
         return right ? padding + text : text + padding
     }
 
-    /// Shrinks the widest text columns, one cell at a time, until the table fits. Numbers are
-    /// never cut, and no column goes below 6 cells: past that, the terminal wraps instead.
-    static func fit(_ widths: [Int], numeric: [Bool], into total: Int) -> [Int] {
-        var widths = widths
-        let minimum = 6
-        while widths.reduce(0, +) + 2 * (widths.count - 1) > total {
-            guard let widest = widths.indices.filter({ !numeric[$0] && widths[$0] > minimum }).max(by: { widths[$0] < widths[$1] })
-            else { break }
-            widths[widest] -= 1
+    /// Text made a link with OSC 8, which terminals that know it show as clickable and others
+    /// ignore. The address goes in with every byte outside printable ASCII percent-encoded, so
+    /// that a portal's URL cannot end the sequence early or carry a control character.
+    static func hyperlink(_ text: String, to address: String) -> String {
+        var safe = ""
+        for byte in address.utf8 {
+            if (0x21...0x7E).contains(byte) {
+                safe.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                let digits = String(byte, radix: 16, uppercase: true)
+                safe += "%" + (digits.count == 1 ? "0" + digits : digits)
+            }
         }
-        return widths
+        return "\u{1B}]8;;\(safe)\u{1B}\\\(text)\u{1B}]8;;\u{1B}\\"
     }
 
     /// Dates as the user's locale writes them, with one formatter per table rather than per cell.
@@ -126,8 +195,15 @@ public struct TableRenderer: Sendable {
         let parsing = FieldTyper.DateCache()
     }
 
-    private static func cellText(_ value: FieldValue?, dates: LocalDates?) -> String {
+    private static func cellText(_ value: FieldValue?, dates: LocalDates?, decimals: Int?) -> String {
         guard let value else { return "" }
+        if let decimals {
+            switch value {
+            case .number(let number) where number.isFinite: return String(format: "%.\(decimals)f", number)
+            case .integer(let number): return String(format: "%.\(decimals)f", Double(number))
+            default: break
+            }
+        }
         guard let dates else { return value.text }
         switch value {
         case .date(let iso):

@@ -29,6 +29,15 @@ public struct DataRecipe: Sendable {
     public var primary: Source { sources[0] }
     /// Output columns, the same for every source.
     public var columns: [String] { primary.fields.map(\.name) }
+    /// The fields marked `key: true`: what identifies a record, and what a table never cuts.
+    public var keyFields: [String] { primary.fields.filter(\.display.key).map(\.name) }
+    /// How a table shows each column, the totals' columns included, by column name.
+    public var columnDisplay: [String: ColumnDisplay] {
+        var display: [String: ColumnDisplay] = [:]
+        for field in primary.fields { display[field.name] = field.display }
+        for aggregate in totals?.fields ?? [] { display[aggregate.name] = ColumnDisplay(decimals: aggregate.decimals) }
+        return display
+    }
 
     /// Where one page of records is and how its rows and fields are read.
     public struct Source: Sendable {
@@ -137,6 +146,9 @@ public struct FieldSpec: Sendable {
     public var list: NestedList?
     /// A value unitool works out from the record instead of reading it from the page.
     public var compute: Computation?
+    /// How a table shows the field: `key: true` (never cut: what the user types back),
+    /// `priority: low` (left out first on a narrow terminal), `decimals: 2`.
+    public var display = ColumnDisplay()
 
     public struct NestedList: Sendable {
         public var rows: String
@@ -168,6 +180,8 @@ public struct Totals: Sendable {
         public var kind: Kind
         /// Only records where this field has a value count (grades that are in).
         public var whereField: String?
+        /// Digits after the point in a table: a GPA as `3.60` beside `3.49`.
+        public var decimals: Int? = nil
     }
 }
 
@@ -355,7 +369,10 @@ extension OptionSpec {
 extension FieldSpec {
     static func load(name: String, reader: MappingReader) throws -> FieldSpec {
         try reader.allowOnly(
-            ["xpath", "type", "required", "format", "timezone", "regex", "replace", "default", "keep_empty", "list", "compute"])
+            [
+                "xpath", "type", "required", "format", "timezone", "regex", "replace", "default", "keep_empty", "list", "compute",
+                "key", "priority", "decimals",
+            ])
         let regex = try reader.string("regex")
         if let regex, (try? Regex(regex)) == nil {
             throw reader.error("regex", "'\(regex)' is not a valid regular expression")
@@ -405,6 +422,7 @@ extension FieldSpec {
             required: try reader.bool("required") ?? false, format: format, timeZone: timeZone, regex: regex,
             replacements: replacements, defaultValue: try reader.string("default"), list: list, compute: compute)
         field.keepEmpty = keepEmpty
+        field.display = try ColumnDisplay.load(reader: reader, numeric: field.type == .integer || field.type == .number)
         return field
     }
 }
@@ -422,7 +440,7 @@ extension Totals {
         var aggregates: [Aggregate] = []
         for name in fieldsReader.keys {
             let entry = try fieldsReader.mappingReader(name)!
-            try entry.allowOnly(["count", "sum", "mean", "weighted_mean", "weight", "where"])
+            try entry.allowOnly(["count", "sum", "mean", "weighted_mean", "weight", "where", "decimals"])
             func field(_ key: String) throws -> String? {
                 guard let value = try entry.string(key) else { return nil }
                 guard columns.contains(value) else { throw entry.error(key, "'\(value)' is not a field of the recipe") }
@@ -441,7 +459,9 @@ extension Totals {
             } else {
                 throw entry.error("sum", "missing: say count, sum, mean or weighted_mean")
             }
-            aggregates.append(Aggregate(name: name, kind: kind, whereField: try field("where")))
+            var aggregate = Aggregate(name: name, kind: kind, whereField: try field("where"))
+            aggregate.decimals = try ColumnDisplay.load(reader: entry, numeric: true, allowing: ["decimals"]).decimals
+            aggregates.append(aggregate)
         }
         return Totals(groupBy: groupBy, fields: aggregates)
     }
@@ -470,5 +490,27 @@ extension ActionSpec {
             fill: (try reader.stringMapAllowingEmpty("fill") ?? []).map { ($0.0, Template($0.1)) },
             submit: try reader.xpath("submit"), successWhen: try reader.requiredXPath("success_when"),
             refusedWhen: try reader.xpath("refused_when"), fields: fields)
+    }
+}
+
+extension ColumnDisplay {
+    /// Reads `key`, `priority` and `decimals` from a field's mapping.
+    static func load(reader: MappingReader, numeric: Bool, allowing keys: Set<String> = ["key", "priority", "decimals"]) throws
+        -> ColumnDisplay
+    {
+        var display = ColumnDisplay()
+        if keys.contains("key") { display.key = try reader.bool("key") ?? false }
+        if keys.contains("priority") { display.priority = try reader.choice("priority", of: Priority.self) ?? .normal }
+        if display.key, display.priority == .low {
+            throw reader.error("priority", "a key field is never left out of a table, so it cannot have priority: low")
+        }
+        if let decimals = try reader.string("decimals") {
+            guard let digits = Int(decimals), (0...9).contains(digits) else {
+                throw reader.error("decimals", "'\(decimals)' is not a number of digits from 0 to 9")
+            }
+            guard numeric else { throw reader.error("decimals", "only an integer or number field has decimals") }
+            display.decimals = digits
+        }
+        return display
     }
 }

@@ -24,13 +24,22 @@ extension PortalConnection {
         let (runs, filters) = try await resolveOptions(of: recipe, given: given)
         let extractor = RecordExtractor(recipe: recipe, source: source, today: today)
         let sets: [[Record]]
+        // "reading 12 terms: 5/12" when an option resolved to several values.
+        let what = recipe.options.first { option in given[option.name].flatMap { option.resolve[$0]?.many } == true }?.name
         do {
             sets = try await withThrowingTaskGroup(of: (Int, [Record]).self) { group in
                 for (index, values) in runs.enumerated() {
                     group.addTask { (index, try await self.records(extractor, values: values)) }
                 }
                 var results = [[Record]](repeating: [], count: runs.count)
-                for try await (index, records) in group { results[index] = records }
+                var finished = 0
+                for try await (index, records) in group {
+                    results[index] = records
+                    finished += 1
+                    if runs.count > 1 {
+                        ServiceProgress.report("reading \(Plural.count(runs.count, what ?? "page")): \(finished)/\(runs.count)")
+                    }
+                }
                 return results
             }
         } catch let error as UniToolError where error.kind == .portalError {
@@ -73,6 +82,7 @@ extension PortalConnection {
         var seen: Set<String> = []
         var pages = 0
         while let next = url, pages < source.maxPages, seen.insert(next.absoluteString).inserted {
+            if pages > 0 { ServiceProgress.report("reading \(extractor.recipe.command): page \(pages + 1)") }
             let page = try await loadPage(next.absoluteString)
             let document = try extractor.parse(
                 page.body, url: page.url, charset: page.charset, charsetOverride: portal.charsetOverride(for: page.url))

@@ -1,0 +1,128 @@
+import Foundation
+import Synchronization
+import UniToolKit
+
+/// The one-line status that a slow command shows on stderr ("signing in to Demo University:
+/// page 3 of the login"), so that a cold login of several seconds is not a silent wait.
+///
+/// Only on a terminal, never with `--quiet`, and only once the command has taken about 300 ms:
+/// a quick command never flickers. The line is erased before anything else is written (the
+/// output, an error, a prompt), so it never ends up in what the user reads or copies.
+final class StatusLine: Sendable {
+    static let shared = StatusLine()
+    /// How long a command runs before its status appears.
+    static let delay = Duration.milliseconds(300)
+
+    private struct State {
+        var active = false
+        /// Past the delay: updates are drawn as they come.
+        var visible = false
+        /// A prompt is on the terminal: nothing is drawn until it is answered.
+        var suspended = false
+        var message = ""
+        /// Whether the terminal shows a status line now, which must be erased.
+        var drawn = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Starts the status with its first message; it appears after ``delay`` unless the command
+    /// has finished by then. Does nothing when stderr is not a terminal, or with `--quiet`.
+    func begin(_ message: String, quiet: Bool) {
+        guard !quiet, isatty(STDERR_FILENO) == 1, ProcessInfo.processInfo.environment["TERM"] != "dumb" else { return }
+        state.withLock {
+            $0.active = true
+            $0.message = message
+        }
+        Task.detached { [self] in
+            try? await Task.sleep(for: Self.delay)
+            state.withLock { state in
+                guard state.active else { return }
+                state.visible = true
+                draw(&state)
+            }
+        }
+    }
+
+    /// A new message: shown at once if the status is visible.
+    func update(_ message: String) {
+        state.withLock { state in
+            guard state.active else { return }
+            state.message = message
+            draw(&state)
+        }
+    }
+
+    /// Erases the status for good: the command is about to write its result or its error.
+    func end() {
+        state.withLock { state in
+            erase(&state)
+            state.active = false
+        }
+    }
+
+    /// Runs `body` (a prompt) with the status erased and held back, then brings it back.
+    func suspended<T>(_ body: () throws -> T) rethrows -> T {
+        state.withLock { state in
+            erase(&state)
+            state.suspended = true
+        }
+        defer {
+            state.withLock { state in
+                state.suspended = false
+                draw(&state)
+            }
+        }
+        return try body()
+    }
+
+    /// Writes a line of its own above the status (a note, a "renewing…"), then the status again.
+    func printAbove(_ line: String) {
+        state.withLock { state in
+            erase(&state)
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+            draw(&state)
+        }
+    }
+
+    private func draw(_ state: inout State) {
+        guard state.active, state.visible, !state.suspended else { return }
+        // One line, never wrapped: a wrapped status could not be erased with one escape.
+        let text = DisplayWidth.truncate(TerminalText.escaped(state.message) + "…", to: max(10, Self.width() - 1))
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+        state.drawn = true
+    }
+
+    private func erase(_ state: inout State) {
+        guard state.drawn else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        state.drawn = false
+    }
+
+    private static func width() -> Int {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init) ?? 80
+    }
+}
+
+/// Short status lines for people, on stderr and only on a terminal, so scripts and pipes stay clean.
+enum Progress {
+    static func say(_ text: String) {
+        guard isatty(STDERR_FILENO) == 1 else { return }
+        StatusLine.shared.printAbove(text)
+    }
+
+    /// A line that explains a delay: on stderr whether or not it is a terminal, since a script
+    /// that suddenly waits half a minute deserves to know why.
+    static func explainWait(_ text: String) {
+        StatusLine.shared.printAbove("unitool: " + text)
+    }
+
+    /// Something the user should know about the output (columns left out to fit), on stderr
+    /// whether or not it is a terminal, unless `--quiet`.
+    static func note(_ text: String, quiet: Bool = false) {
+        guard !quiet else { return }
+        StatusLine.shared.printAbove("unitool: note: " + TerminalText.escaped(text))
+    }
+}

@@ -1,0 +1,158 @@
+/// How one column of a table is shown, as its recipe declares it.
+public struct ColumnDisplay: Sendable, Equatable {
+    /// How readily a column is left out of a table too wide for the terminal.
+    public enum Priority: String, Sendable, CaseIterable {
+        /// Left out first: an author beside a title, a long description.
+        case low
+        case normal
+        /// Left out last, after every other column but the keys: the grade in a grades table.
+        case high
+    }
+
+    /// A key field (`key: true`): what the user types back (a barcode for `loans renew`) or
+    /// what tells records apart. It is never cut, never wrapped and never left out.
+    public var key: Bool
+    public var priority: Priority
+    /// Digits after the point for a number in a table (`decimals: 2` shows `3.60` beside
+    /// `3.49`). JSON and CSV keep the number as it is.
+    public var decimals: Int?
+
+    public init(key: Bool = false, priority: Priority = .normal, decimals: Int? = nil) {
+        self.key = key
+        self.priority = priority
+        self.decimals = decimals
+    }
+
+    public static let plain = ColumnDisplay()
+}
+
+/// Which columns a table keeps and how wide each is, for a given terminal width.
+///
+/// A pure decision, kept apart from the rendering so that it can be tested on its own. In order:
+/// 1. A table that fits is left alone.
+/// 2. Text columns shrink, widest first, down to ``minimumTextWidth``; their text then wraps
+///    rather than being cut. Numbers and key columns never shrink.
+/// 3. If the narrowest form still does not fit, columns are left out: low-priority ones first,
+///    then the others, right to left. Key columns are never left out, and one column always stays.
+/// A table whose key columns alone are wider than the terminal is printed wider than it: the
+/// terminal wraps the line, but every key stays whole.
+public struct TableLayout: Sendable, Equatable {
+    public struct Column: Sendable, Equatable {
+        /// The widest cell or the header, in terminal cells.
+        public var naturalWidth: Int
+        /// Numbers are never wrapped: a cut number reads as another number.
+        public var numeric: Bool
+        public var display: ColumnDisplay
+        /// The longest word in any cell: a column narrower than its words breaks them.
+        public var longestWord: Int
+
+        public init(naturalWidth: Int, numeric: Bool, display: ColumnDisplay = .plain, longestWord: Int? = nil) {
+            self.naturalWidth = naturalWidth
+            self.numeric = numeric
+            self.display = display
+            self.longestWord = longestWord ?? naturalWidth
+        }
+
+        /// Whether this column's cells may wrap onto several lines.
+        var wraps: Bool { !numeric && !display.key }
+
+        /// The narrowest this column gets before it is left out instead: its longest word, so
+        /// that words stay whole, but within ``minimumTextWidth`` and ``maximumWordWidth``.
+        public var minimumWidth: Int {
+            guard wraps else { return naturalWidth }
+            return min(naturalWidth, max(TableLayout.minimumTextWidth, min(longestWord, TableLayout.maximumWordWidth)))
+        }
+    }
+
+    /// The narrowest a wrapping column gets: about one short word a line.
+    public static let minimumTextWidth = 8
+    /// A word longer than this (a URL, a long compound) may be broken rather than keep a whole
+    /// column from fitting.
+    public static let maximumWordWidth = 14
+    /// Cells between columns.
+    public static let gap = 2
+
+    /// The kept columns' indices, in their original order.
+    public var kept: [Int]
+    /// The width of each column, by original index; a left-out column's is 0.
+    public var widths: [Int]
+    /// The left-out columns' indices, in their original order.
+    public var dropped: [Int] { widths.indices.filter { !kept.contains($0) } }
+
+    public init(columns: [Column], maxWidth: Int?) {
+        var widths = columns.map(\.naturalWidth)
+        var kept = Array(columns.indices)
+        guard let maxWidth else {
+            self.kept = kept
+            self.widths = widths
+            return
+        }
+        func total(_ indices: [Int], _ width: (Int) -> Int) -> Int {
+            indices.map(width).reduce(0, +) + Self.gap * max(0, indices.count - 1)
+        }
+        func minimum(_ index: Int) -> Int { columns[index].minimumWidth }
+        // Leave out columns until the narrowest form fits: low priority first, right to left.
+        let candidates = [ColumnDisplay.Priority.low, .normal, .high].flatMap { priority in
+            columns.indices.reversed().filter { columns[$0].display.priority == priority && !columns[$0].display.key }
+        }
+        for candidate in candidates where total(kept, minimum) > maxWidth && kept.count > 1 {
+            kept.removeAll { $0 == candidate }
+            widths[candidate] = 0
+        }
+        // Shrink the widest wrapping column, one cell at a time, until the table fits.
+        while total(kept, { widths[$0] }) > maxWidth {
+            guard let widest = kept.filter({ widths[$0] > minimum($0) }).max(by: { widths[$0] < widths[$1] }) else { break }
+            widths[widest] -= 1
+        }
+        self.kept = kept
+        self.widths = widths
+    }
+}
+
+extension DisplayWidth {
+    /// The widest space-separated word of the text, in terminal cells.
+    public static func longestWord(in text: String) -> Int {
+        text.split(separator: " ").map { of(String($0)) }.max() ?? 0
+    }
+
+    /// The text broken into lines of at most `width` cells: at spaces where it can, inside a word
+    /// where a word is longer than a line. A wide character is never split.
+    public static func wrap(_ text: String, to width: Int) -> [String] {
+        guard width > 0, of(text) > width else { return [text] }
+        var lines: [String] = []
+        var line = ""
+        var lineWidth = 0
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            var word = Substring(word)
+            let wordWidth = of(String(word))
+            if lineWidth > 0, lineWidth + 1 + wordWidth <= width {
+                line += " " + word
+                lineWidth += 1 + wordWidth
+                continue
+            }
+            if lineWidth > 0 {
+                lines.append(line)
+                line = ""
+                lineWidth = 0
+            }
+            // A word longer than a line is split into pieces of the line's width.
+            while of(String(word)) > width {
+                var piece = ""
+                var used = 0
+                while let character = word.first, used + of(character: character) <= width {
+                    piece.append(character)
+                    used += of(character: character)
+                    word = word.dropFirst()
+                }
+                if piece.isEmpty {  // a character wider than the line: give it a line of its own
+                    piece.append(word.removeFirst())
+                }
+                lines.append(piece)
+            }
+            line = String(word)
+            lineWidth = of(line)
+        }
+        if !line.isEmpty || lines.isEmpty { lines.append(line) }
+        return lines
+    }
+}

@@ -1,0 +1,72 @@
+import DemoUniversity
+import Foundation
+import Testing
+import UniToolTestSupport
+
+/// Tables and the status line as a person sees them: in a real terminal (tmux) of a given width,
+/// read back with `capture-pane`.
+@Suite("Tables and status in a real terminal (tmux)", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
+struct TerminalTablesTests {
+    let terminal = TmuxTerminal()
+
+    @Test("at 40, 80 and 200 columns every key field is whole, and what was left out is named", arguments: [40, 80, 200])
+    func keysStayWhole(columns: Int) async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        defer { terminal.stop() }
+        for (command, keys) in [(["loans"], ["barcode"]), (["grades", "--term", "all"], ["term", "code"])] {
+            // The key values, as a script would read them.
+            let json = try await sandbox.run(command + ["--json"])
+            #expect(json.exitCode == 0, "\(json)")
+            let records = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+            let values = keys.flatMap { key in records.compactMap { $0[key] as? String } }
+            #expect(values.count > 10)
+
+            let session = try terminal.startSession(
+                "\(terminal.unitool(in: sandbox)) \(command.joined(separator: " ")); echo EXIT=$?; sleep 30", columns: columns, rows: 120)
+            let screen = try await terminal.screen(of: session, once: "EXIT=", attempts: 300)
+            #expect(screen.contains("EXIT=0"), "\(screen)")
+            let lines = screen.split(separator: "\n")
+            for value in Set(values) {
+                #expect(lines.contains { $0.contains(value) }, "\(command) at \(columns) columns cut '\(value)':\n\(screen)")
+            }
+            if columns == 40 {
+                // The terminal wraps the note itself at 40 columns.
+                #expect(screen.replacingOccurrences(of: "\n", with: "").contains("left out to fit 40 columns"), "\(screen)")
+            }
+            if columns == 200 {
+                #expect(!screen.contains("left out"), "nothing is left out at 200 columns:\n\(screen)")
+            }
+            try terminal.tmux(["kill-session", "-t", session])
+        }
+    }
+
+    @Test("a slow login shows a status line on the terminal, erased before the table")
+    func statusLineDuringSlowLogin() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        let errors = sandbox.root.appendingPathComponent("stderr.txt")
+        let raw = sandbox.root.appendingPathComponent("terminal.log")
+        // Each response takes 250 ms, so the login takes seconds. Everything written to the
+        // terminal is logged by tmux (pipe-pane), so that the status is seen however briefly it
+        // shows. The second run's stderr is a file: no status line may reach it.
+        let unitool = "UNITOOL_DEMO_FAULTS=latency=250 \(terminal.unitool(in: sandbox))"
+        let session = try terminal.startSession(
+            "sleep 1; \(unitool) grades; echo EXIT=$?; \(unitool) grades >/dev/null 2>'\(errors.path)'; echo SECOND=$?; sleep 30")
+        defer { terminal.stop() }
+        try terminal.tmux(["pipe-pane", "-t", session, "cat >> '\(raw.path)'"])
+        let after = try await terminal.screen(of: session, once: "SECOND=", attempts: 600)
+        #expect(after.contains("EXIT=0") && after.contains("SECOND=0"), "\(after)")
+        #expect(!after.contains("signing in"), "the status line was erased:\n\(after)")
+        #expect(after.contains("MATH-301"), "\(after)")
+        let written = try String(contentsOf: raw, encoding: .utf8)
+        let status = try #require(written.range(of: "signing in to Demo University: page"), "no status line:\n\(written.debugDescription)")
+        let table = try #require(written.range(of: "MATH-301"))
+        let erase = "\r\u{1B}[K"
+        let lastErase = try #require(written.range(of: erase, options: .backwards, range: written.startIndex..<table.lowerBound))
+        #expect(status.upperBound <= lastErase.lowerBound, "the status is erased before the table is written")
+        #expect(try String(contentsOf: errors, encoding: .utf8).isEmpty, "stderr that is not a terminal gets no status")
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import UniToolTestSupport
+
+/// A real terminal for end-to-end tests: tmux runs a command in a window of a chosen size,
+/// types into it, and reads the screen back with `capture-pane`.
+struct TmuxTerminal {
+    /// The shell command that runs unitool with the sandbox's environment.
+    func unitool(in sandbox: Sandbox) -> String {
+        let environment = sandbox.environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+        return "env \(environment) '\(UniToolProcess.executable.path)'"
+    }
+
+    /// Runs `command` with `sh -c` in a new tmux session of `columns`×`rows` cells, and returns
+    /// the session's name.
+    func startSession(_ command: String, columns: Int = 120, rows: Int = 30) throws -> String {
+        let session = "unitool-\(UUID().uuidString.prefix(8))"
+        try tmux(["new-session", "-d", "-s", session, "-x", "\(columns)", "-y", "\(rows)", "sh", "-c", command])
+        return session
+    }
+
+    /// Ends the test's tmux server and every session in it.
+    func stop() { try? tmux(["kill-server"]) }
+
+    /// The screen of `session` once it shows `text`, or as it is after `attempts` looks 50 ms apart.
+    func screen(of session: String, once text: String, attempts: Int) async throws -> String {
+        var screen = ""
+        for _ in 0..<attempts {
+            // -S -: from the start of the history, for output taller than the window.
+            screen = try tmux(["capture-pane", "-p", "-S", "-", "-t", session])
+            if screen.contains(text) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return screen
+    }
+
+    /// A tmux server of the test's own (`-L`), with no configuration file, so that nothing else's
+    /// sessions or settings are touched.
+    let socket = "unitool-test-\(UUID().uuidString.prefix(8))"
+
+    /// Runs tmux through `system(3)`, which waits for the client alone. Foundation's `Process`
+    /// learns that a child ended when a socket it hands down closes, and the tmux server that
+    /// new-session starts inherits that socket and keeps it open for as long as it runs.
+    @discardableResult
+    func tmux(_ arguments: [String]) throws -> String {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket)-\(UUID().uuidString.prefix(6)).out")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let quoted = (["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments).map {
+            "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+        let status = system(quoted.joined(separator: " ") + " </dev/null >'\(output.path)' 2>/dev/null")
+        guard status == 0 else { throw TmuxFailed(arguments: arguments, status: status) }
+        return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+    }
+
+    struct TmuxFailed: Error {
+        let arguments: [String]
+        let status: Int32
+    }
+}
