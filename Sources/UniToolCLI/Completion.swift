@@ -60,6 +60,10 @@ struct CompletionsCommand: AsyncParsableCommand {
 }
 
 /// `unitool __complete WORD...`: the candidates for the last word, one per line.
+///
+/// Everything comes from what unitool knows now: the portals and recipes installed, each
+/// built-in subcommand's own options (read from its help, so that a subcommand is never offered
+/// a flag it would reject), the settings, and the values the portal last offered for an option.
 struct Completion {
     /// The words after `unitool` (global options before the command already taken out), the
     /// last one being the word under the cursor (possibly empty).
@@ -74,19 +78,14 @@ struct Completion {
     func candidates() -> [String] {
         var words = globals + self.words
         let current = words.popLast() ?? ""
-        let environment = try? CommandEnvironment(options: GlobalOptions.parse(GlobalOptions.arguments(in: words)))
+        // An option waiting for its value (the cursor's word) is left out, or nothing would parse.
+        var settled = words
+        if let last = settled.last, GlobalOptions.valueOptions.contains(last) { settled.removeLast() }
+        let environment = try? CommandEnvironment(options: GlobalOptions.parse(GlobalOptions.arguments(in: settled)))
         let catalog = environment?.catalog
         let portalID = try? environment?.portalID()
+        let portals = catalog.map { Array($0.portals.keys).sorted() } ?? []
 
-        // The value of an option given just before the cursor.
-        if let previous = words.last, previous.hasPrefix("--") {
-            switch previous {
-            case "--portal": return filter(catalog.map { Array($0.portals.keys).sorted() } ?? [], current)
-            case "--format": return filter(OutputFormat.allCases.map(\.rawValue), current)
-            case "--recipes", "--trace": return []
-            default: break
-            }
-        }
         // Find the command: the first word that is not a global option or its value.
         var index = 0
         var command: String?
@@ -103,27 +102,39 @@ struct Completion {
             command = word
             break
         }
+        let recipe = command.flatMap { name in recipes(catalog, portal: portalID).first { $0.command == name } }
+        // The value of an option given just before the cursor.
+        if let previous = words.last, previous.hasPrefix("-") {
+            switch previous {
+            case "--portal": return filter(portals, current)
+            case "--format": return filter(OutputFormat.allCases.map(\.rawValue), current)
+            case "--fields": return Self.listItems(recipe?.columns ?? [], current, descending: false)
+            case "--sort": return Self.listItems(recipe?.columns ?? [], current, descending: true)
+            case "--recipes", "--trace", "--user", "--timeout", "--connect-timeout": return []
+            default: break
+            }
+        }
         let globalFlags = (GlobalOptions.valueOptions.union(GlobalOptions.flagOptions)).filter { $0.hasPrefix("--") }.sorted()
         guard let command else {
             if current.hasPrefix("-") { return filter(globalFlags + ["--help", "--version"], current) }
-            var names = Array(Dispatcher.builtins.keys) + ["help"]
-            names += recipes(catalog, portal: portalID).map(\.command)
-            names += Plugins.all().map(\.name)
-            return filter(Array(Set(names)).sorted(), current)
+            return filter(commandNames(catalog, portal: portalID), current)
         }
         let rest = Array(words[(index + 1)...])
-        if let builtin = Dispatcher.builtins[command] {
-            let subcommands = builtin.configuration.subcommands.compactMap { $0.configuration.commandName ?? "\($0)".lowercased() }
-            if current.hasPrefix("-") { return filter(globalFlags + ["--help"], current) }
-            if rest.isEmpty { return filter(subcommands, current) }
-            return []
+        if command == "help" {
+            return rest.isEmpty ? filter(commandNames(catalog, portal: portalID).filter { $0 != "help" }, current) : []
         }
-        guard let recipe = recipes(catalog, portal: portalID).first(where: { $0.command == command }) else { return [] }
+        if let builtin = Dispatcher.builtins[command] {
+            return builtinCandidates(builtin, path: [command], rest: rest, current: current, portals: portals)
+        }
+        guard let recipe else { return [] }
         if let previous = rest.last, previous.hasPrefix("--") {
             let name = String(previous.dropFirst(2))
             if name == "source" { return filter(recipe.sources.compactMap(\.name), current) }
             if let option = recipe.options.first(where: { $0.name == name }) {
                 var values = option.allowedValues + option.resolve.keys.sorted()
+                if let portalID {
+                    values += OfferedValuesStore().load(portal: portalID, command: recipe.command, option: option.name) ?? []
+                }
                 if option.filter?.test == .weekday { values += ["today", "mon", "tue", "wed", "thu", "fri", "sat", "sun"] }
                 if option.filter?.test == .since || option.filter?.test == .until { values += ["today", "7d", "30d"] }
                 return filter(values, current)
@@ -133,16 +144,116 @@ struct Completion {
             var flags = recipe.options.map { "--\($0.name)" }
             if recipe.sources.count > 1 { flags.append("--source") }
             if recipe.totals != nil { flags.append("--summary") }
-            return filter(flags + ["--fields", "--json", "--format", "--help"], current)
+            return filter(flags + globalFlags + ["--help"], current)
         }
         if rest.filter({ !$0.hasPrefix("-") }).isEmpty { return filter(recipe.actions.map(\.name), current) }
         return []
+    }
+
+    /// A built-in command's subcommands, options and arguments, following the subcommands
+    /// already typed (`config set <TAB>`).
+    private func builtinCandidates(
+        _ builtin: any ParsableCommand.Type, path: [String], rest: [String], current: String, portals: [String]
+    ) -> [String] {
+        var type = builtin
+        var path = path
+        var positional: [String] = []
+        var index = 0
+        while index < rest.count {
+            let word = rest[index]
+            index += 1
+            if let subcommand = Self.subcommands(of: type).first(where: { Self.name(of: $0) == word }), positional.isEmpty {
+                type = subcommand
+                path.append(word)
+            } else if word.hasPrefix("-") {
+                if Self.options(of: type).first(where: { $0.name == word })?.takesValue == true { index += 1 }
+            } else {
+                positional.append(word)
+            }
+        }
+        if let previous = rest.last, let option = Self.options(of: type).first(where: { $0.name == previous }), option.takesValue {
+            return []  // a number, a file, a version: nothing to offer
+        }
+        if current.hasPrefix("-") { return filter(Self.options(of: type).map(\.name), current) }
+        let subcommands = Self.subcommands(of: type).map(Self.name(of:))
+        if !subcommands.isEmpty, positional.isEmpty { return filter(subcommands, current) }
+        switch (path.joined(separator: " "), positional.count) {
+        case ("config get", 0), ("config set", 0), ("config unset", 0): return filter(UserConfig.keys, current)
+        case ("config set", 1):
+            switch positional[0] {
+            case "portal": return filter(portals, current)
+            case "format": return filter(OutputFormat.allCases.map(\.rawValue), current)
+            default: return []
+            }
+        case ("completions", 0): return filter(CompletionsCommand.Shell.allCases.map(\.rawValue), current)
+        default: return []
+        }
+    }
+
+    /// An option of a built-in command, as its help lists it.
+    struct HelpOption: Equatable {
+        var name: String
+        var takesValue: Bool
+    }
+
+    /// The long options (and `-h`-style short ones) that a command's help lists: exactly the ones
+    /// it accepts, custom names included.
+    static func options(of type: any ParsableCommand.Type) -> [HelpOption] {
+        options(inHelp: type.helpMessage(columns: 10_000))
+    }
+
+    /// The options in a help text's OPTIONS section: `  -v, --verbose`, `  --port <port>`.
+    static func options(inHelp help: String) -> [HelpOption] {
+        var options: [HelpOption] = []
+        var inOptions = false
+        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+            if !line.hasPrefix(" ") {
+                inOptions = line.hasPrefix("OPTIONS:")
+                continue
+            }
+            guard inOptions, line.hasPrefix("  "), line.dropFirst(2).first == "-" else { continue }
+            let declaration = line.dropFirst(2).prefix { $0 != " " || true }
+            let tokens = declaration.split(separator: " ", omittingEmptySubsequences: true)
+            let takesValue = tokens.dropFirst().first?.hasPrefix("<") == true || (tokens.count > 2 && tokens[2].hasPrefix("<"))
+            for token in tokens.prefix(2) where token.hasPrefix("--") || (token.hasPrefix("-") && token.count == 3) {
+                let name = token.hasSuffix(",") ? String(token.dropLast()) : String(token)
+                if name.hasPrefix("--") { options.append(HelpOption(name: name, takesValue: takesValue)) }
+            }
+        }
+        return options
+    }
+
+    static func subcommands(of type: any ParsableCommand.Type) -> [any ParsableCommand.Type] {
+        type.configuration.subcommands
+    }
+
+    static func name(of type: any ParsableCommand.Type) -> String {
+        type.configuration.commandName ?? "\(type)".lowercased()
+    }
+
+    private func commandNames(_ catalog: RecipeCatalog?, portal: String?) -> [String] {
+        var names = Array(Dispatcher.builtins.keys) + ["help", "version"]
+        names += recipes(catalog, portal: portal).map(\.command)
+        names += Plugins.all().map(\.name)
+        return Array(Set(names)).sorted()
     }
 
     private func recipes(_ catalog: RecipeCatalog?, portal: String?) -> [DataRecipe] {
         guard let catalog else { return [] }
         if let portal { return Array((catalog.dataRecipes[portal] ?? [:]).values) }
         return catalog.dataRecipes.values.flatMap(\.values)
+    }
+
+    /// Comma-separated field names (`--fields course,gr<TAB>`): the word so far, then each field
+    /// not yet in it; with `descending`, a field may start with `-` (`--sort -due`).
+    static func listItems(_ fields: [String], _ current: String, descending: Bool) -> [String] {
+        let done = current.split(separator: ",", omittingEmptySubsequences: false).dropLast().map(String.init)
+        let prefix = done.isEmpty ? "" : done.joined(separator: ",") + ","
+        let last = current.hasSuffix(",") ? "" : String(current.split(separator: ",", omittingEmptySubsequences: false).last ?? "")
+        let used = Set(done.map { $0.hasPrefix("-") ? String($0.dropFirst()) : $0 })
+        let sign = descending && last.hasPrefix("-") ? "-" : ""
+        let stem = sign.isEmpty ? last : String(last.dropFirst())
+        return fields.filter { !used.contains($0) && $0.hasPrefix(stem) }.map { prefix + sign + $0 }
     }
 
     private func filter(_ candidates: [String], _ prefix: String) -> [String] {

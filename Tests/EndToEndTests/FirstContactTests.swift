@@ -103,6 +103,14 @@ struct FirstContactTests {
         #expect(outcome.exitCode == 64, "\(outcome)")
         #expect(outcome.stderr.contains("2025-fall, 2026-spring, 2026-fall"), "\(outcome)")
         #expect(outcome.stdout.isEmpty)
+        // With the portal out of reach, the list it offered last time still names the typo;
+        // a value it did offer is an outage, reported as such.
+        let offline = ["UNITOOL_DEMO_URL": "http://127.0.0.1:9"]
+        let typo = try await run(["--portal", "demo", "grades", "--term", "fall"], extra: offline)
+        #expect(typo.exitCode == 64, "\(typo)")
+        #expect(typo.stderr.contains("when it was last reached") && typo.stderr.contains("2026-spring"), "\(typo)")
+        let outage = try await run(["--portal", "demo", "grades", "--term", "2026-spring"], extra: offline)
+        #expect(outage.exitCode == 20, "\(outage)")
     }
 
 }

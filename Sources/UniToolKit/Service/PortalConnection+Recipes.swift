@@ -20,7 +20,19 @@ extension PortalConnection {
                 .usage, "'\(sourceName ?? "")' is not a source of '\(recipe.command)'",
                 hint: "use one of: \(recipe.sources.compactMap(\.name).joined(separator: ", "))")
         }
-        try await ensureTermsAccepted()
+        do {
+            try await ensureTermsAccepted()
+            return try await run(recipe, options: given, source: source, today: today)
+        } catch let error as UniToolError where error.kind == .portalUnreachable || error.kind == .portalTimeout {
+            // Offline, the values the portal listed last time still tell a typo from an outage.
+            if let unknown = unknownValueAsLastSeen(of: recipe, given: given) { throw unknown }
+            throw error
+        }
+    }
+
+    private func run(_ recipe: DataRecipe, options given: [String: String], source: DataRecipe.Source, today: String)
+        async throws -> RecordSet
+    {
         let (runs, filters) = try await resolveOptions(of: recipe, given: given)
         let extractor = RecordExtractor(recipe: recipe, source: source, today: today)
         let sets: [[Record]]
@@ -61,17 +73,37 @@ extension PortalConnection {
                 let address = try? list.fetch.render(given, encode: Template.urlEncode)
             else { continue }
             let page = try await loadPage(address)
-            let offered: [String]
-            switch try page.document(charsetOverride: portal.charsetOverride(for: page.url)).evaluate(list.xpath) {
-            case .nodes(let nodes): offered = nodes.map { $0.text.collapsingWhitespace() }.filter { !$0.isEmpty }
-            case let other: offered = [other.stringValue.collapsingWhitespace()].filter { !$0.isEmpty }
-            }
+            let offered = try values(of: list.xpath, on: page.document(charsetOverride: portal.charsetOverride(for: page.url)))
+            offeredValues.save(offered, portal: portal.id, command: recipe.command, option: option.name)
             guard !offered.isEmpty, !offered.contains(value) else { continue }
             return UniToolError(
                 .usage, "'\(value)' is not a value the portal offers for --\(option.name)",
                 hint: "the portal offers: \((offered + option.resolve.keys.sorted()).joined(separator: ", "))")
         }
         return nil
+    }
+
+    /// The same check against the values the portal offered when it was last asked, for when it
+    /// cannot be asked now.
+    func unknownValueAsLastSeen(of recipe: DataRecipe, given: [String: String]) -> UniToolError? {
+        for option in recipe.options where option.filter == nil {
+            guard let value = given[option.name], option.resolve[value] == nil,
+                let offered = offeredValues.load(portal: portal.id, command: recipe.command, option: option.name),
+                !offered.contains(value)
+            else { continue }
+            return UniToolError(
+                .usage, "'\(value)' is not a value the portal offered for --\(option.name) when it was last reached",
+                hint: "it offered: \((offered + option.resolve.keys.sorted()).joined(separator: ", ")); the portal cannot be reached now")
+        }
+        return nil
+    }
+
+    /// The non-empty texts an XPath finds: the values of a selector's options.
+    func values(of xpath: String, on document: Document) throws -> [String] {
+        switch try document.evaluate(xpath) {
+        case .nodes(let nodes): return nodes.map { $0.text.collapsingWhitespace() }.filter { !$0.isEmpty }
+        case let other: return [other.stringValue.collapsingWhitespace()].filter { !$0.isEmpty }
+        }
     }
 
     /// Every page of one run of a source: the first, then each `next` link up to `max_pages`.
@@ -128,12 +160,16 @@ extension PortalConnection {
         for option in recipe.options where option.filter == nil {
             let value = values[option.name]!
             if let resolution = option.resolve[value] {
-                let page = try await loadPage(try resolution.fetch.render(values, encode: Template.urlEncode))
+                let address = try resolution.fetch.render(values, encode: Template.urlEncode)
+                let page = try await loadPage(address)
                 let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
-                let found: [String]
-                switch try document.evaluate(resolution.xpath) {
-                case .nodes(let nodes): found = nodes.map { $0.text.collapsingWhitespace() }.filter { !$0.isEmpty }
-                case let other: found = [other.stringValue.collapsingWhitespace()].filter { !$0.isEmpty }
+                let found = try self.values(of: resolution.xpath, on: document)
+                // The selector's whole list is usually on the same page: keep it, at no cost.
+                if let list = option.resolve.values.first(where: \.many),
+                    (try? list.fetch.render(values, encode: Template.urlEncode)) == address,
+                    let offered = try? self.values(of: list.xpath, on: document)
+                {
+                    offeredValues.save(offered, portal: portal.id, command: recipe.command, option: option.name)
                 }
                 guard !found.isEmpty else {
                     let error = UniToolError(

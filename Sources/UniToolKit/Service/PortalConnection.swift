@@ -38,6 +38,8 @@ public final class PortalConnection: Sendable {
 
     /// How this connection treats the terms of use (`TermsPolicy`).
     let terms: TermsPolicy
+    /// The values the portal last offered for each option, for completion and offline checks.
+    let offeredValues: OfferedValuesStore
     /// Set once the terms were found accepted (or accepted now) on this connection.
     private let termsCleared = Mutex(false)
 
@@ -51,8 +53,9 @@ public final class PortalConnection: Sendable {
     public init(
         portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, keepsSession: Bool = true,
         sessions: SessionStore = SessionStore(), configuration: HTTPSession.Configuration = .init(), startEmpty: Bool = false,
-        terms: TermsPolicy = TermsPolicy(), logger: Logger
+        terms: TermsPolicy = TermsPolicy(), offeredValues: OfferedValuesStore = OfferedValuesStore(), logger: Logger
     ) {
+        self.offeredValues = offeredValues
         let store = keepsSession ? sessions : nil
         self.portal = portal
         self.user = user

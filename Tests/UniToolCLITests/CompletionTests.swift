@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import Testing
+
+@testable import UniToolCLI
+
+/// The pure parts of completion: options read from a command's help, and comma-separated lists.
+@Suite("Completion candidates")
+struct CompletionTests {
+    @Test("options are read from the OPTIONS section only, with whether they take a value")
+    func optionsFromHelp() {
+        let help = """
+            OVERVIEW: Serve the demo.
+
+            Mention of --not-an-option in the discussion.
+
+            USAGE: demo serve [--port <port>] [--verbose]
+
+            OPTIONS:
+              --port <port>           The port.
+                                      Continued --nor-this.
+              -v, --verbose           Log.
+              --connect-timeout <seconds>
+                                      Give up.
+              -h, --help              Show help information.
+
+            """
+        let options = Completion.options(inHelp: help)
+        #expect(options.map(\.name) == ["--port", "--verbose", "--connect-timeout", "--help"])
+        #expect(options.map(\.takesValue) == [true, false, true, false])
+    }
+
+    @Test("a built-in subcommand offers its own options, and no global flag it would reject")
+    func builtinOptions() {
+        let serve = Completion.options(of: DemoCommand.Serve.self).map(\.name)
+        #expect(serve.contains("--port"))
+        #expect(!serve.contains("--portal"))
+        let test = Completion.options(of: RecipesCommand.Test.self).map(\.name)
+        #expect(test.contains("--update"))
+        #expect(Completion.options(of: DemoCommand.Serve.self).first { $0.name == "--port" }?.takesValue == true)
+    }
+
+    @Test("--fields and --sort complete one item of a comma-separated list at a time")
+    func listItems() {
+        let fields = ["term", "course", "code", "credits"]
+        #expect(Completion.listItems(fields, "", descending: false) == fields)
+        #expect(Completion.listItems(fields, "c", descending: false) == ["course", "code", "credits"])
+        #expect(Completion.listItems(fields, "course,c", descending: false) == ["course,code", "course,credits"])
+        #expect(Completion.listItems(fields, "course,", descending: false) == ["course,term", "course,code", "course,credits"])
+        #expect(Completion.listItems(fields, "-cr", descending: true) == ["-credits"])
+        #expect(Completion.listItems(fields, "-term,-c", descending: true) == ["-term,-course", "-term,-code", "-term,-credits"])
+        #expect(Completion.listItems(fields, "-c", descending: false).isEmpty, "no descending for --fields")
+    }
+}
