@@ -17,7 +17,12 @@ struct ConfigCommand: AsyncParsableCommand {
         subcommands: [Get.self, Set.self, Unset.self, Path.self], defaultSubcommand: Get.self)
 
     struct Get: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print one setting, or all of them.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print one setting, or all of them.",
+            discussion: """
+                'user' is the user of the portal in use (--portal, UNITOOL_PORTAL, the 'portal' setting, or the
+                only portal installed). Without a key, every setting, with the users of every portal.
+                """)
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "portal, user or format. Without it, every setting.") var key: String?
 
@@ -25,28 +30,52 @@ struct ConfigCommand: AsyncParsableCommand {
             let config = try UserConfig.load()
             if let key {
                 try UserConfig.validate(key: key, value: key == "format" ? "table" : "")
+                if key == "user" {
+                    let portal = try ConfigCommand.portal(globals)
+                    guard let user = config.user(forPortal: portal.id, isDemo: portal.isDemo) else {
+                        throw UniToolError(
+                            .usage, "no user is set for portal '\(portal.id)'",
+                            hint: "set one with 'unitool config set user NAME --portal \(portal.id)'")
+                    }
+                    print(user.user)
+                    return
+                }
                 guard let value = config[key] else {
                     throw UniToolError(.usage, "'\(key)' is not set", hint: "set it with 'unitool config set \(key) VALUE'")
                 }
                 print(value)
                 return
             }
-            let records = UserConfig.keys.map {
-                Record(fields: [("key", .string($0)), ("value", config[$0].map(FieldValue.string) ?? .null)])
-            }
+            var rows: [(String, String?)] = [("portal", config["portal"]), ("format", config["format"])]
+            if let legacy = config.legacyUser { rows.append(("user", legacy)) }
+            rows += config.users.keys.sorted().map { ("users.\($0)", config.users[$0]) }
+            let records = rows.map { Record(fields: [("key", .string($0.0)), ("value", $0.1.map(FieldValue.string) ?? .null)]) }
             let set = RecordSet(columns: ["key", "value"], records: records)
             print(globals.outputFormat.render(set, style: .forStandardOutput()), terminator: "")
         }
     }
 
     struct Set: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a setting.")
+        static let configuration = CommandConfiguration(
+            abstract: "Change a setting.",
+            discussion: """
+                'user' is kept per portal: 'config set user jdoe' sets the user of the portal in use, and
+                '--portal myuni' names another. The demo never uses a user set for another portal.
+                Examples:
+                  unitool config set portal myuni
+                  unitool config set user jdoe --portal myuni
+                  unitool config set format json
+                """)
+        @OptionGroup var globals: GlobalOptions
         @Argument(help: "portal, user or format.") var key: String
         @Argument(help: "The new value.") var value: String
 
         func run() async throws {
             try UserConfig.validate(key: key, value: value)
-            if key == "portal" {
+            var config = try UserConfig.load()
+            var place = ""
+            switch key {
+            case "portal":
                 // A default portal that does not exist would break every later command.
                 let catalog = try RecipeCatalog(
                     directories: CommandEnvironment.ownRecipeDirectories, reservedCommands: Dispatcher.reservedCommands)
@@ -59,24 +88,46 @@ struct ConfigCommand: AsyncParsableCommand {
                         hint: "installed portals: \(known.joined(separator: ", "))" + (nearest.map { "; did you mean '\($0)'?" } ?? "")
                             + "; a new university is a folder of recipes in \(RecipeCatalog.userDirectory.path)")
                 }
+                config[key] = value
+            case "user":
+                let portal = try ConfigCommand.portal(globals)
+                // A top-level user from an older file becomes this portal's, if it was.
+                if config.user(forPortal: portal.id, isDemo: portal.isDemo)?.key == "user" { config.legacyUser = nil }
+                config.users[portal.id] = value
+                place = " for portal \(portal.id)"
+            default:
+                config[key] = value
             }
-            var config = try UserConfig.load()
-            config[key] = value
             try config.save()
-            FileHandle.standardError.write(Data("\(key) = \(value) (in \(UserConfig.file.path))\n".utf8))
+            FileHandle.standardError.write(
+                Data("\(key) = \(TerminalText.escaped(value))\(place) (in \(UserConfig.file.path))\n".utf8))
         }
     }
 
     struct Unset: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a setting.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a setting.", discussion: "'user' is the user of the portal in use, or of --portal.")
+        @OptionGroup var globals: GlobalOptions
         @Argument(help: "portal, user or format.") var key: String
 
         func run() async throws {
             try UserConfig.validate(key: key, value: key == "format" ? "table" : "")
             var config = try UserConfig.load()
-            config[key] = nil
+            if key == "user" {
+                let portal = try ConfigCommand.portal(globals)
+                if config.user(forPortal: portal.id, isDemo: portal.isDemo)?.key == "user" { config.legacyUser = nil }
+                config.users[portal.id] = nil
+            } else {
+                config[key] = nil
+            }
             try config.save()
         }
+    }
+
+    /// The portal a `user` setting is about: the one in use.
+    static func portal(_ globals: GlobalOptions) throws -> PortalRecipe {
+        let environment = try CommandEnvironment(options: globals)
+        return try environment.catalog.portal(try environment.portalID())
     }
 
     struct Path: AsyncParsableCommand {

@@ -34,9 +34,14 @@ final class CommandEnvironment: Sendable {
     /// `config.yaml`: the defaults below flags and environment variables.
     let config: UserConfig
 
-    /// The user named by --user, $UNITOOL_USER or config.yaml, in that order.
-    var explicitUser: String? {
-        options.user ?? ProcessInfo.processInfo.environment["UNITOOL_USER"].flatMap { $0.isEmpty ? nil : $0 } ?? config["user"]
+    /// The flags, the environment and config.yaml, weighed in that order (`Settings`).
+    var settings: Settings {
+        Settings(portalFlag: options.portal, userFlag: options.user, environment: ProcessInfo.processInfo.environment, config: config)
+    }
+
+    /// The user named for this portal by --user, $UNITOOL_USER or config.yaml, with its origin.
+    func namedUser(for portal: PortalRecipe) -> Setting? {
+        settings.user(forPortal: portal.id, isDemo: portal.isDemo)
     }
 
     static func makeLogger(verbose: Bool) -> Logger {
@@ -52,10 +57,16 @@ final class CommandEnvironment: Sendable {
 
     /// The portal the user chose, or the only one there is.
     func portalID() throws -> String {
-        if let portal = options.portal ?? ProcessInfo.processInfo.environment["UNITOOL_PORTAL"].flatMap({ $0.isEmpty ? nil : $0 })
-            ?? config["portal"], !portal.isEmpty
-        {
+        if let setting = settings.portal {
+            let portal = setting.value
             try PortalID.validate(portal)
+            guard catalog.portals[portal] != nil else {
+                let known = catalog.portals.keys.sorted()
+                let nearest = closestMatch(to: portal, in: known)
+                throw UniToolError(
+                    .recipeNotFound, "there is no portal '\(portal)' (from \(setting.origin))",
+                    hint: "installed portals: \(known.joined(separator: ", "))" + (nearest.map { "; did you mean '\($0)'?" } ?? ""))
+            }
             return portal
         }
         let ids = catalog.portals.keys.sorted()
@@ -147,7 +158,8 @@ final class CommandEnvironment: Sendable {
     /// Where the password will come from, decided before any request so that a missing
     /// password is reported at once. The password itself is read only when a login needs it.
     func credentialProvider(for portal: PortalRecipe) throws -> (user: String, provide: CredentialProvider) {
-        let explicitUser = self.explicitUser
+        let named = namedUser(for: portal)
+        let explicitUser = named?.value
         let trace = self.trace
         var given: Secret?
         let user: String
@@ -167,8 +179,20 @@ final class CommandEnvironment: Sendable {
             throw UniToolError(
                 .usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
         }
-        let credentials = Self.credentials(for: Account(portal: portal, user: user), given: given, trace: trace)
-        return (user, { credentials })
+        var credentials = Self.credentials(for: Account(portal: portal, user: user), given: given, trace: trace)
+        if let named, !options.passwordStdin {
+            // A missing or wrong password for a user from a setting says where that user came from.
+            let password = credentials.password
+            credentials.password = {
+                do {
+                    return try password()
+                } catch let error as UniToolError {
+                    throw error.adding(note: "the user '\(named.value)' comes from \(named.origin)")
+                }
+            }
+        }
+        let provided = credentials
+        return (user, { provided })
     }
 
     /// The CLI's sources for `Account.credentials`: `UNITOOL_PASSWORD_COMMAND`, and one-time
@@ -213,7 +237,7 @@ final class CommandEnvironment: Sendable {
 
     /// The user a command is about: --user, $UNITOOL_USER, or the demo's default user.
     func user(for portal: PortalRecipe) throws -> String {
-        if let user = explicitUser { return user }
+        if let user = namedUser(for: portal)?.value { return user }
         if portal.isDemo { return DemoData.defaultUser.username }
         throw UniToolError(.usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
     }

@@ -87,7 +87,7 @@ enum Plugins {
             // session; the plugin gets an empty stdin, so it never sees the password.
             if options.passwordStdin {
                 let portal = try environment.catalog.portal(try environment.portalID())
-                guard let user = environment.explicitUser ?? (try? environment.user(for: portal)) else {
+                guard let user = try? environment.user(for: portal) else {
                     throw UniToolError(.usage, "--password-stdin needs --user", hint: "for example: --user jdoe")
                 }
                 host.usePassword(try PasswordInput.readStandardInput(), portal: portal.id, user: user)

@@ -153,7 +153,7 @@ extension CommandEnvironment {
     /// API is behind the login needs one (and says so). With a user, the API is asked through
     /// that user's session, logging in under the usual credential rules if the portal wants it.
     func termsIdentity(for portal: PortalRecipe) throws -> (user: String, credentials: CredentialProvider, savedSession: Bool) {
-        if explicitUser != nil || portal.isDemo {
+        if namedUser(for: portal) != nil || portal.isDemo {
             let credentials = try credentialProvider(for: portal)
             return (credentials.user, credentials.provide, true)
         }

@@ -74,6 +74,11 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
     /// What the user can do about it.
     public let hint: String?
 
+    /// The same error with a note before its hint: where a setting it used came from.
+    public func adding(note: String) -> UniToolError {
+        UniToolError(kind, message, hint: hint.map { "\(note); \($0)" } ?? note)
+    }
+
     public init(_ kind: Kind, _ message: String, hint: String? = nil) {
         self.kind = kind
         self.message = message

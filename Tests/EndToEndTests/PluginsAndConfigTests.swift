@@ -242,6 +242,22 @@ struct PluginsAndConfigTests {
         let fromFlag = try await run(["library-calendar", "--format", "json"], extra: ["UNITOOL_FORMAT": "jsonl"])
         #expect(fromFlag.stdout.hasPrefix("[\n"))
 
+        // The user is per portal: set for 'campus', it is used there (and the error says where it
+        // came from), while the demo keeps its own default user.
+        try await DemoUniversity.withRunning { demo in
+            try sandbox.installPortalCopy("campus", at: demo.baseURL, commands: ["grades"])
+            try sandbox.acceptTerms(portal: "campus", version: DemoUniversity.initialTermsVersion)
+            try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+            let set = try await run(["config", "set", "user", "jdoe", "--portal", "campus"])
+            #expect(set.exitCode == 0 && set.stderr.contains("for portal campus"), "\(set)")
+            #expect(try await run(["config", "get", "user", "--portal", "campus"]).stdout == "jdoe\n")
+            let demoGrades = try await sandbox.run(["--portal", "demo", "grades", "--format", "json"], demo: demo.baseURL)
+            #expect(demoGrades.exitCode == 0, "the demo does not take campus's user: \(demoGrades)")
+            let campus = try await run(["--portal", "campus", "grades"], extra: ["UNITOOL_PASSWORD_COMMAND": "false"])
+            #expect(campus.exitCode != 0, "\(campus)")
+            #expect(campus.stderr.contains("the user 'jdoe' comes from ") && campus.stderr.contains("config.yaml:"), "\(campus)")
+        }
+
         try "format: [oops\n".write(
             to: sandbox.root.appendingPathComponent("config/unitool/config.yaml"), atomically: true, encoding: .utf8)
         let broken = try await run(["library-calendar"])

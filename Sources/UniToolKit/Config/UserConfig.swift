@@ -4,21 +4,42 @@ import Yams
 /// The user's defaults: `$XDG_CONFIG_HOME/unitool/config.yaml`.
 ///
 ///     portal: myuni
-///     user: jdoe
 ///     format: table
+///     users:
+///       myuni: jdoe
 ///
-/// Flags win over environment variables (`UNITOOL_PORTAL`, `UNITOOL_USER`, `UNITOOL_FORMAT`),
-/// which win over this file.
+/// The user is kept per portal, so that the user of one university is never sent to another
+/// (or to the demo). Flags win over environment variables (`UNITOOL_PORTAL`, `UNITOOL_USER`,
+/// `UNITOOL_FORMAT`), which win over this file; ``Settings`` decides, and says which one won.
 public struct UserConfig: Sendable, Equatable {
+    /// The settings `config get|set|unset` take. `user` is stored per portal.
     public static let keys = ["portal", "user", "format"]
 
+    /// `portal` and `format`.
     public var values: [String: String] = [:]
+    /// The user per portal id.
+    public var users: [String: String] = [:]
+    /// A `user:` at the top level, as files written before users were per portal have it. It is
+    /// read as the user of the file's `portal`, and never for the demo; `config set user`
+    /// replaces it with a per-portal entry.
+    public var legacyUser: String?
+    /// The line each setting is on (`portal`, `format`, `user`, `users.myuni`), for messages that
+    /// say where a setting came from.
+    public var lines: [String: Int] = [:]
 
-    public init(values: [String: String] = [:]) { self.values = values }
+    public init(values: [String: String] = [:], users: [String: String] = [:], legacyUser: String? = nil) {
+        self.values = values
+        self.users = users
+        self.legacyUser = legacyUser
+    }
 
     public subscript(key: String) -> String? {
         get { values[key] }
         set { values[key] = newValue }
+    }
+
+    public static func == (lhs: UserConfig, rhs: UserConfig) -> Bool {
+        lhs.values == rhs.values && lhs.users == rhs.users && lhs.legacyUser == rhs.legacyUser
     }
 
     public static var file: URL { XDGDirectories.config.appendingPathComponent("config.yaml") }
@@ -33,10 +54,24 @@ public struct UserConfig: Sendable, Equatable {
         do {
             let reader = try RecipeReader(file: file.path, text: text.isEmpty ? "{}" : text)
             let top = try reader.top
-            try top.allowOnly(keys)
+            try top.allowOnly(["portal", "user", "format", "users"])
             var config = UserConfig()
-            for key in keys {
-                if let value = try top.string(key) { config.values[key] = value }
+            for key in ["portal", "format"] {
+                if let value = try top.string(key) {
+                    config.values[key] = value
+                    config.lines[key] = top.line(of: key)
+                }
+            }
+            if let user = try top.string("user") {
+                config.legacyUser = user
+                config.lines["user"] = top.line(of: "user")
+            }
+            if let users = try top.mappingReader("users") {
+                for portal in users.keys {
+                    try PortalID.validate(portal)
+                    config.users[portal] = try users.requiredString(portal)
+                    config.lines["users.\(portal)"] = users.line(of: portal)
+                }
             }
             if let format = config.values["format"], OutputFormat(rawValue: format) == nil {
                 throw top.error("format", "'\(format)' is not one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -54,6 +89,14 @@ public struct UserConfig: Sendable, Equatable {
     /// `load()` has already reported any problem.
     public static var current: UserConfig { (try? load()) ?? UserConfig() }
 
+    /// The user the file names for a portal: its own entry, or a top-level `user:` from an older
+    /// file, which belongs to the file's `portal` (never to the demo), with the key it came from.
+    public func user(forPortal portal: String, isDemo: Bool) -> (user: String, key: String)? {
+        if let user = users[portal] { return (user, "users.\(portal)") }
+        if let legacyUser, !isDemo, values["portal"] == nil || values["portal"] == portal { return (legacyUser, "user") }
+        return nil
+    }
+
     /// Checks a value before `set` writes it.
     public static func validate(key: String, value: String) throws {
         guard keys.contains(key) else {
@@ -70,11 +113,17 @@ public struct UserConfig: Sendable, Equatable {
 
     /// Writes the file atomically, in a fixed key order so that diffs stay small.
     public func save(to file: URL = UserConfig.file) throws {
+        func quoted(_ value: String) throws -> String {
+            try Yams.dump(object: value).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         var text = "# unitool settings; see 'unitool config --help'\n"
-        for key in Self.keys {
-            if let value = values[key] {
-                text += "\(key): \(try Yams.dump(object: value).trimmingCharacters(in: .whitespacesAndNewlines))\n"
-            }
+        for key in ["portal", "format"] {
+            if let value = values[key] { text += "\(key): \(try quoted(value))\n" }
+        }
+        if let legacyUser { text += "user: \(try quoted(legacyUser))\n" }
+        if !users.isEmpty {
+            text += "users:\n"
+            for portal in users.keys.sorted() { text += "  \(try quoted(portal)): \(try quoted(users[portal]!))\n" }
         }
         try AtomicFile.write(Data(text.utf8), to: file, mode: 0o600)
     }

@@ -114,6 +114,9 @@ struct MappingReader {
 
     func child(_ key: String) -> Node? { index[key] }
 
+    /// The 1-based line of a key's value in the file, for messages that point at a setting.
+    func line(of key: String) -> Int? { child(key)?.mark.map { $0.line } }
+
     private func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     /// Refuses keys the format does not know, and suggests the nearest known one: a typo in a
