@@ -204,6 +204,7 @@ public struct LoginFlow: Sendable {
             let start = try portal.url(for: portal.login.start)
             step?.submitted = "GET \(start.redactedForLog)"
             logger.debug("'\(rule.name)': the portal's session timed out; starting a fresh login at \(start.redactedForLog)")
+            ServiceProgress.report("the login page of \(portal.name) had expired ('\(rule.name)'); signing in again")
             return try await session.get(start)
         default:
             break

@@ -149,7 +149,12 @@ public struct OneTimeCodeSource: Sendable {
         }
         if let prompt {
             return try fresh { last in
+                // A code sent moments ago means the login is being asked again (the portal started
+                // it over after an expired page): say so, or the second prompt looks like a fault.
                 var question = "One-time code for \(user) on \(portal): "
+                if let last, now().timeIntervalSince(last.sentAt) < 120 {
+                    question = "The portal started the login over, so it needs a new one-time code for \(user) on \(portal): "
+                }
                 for _ in 0..<3 {
                     guard let code = prompt(question), !code.isEmpty else { break }
                     if OneTimeCodeSchedule.maySend(digest: digest(code), last: last, now: now()) { return (code, nil) }

@@ -76,4 +76,29 @@ struct OneTimeCodeTests {
             (error as? UniToolError)?.kind == .mfaRequired && "\(error)".contains("UNITOOL_TOTP_COMMAND")
         }
     }
+
+    @Test("a code asked for again moments after one was sent says that the portal started the login over")
+    func promptAgainSaysWhy() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("otp-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let questions = Mutex<[String]>([])
+        let answers = Mutex(["123456", "654321", "777777"])
+        var source = OneTimeCodeSource(
+            portal: "demo", user: "yuki", storedGenerator: { nil },
+            prompt: { question in
+                questions.withLock { $0.append(question) }
+                return answers.withLock { $0.removeFirst() }
+            },
+            ledger: OneTimeCodeLedger(portal: "demo", user: "yuki", store: SessionStore(directory: folder)))
+        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        source.now = { clock.withLock { $0 } }
+        #expect(try source.code().reveal() == "123456")
+        #expect(try source.code().reveal() == "654321")
+        clock.withLock { $0 += 600 }
+        #expect(try source.code().reveal() == "777777")
+        let asked = questions.withLock { $0 }
+        #expect(asked[0].hasPrefix("One-time code for yuki"))
+        #expect(asked[1].contains("started the login over"), "\(asked)")
+        #expect(asked[2].hasPrefix("One-time code for yuki"), "ten minutes later it is a new login: \(asked)")
+    }
 }
