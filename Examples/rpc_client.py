@@ -14,6 +14,19 @@ import subprocess
 import sys
 
 
+class UnitoolError(Exception):
+    """An error answer: unitool's message, its kind and hint, and the exit code the command line
+    would have used (docs/RPC.md, "Errors")."""
+
+    def __init__(self, error):
+        data = error.get("data") or {}
+        super().__init__(error.get("message", "unknown error"))
+        self.code = error.get("code")
+        self.kind = data.get("kind", "")
+        self.hint = data.get("hint")
+        self.exit_code = data.get("exit_code", 1)
+
+
 class UnitoolClient:
     """JSON-RPC 2.0 over the stdin and stdout of `unitool rpc`, one JSON text per line."""
 
@@ -35,17 +48,24 @@ class UnitoolClient:
             if answer.get("id") != request_id:
                 continue
             if "error" in answer:
-                error = answer["error"]
-                kind = error.get("data", {}).get("kind", "")
-                raise RuntimeError(f"{error['message']} ({kind}, code {error['code']})")
+                raise UnitoolError(answer["error"])
             return answer["result"]
-        raise RuntimeError("unitool rpc ended without answering")
+        raise UnitoolError({"message": "unitool rpc ended without answering", "data": {"kind": "internal"}})
 
     def close(self):
         self.call("shutdown")
         self.process.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "exit"}) + "\n")
         self.process.stdin.close()
         return self.process.wait(timeout=30)
+
+
+def cell(value):
+    """A JSON value as a table cell: nothing for null, whole numbers without '.0'."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def main():
@@ -55,16 +75,30 @@ def main():
     parser.add_argument("--term", default="current")
     args = parser.parse_args()
 
-    client = UnitoolClient(args.unitool)
+    try:
+        client = UnitoolClient(args.unitool)
+    except OSError as error:
+        print(f"rpc_client.py: error: cannot start {args.unitool}: {error.strerror}", file=sys.stderr)
+        print("  hint: build unitool first, or give its path with --unitool", file=sys.stderr)
+        return 1
     try:
         server = client.call("initialize", clientInfo={"name": "rpc_client.py"})
         print(f"connected to unitool {server['serverInfo']['version']}", file=sys.stderr)
         result = client.call("recipes.run", portal=args.portal, recipe="grades", options={"term": args.term})
+    except UnitoolError as error:
+        # The same two lines, and the same exit code, as the command line would give.
+        print(f"rpc_client.py: error: {error}", file=sys.stderr)
+        if error.hint:
+            print(f"  hint: {error.hint}", file=sys.stderr)
+        return error.exit_code
     finally:
-        client.close()
+        try:
+            client.close()
+        except (UnitoolError, OSError, subprocess.TimeoutExpired):
+            client.process.kill()
 
     columns = ["term", "course", "credits", "grade"]
-    rows = [[("" if record.get(c) is None else str(record.get(c))) for c in columns] for record in result["records"]]
+    rows = [[cell(record.get(c)) for c in columns] for record in result["records"]]
     widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
     print("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
     for row in rows:

@@ -201,6 +201,7 @@ struct PluginsAndConfigTests {
         let terms = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]])
         #expect(terms.count == 3)
         #expect(terms.first { $0["term"] as? String == "2026-fall" }?["gpa"] as? Double == 3.52)
+        #expect(!outcome.stdout.contains(".0,"), "whole credits are integers: \(outcome.stdout)")
     }
 
     @Test("the built-in command tree is dumped for swift-argument-parser's man page generator")

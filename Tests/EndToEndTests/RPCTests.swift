@@ -323,35 +323,31 @@ struct RPCTests {
         }
     }
 
-    @Test("the example client prints the demo grades through unitool rpc")
+    @Test("the example client prints the demo grades through unitool rpc, and an error as two lines with unitool's exit code")
     func exampleClient() async throws {
         let script = Fixtures.root.appendingPathComponent("Examples/rpc_client.py").path
         let environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }
-        // Process is started and waited for on a thread of its own, never on the cooperative pool.
-        let (status, text, stderr) = try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result { () throws -> (Int32, String, String) in
-                        let process = Process()
-                        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                        process.arguments = ["python3", script, "--unitool", UniToolProcess.executable.path]
-                        process.environment = environment
-                        let output = Pipe()
-                        let errors = Pipe()
-                        process.standardOutput = output
-                        process.standardError = errors
-                        try process.run()
-                        let data = output.fileHandleForReading.readDataToEndOfFile()
-                        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-                        process.waitUntilExit()
-                        return (
-                            process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errorData, as: UTF8.self)
-                        )
-                    })
+        func client(_ arguments: [String]) async throws -> UniToolProcess.Outcome {
+            // Started and waited for on a thread of its own, never on the cooperative pool.
+            try await withCheckedThrowingContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(
+                        with: Result {
+                            try UniToolProcess.run(
+                                URL(fileURLWithPath: "/usr/bin/env"),
+                                ["python3", script, "--unitool", UniToolProcess.executable.path] + arguments, environment: environment)
+                        })
+                }
             }
         }
-        #expect(status == 0, "\(text)\n\(stderr)")
-        #expect(text.contains("Probability Theory"))
-        #expect(text.contains("情報理論 (Information Theory)"))
+        let grades = try await client([])
+        #expect(grades.exitCode == 0, "\(grades)")
+        #expect(grades.stdout.contains("Probability Theory"))
+        #expect(grades.stdout.contains("情報理論 (Information Theory)"))
+        #expect(!grades.stdout.contains(".0 "), "whole credits print without '.0': \(grades.stdout)")
+        let typo = try await client(["--term", "fall"])
+        #expect(typo.exitCode == 64, "\(typo)")
+        #expect(typo.stderr.contains("rpc_client.py: error: ") && typo.stderr.contains("hint: "), "\(typo)")
+        #expect(!typo.stderr.contains("Traceback"), "\(typo)")
     }
 }
