@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds unitool in release mode and installs it, with its recipes, man pages and shell
+# Installs unitool (building it in release mode if no release build exists), with its recipes, man pages and shell
 # completions, under PREFIX (default: ~/.local).
 #
 #   ./Scripts/install.sh              # ~/.local/bin/unitool, ~/.local/share/...
@@ -8,20 +8,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix="${1:-$HOME/.local}"
 
-./Scripts/install-deps.sh
-swift build -c release --product unitool
-# swift-argument-parser's generate-manual plugin reads the command tree from
-# 'unitool --experimental-dump-help' and writes one page per command.
-swift package plugin generate-manual --multi-page --configuration release >&2
-
+# An existing release build (the quick start's) is installed as it is; only without one is
+# unitool built, which takes about 8 minutes on 2 cores.
 binary="$(swift build -c release --show-bin-path)/unitool"
+if [ ! -x "$binary" ]; then
+    ./Scripts/install-deps.sh
+    echo "building unitool (release; about 8 minutes on 2 cores)..." >&2
+    swift build -c release --product unitool
+fi
+
 install -d "$prefix/bin" "$prefix/share/unitool" "$prefix/share/man/man1" \
     "$prefix/share/bash-completion/completions" "$prefix/share/zsh/site-functions" \
     "$prefix/share/fish/vendor_completions.d"
 install -m 0755 "$binary" "$prefix/bin/unitool"
 rm -rf "$prefix/share/unitool/Recipes"
 cp -R Recipes "$prefix/share/unitool/Recipes"
-install -m 0644 .build/plugins/GenerateManual/outputs/UniToolCLI/*.1 "$prefix/share/man/man1/"
+# The man pages are committed (docs/man/, kept current by the test suite).
+install -m 0644 docs/man/*.1 "$prefix/share/man/man1/"
 "$prefix/bin/unitool" completions bash > "$prefix/share/bash-completion/completions/unitool"
 "$prefix/bin/unitool" completions zsh > "$prefix/share/zsh/site-functions/_unitool"
 "$prefix/bin/unitool" completions fish > "$prefix/share/fish/vendor_completions.d/unitool.fish"

@@ -54,6 +54,11 @@ struct Dispatcher {
             print(UniToolVersion.current)
             return 0
         }
+        if name == "__man" {
+            // Scripts/update-man.sh: the committed man pages under docs/man/.
+            guard commandIndex + 1 < arguments.count else { return ManualPages.write(to: "docs/man") }
+            return ManualPages.write(to: arguments[commandIndex + 1])
+        }
         if name == "__complete" {
             return await Completion(words: Array(arguments[(commandIndex + 1)...]), globals: globals).run()
         }
@@ -102,7 +107,8 @@ struct Dispatcher {
     /// exit 0; a wrong argument is reported in unitool's one error style (or JSON), exit 64.
     private func runBuiltin(_ type: any AsyncParsableCommand.Type, name: String, arguments: [String]) async -> Int32 {
         do {
-            var command = try type.parseAsRoot(arguments)
+            // Parsed from the root, so that help and usage name the whole command: 'unitool auth login'.
+            var command = try RootCommand.parseAsRoot([name] + arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -112,15 +118,16 @@ struct Dispatcher {
         } catch let error as UniToolError {
             return ErrorReporter.report(error, json: Self.wantsJSON(arguments))
         } catch {
-            if type.exitCode(for: error) == .success {
+            if RootCommand.exitCode(for: error) == .success {
                 // A request for help: swift-argument-parser's text for the (sub)command asked about.
-                let help = type.fullMessage(for: error)
+                let help = RootCommand.fullMessage(for: error)
                 if !help.isEmpty { print(help) }
                 return 0
             }
             let command = ([name] + arguments.prefix { !$0.hasPrefix("-") }).joined(separator: " ")
             return ErrorReporter.report(
-                UniToolError(.usage, type.message(for: error), hint: "see 'unitool \(command) --help'"), json: Self.wantsJSON(arguments))
+                UniToolError(.usage, RootCommand.message(for: error), hint: "see 'unitool \(command) --help'"),
+                json: Self.wantsJSON(arguments))
         }
     }
 

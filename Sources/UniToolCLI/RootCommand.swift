@@ -7,7 +7,8 @@ import UniToolKit
 /// the man pages (Scripts/install.sh). Day to day, `Dispatcher` routes commands, because recipe
 /// and plugin commands only exist at run time.
 struct RootCommand: AsyncParsableCommand {
-    static var configuration: CommandConfiguration {
+    /// Made once: swift-argument-parser asks for it many times while it parses.
+    static let configuration: CommandConfiguration = {
         let recipes =
             (try? RecipeCatalog(directories: [RecipeCatalog.bundledDirectory()], reservedCommands: Dispatcher.reservedCommands))?
             .dataRecipes
@@ -25,5 +26,5 @@ struct RootCommand: AsyncParsableCommand {
                 """,
             version: UniToolVersion.current,
             subcommands: Dispatcher.builtins.sorted { $0.key < $1.key }.map { $0.value })
-    }
+    }()
 }

@@ -204,6 +204,30 @@ struct PluginsAndConfigTests {
         #expect(!outcome.stdout.contains(".0,"), "whole credits are integers: \(outcome.stdout)")
     }
 
+    @Test("the committed man pages under docs/man are current, and man reads them without a warning")
+    func manPagesAreCurrent() async throws {
+        let written = sandbox.root.appendingPathComponent("man")
+        let outcome = try await run(["__man", written.path])
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        let committed = Fixtures.root.appendingPathComponent("docs/man")
+        let names = try FileManager.default.contentsOfDirectory(atPath: written.path).sorted()
+        #expect(names.contains("unitool.1") && names.contains("unitool-auth-login.1") && names.contains("unitool-config-set.1"))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: committed.path).filter { $0.hasSuffix(".1") }.sorted() == names,
+            "run Scripts/update-man.sh")
+        for name in names {
+            let fresh = try String(contentsOf: written.appendingPathComponent(name), encoding: .utf8)
+            let kept = try? String(contentsOf: committed.appendingPathComponent(name), encoding: .utf8)
+            #expect(fresh == kept, "docs/man/\(name) is out of date: run Scripts/update-man.sh")
+        }
+        // groff, as man uses it, with every warning on: the roff is clean.
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/groff") {
+            let lint = try UniToolProcess.run(
+                URL(fileURLWithPath: "/usr/bin/groff"), ["-man", "-ww", "-z"] + names.map { committed.appendingPathComponent($0).path })
+            #expect(lint.exitCode == 0 && lint.stderr.isEmpty, "\(lint)")
+        }
+    }
+
     @Test("the built-in command tree is dumped for swift-argument-parser's man page generator")
     func manualSource() async throws {
         let outcome = try await run(["--experimental-dump-help"])

@@ -1,0 +1,154 @@
+import ArgumentParser
+import Foundation
+import UniToolKit
+
+/// The man pages: one per built-in command and subcommand (`unitool.1`, `unitool-auth-login.1`),
+/// written from the same help that `--help` prints, so that they cannot say something else.
+///
+/// They are committed under `docs/man/`, so that `man ./docs/man/unitool.1` works on a fresh
+/// clone, and a test regenerates them and compares: run `Scripts/update-man.sh` after changing a
+/// command's help. Only the bundled recipes appear in them, never the reader's own.
+enum ManualPages {
+    /// File name and roff text of every page.
+    static func all() -> [(name: String, text: String)] {
+        var pages: [(String, String)] = []
+        func visit(_ type: any ParsableCommand.Type, path: [String]) {
+            pages.append((path.joined(separator: "-") + ".1", page(for: type, path: path)))
+            for subcommand in type.configuration.subcommands {
+                visit(subcommand, path: path + [Completion.name(of: subcommand)])
+            }
+        }
+        visit(RootCommand.self, path: ["unitool"])
+        return pages
+    }
+
+    /// `unitool __man DIR`: writes every page into DIR.
+    static func write(to directory: String) -> Int32 {
+        do {
+            let folder = URL(fileURLWithPath: directory)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for (name, text) in all() {
+                try AtomicFile.write(Data(text.utf8), to: folder.appendingPathComponent(name), mode: 0o644)
+            }
+            return 0
+        } catch {
+            return ErrorReporter.report(
+                UniToolError(.usage, "cannot write the man pages to \(directory): \(error)", hint: "give a folder you can write"),
+                json: false)
+        }
+    }
+
+    static func page(for type: any ParsableCommand.Type, path: [String]) -> String {
+        let configuration = type.configuration
+        let help =
+            type == RootCommand.self
+            ? RootCommand.helpMessage(columns: 10_000) : RootCommand.helpMessage(for: type, columns: 10_000)
+        var roff = ".TH \(path.joined(separator: "-").uppercased()) 1 \"\" \"unitool \(UniToolVersion.current)\" \"unitool manual\"\n"
+        roff += ".SH NAME\n\(escape(path.joined(separator: "-"))) \\- \(escape(configuration.abstract))\n"
+        if type == RootCommand.self {
+            roff += ".SH SYNOPSIS\n.B unitool [\\-\\-portal <portal>] [\\-\\-user <user>] <command> [<options>]\n"
+        } else if let usage = help.split(separator: "\n").first(where: { $0.hasPrefix("USAGE: ") }) {
+            roff += ".SH SYNOPSIS\n.B \(escape(String(usage.dropFirst("USAGE: ".count))))\n"
+        }
+        if !configuration.discussion.isEmpty {
+            roff += ".SH DESCRIPTION\n" + paragraphs(configuration.discussion)
+        }
+        // The root's page lists the global options too: every command takes them.
+        let options =
+            (type == RootCommand.self ? Self.options(inHelp: GlobalOptions.helpMessage(columns: 10_000)) : [])
+            + Self.options(inHelp: help)
+        if !options.isEmpty {
+            roff += ".SH OPTIONS\n"
+            for option in options {
+                roff += ".TP\n.B \(escape(option.label))\n\(escape(option.help))\n"
+            }
+        }
+        let subcommands = configuration.subcommands
+        if !subcommands.isEmpty {
+            roff += ".SH COMMANDS\n"
+            for subcommand in subcommands {
+                let name = Completion.name(of: subcommand)
+                roff += ".TP\n.B \(escape(name))\n\(escape(subcommand.configuration.abstract))\n"
+                roff += "See \\fB\(escape((path + [name]).joined(separator: "-")))\\fR(1).\n"
+            }
+        }
+        if path.count > 1 {
+            roff += ".SH SEE ALSO\n\\fB\(escape(path.dropLast().joined(separator: "-")))\\fR(1)\n"
+        }
+        return roff
+    }
+
+    /// An option of the help text: its label (`-v, --verbose`, `--port <port>`) and its help,
+    /// read from an OPTIONS section printed without a width limit.
+    static func options(inHelp help: String) -> [(label: String, help: String)] {
+        var options: [(label: String, help: String)] = []
+        var inOptions = false
+        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+            if !line.hasPrefix(" ") {
+                inOptions = line.hasPrefix("OPTIONS:")
+                continue
+            }
+            guard inOptions else { continue }
+            let text = line.drop { $0 == " " }
+            let indent = line.count - text.count
+            if indent == 2, text.first == "-" {
+                // The label ends where two spaces begin the help; a long label has its help below.
+                if let gap = text.range(of: "  ") {
+                    options.append((String(text[..<gap.lowerBound]), text[gap.upperBound...].trimmingCharacters(in: .whitespaces)))
+                } else {
+                    options.append((String(text), ""))
+                }
+            } else if indent > 2, !options.isEmpty {
+                options[options.count - 1].help += (options[options.count - 1].help.isEmpty ? "" : " ") + text
+            }
+        }
+        return options
+    }
+
+    /// Help text as roff: lines joined into paragraphs (the source wraps them by hand), and lines
+    /// indented by two spaces (examples) kept as they are.
+    static func paragraphs(_ text: String) -> String {
+        var roff = ""
+        var paragraph: [String] = []
+        var example = false
+        func flush() {
+            if !paragraph.isEmpty { roff += escape(paragraph.joined(separator: " ")) + "\n" }
+            paragraph = []
+        }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  ") {
+                if !example {
+                    flush()
+                    roff += ".PP\n.nf\n.RS 4\n"
+                    example = true
+                }
+                roff += escape(String(line.dropFirst(2))) + "\n"
+                continue
+            }
+            if example {
+                roff += ".RE\n.fi\n"
+                example = false
+            }
+            if line.trimmingCharacters(in: .whitespaces).isEmpty {
+                flush()
+                roff += ".PP\n"
+            } else {
+                if paragraph.isEmpty, !roff.hasSuffix(".PP\n") { roff += ".PP\n" }
+                paragraph.append(line.trimmingCharacters(in: .whitespaces))
+            }
+        }
+        flush()
+        if example { roff += ".RE\n.fi\n" }
+        return roff
+    }
+
+    /// Text made safe for roff: a backslash is `\e`, a hyphen `\-` (so that options copy and
+    /// search as typed), and a line cannot begin with a control character (`.` or `'`).
+    static func escape(_ text: String) -> String {
+        var result = text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+        result = result.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.hasPrefix(".") || line.hasPrefix("'") ? "\\&" + line : String(line)
+        }.joined(separator: "\n")
+        return result
+    }
+}
