@@ -1,13 +1,42 @@
 #!/usr/bin/env bash
 # The README's first command: install what is missing, build, and show the demo university's
 # grades for the current term. No account, keyring or password needed.
+#
+# It says what it is doing in a line or two, and keeps the long output of apt and the compiler
+# in a log file that it names, so that the last screen is the result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-./Scripts/install-deps.sh
-echo "building unitool (the first build takes a few minutes)..." >&2
-swift build -c release --product unitool >&2
-bin="$(swift build -c release --show-bin-path)/unitool"
+log_dir="${XDG_STATE_HOME:-$HOME/.local/state}/unitool"
+mkdir -p "$log_dir"
+log="$log_dir/quickstart.log"
+: > "$log"
+
+# Runs a step with its output in the log; on failure, shows the log's end and where the rest is.
+step() {
+    local title="$1"
+    shift
+    printf '%s... ' "$title" >&2
+    local started=$SECONDS
+    if "$@" >>"$log" 2>&1; then
+        printf 'done (%ds)\n' $((SECONDS - started)) >&2
+    else
+        local status=$?
+        printf 'failed\n\n' >&2
+        tail -n 30 "$log" >&2
+        printf '\nquickstart: error: %s failed (exit %d)\n  hint: the whole output is in %s\n' "$title" "$status" "$log" >&2
+        exit "$status"
+    fi
+}
+
+step "checking and installing system packages" ./Scripts/install-deps.sh
+bin="$(swift build -c release --show-bin-path 2>>"$log")/unitool"
+if [ -x "$bin" ]; then
+    step "updating the build" swift build -c release --product unitool
+else
+    step "building unitool (about 8 minutes on 2 cores)" swift build -c release --product unitool
+fi
+echo "the full output of both steps is in $log" >&2
 
 # Step 1, shown on its own: the demo, like every portal, has terms of use, and unitool acts for
 # you only under the version you accepted. Read them with: unitool --portal demo terms show
@@ -20,4 +49,4 @@ echo >&2
 echo "\$ unitool --portal demo grades --term current" >&2
 "$bin" --portal demo grades --term current
 echo >&2
-echo "unitool is at $bin; try: $bin --help" >&2
+echo "unitool is at $bin; try: $bin --help, or man ./docs/man/unitool.1" >&2
