@@ -79,4 +79,9 @@ static inline GQuark unitool_secret_error_domain(void) { return SECRET_ERROR; }
 static inline GQuark unitool_io_error_domain(void) { return G_IO_ERROR; }
 static inline GQuark unitool_dbus_error_domain(void) { return G_DBUS_ERROR; }
 
+/* The libsecret version unitool was built against (macros in C). */
+static inline unsigned int unitool_libsecret_major(void) { return SECRET_MAJOR_VERSION; }
+static inline unsigned int unitool_libsecret_minor(void) { return SECRET_MINOR_VERSION; }
+static inline unsigned int unitool_libsecret_micro(void) { return SECRET_MICRO_VERSION; }
+
 #endif

@@ -34,4 +34,7 @@ static inline void unitool_routeErrors(xmlStructuredErrorFunc handler) {
     xmlSetStructuredErrorFunc(NULL, handler);
 }
 
+/// The libxml2 unitool runs with, as "20914" for 2.9.14 (a global that is a macro in C).
+static inline const char *unitool_libxml2_version(void) { return xmlParserVersion; }
+
 #endif

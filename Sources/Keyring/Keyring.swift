@@ -7,6 +7,11 @@ import CLibSecret
 /// user can read one back with `secret-tool lookup` and the same attributes. This is the only
 /// code in unitool that touches libsecret.
 public struct Keyring: Sendable {
+    /// The libsecret version unitool was built against, for `unitool version`.
+    public static var libsecretVersion: String {
+        "\(unitool_libsecret_major()).\(unitool_libsecret_minor()).\(unitool_libsecret_micro())"
+    }
+
     /// One item found by a search: its secret and the attributes it was stored with.
     public struct Item: Sendable {
         public var secret: [UInt8]

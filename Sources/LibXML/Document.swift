@@ -297,6 +297,15 @@ enum LibXML {
 
 /// Where libxml2's own messages and decoding problems go: never stderr, but to whatever the
 /// front end sets here (unitool's log, seen with `-v`). Dropped until one is set.
+/// The libxml2 in use, for `unitool version` and bug reports.
+public enum LibXMLVersion {
+    /// "2.9.14": libxml2 gives "20914" (major, then two digits each for minor and micro).
+    public static var current: String {
+        guard let raw = unitool_libxml2_version(), let number = Int(String(cString: raw)) else { return "unknown" }
+        return "\(number / 10000).\(number / 100 % 100).\(number % 100)"
+    }
+}
+
 public enum LibXMLDiagnostics {
     private static let handler = Mutex<(@Sendable (String) -> Void)?>(nil)
 

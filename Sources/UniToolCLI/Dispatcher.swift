@@ -33,7 +33,7 @@ struct Dispatcher {
         let (globals, commandIndex) = splitGlobalOptions()
         guard let commandIndex else {
             if globals.contains("--version") {
-                print(UniToolVersion.current)
+                print(VersionReport.text(json: Self.wantsJSON(globals)), terminator: "")
                 return 0
             }
             // An option that is none of unitool's is named, with the nearest one, not passed over.
@@ -51,7 +51,7 @@ struct Dispatcher {
         }
         let name = arguments[commandIndex]
         if name == "version" {
-            print(UniToolVersion.current)
+            print(VersionReport.text(json: Self.wantsJSON(arguments)), terminator: "")
             return 0
         }
         if name == "__man" {
@@ -263,5 +263,18 @@ enum ErrorReporter {
     static func report(_ error: any Error, json: Bool) -> Int32 {
         if let error = error as? UniToolError { return report(error, json: json) }
         return report(UniToolError(.internal, "unexpected error: \(error)", hint: "please report this as a bug"), json: json)
+    }
+}
+
+/// `unitool version` and `unitool --version`: one line per component, or a JSON object.
+enum VersionReport {
+    static func text(json: Bool) -> String {
+        let components = UniToolVersion.components
+        if json {
+            return "{" + components.map { "\(JSONRenderer.string($0.name)): \(JSONRenderer.string($0.version))" }.joined(separator: ", ")
+                + "}\n"
+        }
+        return "unitool \(UniToolVersion.current)\n"
+            + components.dropFirst().map { "\($0.name) \($0.version)" }.joined(separator: "\n") + "\n"
     }
 }

@@ -55,6 +55,12 @@ struct FirstContactTests {
         let version = try await run(["version"])
         let flag = try await run(["--version"])
         #expect(version.exitCode == 0 && version.stdout == flag.stdout && !version.stdout.isEmpty, "\(version)")
+        for component in ["unitool 0.", "swift 6.", "libxml2 2.", "libsecret 0."] {
+            #expect(version.stdout.contains(component), "\(version)")
+        }
+        let json = try await run(["version", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: String])
+        #expect(Set(object.keys) == ["unitool", "swift", "libxml2", "libsecret"])
     }
 
     @Test("one error style for built-in commands, and JSON errors whenever the format is JSON, whatever set it")
