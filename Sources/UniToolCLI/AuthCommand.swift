@@ -8,27 +8,31 @@ import UniToolKit
 struct AuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth", abstract: "Store, check or remove your password and session.",
-        discussion: """
+        discussion: HelpExamples.discussion(
+            """
             The password is kept in the desktop keyring (the Secret Service, such as gnome-keyring),
             never in a file, bound to the origins the portal's definition may send it to. Read it back with:
               secret-tool lookup service unitool portal <portal> username <user> kind password
-            """,
+            """, examples: "auth"),
         subcommands: [Login.self, Status.self, Logout.self, OneTimeCodes.self])
 
     struct OneTimeCodes: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "totp", abstract: "Store or remove the TOTP secret that answers one-time-code pages.",
-            discussion: """
+            discussion: HelpExamples.discussion(
+                """
                 Portals with two-factor login ask for a 6-digit code from an authenticator app. unitool can
                 make the same codes (RFC 6238) from the app's secret, kept in the keyring with the attributes
                 service unitool, portal <portal>, username <user> and kind totp. Without a stored secret, unitool asks for the code on the terminal.
-                """,
+                """, examples: "auth totp"),
             subcommands: [Set.self, Remove.self])
 
         struct Set: PortalCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Store a TOTP secret: an otpauth:// URI (from the QR code) or the base32 secret.",
-                discussion: "Reads it from standard input, or asks on the terminal without echo. It is never taken from argv.")
+                discussion: HelpExamples.discussion(
+                    "Reads it from standard input, or asks on the terminal without echo. It is never taken from argv.",
+                    examples: "auth totp set"))
             @OptionGroup var globals: GlobalOptions
 
             func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
@@ -54,7 +58,8 @@ struct AuthCommand: AsyncParsableCommand {
         }
 
         struct Remove: PortalCommand {
-            static let configuration = CommandConfiguration(abstract: "Remove the stored TOTP secret.")
+            static let configuration = CommandConfiguration(
+                abstract: "Remove the stored TOTP secret.", discussion: HelpExamples.text(for: "auth totp remove"))
             @OptionGroup var globals: GlobalOptions
 
             func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
@@ -72,13 +77,14 @@ struct AuthCommand: AsyncParsableCommand {
     struct Login: PortalCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check a password by logging in, then store it in the keyring.",
-            discussion: """
+            discussion: HelpExamples.discussion(
+                """
                 Asks for the password without echo, or reads it with --password-stdin. The password is always
                 checked by a fresh login (in a cookie jar of its own, whatever session is saved, with the stored
                 TOTP secret if the portal asks for a code); a password the portal rejects is never stored, and
                 the saved session is left as it was. On a machine with no keyring (a server, a container),
                 --session-only logs in and keeps the session, not the password.
-                """)
+                """, examples: "auth login"))
         @OptionGroup var globals: GlobalOptions
         @Flag(help: "Store the password without checking it by logging in.") var noVerify = false
         @Flag(help: "Log in and keep the session only: the password is not stored (for machines with no keyring).")
@@ -140,7 +146,8 @@ struct AuthCommand: AsyncParsableCommand {
 
     struct Status: PortalCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the portal, the user, whether a password is stored and whether the saved session is valid.")
+            abstract: "Show the portal, the user, whether a password is stored and whether the saved session is valid.",
+            discussion: HelpExamples.text(for: "auth status"))
         @OptionGroup var globals: GlobalOptions
 
         func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
@@ -172,7 +179,8 @@ struct AuthCommand: AsyncParsableCommand {
     }
 
     struct Logout: PortalCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove the stored password and the saved session.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove the stored password and the saved session.", discussion: HelpExamples.text(for: "auth logout"))
         @OptionGroup var globals: GlobalOptions
         @Flag(help: "End the saved session only; keep the stored password and TOTP secret.") var keepPassword = false
 

@@ -19,10 +19,11 @@ struct ConfigCommand: AsyncParsableCommand {
     struct Get: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print one setting, or all of them.",
-            discussion: """
+            discussion: HelpExamples.discussion(
+                """
                 'user' is the user of the portal in use (--portal, UNITOOL_PORTAL, the 'portal' setting, or the
                 only portal installed). Without a key, every setting, with the users of every portal.
-                """)
+                """, examples: "config get"))
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "portal, user or format. Without it, every setting.") var key: String?
 
@@ -106,7 +107,8 @@ struct ConfigCommand: AsyncParsableCommand {
 
     struct Unset: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove a setting.", discussion: "'user' is the user of the portal in use, or of --portal.")
+            abstract: "Remove a setting.",
+            discussion: HelpExamples.discussion("'user' is the user of the portal in use, or of --portal.", examples: "config unset"))
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "portal, user or format.") var key: String
 
@@ -131,7 +133,8 @@ struct ConfigCommand: AsyncParsableCommand {
     }
 
     struct Path: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print where the settings file is.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print where the settings file is.", discussion: HelpExamples.text(for: "config path"))
         func run() async throws { print(UserConfig.file.path) }
     }
 }

@@ -7,16 +7,17 @@ import UniToolKit
 /// pointing other tools (a browser, a Python script) at the same portal unitool uses.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "demo", abstract: "Run the bundled demo university.",
+        commandName: "demo", abstract: "Run the bundled demo university.", discussion: HelpExamples.text(for: "demo"),
         subcommands: [Serve.self, Users.self], defaultSubcommand: Serve.self)
 
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Serve the demo university on 127.0.0.1 until interrupted.",
-            discussion: """
+            discussion: HelpExamples.discussion(
+                """
                 Prints the address, then serves until Ctrl-C. Point unitool at it with
                 UNITOOL_DEMO_URL=<address> so several runs share one demo.
-                """)
+                """, examples: "demo serve"))
         @Option(help: "The port; 0 picks a free one.") var port = 0
         @Option(help: "Faults to inject, comma-separated: \(DemoFaults.known.joined(separator: ", ")).") var faults = ""
 
@@ -31,7 +32,8 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     struct Users: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the demo users and their passwords.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the demo users and their passwords.", discussion: HelpExamples.text(for: "demo users"))
         func run() {
             for user in DemoData.users {
                 print("\(user.username)\t\(user.password)\t\(user.displayName)\(user.totpSecret == nil ? "" : "\t(one-time code)")")

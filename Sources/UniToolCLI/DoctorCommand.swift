@@ -7,6 +7,7 @@ import UniToolKit
 struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor", abstract: "Explain what unitool does, step by step, to find out why something fails.",
+        discussion: HelpExamples.text(for: "doctor"),
         subcommands: [Login.self])
 
     struct Login: PortalCommand {

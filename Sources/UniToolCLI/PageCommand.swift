@@ -7,7 +7,8 @@ import UniToolKit
 struct PageCommand: PortalCommand {
     static let configuration = CommandConfiguration(
         commandName: "page", abstract: "Print a portal page as unitool sees it, logged in: for writing and testing recipes.",
-        discussion: """
+        discussion: HelpExamples.discussion(
+            """
             Fetches a page of the portal through your session (logging in if needed) and prints it as
             unitool reads it: decoded as a browser decodes it, in UTF-8, with its <meta charset> saying
             so, so you can write XPath against exactly what unitool gets.
@@ -18,7 +19,7 @@ struct PageCommand: PortalCommand {
               unitool --portal demo page /library/loans --fixture Recipes/demo/Fixtures/loans/page1.html
               unitool recipes test --update      # then check the records it wrote, and commit both
             Only the portal's own pages can be fetched. The terms of use must be accepted, as for any command.
-            """)
+            """, examples: "page"))
     @OptionGroup var globals: GlobalOptions
     @Argument(help: "A path on the portal, such as /grades?term=2026-spring, or a full URL on the portal.") var path: String
     @Option(

@@ -122,18 +122,20 @@ enum Plugins {
 struct PluginsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugins", abstract: "List the executable plugins: unitool-NAME programs that become commands.",
-        discussion: """
+        discussion: HelpExamples.discussion(
+            """
             An executable named unitool-NAME in $XDG_CONFIG_HOME/unitool/plugins/ or in a folder of PATH is the
             command 'unitool NAME'. It runs with the remaining arguments and with UNITOOL_PORTAL, UNITOOL_USER and
             UNITOOL_FORMAT set, and it can call unitool's JSON-RPC API (docs/RPC.md) on file descriptor 3
             (UNITOOL_RPC_FD): run recipes and fetch portal pages through the session, without ever seeing the
             password. Built-in and recipe commands come first; a plugin cannot replace them.
             See Examples/plugins/unitool-gpa.
-            """,
+            """, examples: "plugins"),
         subcommands: [List.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show every plugin, its path, and the ones it hides.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show every plugin, its path, and the ones it hides.", discussion: HelpExamples.text(for: "plugins list"))
         @OptionGroup var globals: GlobalOptions
 
         func run() async throws {

@@ -10,12 +10,13 @@ import UniToolRPC
 struct RPCCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rpc", abstract: "Serve JSON-RPC 2.0 on stdin and stdout, for front ends and plugins.",
-        discussion: """
+        discussion: HelpExamples.discussion(
+            """
             One JSON message per line by default; --framing content-length uses LSP-style headers. stdout
             carries protocol messages only; logs go to stderr (-v for more). Every method, parameter, result
             and error code is in docs/RPC.md. Try it:
               echo '{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades"}}' | unitool rpc
-            """)
+            """, examples: "rpc"))
     @OptionGroup var globals: GlobalOptions
     @Option(help: "newline (one JSON text per line) or content-length (LSP-style headers).") var framing: FramingOption = .init(.newline)
     @Option(help: "The largest message accepted, in bytes; larger ones are answered with an error and skipped.")

@@ -6,7 +6,7 @@ import UniToolKit
 /// still extract what their saved pages hold, and which recipe packs may redefine a portal.
 struct RecipesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "recipes", abstract: "List and check recipes.",
+        commandName: "recipes", abstract: "List and check recipes.", discussion: HelpExamples.text(for: "recipes"),
         subcommands: [List.self, Lint.self, Test.self, Trust.self, Untrust.self], defaultSubcommand: List.self)
 
     /// A catalog of what a path names: a recipes directory (portal folders inside) or one portal
@@ -32,7 +32,9 @@ struct RecipesCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List every portal and recipe command, the file each comes from, and the files it replaces.",
             discussion:
-                "Recipes are read from the bundled Recipes/, then $XDG_CONFIG_HOME/unitool/recipes/, then each --recipes DIR; a later file for the same portal and command wins."
+                HelpExamples.discussion(
+                    "Recipes are read from the bundled Recipes/, then $XDG_CONFIG_HOME/unitool/recipes/, then each --recipes DIR; a later file for the same portal and command wins.",
+                    examples: "recipes list")
         )
         @OptionGroup var globals: GlobalOptions
 
@@ -68,13 +70,14 @@ struct RecipesCommand: AsyncParsableCommand {
     struct Trust: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Trust a recipe pack's definitions of portals you already have.",
-            discussion: """
+            discussion: HelpExamples.discussion(
+                """
                 A recipe pack (--recipes DIR) may add portals and commands freely. A portal.yaml in it that redefines
                 a portal you already have is refused until you trust it here, because the definition decides where
                 your password goes. Trust is for the file's exact content: if the pack changes it, trust it again.
                 A stored password still goes only to the origins it was stored for; if the pack sends it elsewhere,
                 unitool asks for the password again.
-                """)
+                """, examples: "recipes trust"))
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The recipe pack: a folder of portal folders, as given to --recipes.") var directory: String
 
@@ -106,7 +109,8 @@ struct RecipesCommand: AsyncParsableCommand {
     }
 
     struct Untrust: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Withdraw trust from a recipe pack's portal definitions.")
+        static let configuration = CommandConfiguration(
+            abstract: "Withdraw trust from a recipe pack's portal definitions.", discussion: HelpExamples.text(for: "recipes untrust"))
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The recipe pack given to 'unitool recipes trust'.") var directory: String
 
@@ -122,7 +126,9 @@ struct RecipesCommand: AsyncParsableCommand {
     struct Lint: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check recipe files without touching the network.",
-            discussion: "With no files, checks every recipe unitool can see. Each problem names the file, the line and the key.")
+            discussion: HelpExamples.discussion(
+                "With no files, checks every recipe unitool can see. Each problem names the file, the line and the key.",
+                examples: "recipes lint"))
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "Recipe files or directories to check.") var paths: [String] = []
 
@@ -159,7 +165,8 @@ struct RecipesCommand: AsyncParsableCommand {
     struct Test: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run recipes against saved pages and compare with the expected records, offline.",
-            discussion: """
+            discussion: HelpExamples.discussion(
+                """
                 Each portal folder may keep saved pages in Fixtures/<command>/<case>.html (or .xml for a
                 feed), with <case>.json beside each: where the page came from ("url"), which source to use
                 ("source"), the date to count as today ("today"), and the records expected ("records").
@@ -167,7 +174,7 @@ struct RecipesCommand: AsyncParsableCommand {
                 To add a case: save the page (unitool page /library/loans > Fixtures/loans/page1.html),
                 run 'unitool recipes test --update', check the .json it wrote, and commit both.
                 Exits with 30 if any case fails.
-                """)
+                """, examples: "recipes test"))
         @OptionGroup var globals: GlobalOptions
         @Flag(help: "Write each case's .json from what the recipe extracts now.") var update = false
         @Argument(help: "A recipes directory or one portal folder. Default: every recipe unitool can see.") var path: String?

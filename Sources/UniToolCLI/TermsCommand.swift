@@ -6,20 +6,23 @@ import UniToolKit
 struct TermsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "terms", abstract: "Check, read and accept the portal's terms of use.",
-        discussion: """
+        discussion: HelpExamples.discussion(
+            """
             Portals publish terms of use with a version. unitool asks the portal for the current
             version before every data command and acts for you only if you accepted that version.
             When it changes, data commands stop until you accept the new one: on a terminal they
             ask; in scripts they exit with code 15.
 
             The accepted version is kept in $XDG_CONFIG_HOME/unitool/terms/<portal>.json.
-            """,
+            """, examples: "terms"),
         subcommands: [Status.self, Show.self, Accept.self])
 
     struct Status: PortalCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the current version, the accepted version and whether they match.",
-            discussion: "Exits 0 whether or not they match; see 'up_to_date' in --json. Exits 16 if the version cannot be read.")
+            discussion: HelpExamples.discussion(
+                "Exits 0 whether or not they match; see 'up_to_date' in --json. Exits 16 if the version cannot be read.",
+                examples: "terms status"))
         @OptionGroup var globals: GlobalOptions
 
         func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
@@ -73,7 +76,8 @@ struct TermsCommand: AsyncParsableCommand {
     }
 
     struct Show: PortalCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the current terms of use, or where to read them.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print the current terms of use, or where to read them.", discussion: HelpExamples.text(for: "terms show"))
         @OptionGroup var globals: GlobalOptions
 
         func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
@@ -117,10 +121,11 @@ struct TermsCommand: AsyncParsableCommand {
     struct Accept: PortalCommand {
         static let configuration = CommandConfiguration(
             abstract: "Record that you accept the current terms of use.",
-            discussion: """
+            discussion: HelpExamples.discussion(
+                """
                 With --version, unitool accepts only if that is the current version, so that a script
                 cannot accept terms it has not shown: read them with 'unitool terms show' first.
-                """)
+                """, examples: "terms accept"))
         @OptionGroup var globals: GlobalOptions
         @Option(help: "Accept only if this is the current version.") var version: String?
 

@@ -52,3 +52,28 @@ struct CompletionTests {
         #expect(Completion.listItems(fields, "-c", descending: false).isEmpty, "no descending for --fields")
     }
 }
+
+@Suite("Help that teaches")
+struct HelpExamplesTests {
+    @Test("every built-in command and subcommand ends its help with an example of unitool in use")
+    func everyCommandHasAnExample() {
+        func visit(_ type: any ParsableCommand.Type, path: [String]) {
+            let discussion = type.configuration.discussion
+            #expect(
+                discussion.split(separator: "\n").contains { $0.hasPrefix("  ") && $0.contains("unitool") },
+                "'\(path.joined(separator: " "))' has no example in its help")
+            for subcommand in type.configuration.subcommands { visit(subcommand, path: path + [Completion.name(of: subcommand)]) }
+        }
+        for (name, type) in Dispatcher.builtins { visit(type, path: [name]) }
+    }
+
+    @Test("every example names a command that exists")
+    func examplesNameRealCommands() {
+        for (command, examples) in HelpExamples.byCommand {
+            let words = command.split(separator: " ").map(String.init)
+            var type: (any ParsableCommand.Type)? = Dispatcher.builtins[words[0]]
+            for word in words.dropFirst() { type = type?.configuration.subcommands.first { Completion.name(of: $0) == word } }
+            #expect(type != nil, "'\(command)' is not a built-in command")
+        }
+    }
+}

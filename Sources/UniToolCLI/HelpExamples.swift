@@ -1,0 +1,49 @@
+/// The examples at the end of each built-in command's help and man page: one place for all of
+/// them, so that a test can check that every command teaches by example.
+enum HelpExamples {
+    static let byCommand: [String: [String]] = [
+        "auth": ["unitool auth login --portal myuni --user jdoe", "unitool auth status", "unitool auth logout --keep-password"],
+        "auth login": [
+            "unitool auth login --portal myuni --user jdoe", "pass show uni | unitool auth login --user jdoe --password-stdin",
+            "unitool auth login --user jdoe --session-only",
+        ],
+        "auth status": ["unitool auth status", "unitool auth status --portal myuni --json"],
+        "auth logout": ["unitool auth logout", "unitool auth logout --keep-password"],
+        "auth totp": ["unitool auth totp set --user jdoe", "unitool auth totp remove --user jdoe"],
+        "auth totp set": ["unitool auth totp set --user jdoe", "echo 'otpauth://totp/...' | unitool auth totp set --user jdoe"],
+        "auth totp remove": ["unitool auth totp remove --user jdoe"],
+        "completions": ["unitool completions bash > ~/.local/share/bash-completion/completions/unitool"],
+        "config get": ["unitool config get", "unitool config get user --portal myuni", "unitool config get --json"],
+        "config unset": ["unitool config unset format", "unitool config unset user --portal myuni"],
+        "config path": ["unitool config path", "$EDITOR \"$(unitool config path)\""],
+        "demo": ["unitool demo serve --port 8080", "unitool demo users"],
+        "demo serve": ["unitool demo serve --port 8080", "UNITOOL_DEMO_URL=http://127.0.0.1:8080 unitool grades"],
+        "demo users": ["unitool demo users"],
+        "doctor": ["unitool doctor login --portal myuni --user jdoe"],
+        "page": ["unitool page /grades", "unitool page /grades --fixture Recipes/myuni/Fixtures/grades/spring.html"],
+        "plugins": ["unitool plugins list", "unitool gpa    # runs unitool-gpa"],
+        "plugins list": ["unitool plugins list --json"],
+        "recipes": ["unitool recipes list", "unitool recipes lint Recipes/myuni/*.yaml", "unitool recipes test"],
+        "recipes list": ["unitool recipes list", "unitool recipes list --json"],
+        "recipes lint": ["unitool recipes lint", "unitool recipes lint Recipes/myuni/grades.yaml"],
+        "recipes test": ["unitool recipes test", "unitool recipes test Recipes/myuni --update"],
+        "recipes trust": ["unitool recipes trust ~/packs/myuni"],
+        "recipes untrust": ["unitool recipes untrust ~/packs/myuni"],
+        "rpc": ["unitool rpc", "python3 Examples/rpc_client.py --unitool unitool"],
+        "terms": ["unitool terms status", "unitool terms show | less", "unitool terms accept --version 2026-09"],
+        "terms status": ["unitool terms status", "unitool terms status --json"],
+        "terms show": ["unitool terms show --portal myuni"],
+        "terms accept": ["unitool terms accept", "unitool terms accept --version 2026-09"],
+    ]
+
+    /// The examples of a command, as lines to end its discussion with.
+    static func text(for command: String) -> String {
+        guard let examples = byCommand[command] else { return "" }
+        return "Examples:\n" + examples.map { "  " + $0 }.joined(separator: "\n")
+    }
+
+    /// A discussion with the command's examples after it.
+    static func discussion(_ text: String, examples command: String) -> String {
+        text.isEmpty ? Self.text(for: command) : text + "\n\n" + Self.text(for: command)
+    }
+}
