@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // C libraries, each behind a module map. Only the Swift wrappers below import them.
@@ -66,6 +67,8 @@ let package = Package(
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
+                // The history (UniToolKit/History): SQLite through GRDB.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
 
         // JSON-RPC 2.0: a front end of its own over the service (unitool rpc, the plugin channel).

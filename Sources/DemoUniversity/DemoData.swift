@@ -7,7 +7,7 @@ public struct DemoUser: Sendable {
     public let totpSecret: String?
     /// The IdP asks this user to approve the release of their attributes to the portal.
     public var asksConsent = false
-    let grades: [String: [DemoGrade]]
+    var grades: [String: [DemoGrade]]
 }
 
 struct DemoGrade: Sendable {
@@ -15,9 +15,9 @@ struct DemoGrade: Sendable {
     let code: String
     let credits: Double
     /// Nil while the course is still running.
-    let grade: String?
-    let points: Double?
-    let date: String?
+    var grade: String?
+    var points: Double?
+    var date: String?
 }
 
 struct DemoTerm: Sendable {

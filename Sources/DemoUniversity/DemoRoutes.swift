@@ -41,7 +41,9 @@ struct DemoRoutes: Sendable {
                 guard let term = terms.first(where: { $0.id == termID }) else {
                     return Self.html(Pages.notFound("There is no term '\(termID)'.", user: user), status: .notFound)
                 }
-                let page = Pages.grades(user: user, term: term, terms: terms, layoutChanged: self.faults.layoutChanged)
+                let current = await self.state.withPostedGrades(user)
+                let layoutChanged = await self.state.layoutChangedNow
+                let page = Pages.grades(user: current, term: term, terms: terms, layoutChanged: self.faults.layoutChanged || layoutChanged)
                 guard let hostile = self.faults.hostileXML else { return Self.html(page) }
                 // A data page with the same DOCTYPE, and the entity in a course's cell.
                 let doctype = Self.hostileDoctype(hostile, origin: Self.origin(of: request), root: "html")

@@ -31,6 +31,33 @@ actor DemoState {
 
     init(termsVersion: String) { self.termsVersion = termsVersion }
 
+    /// Grades posted while the demo runs (`DemoUniversity.postGrade`), by `user/term/code`.
+    private var postedGrades: [String: (grade: String, points: Double?, date: String)] = [:]
+    /// Whether the grades page has its changed layout now (`DemoUniversity.changeLayout`).
+    var layoutChangedNow = false
+
+    func post(grade: String, points: Double?, date: String, user: String, term: String, code: String) {
+        postedGrades["\(user)/\(term)/\(code)"] = (grade, points, date)
+    }
+
+    func setLayoutChanged(_ changed: Bool) { layoutChangedNow = changed }
+
+    /// The user with the grades posted since the demo started.
+    func withPostedGrades(_ user: DemoUser) -> DemoUser {
+        var user = user
+        for (term, grades) in user.grades {
+            user.grades[term] = grades.map { grade in
+                guard let posted = postedGrades["\(user.username)/\(term)/\(grade.code)"] else { return grade }
+                var changed = grade
+                changed.grade = posted.grade
+                changed.points = posted.points
+                changed.date = posted.date
+                return changed
+            }
+        }
+        return user
+    }
+
     /// Sessions issued before this time (microseconds since 1970) are no longer valid.
     private var revokedBefore: Int64?
     /// Whether the `page-expired` variant has shown its page yet (once per demo).

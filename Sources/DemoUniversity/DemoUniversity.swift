@@ -114,6 +114,18 @@ public final class DemoUniversity: Sendable {
         await state.setTermsVersion(version)
     }
 
+    /// Posts a grade while the demo runs, as a lecturer does in a real portal: the course (by its
+    /// code, in a term) gets this grade on the grades page from now on. For watch tests.
+    public func postGrade(user: String, term: String, code: String, grade: String, points: Double?, date: String) async {
+        await state.post(grade: grade, points: points, date: date, user: user, term: term, code: code)
+    }
+
+    /// Gives the grades page a changed layout (or the usual one back), as a portal's redesign
+    /// does: a recipe then finds nothing it knows.
+    public func changeLayout(_ changed: Bool) async {
+        await state.setLayoutChanged(changed)
+    }
+
     /// How many HTTP requests the demo has served: a benchmark counts them.
     public var requestCount: Int { get async { await state.requestCount } }
 

@@ -19,6 +19,7 @@ struct Dispatcher {
         "config": ConfigCommand.self,
         "plugins": PluginsCommand.self,
         "completions": CompletionsCommand.self,
+        "history": HistoryCommand.self,
     ]
 
     /// Every name a recipe or a plugin may not take: the built-in commands, and `help` and

@@ -78,6 +78,17 @@ final class CommandEnvironment: Sendable {
             hint: "installed portals: \(ids.joined(separator: ", ")); or set UNITOOL_PORTAL, or 'unitool config set portal NAME'")
     }
 
+    /// The history of recipe runs; without it (a read-only home) commands still work, and the
+    /// log says why nothing is recorded.
+    func history() -> HistoryStore? {
+        do {
+            return try HistoryStore()
+        } catch {
+            logger.warning("the history is not available: \(error)")
+            return nil
+        }
+    }
+
     /// The HTTP settings the global options ask for; the same for commands and `unitool rpc`.
     func sessionConfiguration() -> HTTPSession.Configuration {
         var configuration = HTTPSession.Configuration()
@@ -112,7 +123,7 @@ final class CommandEnvironment: Sendable {
         configuration.trace = trace
         let connection = PortalConnection(
             portal: located, user: user, credentials: credentials, keepsSession: savedSession,
-            configuration: configuration, startEmpty: freshLogin, terms: TermsGate.policy,
+            configuration: configuration, startEmpty: freshLogin, terms: TermsGate.policy, history: history(),
             logger: logger)
         StatusLine.shared.begin("connecting to \(portal.name)", quiet: options.quiet)
         let result = await Result {

@@ -39,6 +39,9 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "No status line while a command works, and no notes about the output; errors still show.")
     var quiet = false
 
+    @Flag(name: .long, help: "Answer from the history of earlier runs, without asking the portal; stderr says how old the answer is.")
+    var offline = false
+
     @Option(
         name: .long,
         help: ArgumentHelp("Write every request and response of the run to this HAR file, secrets redacted.", valueName: "file"))
@@ -86,7 +89,7 @@ struct GlobalOptions: ParsableArguments {
         "--portal", "--user", "--recipes", "--format", "--fields", "--sort", "--trace", "--timeout", "--connect-timeout",
     ]
     static let flagOptions: Set<String> = [
-        "--password-stdin", "--json", "--verbose", "-v", "--quiet", "-q", "--trace-bodies", "--insecure",
+        "--password-stdin", "--json", "--verbose", "-v", "--quiet", "-q", "--offline", "--trace-bodies", "--insecure",
     ]
 
     /// --json or --format, then $UNITOOL_FORMAT, then config.yaml, then a table.

@@ -74,7 +74,13 @@ final class CommandLineRPCHost: RPCHost {
     /// Connections replaced by a newer one, which requests in flight may still be using.
     private let retired = Mutex<[Task<PortalConnection, any Error>]>([])
 
-    init(environment: CommandEnvironment) { self.environment = environment }
+    /// One history for every request of the server, opened once.
+    let history: HistoryStore?
+
+    init(environment: CommandEnvironment) {
+        self.environment = environment
+        self.history = environment.history()
+    }
 
     var catalog: RecipeCatalog { environment.catalog }
     var acceptedTerms: AcceptedTermsStore { AcceptedTermsStore() }
@@ -103,7 +109,8 @@ final class CommandLineRPCHost: RPCHost {
                 let located = try await self.locate(portal)
                 return PortalConnection(
                     portal: located, user: user, credentials: self.credentials(portal: portal, user: user),
-                    configuration: self.environment.sessionConfiguration(), terms: Self.termsPolicy, logger: self.environment.logger)
+                    configuration: self.environment.sessionConfiguration(), terms: Self.termsPolicy, history: self.history,
+                    logger: self.environment.logger)
             }
             tasks[key(portal.id, user)] = task
             return task

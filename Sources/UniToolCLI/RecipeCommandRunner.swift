@@ -44,6 +44,9 @@ struct RecipeCommandRunner {
         _ recipe: DataRecipe, invocation: RecipeInvocation, options: GlobalOptions, environment: CommandEnvironment
     ) async throws -> Int32 {
         let portal = try environment.catalog.portal(try environment.portalID())
+        if options.offline {
+            return try answerOffline(recipe, invocation: invocation, options: options, portal: portal, environment: environment)
+        }
         // A public command (login: false) needs no user and never logs in.
         let credentials =
             recipe.login
@@ -66,7 +69,36 @@ struct RecipeCommandRunner {
             environment.logger.debug("HTTP requests: \(connection.session.requestCount)")
             return records
         }
-        records = try RecordShape(
+        return try write(records, of: recipe, invocation: invocation, options: options)
+    }
+
+    /// `--offline`: the last answer to the same command and options, from the history, with its
+    /// age on stderr. Nothing is asked of the portal, and no password is read.
+    private func answerOffline(
+        _ recipe: DataRecipe, invocation: RecipeInvocation, options: GlobalOptions, portal: PortalRecipe, environment: CommandEnvironment
+    ) throws -> Int32 {
+        if let action = invocation.action {
+            throw UniToolError(
+                .usage, "'\(recipe.command) \(action.name)' acts on the portal, so it cannot run --offline",
+                hint: "run it without --offline when the portal is reachable")
+        }
+        guard let history = environment.history() else {
+            throw UniToolError(.stateCorrupt, "the history cannot be opened, so there is no offline answer", hint: "run with -v to see why")
+        }
+        let user = recipe.login ? try environment.user(for: portal) : ""
+        let answer = try history.offlineAnswer(
+            recipe: recipe, portal: portal.id, user: user, options: invocation.values, source: invocation.source)
+        Progress.note(
+            "offline: '\(recipe.command)' as of \(HistoryStore.age(of: answer.ranAt)) (\(HistoryStore.timestamp(answer.ranAt))), from the history",
+            quiet: options.quiet)
+        return try write(answer.records, of: recipe, invocation: invocation, options: options)
+    }
+
+    /// Shapes the records as asked (--summary, --sort, --fields) and prints them.
+    private func write(_ records: RecordSet, of recipe: DataRecipe, invocation: RecipeInvocation, options: GlobalOptions) throws
+        -> Int32
+    {
+        let records = try RecordShape(
             summary: invocation.summary, sort: options.sort.map(SortKey.parse),
             fields: options.fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         ).apply(to: records, of: recipe)

@@ -30,6 +30,8 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
         case actionRefused = "action_refused"
         case usage = "usage"
         case stateCorrupt = "state_corrupt"
+        /// `--offline` found no earlier answer to the same question in the history.
+        case noOfflineAnswer = "no_offline_answer"
         case `internal` = "internal"
 
         /// The process exit code. Documented in the README; never renumber one.
@@ -61,6 +63,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .keyringPromptCancelled: return 44
             case .keyringFailed: return 45
             case .stateCorrupt: return 50
+            case .noOfflineAnswer: return 51
             }
         }
 

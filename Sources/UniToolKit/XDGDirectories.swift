@@ -15,6 +15,8 @@ public enum XDGDirectories {
     public static var config: URL { base("XDG_CONFIG_HOME", fallback: ".config").appendingPathComponent("unitool") }
     /// Saved sessions: `$XDG_STATE_HOME/unitool`. They can be thrown away at any time.
     public static var state: URL { base("XDG_STATE_HOME", fallback: ".local/state").appendingPathComponent("unitool") }
+    /// What unitool keeps for the user, the history of recipe runs: `$XDG_DATA_HOME/unitool`.
+    public static var data: URL { base("XDG_DATA_HOME", fallback: ".local/share").appendingPathComponent("unitool") }
     /// Caches: `$XDG_CACHE_HOME/unitool`.
     public static var cache: URL { base("XDG_CACHE_HOME", fallback: ".cache").appendingPathComponent("unitool") }
 }

@@ -40,6 +40,7 @@ public struct Sandbox: Sendable {
             "XDG_CONFIG_HOME": root.appendingPathComponent("config").path,
             "XDG_STATE_HOME": root.appendingPathComponent("state").path,
             "XDG_CACHE_HOME": root.appendingPathComponent("cache").path,
+            "XDG_DATA_HOME": root.appendingPathComponent("data").path,
             "HOME": root.path,
         ]
     }

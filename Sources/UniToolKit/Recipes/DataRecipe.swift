@@ -68,6 +68,16 @@ public struct DataRecipe: Sendable {
         public var charset: String? = nil
     }
 
+    /// The options a run really has: those given, and the defaults of the rest. The history keys
+    /// runs by them, so that `grades` and `grades --term current` are the same question.
+    public func effectiveOptions(_ given: [String: String]) -> [String: String] {
+        var options = given
+        for option in self.options where options[option.name] == nil {
+            if let value = option.defaultValue { options[option.name] = value }
+        }
+        return options
+    }
+
     /// The source that `--source NAME` chooses, or the first.
     public func source(named name: String?) -> Source? {
         guard let name else { return primary }

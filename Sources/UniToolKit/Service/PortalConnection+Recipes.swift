@@ -20,12 +20,27 @@ extension PortalConnection {
                 .usage, "'\(sourceName ?? "")' is not a source of '\(recipe.command)'",
                 hint: "use one of: \(recipe.sources.compactMap(\.name).joined(separator: ", "))")
         }
+        let question = HistoryStore.optionsKey(recipe.effectiveOptions(given), source: sourceName)
         do {
             try await ensureTermsAccepted()
-            return try await run(recipe, options: given, source: source, today: today)
+            let records = try await run(recipe, options: given, source: source, today: today)
+            do {
+                try history?.record(portal: portal.id, user: user, recipe: recipe.command, options: question, records: records)
+            } catch {
+                // The answer stands; only the record of it is lost, which the log says.
+                logger.warning("not recorded in the history: \(error)")
+            }
+            return records
         } catch let error as UniToolError where error.kind == .portalUnreachable || error.kind == .portalTimeout {
             // Offline, the values the portal listed last time still tell a typo from an outage.
             if let unknown = unknownValueAsLastSeen(of: recipe, given: given) { throw unknown }
+            // And the last answer is there to be had.
+            if let last = try? history?.latest(portal: portal.id, user: user, recipe: recipe.command, options: question) {
+                throw error.adding(
+                    note:
+                        "'--offline' answers from the history, as of \(HistoryStore.age(of: last.ranAt)) (\(HistoryStore.timestamp(last.ranAt)))"
+                )
+            }
             throw error
         }
     }

@@ -40,6 +40,8 @@ public final class PortalConnection: Sendable {
     let terms: TermsPolicy
     /// The values the portal last offered for each option, for completion and offline checks.
     let offeredValues: OfferedValuesStore
+    /// Where successful runs are recorded, for `history`, `watch` and `--offline`; nil keeps none.
+    public let history: HistoryStore?
     /// Set once the terms were found accepted (or accepted now) on this connection.
     private let termsCleared = Mutex(false)
 
@@ -53,8 +55,10 @@ public final class PortalConnection: Sendable {
     public init(
         portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, keepsSession: Bool = true,
         sessions: SessionStore = SessionStore(), configuration: HTTPSession.Configuration = .init(), startEmpty: Bool = false,
-        terms: TermsPolicy = TermsPolicy(), offeredValues: OfferedValuesStore = OfferedValuesStore(), logger: Logger
+        terms: TermsPolicy = TermsPolicy(), offeredValues: OfferedValuesStore = OfferedValuesStore(), history: HistoryStore? = nil,
+        logger: Logger
     ) {
+        self.history = history
         self.offeredValues = offeredValues
         let store = keepsSession ? sessions : nil
         self.portal = portal

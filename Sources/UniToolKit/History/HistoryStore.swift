@@ -1,0 +1,219 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// The local history: every successful recipe run, with its records, in an SQLite database at
+/// `$XDG_DATA_HOME/unitool/history.sqlite` (mode 0600, in a 0700 folder, WAL).
+///
+/// It is what lets unitool say what is new (`unitool history`, `unitool watch`) and answer with
+/// the portal out of reach (`--offline`). A run whose records are the same as an earlier one's
+/// stores only a row pointing at that snapshot, so that hourly runs of an unchanged page cost a
+/// few dozen bytes each.
+public final class HistoryStore: Sendable {
+    public let file: URL
+    private let database: DatabasePool
+
+    public static var defaultFile: URL { XDGDirectories.data.appendingPathComponent("history.sqlite") }
+
+    /// One run as stored: when, with which options, and its records as JSON.
+    public struct Run: Sendable, Equatable {
+        public var ranAt: Date
+        public var options: String
+        public var columns: [String]
+        public var recordsJSON: String
+    }
+
+    public init(file: URL = HistoryStore.defaultFile) throws {
+        self.file = file
+        do {
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            if !FileManager.default.fileExists(atPath: file.path) {
+                // Made private before SQLite writes a byte; the -wal and -shm files follow its mode.
+                FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            }
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            database = try DatabasePool(path: file.path, configuration: configuration)
+            try Self.migrator.migrate(database)
+        } catch let error as UniToolError {
+            throw error
+        } catch {
+            throw UniToolError(
+                .stateCorrupt, "cannot open the history at \(file.path): \(error)",
+                hint: "move the file away to start a new history; nothing else depends on it")
+        }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: runs and snapshots") { db in
+            try db.create(table: "snapshot") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("digest", .text).notNull().unique()
+                table.column("columns", .text).notNull()
+                table.column("records", .text).notNull()
+            }
+            try db.create(table: "run") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("portal", .text).notNull()
+                table.column("user", .text).notNull()
+                table.column("recipe", .text).notNull()
+                table.column("options", .text).notNull()
+                table.column("ranAt", .double).notNull()
+                table.column("snapshotId", .integer).notNull().references("snapshot", onDelete: .restrict)
+            }
+            try db.create(index: "run_lookup", on: "run", columns: ["portal", "user", "recipe", "options", "ranAt"])
+        }
+        return migrator
+    }
+
+    /// The options of a run as one canonical text (`source=rss&term=current`), so that the same
+    /// question asked twice finds the same answers.
+    public static func optionsKey(_ options: [String: String], source: String?) -> String {
+        var all = options
+        if let source { all["source"] = source }
+        return all.keys.sorted().map { "\($0)=\(all[$0]!)" }.joined(separator: "&")
+    }
+
+    /// Records a successful run.
+    public func record(
+        portal: String, user: String, recipe: String, options: String, records: RecordSet, at date: Date = Date()
+    ) throws {
+        let json = JSONRenderer.array(records)
+        let digest = Self.digest(Self.columnsText(records.columns) + "\n" + json)
+        try write { db in
+            try db.execute(
+                sql: "INSERT INTO snapshot (digest, columns, records) VALUES (?, ?, ?) ON CONFLICT(digest) DO NOTHING",
+                arguments: [digest, Self.columnsText(records.columns), json])
+            let snapshot = try Int64.fetchOne(db, sql: "SELECT id FROM snapshot WHERE digest = ?", arguments: [digest])!
+            try db.execute(
+                sql: "INSERT INTO run (portal, user, recipe, options, ranAt, snapshotId) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [portal, user, recipe, options, date.timeIntervalSince1970, snapshot])
+        }
+    }
+
+    /// The latest run of this question, if there was one.
+    public func latest(portal: String, user: String, recipe: String, options: String) throws -> Run? {
+        try read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT run.ranAt, run.options, snapshot.columns, snapshot.records FROM run JOIN snapshot ON snapshot.id = run.snapshotId
+                    WHERE portal = ? AND user = ? AND recipe = ? AND options = ? ORDER BY ranAt DESC, run.id DESC LIMIT 1
+                    """, arguments: [portal, user, recipe, options]
+            ).map(Self.run)
+        }
+    }
+
+    /// Every run of a recipe since a date, oldest first, whatever its options.
+    public func runs(portal: String, user: String, recipe: String, since: Date) throws -> [Run] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT run.ranAt, run.options, snapshot.columns, snapshot.records FROM run JOIN snapshot ON snapshot.id = run.snapshotId
+                    WHERE portal = ? AND user = ? AND recipe = ? AND ranAt >= ? ORDER BY ranAt, run.id
+                    """, arguments: [portal, user, recipe, since.timeIntervalSince1970]
+            ).map(Self.run)
+        }
+    }
+
+    /// The last run before `date`, for comparing the first run in a window with what came before.
+    public func run(before date: Date, portal: String, user: String, recipe: String, options: String) throws -> Run? {
+        try read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT run.ranAt, run.options, snapshot.columns, snapshot.records FROM run JOIN snapshot ON snapshot.id = run.snapshotId
+                    WHERE portal = ? AND user = ? AND recipe = ? AND options = ? AND ranAt < ? ORDER BY ranAt DESC, run.id DESC LIMIT 1
+                    """, arguments: [portal, user, recipe, options, date.timeIntervalSince1970]
+            ).map(Self.run)
+        }
+    }
+
+    /// Forgets runs older than `date`, and the snapshots no run uses any more. Returns how many
+    /// runs went.
+    @discardableResult
+    public func prune(before date: Date) throws -> Int {
+        try write { db in
+            try db.execute(sql: "DELETE FROM run WHERE ranAt < ?", arguments: [date.timeIntervalSince1970])
+            let removed = db.changesCount
+            try db.execute(sql: "DELETE FROM snapshot WHERE id NOT IN (SELECT DISTINCT snapshotId FROM run)")
+            return removed
+        }
+    }
+
+    /// How many runs and distinct snapshots are stored.
+    public func counts() throws -> (runs: Int, snapshots: Int) {
+        try read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM run") ?? 0, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM snapshot") ?? 0)
+        }
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try database.read(body) } catch { throw Self.failure(error, file) }
+    }
+
+    private func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try database.write(body) } catch { throw Self.failure(error, file) }
+    }
+
+    private static func failure(_ error: any Error, _ file: URL) -> UniToolError {
+        UniToolError(
+            .stateCorrupt, "the history at \(file.path) cannot be used: \(error)",
+            hint: "move the file away to start a new history; nothing else depends on it")
+    }
+
+    private static func run(_ row: Row) -> Run {
+        let columnsText: String = row[2]
+        return Run(
+            ranAt: Date(timeIntervalSince1970: row[0]), options: row[1],
+            columns: columnsText.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init), recordsJSON: row[3])
+    }
+
+    /// Column names joined by the unit separator, which no field name contains.
+    private static func columnsText(_ columns: [String]) -> String { columns.joined(separator: "\u{1F}") }
+
+    /// The snapshot's content address.
+    static func digest(_ text: String) -> String {
+        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+extension HistoryStore {
+    /// The last answer to a question, for `--offline`: its records, typed as the recipe says,
+    /// and when they were read.
+    public func offlineAnswer(
+        recipe: DataRecipe, portal: String, user: String, options given: [String: String], source: String?
+    ) throws -> (records: RecordSet, ranAt: Date) {
+        let question = Self.optionsKey(recipe.effectiveOptions(given), source: source)
+        guard let run = try latest(portal: portal, user: user, recipe: recipe.command, options: question) else {
+            throw UniToolError(
+                .noOfflineAnswer,
+                "there is no earlier answer to '\(recipe.command)'\(question.isEmpty ? "" : " with \(question)") for \(user) on '\(portal)' in the history",
+                hint: "run it once with the portal reachable; the history keeps every successful run")
+        }
+        let fields = recipe.source(named: source)?.fields ?? recipe.primary.fields
+        return (try HistoryCodec.records(run.recordsJSON, columns: run.columns, fields: fields), run.ranAt)
+    }
+
+    /// "3 minutes ago", "2 hours ago", "5 days ago": how old an answer is, for people.
+    public static func age(of date: Date, now: Date = Date()) -> String {
+        let seconds = max(0, Int(now.timeIntervalSince(date)))
+        switch seconds {
+        case ..<60: return "less than a minute ago"
+        case ..<3600: return Plural.count(seconds / 60, "minute") + " ago"
+        case ..<86_400: return Plural.count(seconds / 3600, "hour") + " ago"
+        default: return Plural.count(seconds / 86_400, "day") + " ago"
+        }
+    }
+
+    /// A moment as ISO 8601 in the local time zone, to the minute.
+    public static func timestamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import UniToolKit
+import UniToolTestSupport
+
+@Suite("The history of recipe runs")
+struct HistoryStoreTests {
+    static let grades: DataRecipe = {
+        let catalog = try! RecipeCatalog(directories: [Fixtures.recipes])
+        return try! catalog.recipe(portal: "demo", command: "grades")
+    }()
+
+    func temporaryStore() throws -> HistoryStore {
+        try HistoryStore(
+            file: FileManager.default.temporaryDirectory.appendingPathComponent("history-\(UUID().uuidString)/history.sqlite"))
+    }
+
+    func answer(_ grade: FieldValue) -> RecordSet {
+        RecordSet(
+            columns: Self.grades.columns,
+            records: [
+                Record(fields: [
+                    ("term", .string("2026-fall")), ("course", .string("Probability Theory")), ("code", .string("MATH-301")),
+                    ("credits", .number(6)), ("grade", grade), ("points", .number(3.7)), ("date", .date("2026-11-13")),
+                ])
+            ])
+    }
+
+    @Test("a run is read back with its types, by the same question; the file is private")
+    func roundTrip() throws {
+        let store = try temporaryStore()
+        defer { try? FileManager.default.removeItem(at: store.file.deletingLastPathComponent()) }
+        let ranAt = Date(timeIntervalSince1970: 1_800_000_000)
+        let question = HistoryStore.optionsKey(Self.grades.effectiveOptions([:]), source: nil)
+        #expect(question == "term=current")
+        try store.record(portal: "demo", user: "alice", recipe: "grades", options: question, records: answer(.string("A-")), at: ranAt)
+        let offline = try store.offlineAnswer(recipe: Self.grades, portal: "demo", user: "alice", options: ["term": "current"], source: nil)
+        #expect(offline.records == answer(.string("A-")))
+        #expect(offline.ranAt == ranAt)
+        #expect {
+            try store.offlineAnswer(recipe: Self.grades, portal: "demo", user: "bob", options: [:], source: nil)
+        } throws: { ($0 as? UniToolError)?.kind == .noOfflineAnswer }
+        let mode = try FileManager.default.attributesOfItem(atPath: store.file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test("unchanged answers share one snapshot, and pruning drops old runs and unused snapshots")
+    func snapshotsAreShared() throws {
+        let store = try temporaryStore()
+        defer { try? FileManager.default.removeItem(at: store.file.deletingLastPathComponent()) }
+        for hour in 0..<48 {
+            let grade: FieldValue = hour < 24 ? .null : .string("A-")
+            try store.record(
+                portal: "demo", user: "alice", recipe: "grades", options: "term=current", records: answer(grade),
+                at: Date(timeIntervalSince1970: 1_800_000_000 + Double(hour) * 3600))
+        }
+        #expect(try store.counts() == (48, 2))
+        #expect(try store.prune(before: Date(timeIntervalSince1970: 1_800_000_000 + 30 * 3600)) == 30)
+        #expect(try store.counts() == (18, 1))
+    }
+
+    @Test("the report names a grade that came in, once, with its old and new value")
+    func report() throws {
+        let store = try temporaryStore()
+        defer { try? FileManager.default.removeItem(at: store.file.deletingLastPathComponent()) }
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        for (hour, grade) in [(0, FieldValue.null), (1, .null), (2, .string("A-")), (3, .string("A-"))] {
+            try store.record(
+                portal: "demo", user: "alice", recipe: "grades", options: "term=current", records: answer(grade),
+                at: start.addingTimeInterval(Double(hour) * 3600))
+        }
+        let report = try HistoryReport.changes(in: store, recipe: Self.grades, portal: "demo", user: "alice", since: start)
+        #expect(report.records.count == 1)
+        #expect(report.records.first?["change"] == .string("changed"))
+        #expect(report.records.first?["key"] == .string("2026-fall/MATH-301"))
+        #expect(report.records.first?["new"] == .string("A-"))
+        let later = try HistoryReport.changes(
+            in: store, recipe: Self.grades, portal: "demo", user: "alice", since: start.addingTimeInterval(2.5 * 3600))
+        #expect(later.records.isEmpty, "the run in the window is compared with the one before it: nothing new")
+    }
+
+    @Test("--since takes days, hours, today and a date, and refuses the rest; ages read as people say them")
+    func sinceAndAge() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(try HistoryReport.start(of: "30d", now: now) == now.addingTimeInterval(-30 * 86_400))
+        #expect(try HistoryReport.start(of: "12h", now: now) == now.addingTimeInterval(-12 * 3600))
+        _ = try HistoryReport.start(of: "2026-11-01", now: now)
+        #expect(throws: UniToolError.self) { try HistoryReport.start(of: "soon", now: now) }
+        #expect(HistoryStore.age(of: now.addingTimeInterval(-30), now: now) == "less than a minute ago")
+        #expect(HistoryStore.age(of: now.addingTimeInterval(-60), now: now) == "1 minute ago")
+        #expect(HistoryStore.age(of: now.addingTimeInterval(-7200), now: now) == "2 hours ago")
+        #expect(HistoryStore.age(of: now.addingTimeInterval(-3 * 86_400), now: now) == "3 days ago")
+    }
+}

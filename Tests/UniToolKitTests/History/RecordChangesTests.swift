@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import UniToolKit
+
+@Suite("What changed between two answers")
+struct RecordChangesTests {
+    func grade(_ code: String, _ grade: FieldValue, date: String = "2026-01-22") -> Record {
+        Record(fields: [("term", .string("2026-fall")), ("code", .string(code)), ("grade", grade), ("date", .date(date))])
+    }
+
+    func set(_ records: [Record]) -> RecordSet { RecordSet(columns: ["term", "code", "grade", "date"], records: records) }
+
+    @Test("a grade that comes in is one change, field by field, followed by its key")
+    func gradeArrives() {
+        let changes = RecordChanges(
+            from: set([grade("MATH-301", .null), grade("CS-320", .string("B"))]),
+            to: set([grade("MATH-301", .string("A-")), grade("CS-320", .string("B"))]), keys: ["term", "code"])
+        #expect(
+            changes.changes == [
+                .changed(
+                    key: "2026-fall/MATH-301", record: grade("MATH-301", .string("A-")),
+                    fields: [RecordChanges.FieldChange(field: "grade", old: .null, new: .string("A-"))])
+            ])
+    }
+
+    @Test("content is compared, not dates: a grade released with an old date is still a change")
+    func oldDateStillAChange() {
+        let changes = RecordChanges(
+            from: set([grade("MATH-301", .string(""), date: "2026-01-01")]),
+            to: set([grade("MATH-301", .string("B+"), date: "2026-01-01")]), keys: ["term", "code"])
+        #expect(changes.changes.map(\.kind) == ["changed"])
+    }
+
+    @Test("records added and removed are named, in order; identical answers have no changes")
+    func addedAndRemoved() {
+        let old = set([grade("A", .string("A")), grade("B", .string("B"))])
+        let new = set([grade("B", .string("B")), grade("C", .string("C"))])
+        let changes = RecordChanges(from: old, to: new, keys: ["code"])
+        #expect(changes.changes.map(\.kind) == ["added", "removed"])
+        #expect(changes.changes.map(\.key) == ["C", "A"])
+        #expect(RecordChanges(from: old, to: old, keys: ["code"]).isEmpty)
+    }
+
+    @Test("without keys, a record is its whole content: an edit is a removal and an addition")
+    func noKeys() {
+        let changes = RecordChanges(from: set([grade("A", .string("A"))]), to: set([grade("A", .string("B"))]), keys: [])
+        #expect(changes.changes.map(\.kind) == ["added", "removed"])
+    }
+}
