@@ -233,7 +233,7 @@ struct Completion {
     }
 
     private func commandNames(_ catalog: RecipeCatalog?, portal: String?) -> [String] {
-        var names = Array(Dispatcher.builtins.keys) + ["help", "version"]
+        var names = Array(Dispatcher.reservedCommands)
         names += recipes(catalog, portal: portal).map(\.command)
         names += Plugins.all().map(\.name)
         return Array(Set(names)).sorted()

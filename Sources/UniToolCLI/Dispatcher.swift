@@ -24,7 +24,10 @@ struct Dispatcher {
 
     /// Every name a recipe or a plugin may not take: the built-in commands, and `help` and
     /// `version`, which the dispatcher answers itself. The one list, owned here.
-    static var reservedCommands: Set<String> { Set(builtins.keys).union(["help", "version"]) }
+    static var reservedCommands: Set<String> { Set(builtins.keys).union(dispatchedCommands) }
+    /// Commands the dispatcher answers itself, outside swift-argument-parser: `watch` takes a
+    /// recipe command's own options, which only exist at run time.
+    static let dispatchedCommands: Set<String> = ["help", "version", "watch"]
 
     func run() async -> Int32 {
         if arguments == ["--experimental-dump-help"] {
@@ -67,6 +70,9 @@ struct Dispatcher {
         // subcommand, as in `unitool --portal demo terms accept`) parses them.
         var rest = Array(arguments[(commandIndex + 1)...])
         rest.insert(contentsOf: globals, at: rest.firstIndex(of: "--") ?? rest.endIndex)
+        if name == "watch" {
+            return await WatchCommandRunner(arguments: rest).run()
+        }
         if name == "help" {
             guard let topic = rest.first(where: { !$0.hasPrefix("-") }) else {
                 return await printOverview(globals: [], toStandardError: false)
@@ -188,6 +194,8 @@ struct Dispatcher {
 
             BUILT-IN COMMANDS:
               auth               Store, check or remove your password (keyring), TOTP secret and session
+              watch              Run a command again and again, and announce what changed: unitool watch grades
+              history            What changed in a command's answers, run by run: unitool history grades
               terms              Check, read and accept the portal's terms of use
               recipes            List, check and test recipes (offline, against saved pages)
               page               Print a portal page through your session, for writing recipes
@@ -217,6 +225,9 @@ struct Dispatcher {
               --fields <a,b,c>    Only these fields, in this order
               --recipes <dir>     Another recipe directory
               -v, --verbose       Log requests and login steps to stderr
+              -q, --quiet         No status line while a command works, no notes about the output
+              --offline           Answer from the history of earlier runs, without asking the portal
+              --sort <a,-b>       Sort by these fields; -field for descending
               --trace <file>      Write the run's requests to a HAR file, secrets redacted
               --timeout <s>       Give up on a request after this many seconds (default 30)
               --insecure          Do not check TLS certificates (test portals only; warns every run)

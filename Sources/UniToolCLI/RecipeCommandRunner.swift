@@ -104,12 +104,12 @@ struct RecipeCommandRunner {
         ).apply(to: records, of: recipe)
         let format = options.outputFormat
         guard format == .table else {
-            FileHandle.standardOutput.write(Data(format.render(records).utf8))
+            StandardOutput.write(format.render(records))
             return 0
         }
         let style = TableStyle.forStandardOutput()
         let table = TableRenderer(style: style, display: recipe.columnDisplay).layout(records)
-        FileHandle.standardOutput.write(Data(table.text.utf8))
+        StandardOutput.write(table.text)
         if !table.droppedColumns.isEmpty, let width = style.maxWidth {
             let count = Plural.count(table.droppedColumns.count, "column")
             Progress.note(

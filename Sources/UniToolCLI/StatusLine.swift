@@ -126,3 +126,23 @@ enum Progress {
         StatusLine.shared.printAbove("unitool: note: " + TerminalText.escaped(text))
     }
 }
+
+/// Standard output that survives a reader going away. NIO ignores SIGPIPE for the whole
+/// process, so a write to a closed pipe (`unitool watch ... | head -3`) fails with EPIPE, which
+/// Foundation's `FileHandle.write` turns into a crash; this reports it instead.
+enum StandardOutput {
+    /// Writes all of `text`; false when the reader has gone, and nothing more should be written.
+    @discardableResult
+    static func write(_ text: String) -> Bool {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            bytes = bytes.dropFirst(written)
+        }
+        return true
+    }
+}

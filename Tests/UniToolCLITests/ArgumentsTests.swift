@@ -90,7 +90,7 @@ struct ArgumentsTests {
 
     @Test("the built-in commands are the one list of reserved names, and a recipe may not take one")
     func reservedNames() throws {
-        #expect(Dispatcher.reservedCommands == Set(Dispatcher.builtins.keys).union(["help", "version"]))
+        #expect(Dispatcher.reservedCommands == Set(Dispatcher.builtins.keys).union(["help", "version", "watch"]))
         let recipe = "command: rpc\nfetch: /x\nrows: \"//tr\"\nfields:\n  a: { xpath: td }\n"
         #expect {
             try DataRecipe.load(file: "rpc.yaml", text: recipe, portal: "demo", reserved: Dispatcher.reservedCommands)

@@ -65,6 +65,12 @@ public final class HistoryStore: Sendable {
             }
             try db.create(index: "run_lookup", on: "run", columns: ["portal", "user", "recipe", "options", "ranAt"])
         }
+        migrator.registerMigration("v2: watch memory") { db in
+            try db.create(table: "watchMemory") { table in
+                table.primaryKey("watch", .text)
+                table.column("memory", .text).notNull()
+            }
+        }
         return migrator
     }
 
@@ -215,5 +221,25 @@ extension HistoryStore {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
         return formatter.string(from: date)
+    }
+}
+
+extension HistoryStore {
+    /// What a watch remembers between runs (a failure announced, loans announced as due).
+    public func memory(ofWatch watch: String) throws -> WatchDecision.Memory {
+        let text = try read { db in try String.fetchOne(db, sql: "SELECT memory FROM watchMemory WHERE watch = ?", arguments: [watch]) }
+        guard let text, let memory = try? JSONDecoder().decode(WatchDecision.Memory.self, from: Data(text.utf8)) else {
+            return WatchDecision.Memory()
+        }
+        return memory
+    }
+
+    public func save(memory: WatchDecision.Memory, ofWatch watch: String) throws {
+        let text = String(decoding: try JSONEncoder().encode(memory), as: UTF8.self)
+        try write { db in
+            try db.execute(
+                sql: "INSERT INTO watchMemory (watch, memory) VALUES (?, ?) ON CONFLICT(watch) DO UPDATE SET memory = excluded.memory",
+                arguments: [watch, text])
+        }
     }
 }

@@ -1,0 +1,211 @@
+import Foundation
+import UniToolKit
+
+/// `unitool watch grades --term current [--every 1h | --once]`: runs a recipe command again and
+/// again and announces what changed, as JSON Lines on stdout and through `--exec`, `--webhook`
+/// and `--notify`. The decisions are the service's (`Watcher`, `WatchDecision`); this is the loop
+/// and the delivery.
+struct WatchCommandRunner {
+    let arguments: [String]
+
+    /// The watch's own options, taken out of argv before the recipe's and the global ones.
+    struct Options {
+        var every: Duration?
+        var exec: [String] = []
+        var webhooks: [URL] = []
+        var notify = false
+        var announceExisting = false
+        var dueWithin: Int?
+        var dueField: String?
+        var wantsHelp = false
+        var command: String?
+        var rest: [String] = []
+
+        init(parsing arguments: [String]) throws {
+            var index = 0
+            func value(_ name: String) throws -> String {
+                guard index + 1 < arguments.count else { throw Self.usage("\(name) needs a value") }
+                index += 1
+                return arguments[index]
+            }
+            var once = false
+            while index < arguments.count {
+                defer { index += 1 }
+                let argument = arguments[index]
+                switch argument {
+                case "--help", "-h": wantsHelp = true
+                case "--once": once = true
+                case "--every": every = try Self.interval(try value("--every"))
+                case "--exec": exec.append(try value("--exec"))
+                case "--webhook":
+                    let text = try value("--webhook")
+                    guard let url = URL(string: text) else { throw Self.usage("'\(text)' is not a web address") }
+                    webhooks.append(url)
+                case "--notify": notify = true
+                case "--announce-existing": announceExisting = true
+                case "--due-within":
+                    // `3d`, or `3d:due` to name the date field.
+                    let text = try value("--due-within")
+                    let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+                    guard let days = parts.first.flatMap({ $0.hasSuffix("d") ? Int($0.dropLast()) : Int($0) }), days >= 0 else {
+                        throw Self.usage("--due-within takes a number of days, such as 3d (or 3d:due to name the date field)")
+                    }
+                    dueWithin = days
+                    dueField = parts.count == 2 ? parts[1] : nil
+                default:
+                    if command == nil, !argument.hasPrefix("-"), !Self.followsValueOption(arguments, index) {
+                        command = argument
+                    } else {
+                        rest.append(argument)
+                    }
+                }
+            }
+            if once, every != nil { throw Self.usage("--once and --every cannot both be given") }
+        }
+
+        /// Whether the word at `index` is the value of a global option before it (`--portal demo`).
+        static func followsValueOption(_ arguments: [String], _ index: Int) -> Bool {
+            index > 0 && GlobalOptions.valueOptions.contains(arguments[index - 1])
+        }
+
+        /// `30s`, `15m`, `1h`, `1d`: at least a minute apart, so that no portal is hammered.
+        static func interval(_ text: String) throws -> Duration {
+            let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+            guard let unit = text.last, let scale = units[unit], let count = Int64(text.dropLast()), count > 0 else {
+                throw usage("'\(text)' is not an interval; use 15m, 1h or 1d")
+            }
+            guard count * scale >= 60 else { throw usage("--every must be at least 1m: a portal is not to be asked more often") }
+            return .seconds(count * scale)
+        }
+
+        static func usage(_ message: String) -> UniToolError {
+            UniToolError(.usage, message, hint: "see 'unitool watch --help'")
+        }
+    }
+
+    static let help = """
+        OVERVIEW: Run a command again and again, and announce what changed.
+
+        The first run sets the baseline and announces nothing (unless --announce-existing). Each later run is
+        compared with the answer before it, by the recipe's key fields and by content: a grade that comes in is
+        one 'changed' event with the old and the new value. A failure (a login that no longer works, a page
+        whose layout changed) is announced once when it starts, and once when it recovers. Every answer goes
+        into the history (unitool history), so an interrupted watch picks up where it left off.
+
+        Events are JSON Lines on stdout, one per line (the schema is in docs/WATCH.md), and go to every
+        channel given.
+
+        USAGE: unitool watch <command> [<command's options>] [--once | --every <interval>] [<channels>]
+
+        OPTIONS:
+          --once                  Run once and exit (the default): for cron and systemd timers.
+          --every <interval>      Run every 15m, 1h or 1d (at least 1m), with some jitter, until interrupted.
+          --exec <command>        Run this shell command for each event, with the event as JSON on stdin
+                                  and UNITOOL_EVENT, UNITOOL_EVENT_SUMMARY and UNITOOL_EVENT_KEY set.
+          --webhook <url>         POST each event as JSON to this address.
+          --notify                Show each event as a desktop notification (freedesktop, over D-Bus).
+          --announce-existing     Announce the records found on the first run, too.
+          --due-within <days>     Announce a record once when its date field is this close: 3d, or 3d:due.
+          -h, --help              Show help information.
+        The global options (--portal, --user, --password-stdin, -v, ...) apply as for any command.
+
+        Examples:
+          unitool watch grades --term current --once --notify
+          unitool watch loans --due-within 3d --every 6h --exec 'notify-send "$UNITOOL_EVENT_SUMMARY"'
+          unitool watch news --webhook https://ntfy.sh/my-topic --every 1h
+
+        """
+
+    func run() async -> Int32 {
+        let json = Dispatcher.wantsJSON(arguments)
+        do {
+            let watch = try Options(parsing: arguments)
+            if watch.wantsHelp {
+                print(Self.help, terminator: "")
+                return 0
+            }
+            guard let command = watch.command else {
+                throw Options.usage("watch needs a command, such as 'unitool watch grades'")
+            }
+            let globalsOnly = try GlobalOptions.parse(GlobalOptions.arguments(in: watch.rest))
+            let environment = try CommandEnvironment(options: globalsOnly)
+            let portal = try environment.catalog.portal(try environment.portalID())
+            let recipe = try environment.catalog.recipe(portal: portal.id, command: command)
+            let invocation = try RecipeInvocation(parsing: watch.rest, recipe: recipe)
+            if let action = invocation.action {
+                throw Options.usage("'\(command) \(action.name)' acts on the portal; a watch only reads")
+            }
+            let options = try GlobalOptions.parse(invocation.rest)
+            var due: WatchDecision.DueRule?
+            if let days = watch.dueWithin {
+                let dateFields = recipe.primary.fields.filter { $0.type == .date }.map(\.name)
+                guard let field = watch.dueField ?? dateFields.first, dateFields.contains(field) else {
+                    throw Options.usage(
+                        "--due-within needs a date field of '\(command)'"
+                            + (dateFields.isEmpty ? ", which has none" : " (its date fields: \(dateFields.joined(separator: ", ")))"))
+                }
+                due = WatchDecision.DueRule(field: field, days: days)
+            }
+            let spec = WatchSpec(
+                recipe: recipe, options: invocation.values, source: invocation.source, announceExisting: watch.announceExisting, due: due)
+            var channels: [any WatchChannel] = watch.exec.map(ExecChannel.init)
+            channels += try watch.webhooks.map(WebhookChannel.init)
+            if watch.notify { channels.append(DesktopNotificationChannel()) }
+            return try await loop(spec, every: watch.every, channels: channels, options: options, environment: environment, portal: portal)
+        } catch let error as UniToolError {
+            return ErrorReporter.report(error, json: json)
+        } catch {
+            return ErrorReporter.report(
+                UniToolError(.usage, GlobalOptions.message(for: error), hint: "see 'unitool watch --help'"), json: json)
+        }
+    }
+
+    private func loop(
+        _ spec: WatchSpec, every: Duration?, channels: [any WatchChannel], options: GlobalOptions, environment: CommandEnvironment,
+        portal: PortalRecipe
+    ) async throws -> Int32 {
+        var failures = 0
+        while true {
+            let credentials =
+                spec.recipe.login
+                ? try environment.credentialProvider(for: portal)
+                : (user: "", provide: PortalConnection.noLogin(because: "'\(spec.recipe.command)' is a public command"))
+            let outcome = try await environment.withPortal(
+                portal, user: credentials.user, credentials: credentials.provide, savedSession: spec.recipe.login
+            ) { connection in
+                try await Watcher.run(spec, on: connection)
+            }
+            for event in outcome.events {
+                // A reader that went away (`| head`) ends the watch, quietly.
+                guard StandardOutput.write(event.json + "\n") else { return 0 }
+                for channel in channels {
+                    do {
+                        try await channel.deliver(event)
+                    } catch {
+                        let message = (error as? UniToolError)?.message ?? "\(error)"
+                        Progress.explainWait("\(channel.name) did not take the '\(event.kind.rawValue)' event: \(message)")
+                    }
+                }
+            }
+            if let failure = outcome.failure, outcome.events.contains(where: { $0.kind == .failing }) {
+                // Said on stderr once, with the event; later runs that still fail stay quiet.
+                _ = ErrorReporter.report(failure, json: Dispatcher.wantsJSON(arguments))
+            }
+            guard let every else {
+                // One run: a failure is the exit code, whether or not it was announced now.
+                return outcome.failure?.kind.exitCode ?? 0
+            }
+            failures = outcome.failure == nil ? 0 : failures + 1
+            try await Task.sleep(for: Self.pause(every: every, failures: failures))
+        }
+    }
+
+    /// The time to the next run: the interval with up to a tenth of jitter, so that many watches
+    /// do not ask at the same second; after failures, longer (doubling, at most 8 times the
+    /// interval), so that a broken portal is not hammered.
+    static func pause(every: Duration, failures: Int, random: Double = Double.random(in: 0...1)) -> Duration {
+        let backoff = Double(1 << min(failures, 3))
+        let seconds = Double(every.components.seconds) * backoff * (1 + 0.1 * random)
+        return .milliseconds(Int64(seconds * 1000))
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// What one run of a watch announces, decided from the last answer, this run's outcome and what
+/// the watch remembers. A pure decision: the I/O loop (`Watcher`) runs the recipe and delivers.
+///
+/// - The first answer is the baseline: nothing is announced unless `announceExisting`.
+/// - Records are compared by key and content (`RecordChanges`), never by date alone.
+/// - A failure is announced when it starts, and once more when a run works again; an hourly
+///   watch of a broken page says so once, not every hour.
+/// - `due_soon` is announced once per record, when its date field first falls within the window.
+public struct WatchDecision: Sendable, Equatable {
+    /// What the watch remembers between runs.
+    public struct Memory: Sendable, Equatable, Codable {
+        /// The kind of the failure that was announced and has not recovered yet.
+        public var failing: String?
+        /// Keys already announced as due soon (with their date), so that each is announced once.
+        public var announcedDue: [String] = []
+
+        public init(failing: String? = nil, announcedDue: [String] = []) {
+            self.failing = failing
+            self.announcedDue = announcedDue
+        }
+    }
+
+    /// `--due-within 3d` on a date field.
+    public struct DueRule: Sendable, Equatable {
+        public var field: String
+        public var days: Int
+
+        public init(field: String, days: Int) {
+            self.field = field
+            self.days = days
+        }
+    }
+
+    public var events: [WatchEvent]
+    public var memory: Memory
+
+    /// - Parameters:
+    ///   - previous: the last answer recorded before this run, if any.
+    ///   - outcome: this run's answer, or its error.
+    ///   - today: the local date as `yyyy-MM-dd`, for `due_soon`.
+    public init(
+        previous: RecordSet?, outcome: Result<RecordSet, UniToolError>, memory: Memory, keys: [String], announceExisting: Bool,
+        due: DueRule?, today: String, template: WatchEvent
+    ) {
+        var memory = memory
+        var events: [WatchEvent] = []
+        func event(_ kind: WatchEvent.Kind) -> WatchEvent {
+            var event = template
+            event.kind = kind
+            return event
+        }
+        switch outcome {
+        case .failure(let error):
+            if memory.failing == nil {
+                var failing = event(.failing)
+                failing.error = error
+                events.append(failing)
+            }
+            memory.failing = error.kind.rawValue
+            self.events = events
+            self.memory = memory
+            return
+        case .success(let records):
+            if memory.failing != nil {
+                events.append(event(.recovered))
+                memory.failing = nil
+            }
+            let baseline = previous ?? (announceExisting ? RecordSet(columns: records.columns, records: []) : nil)
+            if let baseline {
+                for change in RecordChanges(from: baseline, to: records, keys: keys).changes {
+                    var record = event(WatchEvent.Kind(rawValue: change.kind)!)
+                    record.key = change.key
+                    record.record = change.record
+                    if case .changed(_, _, let fields) = change { record.changes = fields }
+                    events.append(record)
+                }
+            }
+            if let due {
+                let limit = Self.adding(days: due.days, to: today)
+                var stillDue: [String] = []
+                for record in records.records {
+                    guard case .date(let date)? = record[due.field], date <= limit else { continue }
+                    let key = RecordChanges.key(of: record, keys: keys) + "@" + date
+                    stillDue.append(key)
+                    // The first run announces what is due only when asked to announce what exists.
+                    if !memory.announcedDue.contains(key), previous != nil || announceExisting {
+                        var soon = event(.dueSoon)
+                        soon.key = RecordChanges.key(of: record, keys: keys)
+                        soon.record = record
+                        events.append(soon)
+                    }
+                }
+                memory.announcedDue = stillDue
+            }
+        }
+        self.events = events
+        self.memory = memory
+    }
+
+    /// `yyyy-MM-dd` plus some days, in the Gregorian calendar.
+    static func adding(days: Int, to day: String) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        guard let date = formatter.date(from: day) else { return day }
+        return formatter.string(from: date.addingTimeInterval(Double(days) * 86_400))
+    }
+}

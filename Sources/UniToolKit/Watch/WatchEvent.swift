@@ -1,0 +1,94 @@
+import Foundation
+
+/// One thing a watch announces. As JSON (``json``) it is one line of `unitool watch`'s output,
+/// the stdin of `--exec`, and the body of a webhook; the schema is in docs/WATCH.md.
+public struct WatchEvent: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case added, changed, removed
+        /// A date field (a loan's due date) came within `--due-within` of today.
+        case dueSoon = "due_soon"
+        /// A run failed after working (or failed on its first run): announced once.
+        case failing
+        /// A run worked again after failing: announced once.
+        case recovered
+    }
+
+    public var kind: Kind
+    public var portal: String
+    public var user: String
+    public var command: String
+    public var options: String
+    public var time: Date
+    /// The record's key (`2026-fall/MATH-301`), for record events.
+    public var key: String?
+    public var record: Record?
+    /// Field by field, for `changed`.
+    public var changes: [RecordChanges.FieldChange] = []
+    /// For `failing`: the error's kind and message, and the saved page of a layout change.
+    public var error: UniToolError?
+
+    public init(
+        kind: Kind, portal: String, user: String, command: String, options: String, time: Date, key: String? = nil,
+        record: Record? = nil, changes: [RecordChanges.FieldChange] = [], error: UniToolError? = nil
+    ) {
+        self.kind = kind
+        self.portal = portal
+        self.user = user
+        self.command = command
+        self.options = options
+        self.time = time
+        self.key = key
+        self.record = record
+        self.changes = changes
+        self.error = error
+    }
+
+    /// One line for people: the title of a notification, the summary variable of `--exec`.
+    public var summary: String {
+        switch kind {
+        case .added: return "\(command): new \(key ?? "record")"
+        case .removed: return "\(command): \(key ?? "a record") is gone"
+        case .changed:
+            let fields = changes.map { "\($0.field) \(Self.shown($0.old)) → \(Self.shown($0.new))" }.joined(separator: ", ")
+            return "\(command): \(key ?? "a record"): \(fields)"
+        case .dueSoon: return "\(command): \(key ?? "a record") is due soon"
+        case .failing: return "\(command) fails: \(error?.message ?? "unknown error")"
+        case .recovered: return "\(command) works again"
+        }
+    }
+
+    private static func shown(_ value: FieldValue) -> String {
+        value == .null ? "(none)" : "\"\(value.text)\""
+    }
+
+    /// The event as one line of JSON, keys in a fixed order.
+    public var json: String {
+        var members: [(String, String)] = [
+            ("event", JSONRenderer.string(kind.rawValue)), ("time", JSONRenderer.string(Self.iso8601(time))),
+            ("portal", JSONRenderer.string(portal)), ("user", JSONRenderer.string(user)), ("command", JSONRenderer.string(command)),
+            ("options", JSONRenderer.string(options)), ("summary", JSONRenderer.string(summary)),
+        ]
+        if let key { members.append(("key", JSONRenderer.string(key))) }
+        if let record { members.append(("record", JSONRenderer.object(record))) }
+        if kind == .changed {
+            let list = changes.map {
+                "{\"field\": \(JSONRenderer.string($0.field)), \"old\": \(JSONRenderer.value($0.old)), \"new\": \(JSONRenderer.value($0.new))}"
+            }
+            members.append(("changes", "[" + list.joined(separator: ", ") + "]"))
+        }
+        if let error {
+            members.append(
+                (
+                    "error",
+                    "{\"kind\": \(JSONRenderer.string(error.kind.rawValue)), \"message\": \(JSONRenderer.string(error.message)), \"hint\": \(error.hint.map(JSONRenderer.string) ?? "null")}"
+                ))
+        }
+        return "{" + members.map { "\(JSONRenderer.string($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
+    }
+
+    static func iso8601(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = .current
+        return formatter.string(from: date)
+    }
+}

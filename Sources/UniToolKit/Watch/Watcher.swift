@@ -1,0 +1,64 @@
+import Foundation
+
+/// What to watch: a recipe command with its options, and what counts as news.
+public struct WatchSpec: Sendable {
+    public var recipe: DataRecipe
+    public var options: [String: String]
+    public var source: String?
+    public var announceExisting: Bool
+    public var due: WatchDecision.DueRule?
+
+    public init(
+        recipe: DataRecipe, options: [String: String], source: String? = nil, announceExisting: Bool = false,
+        due: WatchDecision.DueRule? = nil
+    ) {
+        self.recipe = recipe
+        self.options = options
+        self.source = source
+        self.announceExisting = announceExisting
+        self.due = due
+    }
+
+    /// The question this watch asks, as the history keys it.
+    public var question: String { HistoryStore.optionsKey(recipe.effectiveOptions(options), source: source) }
+}
+
+/// Runs a watch once: the recipe through the connection (which records the answer in the
+/// history), then `WatchDecision` against the answer before it. The CLI's `watch` loops over it.
+public enum Watcher {
+    /// One run: what it announces, and its error if it failed (announced or not).
+    public struct Outcome: Sendable {
+        public var events: [WatchEvent]
+        public var failure: UniToolError?
+    }
+
+    public static func run(_ spec: WatchSpec, on connection: PortalConnection, today: String = RecordExtractor.localToday())
+        async throws -> Outcome
+    {
+        guard let history = connection.history else {
+            throw UniToolError(.stateCorrupt, "a watch needs the history, and it cannot be opened", hint: "run with -v to see why")
+        }
+        let portal = connection.portal.id
+        let command = spec.recipe.command
+        let watch = "\(portal)|\(connection.user)|\(command)|\(spec.question)"
+        let fields = spec.recipe.source(named: spec.source)?.fields ?? spec.recipe.primary.fields
+        let previous = try history.latest(portal: portal, user: connection.user, recipe: command, options: spec.question).map {
+            try HistoryCodec.records($0.recordsJSON, columns: $0.columns, fields: fields)
+        }
+        let outcome: Result<RecordSet, UniToolError>
+        do {
+            outcome = .success(
+                try await connection.settlingSession { try await $0.run(spec.recipe, options: spec.options, source: spec.source) })
+        } catch let error as UniToolError {
+            outcome = .failure(error)
+        }
+        let template = WatchEvent(
+            kind: .added, portal: portal, user: connection.user, command: command, options: spec.question, time: Date())
+        let decision = WatchDecision(
+            previous: previous, outcome: outcome, memory: try history.memory(ofWatch: watch), keys: spec.recipe.keyFields,
+            announceExisting: spec.announceExisting, due: spec.due, today: today, template: template)
+        try history.save(memory: decision.memory, ofWatch: watch)
+        if case .failure(let error) = outcome { return Outcome(events: decision.events, failure: error) }
+        return Outcome(events: decision.events, failure: nil)
+    }
+}

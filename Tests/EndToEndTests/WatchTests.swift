@@ -1,0 +1,149 @@
+import DemoUniversity
+import Foundation
+import Testing
+import UniToolTestSupport
+
+/// `unitool watch` and `--offline` against the demo, with real receivers: a shell command, a
+/// webhook server on loopback, and a notification server on the test's private D-Bus session.
+@Suite("Watch, history and offline answers, end to end")
+struct WatchTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+    }
+
+    static let listenerPython = "/usr/bin/python3"
+
+    @Test(
+        "a grade posted while watching reaches --exec, a webhook and a desktop notification as one changed event; the next run announces nothing",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gdbus")))
+    func gradeReachesEveryChannel() async throws {
+        defer { sandbox.remove() }
+        let webhook = try await Receiver.start(script: "webhook_receiver.py", python: "/usr/bin/env", arguments: ["python3"], in: sandbox)
+        defer { webhook.stop() }
+        let desktop = try await Receiver.start(script: "notification_listener.py", python: Self.listenerPython, arguments: [], in: sandbox)
+        defer { desktop.stop() }
+        let execFile = sandbox.root.appendingPathComponent("exec.jsonl")
+        try await DemoUniversity.withRunning { demo in
+            let port = try String(contentsOf: webhook.ready, encoding: .utf8)
+            let watch = [
+                "watch", "grades", "--term", "2026-fall", "--once", "--exec",
+                "cat >> '\(execFile.path)'; echo \"$UNITOOL_EVENT\" >> '\(execFile.path).kinds'",
+                "--webhook", "http://127.0.0.1:\(port)/hook", "--notify",
+            ]
+            let baseline = try await sandbox.run(watch, demo: demo.baseURL)
+            #expect(baseline.exitCode == 0, "\(baseline)")
+            #expect(baseline.stdout.isEmpty, "the first run is the baseline: \(baseline)")
+
+            await demo.postGrade(user: "alice", term: "2026-fall", code: "HUN-250", grade: "B", points: 3.0, date: "2026-11-24")
+            let posted = try await sandbox.run(watch, demo: demo.baseURL)
+            #expect(posted.exitCode == 0 && !posted.stderr.contains("did not take"), "\(posted)")
+            let lines = posted.stdout.split(separator: "\n")
+            #expect(lines.count == 1, "one event: \(posted)")
+            let event = try #require(try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any])
+            #expect(event["event"] as? String == "changed")
+            #expect(event["key"] as? String == "2026-fall/HUN-250")
+            let changes = try #require(event["changes"] as? [[String: Any]])
+            #expect(changes.map { $0["field"] as? String } == ["grade", "points", "date"], "\(changes)")
+            #expect(changes.first?["new"] as? String == "B")
+
+            let again = try await sandbox.run(watch, demo: demo.baseURL)
+            #expect(again.exitCode == 0 && again.stdout.isEmpty, "nothing new: \(again)")
+        }
+        let execLines = try String(contentsOf: execFile, encoding: .utf8).split(separator: "\n")
+        #expect(execLines.count == 1 && execLines[0].contains("\"HUN-250\""), "\(execLines)")
+        #expect(try String(contentsOf: URL(fileURLWithPath: execFile.path + ".kinds"), encoding: .utf8) == "changed\n")
+        let hooks = try String(contentsOf: webhook.received, encoding: .utf8).split(separator: "\n")
+        #expect(hooks.count == 1 && hooks[0].hasPrefix("application/json\t") && hooks[0].contains("\"event\": \"changed\""), "\(hooks)")
+        let notes = try String(contentsOf: desktop.received, encoding: .utf8).split(separator: "\n")
+        #expect(notes.count == 1, "\(notes)")
+        let note = try #require(try JSONSerialization.jsonObject(with: Data((notes.first ?? "").utf8)) as? [String: String])
+        #expect(note["app"] == "unitool")
+        #expect(note["summary"]?.contains("HUN-250") == true && note["summary"]?.contains("\"B\"") == true, "\(note)")
+    }
+
+    @Test("a layout change during a watch is announced once, and its recovery once")
+    func layoutChangeOnceAndRecovery() async throws {
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning { demo in
+            let watch = ["watch", "grades", "--term", "2026-fall", "--once"]
+            #expect(try await sandbox.run(watch, demo: demo.baseURL).exitCode == 0)
+            await demo.changeLayout(true)
+            let broken = try await sandbox.run(watch, demo: demo.baseURL)
+            #expect(broken.exitCode == 30, "\(broken)")
+            #expect(broken.stdout.contains("\"event\": \"failing\"") && broken.stdout.contains("layout_changed"), "\(broken)")
+            #expect(broken.stderr.contains("unitool: error:"), "said once on stderr too: \(broken)")
+            let stillBroken = try await sandbox.run(watch, demo: demo.baseURL)
+            #expect(stillBroken.exitCode == 30, "\(stillBroken)")
+            #expect(stillBroken.stdout.isEmpty && stillBroken.stderr.isEmpty, "not announced again: \(stillBroken)")
+            await demo.changeLayout(false)
+            let recovered = try await sandbox.run(watch, demo: demo.baseURL)
+            #expect(recovered.exitCode == 0, "\(recovered)")
+            #expect(
+                recovered.stdout.split(separator: "\n").count == 1 && recovered.stdout.contains("\"event\": \"recovered\""), "\(recovered)")
+        }
+    }
+
+    @Test("--offline answers grades with the demo stopped, saying how old the answer is; history shows the posted grade")
+    func offlineWithDemoStopped() async throws {
+        defer { sandbox.remove() }
+        let demo = try await DemoUniversity.start()
+        let online = try await sandbox.run(["grades", "--term", "2026-fall", "--format", "csv"], demo: demo.baseURL)
+        #expect(online.exitCode == 0, "\(online)")
+        await demo.postGrade(user: "alice", term: "2026-fall", code: "CS-340", grade: "A", points: 4.0, date: "2026-11-24")
+        #expect(try await sandbox.run(["grades", "--term", "2026-fall"], demo: demo.baseURL).exitCode == 0)
+        let history = try await sandbox.run(["history", "grades", "--json"], demo: demo.baseURL)
+        #expect(history.exitCode == 0, "\(history)")
+        #expect(history.stdout.contains("\"key\": \"2026-fall/CS-340\"") && history.stdout.contains("\"new\": \"A\""), "\(history)")
+        await demo.stop()
+
+        let unreachable = try await sandbox.run(["grades", "--term", "2026-fall"], demo: demo.baseURL)
+        #expect(unreachable.exitCode == 20, "\(unreachable)")
+        #expect(unreachable.stderr.contains("'--offline' answers from the history"), "\(unreachable)")
+        let offline = try await sandbox.run(["grades", "--term", "2026-fall", "--format", "csv", "--offline"], demo: demo.baseURL)
+        #expect(offline.exitCode == 0, "\(offline)")
+        #expect(offline.stdout.contains("CS-340") && offline.stdout.contains(",A,"), "the latest answer: \(offline)")
+        #expect(offline.stderr.contains("offline: 'grades' as of"), "\(offline)")
+        let never = try await sandbox.run(["loans", "--offline"], demo: demo.baseURL)
+        #expect(never.exitCode == 51, "\(never)")
+    }
+}
+
+/// A receiver script from Tests/EndToEndTests/Interop, run in the background until stopped.
+final class Receiver: @unchecked Sendable {
+    let ready: URL
+    let received: URL
+    private let process = Process()
+
+    static func start(script: String, python: String, arguments: [String], in sandbox: Sandbox) async throws -> Receiver {
+        let receiver = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try Receiver(script: script, python: python, arguments: arguments, in: sandbox) })
+            }
+        }
+        for _ in 0..<200 {
+            if FileManager.default.fileExists(atPath: receiver.ready.path) { return receiver }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        receiver.stop()
+        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(script) did not start"])
+    }
+
+    private init(script: String, python: String, arguments: [String], in sandbox: Sandbox) throws {
+        let name = (script as NSString).deletingPathExtension
+        ready = sandbox.root.appendingPathComponent("\(name).ready")
+        received = sandbox.root.appendingPathComponent("\(name).received")
+        FileManager.default.createFile(atPath: received.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments =
+            arguments + [Fixtures.root.appendingPathComponent("Tests/EndToEndTests/Interop/\(script)").path, ready.path, received.path]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
