@@ -13,6 +13,9 @@ struct WatchCommandRunner {
         var every: Duration?
         var exec: [String] = []
         var webhooks: [URL] = []
+        var webhookCommands: [String] = []
+        var all = false
+        var subcommand: String?
         var notify = false
         var announceExisting = false
         var dueWithin: Int?
@@ -42,6 +45,8 @@ struct WatchCommandRunner {
                     guard let url = URL(string: text) else { throw Self.usage("'\(text)' is not a web address") }
                     webhooks.append(url)
                 case "--notify": notify = true
+                case "--webhook-command": webhookCommands.append(try value("--webhook-command"))
+                case "--all": all = true
                 case "--announce-existing": announceExisting = true
                 case "--due-within":
                     // `3d`, or `3d:due` to name the date field.
@@ -53,7 +58,12 @@ struct WatchCommandRunner {
                     dueWithin = days
                     dueField = parts.count == 2 ? parts[1] : nil
                 default:
-                    if command == nil, !argument.hasPrefix("-"), !Self.followsValueOption(arguments, index) {
+                    if command == nil, subcommand == nil, ["install", "status"].contains(argument),
+                        !Self.followsValueOption(arguments, index)
+                    {
+                        subcommand = argument
+                    } else if command == nil, subcommand == nil, !all, !argument.hasPrefix("-"), !Self.followsValueOption(arguments, index)
+                    {
                         command = argument
                     } else {
                         rest.append(argument)
@@ -124,6 +134,12 @@ struct WatchCommandRunner {
                 print(Self.help, terminator: "")
                 return 0
             }
+            switch watch.subcommand {
+            case "install": return try WatchInstaller.install(arguments: watch.rest)
+            case "status": return try WatchInstaller.status(globals: watch.rest)
+            default: break
+            }
+            if watch.all { return await runAll(watch) }
             guard let command = watch.command else {
                 throw Options.usage("watch needs a command, such as 'unitool watch grades'")
             }
@@ -150,6 +166,7 @@ struct WatchCommandRunner {
                 recipe: recipe, options: invocation.values, source: invocation.source, announceExisting: watch.announceExisting, due: due)
             var channels: [any WatchChannel] = watch.exec.map(ExecChannel.init)
             channels += try watch.webhooks.map(WebhookChannel.init)
+            channels += watch.webhookCommands.map(CommandWebhookChannel.init)
             if watch.notify { channels.append(DesktopNotificationChannel()) }
             return try await loop(spec, every: watch.every, channels: channels, options: options, environment: environment, portal: portal)
         } catch let error as UniToolError {
@@ -158,6 +175,50 @@ struct WatchCommandRunner {
             return ErrorReporter.report(
                 UniToolError(.usage, GlobalOptions.message(for: error), hint: "see 'unitool watch --help'"), json: json)
         }
+    }
+
+    /// `watch --all`: each watch of watches.yaml whose interval is up, once, in order. The exit
+    /// code is the first failure's, after every watch has had its turn.
+    private func runAll(_ watch: Options) async -> Int32 {
+        do {
+            let file = try WatchFile.load()
+            let globals = try GlobalOptions.parse(GlobalOptions.arguments(in: watch.rest))
+            let environment = try CommandEnvironment(options: globals)
+            var status: Int32 = 0
+            for entry in file.entries {
+                let arguments = Self.arguments(for: entry) + watch.rest
+                if let portalID = entry.portal ?? (try? environment.portalID()),
+                    let recipe = try? environment.catalog.recipe(portal: portalID, command: entry.command),
+                    let portal = try? environment.catalog.portal(portalID), let history = environment.history()
+                {
+                    let user = recipe.login ? ((try? environment.user(for: portal)) ?? "") : ""
+                    let question = HistoryStore.optionsKey(recipe.effectiveOptions(entry.options), source: entry.source)
+                    let last = try? history.latest(portal: portalID, user: user, recipe: entry.command, options: question)
+                    guard WatchFile.isDue(lastRun: last?.ranAt, every: entry.every) else { continue }
+                }
+                let code = await WatchCommandRunner(arguments: arguments).run()
+                if status == 0 { status = code }
+            }
+            return status
+        } catch let error as UniToolError {
+            return ErrorReporter.report(error, json: Dispatcher.wantsJSON(arguments))
+        } catch {
+            return ErrorReporter.report(UniToolError(.usage, GlobalOptions.message(for: error)), json: Dispatcher.wantsJSON(arguments))
+        }
+    }
+
+    /// The command line of one watch of watches.yaml.
+    static func arguments(for entry: WatchFile.Entry) -> [String] {
+        var arguments = [entry.command, "--once"]
+        if let portal = entry.portal { arguments += ["--portal", portal] }
+        for (name, value) in entry.options.sorted(by: { $0.key < $1.key }) { arguments += ["--\(name)", value] }
+        if let source = entry.source { arguments += ["--source", source] }
+        if let exec = entry.exec { arguments += ["--exec", exec] }
+        if let command = entry.webhookCommand { arguments += ["--webhook-command", command] }
+        if entry.notify { arguments.append("--notify") }
+        if let due = entry.dueWithin { arguments += ["--due-within", due] }
+        if entry.announceExisting { arguments.append("--announce-existing") }
+        return arguments
     }
 
     private func loop(

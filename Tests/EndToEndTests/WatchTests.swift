@@ -111,6 +111,53 @@ struct WatchTests {
     }
 }
 
+extension WatchTests {
+    @Test("watches.yaml: watch --all runs the watches that are due, status shows them, and install writes units systemd accepts")
+    func watchFileAndInstall() async throws {
+        defer { sandbox.remove() }
+        let config = sandbox.root.appendingPathComponent("config/unitool")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try """
+        watches:
+          grades:
+            command: grades
+            options: { term: 2026-fall }
+            every: 1h
+          loans:
+            command: loans
+            every: 6h
+            due_within: 3d
+        """.write(to: config.appendingPathComponent("watches.yaml"), atomically: true, encoding: .utf8)
+        try await DemoUniversity.withRunning { demo in
+            let first = try await sandbox.run(["watch", "--all"], demo: demo.baseURL)
+            #expect(first.exitCode == 0 && first.stdout.isEmpty, "two baselines: \(first)")
+            let before = await demo.requestCount
+            let second = try await sandbox.run(["watch", "--all"], demo: demo.baseURL)
+            #expect(second.exitCode == 0 && second.stdout.isEmpty, "\(second)")
+            #expect(await demo.requestCount == before, "nothing is due yet, so the portal is not asked")
+            let status = try await sandbox.run(["watch", "status", "--json"], demo: demo.baseURL)
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]])
+            #expect(rows.map { $0["watch"] as? String } == ["grades", "loans"], "\(status)")
+            #expect(rows.allSatisfy { $0["last_run"] is String } && rows.map { $0["every"] as? String } == ["1h", "6h"], "\(status)")
+        }
+        let units = sandbox.root.appendingPathComponent("units")
+        let install = try await sandbox.run(["watch", "install", "--directory", units.path])
+        #expect(install.exitCode == 0, "\(install)")
+        #expect(install.stderr.contains("systemctl --user") && install.stderr.contains("*/5 * * * *"), "\(install)")
+        let service = try String(contentsOf: units.appendingPathComponent("unitool-watch.service"), encoding: .utf8)
+        #expect(service.contains("ExecStart=\(UniToolProcess.executable.path) watch --all"), "\(service)")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
+            let verify = try UniToolProcess.run(
+                URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
+                [
+                    "verify", units.appendingPathComponent("unitool-watch.service").path,
+                    units.appendingPathComponent("unitool-watch.timer").path,
+                ])
+            #expect(verify.exitCode == 0 && verify.stderr.isEmpty, "\(verify)")
+        }
+    }
+}
+
 /// A receiver script from Tests/EndToEndTests/Interop, run in the background until stopped.
 final class Receiver: @unchecked Sendable {
     let ready: URL

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
+import UniToolKit
 
 @testable import UniToolCLI
 
@@ -75,5 +76,39 @@ struct HelpExamplesTests {
             for word in words.dropFirst() { type = type?.configuration.subcommands.first { Completion.name(of: $0) == word } }
             #expect(type != nil, "'\(command)' is not a built-in command")
         }
+    }
+}
+
+@Suite("watch's own options")
+struct WatchOptionsTests {
+    @Test("intervals of at least a minute; jitter of at most a tenth; longer waits after failures, up to 8 times")
+    func intervalsAndBackoff() throws {
+        #expect(try WatchCommandRunner.Options.interval("15m") == .seconds(900))
+        #expect(throws: UniToolError.self) { try WatchCommandRunner.Options.interval("10s") }
+        #expect(throws: UniToolError.self) { try WatchCommandRunner.Options.interval("hourly") }
+        #expect(WatchCommandRunner.pause(every: .seconds(3600), failures: 0, random: 0) == .seconds(3600))
+        #expect(WatchCommandRunner.pause(every: .seconds(3600), failures: 0, random: 1) == .seconds(3960))
+        #expect(WatchCommandRunner.pause(every: .seconds(3600), failures: 2, random: 0) == .seconds(4 * 3600))
+        #expect(WatchCommandRunner.pause(every: .seconds(3600), failures: 9, random: 0) == .seconds(8 * 3600))
+    }
+
+    @Test("the watch's options, the recipe command and the global options are told apart")
+    func parsing() throws {
+        let options = try WatchCommandRunner.Options(parsing: [
+            "--portal", "demo", "grades", "--term", "current", "--every", "1h", "--exec", "cat", "--notify", "--due-within", "3d:due", "-v",
+        ])
+        #expect(options.command == "grades")
+        #expect(options.every == .seconds(3600))
+        #expect(options.exec == ["cat"] && options.notify)
+        #expect(options.dueWithin == 3 && options.dueField == "due")
+        #expect(options.rest == ["--portal", "demo", "--term", "current", "-v"])
+        #expect(throws: UniToolError.self) { try WatchCommandRunner.Options(parsing: ["grades", "--once", "--every", "1h"]) }
+        #expect(
+            WatchCommandRunner.arguments(
+                for: WatchFile.Entry(
+                    name: "g", portal: nil, command: "grades", options: ["term": "current"], source: nil, every: .seconds(3600), exec: nil,
+                    webhookCommand: nil, notify: true, dueWithin: nil, announceExisting: false)) == [
+                    "grades", "--once", "--term", "current", "--notify",
+                ])
     }
 }

@@ -117,3 +117,28 @@ public struct DesktopNotificationChannel: WatchChannel {
         return "'" + escaped + "'"
     }
 }
+
+/// A webhook whose address a command prints (`pass show ntfy/unitool-url`), run at each event:
+/// the address, which often carries a token, is never written to `watches.yaml`.
+public struct CommandWebhookChannel: WatchChannel {
+    public let command: String
+    public var name: String { "the webhook from '\(command)'" }
+
+    public init(command: String) { self.command = command }
+
+    public func deliver(_ event: WatchEvent) async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let address = text.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard process.terminationStatus == 0, let url = URL(string: address) else {
+            throw UniToolError(.usage, "'\(command)' did not print a web address", hint: "check webhook_command in watches.yaml")
+        }
+        try await WebhookChannel(url: url).deliver(event)
+    }
+}

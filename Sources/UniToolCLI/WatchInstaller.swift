@@ -1,0 +1,127 @@
+import Foundation
+import UniToolKit
+
+/// `unitool watch install` and `unitool watch status`: running the watches of watches.yaml
+/// unattended, with a systemd user timer (or the crontab line it prints), and seeing how they do.
+enum WatchInstaller {
+    /// How often the timer runs `watch --all`; each watch still runs only when its own interval is up.
+    static let period = "5min"
+
+    static func install(arguments: [String]) throws -> Int32 {
+        var directory = XDGDirectories.config.deletingLastPathComponent().appendingPathComponent("systemd/user")
+        var printOnly = false
+        var index = 0
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--directory":
+                guard index + 1 < arguments.count else { throw WatchCommandRunner.Options.usage("--directory needs a folder") }
+                directory = URL(fileURLWithPath: arguments[index + 1])
+                index += 1
+            case "--print": printOnly = true
+            default: throw WatchCommandRunner.Options.usage("'watch install' takes --directory DIR or --print, not '\(arguments[index])'")
+            }
+            index += 1
+        }
+        let binary = executablePath()
+        let units = [("unitool-watch.service", service(binary: binary)), ("unitool-watch.timer", timer())]
+        if printOnly {
+            for (name, text) in units { print("# \(name)\n\(text)") }
+        } else {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for (name, text) in units { try AtomicFile.write(Data(text.utf8), to: directory.appendingPathComponent(name), mode: 0o644) }
+            FileHandle.standardError.write(
+                Data(
+                    """
+                    wrote unitool-watch.service and unitool-watch.timer in \(directory.path)
+                    start them with: systemctl --user daemon-reload && systemctl --user enable --now unitool-watch.timer
+
+                    """.utf8))
+        }
+        FileHandle.standardError.write(
+            Data(
+                """
+                or, without systemd, this crontab line (crontab -e) does the same:
+                  */5 * * * * '\(binary)' watch --all >>"$HOME/.local/state/unitool/watch.log" 2>&1
+                with no desktop keyring there, give the password with UNITOOL_PASSWORD_COMMAND (docs/WATCH.md)
+
+                """.utf8))
+        return 0
+    }
+
+    static func service(binary: String) -> String {
+        """
+        [Unit]
+        Description=unitool: run the watches in watches.yaml that are due
+
+        [Service]
+        Type=oneshot
+        ExecStart=\(binary) watch --all
+        # A watch announces through its channels; its JSON Lines go to the journal.
+        StandardOutput=journal
+
+        """
+    }
+
+    static func timer() -> String {
+        """
+        [Unit]
+        Description=unitool: run the watches every \(period)
+
+        [Timer]
+        OnBootSec=2min
+        OnUnitActiveSec=\(period)
+        RandomizedDelaySec=30s
+
+        [Install]
+        WantedBy=timers.target
+
+        """
+    }
+
+    /// `1h`, `6h`, `1d`, `90m`: an interval as watches.yaml writes it.
+    static func shown(_ interval: Duration) -> String {
+        let seconds = interval.components.seconds
+        if seconds % 86_400 == 0 { return "\(seconds / 86_400)d" }
+        if seconds % 3600 == 0 { return "\(seconds / 3600)h" }
+        return "\(seconds / 60)m"
+    }
+
+    /// The running binary, as an absolute path, for ExecStart.
+    static func executablePath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    /// Each watch: its command, interval, last run, next run, and whether it is failing.
+    static func status(globals: [String]) throws -> Int32 {
+        let options = try GlobalOptions.parse(GlobalOptions.arguments(in: globals))
+        let environment = try CommandEnvironment(options: options)
+        let file = try WatchFile.load()
+        let history = environment.history()
+        var records: [Record] = []
+        for entry in file.entries {
+            var lastRun: Date?
+            var failing: String?
+            if let portalID = entry.portal ?? (try? environment.portalID()),
+                let recipe = try? environment.catalog.recipe(portal: portalID, command: entry.command),
+                let portal = try? environment.catalog.portal(portalID), let history
+            {
+                let user = recipe.login ? ((try? environment.user(for: portal)) ?? "") : ""
+                let question = HistoryStore.optionsKey(recipe.effectiveOptions(entry.options), source: entry.source)
+                lastRun = try? history.latest(portal: portalID, user: user, recipe: entry.command, options: question)?.ranAt
+                failing = try? history.memory(ofWatch: "\(portalID)|\(user)|\(entry.command)|\(question)").failing
+            }
+            let next = lastRun.map { $0.addingTimeInterval(Double(entry.every.components.seconds)) }
+            records.append(
+                Record(fields: [
+                    ("watch", .string(entry.name)), ("command", .string(entry.command)),
+                    ("every", .string(Self.shown(entry.every))),
+                    ("last_run", lastRun.map { .string(HistoryStore.timestamp($0)) } ?? .null),
+                    ("next_run", next.map { .string(HistoryStore.timestamp($0)) } ?? .string("now")),
+                    ("failing", failing.map(FieldValue.string) ?? .null),
+                ]))
+        }
+        let set = RecordSet(columns: ["watch", "command", "every", "last_run", "next_run", "failing"], records: records)
+        print(options.outputFormat.render(set, style: options.outputFormat == .table ? .forStandardOutput() : .plain), terminator: "")
+        return 0
+    }
+}

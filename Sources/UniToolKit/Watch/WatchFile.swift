@@ -1,0 +1,103 @@
+import Foundation
+
+/// `watches.yaml` in the config folder: several watches, run by `unitool watch --all` (which a
+/// systemd timer or cron runs every few minutes; each watch runs when its interval is up).
+///
+///     watches:
+///       grades:
+///         command: grades
+///         options: { term: current }
+///         every: 1h
+///         notify: true
+///         exec: notify-send "$UNITOOL_EVENT_SUMMARY"
+///       loans:
+///         command: loans
+///         every: 6h
+///         due_within: 3d
+///         webhook_command: pass show ntfy/unitool-url
+///
+/// A webhook's address often carries a token, so the file never holds one: `webhook_command`
+/// names a command that prints it (`pass`, `secret-tool lookup ...`), run when an event is sent.
+public struct WatchFile: Sendable {
+    public struct Entry: Sendable {
+        public var name: String
+        public var portal: String?
+        public var command: String
+        public var options: [String: String]
+        public var source: String?
+        public var every: Duration
+        public var exec: String?
+        public var webhookCommand: String?
+        public var notify: Bool
+        public var dueWithin: String?
+        public var announceExisting: Bool
+
+        public init(
+            name: String, portal: String?, command: String, options: [String: String], source: String?, every: Duration, exec: String?,
+            webhookCommand: String?, notify: Bool, dueWithin: String?, announceExisting: Bool
+        ) {
+            self.name = name
+            self.portal = portal
+            self.command = command
+            self.options = options
+            self.source = source
+            self.every = every
+            self.exec = exec
+            self.webhookCommand = webhookCommand
+            self.notify = notify
+            self.dueWithin = dueWithin
+            self.announceExisting = announceExisting
+        }
+    }
+
+    public var entries: [Entry]
+
+    public static var file: URL { XDGDirectories.config.appendingPathComponent("watches.yaml") }
+
+    public static func load(from file: URL = WatchFile.file) throws -> WatchFile {
+        guard let data = try PrivateFile.read(file, allowSymlink: true) else {
+            throw UniToolError(
+                .usage, "there is no \(file.path)", hint: "write one (see docs/WATCH.md), or watch one command: unitool watch grades")
+        }
+        let reader = try RecipeReader(file: file.path, text: String(decoding: data, as: UTF8.self))
+        let top = try reader.top
+        try top.allowOnly(["watches"])
+        guard let watches = try top.mappingReader("watches"), !watches.keys.isEmpty else {
+            throw top.error("watches", "missing: the file needs at least one watch")
+        }
+        var entries: [Entry] = []
+        for name in watches.keys {
+            let entry = try watches.mappingReader(name)!
+            try entry.allowOnly(
+                ["portal", "command", "options", "source", "every", "exec", "webhook_command", "notify", "due_within", "announce_existing"])
+            let everyText = try entry.string("every") ?? "1h"
+            guard let every = WatchFile.interval(everyText) else {
+                throw entry.error("every", "'\(everyText)' is not an interval of at least 1m; use 15m, 1h or 1d")
+            }
+            entries.append(
+                Entry(
+                    name: name, portal: try entry.string("portal"), command: try entry.requiredString("command"),
+                    options: Dictionary(try entry.stringMap("options") ?? [], uniquingKeysWith: { $1 }), source: try entry.string("source"),
+                    every: every, exec: try entry.string("exec"), webhookCommand: try entry.string("webhook_command"),
+                    notify: try entry.bool("notify") ?? false, dueWithin: try entry.string("due_within"),
+                    announceExisting: try entry.bool("announce_existing") ?? false))
+        }
+        return WatchFile(entries: entries)
+    }
+
+    /// `30m`, `1h`, `1d`: at least a minute.
+    public static func interval(_ text: String) -> Duration? {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        guard let unit = text.last, let scale = units[unit], let count = Int64(text.dropLast()), count > 0, count * scale >= 60 else {
+            return nil
+        }
+        return .seconds(count * scale)
+    }
+
+    /// Whether a watch that last ran at `lastRun` is due at `now`: its interval is up, less a
+    /// tenth, so that a timer that fires a little early does not skip a whole interval.
+    public static func isDue(lastRun: Date?, every: Duration, now: Date = Date()) -> Bool {
+        guard let lastRun else { return true }
+        return now.timeIntervalSince(lastRun) >= Double(every.components.seconds) * 0.9
+    }
+}
