@@ -132,10 +132,20 @@ struct RecipesCommand: AsyncParsableCommand {
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "Recipe files or directories to check.") var paths: [String] = []
 
+        /// A recipe's warnings, on stderr: they do not fail the lint.
+        static func warn(_ recipe: DataRecipe) {
+            for warning in recipe.warnings {
+                FileHandle.standardError.write(Data("unitool: warning: \(TerminalText.escaped(warning))\n".utf8))
+            }
+        }
+
         func run() async throws {
             if paths.isEmpty {
                 let environment = try CommandEnvironment(options: globals)
                 let count = environment.catalog.portals.count + environment.catalog.dataRecipes.values.map(\.count).reduce(0, +)
+                for recipe in environment.catalog.dataRecipes.values.flatMap(\.values).sorted(by: { $0.file < $1.file }) {
+                    Self.warn(recipe)
+                }
                 print("ok: \(count) recipes are valid")
                 return
             }
@@ -145,16 +155,18 @@ struct RecipesCommand: AsyncParsableCommand {
                     throw UniToolError(.recipeNotFound, "\(path): no such file or directory")
                 }
                 if isDirectory.boolValue {
-                    _ = try RecipesCommand.catalog(at: path)
+                    let (catalog, _) = try RecipesCommand.catalog(at: path)
+                    for recipe in catalog.dataRecipes.values.flatMap(\.values).sorted(by: { $0.file < $1.file }) { Self.warn(recipe) }
                 } else {
                     let url = URL(fileURLWithPath: path)
                     let text = try String(contentsOf: url, encoding: .utf8)
                     if url.lastPathComponent.hasPrefix("portal.") {
                         _ = try PortalRecipe.load(file: path, text: text)
                     } else {
-                        _ = try DataRecipe.load(
-                            file: path, text: text, portal: url.deletingLastPathComponent().lastPathComponent,
-                            reserved: Dispatcher.reservedCommands)
+                        Self.warn(
+                            try DataRecipe.load(
+                                file: path, text: text, portal: url.deletingLastPathComponent().lastPathComponent,
+                                reserved: Dispatcher.reservedCommands))
                     }
                 }
                 print("ok: \(path)")

@@ -31,6 +31,17 @@ public struct DataRecipe: Sendable {
     public var columns: [String] { primary.fields.map(\.name) }
     /// The fields marked `key: true`: what identifies a record, and what a table never cuts.
     public var keyFields: [String] { primary.fields.filter(\.display.key).map(\.name) }
+    /// What `recipes lint` points out without refusing the recipe.
+    public var warnings: [String] {
+        var warnings: [String] = []
+        if keyFields.isEmpty {
+            warnings.append(
+                "\(file): no field has 'key: true', so history and watch match records by their whole content (a changed grade shows as removed and added); mark the fields that identify a record"
+            )
+        }
+        return warnings
+    }
+
     /// How a table shows each column, the totals' columns included, by column name.
     public var columnDisplay: [String: ColumnDisplay] {
         var display: [String: ColumnDisplay] = [:]

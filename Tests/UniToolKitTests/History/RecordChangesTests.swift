@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UniToolKit
+import UniToolTestSupport
 
 @Suite("What changed between two answers")
 struct RecordChangesTests {
@@ -45,5 +46,16 @@ struct RecordChangesTests {
     func noKeys() {
         let changes = RecordChanges(from: set([grade("A", .string("A"))]), to: set([grade("A", .string("B"))]), keys: [])
         #expect(changes.changes.map(\.kind) == ["added", "removed"])
+    }
+
+    @Test("a recipe without key fields gets a lint warning; the bundled ones all have keys")
+    func keylessRecipeWarns() throws {
+        let keyless = try DataRecipe.load(
+            file: "x.yaml", text: "command: x\nsummary: x\nfetch: /x\nrows: //tr\nfields:\n  a: { xpath: td }\n", portal: "p")
+        #expect(keyless.warnings.count == 1 && keyless.warnings[0].contains("key: true"))
+        let catalog = try RecipeCatalog(directories: [Fixtures.recipes])
+        for recipe in catalog.dataRecipes.values.flatMap(\.values) {
+            #expect(recipe.warnings.isEmpty, "\(recipe.file)")
+        }
     }
 }
