@@ -25,7 +25,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 only portal installed). Without a key, every setting, with the users of every portal.
                 """, examples: "config get"))
         @OptionGroup var globals: GlobalOptions
-        @Argument(help: "portal, user or format. Without it, every setting.") var key: String?
+        @Argument(help: "portal, user, format or history_days. Without it, every setting.") var key: String?
 
         func run() async throws {
             let config = try UserConfig.load()
@@ -47,7 +47,9 @@ struct ConfigCommand: AsyncParsableCommand {
                 print(value)
                 return
             }
-            var rows: [(String, String?)] = [("portal", config["portal"]), ("format", config["format"])]
+            var rows: [(String, String?)] = [
+                ("portal", config["portal"]), ("format", config["format"]), ("history_days", config["history_days"]),
+            ]
             if let legacy = config.legacyUser { rows.append(("user", legacy)) }
             rows += config.users.keys.sorted().map { ("users.\($0)", config.users[$0]) }
             let records = rows.map { Record(fields: [("key", .string($0.0)), ("value", $0.1.map(FieldValue.string) ?? .null)]) }
@@ -66,9 +68,10 @@ struct ConfigCommand: AsyncParsableCommand {
                   unitool config set portal myuni
                   unitool config set user jdoe --portal myuni
                   unitool config set format json
+                  unitool config set history_days 90
                 """)
         @OptionGroup var globals: GlobalOptions
-        @Argument(help: "portal, user or format.") var key: String
+        @Argument(help: "portal, user, format or history_days.") var key: String
         @Argument(help: "The new value.") var value: String
 
         func run() async throws {
@@ -110,7 +113,7 @@ struct ConfigCommand: AsyncParsableCommand {
             abstract: "Remove a setting.",
             discussion: HelpExamples.discussion("'user' is the user of the portal in use, or of --portal.", examples: "config unset"))
         @OptionGroup var globals: GlobalOptions
-        @Argument(help: "portal, user or format.") var key: String
+        @Argument(help: "portal, user, format or history_days.") var key: String
 
         func run() async throws {
             try UserConfig.validate(key: key, value: key == "format" ? "table" : "")

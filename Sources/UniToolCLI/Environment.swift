@@ -82,7 +82,7 @@ final class CommandEnvironment: Sendable {
     /// log says why nothing is recorded.
     func history() -> HistoryStore? {
         do {
-            return try HistoryStore()
+            return try HistoryStore(retentionDays: config.historyDays)
         } catch {
             logger.warning("the history is not available: \(error)")
             return nil

@@ -13,7 +13,7 @@ import Yams
 /// `UNITOOL_FORMAT`), which win over this file; ``Settings`` decides, and says which one won.
 public struct UserConfig: Sendable, Equatable {
     /// The settings `config get|set|unset` take. `user` is stored per portal.
-    public static let keys = ["portal", "user", "format"]
+    public static let keys = ["portal", "user", "format", "history_days"]
 
     /// `portal` and `format`.
     public var values: [String: String] = [:]
@@ -54,9 +54,9 @@ public struct UserConfig: Sendable, Equatable {
         do {
             let reader = try RecipeReader(file: file.path, text: text.isEmpty ? "{}" : text)
             let top = try reader.top
-            try top.allowOnly(["portal", "user", "format", "users"])
+            try top.allowOnly(["portal", "user", "format", "users", "history_days"])
             var config = UserConfig()
-            for key in ["portal", "format"] {
+            for key in ["portal", "format", "history_days"] {
                 if let value = try top.string(key) {
                     config.values[key] = value
                     config.lines[key] = top.line(of: key)
@@ -76,6 +76,9 @@ public struct UserConfig: Sendable, Equatable {
             if let format = config.values["format"], OutputFormat(rawValue: format) == nil {
                 throw top.error("format", "'\(format)' is not one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
             }
+            if let days = config.values["history_days"], Self.historyDays(days) == nil {
+                throw top.error("history_days", "'\(days)' is not a number of days from 1 to 36500")
+            }
             return config
         } catch let error as UniToolError {
             // The reader speaks of recipes; this is the settings file, and a usage problem.
@@ -88,6 +91,14 @@ public struct UserConfig: Sendable, Equatable {
     /// The settings, or none when the file cannot be read: for places that must not fail, after
     /// `load()` has already reported any problem.
     public static var current: UserConfig { (try? load()) ?? UserConfig() }
+
+    /// How many days of history are kept (`history_days`, default 365).
+    public var historyDays: Int { values["history_days"].flatMap(Self.historyDays) ?? 365 }
+
+    static func historyDays(_ text: String) -> Int? {
+        guard let days = Int(text), (1...36_500).contains(days) else { return nil }
+        return days
+    }
 
     /// The user the file names for a portal: its own entry, or a top-level `user:` from an older
     /// file, which belongs to the file's `portal` (never to the demo), with the key it came from.
@@ -105,6 +116,9 @@ public struct UserConfig: Sendable, Equatable {
                 .usage, "there is no setting '\(key)'",
                 hint: "settings: \(keys.joined(separator: ", "))" + (nearest.map { "; did you mean '\($0)'?" } ?? ""))
         }
+        if key == "history_days", historyDays(value) == nil {
+            throw UniToolError(.usage, "'\(value)' is not a number of days", hint: "give a number from 1 to 36500; the default is 365")
+        }
         if key == "format", OutputFormat(rawValue: value) == nil {
             throw UniToolError(
                 .usage, "'\(value)' is not a format", hint: "use one of: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -117,7 +131,7 @@ public struct UserConfig: Sendable, Equatable {
             try Yams.dump(object: value).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         var text = "# unitool settings; see 'unitool config --help'\n"
-        for key in ["portal", "format"] {
+        for key in ["portal", "format", "history_days"] {
             if let value = values[key] { text += "\(key): \(try quoted(value))\n" }
         }
         if let legacyUser { text += "user: \(try quoted(legacyUser))\n" }

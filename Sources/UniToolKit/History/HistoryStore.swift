@@ -12,6 +12,8 @@ import GRDB
 public final class HistoryStore: Sendable {
     public let file: URL
     private let database: DatabasePool
+    /// Runs older than this many days are forgotten (`history_days` in config.yaml).
+    public let retentionDays: Int
 
     public static var defaultFile: URL { XDGDirectories.data.appendingPathComponent("history.sqlite") }
 
@@ -23,14 +25,15 @@ public final class HistoryStore: Sendable {
         public var recordsJSON: String
     }
 
-    public init(file: URL = HistoryStore.defaultFile) throws {
+    public init(file: URL = HistoryStore.defaultFile, retentionDays: Int = 365) throws {
         self.file = file
+        self.retentionDays = retentionDays
         do {
             try FileManager.default.createDirectory(
                 at: file.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             if !FileManager.default.fileExists(atPath: file.path) {
                 // Made private before SQLite writes a byte; the -wal and -shm files follow its mode.
-                FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
+                _ = FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
             }
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
@@ -96,6 +99,10 @@ public final class HistoryStore: Sendable {
             try db.execute(
                 sql: "INSERT INTO run (portal, user, recipe, options, ranAt, snapshotId) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [portal, user, recipe, options, date.timeIntervalSince1970, snapshot])
+            // Every hundredth run forgets what is older than the retention: cheap, and often enough.
+            if db.lastInsertedRowID % 100 == 0 {
+                _ = try Self.prune(db, before: date.addingTimeInterval(-Double(retentionDays) * 86_400))
+            }
         }
     }
 
@@ -142,12 +149,14 @@ public final class HistoryStore: Sendable {
     /// runs went.
     @discardableResult
     public func prune(before date: Date) throws -> Int {
-        try write { db in
-            try db.execute(sql: "DELETE FROM run WHERE ranAt < ?", arguments: [date.timeIntervalSince1970])
-            let removed = db.changesCount
-            try db.execute(sql: "DELETE FROM snapshot WHERE id NOT IN (SELECT DISTINCT snapshotId FROM run)")
-            return removed
-        }
+        try write { db in try Self.prune(db, before: date) }
+    }
+
+    private static func prune(_ db: Database, before date: Date) throws -> Int {
+        try db.execute(sql: "DELETE FROM run WHERE ranAt < ?", arguments: [date.timeIntervalSince1970])
+        let removed = db.changesCount
+        try db.execute(sql: "DELETE FROM snapshot WHERE id NOT IN (SELECT DISTINCT snapshotId FROM run)")
+        return removed
     }
 
     /// How many runs and distinct snapshots are stored.

@@ -59,6 +59,25 @@ struct HistoryStoreTests {
         #expect(try store.counts() == (18, 1))
     }
 
+    @Test("recording forgets runs older than the retention, on its own; history_days is checked")
+    func retention() throws {
+        let store = try HistoryStore(
+            file: FileManager.default.temporaryDirectory.appendingPathComponent("history-\(UUID().uuidString)/history.sqlite"),
+            retentionDays: 30)
+        defer { try? FileManager.default.removeItem(at: store.file.deletingLastPathComponent()) }
+        for day in 0..<200 {
+            try store.record(
+                portal: "demo", user: "alice", recipe: "grades", options: "term=current", records: answer(.string("\(day)")),
+                at: Date(timeIntervalSince1970: 1_800_000_000 + Double(day) * 86_400))
+        }
+        let (runs, snapshots) = try store.counts()
+        #expect(runs < 200 && runs >= 30, "\(runs)")
+        #expect(snapshots == runs)
+        #expect(UserConfig(values: ["history_days": "90"]).historyDays == 90)
+        #expect(UserConfig().historyDays == 365)
+        #expect(throws: UniToolError.self) { try UserConfig.validate(key: "history_days", value: "forever") }
+    }
+
     @Test("the report names a grade that came in, once, with its old and new value")
     func report() throws {
         let store = try temporaryStore()
