@@ -21,9 +21,14 @@ public protocol RPCHost: Sendable {
     var acceptedTerms: AcceptedTermsStore { get }
     /// The user's account on a portal (`Account`): where this host keeps passwords and sessions.
     func account(portal: PortalRecipe, user: String) -> Account
+    /// The history of recipe runs, for `history.query` and `recipes.run` with `offline`.
+    var history: HistoryStore? { get }
 }
 
 extension RPCHost {
+    /// No history unless the host keeps one.
+    public var history: HistoryStore? { nil }
+
     /// The user's own keyring and state folder.
     public func account(portal: PortalRecipe, user: String) -> Account { Account(portal: portal, user: user) }
 }
@@ -53,7 +58,7 @@ public struct RPCMethods: Sendable {
 
     public static let names = [
         "initialize", "portals.list", "auth.status", "auth.login", "auth.logout", "terms.status", "terms.accept", "recipes.list",
-        "recipes.describe", "recipes.run", "recipes.perform", "session.fetch", "shutdown", "exit",
+        "recipes.describe", "recipes.run", "recipes.perform", "session.fetch", "history.query", "shutdown", "exit",
     ]
 
     public var table: [String: RPCMethod] {
@@ -61,7 +66,7 @@ public struct RPCMethods: Sendable {
             "initialize": initialize, "portals.list": portalsList, "auth.status": authStatus, "auth.login": authLogin,
             "auth.logout": authLogout, "terms.status": termsStatus, "terms.accept": termsAccept, "recipes.list": recipesList,
             "recipes.describe": recipesDescribe, "recipes.run": recipesRun, "recipes.perform": recipesPerform,
-            "session.fetch": sessionFetch,
+            "session.fetch": sessionFetch, "history.query": historyQuery,
         ].filter { !excluded.contains($0.key) }
     }
 
@@ -222,6 +227,19 @@ public struct RPCMethods: Sendable {
         // Everything the recipe can check is checked before any request, in protocol terms.
         let run = try RecipeRunParameters(params, recipe: recipe)
         let (portal, user) = try portalAndUser(params)
+        if try params.bool("offline") == true {
+            // The last answer from the history: no connection, no request, no password.
+            guard let history = host.history else {
+                throw UniToolError(.noOfflineAnswer, "this server keeps no history", hint: "run the recipe without 'offline'")
+            }
+            let answer = try history.offlineAnswer(
+                recipe: recipe, portal: portal.id, user: recipe.login ? user : "", options: run.options, source: run.source)
+            let records = try RecordShape(summary: run.summary, sort: run.sort, fields: run.fields).apply(to: answer.records, of: recipe)
+            return .object([
+                ("columns", .array(records.columns.map(JSONValue.string))), ("records", .array(records.records.map(JSONValue.init))),
+                ("asOf", .string(ISO8601DateFormatter().string(from: answer.ranAt))),
+            ])
+        }
         let connection = try await host.connection(portal: portal, user: user)
         // run() checks the terms first, and names a mistyped option value, even offline.
         request.progress?("running \(recipe.command)")
@@ -230,6 +248,28 @@ public struct RPCMethods: Sendable {
         request.progress?(Plural.count(records.records.count, "record"))
         return .object([
             ("columns", .array(records.columns.map(JSONValue.string))), ("records", .array(records.records.map(JSONValue.init))),
+        ])
+    }
+
+    /// What changed in a recipe's answers, run by run: `unitool history` over JSON-RPC.
+    func historyQuery(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["portal", "user", "recipe", "since"])
+        let recipe = try self.recipe(params)
+        let (portal, user) = try portalAndUser(params)
+        guard let history = host.history else {
+            throw UniToolError(.stateCorrupt, "this server keeps no history", hint: "the history is kept by 'unitool rpc'")
+        }
+        let since: Date
+        do {
+            since = try HistoryReport.start(of: try params.string("since") ?? "30d")
+        } catch let error as UniToolError {
+            throw RPCError.invalidParams("'since': \(error.message); \(error.hint ?? "")")
+        }
+        let changes = try HistoryReport.changes(
+            in: history, recipe: recipe, portal: portal.id, user: recipe.login ? user : "", since: since)
+        return .object([
+            ("columns", .array(changes.columns.map(JSONValue.string))), ("records", .array(changes.records.map(JSONValue.init))),
         ])
     }
 

@@ -17,7 +17,7 @@ public struct RecipeRunParameters: Sendable, Equatable {
     public var fields: [String]?
 
     /// The parameters `recipes.run` takes, besides `progressToken`.
-    public static let names = ["portal", "user", "recipe", "options", "source", "summary", "fields", "sort"]
+    public static let names = ["portal", "user", "recipe", "options", "source", "summary", "fields", "sort", "offline"]
 
     /// Checks `params` (the request's params object) against the recipe.
     public init(checking params: JSONValue?, against recipe: DataRecipe) throws {

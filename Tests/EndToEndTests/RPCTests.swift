@@ -110,6 +110,17 @@ struct RPCTests {
         #expect(first?["id"] == .number(2))
         #expect(second?["id"] == .number(1))
         #expect(second?["result"]?["records"] != nil)
+        // The answer is in the history: offline, the same records come back with their age.
+        client.sendLine(
+            Self.request(3, "recipes.run", #"{"portal":"demo","recipe":"grades","options":{"term":"2026-fall"},"offline":true}"#))
+        let offline = await client.nextLine()
+        #expect(offline?["result"]?["records"] == second?["result"]?["records"], "\(String(describing: offline))")
+        #expect(offline?["result"]?["asOf"]?.stringValue != nil)
+        client.sendLine(Self.request(4, "history.query", #"{"portal":"demo","recipe":"grades","since":"1d"}"#))
+        let history = await client.nextLine()
+        #expect(history?["result"]?["records"] == .array([]), "one run has no changes yet: \(String(describing: history))")
+        client.sendLine(Self.request(5, "recipes.run", #"{"portal":"demo","recipe":"loans","offline":true}"#))
+        #expect(await client.nextLine()?["error"]?["code"] == .number(-32051))
     }
 
     @Test("$/cancelRequest stops work in flight with -32800; the server goes on")
