@@ -14,6 +14,8 @@ struct WatchCommandRunner {
         var exec: [String] = []
         var webhooks: [URL] = []
         var webhookCommands: [String] = []
+        var webhookFormat = WebhookChannel.Format.json
+        var test = false
         var all = false
         var subcommand: String?
         var notify = false
@@ -47,6 +49,15 @@ struct WatchCommandRunner {
                 case "--notify": notify = true
                 case "--webhook-command": webhookCommands.append(try value("--webhook-command"))
                 case "--all": all = true
+                case "--test": test = true
+                case "--webhook-format":
+                    let text = try value("--webhook-format")
+                    guard let format = WebhookChannel.Format(rawValue: text) else {
+                        throw Self.usage(
+                            "'\(text)' is not a webhook format (formats: \(WebhookChannel.Format.allCases.map(\.rawValue).joined(separator: ", ")))"
+                        )
+                    }
+                    webhookFormat = format
                 case "--announce-existing": announceExisting = true
                 case "--due-within":
                     // `3d`, or `3d:due` to name the date field.
@@ -106,6 +117,7 @@ struct WatchCommandRunner {
         channel given.
 
         USAGE: unitool watch <command> [<command's options>] [--once | --every <interval>] [<channels>]
+               unitool watch --all | status | install
 
         OPTIONS:
           --once                  Run once and exit (the default): for cron and systemd timers.
@@ -113,7 +125,11 @@ struct WatchCommandRunner {
           --exec <command>        Run this shell command for each event, with the event as JSON on stdin
                                   and UNITOOL_EVENT, UNITOOL_EVENT_SUMMARY and UNITOOL_EVENT_KEY set.
           --webhook <url>         POST each event as JSON to this address.
+          --webhook-command <c>   POST to the address this command prints (pass, secret-tool): no token on argv.
+          --webhook-format <f>    json (the event, the default), ntfy, discord, slack or telegram.
           --notify                Show each event as a desktop notification (freedesktop, over D-Bus).
+          --test                  Send a test event to every channel, without asking the portal.
+          --all                   Run each watch of watches.yaml whose interval is up (docs/WATCH.md).
           --announce-existing     Announce the records found on the first run, too.
           --due-within <days>     Announce a record once when its date field is this close: 3d, or 3d:due.
           -h, --help              Show help information.
@@ -165,9 +181,10 @@ struct WatchCommandRunner {
             let spec = WatchSpec(
                 recipe: recipe, options: invocation.values, source: invocation.source, announceExisting: watch.announceExisting, due: due)
             var channels: [any WatchChannel] = watch.exec.map(ExecChannel.init)
-            channels += try watch.webhooks.map(WebhookChannel.init)
-            channels += watch.webhookCommands.map(CommandWebhookChannel.init)
+            channels += try watch.webhooks.map { try WebhookChannel(url: $0, format: watch.webhookFormat) }
+            channels += watch.webhookCommands.map { CommandWebhookChannel(command: $0, format: watch.webhookFormat) }
             if watch.notify { channels.append(DesktopNotificationChannel()) }
+            if watch.test { return await Self.test(channels, spec: spec, portal: portal) }
             return try await loop(spec, every: watch.every, channels: channels, options: options, environment: environment, portal: portal)
         } catch let error as UniToolError {
             return ErrorReporter.report(error, json: json)
@@ -207,6 +224,28 @@ struct WatchCommandRunner {
         }
     }
 
+    /// `--test`: a test event to every channel, without asking the portal; each channel's result
+    /// on stderr, and a failure's exit code if one failed.
+    static func test(_ channels: [any WatchChannel], spec: WatchSpec, portal: PortalRecipe) async -> Int32 {
+        let event = WatchEvent(kind: .test, portal: portal.id, user: "", command: spec.recipe.command, options: spec.question, time: Date())
+        guard StandardOutput.write(event.json + "\n") else { return 0 }
+        if channels.isEmpty {
+            Progress.explainWait("no channel is given (--exec, --webhook, --notify); the event above went to stdout only")
+        }
+        var status: Int32 = 0
+        for channel in channels {
+            do {
+                try await channel.deliver(event)
+                Progress.explainWait("\(channel.name): delivered")
+            } catch {
+                let failure = (error as? UniToolError) ?? UniToolError(.internal, "\(error)")
+                Progress.explainWait("\(channel.name) did not take the test event: \(failure.message)")
+                if status == 0 { status = failure.kind.exitCode }
+            }
+        }
+        return status
+    }
+
     /// The command line of one watch of watches.yaml.
     static func arguments(for entry: WatchFile.Entry) -> [String] {
         var arguments = [entry.command, "--once"]
@@ -215,6 +254,7 @@ struct WatchCommandRunner {
         if let source = entry.source { arguments += ["--source", source] }
         if let exec = entry.exec { arguments += ["--exec", exec] }
         if let command = entry.webhookCommand { arguments += ["--webhook-command", command] }
+        if entry.webhookFormat != .json { arguments += ["--webhook-format", entry.webhookFormat.rawValue] }
         if entry.notify { arguments.append("--notify") }
         if let due = entry.dueWithin { arguments += ["--due-within", due] }
         if entry.announceExisting { arguments.append("--announce-existing") }

@@ -62,6 +62,17 @@ struct WatchTests {
         let note = try #require(try JSONSerialization.jsonObject(with: Data((notes.first ?? "").utf8)) as? [String: String])
         #expect(note["app"] == "unitool")
         #expect(note["summary"]?.contains("HUN-250") == true && note["summary"]?.contains("\"B\"") == true, "\(note)")
+
+        // --test: a test event to every channel, in the webhook's format, with no portal at all.
+        let port = try String(contentsOf: webhook.ready, encoding: .utf8)
+        let test = try await sandbox.run([
+            "watch", "grades", "--test", "--webhook", "http://127.0.0.1:\(port)/hook", "--webhook-format", "slack", "--notify",
+        ])
+        #expect(test.exitCode == 0 && test.stdout.contains("\"event\": \"test\""), "\(test)")
+        #expect(test.stderr.contains("desktop notifications: delivered"), "\(test)")
+        let slack = try String(contentsOf: webhook.received, encoding: .utf8).split(separator: "\n").last ?? ""
+        #expect(slack.hasPrefix("application/json\t{\"text\": \"a test event"), "\(slack)")
+        #expect(try String(contentsOf: desktop.received, encoding: .utf8).split(separator: "\n").count == 2)
     }
 
     @Test("a layout change during a watch is announced once, and its recovery once")

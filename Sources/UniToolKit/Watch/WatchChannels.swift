@@ -52,22 +52,51 @@ public struct ExecChannel: WatchChannel {
 /// `--webhook URL`: the event as a JSON POST, as ntfy, Discord, Slack and Matrix bridges take
 /// generic webhooks. The URL is given on the command line or in the environment, never stored.
 public struct WebhookChannel: WatchChannel {
+    /// What the receiving service expects: the event itself, or a message in its own format.
+    public enum Format: String, Sendable, CaseIterable {
+        /// The event's JSON, as is.
+        case json
+        /// ntfy.sh: the summary as the text body, with a Title header.
+        case ntfy
+        /// Discord's incoming webhooks: `{"content": ...}`.
+        case discord
+        /// Slack's incoming webhooks (and Mattermost's): `{"text": ...}`.
+        case slack
+        /// Telegram's `sendMessage`, with `chat_id` in the URL's query: `{"text": ...}`.
+        case telegram
+    }
+
     public let url: URL
+    public let format: Format
     public var name: String { "the webhook at \(url.host ?? url.absoluteString)" }
 
-    public init(url: URL) throws {
+    public init(url: URL, format: Format = .json) throws {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host != nil else {
             throw UniToolError(.usage, "'\(url.absoluteString)' is not a web address", hint: "give an https:// URL to --webhook")
         }
         self.url = url
+        self.format = format
+    }
+
+    /// The request's content type, extra headers and body for an event, in the service's format.
+    public static func message(for event: WatchEvent, format: Format) -> (contentType: String, headers: [(String, String)], body: String) {
+        let text = TerminalText.escaped(event.summary)
+        switch format {
+        case .json: return ("application/json", [], event.json)
+        case .ntfy: return ("text/plain; charset=utf-8", [("Title", "unitool: \(event.command)")], text)
+        case .discord: return ("application/json", [], "{\"content\": \(JSONRenderer.string(text))}")
+        case .slack, .telegram: return ("application/json", [], "{\"text\": \(JSONRenderer.string(text))}")
+        }
     }
 
     public func deliver(_ event: WatchEvent) async throws {
+        let message = Self.message(for: event, format: format)
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Content-Type", value: message.contentType)
+        for (name, value) in message.headers { request.headers.add(name: name, value: value) }
         request.headers.add(name: "User-Agent", value: "unitool/\(UniToolVersion.current)")
-        request.body = .bytes(ByteBuffer(string: event.json))
+        request.body = .bytes(ByteBuffer(string: message.body))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(15))
         _ = try? await response.body.collect(upTo: 64 * 1024)
         guard (200..<300).contains(response.status.code) else {
@@ -122,9 +151,13 @@ public struct DesktopNotificationChannel: WatchChannel {
 /// the address, which often carries a token, is never written to `watches.yaml`.
 public struct CommandWebhookChannel: WatchChannel {
     public let command: String
+    public let format: WebhookChannel.Format
     public var name: String { "the webhook from '\(command)'" }
 
-    public init(command: String) { self.command = command }
+    public init(command: String, format: WebhookChannel.Format = .json) {
+        self.command = command
+        self.format = format
+    }
 
     public func deliver(_ event: WatchEvent) async throws {
         let process = Process()
@@ -139,6 +172,6 @@ public struct CommandWebhookChannel: WatchChannel {
         guard process.terminationStatus == 0, let url = URL(string: address) else {
             throw UniToolError(.usage, "'\(command)' did not print a web address", hint: "check webhook_command in watches.yaml")
         }
-        try await WebhookChannel(url: url).deliver(event)
+        try await WebhookChannel(url: url, format: format).deliver(event)
     }
 }

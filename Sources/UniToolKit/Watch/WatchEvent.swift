@@ -11,6 +11,8 @@ public struct WatchEvent: Sendable, Equatable {
         case failing
         /// A run worked again after failing: announced once.
         case recovered
+        /// `watch --test`: checks that every channel delivers.
+        case test
     }
 
     public var kind: Kind
@@ -54,6 +56,7 @@ public struct WatchEvent: Sendable, Equatable {
         case .dueSoon: return "\(command): \(key ?? "a record") is due soon"
         case .failing: return "\(command) fails: \(error?.message ?? "unknown error")"
         case .recovered: return "\(command) works again"
+        case .test: return "a test event from unitool's watch of '\(command)'"
         }
     }
 

@@ -28,6 +28,7 @@ public struct WatchFile: Sendable {
         public var every: Duration
         public var exec: String?
         public var webhookCommand: String?
+        public var webhookFormat: WebhookChannel.Format = .json
         public var notify: Bool
         public var dueWithin: String?
         public var announceExisting: Bool
@@ -69,18 +70,23 @@ public struct WatchFile: Sendable {
         for name in watches.keys {
             let entry = try watches.mappingReader(name)!
             try entry.allowOnly(
-                ["portal", "command", "options", "source", "every", "exec", "webhook_command", "notify", "due_within", "announce_existing"])
+                [
+                    "portal", "command", "options", "source", "every", "exec", "webhook_command", "webhook_format", "notify", "due_within",
+                    "announce_existing",
+                ])
             let everyText = try entry.string("every") ?? "1h"
             guard let every = WatchFile.interval(everyText) else {
                 throw entry.error("every", "'\(everyText)' is not an interval of at least 1m; use 15m, 1h or 1d")
             }
-            entries.append(
+            var parsed =
                 Entry(
                     name: name, portal: try entry.string("portal"), command: try entry.requiredString("command"),
                     options: Dictionary(try entry.stringMap("options") ?? [], uniquingKeysWith: { $1 }), source: try entry.string("source"),
                     every: every, exec: try entry.string("exec"), webhookCommand: try entry.string("webhook_command"),
                     notify: try entry.bool("notify") ?? false, dueWithin: try entry.string("due_within"),
-                    announceExisting: try entry.bool("announce_existing") ?? false))
+                    announceExisting: try entry.bool("announce_existing") ?? false)
+            parsed.webhookFormat = try entry.choice("webhook_format", of: WebhookChannel.Format.self) ?? .json
+            entries.append(parsed)
         }
         return WatchFile(entries: entries)
     }

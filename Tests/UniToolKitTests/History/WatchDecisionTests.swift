@@ -77,4 +77,18 @@ struct WatchDecisionTests {
         #expect(!WatchFile.isDue(lastRun: now.addingTimeInterval(-600), every: .seconds(3600), now: now))
         #expect(WatchFile.isDue(lastRun: now.addingTimeInterval(-3300), every: .seconds(3600), now: now))
     }
+
+    @Test("webhook formats: the event as is, or a message as ntfy, Discord, Slack and Telegram take it")
+    func webhookFormats() throws {
+        var event = template
+        event.kind = .added
+        event.key = "31000101"
+        #expect(WebhookChannel.message(for: event, format: .json).body == event.json)
+        let ntfy = WebhookChannel.message(for: event, format: .ntfy)
+        #expect(ntfy.contentType.hasPrefix("text/plain") && ntfy.body == "loans: new 31000101" && ntfy.headers.first?.0 == "Title")
+        #expect(WebhookChannel.message(for: event, format: .discord).body == "{\"content\": \"loans: new 31000101\"}")
+        #expect(WebhookChannel.message(for: event, format: .slack).body == "{\"text\": \"loans: new 31000101\"}")
+        event.key = "evil\u{1B}[2J"
+        #expect(!WebhookChannel.message(for: event, format: .ntfy).body.contains("\u{1B}"), "no control character reaches a phone")
+    }
 }
