@@ -174,6 +174,30 @@ def main():
     row("json-rpc", "recipes.run on a warm session, requests/s", f"{rpc['rps']:.0f}", "", "", "", ">= 2000/s", rpc["rps"] >= 2000)
     row("json-rpc", "recipes.run latency p50 / p99, ms", f"{rpc['p50_ms']:.2f} / {rpc['p99_ms']:.2f}", "", "", "", "p99 < 5 ms", rpc["p99_ms"] < 5)
 
+    # Watch and history -------------------------------------------------------------------------
+    cycles = 200 if args.quick else 1000
+    demo = Demo(args.unitool)
+    watch = run_json([args.bench, "watch", demo.url, str(cycles), os.path.join(work, "watch")], env=env)
+    peer = run_json([args.python, os.path.join(HERE, "peers/watch_requests.py"), demo.url, str(cycles), os.path.join(work, "watch-py")])
+    demo.stop()
+    warm, end = watch["rss_after_warm_up_kb"] / 1024, watch["rss_end_kb"] / 1024
+    peer_warm, peer_end = peer["rss_after_warm_up_kb"] / 1024, peer["rss_end_kb"] / 1024
+    row("watch", f"{cycles} cycles: RSS after warm-up / at the end, MB", f"{warm:.1f} / {end:.1f}", "requests+lxml",
+        f"{peer_warm:.1f} / {peer_end:.1f}", f"{peer_end / end:.2f}x", "< 30 MB", end < 30)
+    row("watch", f"{cycles} cycles: RSS growth after warm-up, MB", f"{end - warm:.1f}", "requests+lxml", f"{peer_end - peer_warm:.1f}",
+        "", "no growth (< 2 MB)", end - warm < 2)
+    row("watch", "CPU per cycle (connection, saved session, grades, diff, history), ms", f"{watch['cpu_ms_per_cycle']:.2f}",
+        "requests+lxml", f"{peer['cpu_ms_per_cycle']:.2f}", f"{peer['cpu_ms_per_cycle'] / watch['cpu_ms_per_cycle']:.1f}x", "report", True)
+    year = run_json([args.bench, "history", os.path.join(work, "history-year"), "8760"])
+    row("history", "a year of hourly grades runs (8,760): database, MB", f"{year['bytes'] / 1e6:.2f}", "", "", "",
+        "small (< 10 MB)", year["bytes"] < 10e6)
+    tenk = run_json([args.bench, "history", os.path.join(work, "history-10k"), "10000"])
+    row("history", "10,000 runs: database, MB / ms per recorded run", f"{tenk['bytes'] / 1e6:.2f} / {tenk['ms_per_run']:.2f}", "", "", "",
+        "report", True)
+    diff = run_json([args.bench, "diff", "10000", str(runs)])
+    row("history", "diff of two 10,000-record answers (100 changed), ms", f"{diff['median_s'] * 1000:.1f}", "", "", "", "< 100 ms",
+        diff["median_s"] < 0.1)
+
     # BENCHMARKS.md ---------------------------------------------------------------------------
     info = machine()
     lines = [
@@ -208,6 +232,15 @@ def main():
         "  fetches the term list, then every term's page at once (at most 4 per host), against one term alone.",
         "- **JSON-RPC**: `bench-unitool rpc` keeps 8 `recipes.run` requests in flight on one `unitool rpc`",
         "  (with its in-process demo) after a warm-up login, and records each request's latency.",
+        "- **Watch**: `bench-unitool watch` runs the loop of `unitool watch --every` in process against",
+        "  `unitool demo serve`: each cycle a new connection with the saved session, the grades page, the",
+        "  comparison with the last answer and the history write, with no pause between cycles. It reads",
+        "  its resident memory (`/proc/self/status`) after a warm-up of a tenth of the cycles (at most 100)",
+        "  and at the end. `peers/watch_requests.py` is the same loop as a Python grade bot writes it",
+        "  (requests, pickled cookies, lxml, a dict of the last rows), measured the same way.",
+        "- **History**: `bench-unitool history` records hourly runs of a 12-record grades answer in which",
+        "  one grade changes every hundred runs, and reports the database's size once closed;",
+        "  `bench-unitool diff` compares two 10,000-record answers by key.",
         "", "## Reproduce", "", "```sh", "./Scripts/bench.sh            # about 10 minutes on 2 cores, most of it the release build",
         "./Scripts/bench.sh --quick    # fewer runs", "```", "",
     ]

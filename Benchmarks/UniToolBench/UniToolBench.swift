@@ -8,6 +8,9 @@ import UniToolKit
 ///     bench-unitool generate DIR
 ///     bench-unitool extract FILE [RUNS]
 ///     bench-unitool rpc UNITOOL REQUESTS CONCURRENCY
+///     bench-unitool watch DEMO_URL CYCLES DIR
+///     bench-unitool history DIR RUNS
+///     bench-unitool diff RECORDS RUNS
 @main
 struct UniToolBench {
     static func main() async throws {
@@ -16,6 +19,10 @@ struct UniToolBench {
         case "generate": try generate(into: URL(fileURLWithPath: arguments[1]))
         case "extract": try extract(file: arguments[1], runs: arguments.count > 2 ? Int(arguments[2])! : 5)
         case "rpc": try rpc(unitool: arguments[1], requests: Int(arguments[2])!, concurrency: Int(arguments[3])!)
+        case "watch":
+            try await watch(demo: URL(string: arguments[1])!, cycles: Int(arguments[2])!, directory: URL(fileURLWithPath: arguments[3]))
+        case "history": try history(directory: URL(fileURLWithPath: arguments[1]), runs: Int(arguments[2])!)
+        case "diff": diff(records: Int(arguments[1])!, runs: Int(arguments[2])!)
         default:
             FileHandle.standardError.write(Data("usage: bench-unitool generate DIR | extract FILE [RUNS] | rpc UNITOOL N C\n".utf8))
             exit(64)
