@@ -78,6 +78,11 @@ final class CommandEnvironment: Sendable {
             hint: "installed portals: \(ids.joined(separator: ", ")); or set UNITOOL_PORTAL, or 'unitool config set portal NAME'")
     }
 
+    /// Runs `body` with the service's progress going to the status line.
+    static func reportingProgress<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await ServiceProgress.reporting(to: { StatusLine.shared.update($0) }, body)
+    }
+
     /// The history of recipe runs; without it (a read-only home) commands still work, and the
     /// log says why nothing is recorded.
     func history() -> HistoryStore? {
@@ -126,10 +131,11 @@ final class CommandEnvironment: Sendable {
             configuration: configuration, startEmpty: freshLogin, terms: TermsGate.policy, history: history(),
             logger: logger)
         StatusLine.shared.begin("connecting to \(portal.name)", quiet: options.quiet)
-        let result = await Result {
-            try await ServiceProgress.$reporter.withValue({ StatusLine.shared.update($0) }) {
-                try await connection.settlingSession(body)
-            }
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await Self.reportingProgress { try await connection.settlingSession(body) })
+        } catch {
+            result = .failure(error)
         }
         StatusLine.shared.end()
         await connection.close()

@@ -353,7 +353,7 @@ public final class RPCServer: Sendable {
         }
         do {
             // The service's own progress (login pages, terms read) goes to the same client.
-            let result = try await ServiceProgress.$reporter.withValue(request.progress) { try await method(request) }
+            let result = try await ServiceProgress.reporting(to: request.progress) { try await method(request) }
             if Task.isCancelled { return response(id: id, error: .requestCancelled) }
             return response(id: id, result: result)
         } catch let error as RPCError {

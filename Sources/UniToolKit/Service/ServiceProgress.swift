@@ -7,7 +7,14 @@
 public enum ServiceProgress {
     public typealias Reporter = @Sendable (String) -> Void
 
-    @TaskLocal public static var reporter: Reporter?
+    @TaskLocal static var reporter: Reporter?
+
+    /// Runs `body` with `reporter` told what the service does meanwhile. Front ends call this
+    /// rather than the task-local itself: `TaskLocal.withValue` specialized into another module
+    /// crashed the release build (SIGSEGV in `swift_task_localValuePush`, Swift 6.3 on Linux).
+    public static func reporting<T: Sendable>(to reporter: Reporter?, _ body: () async throws -> T) async throws -> T {
+        try await $reporter.withValue(reporter, operation: body)
+    }
 
     /// Tells the current caller, if it listens. Messages are plain sentences without a final
     /// full stop ("signing in to Demo University: page 3 of the login").

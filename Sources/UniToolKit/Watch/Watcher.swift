@@ -41,6 +41,19 @@ public enum Watcher {
         let portal = connection.portal.id
         let command = spec.recipe.command
         let watch = "\(portal)|\(connection.user)|\(command)|\(spec.question)"
+        // One run per portal and user at a time, across processes: a timer's run and a hand-started
+        // one take turns instead of logging in twice and announcing the same change twice.
+        let lockPath = history.file.deletingLastPathComponent()
+            .appendingPathComponent("watch-\(SessionStore.safeName(portal))-\(SessionStore.safeName(connection.user)).lock").path
+        let lock: AsyncFileLock
+        do {
+            lock = try await AsyncFileLock.acquire(lockPath, timeout: .seconds(600))
+        } catch let error as UniToolError where error.kind == .stateCorrupt && error.message.hasPrefix("another unitool") {
+            throw UniToolError(
+                .stateCorrupt, "another watch of \(portal) as \(connection.user) has been running for more than 10 minutes",
+                hint: "see what it waits for (a password or one-time code?), stop it, then run this watch again")
+        }
+        defer { withExtendedLifetime(lock) {} }
         let fields = spec.recipe.source(named: spec.source)?.fields ?? spec.recipe.primary.fields
         let previous = try history.latest(portal: portal, user: connection.user, recipe: command, options: spec.question).map {
             try HistoryCodec.records($0.recordsJSON, columns: $0.columns, fields: fields)
