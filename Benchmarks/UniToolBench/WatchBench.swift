@@ -3,8 +3,8 @@ import Logging
 import UniToolKit
 
 extension UniToolBench {
-    /// `watch`: the loop of `unitool watch --every`, in process, against a demo on loopback: a new
-    /// connection each cycle (the saved session, as a real watch), `Watcher.run`, the history.
+    /// `watch`: the loop of `unitool watch --every`, in process, against a demo on loopback: one
+    /// connection for every cycle (as the CLI's loop keeps it), `Watcher.run`, the history.
     /// Reports the resident memory after a warm-up and at the end, and CPU and wall time per cycle.
     static func watch(demo: URL, cycles: Int, directory: URL) async throws {
         let catalog = try RecipeCatalog(directories: [RecipeCatalog.bundledDirectory()])
@@ -23,20 +23,20 @@ extension UniToolBench {
         var events = 0
         let started = ContinuousClock.now
         var warmStarted = started
+        let connection = PortalConnection(
+            portal: portal, user: "alice", credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
+            sessions: sessions, terms: TermsPolicy(accepted: accepted), history: history, logger: logger)
         for cycle in 0..<cycles {
             if cycle == warmUp {
                 rssAfterWarmUp = residentKilobytes()
                 cpuAtWarmUp = cpuSeconds()
                 warmStarted = ContinuousClock.now
             }
-            let connection = PortalConnection(
-                portal: portal, user: "alice", credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
-                sessions: sessions, terms: TermsPolicy(accepted: accepted), history: history, logger: logger)
             let outcome = try await connection.settlingSession { try await Watcher.run(spec, on: $0) }
-            await connection.close()
             if let failure = outcome.failure { throw failure }
             events += outcome.events.count
         }
+        await connection.close()
         let measured = Double(cycles - warmUp)
         let wall = ContinuousClock.now - warmStarted
         let counts = try history.counts()

@@ -261,43 +261,49 @@ struct WatchCommandRunner {
         return arguments
     }
 
+    /// Runs the watch once, or every interval until interrupted, on one connection: it keeps the
+    /// session in memory between runs (and saves it after each), so a long-running watch neither
+    /// logs in again nor makes a new HTTP client each time.
     private func loop(
         _ spec: WatchSpec, every: Duration?, channels: [any WatchChannel], options: GlobalOptions, environment: CommandEnvironment,
         portal: PortalRecipe
     ) async throws -> Int32 {
-        var failures = 0
-        while true {
-            let credentials =
-                spec.recipe.login
-                ? try environment.credentialProvider(for: portal)
-                : (user: "", provide: PortalConnection.noLogin(because: "'\(spec.recipe.command)' is a public command"))
-            let outcome = try await environment.withPortal(
-                portal, user: credentials.user, credentials: credentials.provide, savedSession: spec.recipe.login
-            ) { connection in
-                try await Watcher.run(spec, on: connection)
-            }
-            for event in outcome.events {
-                // A reader that went away (`| head`) ends the watch, quietly.
-                guard StandardOutput.write(event.json + "\n") else { return 0 }
-                for channel in channels {
-                    do {
-                        try await channel.deliver(event)
-                    } catch {
-                        let message = (error as? UniToolError)?.message ?? "\(error)"
-                        Progress.explainWait("\(channel.name) did not take the '\(event.kind.rawValue)' event: \(message)")
+        let credentials =
+            spec.recipe.login
+            ? try environment.credentialProvider(for: portal)
+            : (user: "", provide: PortalConnection.noLogin(because: "'\(spec.recipe.command)' is a public command"))
+        let json = Dispatcher.wantsJSON(arguments)
+        return try await environment.withPortal(
+            portal, user: credentials.user, credentials: credentials.provide, savedSession: spec.recipe.login
+        ) { connection in
+            var failures = 0
+            while true {
+                let outcome = try await connection.settlingSession { try await Watcher.run(spec, on: $0) }
+                // The status line belongs to the run, not to the wait that follows it.
+                StatusLine.shared.end()
+                for event in outcome.events {
+                    // A reader that went away (`| head`) ends the watch, quietly.
+                    guard StandardOutput.write(event.json + "\n") else { return 0 }
+                    for channel in channels {
+                        do {
+                            try await channel.deliver(event)
+                        } catch {
+                            let message = (error as? UniToolError)?.message ?? "\(error)"
+                            Progress.explainWait("\(channel.name) did not take the '\(event.kind.rawValue)' event: \(message)")
+                        }
                     }
                 }
+                if let failure = outcome.failure, outcome.events.contains(where: { $0.kind == .failing }) {
+                    // Said on stderr once, with the event; later runs that still fail stay quiet.
+                    _ = ErrorReporter.report(failure, json: json)
+                }
+                guard let every else {
+                    // One run: a failure is the exit code, whether or not it was announced now.
+                    return outcome.failure?.kind.exitCode ?? 0
+                }
+                failures = outcome.failure == nil ? 0 : failures + 1
+                try await Task.sleep(for: Self.pause(every: every, failures: failures))
             }
-            if let failure = outcome.failure, outcome.events.contains(where: { $0.kind == .failing }) {
-                // Said on stderr once, with the event; later runs that still fail stay quiet.
-                _ = ErrorReporter.report(failure, json: Dispatcher.wantsJSON(arguments))
-            }
-            guard let every else {
-                // One run: a failure is the exit code, whether or not it was announced now.
-                return outcome.failure?.kind.exitCode ?? 0
-            }
-            failures = outcome.failure == nil ? 0 : failures + 1
-            try await Task.sleep(for: Self.pause(every: every, failures: failures))
         }
     }
 
