@@ -186,7 +186,7 @@ def main():
         f"{peer_warm:.1f} / {peer_end:.1f}", f"{peer_end / end:.2f}x", "< 30 MB", end < 30)
     row("watch", f"{cycles} cycles: RSS growth after warm-up, MB", f"{end - warm:.1f}", "requests+lxml", f"{peer_end - peer_warm:.1f}",
         "", "no growth (< 2 MB)", end - warm < 2)
-    row("watch", "CPU per cycle (connection, saved session, grades, diff, history), ms", f"{watch['cpu_ms_per_cycle']:.2f}",
+    row("watch", "CPU per cycle (grades on a kept session, diff, history write), ms", f"{watch['cpu_ms_per_cycle']:.2f}",
         "requests+lxml", f"{peer['cpu_ms_per_cycle']:.2f}", f"{peer['cpu_ms_per_cycle'] / watch['cpu_ms_per_cycle']:.1f}x", "report", True)
     year = run_json([args.bench, "history", os.path.join(work, "history-year"), "8760"])
     row("history", "a year of hourly grades runs (8,760): database, MB", f"{year['bytes'] / 1e6:.2f}", "", "", "",

@@ -37,6 +37,9 @@ public final class HistoryStore: Sendable {
             }
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
+            // With the write-ahead log, NORMAL syncs at checkpoints instead of at every commit: a
+            // crash can lose the last runs, never corrupt the file, and a run does not wait on the disk.
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
             database = try DatabasePool(path: file.path, configuration: configuration)
             try Self.migrator.migrate(database)
         } catch let error as UniToolError {
