@@ -145,6 +145,29 @@ extension GlobalOptions {
     }
 
     /// The arguments that belong to the global options, wherever they stand, with everything else left out.
+    /// `--sort -due` as `--sort=-due`: a descending sort key starts with a dash, which
+    /// swift-argument-parser would otherwise read as an option of its own.
+    static func joiningDashedValues(_ arguments: [String]) -> [String] {
+        var result: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--", index > 0 {
+                result += arguments[index...]
+                break
+            }
+            if argument == "--sort", index + 1 < arguments.count, arguments[index + 1].hasPrefix("-"), !arguments[index + 1].hasPrefix("--")
+            {
+                result.append("--sort=" + arguments[index + 1])
+                index += 2
+                continue
+            }
+            result.append(argument)
+            index += 1
+        }
+        return result
+    }
+
     static func arguments(in arguments: [String]) -> [String] {
         scan(arguments) { argument, _ in flagOptions.contains(argument) ? .keep : .skip }.globals
     }

@@ -2,5 +2,5 @@ import Foundation
 
 // unitool's entry point. Everything happens in `Dispatcher`; see docs/ARCHITECTURE.md.
 ProcessHardening.apply()
-let code = await Dispatcher(arguments: Array(CommandLine.arguments.dropFirst())).run()
+let code = await Dispatcher(arguments: GlobalOptions.joiningDashedValues(Array(CommandLine.arguments.dropFirst()))).run()
 exit(code)

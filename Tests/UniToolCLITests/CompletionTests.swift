@@ -112,3 +112,14 @@ struct WatchOptionsTests {
                 ])
     }
 }
+
+@Suite("A descending sort key")
+struct DashedSortValueTests {
+    @Test("--sort -due reads as --sort=-due; other arguments and those after -- are left alone")
+    func joined() {
+        #expect(GlobalOptions.joiningDashedValues(["loans", "--sort", "-due"]) == ["loans", "--sort=-due"])
+        #expect(GlobalOptions.joiningDashedValues(["loans", "--sort", "due", "-v"]) == ["loans", "--sort", "due", "-v"])
+        #expect(GlobalOptions.joiningDashedValues(["loans", "--sort", "--json"]) == ["loans", "--sort", "--json"])
+        #expect(GlobalOptions.joiningDashedValues(["x", "--", "--sort", "-a"]) == ["x", "--", "--sort", "-a"])
+    }
+}
