@@ -149,7 +149,7 @@ extension DemoData {
             id: 3, title: "Library fines waived during exam weeks", category: "Library", published: "2026-09-24T13:00:00+02:00",
             summary: "No fines for overdue books from 14 December to 8 January."),
         DemoNews(
-            id: 2, title: "Tanévnyitó ünnepség", category: "Campus", published: "2026-09-07T10:00:00+02:00",
+            id: 2, title: "Tanévnyitó ünnepség és nyílt nap középiskolásoknak", category: "Campus", published: "2026-09-07T10:00:00+02:00",
             summary: "A tanévnyitó a Díszteremben lesz."),
         DemoNews(
             id: 1, title: "Welcome to the autumn term", category: "Studies", published: "2026-09-01T08:00:00+02:00",

@@ -20,6 +20,7 @@ struct Dispatcher {
         "plugins": PluginsCommand.self,
         "completions": CompletionsCommand.self,
         "history": HistoryCommand.self,
+        "search": SearchCommand.self,
     ]
 
     /// Every name a recipe or a plugin may not take: the built-in commands, and `help` and
@@ -196,6 +197,7 @@ struct Dispatcher {
               auth               Store, check or remove your password (keyring), TOTP secret and session
               watch              Run a command again and again, and announce what changed: unitool watch grades
               history            What changed in a command's answers, run by run: unitool history grades
+              search             Find what you have seen, typos and all: unitool search "information theory"
               terms              Check, read and accept the portal's terms of use
               recipes            List, check and test recipes (offline, against saved pages)
               page               Print a portal page through your session, for writing recipes

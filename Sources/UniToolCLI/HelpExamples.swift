@@ -12,6 +12,7 @@ enum HelpExamples {
         "auth totp": ["unitool auth totp set --user jdoe", "unitool auth totp remove --user jdoe"],
         "auth totp set": ["unitool auth totp set --user jdoe", "echo 'otpauth://totp/...' | unitool auth totp set --user jdoe"],
         "auth totp remove": ["unitool auth totp remove --user jdoe"],
+        "search": ["unitool search \"infromation theroy\"", "unitool search kozepiskola --json"],
         "history": ["unitool history grades", "unitool history loans --since 7d --json"],
         "completions": ["unitool completions bash > ~/.local/share/bash-completion/completions/unitool"],
         "config get": ["unitool config get", "unitool config get user --portal myuni", "unitool config get --json"],

@@ -58,7 +58,7 @@ public struct RPCMethods: Sendable {
 
     public static let names = [
         "initialize", "portals.list", "auth.status", "auth.login", "auth.logout", "terms.status", "terms.accept", "recipes.list",
-        "recipes.describe", "recipes.run", "recipes.perform", "session.fetch", "history.query", "shutdown", "exit",
+        "recipes.describe", "recipes.run", "recipes.perform", "session.fetch", "history.query", "search", "shutdown", "exit",
     ]
 
     public var table: [String: RPCMethod] {
@@ -66,7 +66,7 @@ public struct RPCMethods: Sendable {
             "initialize": initialize, "portals.list": portalsList, "auth.status": authStatus, "auth.login": authLogin,
             "auth.logout": authLogout, "terms.status": termsStatus, "terms.accept": termsAccept, "recipes.list": recipesList,
             "recipes.describe": recipesDescribe, "recipes.run": recipesRun, "recipes.perform": recipesPerform,
-            "session.fetch": sessionFetch, "history.query": historyQuery,
+            "session.fetch": sessionFetch, "history.query": historyQuery, "search": search,
         ].filter { !excluded.contains($0.key) }
     }
 
@@ -251,6 +251,19 @@ public struct RPCMethods: Sendable {
         ])
     }
 
+    /// `unitool search` over JSON-RPC: typo-tolerant, over the history and the command names.
+    func search(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["portal", "user", "query", "limit"])
+        let (portal, user) = try portalAndUser(params)
+        let query = try params.requiredString("query")
+        let limit = try params.int("limit") ?? 20
+        guard limit > 0 else { throw RPCError.invalidParams("'limit' must be at least 1") }
+        let items = try Search.items(catalog: host.catalog, portal: portal.id, user: user, history: host.history)
+        let hits = Search.recordSet(Search.search(query, in: items, limit: limit))
+        return .object([("columns", .array(hits.columns.map(JSONValue.string))), ("records", .array(hits.records.map(JSONValue.init)))])
+    }
+
     /// What changed in a recipe's answers, run by run: `unitool history` over JSON-RPC.
     func historyQuery(_ request: RPCRequest) async throws -> JSONValue {
         let params = try Params(request)
@@ -377,6 +390,14 @@ struct Params {
         guard let value = value(name) else { return nil }
         guard case .bool(let flag) = value else { throw RPCError.invalidParams("'\(name)' must be true or false, not \(value.typeName)") }
         return flag
+    }
+
+    func int(_ name: String) throws -> Int? {
+        guard let value = value(name) else { return nil }
+        guard let number = value.doubleValue, number.rounded() == number, abs(number) < 1e9 else {
+            throw RPCError.invalidParams("'\(name)' must be a whole number, not \(value.typeName)")
+        }
+        return Int(number)
     }
 
     func stringList(_ name: String) throws -> [String]? {

@@ -119,6 +119,11 @@ struct RPCTests {
         client.sendLine(Self.request(4, "history.query", #"{"portal":"demo","recipe":"grades","since":"1d"}"#))
         let history = await client.nextLine()
         #expect(history?["result"]?["records"] == .array([]), "one run has no changes yet: \(String(describing: history))")
+        client.sendLine(Self.request(6, "search", #"{"portal":"demo","query":"probabilty"}"#))
+        let found = await client.nextLine()
+        #expect(
+            found?["result"]?["records"]?.arrayValue?.first?["text"]?.stringValue?.contains("Probability Theory") == true,
+            "\(String(describing: found))")
         client.sendLine(Self.request(5, "recipes.run", #"{"portal":"demo","recipe":"loans","offline":true}"#))
         #expect(await client.nextLine()?["error"]?["code"] == .number(-32051))
     }

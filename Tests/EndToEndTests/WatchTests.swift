@@ -97,7 +97,7 @@ struct WatchTests {
         }
     }
 
-    @Test("--offline answers grades with the demo stopped, saying how old the answer is; history shows the posted grade")
+    @Test("--offline answers grades with the demo stopped, saying how old the answer is; history shows the posted grade; search finds it")
     func offlineWithDemoStopped() async throws {
         defer { sandbox.remove() }
         let demo = try await DemoUniversity.start()
@@ -108,6 +108,7 @@ struct WatchTests {
         let history = try await sandbox.run(["history", "grades", "--json"], demo: demo.baseURL)
         #expect(history.exitCode == 0, "\(history)")
         #expect(history.stdout.contains("\"key\": \"2026-fall/CS-340\"") && history.stdout.contains("\"new\": \"A\""), "\(history)")
+        for command in ["courses", "news"] { #expect(try await sandbox.run([command], demo: demo.baseURL).exitCode == 0) }
         await demo.stop()
 
         let unreachable = try await sandbox.run(["grades", "--term", "2026-fall"], demo: demo.baseURL)
@@ -119,6 +120,11 @@ struct WatchTests {
         #expect(offline.stderr.contains("offline: 'grades' as of"), "\(offline)")
         let never = try await sandbox.run(["loans", "--offline"], demo: demo.baseURL)
         #expect(never.exitCode == 51, "\(never)")
+        // search reads the same history, with the demo stopped: typos, accents and all.
+        let course = try await sandbox.run(["search", "infromation theroy", "--json"], demo: demo.baseURL)
+        #expect(course.exitCode == 0 && course.stdout.contains("情報理論 (Information Theory)"), "\(course)")
+        let withoutAccents = try await sandbox.run(["search", "kozepiskola"], demo: demo.baseURL)
+        #expect(withoutAccents.exitCode == 0 && withoutAccents.stdout.contains("középiskolásoknak"), "\(withoutAccents)")
     }
 }
 

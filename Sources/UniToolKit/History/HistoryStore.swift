@@ -255,3 +255,23 @@ extension HistoryStore {
         }
     }
 }
+
+extension HistoryStore {
+    /// The latest run of every recipe and options of a portal, for these users.
+    public func latestAnswers(portal: String, users: [String]) throws -> [(recipe: String, run: Run)] {
+        try read { db in
+            let placeholders = users.map { _ in "?" }.joined(separator: ", ")
+            var arguments: [any DatabaseValueConvertible] = [portal]
+            arguments += users
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT run.ranAt, run.options, snapshot.columns, snapshot.records, run.recipe
+                    FROM run JOIN snapshot ON snapshot.id = run.snapshotId
+                    WHERE run.id IN (SELECT MAX(id) FROM run WHERE portal = ? AND user IN (\(placeholders)) GROUP BY user, recipe, options)
+                    ORDER BY run.recipe, run.options
+                    """, arguments: StatementArguments(arguments))
+            return rows.map { (recipe: $0[4], run: Self.run($0)) }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import UniToolKit
+
+/// `unitool search QUERY`: every record in the history and the portal's command and option names,
+/// typo-tolerant, offline.
+struct SearchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search", abstract: "Find a course, grade, loan or news item you have seen, and commands, even with typos.",
+        discussion: HelpExamples.discussion(
+            """
+            Searches the latest answer of every command in the history (so run 'unitool courses' or 'unitool news'
+            once first), and the portal's command and option names. No request is sent. Case, accents and full-width
+            forms do not matter (kozepiskola finds Középiskola); a word may have a typo or two, more in longer words;
+            Japanese text matches inside words. Every word must match; exact matches come first, then prefixes,
+            then near misses.
+            """, examples: "search"))
+    @OptionGroup var globals: GlobalOptions
+    @Argument(help: "What to look for: one or more words.") var query: [String]
+    @Option(help: "At most this many results.") var limit = 20
+
+    func run() async throws {
+        let environment = try CommandEnvironment(options: globals)
+        let portal = try environment.catalog.portal(try environment.portalID())
+        let user = (try? environment.user(for: portal)) ?? ""
+        let items = try Search.items(catalog: environment.catalog, portal: portal.id, user: user, history: environment.history())
+        let hits = Search.search(query.joined(separator: " "), in: items, limit: max(1, limit))
+        let format = globals.outputFormat
+        if format == .table, hits.isEmpty {
+            print("(nothing matches '\(TerminalText.escaped(query.joined(separator: " ")))')")
+            return
+        }
+        let set = Search.recordSet(hits)
+        let style = TableStyle.forStandardOutput()
+        print(
+            format == .table
+                ? TableRenderer(style: style, display: ["text": ColumnDisplay(priority: .high), "key": ColumnDisplay(priority: .low)])
+                    .render(set) : format.render(set), terminator: "")
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// Typo-tolerant matching of a query against text, as a search box on every keystroke needs it.
+/// Pure, with its own tests.
+///
+/// Text is normalised before it is compared: Unicode NFKC (full-width `Ａ` is `A`, half-width kana
+/// are full-width), lower case, and Latin diacritics removed (`Középiskola` is `kozepiskola`).
+/// Kana and kanji are left as they are: a dakuten is part of the letter, not an accent.
+public enum TextMatcher {
+    /// How well a query word matched, best first.
+    public enum Quality: Int, Sendable, Comparable {
+        case fuzzy = 1
+        case prefix = 2
+        case exact = 3
+
+        public static func < (lhs: Quality, rhs: Quality) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// The text as it is compared.
+    public static func normalize(_ text: String) -> String {
+        let compatible = text.precomposedStringWithCompatibilityMapping.lowercased()
+        var result = String.UnicodeScalarView()
+        for scalar in compatible.decomposedStringWithCanonicalMapping.unicodeScalars {
+            // Combining diacritical marks (U+0300–U+036F) go; kana's voicing marks (U+3099) stay.
+            if (0x300...0x36F).contains(scalar.value) { continue }
+            result.append(scalar)
+        }
+        return String(result).precomposedStringWithCanonicalMapping
+    }
+
+    /// The normalised words of a text: runs of letters and digits.
+    public static func words(_ text: String) -> [String] {
+        normalize(text).split { !($0.isLetter || $0.isNumber) }.map(String.init)
+    }
+
+    /// The best match of one query word among the text's words, if any.
+    ///
+    /// A word of CJK characters (which have no spaces between words) matches inside a word too.
+    /// The typos allowed grow with the word: none up to 3 characters, one up to 7, then two.
+    public static func match(_ queryWord: String, in words: [String]) -> (quality: Quality, distance: Int)? {
+        var best: (quality: Quality, distance: Int)?
+        func consider(_ quality: Quality, _ distance: Int) {
+            if best == nil || quality > best!.quality || (quality == best!.quality && distance < best!.distance) {
+                best = (quality, distance)
+            }
+        }
+        let bound = allowedTypos(for: queryWord)
+        let ideographic = queryWord.unicodeScalars.contains { $0.properties.isIdeographic || (0x3040...0x30FF).contains($0.value) }
+        for word in words {
+            if word == queryWord {
+                consider(.exact, 0)
+            } else if word.hasPrefix(queryWord) || (ideographic && word.contains(queryWord)) {
+                consider(.prefix, 0)
+            } else if bound > 0 {
+                // A typo may be in the part typed so far: compare with the word's start too.
+                let start = String(word.prefix(queryWord.count))
+                let distance = min(
+                    damerauLevenshtein(queryWord, word, bound: bound), damerauLevenshtein(queryWord, start, bound: bound) + 1)
+                if distance <= bound { consider(.fuzzy, distance) }
+            }
+        }
+        return best
+    }
+
+    static func allowedTypos(for word: String) -> Int {
+        switch word.count {
+        case ..<4: return 0
+        case ..<8: return 1
+        default: return 2
+        }
+    }
+
+    /// The optimal-string-alignment distance (insertions, deletions, substitutions and swaps of
+    /// neighbours), giving up past `bound` (returning `bound + 1`).
+    public static func damerauLevenshtein(_ a: String, _ b: String, bound: Int = .max) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        if abs(a.count - b.count) > bound { return bound + 1 }
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous2 = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            var rowMinimum = current[0]
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                var value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { value = min(value, previous2[j - 2] + 1) }
+                current[j] = value
+                rowMinimum = min(rowMinimum, value)
+            }
+            if rowMinimum > bound { return bound + 1 }
+            (previous2, previous, current) = (previous, current, previous2)
+        }
+        return previous[b.count]
+    }
+}
