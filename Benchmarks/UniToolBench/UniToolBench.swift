@@ -11,6 +11,7 @@ import UniToolKit
 ///     bench-unitool watch DEMO_URL CYCLES DIR
 ///     bench-unitool history DIR RUNS
 ///     bench-unitool diff RECORDS RUNS
+///     bench-unitool search ITEMS RUNS
 @main
 struct UniToolBench {
     static func main() async throws {
@@ -23,6 +24,7 @@ struct UniToolBench {
             try await watch(demo: URL(string: arguments[1])!, cycles: Int(arguments[2])!, directory: URL(fileURLWithPath: arguments[3]))
         case "history": try history(directory: URL(fileURLWithPath: arguments[1]), runs: Int(arguments[2])!)
         case "diff": diff(records: Int(arguments[1])!, runs: Int(arguments[2])!)
+        case "search": search(items: Int(arguments[1])!, runs: Int(arguments[2])!)
         default:
             FileHandle.standardError.write(Data("usage: bench-unitool generate DIR | extract FILE [RUNS] | rpc UNITOOL N C\n".utf8))
             exit(64)

@@ -61,25 +61,63 @@ public enum Search {
         return items
     }
 
+    /// The items with their words numbered, built once: each query then compares each distinct
+    /// word once, and every item is a walk over small integers. A front end that searches on every
+    /// keystroke keeps one.
+    public struct Index: Sendable {
+        public let items: [Item]
+        let vocabulary: [String]
+        let itemWords: [[Int32]]
+
+        public init(_ items: [Item]) {
+            var ids: [String: Int32] = [:]
+            var vocabulary: [String] = []
+            itemWords = items.map { item in
+                item.words.map { word in
+                    if let id = ids[word] { return id }
+                    let id = Int32(vocabulary.count)
+                    ids[word] = id
+                    vocabulary.append(word)
+                    return id
+                }
+            }
+            self.items = items
+            self.vocabulary = vocabulary
+        }
+    }
+
     /// The items that match every word of the query, best first: exact before prefix before
     /// fuzzy, fewer typos first, then records before names.
     public static func search(_ query: String, in items: [Item], limit: Int = 20) -> [Hit] {
+        search(query, in: Index(items), limit: limit)
+    }
+
+    public static func search(_ query: String, in index: Index, limit: Int = 20) -> [Hit] {
         let queryWords = TextMatcher.words(query)
         guard !queryWords.isEmpty else { return [] }
+        // Each query word against each distinct word, once.
+        let matches = queryWords.map { queryWord in index.vocabulary.map { TextMatcher.match(queryWord, word: $0) } }
         var hits: [Hit] = []
-        for item in items {
+        for (position, words) in index.itemWords.enumerated() {
             var score = 0
             var weakest = TextMatcher.Quality.exact
             var matchedAll = true
-            for word in queryWords {
-                guard let match = TextMatcher.match(word, in: item.words) else {
+            for table in matches {
+                var best: (quality: TextMatcher.Quality, distance: Int)?
+                for id in words {
+                    guard let found = table[Int(id)] else { continue }
+                    if best == nil || found.quality > best!.quality || (found.quality == best!.quality && found.distance < best!.distance) {
+                        best = found
+                    }
+                }
+                guard let best else {
                     matchedAll = false
                     break
                 }
-                score += match.quality.rawValue * 10 - match.distance
-                weakest = min(weakest, match.quality)
+                score += best.quality.rawValue * 10 - best.distance
+                weakest = min(weakest, best.quality)
             }
-            if matchedAll { hits.append(Hit(item: item, quality: weakest, score: score)) }
+            if matchedAll { hits.append(Hit(item: index.items[position], quality: weakest, score: score)) }
         }
         hits.sort {
             ($0.quality, $0.score, $0.item.kind == "record" ? 1 : 0) > ($1.quality, $1.score, $1.item.kind == "record" ? 1 : 0)

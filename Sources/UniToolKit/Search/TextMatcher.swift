@@ -39,27 +39,27 @@ public enum TextMatcher {
     /// The typos allowed grow with the word: none up to 3 characters, one up to 7, then two.
     public static func match(_ queryWord: String, in words: [String]) -> (quality: Quality, distance: Int)? {
         var best: (quality: Quality, distance: Int)?
-        func consider(_ quality: Quality, _ distance: Int) {
-            if best == nil || quality > best!.quality || (quality == best!.quality && distance < best!.distance) {
-                best = (quality, distance)
-            }
-        }
-        let bound = allowedTypos(for: queryWord)
-        let ideographic = queryWord.unicodeScalars.contains { $0.properties.isIdeographic || (0x3040...0x30FF).contains($0.value) }
         for word in words {
-            if word == queryWord {
-                consider(.exact, 0)
-            } else if word.hasPrefix(queryWord) || (ideographic && word.contains(queryWord)) {
-                consider(.prefix, 0)
-            } else if bound > 0 {
-                // A typo may be in the part typed so far: compare with the word's start too.
-                let start = String(word.prefix(queryWord.count))
-                let distance = min(
-                    damerauLevenshtein(queryWord, word, bound: bound), damerauLevenshtein(queryWord, start, bound: bound) + 1)
-                if distance <= bound { consider(.fuzzy, distance) }
+            guard let found = match(queryWord, word: word) else { continue }
+            if best == nil || found.quality > best!.quality || (found.quality == best!.quality && found.distance < best!.distance) {
+                best = found
             }
         }
         return best
+    }
+
+    /// How one query word matches one word of the text, if it does.
+    public static func match(_ queryWord: String, word: String) -> (quality: Quality, distance: Int)? {
+        if word == queryWord { return (.exact, 0) }
+        if word.hasPrefix(queryWord) { return (.prefix, 0) }
+        let ideographic = queryWord.unicodeScalars.contains { $0.properties.isIdeographic || (0x3040...0x30FF).contains($0.value) }
+        if ideographic, word.contains(queryWord) { return (.prefix, 0) }
+        let bound = allowedTypos(for: queryWord)
+        guard bound > 0 else { return nil }
+        // A typo may be in the part typed so far: compare with the word's start too.
+        let start = String(word.prefix(queryWord.count))
+        let distance = min(damerauLevenshtein(queryWord, word, bound: bound), damerauLevenshtein(queryWord, start, bound: bound) + 1)
+        return distance <= bound ? (.fuzzy, distance) : nil
     }
 
     static func allowedTypos(for word: String) -> Int {
