@@ -203,25 +203,16 @@ struct Completion {
         options(inHelp: type.helpMessage(columns: 10_000))
     }
 
-    /// The options in a help text's OPTIONS section: `  -v, --verbose`, `  --port <port>`.
+    /// The options in a help text's OPTIONS section (`  -v, --verbose`, `  --port <port>`), as
+    /// the man pages read them: each label's long names, and whether it takes a value.
     static func options(inHelp help: String) -> [HelpOption] {
-        var options: [HelpOption] = []
-        var inOptions = false
-        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
-            if !line.hasPrefix(" ") {
-                inOptions = line.hasPrefix("OPTIONS:")
-                continue
-            }
-            guard inOptions, line.hasPrefix("  "), line.dropFirst(2).first == "-" else { continue }
-            let declaration = line.dropFirst(2).prefix { $0 != " " || true }
-            let tokens = declaration.split(separator: " ", omittingEmptySubsequences: true)
-            let takesValue = tokens.dropFirst().first?.hasPrefix("<") == true || (tokens.count > 2 && tokens[2].hasPrefix("<"))
-            for token in tokens.prefix(2) where token.hasPrefix("--") || (token.hasPrefix("-") && token.count == 3) {
-                let name = token.hasSuffix(",") ? String(token.dropLast()) : String(token)
-                if name.hasPrefix("--") { options.append(HelpOption(name: name, takesValue: takesValue)) }
+        ManualPages.options(inHelp: help).flatMap { option in
+            let tokens = option.label.split(separator: " ")
+            let takesValue = tokens.contains { $0.hasPrefix("<") }
+            return tokens.filter { $0.hasPrefix("--") }.map {
+                HelpOption(name: String($0.hasSuffix(",") ? $0.dropLast() : $0), takesValue: takesValue)
             }
         }
-        return options
     }
 
     static func subcommands(of type: any ParsableCommand.Type) -> [any ParsableCommand.Type] {

@@ -55,7 +55,7 @@ struct RecipeCommandRunner {
                 user: "",
                 provide: PortalConnection.noLogin(because: "'\(recipe.command)' is a public command (login: false in \(recipe.file))")
             )
-        var records = try await environment.withPortal(
+        let records = try await environment.withPortal(
             portal, user: credentials.user, credentials: credentials.provide, savedSession: recipe.login
         ) { connection in
             // Both calls pass the terms gate first, and name a mistyped option value.

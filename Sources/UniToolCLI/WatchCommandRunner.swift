@@ -91,12 +91,11 @@ struct WatchCommandRunner {
 
         /// `30s`, `15m`, `1h`, `1d`: at least a minute apart, so that no portal is hammered.
         static func interval(_ text: String) throws -> Duration {
-            let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-            guard let unit = text.last, let scale = units[unit], let count = Int64(text.dropLast()), count > 0 else {
-                throw usage("'\(text)' is not an interval; use 15m, 1h or 1d")
+            guard let seconds = WatchFile.seconds(text) else { throw usage("'\(text)' is not an interval; use 15m, 1h or 1d") }
+            guard seconds >= WatchFile.minimumSeconds else {
+                throw usage("--every must be at least 1m: a portal is not to be asked more often")
             }
-            guard count * scale >= 60 else { throw usage("--every must be at least 1m: a portal is not to be asked more often") }
-            return .seconds(count * scale)
+            return .seconds(seconds)
         }
 
         static func usage(_ message: String) -> UniToolError {
@@ -182,7 +181,15 @@ struct WatchCommandRunner {
                 recipe: recipe, options: invocation.values, source: invocation.source, announceExisting: watch.announceExisting, due: due)
             var channels: [any WatchChannel] = watch.exec.map(ExecChannel.init)
             channels += try watch.webhooks.map { try WebhookChannel(url: $0, format: watch.webhookFormat) }
-            channels += watch.webhookCommands.map { CommandWebhookChannel(command: $0, format: watch.webhookFormat) }
+            let user = spec.recipe.login ? ((try? environment.user(for: portal)) ?? "") : ""
+            channels += watch.webhookCommands.map { command in
+                CommandWebhookChannel(command: command, format: watch.webhookFormat) {
+                    try PasswordCommand.run(
+                        command, portal: portal.id, user: user, variable: "--webhook-command", what: "a web address",
+                        failureKind: .usage, timeout: .seconds(30)
+                    ).reveal()
+                }
+            }
             if watch.notify { channels.append(DesktopNotificationChannel()) }
             if watch.test { return await Self.test(channels, spec: spec, portal: portal) }
             return try await loop(spec, every: watch.every, channels: channels, options: options, environment: environment, portal: portal)
@@ -201,18 +208,11 @@ struct WatchCommandRunner {
             let file = try WatchFile.load()
             let globals = try GlobalOptions.parse(GlobalOptions.arguments(in: watch.rest))
             let environment = try CommandEnvironment(options: globals)
+            let history = environment.history()
             var status: Int32 = 0
             for entry in file.entries {
                 let arguments = Self.arguments(for: entry) + watch.rest
-                if let portalID = entry.portal ?? (try? environment.portalID()),
-                    let recipe = try? environment.catalog.recipe(portal: portalID, command: entry.command),
-                    let portal = try? environment.catalog.portal(portalID), let history = environment.history()
-                {
-                    let user = recipe.login ? ((try? environment.user(for: portal)) ?? "") : ""
-                    let question = HistoryStore.optionsKey(recipe.effectiveOptions(entry.options), source: entry.source)
-                    let last = try? history.latest(portal: portalID, user: user, recipe: entry.command, options: question)
-                    guard WatchFile.isDue(lastRun: last?.ranAt, every: entry.every) else { continue }
-                }
+                guard WatchFile.isDue(lastRun: entry.state(in: environment, history: history).lastRun, every: entry.every) else { continue }
                 let code = await WatchCommandRunner(arguments: arguments).run()
                 if status == 0 { status = code }
             }

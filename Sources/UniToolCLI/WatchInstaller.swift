@@ -99,17 +99,7 @@ enum WatchInstaller {
         let history = environment.history()
         var records: [Record] = []
         for entry in file.entries {
-            var lastRun: Date?
-            var failing: String?
-            if let portalID = entry.portal ?? (try? environment.portalID()),
-                let recipe = try? environment.catalog.recipe(portal: portalID, command: entry.command),
-                let portal = try? environment.catalog.portal(portalID), let history
-            {
-                let user = recipe.login ? ((try? environment.user(for: portal)) ?? "") : ""
-                let question = HistoryStore.optionsKey(recipe.effectiveOptions(entry.options), source: entry.source)
-                lastRun = try? history.latest(portal: portalID, user: user, recipe: entry.command, options: question)?.ranAt
-                failing = try? history.memory(ofWatch: "\(portalID)|\(user)|\(entry.command)|\(question)").failing
-            }
+            let (lastRun, failing) = entry.state(in: environment, history: history)
             let next = lastRun.map { $0.addingTimeInterval(Double(entry.every.components.seconds)) }
             records.append(
                 Record(fields: [
@@ -123,5 +113,21 @@ enum WatchInstaller {
         let set = RecordSet(columns: ["watch", "command", "every", "last_run", "next_run", "failing"], records: records)
         print(options.outputFormat.render(set, style: options.outputFormat == .table ? .forStandardOutput() : .plain), terminator: "")
         return 0
+    }
+}
+
+extension WatchFile.Entry {
+    /// This watch's last run and the failure it remembers, from the history: what `watch --all`
+    /// decides by and `watch status` shows. Nothing when the portal, recipe or history is missing
+    /// (the run then says why).
+    func state(in environment: CommandEnvironment, history: HistoryStore?) -> (lastRun: Date?, failing: String?) {
+        guard let history, let portalID = portal ?? (try? environment.portalID()),
+            let recipe = try? environment.catalog.recipe(portal: portalID, command: command),
+            let portal = try? environment.catalog.portal(portalID)
+        else { return (nil, nil) }
+        let user = recipe.login ? ((try? environment.user(for: portal)) ?? "") : ""
+        let spec = WatchSpec(recipe: recipe, options: options, source: source)
+        let lastRun = try? history.latest(portal: portalID, user: user, recipe: command, options: spec.question)?.ranAt
+        return (lastRun, try? history.memory(ofWatch: spec.memoryKey(portal: portalID, user: user)).failing)
     }
 }

@@ -235,10 +235,7 @@ public struct RPCMethods: Sendable {
             let answer = try history.offlineAnswer(
                 recipe: recipe, portal: portal.id, user: recipe.login ? user : "", options: run.options, source: run.source)
             let records = try RecordShape(summary: run.summary, sort: run.sort, fields: run.fields).apply(to: answer.records, of: recipe)
-            return .object([
-                ("columns", .array(records.columns.map(JSONValue.string))), ("records", .array(records.records.map(JSONValue.init))),
-                ("asOf", .string(ISO8601DateFormatter().string(from: answer.ranAt))),
-            ])
+            return Self.result(records, adding: [("asOf", .string(ISO8601DateFormatter().string(from: answer.ranAt)))])
         }
         let connection = try await host.connection(portal: portal, user: user)
         // run() checks the terms first, and names a mistyped option value, even offline.
@@ -246,9 +243,12 @@ public struct RPCMethods: Sendable {
         var records = try await connection.settlingSession { try await $0.run(recipe, options: run.options, source: run.source) }
         records = try RecordShape(summary: run.summary, sort: run.sort, fields: run.fields).apply(to: records, of: recipe)
         request.progress?(Plural.count(records.records.count, "record"))
-        return .object([
-            ("columns", .array(records.columns.map(JSONValue.string))), ("records", .array(records.records.map(JSONValue.init))),
-        ])
+        return Self.result(records)
+    }
+
+    /// Records as every method returns them: `{columns, records}`, and anything `adding` names.
+    static func result(_ set: RecordSet, adding extra: [(String, JSONValue)] = []) -> JSONValue {
+        .object([("columns", .array(set.columns.map(JSONValue.string))), ("records", .array(set.records.map(JSONValue.init)))] + extra)
     }
 
     /// `unitool search` over JSON-RPC: typo-tolerant, over the history and the command names.
@@ -261,7 +261,7 @@ public struct RPCMethods: Sendable {
         guard limit > 0 else { throw RPCError.invalidParams("'limit' must be at least 1") }
         let items = try Search.items(catalog: host.catalog, portal: portal.id, user: user, history: host.history)
         let hits = Search.recordSet(Search.search(query, in: items, limit: limit))
-        return .object([("columns", .array(hits.columns.map(JSONValue.string))), ("records", .array(hits.records.map(JSONValue.init)))])
+        return Self.result(hits)
     }
 
     /// What changed in a recipe's answers, run by run: `unitool history` over JSON-RPC.
@@ -281,9 +281,7 @@ public struct RPCMethods: Sendable {
         }
         let changes = try HistoryReport.changes(
             in: history, recipe: recipe, portal: portal.id, user: recipe.login ? user : "", since: since)
-        return .object([
-            ("columns", .array(changes.columns.map(JSONValue.string))), ("records", .array(changes.records.map(JSONValue.init))),
-        ])
+        return Self.result(changes)
     }
 
     func recipesPerform(_ request: RPCRequest) async throws -> JSONValue {
@@ -302,7 +300,7 @@ public struct RPCMethods: Sendable {
         request.progress?("performing \(action.name) of \(recipe.command)")
         let argument = try params.requiredString("argument")
         let result = try await connection.settlingSession { try await $0.perform(action, of: recipe, argument: argument) }
-        return .object([("columns", .array(result.columns.map(JSONValue.string))), ("records", .array(result.records.map(JSONValue.init)))])
+        return Self.result(result)
     }
 
     func sessionFetch(_ request: RPCRequest) async throws -> JSONValue {

@@ -24,7 +24,7 @@ public enum HistoryReport {
             let fields = recipe.source(named: source)?.fields ?? recipe.primary.fields
             let old = try HistoryCodec.records(before.recordsJSON, columns: before.columns, fields: fields)
             let new = try HistoryCodec.records(run.recordsJSON, columns: run.columns, fields: fields)
-            let time = FieldValue.datetime(iso8601(run.ranAt))
+            let time = FieldValue.datetime(HistoryStore.iso8601(run.ranAt))
             for change in RecordChanges(from: old, to: new, keys: recipe.keyFields).changes {
                 func row(_ field: String?, _ was: FieldValue, _ now: FieldValue) -> Record {
                     Record(fields: [
@@ -58,11 +58,5 @@ public enum HistoryReport {
         formatter.dateFormat = "yyyy-MM-dd"
         if let date = formatter.date(from: text) { return date }
         throw UniToolError(.usage, "'\(text)' is not a time to start from", hint: "use 30d, 12h, today or a date such as 2026-11-01")
-    }
-
-    static func iso8601(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = .current
-        return formatter.string(from: date)
     }
 }

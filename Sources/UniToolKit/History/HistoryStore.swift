@@ -115,7 +115,7 @@ public final class HistoryStore: Sendable {
             try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT run.ranAt, run.options, snapshot.columns, snapshot.records FROM run JOIN snapshot ON snapshot.id = run.snapshotId
+                    \(Self.runSelection)
                     WHERE portal = ? AND user = ? AND recipe = ? AND options = ? ORDER BY ranAt DESC, run.id DESC LIMIT 1
                     """, arguments: [portal, user, recipe, options]
             ).map(Self.run)
@@ -128,7 +128,7 @@ public final class HistoryStore: Sendable {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT run.ranAt, run.options, snapshot.columns, snapshot.records FROM run JOIN snapshot ON snapshot.id = run.snapshotId
+                    \(Self.runSelection)
                     WHERE portal = ? AND user = ? AND recipe = ? AND ranAt >= ? ORDER BY ranAt, run.id
                     """, arguments: [portal, user, recipe, since.timeIntervalSince1970]
             ).map(Self.run)
@@ -141,7 +141,7 @@ public final class HistoryStore: Sendable {
             try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT run.ranAt, run.options, snapshot.columns, snapshot.records FROM run JOIN snapshot ON snapshot.id = run.snapshotId
+                    \(Self.runSelection)
                     WHERE portal = ? AND user = ? AND recipe = ? AND options = ? AND ranAt < ? ORDER BY ranAt DESC, run.id DESC LIMIT 1
                     """, arguments: [portal, user, recipe, options, date.timeIntervalSince1970]
             ).map(Self.run)
@@ -190,6 +190,10 @@ public final class HistoryStore: Sendable {
             columns: columnsText.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init), recordsJSON: row[3])
     }
 
+    /// The columns `run(_:)` reads, with the snapshot each run points at.
+    private static let runSelection =
+        "SELECT run.ranAt, run.options, snapshot.columns, snapshot.records FROM run JOIN snapshot ON snapshot.id = run.snapshotId"
+
     /// Column names joined by the unit separator, which no field name contains.
     private static func columnsText(_ columns: [String]) -> String { columns.joined(separator: "\u{1F}") }
 
@@ -225,6 +229,14 @@ extension HistoryStore {
         case ..<86_400: return Plural.count(seconds / 3600, "hour") + " ago"
         default: return Plural.count(seconds / 86_400, "day") + " ago"
         }
+    }
+
+    /// A moment as ISO 8601 with the local offset (`2026-11-25T06:42:47+01:00`): history rows and
+    /// watch events.
+    public static func iso8601(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = .current
+        return formatter.string(from: date)
     }
 
     /// A moment as ISO 8601 in the local time zone, to the minute.

@@ -103,14 +103,7 @@ public enum Search {
             var weakest = TextMatcher.Quality.exact
             var matchedAll = true
             for table in matches {
-                var best: (quality: TextMatcher.Quality, distance: Int)?
-                for id in words {
-                    guard let found = table[Int(id)] else { continue }
-                    if best == nil || found.quality > best!.quality || (found.quality == best!.quality && found.distance < best!.distance) {
-                        best = found
-                    }
-                }
-                guard let best else {
+                guard let best = TextMatcher.best(of: words.lazy.map { table[Int($0)] }) else {
                     matchedAll = false
                     break
                 }

@@ -38,9 +38,13 @@ public enum TextMatcher {
     /// A word of CJK characters (which have no spaces between words) matches inside a word too.
     /// The typos allowed grow with the word: none up to 3 characters, one up to 7, then two.
     public static func match(_ queryWord: String, in words: [String]) -> (quality: Quality, distance: Int)? {
+        best(of: words.lazy.map { match(queryWord, word: $0) })
+    }
+
+    /// The best of several matches: the higher quality, then the fewer typos.
+    static func best(of matches: some Sequence<(quality: Quality, distance: Int)?>) -> (quality: Quality, distance: Int)? {
         var best: (quality: Quality, distance: Int)?
-        for word in words {
-            guard let found = match(queryWord, word: word) else { continue }
+        for case let found? in matches {
             if best == nil || found.quality > best!.quality || (found.quality == best!.quality && found.distance < best!.distance) {
                 best = found
             }

@@ -148,28 +148,24 @@ public struct DesktopNotificationChannel: WatchChannel {
 }
 
 /// A webhook whose address a command prints (`pass show ntfy/unitool-url`), run at each event:
-/// the address, which often carries a token, is never written to `watches.yaml`.
+/// the address, which often carries a token, is never written to `watches.yaml`. The front end
+/// runs the command (bounded in time and output, as `UNITOOL_PASSWORD_COMMAND` is).
 public struct CommandWebhookChannel: WatchChannel {
     public let command: String
     public let format: WebhookChannel.Format
+    /// Runs the command and returns its first line.
+    let address: @Sendable () throws -> String
     public var name: String { "the webhook from '\(command)'" }
 
-    public init(command: String, format: WebhookChannel.Format = .json) {
+    public init(command: String, format: WebhookChannel.Format = .json, address: @escaping @Sendable () throws -> String) {
         self.command = command
         self.format = format
+        self.address = address
     }
 
     public func deliver(_ event: WatchEvent) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let address = text.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        guard process.terminationStatus == 0, let url = URL(string: address) else {
+        let text = try address().trimmingCharacters(in: .whitespaces)
+        guard let url = URL(string: text) else {
             throw UniToolError(.usage, "'\(command)' did not print a web address", hint: "check webhook_command in watches.yaml")
         }
         try await WebhookChannel(url: url, format: format).deliver(event)

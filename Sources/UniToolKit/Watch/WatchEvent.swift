@@ -67,7 +67,7 @@ public struct WatchEvent: Sendable, Equatable {
     /// The event as one line of JSON, keys in a fixed order.
     public var json: String {
         var members: [(String, String)] = [
-            ("event", JSONRenderer.string(kind.rawValue)), ("time", JSONRenderer.string(Self.iso8601(time))),
+            ("event", JSONRenderer.string(kind.rawValue)), ("time", JSONRenderer.string(HistoryStore.iso8601(time))),
             ("portal", JSONRenderer.string(portal)), ("user", JSONRenderer.string(user)), ("command", JSONRenderer.string(command)),
             ("options", JSONRenderer.string(options)), ("summary", JSONRenderer.string(summary)),
         ]
@@ -87,11 +87,5 @@ public struct WatchEvent: Sendable, Equatable {
                 ))
         }
         return "{" + members.map { "\(JSONRenderer.string($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
-    }
-
-    static func iso8601(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = .current
-        return formatter.string(from: date)
     }
 }

@@ -93,11 +93,19 @@ public struct WatchFile: Sendable {
 
     /// `30m`, `1h`, `1d`: at least a minute.
     public static func interval(_ text: String) -> Duration? {
+        guard let seconds = seconds(text), seconds >= minimumSeconds else { return nil }
+        return .seconds(seconds)
+    }
+
+    /// The shortest interval a watch takes: a portal is not to be asked more often.
+    public static let minimumSeconds: Int64 = 60
+
+    /// `30s`, `15m`, `1h`, `1d` in seconds, whatever the minimum; nil for anything else.
+    public static func seconds(_ text: String) -> Int64? {
         let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        guard let unit = text.last, let scale = units[unit], let count = Int64(text.dropLast()), count > 0, count * scale >= 60 else {
-            return nil
-        }
-        return .seconds(count * scale)
+        guard let unit = text.last, let scale = units[unit], let count = Int64(text.dropLast()), count > 0 else { return nil }
+        let (seconds, overflow) = count.multipliedReportingOverflow(by: scale)
+        return overflow ? nil : seconds
     }
 
     /// Whether a watch that last ran at `lastRun` is due at `now`: its interval is up, less a

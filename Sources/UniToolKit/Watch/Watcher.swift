@@ -21,6 +21,9 @@ public struct WatchSpec: Sendable {
 
     /// The question this watch asks, as the history keys it.
     public var question: String { HistoryStore.optionsKey(recipe.effectiveOptions(options), source: source) }
+
+    /// Where the history keeps what this watch remembers, for this portal and user.
+    public func memoryKey(portal: String, user: String) -> String { "\(portal)|\(user)|\(recipe.command)|\(question)" }
 }
 
 /// Runs a watch once: the recipe through the connection (which records the answer in the
@@ -40,7 +43,7 @@ public enum Watcher {
         }
         let portal = connection.portal.id
         let command = spec.recipe.command
-        let watch = "\(portal)|\(connection.user)|\(command)|\(spec.question)"
+        let watch = spec.memoryKey(portal: portal, user: connection.user)
         // One run per portal and user at a time, across processes: a timer's run and a hand-started
         // one take turns instead of logging in twice and announcing the same change twice.
         let lockPath = history.file.deletingLastPathComponent()
