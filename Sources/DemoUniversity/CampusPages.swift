@@ -4,7 +4,7 @@ import Foundation
 /// laid out the way real campus systems lay theirs out, quirks included: a timetable with
 /// nested meetings, paginated lists, local date formats, a PDF link hidden in a button's script.
 enum CampusPages {
-    static func courses(user: DemoUser, courses: [DemoCourse]) -> String {
+    static func courses(user: DemoUser, courses: [DemoCourse], calendar: DemoTermCalendar) -> String {
         let items = courses.map { course in
             let meetings = course.meetings.map { meeting in
                 """
@@ -31,9 +31,50 @@ enum CampusPages {
             title: "My courses",
             body: """
                   <h1>My courses</h1>
-                  <p class="term">Term: <strong>\(DemoData.currentTerm)</strong></p>
+                  <p class="term">Term: <strong>\(DemoData.currentTerm)</strong>, classes from \(time(calendar.start, "term-start")) to \(time(calendar.end, "term-end"))</p>
                 \(body)
+                  <section id="no-classes">
+                    <h2>No classes on</h2>
+                    <ul>
+                \(calendar.noClasses.map { "      <li>\(time($0.day, "day")) <span class=\"reason\">\($0.reason)</span></li>" }.joined(separator: "\n"))
+                    </ul>
+                  </section>
                 """, signedIn: user.displayName)
+    }
+
+    /// `<time class="term-start" datetime="2026-09-07">7 September 2026</time>`.
+    private static func time(_ day: Int, _ kind: String) -> String {
+        "<time class=\"\(kind)\" datetime=\"\(DemoTermCalendar.iso(day))\">\(DemoTermCalendar.text(day))</time>"
+    }
+
+    /// The exam list: Hungarian dates (`2026. 12. 21.`), a time span, and an exam whose date is
+    /// not announced yet, shown with empty cells as such lists do.
+    static func exams(user: DemoUser, exams: [DemoExam], calendar: DemoTermCalendar) -> String {
+        let rows = exams.map { exam in
+            let date = calendar.day(of: exam).map { DemoTermCalendar.text($0, format: "yyyy. MM. dd.") } ?? ""
+            return """
+                        <tr>
+                          <td class="course">\(HTML.escape(exam.course))</td>
+                          <td class="code">\(exam.code)</td>
+                          <td class="kind">\(HTML.escape(exam.kind))</td>
+                          <td class="date">\(date)</td>
+                          <td class="time">\(exam.time)</td>
+                          <td class="room">\(HTML.escape(exam.room))</td>
+                        </tr>
+                """
+        }.joined(separator: "\n")
+        let body =
+            exams.isEmpty
+            ? "<p class=\"no-exams\">You have no exams this term.</p>"
+            : """
+              <table id="exams" class="data">
+                <thead><tr><th>Course</th><th>Code</th><th>Exam</th><th>Date</th><th>Time</th><th>Room</th></tr></thead>
+                <tbody>
+            \(rows)
+                </tbody>
+              </table>
+            """
+        return HTML.page(title: "My exams", body: "<h1>My exams</h1>\n\(body)", signedIn: user.displayName)
     }
 
     static func syllabus(code: String, title: String) -> String {

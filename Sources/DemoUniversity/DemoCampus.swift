@@ -160,3 +160,96 @@ extension DemoData {
     /// library revises it), which is why a recipe must read it off the page.
     static var openingHoursPath: String { "/library/files/opening-hours-\(currentTerm)-rev3.pdf" }
 }
+
+/// An exam as the exam list shows it. Its date is in days relative to the end of the term (or
+/// to this week's Monday, for a midterm), so that the demo always has exams ahead.
+struct DemoExam: Sendable {
+    enum When: Sendable {
+        case afterTerm(days: Int)
+        case thisTerm(daysFromMonday: Int)
+        /// Not scheduled yet: the portal shows an empty date.
+        case toBeAnnounced
+    }
+
+    let code: String
+    let course: String
+    let kind: String
+    let when: When
+    let time: String
+    let room: String
+}
+
+/// The current term's dates around the demo's clock: it began ten weeks before this week and
+/// ends on the Friday four weeks after, with a day and a week without classes, so the demo has classes today
+/// whenever today is a weekday, and a calendar export always covers a whole term.
+struct DemoTermCalendar: Sendable {
+    /// Days since 1970-01-01, campus time.
+    let mondayThisWeek: Int
+    var start: Int { mondayThisWeek - 70 }
+    /// A Friday.
+    var end: Int { mondayThisWeek + 4 * 7 + 4 }
+    /// Days without classes, and why.
+    var noClasses: [(day: Int, reason: String)] {
+        [(start + 2 * 7 + 3, "Dies academicus")] + (0..<5).map { (start + 6 * 7 + $0, "Autumn break") }
+    }
+
+    init(around now: Date) {
+        let local = Int(now.timeIntervalSince1970) + DemoData.campusTimeZone.secondsFromGMT(for: now)
+        let today = Int((Double(local) / 86_400).rounded(.down))
+        // 1970-01-01 was a Thursday: Monday is 3 days before any day whose (day + 3) % 7 is 0.
+        mondayThisWeek = today - ((today + 3) % 7 + 7) % 7
+    }
+
+    func day(of exam: DemoExam) -> Int? {
+        switch exam.when {
+        case .afterTerm(let days): return end + days
+        case .thisTerm(let days): return mondayThisWeek + days
+        case .toBeAnnounced: return nil
+        }
+    }
+
+    /// `2026-11-24`.
+    static func iso(_ day: Int) -> String {
+        let date = Date(timeIntervalSince1970: Double(day) * 86_400)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.string(from: date)
+    }
+
+    /// `24 November 2026`, or the Hungarian `2026. 11. 24.` the exam list prints.
+    static func text(_ day: Int, format: String = "d MMMM yyyy") -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = format
+        return formatter.string(from: Date(timeIntervalSince1970: Double(day) * 86_400))
+    }
+}
+
+extension DemoData {
+    static let exams: [String: [DemoExam]] = [
+        "alice": [
+            DemoExam(
+                code: "CS-320", course: "情報理論 (Information Theory)", kind: "Midterm", when: .thisTerm(daysFromMonday: 8),
+                time: "13:00–14:30", room: "B-204"),
+            DemoExam(
+                code: "MATH-301", course: "Probability Theory", kind: "Final", when: .afterTerm(days: 3), time: "09:00–11:00", room: "Aula"),
+            DemoExam(
+                code: "CS-320", course: "情報理論 (Information Theory)", kind: "Final", when: .afterTerm(days: 5), time: "10:00–12:00",
+                room: "B-204"),
+            DemoExam(
+                code: "CS-340", course: "Operating Systems", kind: "Final", when: .afterTerm(days: 8), time: "14:00–16:00", room: "Lab 3"),
+            DemoExam(
+                code: "HUN-250", course: "Magyar irodalom a XX. században", kind: "Szóbeli vizsga", when: .toBeAnnounced, time: "", room: ""
+            ),
+        ],
+        "bence": [
+            DemoExam(
+                code: "CS-230", course: "Számítógépes hálózatok", kind: "Final", when: .afterTerm(days: 4), time: "10:00–11:30",
+                room: "B-204"),
+            DemoExam(code: "PHY-101", course: "Fizika I", kind: "Final", when: .afterTerm(days: 6), time: "08:30–10:30", room: "Aula"),
+        ],
+    ]
+}

@@ -12,7 +12,16 @@ extension DemoRoutes {
     func registerCampus(on router: Router<BasicRequestContext>) {
         router.get("/courses") { request, context in
             try await self.withUser(request, context) { user in
-                Self.html(CampusPages.courses(user: user, courses: DemoData.courses[user.username] ?? []))
+                Self.html(
+                    CampusPages.courses(
+                        user: user, courses: DemoData.courses[user.username] ?? [], calendar: DemoTermCalendar(around: self.now())))
+            }
+        }
+        router.get("/exams") { request, context in
+            try await self.withUser(request, context) { user in
+                Self.html(
+                    CampusPages.exams(
+                        user: user, exams: DemoData.exams[user.username] ?? [], calendar: DemoTermCalendar(around: self.now())))
             }
         }
         router.get("/syllabus/{code}") { _, context in
@@ -43,7 +52,7 @@ extension DemoRoutes {
                 var rows: [(loan: DemoLoan, due: String, renewalsLeft: Int)] = []
                 for loan in loans.dropFirst((page - 1) * DemoData.loansPerPage).prefix(DemoData.loansPerPage) {
                     let done = await self.state.renewalsDone(user: user.username, barcode: loan.barcode)
-                    rows.append((loan, Self.dueDate(of: loan, afterRenewals: done), loan.renewalsLeft - done))
+                    rows.append((loan, self.dueDate(of: loan, afterRenewals: done), loan.renewalsLeft - done))
                 }
                 return Self.html(CampusPages.loans(user: user, rows: rows, page: page, pages: pages))
             }
@@ -57,7 +66,7 @@ extension DemoRoutes {
                 let done = await self.state.renewalsDone(user: user.username, barcode: barcode)
                 return Self.html(
                     CampusPages.renewForm(
-                        user: user, loan: loan, due: Self.dueDate(of: loan, afterRenewals: done),
+                        user: user, loan: loan, due: self.dueDate(of: loan, afterRenewals: done),
                         csrf: Self.renewToken(user, barcode)))
             }
         }
@@ -80,7 +89,7 @@ extension DemoRoutes {
                 if refusal == nil { await self.state.renew(user: user.username, barcode: barcode) }
                 return Self.html(
                     CampusPages.renewResult(
-                        user: user, loan: loan, barcode: barcode, newDue: Self.dueDate(of: loan, afterRenewals: done + 1),
+                        user: user, loan: loan, barcode: barcode, newDue: self.dueDate(of: loan, afterRenewals: done + 1),
                         refusal: refusal))
             }
         }
@@ -124,8 +133,8 @@ extension DemoRoutes {
     }
 
     /// A loan's due date once it has been renewed `renewals` times: each renewal adds 14 days.
-    static func dueDate(of loan: DemoLoan, afterRenewals renewals: Int) -> String {
-        CampusPages.dueDate(inDays: loan.dueInDays + 14 * renewals)
+    func dueDate(of loan: DemoLoan, afterRenewals renewals: Int) -> String {
+        CampusPages.dueDate(inDays: loan.dueInDays + 14 * renewals, from: now())
     }
 
     /// The renew form's CSRF token: tied to the user and the loan, stable across demo restarts.

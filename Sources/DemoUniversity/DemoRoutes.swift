@@ -19,6 +19,8 @@ struct DemoRoutes: Sendable {
     let faults: DemoFaults
     /// A random name for this run of the demo.
     let bootID: String
+    /// The demo's clock: loans fall due and the term runs relative to it. Fixed in tests.
+    let now: @Sendable () -> Date
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in Self.redirect(to: "/home") }

@@ -39,9 +39,9 @@ public final class DemoUniversity: Sendable {
     /// Runs `body` with a demo university, and stops it, awaited, whatever `body` does: the
     /// scoped form (as async-http-client's `withHTTPClient`), so that no test leaves one running.
     public static func withRunning<T: Sendable>(
-        faults: DemoFaults = DemoFaults(), _ body: (DemoUniversity) async throws -> T
+        faults: DemoFaults = DemoFaults(), now: @escaping @Sendable () -> Date = { Date() }, _ body: (DemoUniversity) async throws -> T
     ) async throws -> T {
-        let demo = try await start(faults: faults)
+        let demo = try await start(faults: faults, now: now)
         do {
             let result = try await body(demo)
             await demo.stop()
@@ -53,7 +53,8 @@ public final class DemoUniversity: Sendable {
     }
 
     public static func start(
-        faults: DemoFaults = DemoFaults(), port: Int = 0, stopOnSignals: Bool = false, logger: Logger? = nil
+        faults: DemoFaults = DemoFaults(), port: Int = 0, stopOnSignals: Bool = false, logger: Logger? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) async throws
         -> DemoUniversity
     {
@@ -65,7 +66,7 @@ public final class DemoUniversity: Sendable {
         let router = Router()
         router.middlewares.add(FaultMiddleware(faults: faults, state: state))
         let routes = DemoRoutes(
-            state: state, samlKeyBytes: samlKey, faults: faults, bootID: String(UInt64.random(in: 0...UInt64.max), radix: 36))
+            state: state, samlKeyBytes: samlKey, faults: faults, bootID: String(UInt64.random(in: 0...UInt64.max), radix: 36), now: now)
         routes.register(on: router)
         let app = Application(
             router: router,

@@ -226,6 +226,7 @@ enum Pages {
                   <h1>Welcome, \(HTML.escape(user.displayName))</h1>
                   <ul class="tiles">
                     <li><a href="/courses">My courses</a></li>
+                    <li><a href="/exams">My exams</a></li>
                     <li><a href="/grades">Grades</a></li>
                     <li><a href="/library/loans">My loans</a></li>
                     <li><a href="/library">Library</a></li>

@@ -21,6 +21,8 @@ struct Dispatcher {
         "completions": CompletionsCommand.self,
         "history": HistoryCommand.self,
         "search": SearchCommand.self,
+        "calendar": CalendarCommand.self,
+        "today": TodayCommand.self,
     ]
 
     /// Every name a recipe or a plugin may not take: the built-in commands, and `help` and
@@ -123,6 +125,8 @@ struct Dispatcher {
                 try command.run()
             }
             return 0
+        } catch let exit as CommandExit {
+            return exit.code
         } catch let error as UniToolError {
             return ErrorReporter.report(error, json: Self.wantsJSON(arguments))
         } catch {

@@ -22,7 +22,13 @@ final class CommandEnvironment: Sendable {
         self.logger = Self.makeLogger(verbose: options.verbose)
         self.config = try UserConfig.load()
         self.trace = options.trace.map { _ in HTTPTrace(includeBodies: options.traceBodies) }
+        self.now = try FixedClock.now()
     }
+
+    /// Now, for `today` and the demo: the clock, or `UNITOOL_NOW`.
+    let now: Date
+    /// Whether `UNITOOL_NOW` fixes the clock.
+    var clockIsFixed: Bool { !(ProcessInfo.processInfo.environment[FixedClock.environmentVariable] ?? "").isEmpty }
 
     /// The user's own recipe folders: the bundled recipes, then the user's.
     static var ownRecipeDirectories: [URL] { [RecipeCatalog.bundledDirectory(), RecipeCatalog.userDirectory] }
@@ -164,7 +170,8 @@ final class CommandEnvironment: Sendable {
         }
         let demo: DemoUniversity
         do {
-            demo = try await DemoUniversity.start(faults: faults)
+            let fixed = clockIsFixed ? now : nil
+            demo = try await DemoUniversity.start(faults: faults, now: { fixed ?? Date() })
         } catch {
             throw UniToolError(.internal, "\(error)")
         }

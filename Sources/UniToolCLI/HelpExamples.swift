@@ -13,6 +13,10 @@ enum HelpExamples {
         "auth totp set": ["unitool auth totp set --user jdoe", "echo 'otpauth://totp/...' | unitool auth totp set --user jdoe"],
         "auth totp remove": ["unitool auth totp remove --user jdoe"],
         "search": ["unitool search \"infromation theroy\"", "unitool search kozepiskola --json"],
+        "calendar": ["unitool calendar --output ~/uni.ics", "unitool calendar --offline > uni.ics", "unitool courses --format ics"],
+        "today": [
+            "unitool today", "unitool today --json", "unitool today --offline", "UNITOOL_NOW=2026-11-30T09:00:00+01:00 unitool today",
+        ],
         "history": ["unitool history grades", "unitool history loans --since 7d --json"],
         "completions": ["unitool completions bash > ~/.local/share/bash-completion/completions/unitool"],
         "config get": ["unitool config get", "unitool config get user --portal myuni", "unitool config get --json"],

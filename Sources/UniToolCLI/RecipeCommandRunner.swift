@@ -13,7 +13,7 @@ struct RecipeCommandRunner {
     func run() async -> Int32 {
         do {
             // The recipe decides which options exist, so the portal must be known first.
-            let globalsOnly = try GlobalOptions.parse(GlobalOptions.arguments(in: arguments))
+            let globalsOnly = try GlobalOptions.parse(GlobalOptions.arguments(in: RecipeInvocation.removingCalendarFormat(arguments)))
             let environment = try CommandEnvironment(options: globalsOnly)
             let portalID = try environment.portalID()
             let recipe: DataRecipe
@@ -28,6 +28,15 @@ struct RecipeCommandRunner {
             if invocation.wantsHelp {
                 print(RecipeHelp.text(for: recipe, action: invocation.action), terminator: "")
                 return 0
+            }
+            if invocation.calendar, recipe.calendar == nil {
+                let capable = (environment.catalog.dataRecipes[portalID] ?? [:]).values.filter { $0.calendar != nil }.map(\.command)
+                    .sorted()
+                throw UniToolError(
+                    .usage, "'\(name)' has no calendar, so it cannot be written as ics",
+                    hint: capable.isEmpty
+                        ? "no command of '\(portalID)' has a calendar: section in its recipe"
+                        : "these commands have one: \(capable.joined(separator: ", ")); 'unitool calendar' writes them all")
             }
             let options = try GlobalOptions.parse(invocation.rest)
             return try await execute(recipe, invocation: invocation, options: options, environment: environment)
@@ -69,7 +78,7 @@ struct RecipeCommandRunner {
             environment.logger.debug("HTTP requests: \(connection.session.requestCount)")
             return records
         }
-        return try write(records, of: recipe, invocation: invocation, options: options)
+        return try write(records, of: recipe, invocation: invocation, options: options, portal: portal, user: credentials.user)
     }
 
     /// `--offline`: the last answer to the same command and options, from the history, with its
@@ -91,13 +100,20 @@ struct RecipeCommandRunner {
         Progress.note(
             "offline: '\(recipe.command)' as of \(HistoryStore.age(of: answer.ranAt)) (\(HistoryStore.timestamp(answer.ranAt))), from the history",
             quiet: options.quiet)
-        return try write(answer.records, of: recipe, invocation: invocation, options: options)
+        return try write(answer.records, of: recipe, invocation: invocation, options: options, portal: portal, user: user)
     }
 
     /// Shapes the records as asked (--summary, --sort, --fields) and prints them.
-    private func write(_ records: RecordSet, of recipe: DataRecipe, invocation: RecipeInvocation, options: GlobalOptions) throws
-        -> Int32
-    {
+    private func write(
+        _ records: RecordSet, of recipe: DataRecipe, invocation: RecipeInvocation, options: GlobalOptions, portal: PortalRecipe,
+        user: String
+    ) throws -> Int32 {
+        if invocation.calendar, invocation.action == nil {
+            // The calendar is every record, whatever --fields or --sort say.
+            let day = DayService(portal: portal, user: user, recipes: [recipe], history: nil, now: Date())
+            StandardOutput.write(try day.calendar(of: recipe, records: records))
+            return 0
+        }
         let records = try RecordShape(
             summary: invocation.summary, sort: options.sort.map(SortKey.parse),
             fields: options.fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
@@ -108,7 +124,11 @@ struct RecipeCommandRunner {
             return 0
         }
         let style = TableStyle.forStandardOutput()
-        let table = TableRenderer(style: style, display: recipe.columnDisplay).layout(records)
+        var shown = records
+        if options.fields == nil, !invocation.summary, recipe.tableColumns.count < recipe.columns.count {
+            shown = try records.selecting(recipe.tableColumns)
+        }
+        let table = TableRenderer(style: style, display: recipe.columnDisplay).layout(shown)
         StandardOutput.write(table.text)
         if !table.droppedColumns.isEmpty, let width = style.maxWidth {
             let count = Plural.count(table.droppedColumns.count, "column")
@@ -129,7 +149,26 @@ struct RecipeInvocation {
     var action: ActionSpec?
     var actionArgument: String?
     var wantsHelp = false
+    /// `--format ics`: the records as calendar events, from the recipe's `calendar:` section.
+    var calendar = false
     var rest: [String] = []
+
+    /// The arguments without `--format ics`, which only a recipe command with a calendar takes.
+    static func removingCalendarFormat(_ arguments: [String]) -> [String] {
+        var kept: [String] = []
+        var index = 0
+        while index < arguments.count {
+            if arguments[index].lowercased() == "--format=ics" {
+                index += 1
+            } else if arguments[index] == "--format", index + 1 < arguments.count, arguments[index + 1].lowercased() == "ics" {
+                index += 2
+            } else {
+                kept.append(arguments[index])
+                index += 1
+            }
+        }
+        return kept
+    }
 
     init(parsing arguments: [String], recipe: DataRecipe) throws {
         var names = Set(recipe.options.map(\.name))
@@ -167,7 +206,12 @@ struct RecipeInvocation {
             }
             let body = argument.dropFirst(2)
             let parts = body.split(separator: "=", maxSplits: 1).map(String.init)
-            if parts.first == "summary", recipe.totals != nil {
+            if argument.lowercased() == "--format=ics"
+                || (argument == "--format" && index + 1 < arguments.count && arguments[index + 1].lowercased() == "ics")
+            {
+                calendar = true
+                if parts.count == 1 { index += 1 }
+            } else if parts.first == "summary", recipe.totals != nil {
                 summary = true
             } else if let name = parts.first, names.contains(name) {
                 let value: String
@@ -251,7 +295,7 @@ enum RecipeHelp {
             text += line("--summary", "Print totals\(grouped) instead of the records: \(totals.fields.map(\.name).joined(separator: ", "))")
         }
         text += """
-              --format <format>       table, json, jsonl or csv (default: table)
+              --format <format>       table, json, jsonl or csv\(recipe.calendar == nil ? "" : ", or ics (a calendar file)") (default: table)
               --json                  Shorthand for --format json
               --fields <a,b,c>        Only these fields, in this order
               --sort <a,-b>           Sort by these fields (-field: descending)\(recipe.sort.isEmpty ? "" : "; default: " + recipe.sort.map { ($0.descending ? "-" : "") + $0.field }.joined(separator: ","))

@@ -14,7 +14,15 @@ struct TmuxTerminal {
     /// the session's name.
     func startSession(_ command: String, columns: Int = 120, rows: Int = 30) throws -> String {
         let session = "unitool-\(UUID().uuidString.prefix(8))"
-        try tmux(["new-session", "-d", "-s", session, "-x", "\(columns)", "-y", "\(rows)", "sh", "-c", command])
+        let arguments = ["new-session", "-d", "-s", session, "-x", "\(columns)", "-y", "\(rows)", "sh", "-c", command]
+        // Starting a tmux server can fail on a machine busy with the rest of the suite (seen once
+        // in about twenty runs, exit 1); a second try, a moment later, is what a person would do.
+        do {
+            try tmux(arguments)
+        } catch {
+            Thread.sleep(forTimeInterval: 0.2)
+            try tmux(arguments)
+        }
         return session
     }
 
@@ -47,13 +55,18 @@ struct TmuxTerminal {
         let quoted = (["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments).map {
             "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'"
         }
-        let status = system(quoted.joined(separator: " ") + " </dev/null >'\(output.path)' 2>/dev/null")
-        guard status == 0 else { throw TmuxFailed(arguments: arguments, status: status) }
+        let errors = output.appendingPathExtension("err")
+        defer { try? FileManager.default.removeItem(at: errors) }
+        let status = system(quoted.joined(separator: " ") + " </dev/null >'\(output.path)' 2>'\(errors.path)'")
+        guard status == 0 else {
+            throw TmuxFailed(arguments: arguments, status: status, stderr: (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+        }
         return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
     }
 
     struct TmuxFailed: Error {
         let arguments: [String]
         let status: Int32
+        let stderr: String
     }
 }

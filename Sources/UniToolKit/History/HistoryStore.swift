@@ -77,6 +77,15 @@ public final class HistoryStore: Sendable {
                 table.column("memory", .text).notNull()
             }
         }
+        migrator.registerMigration("v3: last looks") { db in
+            try db.create(table: "lastLook") { table in
+                table.column("portal", .text).notNull()
+                table.column("user", .text).notNull()
+                table.column("part", .text).notNull()
+                table.column("lookedAt", .double).notNull()
+                table.primaryKey(["portal", "user", "part"])
+            }
+        }
         return migrator
     }
 
@@ -284,6 +293,26 @@ extension HistoryStore {
                     ORDER BY run.recipe, run.options
                     """, arguments: StatementArguments(arguments))
             return rows.map { (recipe: $0[4], run: Self.run($0)) }
+        }
+    }
+}
+
+extension HistoryStore {
+    /// When this user last saw a part of `unitool today` ("news since you last looked").
+    public func lastLook(portal: String, user: String, part: String) throws -> Date? {
+        try read { db in
+            try Double.fetchOne(
+                db, sql: "SELECT lookedAt FROM lastLook WHERE portal = ? AND user = ? AND part = ?", arguments: [portal, user, part])
+        }.map(Date.init(timeIntervalSince1970:))
+    }
+
+    public func saveLook(portal: String, user: String, part: String, at date: Date = Date()) throws {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO lastLook (portal, user, part, lookedAt) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(portal, user, part) DO UPDATE SET lookedAt = excluded.lookedAt
+                    """, arguments: [portal, user, part, date.timeIntervalSince1970])
         }
     }
 }

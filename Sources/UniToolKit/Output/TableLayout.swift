@@ -7,6 +7,9 @@ public struct ColumnDisplay: Sendable, Equatable {
         case normal
         /// Left out last, after every other column but the keys: the grade in a grades table.
         case high
+        /// Never in a table unless `--fields` names it: data for calendars and scripts, such as
+        /// the first day of the term beside every course. JSON and CSV carry it as usual.
+        case hidden
     }
 
     /// A key field (`key: true`): what the user types back (a barcode for `loans renew`) or
@@ -92,7 +95,7 @@ public struct TableLayout: Sendable, Equatable {
         }
         func minimum(_ index: Int) -> Int { columns[index].minimumWidth }
         // Leave out columns until the narrowest form fits: low priority first, right to left.
-        let candidates = [ColumnDisplay.Priority.low, .normal, .high].flatMap { priority in
+        let candidates = [ColumnDisplay.Priority.hidden, .low, .normal, .high].flatMap { priority in
             columns.indices.reversed().filter { columns[$0].display.priority == priority && !columns[$0].display.key }
         }
         for candidate in candidates where total(kept, minimum) > maxWidth && kept.count > 1 {

@@ -24,6 +24,9 @@ public struct DataRecipe: Sendable {
     public var login = true
     /// The order records come in unless the user asks for another (`sort: due`, `sort: -date`).
     public var sort: [SortKey] = []
+    /// How records become calendar events (`calendar:`), for `--format ics`, `unitool calendar`
+    /// and `unitool today`. Nil: the command has no calendar.
+    public var calendar: CalendarSpec? = nil
 
     /// The first source: the one used when the recipe has only one, or no `--source` is given.
     public var primary: Source { sources[0] }
@@ -41,6 +44,9 @@ public struct DataRecipe: Sendable {
         }
         return warnings
     }
+
+    /// The columns a table shows when `--fields` does not choose: all but `priority: hidden`.
+    public var tableColumns: [String] { primary.fields.filter { $0.display.priority != .hidden }.map(\.name) }
 
     /// How a table shows each column, the totals' columns included, by column name.
     public var columnDisplay: [String: ColumnDisplay] {
@@ -237,7 +243,8 @@ extension DataRecipe {
     ///   (the CLI passes its built-in commands, which it owns).
     public static func load(file: String, text: String, portal: String, reserved: Set<String> = []) throws -> DataRecipe {
         let top = try RecipeReader(file: file, text: text).top
-        try top.allowOnly(["command", "summary", "description", "options", "sources", "totals", "actions", "login", "sort"] + sourceKeys)
+        try top.allowOnly(
+            ["command", "summary", "description", "options", "sources", "totals", "actions", "login", "sort", "calendar"] + sourceKeys)
         let command = try top.requiredString("command")
         guard command.range(of: "^[a-z][a-z0-9-]*$", options: .regularExpression) != nil else {
             throw top.error("command", "'\(command)' must be lowercase letters, digits and dashes")
@@ -306,6 +313,7 @@ extension DataRecipe {
         for key in recipe.sort where !columns.contains(key.field) {
             throw top.error("sort", "'\(key.field)' is not a field (fields: \(columns.joined(separator: ", ")))")
         }
+        recipe.calendar = try top.mappingReader("calendar").map { try CalendarSpec.load(reader: $0, fields: sources[0].fields) }
         if !recipe.login, !recipe.actions.isEmpty {
             throw top.error("login", "a public command (login: false) cannot have actions: changing something needs a login")
         }
@@ -522,8 +530,9 @@ extension ColumnDisplay {
         var display = ColumnDisplay()
         if keys.contains("key") { display.key = try reader.bool("key") ?? false }
         if keys.contains("priority") { display.priority = try reader.choice("priority", of: Priority.self) ?? .normal }
-        if display.key, display.priority == .low {
-            throw reader.error("priority", "a key field is never left out of a table, so it cannot have priority: low")
+        if display.key, display.priority == .low || display.priority == .hidden {
+            throw reader.error(
+                "priority", "a key field is never left out of a table, so it cannot have priority: \(display.priority.rawValue)")
         }
         if let decimals = try reader.string("decimals") {
             guard let digits = Int(decimals), (0...9).contains(digits) else {

@@ -19,6 +19,11 @@ public struct PortalRecipe: Sendable {
     /// The encoding label for the portal's own pages, whatever the server says (`charset:`),
     /// for a portal that labels its pages wrongly. A byte order mark still wins.
     public var charset: String? = nil
+    /// The zone the portal's dates and times are local to (`timezone: Europe/Budapest`): what a
+    /// calendar export names. Nil: the user's own zone.
+    public var timeZone: TimeZone? = nil
+    /// What `unitool today` shows, in order: a `today:` list of commands, options and titles.
+    public var today: [TodayItem] = []
     /// The file the recipe was read from, for messages.
     public var file: String
     /// The origins a password may go to, as the recipe declares them (before the demo is moved
@@ -137,7 +142,7 @@ public struct TermsRecipe: Sendable {
 
 extension PortalRecipe {
     static let knownKeys = [
-        "portal", "name", "demo", "base_url", "idp_url", "credentials_may_go_to", "login", "terms", "charset",
+        "portal", "name", "demo", "base_url", "idp_url", "credentials_may_go_to", "login", "terms", "charset", "timezone", "today",
     ]
 
     /// Reads and validates a portal recipe. Every problem names the file, line and key.
@@ -163,6 +168,13 @@ extension PortalRecipe {
             terms: try top.mappingReader("terms").map(TermsRecipe.load), file: file)
         recipe.declaredCredentialOrigins = Array(Set(recipe.credentialOrigins)).sorted()
         recipe.charset = try top.charsetLabel("charset")
+        if let zone = try top.string("timezone") {
+            guard let timeZone = TimeZone(identifier: zone) else {
+                throw top.error("timezone", "'\(zone)' is not a time zone; use a name such as Europe/Budapest or Asia/Tokyo")
+            }
+            recipe.timeZone = timeZone
+        }
+        recipe.today = try (top.list("today") ?? []).map(TodayItem.load)
         return recipe
     }
 }

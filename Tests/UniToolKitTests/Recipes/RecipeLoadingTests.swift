@@ -15,7 +15,7 @@ struct RecipeLoadingTests {
         #expect(grades.columns.prefix(3) == ["term", "course", "code"])
         #expect(grades.options.first?.resolve["current"] != nil)
         #expect(grades.options.first?.resolve["all"]?.many == true)
-        #expect(Set(catalog.dataRecipes["demo"]!.keys) == ["courses", "grades", "headlines", "library-calendar", "loans", "news"])
+        #expect(Set(catalog.dataRecipes["demo"]!.keys) == ["courses", "exams", "grades", "headlines", "library-calendar", "loans", "news"])
         let news = try catalog.recipe(portal: "demo", command: "news")
         #expect(news.sources.compactMap(\.name) == ["rss", "atom", "page"])
         #expect(try catalog.recipe(portal: "demo", command: "loans").actions.map(\.name) == ["renew"])

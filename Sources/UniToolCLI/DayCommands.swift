@@ -1,0 +1,228 @@
+import ArgumentParser
+import Foundation
+import UniToolKit
+
+/// A command that has printed its answer and its problems itself, and ends with this code.
+struct CommandExit: Error {
+    let code: Int32
+}
+
+extension CommandEnvironment {
+    /// The day's service for the chosen portal and user: its recipes, the history and the clock.
+    func dayService(offline: Bool) throws -> (DayService, PortalRecipe) {
+        let portal = try catalog.portal(try portalID())
+        let recipes = (catalog.dataRecipes[portal.id] ?? [:]).values.sorted { $0.command < $1.command }
+        let user = try self.user(for: portal)
+        return (DayService(portal: portal, user: user, recipes: recipes, history: history(), now: now), portal)
+    }
+
+    /// Runs `body` with a way to run recipes on the portal (and its terms gate), logged in as
+    /// the service's user, or with none when `offline`.
+    func withLiveRuns<T: Sendable>(
+        _ service: DayService, offline: Bool,
+        _ body: (_ live: LiveRecipeRun?, _ checkTerms: (@Sendable () async throws -> Void)?) async throws -> T
+    ) async throws -> T {
+        guard !offline else { return try await body(nil, nil) }
+        let credentials = try credentialProvider(for: service.portal)
+        let today = RecordExtractor.localToday(now)
+        return try await withPortal(service.portal, user: credentials.user, credentials: credentials.provide) { connection in
+            try await body(
+                { recipe, options in try await connection.run(recipe, options: options, today: today) },
+                { try await connection.ensureTermsAccepted() })
+        }
+    }
+}
+
+/// `unitool calendar`: every calendar-capable command of the portal in one iCalendar file.
+struct CalendarCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calendar", abstract: "Export your classes, exams and due dates as one calendar file (.ics).",
+        discussion: HelpExamples.discussion(
+            """
+            Runs every command whose recipe has a calendar: section (for the demo: courses, exams and loans) and
+            writes their events as one iCalendar file (RFC 5545) that calendar apps import. Classes repeat weekly
+            until the end of the term, without the days the portal lists as free; loans are all-day events on
+            their due date with a reminder the day before. Every event keeps its UID from one export to the
+            next, so importing again updates the events instead of adding them twice. Times are in the portal's
+            time zone, which the file describes. With --offline, the events come from the last answers in the
+            history.
+            """, examples: "calendar"))
+    @OptionGroup var globals: GlobalOptions
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp("Write the calendar to this file (atomically) instead of standard output.", valueName: "file"))
+    var output: String?
+
+    func run() async throws {
+        let environment = try CommandEnvironment(options: globals)
+        let (service, _) = try environment.dayService(offline: globals.offline)
+        let calendar = try await environment.withLiveRuns(service, offline: globals.offline) { live, _ in
+            try await service.calendar(live: live)
+        }
+        let sources = calendar.answers.map { command, answer in
+            answer.fromHistory ? "\(command) as of \(HistoryStore.age(of: answer.readAt))" : command
+        }
+        let summary = "\(Plural.count(calendar.events.count, "event")) from \(sources.joined(separator: ", "))"
+        if globals.outputFormat == .json {
+            let set = CalendarCommand.eventRecords(calendar.events)
+            if let output {
+                try AtomicFile.write(Data(calendar.text.utf8), to: URL(fileURLWithPath: output))
+            }
+            StandardOutput.write(OutputFormat.json.render(set))
+            return
+        }
+        if let output {
+            try AtomicFile.write(Data(calendar.text.utf8), to: URL(fileURLWithPath: output))
+            Progress.note("wrote \(summary) to \(output)", quiet: globals.quiet)
+        } else {
+            StandardOutput.write(calendar.text)
+            Progress.note(summary, quiet: globals.quiet)
+        }
+    }
+
+    /// The events as records, for `--json`: what a script would check before importing.
+    static func eventRecords(_ events: [CalendarEvent]) -> RecordSet {
+        let records = events.map { event -> Record in
+            var start: FieldValue
+            var end: FieldValue
+            switch event.timing {
+            case .allDay(let day):
+                start = .date(day.description)
+                end = .date(day.description)
+            case .timed(let day, let from, let to):
+                start = .string("\(day.description)T\(TimeSpan.clock(from))")
+                end = .string("\(day.adding(days: to / 1440).description)T\(TimeSpan.clock(to % 1440))")
+            }
+            return Record(fields: [
+                ("uid", .string(event.uid)), ("command", .string(event.category)), ("summary", .string(event.summary)),
+                ("start", start), ("end", end), ("location", event.location.map(FieldValue.string) ?? .null),
+                ("weekly_until", event.weeklyUntil.map { .date($0.description) } ?? .null),
+                ("except", .list(event.exceptions.map { Record(fields: [("date", .date($0.description))]) })),
+                ("occurrences", .integer(event.occurrences.count)),
+            ])
+        }
+        return RecordSet(
+            columns: ["uid", "command", "summary", "start", "end", "location", "weekly_until", "except", "occurrences"], records: records)
+    }
+}
+
+/// `unitool today`: the day's classes, what is due, and what is new, on one screen.
+struct TodayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "today", abstract: "Your day on one screen: classes, exams, loans due, and what is new since you last looked.",
+        discussion: HelpExamples.discussion(
+            """
+            Shows what the portal recipe's today: list declares, each part from its own command, all run at the
+            same time: for the demo, today's classes in time order (the next one marked), exams in the next two
+            weeks, loans overdue or due within 3 days, news and grades since you last looked, and whether the
+            terms of use need accepting. An answer in the history younger than 10 minutes is used without asking
+            the portal (--refresh asks anyway); --offline answers from the history alone. "Since you last
+            looked" is kept per user: the first look shows nothing new, later ones what changed in between.
+            Set UNITOOL_NOW (2026-11-30T09:00:00+01:00) to see another day.
+            """, examples: "today"))
+    @OptionGroup var globals: GlobalOptions
+    @Flag(help: "Ask the portal even when the history has a fresh answer.") var refresh = false
+
+    func run() async throws {
+        let environment = try CommandEnvironment(options: globals)
+        let (service, portal) = try environment.dayService(offline: globals.offline)
+        guard !portal.today.isEmpty else {
+            throw UniToolError(
+                .usage, "'\(portal.id)' has nothing for 'today'",
+                hint: "its portal recipe (\(portal.file)) needs a today: list of commands; see docs/RECIPES.md")
+        }
+        let offline = globals.offline || !service.todayNeedsPortal(refresh: refresh)
+        let report = try await environment.withLiveRuns(service, offline: offline) { live, checkTerms in
+            await service.today(live: live, checkTerms: checkTerms, refresh: refresh)
+        }
+        if globals.outputFormat == .json {
+            StandardOutput.write(TodayText.json(report, service: service))
+        } else {
+            StandardOutput.write(TodayText.text(report, service: service, style: .forStandardOutput(), offline: globals.offline))
+        }
+        if let problem = report.problem {
+            FileHandle.standardError.write(Data(ErrorReporter.text(of: problem, json: globals.outputFormat == .json).utf8))
+            throw CommandExit(code: problem.kind.exitCode)
+        }
+    }
+}
+
+/// How `today` prints: sections with their titles and ages for people, one object for scripts.
+enum TodayText {
+    static func text(_ report: TodayReport, service: DayService, style: TableStyle, offline: Bool) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = service.userZone
+        formatter.dateFormat = "EEEE d MMMM yyyy, HH:mm"
+        var text =
+            style.emphasis(
+                "\(formatter.string(from: report.now)) · \(TerminalText.escaped(service.portal.name)) (\(TerminalText.escaped(service.user)))"
+            ) + "\n"
+        for section in report.sections {
+            var title = style.emphasis(TerminalText.escaped(section.item.title))
+            if section.fromHistory, let readAt = section.readAt { title += " (as of \(HistoryStore.age(of: readAt)))" }
+            text += "\n" + title + "\n"
+            if let error = section.error {
+                text += "  could not read '\(section.item.command)': \(TerminalText.escaped(error.message))\n"
+                if section.readAt == nil { continue }
+            }
+            if section.firstLook {
+                text += "  (first look: from now on, what is new shows here)\n"
+                continue
+            }
+            guard !section.rows.records.isEmpty else {
+                text += "  " + (section.item.show == .changes ? "nothing new" : "none") + "\n"
+                continue
+            }
+            let shown = (try? section.rows.selecting(section.rows.columns.filter { $0 != "start" && $0 != "end" })) ?? section.rows
+            var narrow = style
+            narrow.maxWidth = style.maxWidth.map { $0 - 2 }
+            let table = TableRenderer(style: narrow, display: section.display).render(shown)
+            text += table.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "  " + $0 }
+                .joined(separator: "\n")
+        }
+        text += "\n"
+        switch report.terms {
+        case .accepted: text += "Terms of use: accepted\n"
+        case .needAccepting(let error):
+            text += style.failure("Terms of use: \(TerminalText.escaped(error.message))") + "\n"
+            if let hint = error.hint { text += "  \(TerminalText.escaped(hint))\n" }
+        case .notChecked(let why): text += "Terms of use: not checked (\(TerminalText.escaped(offline ? "--offline" : why)))\n"
+        }
+        return text
+    }
+
+    static func json(_ report: TodayReport, service: DayService) -> String {
+        func error(_ error: UniToolError?) -> String {
+            guard let error else { return "null" }
+            return
+                "{\"kind\": \(JSONRenderer.string(error.kind.rawValue)), \"message\": \(JSONRenderer.string(error.message)), \"hint\": \(error.hint.map(JSONRenderer.string) ?? "null"), \"exit_code\": \(error.kind.exitCode)}"
+        }
+        let sections = report.sections.map { section -> String in
+            let key = section.item.show == .events ? "events" : section.item.show == .changes ? "changes" : "records"
+            return """
+                  \(JSONRenderer.string(section.item.key)): {"title": \(JSONRenderer.string(section.item.title)), "command": \(JSONRenderer.string(section.item.command)), "show": \(JSONRenderer.string(section.item.show.rawValue)), "as_of": \(section.readAt.map { JSONRenderer.string(HistoryStore.iso8601($0)) } ?? "null"), "from_history": \(section.fromHistory), "first_look": \(section.firstLook), "error": \(error(section.error)), \(JSONRenderer.string(key)): \(JSONRenderer.array(section.rows).trimmingCharacters(in: .whitespacesAndNewlines))}
+                """
+        }.joined(separator: ",\n")
+        let terms: String
+        switch report.terms {
+        case .accepted: terms = "{\"status\": \"accepted\", \"error\": null}"
+        case .needAccepting(let refusal): terms = "{\"status\": \"need_accepting\", \"error\": \(error(refusal))}"
+        case .notChecked(let why):
+            terms = "{\"status\": \"not_checked\", \"reason\": \(JSONRenderer.string(why))}"
+        }
+        return """
+            {
+              "date": \(JSONRenderer.string(report.day.description)),
+              "now": \(JSONRenderer.string(HistoryStore.iso8601(report.now))),
+              "portal": \(JSONRenderer.string(service.portal.id)),
+              "user": \(JSONRenderer.string(service.user)),
+              "sections": {
+            \(sections)
+              },
+              "terms": \(terms)
+            }
+
+            """
+    }
+}

@@ -1,0 +1,290 @@
+import Crypto
+import Foundation
+
+/// A day on the calendar, with no time and no zone: a class's date, a loan's due date.
+public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Days since 1970-01-01, so that adding days and comparing is arithmetic.
+    public let ordinal: Int
+
+    public init(ordinal: Int) { self.ordinal = ordinal }
+
+    public init(year: Int, month: Int, day: Int) { ordinal = Civil.days(year: year, month: month, day: day) }
+
+    /// `2026-11-24`, or the date part of an ISO 8601 date-time (`2026-11-24T10:00:00+01:00`).
+    public init?(iso text: String) {
+        let parts = text.prefix(10).split(separator: "-")
+        guard text.count >= 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            (1...12).contains(month), (1...Civil.daysIn(month: month, year: year)).contains(day)
+        else { return nil }
+        self.init(year: year, month: month, day: day)
+    }
+
+    /// The day a moment falls on in a time zone.
+    public init(_ date: Date, in zone: TimeZone) {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down)) + zone.secondsFromGMT(for: date)
+        ordinal = Int((Double(seconds) / 86_400).rounded(.down))
+    }
+
+    public var components: (year: Int, month: Int, day: Int) { Civil.date(fromDays: ordinal) }
+    /// 0 for Sunday to 6 for Saturday (1970-01-01 was a Thursday).
+    public var weekday: Weekday { Weekday(rawValue: ((ordinal % 7) + 7 + 4) % 7)! }
+    public func adding(days: Int) -> CalendarDay { CalendarDay(ordinal: ordinal + days) }
+
+    /// `2026-11-24`.
+    public var description: String {
+        let (year, month, day) = components
+        return "\(Civil.pad(year, 4))-\(Civil.pad(month, 2))-\(Civil.pad(day, 2))"
+    }
+
+    /// `20261124`, iCalendar's DATE.
+    public var basic: String { description.replacingOccurrences(of: "-", with: "") }
+
+    public static func < (lhs: CalendarDay, rhs: CalendarDay) -> Bool { lhs.ordinal < rhs.ordinal }
+
+    /// The moment this day's `minute` (since midnight) happens in `zone`, gaps and overlaps of
+    /// daylight-saving changes resolved as Foundation's calendar resolves them.
+    public func moment(atMinute minute: Int, in zone: TimeZone) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let (year, month, day) = components
+        let parts = DateComponents(year: year, month: month, day: day, hour: minute / 60, minute: minute % 60)
+        return calendar.date(from: parts) ?? Date(timeIntervalSince1970: Double(ordinal * 86_400 + minute * 60))
+    }
+}
+
+/// A day of the week as portals print it.
+public enum Weekday: Int, Sendable, CaseIterable {
+    case sunday, monday, tuesday, wednesday, thursday, friday, saturday
+
+    /// `mon`, as `--day` takes it.
+    public var short: String { ["sun", "mon", "tue", "wed", "thu", "fri", "sat"][rawValue] }
+    /// `MO`, iCalendar's BYDAY.
+    public var iCalendar: String { ["SU", "MO", "TU", "WE", "TH", "FR", "SA"][rawValue] }
+
+    /// `Mon`, `monday`, `Tu.` (two letters or more of the English name), a Japanese day
+    /// (`月`, `月曜`, `(月)`), or an ISO date, whose weekday is taken.
+    public init?(parsing text: String) {
+        let trimmed = text.trimmingCharacters(in: CharacterSet.whitespaces.union(.punctuationCharacters)).lowercased()
+        let english = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+        // Two letters are enough to tell the English names apart (`Mo`, `Tu`, `Th`).
+        if trimmed.count >= 2, let index = english.firstIndex(where: { $0.hasPrefix(trimmed) }) {
+            self.init(rawValue: index)
+            return
+        }
+        if let first = trimmed.first, let index = Array("日月火水木金土").firstIndex(of: first) {
+            self.init(rawValue: index)
+            return
+        }
+        if let day = CalendarDay(iso: trimmed) {
+            self = day.weekday
+            return
+        }
+        return nil
+    }
+}
+
+/// One event for a calendar file, or a weekly series of them: a pure value that
+/// ``ICalendarWriter`` writes and ``TodayBoard`` asks what happens on a day.
+public struct CalendarEvent: Sendable, Equatable {
+    public enum Timing: Sendable, Equatable {
+        case allDay(CalendarDay)
+        /// Minutes since midnight, local to the calendar's time zone.
+        case timed(CalendarDay, startMinute: Int, endMinute: Int)
+
+        public var day: CalendarDay {
+            switch self {
+            case .allDay(let day), .timed(let day, _, _): return day
+            }
+        }
+    }
+
+    /// Stable across exports of the same record, so that importing again updates the event.
+    public var uid: String
+    public var summary: String
+    public var description: String?
+    public var location: String?
+    public var url: String?
+    /// The first occurrence.
+    public var timing: Timing
+    /// For a weekly series: the last day it may occur on.
+    public var weeklyUntil: CalendarDay?
+    /// Days of a weekly series on which it does not happen (holidays).
+    public var exceptions: [CalendarDay] = []
+    /// Seconds before the start for a reminder.
+    public var alarm: Int?
+    /// The command it comes from (`courses`), as the event's category.
+    public var category: String
+
+    /// Whether an occurrence falls on `day`.
+    public func occurs(on day: CalendarDay) -> Bool {
+        let first = timing.day
+        guard let until = weeklyUntil else { return day == first }
+        return day >= first && day <= until && (day.ordinal - first.ordinal) % 7 == 0 && !exceptions.contains(day)
+    }
+
+    /// Every day it occurs on, in order: what a calendar app shows.
+    public var occurrences: [CalendarDay] {
+        guard let until = weeklyUntil else { return [timing.day] }
+        return stride(from: timing.day.ordinal, through: until.ordinal, by: 7).map(CalendarDay.init(ordinal:))
+            .filter { !exceptions.contains($0) }
+    }
+}
+
+/// Turns a recipe's records into calendar events, as its `calendar:` section says.
+public struct CalendarEventBuilder: Sendable {
+    public let recipe: DataRecipe
+    public let spec: CalendarSpec
+    /// Part of every UID, so that two portals' or two users' events never collide.
+    public let portal: String
+    public let user: String
+
+    public init(recipe: DataRecipe, spec: CalendarSpec, portal: String, user: String) {
+        self.recipe = recipe
+        self.spec = spec
+        self.portal = portal
+        self.user = user
+    }
+
+    /// The events of these records. A record whose date is empty (an exam not yet scheduled) has
+    /// none; a date or time the builder cannot read is an error that names the record.
+    public func events(from set: RecordSet) throws -> [CalendarEvent] {
+        var events: [CalendarEvent] = []
+        for record in set.records {
+            let items: [Record]
+            if let each = spec.each {
+                guard case .list(let entries)? = record[each] else { continue }
+                items = entries
+            } else {
+                items = [record]
+            }
+            for (index, item) in items.enumerated() {
+                if let event = try event(record: record, item: spec.each == nil ? nil : item, index: index) {
+                    events.append(event)
+                }
+            }
+        }
+        return events
+    }
+
+    private func event(record: Record, item: Record?, index: Int) throws -> CalendarEvent? {
+        func value(_ name: String) -> FieldValue? { item?[name] ?? record[name] }
+        func text(_ name: String) -> String {
+            let text = value(name)?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            return text
+        }
+        func days(_ name: String) -> [CalendarDay] {
+            let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+            if parts.count == 2, case .list(let entries)? = record[parts[0]] {
+                return entries.compactMap { $0[parts[1]].flatMap { CalendarDay(iso: $0.text) } }
+            }
+            return value(name).flatMap { CalendarDay(iso: $0.text) }.map { [$0] } ?? []
+        }
+        let identity = describe(record)
+        var values: [String: String] = [:]
+        for field in record.fields { values[field.name] = field.value.text }
+        for field in item?.fields ?? [] { values[field.name] = field.value.text }
+        let render = { (template: Template?) -> String? in
+            guard let template else { return nil }
+            let text = (try? template.render(values))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            return text.isEmpty ? nil : text
+        }
+
+        var firstDay: CalendarDay
+        var until: CalendarDay?
+        var exceptions: [CalendarDay] = []
+        if let dateField = spec.date {
+            guard let day = days(dateField).first else { return nil }
+            firstDay = day
+        } else {
+            let dayText = text(spec.day ?? "")
+            guard !dayText.isEmpty else { return nil }
+            guard let weekday = Weekday(parsing: dayText) else {
+                throw UniToolError(
+                    .recipeInvalid, "'\(dayText)' of \(identity) is not a weekday unitool can read",
+                    hint:
+                        "the calendar's day: field must hold an English day name (Mon, Monday), a Japanese one (月) or a date; fix \(recipe.file)"
+                )
+            }
+            guard let weekly = spec.weekly, let from = days(weekly.from).first, let last = days(weekly.until).first else {
+                throw UniToolError(
+                    .layoutChanged, "\(identity) has no term dates, so its weekly events cannot be placed",
+                    hint: "the page no longer shows them where \(recipe.file) looks (weekly: from/until)")
+            }
+            firstDay = from.adding(days: (weekday.rawValue - from.weekday.rawValue + 7) % 7)
+            guard firstDay <= last else { return nil }
+            until = last
+            if let except = weekly.except {
+                exceptions = days(except).filter { $0 >= firstDay && $0 <= last && $0.weekday == weekday }.sorted()
+            }
+        }
+
+        let timing: CalendarEvent.Timing
+        let timeText = spec.time.map(text) ?? ""
+        if spec.time == nil || timeText.isEmpty {
+            timing = .allDay(firstDay)
+        } else {
+            guard let span = TimeSpan(parsing: timeText) else {
+                throw UniToolError(
+                    .recipeInvalid, "'\(timeText)' of \(identity) is not a time unitool can read",
+                    hint: "the calendar's time: field must hold a time such as 10:00 or a span such as 10:00–11:30; fix \(recipe.file)")
+            }
+            guard let end = span.end ?? spec.duration.map({ span.start + $0 / 60 }) else {
+                throw UniToolError(
+                    .recipeInvalid, "'\(timeText)' of \(identity) says when it starts but not when it ends",
+                    hint: "add duration: (such as 90m) to the calendar: section of \(recipe.file)")
+            }
+            timing = .timed(firstDay, startMinute: span.start, endMinute: max(end, span.start))
+        }
+        var event = CalendarEvent(
+            uid: uid(record: record, index: index), summary: render(spec.summary) ?? recipe.command,
+            description: render(spec.description), location: render(spec.location),
+            url: spec.url.map(text).flatMap { $0.isEmpty ? nil : $0 },
+            timing: timing, weeklyUntil: until, category: recipe.command)
+        event.exceptions = exceptions
+        event.alarm = spec.alarm
+        return event
+    }
+
+    /// The record's key fields (or, without any, all of its fields), the item's place in its
+    /// list, and the portal, user and command, hashed: the same class keeps its UID however
+    /// its time or room changes, and a second export replaces the first.
+    func uid(record: Record, index: Int) -> String {
+        let keys = recipe.keyFields.isEmpty ? record.fields.map(\.name) : recipe.keyFields
+        let identity =
+            [portal, user, recipe.command] + keys.map { record[$0]?.text ?? "" } + (spec.each == nil ? [] : [String(index)])
+        let digest = SHA256.hash(data: Data(identity.joined(separator: "\u{1F}").utf8))
+        return digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "@\(portal).unitool"
+    }
+
+    private func describe(_ record: Record) -> String {
+        let keys = recipe.keyFields.compactMap { record[$0]?.text }.filter { !$0.isEmpty }
+        return keys.isEmpty ? "a record of '\(recipe.command)'" : "'\(keys.joined(separator: " "))' in '\(recipe.command)'"
+    }
+}
+
+/// A time of day, or a span of one, as timetables print it: `10:00–11:30`, `9.30 - 11.00`,
+/// `13:00〜14:30`, `10:00`. Minutes since midnight.
+public struct TimeSpan: Sendable, Equatable {
+    public var start: Int
+    public var end: Int?
+
+    public init(start: Int, end: Int?) {
+        self.start = start
+        self.end = end
+    }
+
+    public init?(parsing text: String) {
+        let pattern = /^\s*(\d{1,2})[:.](\d{2})\s*(?:[-–—~〜～]\s*(\d{1,2})[:.](\d{2}))?\s*$/
+        guard let match = text.wholeMatch(of: pattern), let startHour = Int(match.1), let startMinute = Int(match.2),
+            startHour < 24, startMinute < 60
+        else { return nil }
+        start = startHour * 60 + startMinute
+        if let hourText = match.3, let minuteText = match.4, let hour = Int(hourText), let minute = Int(minuteText) {
+            guard hour <= 24, minute < 60 else { return nil }
+            end = hour * 60 + minute
+        }
+    }
+
+    /// `10:00`.
+    public static func clock(_ minute: Int) -> String { "\(Civil.pad(minute / 60, 2)):\(Civil.pad(minute % 60, 2))" }
+}
