@@ -64,7 +64,7 @@ struct CalendarCommand: AsyncParsableCommand {
         }
         let summary = "\(Plural.count(calendar.events.count, "event")) from \(sources.joined(separator: ", "))"
         if globals.outputFormat == .json {
-            let set = CalendarCommand.eventRecords(calendar.events)
+            let set = CalendarEvent.records(calendar.events)
             if let output {
                 try AtomicFile.write(Data(calendar.text.utf8), to: URL(fileURLWithPath: output))
             }
@@ -78,31 +78,6 @@ struct CalendarCommand: AsyncParsableCommand {
             StandardOutput.write(calendar.text)
             Progress.note(summary, quiet: globals.quiet)
         }
-    }
-
-    /// The events as records, for `--json`: what a script would check before importing.
-    static func eventRecords(_ events: [CalendarEvent]) -> RecordSet {
-        let records = events.map { event -> Record in
-            var start: FieldValue
-            var end: FieldValue
-            switch event.timing {
-            case .allDay(let day):
-                start = .date(day.description)
-                end = .date(day.description)
-            case .timed(let day, let from, let to):
-                start = .string("\(day.description)T\(TimeSpan.clock(from))")
-                end = .string("\(day.adding(days: to / 1440).description)T\(TimeSpan.clock(to % 1440))")
-            }
-            return Record(fields: [
-                ("uid", .string(event.uid)), ("command", .string(event.category)), ("summary", .string(event.summary)),
-                ("start", start), ("end", end), ("location", event.location.map(FieldValue.string) ?? .null),
-                ("weekly_until", event.weeklyUntil.map { .date($0.description) } ?? .null),
-                ("except", .list(event.exceptions.map { Record(fields: [("date", .date($0.description))]) })),
-                ("occurrences", .integer(event.occurrences.count)),
-            ])
-        }
-        return RecordSet(
-            columns: ["uid", "command", "summary", "start", "end", "location", "weekly_until", "except", "occurrences"], records: records)
     }
 }
 
@@ -136,7 +111,7 @@ struct TodayCommand: AsyncParsableCommand {
             await service.today(live: live, checkTerms: checkTerms, refresh: refresh)
         }
         if globals.outputFormat == .json {
-            StandardOutput.write(TodayText.json(report, service: service))
+            StandardOutput.write(service.json(report))
         } else {
             StandardOutput.write(TodayText.text(report, service: service, style: .forStandardOutput(), offline: globals.offline))
         }
@@ -192,37 +167,4 @@ enum TodayText {
         return text
     }
 
-    static func json(_ report: TodayReport, service: DayService) -> String {
-        func error(_ error: UniToolError?) -> String {
-            guard let error else { return "null" }
-            return
-                "{\"kind\": \(JSONRenderer.string(error.kind.rawValue)), \"message\": \(JSONRenderer.string(error.message)), \"hint\": \(error.hint.map(JSONRenderer.string) ?? "null"), \"exit_code\": \(error.kind.exitCode)}"
-        }
-        let sections = report.sections.map { section -> String in
-            let key = section.item.show == .events ? "events" : section.item.show == .changes ? "changes" : "records"
-            return """
-                  \(JSONRenderer.string(section.item.key)): {"title": \(JSONRenderer.string(section.item.title)), "command": \(JSONRenderer.string(section.item.command)), "show": \(JSONRenderer.string(section.item.show.rawValue)), "as_of": \(section.readAt.map { JSONRenderer.string(HistoryStore.iso8601($0)) } ?? "null"), "from_history": \(section.fromHistory), "first_look": \(section.firstLook), "error": \(error(section.error)), \(JSONRenderer.string(key)): \(JSONRenderer.array(section.rows).trimmingCharacters(in: .whitespacesAndNewlines))}
-                """
-        }.joined(separator: ",\n")
-        let terms: String
-        switch report.terms {
-        case .accepted: terms = "{\"status\": \"accepted\", \"error\": null}"
-        case .needAccepting(let refusal): terms = "{\"status\": \"need_accepting\", \"error\": \(error(refusal))}"
-        case .notChecked(let why):
-            terms = "{\"status\": \"not_checked\", \"reason\": \(JSONRenderer.string(why))}"
-        }
-        return """
-            {
-              "date": \(JSONRenderer.string(report.day.description)),
-              "now": \(JSONRenderer.string(HistoryStore.iso8601(report.now))),
-              "portal": \(JSONRenderer.string(service.portal.id)),
-              "user": \(JSONRenderer.string(service.user)),
-              "sections": {
-            \(sections)
-              },
-              "terms": \(terms)
-            }
-
-            """
-    }
 }

@@ -58,7 +58,8 @@ public struct RPCMethods: Sendable {
 
     public static let names = [
         "initialize", "portals.list", "auth.status", "auth.login", "auth.logout", "terms.status", "terms.accept", "recipes.list",
-        "recipes.describe", "recipes.run", "recipes.perform", "session.fetch", "history.query", "search", "shutdown", "exit",
+        "recipes.describe", "recipes.run", "recipes.perform", "session.fetch", "history.query", "search", "today", "calendar", "shutdown",
+        "exit",
     ]
 
     public var table: [String: RPCMethod] {
@@ -67,6 +68,7 @@ public struct RPCMethods: Sendable {
             "auth.logout": authLogout, "terms.status": termsStatus, "terms.accept": termsAccept, "recipes.list": recipesList,
             "recipes.describe": recipesDescribe, "recipes.run": recipesRun, "recipes.perform": recipesPerform,
             "session.fetch": sessionFetch, "history.query": historyQuery, "search": search,
+            "today": today, "calendar": calendar,
         ].filter { !excluded.contains($0.key) }
     }
 
@@ -262,6 +264,52 @@ public struct RPCMethods: Sendable {
         let items = try Search.items(catalog: host.catalog, portal: portal.id, user: user, history: host.history)
         let hits = Search.recordSet(Search.search(query, in: items, limit: limit))
         return Self.result(hits)
+    }
+
+    /// The day's service for a call's portal and user, and the way it runs recipes: the shared
+    /// connection, or none for `offline` (and for `today` when the history has every answer).
+    private func day(_ params: Params, request: RPCRequest, needsPortal: (DayService) -> Bool) async throws
+        -> (DayService, LiveRecipeRun?, (@Sendable () async throws -> Void)?)
+    {
+        let (portal, user) = try portalAndUser(params)
+        let recipes = (host.catalog.dataRecipes[portal.id] ?? [:]).values.sorted { $0.command < $1.command }
+        let service = DayService(portal: portal, user: user, recipes: recipes, history: host.history, now: try FixedClock.now())
+        guard try params.bool("offline") != true, needsPortal(service) else { return (service, nil, nil) }
+        let connection = try await host.connection(portal: portal, user: user)
+        let progress = request.progress
+        return (
+            service,
+            { recipe, options in
+                progress?("running \(recipe.command)")
+                return try await connection.settlingSession { try await $0.run(recipe, options: options) }
+            },
+            { try await connection.ensureTermsAccepted() }
+        )
+    }
+
+    /// `unitool today` over JSON-RPC: the same object as `today --json`. A part that failed has
+    /// its error inside; the call fails only when it cannot start.
+    func today(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["portal", "user", "offline", "refresh"])
+        let refresh = try params.bool("refresh") ?? false
+        let (service, live, checkTerms) = try await day(params, request: request) { $0.todayNeedsPortal(refresh: refresh) }
+        guard !service.portal.today.isEmpty else {
+            throw UniToolError(
+                .usage, "'\(service.portal.id)' has nothing for 'today'",
+                hint: "its portal recipe (\(service.portal.file)) needs a today: list of commands")
+        }
+        let report = await service.today(live: live, checkTerms: checkTerms, refresh: refresh)
+        return try JSONParser.parse(service.json(report))
+    }
+
+    /// `unitool calendar` over JSON-RPC: the iCalendar text, and the events as records.
+    func calendar(_ request: RPCRequest) async throws -> JSONValue {
+        let params = try Params(request)
+        try params.allow(["portal", "user", "offline"])
+        let (service, live, _) = try await day(params, request: request) { _ in true }
+        let calendar = try await service.calendar(live: live)
+        return Self.result(CalendarEvent.records(calendar.events), adding: [("ics", .string(calendar.text))])
     }
 
     /// What changed in a recipe's answers, run by run: `unitool history` over JSON-RPC.

@@ -15,6 +15,8 @@ final class DemoRPCHost: RPCHost {
     let acceptedTerms: AcceptedTermsStore
     /// Sessions in the test's own folder, never the user's.
     let sessions: SessionStore
+    /// The history, in the test's own folder: `today`'s "since you last looked" needs one.
+    let history: HistoryStore?
     private let connections = Mutex<[String: PortalConnection]>([:])
     private let passwords = Mutex<[String: Secret]>([:])
     private let retired = Mutex<[PortalConnection]>([])
@@ -24,6 +26,7 @@ final class DemoRPCHost: RPCHost {
         catalog = try RecipeCatalog(directories: [Fixtures.recipes])
         acceptedTerms = AcceptedTermsStore(directory: termsFolder)
         sessions = SessionStore(directory: termsFolder.deletingLastPathComponent().appendingPathComponent("sessions"))
+        history = try HistoryStore(file: termsFolder.deletingLastPathComponent().appendingPathComponent("history.sqlite"))
         if accept { try acceptedTerms.save(AcceptedTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)) }
     }
 
@@ -43,7 +46,7 @@ final class DemoRPCHost: RPCHost {
             let connection = PortalConnection(
                 portal: portal.relocated(to: demo.baseURL), user: user,
                 credentials: { account.credentials(given: given, known: known, oneTimeCode: nil, missingHint: "pass 'password'") },
-                sessions: sessions, terms: terms, logger: Logger(label: "rpc-methods-test"))
+                sessions: sessions, terms: terms, history: history, logger: Logger(label: "rpc-methods-test"))
             connections[user] = connection
             return connection
         }
@@ -151,6 +154,29 @@ struct RPCMethodsTests {
             #expect(answers["4"]?["error"]?["code"] == .number(-32023))
             let logins = await host.demo.requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }.count
             #expect(logins == 1)
+        }
+    }
+
+    @Test(
+        "today and calendar: one object with a section per part, then the same from the history offline; the calendar as text and records")
+    func dayMethods() async throws {
+        try await Self.withHost { host in
+            let answers = await Self.call(
+                [
+                    Self.request(1, "today", #"{"portal":"demo","user":"bence"}"#),
+                    Self.request(2, "calendar", #"{"portal":"demo","user":"bence"}"#),
+                ], host: host)
+            let sections = answers["1"]?["result"]?["sections"]
+            #expect(sections?["classes_today"]?["events"]?.arrayValue != nil, "\(String(describing: answers["1"]))")
+            #expect(sections?["grades_since_you_last_looked"]?["first_look"] == .bool(true))
+            #expect(answers["1"]?["result"]?["terms"]?["status"] == .string("accepted"))
+            let events = answers["2"]?["result"]?["records"]?.arrayValue ?? []
+            #expect(events.contains { $0["summary"] == .string("Számítógépes hálózatok") && $0["weekly_until"] != .null })
+            #expect(events.contains { $0["summary"] == .string("Final: Fizika I") })
+            #expect(answers["2"]?["result"]?["ics"]?.stringValue?.hasPrefix("BEGIN:VCALENDAR\r\n") == true)
+
+            let offline = await Self.call([Self.request(3, "today", #"{"portal":"demo","user":"bence","offline":true}"#)], host: host)
+            #expect(offline["3"]?["result"]?["sections"]?["exams_in_the_next_14_days"]?["from_history"] == .bool(true), "\(offline)")
         }
     }
 

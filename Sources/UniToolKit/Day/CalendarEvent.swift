@@ -288,3 +288,30 @@ public struct TimeSpan: Sendable, Equatable {
     /// `10:00`.
     public static func clock(_ minute: Int) -> String { "\(Civil.pad(minute / 60, 2)):\(Civil.pad(minute % 60, 2))" }
 }
+
+extension CalendarEvent {
+    /// The events as records, for `--json`: what a script would check before importing.
+    public static func records(_ events: [CalendarEvent]) -> RecordSet {
+        let records = events.map { event -> Record in
+            var start: FieldValue
+            var end: FieldValue
+            switch event.timing {
+            case .allDay(let day):
+                start = .date(day.description)
+                end = .date(day.description)
+            case .timed(let day, let from, let to):
+                start = .string("\(day.description)T\(TimeSpan.clock(from))")
+                end = .string("\(day.adding(days: to / 1440).description)T\(TimeSpan.clock(to % 1440))")
+            }
+            return Record(fields: [
+                ("uid", .string(event.uid)), ("command", .string(event.category)), ("summary", .string(event.summary)),
+                ("start", start), ("end", end), ("location", event.location.map(FieldValue.string) ?? .null),
+                ("weekly_until", event.weeklyUntil.map { .date($0.description) } ?? .null),
+                ("except", .list(event.exceptions.map { Record(fields: [("date", .date($0.description))]) })),
+                ("occurrences", .integer(event.occurrences.count)),
+            ])
+        }
+        return RecordSet(
+            columns: ["uid", "command", "summary", "start", "end", "location", "weekly_until", "except", "occurrences"], records: records)
+    }
+}

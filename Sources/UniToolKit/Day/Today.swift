@@ -247,3 +247,41 @@ extension DayService {
         return (RecordSet(columns: columns, records: rows), false)
     }
 }
+
+extension DayService {
+    /// The report as one JSON object, a section per part under its key: what `today --json`
+    /// prints and JSON-RPC's `today` returns.
+    public func json(_ report: TodayReport) -> String {
+        func error(_ error: UniToolError?) -> String {
+            guard let error else { return "null" }
+            return
+                "{\"kind\": \(JSONRenderer.string(error.kind.rawValue)), \"message\": \(JSONRenderer.string(error.message)), \"hint\": \(error.hint.map(JSONRenderer.string) ?? "null"), \"exit_code\": \(error.kind.exitCode)}"
+        }
+        let sections = report.sections.map { section -> String in
+            let key = section.item.show == .events ? "events" : section.item.show == .changes ? "changes" : "records"
+            return """
+                  \(JSONRenderer.string(section.item.key)): {"title": \(JSONRenderer.string(section.item.title)), "command": \(JSONRenderer.string(section.item.command)), "show": \(JSONRenderer.string(section.item.show.rawValue)), "as_of": \(section.readAt.map { JSONRenderer.string(HistoryStore.iso8601($0)) } ?? "null"), "from_history": \(section.fromHistory), "first_look": \(section.firstLook), "error": \(error(section.error)), \(JSONRenderer.string(key)): \(JSONRenderer.array(section.rows).trimmingCharacters(in: .whitespacesAndNewlines))}
+                """
+        }.joined(separator: ",\n")
+        let terms: String
+        switch report.terms {
+        case .accepted: terms = "{\"status\": \"accepted\", \"error\": null}"
+        case .needAccepting(let refusal): terms = "{\"status\": \"need_accepting\", \"error\": \(error(refusal))}"
+        case .notChecked(let why):
+            terms = "{\"status\": \"not_checked\", \"reason\": \(JSONRenderer.string(why))}"
+        }
+        return """
+            {
+              "date": \(JSONRenderer.string(report.day.description)),
+              "now": \(JSONRenderer.string(HistoryStore.iso8601(report.now))),
+              "portal": \(JSONRenderer.string(portal.id)),
+              "user": \(JSONRenderer.string(user)),
+              "sections": {
+            \(sections)
+              },
+              "terms": \(terms)
+            }
+
+            """
+    }
+}
