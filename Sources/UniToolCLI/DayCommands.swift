@@ -110,6 +110,7 @@ struct TodayCommand: AsyncParsableCommand {
         let report = try await environment.withLiveRuns(service, offline: offline) { live, checkTerms in
             await service.today(live: live, checkTerms: checkTerms, refresh: refresh)
         }
+        environment.rememberRun(["today"], portal: portal.id)
         if globals.outputFormat == .json {
             StandardOutput.write(service.json(report))
         } else {

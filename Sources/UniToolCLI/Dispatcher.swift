@@ -23,6 +23,7 @@ struct Dispatcher {
         "search": SearchCommand.self,
         "calendar": CalendarCommand.self,
         "today": TodayCommand.self,
+        "pin": PinCommand.self,
     ]
 
     /// Every name a recipe or a plugin may not take: the built-in commands, and `help` and
@@ -178,6 +179,14 @@ struct Dispatcher {
                         "Next: unitool --portal \(portalID) \((environment.catalog.dataRecipes[portalID] ?? [:]).keys.sorted().first ?? "recipes list")"
                 }
             }
+            if let portalID {
+                let shortcuts = ShortcutsStore().load()
+                if let pins = shortcuts.pinned[portalID], !pins.isEmpty {
+                    text += "\nPINNED (unitool pin):\n" + pins.map { "  unitool \(TerminalText.escaped($0))\n" }.joined()
+                }
+                let recent = shortcuts.recentOnly(portal: portalID)
+                if !recent.isEmpty { text += "\nRECENT:\n" + recent.map { "  unitool \(TerminalText.escaped($0))\n" }.joined() }
+            }
             text += "\nRECIPE COMMANDS\(portalID.map { " (portal: \($0))" } ?? ""):\n"
             let portals = portalID.map { [$0] } ?? environment.catalog.dataRecipes.keys.sorted()
             var seen = Set<String>()
@@ -198,10 +207,13 @@ struct Dispatcher {
         text += """
 
             BUILT-IN COMMANDS:
+              today              Your day: classes, exams, loans due, what is new since you last looked
+              calendar           Classes, exams and due dates as one calendar file: unitool calendar -o uni.ics
               auth               Store, check or remove your password (keyring), TOTP secret and session
               watch              Run a command again and again, and announce what changed: unitool watch grades
               history            What changed in a command's answers, run by run: unitool history grades
               search             Find what you have seen, typos and all: unitool search "information theory"
+              pin                Pin a command so that this overview lists it first: unitool pin grades
               terms              Check, read and accept the portal's terms of use
               recipes            List, check and test recipes (offline, against saved pages)
               page               Print a portal page through your session, for writing recipes

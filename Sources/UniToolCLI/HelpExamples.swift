@@ -17,6 +17,7 @@ enum HelpExamples {
         "today": [
             "unitool today", "unitool today --json", "unitool today --offline", "UNITOOL_NOW=2026-11-30T09:00:00+01:00 unitool today",
         ],
+        "pin": ["unitool pin grades --term current", "unitool pin", "unitool pin --remove grades --term current"],
         "history": ["unitool history grades", "unitool history loans --since 7d --json"],
         "completions": ["unitool completions bash > ~/.local/share/bash-completion/completions/unitool"],
         "config get": ["unitool config get", "unitool config get user --portal myuni", "unitool config get --json"],

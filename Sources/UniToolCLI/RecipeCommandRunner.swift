@@ -78,6 +78,7 @@ struct RecipeCommandRunner {
             environment.logger.debug("HTTP requests: \(connection.session.requestCount)")
             return records
         }
+        if invocation.action == nil { environment.rememberRun(invocation.words(for: recipe), portal: portal.id) }
         return try write(records, of: recipe, invocation: invocation, options: options, portal: portal, user: credentials.user)
     }
 
@@ -97,6 +98,7 @@ struct RecipeCommandRunner {
         let user = recipe.login ? try environment.user(for: portal) : ""
         let answer = try history.offlineAnswer(
             recipe: recipe, portal: portal.id, user: user, options: invocation.values, source: invocation.source)
+        environment.rememberRun(invocation.words(for: recipe), portal: portal.id)
         Progress.note(
             "offline: '\(recipe.command)' as of \(HistoryStore.age(of: answer.ranAt)) (\(HistoryStore.timestamp(answer.ranAt))), from the history",
             quiet: options.quiet)

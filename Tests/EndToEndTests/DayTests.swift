@@ -177,4 +177,21 @@ struct DayTests {
             #expect(try grades(bence)["first_look"] as? Bool == true, "\(bence)")
         }
     }
+
+    @Test("the overview lists pinned commands first, then the recent ones; a pin with a mistyped option is refused")
+    func pinsAndRecents() async throws {
+        #expect(try await run(["loans", "--json"]).exitCode == 0)
+        let pinned = try await run(["pin", "grades", "--term", "current"])
+        #expect(pinned.exitCode == 0 && pinned.stderr.contains("pinned: unitool grades --term current"), "\(pinned)")
+        let typo = try await run(["pin", "grades", "--trem", "current"])
+        #expect(typo.exitCode == 64 && typo.stderr.contains("did you mean '--term'"), "\(typo)")
+        let overview = try await run([])
+        let text = overview.stdout
+        let pins = try #require(text.range(of: "PINNED (unitool pin):\n  unitool grades --term current\n"), "\(overview)")
+        let recent = try #require(text.range(of: "RECENT:\n  unitool loans\n"), "\(overview)")
+        #expect(pins.lowerBound < recent.lowerBound)
+        #expect(try await run(["pin", "--json"]).stdout == "[\"unitool grades --term current\"]\n")
+        #expect(try await run(["pin", "--remove", "grades", "--term", "current"]).exitCode == 0)
+        #expect(!(try await run([])).stdout.contains("PINNED"))
+    }
 }

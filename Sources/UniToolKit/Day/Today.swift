@@ -232,7 +232,7 @@ extension DayService {
         if let run = try history.run(before: lastLook, portal: portal.id, user: user, recipe: recipe.command, options: question) {
             before = try HistoryCodec.records(run.recordsJSON, columns: run.columns, fields: recipe.primary.fields)
         }
-        let changes = RecordChanges(from: before, to: records, keys: recipe.keyFields)
+        let changes = RecordChanges(from: before, to: records, keys: recipe.keyFields, comparisons: recipe.comparisons)
         let rows = changes.changes.map { change -> Record in
             let what: String
             switch change {

@@ -25,7 +25,7 @@ public enum HistoryReport {
             let old = try HistoryCodec.records(before.recordsJSON, columns: before.columns, fields: fields)
             let new = try HistoryCodec.records(run.recordsJSON, columns: run.columns, fields: fields)
             let time = FieldValue.datetime(HistoryStore.iso8601(run.ranAt))
-            for change in RecordChanges(from: old, to: new, keys: recipe.keyFields).changes {
+            for change in RecordChanges(from: old, to: new, keys: recipe.keyFields, comparisons: recipe.comparisons).changes {
                 func row(_ field: String?, _ was: FieldValue, _ now: FieldValue) -> Record {
                     Record(fields: [
                         ("time", time), ("options", .string(run.options)), ("change", .string(change.kind)), ("key", .string(change.key)),

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What changed between two answers of the same recipe: records added, removed, and changed
 /// field by field. A pure decision, kept apart from the history that stores the answers.
 ///
@@ -52,7 +54,8 @@ public struct RecordChanges: Sendable, Equatable {
     public var isEmpty: Bool { changes.isEmpty }
 
     /// The changes from `old` to `new`, in `new`'s order, then the removals in `old`'s order.
-    public init(from old: RecordSet, to new: RecordSet, keys: [String]) {
+    /// - Parameter comparisons: fields not compared in full, from the recipe's `compare:`.
+    public init(from old: RecordSet, to new: RecordSet, keys: [String], comparisons: [String: FieldSpec.Comparison] = [:]) {
         let oldByKey = Dictionary(old.records.map { (Self.key(of: $0, keys: keys), $0) }, uniquingKeysWith: { first, _ in first })
         let newKeys = Set(new.records.map { Self.key(of: $0, keys: keys) })
         var changes: [Change] = []
@@ -68,6 +71,11 @@ public struct RecordChanges: Sendable, Equatable {
             let fields = names.compactMap { name -> FieldChange? in
                 let was = before[name] ?? .null
                 let now = record[name] ?? .null
+                switch comparisons[name] ?? .full {
+                case .ignored: return nil
+                case .path: if Self.pathAndQuery(was) == Self.pathAndQuery(now) { return nil }
+                case .full: break
+                }
                 return was == now ? nil : FieldChange(field: name, old: was, new: now)
             }
             if !fields.isEmpty { changes.append(.changed(key: key, record: record, fields: fields)) }
@@ -78,6 +86,12 @@ public struct RecordChanges: Sendable, Equatable {
             if !newKeys.contains(key), removed.insert(key).inserted { changes.append(.removed(key: key, record: record)) }
         }
         self.changes = changes
+    }
+
+    /// A URL without its scheme, host and port: what `compare: path` compares.
+    static func pathAndQuery(_ value: FieldValue) -> String {
+        guard let components = URLComponents(string: value.text), components.host != nil else { return value.text }
+        return components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
     }
 
     /// A record's identity: its key fields' values (`2026-fall/MATH-301`), or its whole content.

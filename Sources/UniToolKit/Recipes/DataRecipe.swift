@@ -32,6 +32,13 @@ public struct DataRecipe: Sendable {
     public var primary: Source { sources[0] }
     /// Output columns, the same for every source.
     public var columns: [String] { primary.fields.map(\.name) }
+    /// How each field that is not compared in full is compared, by name (`compare:`).
+    public var comparisons: [String: FieldSpec.Comparison] {
+        var comparisons: [String: FieldSpec.Comparison] = [:]
+        for field in primary.fields where field.comparison != .full { comparisons[field.name] = field.comparison }
+        return comparisons
+    }
+
     /// The fields marked `key: true`: what identifies a record, and what a table never cuts.
     public var keyFields: [String] { primary.fields.filter(\.display.key).map(\.name) }
     /// What `recipes lint` points out without refusing the recipe.
@@ -173,6 +180,8 @@ public struct FieldSpec: Sendable {
     public var list: NestedList?
     /// A value unitool works out from the record instead of reading it from the page.
     public var compute: Computation?
+    /// How history, watch and `today` compare the field from one answer to the next.
+    public var comparison = Comparison.full
     /// How a table shows the field: `key: true` (never cut: what the user types back),
     /// `priority: low` (left out first on a narrow terminal), `decimals: 2`.
     public var display = ColumnDisplay()
@@ -180,6 +189,18 @@ public struct FieldSpec: Sendable {
     public struct NestedList: Sendable {
         public var rows: String
         public var fields: [FieldSpec]
+    }
+
+    /// `compare:` on a field: whether a change in it alone is a change of the record.
+    public enum Comparison: String, Sendable, CaseIterable {
+        /// Every change counts (the default).
+        case full
+        /// Never compared (`compare: false`): a link that carries a session id, or anything
+        /// else that changes on every visit without meaning anything.
+        case ignored
+        /// For a URL: only its path and query are compared (`compare: path`), so that a portal
+        /// that answers from several host names, or the demo on a new port, is not a change.
+        case path
     }
 
     public enum Computation: Sendable {
@@ -400,7 +421,7 @@ extension FieldSpec {
         try reader.allowOnly(
             [
                 "xpath", "type", "required", "format", "timezone", "regex", "replace", "default", "keep_empty", "list", "compute",
-                "key", "priority", "decimals",
+                "key", "priority", "decimals", "compare",
             ])
         let regex = try reader.string("regex")
         if let regex, (try? Regex(regex)) == nil {
@@ -451,7 +472,21 @@ extension FieldSpec {
             required: try reader.bool("required") ?? false, format: format, timeZone: timeZone, regex: regex,
             replacements: replacements, defaultValue: try reader.string("default"), list: list, compute: compute)
         field.keepEmpty = keepEmpty
+        switch try reader.string("compare") {
+        case nil, "true": field.comparison = .full
+        case "false": field.comparison = .ignored
+        case "path":
+            guard field.type == .url else {
+                throw reader.error("compare", "compare: path is for a url field; this is a \(field.type.rawValue)")
+            }
+            field.comparison = .path
+        case let other?:
+            throw reader.error("compare", "'\(other)' is not a way to compare; use true, false or path")
+        }
         field.display = try ColumnDisplay.load(reader: reader, numeric: field.type == .integer || field.type == .number)
+        if field.display.key, field.comparison != .full {
+            throw reader.error("compare", "a key field identifies the record, so it is always compared")
+        }
         return field
     }
 }

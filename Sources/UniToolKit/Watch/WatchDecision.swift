@@ -41,8 +41,8 @@ public struct WatchDecision: Sendable, Equatable {
     ///   - outcome: this run's answer, or its error.
     ///   - today: the local date as `yyyy-MM-dd`, for `due_soon`.
     public init(
-        previous: RecordSet?, outcome: Result<RecordSet, UniToolError>, memory: Memory, keys: [String], announceExisting: Bool,
-        due: DueRule?, today: String, template: WatchEvent
+        previous: RecordSet?, outcome: Result<RecordSet, UniToolError>, memory: Memory, keys: [String],
+        comparisons: [String: FieldSpec.Comparison] = [:], announceExisting: Bool, due: DueRule?, today: String, template: WatchEvent
     ) {
         var memory = memory
         var events: [WatchEvent] = []
@@ -69,7 +69,7 @@ public struct WatchDecision: Sendable, Equatable {
             }
             let baseline = previous ?? (announceExisting ? RecordSet(columns: records.columns, records: []) : nil)
             if let baseline {
-                for change in RecordChanges(from: baseline, to: records, keys: keys).changes {
+                for change in RecordChanges(from: baseline, to: records, keys: keys, comparisons: comparisons).changes {
                     var record = event(WatchEvent.Kind(rawValue: change.kind)!)
                     record.key = change.key
                     record.record = change.record

@@ -72,7 +72,7 @@ public enum Watcher {
             kind: .added, portal: portal, user: connection.user, command: command, options: spec.question, time: Date())
         let decision = WatchDecision(
             previous: previous, outcome: outcome, memory: try history.memory(ofWatch: watch), keys: spec.recipe.keyFields,
-            announceExisting: spec.announceExisting, due: spec.due, today: today, template: template)
+            comparisons: spec.recipe.comparisons, announceExisting: spec.announceExisting, due: spec.due, today: today, template: template)
         try history.save(memory: decision.memory, ofWatch: watch)
         if case .failure(let error) = outcome { return Outcome(events: decision.events, failure: error) }
         return Outcome(events: decision.events, failure: nil)

@@ -59,3 +59,41 @@ struct RecordChangesTests {
         }
     }
 }
+
+@Suite("Fields compared in part: compare: false and compare: path")
+struct RecordComparisonTests {
+    func item(_ link: String, _ token: String) -> Record {
+        Record(fields: [("title", .string("Welcome")), ("link", .url(link)), ("token", .string(token))])
+    }
+
+    func set(_ record: Record) -> RecordSet { RecordSet(columns: ["title", "link", "token"], records: [record]) }
+
+    @Test("a link on another host, or a field never compared, is no change; a new path or query is")
+    func partial() {
+        let comparisons: [String: FieldSpec.Comparison] = ["link": .path, "token": .ignored]
+        let moved = RecordChanges(
+            from: set(item("http://127.0.0.1:4001/news/1?lang=en", "a")), to: set(item("http://127.0.0.1:5002/news/1?lang=en", "b")),
+            keys: ["title"], comparisons: comparisons)
+        #expect(moved.isEmpty)
+        let changed = RecordChanges(
+            from: set(item("http://127.0.0.1:4001/news/1?lang=en", "a")), to: set(item("http://127.0.0.1:5002/news/1?lang=hu", "a")),
+            keys: ["title"], comparisons: comparisons)
+        #expect(changed.changes.count == 1)
+        // Without the recipe's word, every change counts.
+        #expect(!RecordChanges(from: set(item("http://a/1", "a")), to: set(item("http://b/1", "a")), keys: ["title"]).isEmpty)
+    }
+
+    @Test("compare: is checked when the recipe is read")
+    func loading() throws {
+        let base = "command: x\nfetch: /x\nrows: \"//tr\"\nfields:\n  title: { xpath: \"td\", key: true }\n"
+        let recipe = try DataRecipe.load(
+            file: "x.yaml", text: base + "  link: { xpath: \"a/@href\", type: url, compare: path }\n", portal: "p")
+        #expect(recipe.comparisons == ["link": .path])
+        for bad in [
+            "  link: { xpath: \"a\", compare: path }\n", "  link: { xpath: \"a\", compare: sometimes }\n",
+            "  other: { xpath: \"b\", key: true, compare: false }\n",
+        ] {
+            #expect(throws: UniToolError.self) { try DataRecipe.load(file: "x.yaml", text: base + bad, portal: "p") }
+        }
+    }
+}
