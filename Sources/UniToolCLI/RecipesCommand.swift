@@ -139,6 +139,17 @@ struct RecipesCommand: AsyncParsableCommand {
             }
         }
 
+        /// The portals' `today:` lists checked against their commands: a mistake there is an error.
+        static func checkToday(_ catalog: RecipeCatalog) throws {
+            let problems = catalog.portals.values.sorted { $0.id < $1.id }.flatMap { portal in
+                portal.todayProblems(commands: catalog.dataRecipes[portal.id] ?? [:])
+            }
+            guard problems.isEmpty else {
+                throw UniToolError(
+                    .recipeInvalid, problems.joined(separator: "\n"), hint: "fix the today: list; docs/RECIPES.md shows its keys")
+            }
+        }
+
         func run() async throws {
             if paths.isEmpty {
                 let environment = try CommandEnvironment(options: globals)
@@ -146,6 +157,7 @@ struct RecipesCommand: AsyncParsableCommand {
                 for recipe in environment.catalog.dataRecipes.values.flatMap(\.values).sorted(by: { $0.file < $1.file }) {
                     Self.warn(recipe)
                 }
+                try Self.checkToday(environment.catalog)
                 print("ok: \(count) recipes are valid")
                 return
             }
@@ -157,6 +169,7 @@ struct RecipesCommand: AsyncParsableCommand {
                 if isDirectory.boolValue {
                     let (catalog, _) = try RecipesCommand.catalog(at: path)
                     for recipe in catalog.dataRecipes.values.flatMap(\.values).sorted(by: { $0.file < $1.file }) { Self.warn(recipe) }
+                    try Self.checkToday(catalog)
                 } else {
                     let url = URL(fileURLWithPath: path)
                     let text = try String(contentsOf: url, encoding: .utf8)

@@ -55,3 +55,36 @@ public struct TodayItem: Sendable, Equatable {
             field: field)
     }
 }
+
+extension PortalRecipe {
+    /// What is wrong with the `today:` list against the portal's commands, for `recipes lint`:
+    /// a command it does not have, an option the command does not take, a `due` field that is not
+    /// a date, `events` from a command without a calendar.
+    public func todayProblems(commands: [String: DataRecipe]) -> [String] {
+        today.enumerated().flatMap { index, item -> [String] in
+            let place = "\(file): today[\(index)] (\(item.title))"
+            guard let recipe = commands[item.command] else {
+                return [
+                    "\(place): '\(item.command)' is not a command of '\(id)' (commands: \(commands.keys.sorted().joined(separator: ", ")))"
+                ]
+            }
+            var problems: [String] = []
+            for name in item.options.keys.sorted() where !recipe.options.contains(where: { $0.name == name }) {
+                problems.append("\(place): '\(item.command)' has no option '\(name)'")
+            }
+            switch item.show {
+            case .events where recipe.calendar == nil:
+                problems.append("\(place): show: events needs a calendar: section in \(recipe.file)")
+            case .due:
+                let field = recipe.primary.fields.first { $0.name == item.field }
+                if field?.type != .date && field?.type != .datetime {
+                    problems.append("\(place): field: '\(item.field ?? "")' is not a date field of '\(item.command)'")
+                }
+            case .changes where recipe.keyFields.isEmpty:
+                problems.append("\(place): show: changes follows records by their key: fields, and \(recipe.file) has none")
+            default: break
+            }
+            return problems
+        }
+    }
+}

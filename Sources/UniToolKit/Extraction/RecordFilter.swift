@@ -26,8 +26,8 @@ public struct RecordFilter: Sendable {
         case .weekday:
             if value == "today" {
                 self.value = Self.weekdays[calendar.component(.weekday, from: now) - 1]
-            } else if let day = Self.weekdays.first(where: { value.hasPrefix($0) }), value.count >= 3 {
-                self.value = day
+            } else if let day = Weekday(parsing: value) {
+                self.value = day.short
             } else {
                 throw UniToolError(
                     .usage, "'\(given)' is not a day for --\(option.name)", hint: "use today, or one of mon, tue, wed, thu, fri, sat, sun")
@@ -71,12 +71,8 @@ public struct RecordFilter: Sendable {
         case .equals: return field.text.lowercased() == value
         case .contains: return field.text.lowercased().contains(value)
         case .weekday:
-            if case .date(let text) = field, let date = FieldTyper.parseDate(text, format: "yyyy-MM-dd", timeZone: .current) {
-                var calendar = Calendar(identifier: .gregorian)
-                calendar.timeZone = .current
-                return Self.weekdays[calendar.component(.weekday, from: date) - 1] == value
-            }
-            return field.text.lowercased().hasPrefix(value)
+            // A date's weekday, or the day as the portal writes it: Mon, Monday, 月, (金).
+            return Weekday(parsing: field.text)?.short == value
         case .since, .until:
             switch field {
             case .date(let text), .datetime(let text):

@@ -161,4 +161,20 @@ struct TodayServiceTests {
         }
         #expect(throws: UniToolError.self) { try PortalRecipe.load(file: "p.yaml", text: base + "timezone: Mars/Olympus\n") }
     }
+
+    @Test("recipes lint finds a today: list's mistakes against the portal's commands")
+    func todayProblems() throws {
+        var portal = try Self.catalog.portal("demo")
+        let commands = Self.catalog.dataRecipes["demo"]!
+        #expect(portal.todayProblems(commands: commands).isEmpty)
+        portal.today = [
+            TodayItem(title: "a", command: "timetable", options: [:], show: .records, days: 0, field: nil),
+            TodayItem(title: "b", command: "grades", options: ["trem": "x"], show: .events, days: 0, field: nil),
+            TodayItem(title: "c", command: "loans", options: [:], show: .due, days: 3, field: "title"),
+        ]
+        let problems = portal.todayProblems(commands: commands)
+        #expect(problems.count == 4, "\(problems)")
+        #expect(problems[0].contains("'timetable' is not a command") && problems[1].contains("no option 'trem'"))
+        #expect(problems[2].contains("calendar: section") && problems[3].contains("not a date field"))
+    }
 }

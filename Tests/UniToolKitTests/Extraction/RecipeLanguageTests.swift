@@ -196,6 +196,12 @@ struct RecipeLanguageTests {
         #expect(sinceWeek.value == "2026-11-16")
         #expect(RecordFilter.apply([sinceWeek], to: set).records.count == 1)
         #expect(RecordFilter.apply([try RecordFilter(option: recipe.options[1], value: "2026-11-01")], to: set).records.count == 2)
+        // A Japanese timetable's days match too, and a date asks for its weekday.
+        let getsuyou = Record(fields: [("day", .string("月"))])
+        let japanese = RecordSet(
+            columns: ["date", "meetings"], records: [Record(fields: [("date", .null), ("meetings", .list([getsuyou]))])])
+        #expect(RecordFilter.apply([dayFilter], to: japanese).records.count == 1)
+        #expect(try RecordFilter(option: recipe.options[0], value: "2026-11-23").value == "mon")
         #expect(throws: UniToolError.self) { try RecordFilter(option: recipe.options[0], value: "someday") }
         #expect(throws: UniToolError.self) { try RecordFilter(option: recipe.options[1], value: "last week") }
     }
