@@ -130,10 +130,19 @@ enum TodayText {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = service.userZone
         formatter.dateFormat = "EEEE d MMMM yyyy, HH:mm"
+        var campus = ""
+        if service.portalZone.secondsFromGMT(for: report.now) != service.userZone.secondsFromGMT(for: report.now) {
+            // Class times are the portal's; say what time it is there.
+            let local = DateFormatter()
+            local.locale = Locale(identifier: "en_US_POSIX")
+            local.timeZone = service.portalZone
+            local.dateFormat = "HH:mm"
+            campus = " (\(local.string(from: report.now)) in \(service.portalZone.identifier), where the times below are)"
+        }
         var text =
             style.emphasis(
                 "\(formatter.string(from: report.now)) · \(TerminalText.escaped(service.portal.name)) (\(TerminalText.escaped(service.user)))"
-            ) + "\n"
+            ) + campus + "\n"
         for section in report.sections {
             var title = style.emphasis(TerminalText.escaped(section.item.title))
             if section.fromHistory, let readAt = section.readAt { title += " (as of \(HistoryStore.age(of: readAt)))" }
