@@ -29,9 +29,10 @@ struct PageCommand: PortalCommand {
     var fixture: String?
 
     func validate() throws {
-        if let fixture, !(fixture.hasSuffix(".html") || fixture.hasSuffix(".xml")) {
+        if let fixture, !RecipeTester.pageSuffixes.contains(where: fixture.hasSuffix) {
             throw UniToolError(
-                .usage, "--fixture \(fixture): a recipe test case is a .html or .xml file",
+                .usage,
+                "--fixture \(fixture): a recipe test case is a .html, .xml (a feed), .ics (a calendar) or .page.json (a JSON answer) file",
                 hint: "for example: --fixture Recipes/myuni/Fixtures/grades/2026-fall.html")
         }
     }
@@ -77,7 +78,12 @@ struct PageCommand: PortalCommand {
     /// from and with what Content-Type. The records are left for `recipes test --update`.
     static func saveFixture(_ page: Page, to file: URL) throws {
         let folder = file.deletingLastPathComponent()
-        let expectation = file.deletingPathExtension().appendingPathExtension("json")
+        guard RecipeTester.pageSuffixes.contains(where: file.lastPathComponent.hasSuffix) else {
+            throw UniToolError(
+                .usage, "'\(file.lastPathComponent)' is not a name 'recipes test' reads",
+                hint: "end it in .html, .xml (a feed), .ics (a calendar) or .page.json (a JSON answer)")
+        }
+        let expectation = RecipeTester.expectationFile(for: file)
         let fields = [
             "  \"url\": \(JSONRenderer.string(page.url.absoluteString))",
             "  \"content_type\": \(page.contentType.map(JSONRenderer.string) ?? "null")",

@@ -21,7 +21,9 @@ public enum RecipeTester {
         public var portal: PortalRecipe?
         public var page: URL
         public var expected: URL
-        public var name: String { "\(recipe.portal)/\(recipe.command)/\(page.deletingPathExtension().lastPathComponent)" }
+        public var name: String {
+            "\(recipe.portal)/\(recipe.command)/\(RecipeTester.expectationFile(for: page).deletingPathExtension().lastPathComponent)"
+        }
     }
 
     public struct Outcome: Sendable {
@@ -39,16 +41,25 @@ public enum RecipeTester {
                 let folder = URL(fileURLWithPath: recipe.file).deletingLastPathComponent()
                     .appendingPathComponent("Fixtures").appendingPathComponent(recipe.command)
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-                for name in names.sorted() where name.hasSuffix(".html") || name.hasSuffix(".xml") {
+                for name in names.sorted() where pageSuffixes.contains(where: name.hasSuffix) {
                     let page = folder.appendingPathComponent(name)
                     result.append(
-                        Case(
-                            recipe: recipe, portal: catalog.portals[recipe.portal], page: page,
-                            expected: page.deletingPathExtension().appendingPathExtension("json")))
+                        Case(recipe: recipe, portal: catalog.portals[recipe.portal], page: page, expected: expectationFile(for: page)))
                 }
             }
         }
         return result
+    }
+
+    /// The saved pages a case can have: a page, a feed, a calendar, or a JSON answer (named
+    /// `.page.json`, since `<case>.json` holds what is expected).
+    public static let pageSuffixes = [".html", ".xml", ".ics", ".page.json"]
+
+    /// `<case>.json` beside `<case>.html`, `<case>.ics` or `<case>.page.json`.
+    public static func expectationFile(for page: URL) -> URL {
+        var name = page.lastPathComponent
+        if let suffix = pageSuffixes.first(where: name.hasSuffix) { name = String(name.dropLast(suffix.count)) }
+        return page.deletingLastPathComponent().appendingPathComponent(name + ".json")
     }
 
     struct Expectation {

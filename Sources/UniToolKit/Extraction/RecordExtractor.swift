@@ -36,12 +36,42 @@ public struct RecordExtractor: Sendable {
             switch source.parser {
             case .html: return try Document(html: bytes, url: url.absoluteString, encoding: charset, charsetOverride: override)
             case .xml: return try Document(xml: bytes, url: url.absoluteString, encoding: charset, charsetOverride: override)
+            case .json:
+                return try Document(xml: Array(StructuredText.xml(fromJSON: bytes).utf8), url: url.absoluteString, encoding: "utf-8")
+            case .ics:
+                return try Document(xml: Array(StructuredText.xml(fromICalendar: bytes).utf8), url: url.absoluteString, encoding: "utf-8")
             }
         } catch {
             throw UniToolError(
                 .layoutChanged,
-                "recipe \(recipe.portal)/\(recipe.command): the page at \(url.redactedForLog) is not \(source.parser == .xml ? "well-formed XML" : "HTML"): \(error)",
+                "recipe \(recipe.portal)/\(recipe.command): the page at \(url.redactedForLog) is not \(Self.expected(source.parser)): \((error as? UniToolError)?.message ?? "\(error)")",
                 hint: "the portal may have moved or broken this page; check 'fetch' in \(recipe.file)")
+        }
+    }
+
+    /// The text an HTML fragment shows: tags gone, entities decoded, blocks apart.
+    static func plainText(ofHTML html: String) -> String {
+        // A space after each block's end, so that paragraphs and list items do not run together;
+        // inline markup (<strong>) adds none, so "<strong>Szabó</strong>." stays "Szabó.".
+        // Script and style are not text a reader sees.
+        let spaced = html.replacing(Self.scriptOrStyle, with: "").replacing(Self.blockEnd) { $0.output + " " }
+        let wrapped = "<html><head><meta charset=\"utf-8\"></head><body>" + spaced + "</body></html>"
+        guard let document = try? Document(html: Array(wrapped.utf8), url: nil, encoding: "utf-8"),
+            case .string(let text)? = try? document.evaluate("string(/html/body)")
+        else { return html }
+        return text
+    }
+
+    nonisolated(unsafe) static let scriptOrStyle = #/(?is)<(script|style)\b.*?</\1\s*>/#
+    nonisolated(unsafe) static let blockEnd = #/(?i)<(?:br|/p|/li|/div|/h[1-6]|/tr|/td|/th|/dd|/dt|/blockquote)\b[^>]*>/#
+
+    /// What a source expects a page to be, for a message.
+    static func expected(_ parser: DataRecipe.Source.Parser) -> String {
+        switch parser {
+        case .html: return "HTML"
+        case .xml: return "well-formed XML"
+        case .json: return "JSON"
+        case .ics: return "an iCalendar file"
         }
     }
 
@@ -166,7 +196,9 @@ public struct RecordExtractor: Sendable {
         case .number(let number): raw = XPathValue.number(number).stringValue
         case .boolean(let flag): raw = flag ? "true" : "false"
         }
-        var text = raw?.collapsingWhitespace()
+        // HTML inside text (a feed's content:encoded, a JSON field's "summary"): its text, as a
+        // browser would show it, never its markup.
+        var text = (field.html ? raw.map(Self.plainText(ofHTML:)) : raw)?.collapsingWhitespace()
         for replacement in field.replacements {
             let regex = try pageValues.regex(replacement.pattern)
             text = text.map { $0.replacing(regex, with: replacement.with).collapsingWhitespace() }

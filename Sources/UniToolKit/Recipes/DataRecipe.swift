@@ -67,6 +67,10 @@ public struct DataRecipe: Sendable {
     public struct Source: Sendable {
         public enum Parser: String, Sendable, CaseIterable {
             case html, xml
+            /// JSON, read as XML (`StructuredText`): an AJAX endpoint's answer.
+            case json
+            /// iCalendar, read as XML (`StructuredText`): a calendar export's VEVENTs as rows.
+            case ics
         }
 
         /// Nil for a recipe's only source; the `--source` value otherwise.
@@ -90,6 +94,23 @@ public struct DataRecipe: Sendable {
         /// The encoding label to read this source's pages in, whatever the server says: for a
         /// portal that labels a page wrongly. A byte order mark still wins.
         public var charset: String? = nil
+        /// `method: post`: the first page is asked for with a POST of `form` or `json`, as a
+        /// page's script asks an AJAX endpoint. Later pages (`next`) are links, so GETs.
+        public var post = false
+        /// The POST's form fields, `{{option}}` and `{{read}}` values filled in.
+        public var form: [(name: String, value: Template)] = []
+        /// The POST's JSON body; values are filled in JSON-escaped.
+        public var json: Template? = nil
+        /// Values read from a page before the fetch (`read:`): a `sesskey` the endpoint wants.
+        public var reads: [Read] = []
+
+        /// `read: { sesskey: { fetch: /my/, xpath: "//script[contains(., 'sesskey')]", regex: '"sesskey":"([^"]+)"' } }`
+        public struct Read: Sendable {
+            public var name: String
+            public var fetch: Template
+            public var xpath: String
+            public var regex: String?
+        }
     }
 
     /// The options a run really has: those given, and the defaults of the rest. The history keys
@@ -180,6 +201,9 @@ public struct FieldSpec: Sendable {
     public var list: NestedList?
     /// A value unitool works out from the record instead of reading it from the page.
     public var compute: Computation?
+    /// The matched text is HTML (`html: true`): a feed item's `content:encoded`, a JSON field
+    /// with markup. The field is its text, without tags.
+    public var html = false
     /// How history, watch and `today` compare the field from one answer to the next.
     public var comparison = Comparison.full
     /// How a table shows the field: `key: true` (never cut: what the user types back),
@@ -256,7 +280,9 @@ public struct ActionSpec: Sendable {
 extension DataRecipe {
     /// Built-in commands: no recipe may take their names.
 
-    static let sourceKeys = ["fetch", "parse", "namespaces", "rows", "empty_when", "next", "max_pages", "fields", "charset"]
+    static let sourceKeys = [
+        "fetch", "parse", "namespaces", "rows", "empty_when", "next", "max_pages", "fields", "charset", "method", "form", "json", "read",
+    ]
 
     /// Reads and validates a data recipe. Every problem names the file, line and key.
     ///
@@ -306,8 +332,17 @@ extension DataRecipe {
             )
         }
         for source in sources {
-            for variable in source.fetch.variables where !options.contains(where: { $0.name == variable }) {
-                throw top.error("fetch", "uses {{\(variable)}}, but no option of that name is declared")
+            let known = Set(options.map(\.name)).union(source.reads.map(\.name))
+            let templates = [("fetch", source.fetch)] + source.form.map { ("form", $0.value) } + (source.json.map { [("json", $0)] } ?? [])
+            for (key, template) in templates {
+                for variable in template.variables where !known.contains(variable) {
+                    throw top.error(key, "uses {{\(variable)}}, but no option or read: value of that name is declared")
+                }
+            }
+            for read in source.reads {
+                for variable in read.fetch.variables where !options.contains(where: { $0.name == variable }) {
+                    throw top.error("read", "'\(read.name)' fetches with {{\(variable)}}, but no option of that name is declared")
+                }
             }
         }
         for option in options {
@@ -367,12 +402,36 @@ extension DataRecipe.Source {
         }
         let maxPages = try reader.integer("max_pages") ?? 20
         guard maxPages >= 1 else { throw reader.error("max_pages", "must be at least 1") }
-        return Self(
+        var source = Self(
             name: name, fetch: Template(try reader.requiredString("fetch")),
             parser: try reader.choice("parse", of: Parser.self) ?? .html,
             namespaces: Dictionary(uniqueKeysWithValues: try reader.stringMap("namespaces") ?? []),
             rows: try reader.requiredXPath("rows"), emptyWhen: try reader.xpath("empty_when"),
             next: try reader.xpath("next"), maxPages: maxPages, fields: fields, charset: try reader.charsetLabel("charset"))
+        switch try reader.string("method")?.lowercased() {
+        case nil, "get": source.post = false
+        case "post": source.post = true
+        case let other?: throw reader.error("method", "'\(other)' is not a method a recipe may use; use get or post")
+        }
+        source.form = (try reader.stringMapAllowingEmpty("form") ?? []).map { ($0.0, Template($0.1)) }
+        source.json = try reader.string("json").map(Template.init)
+        if !source.post, !source.form.isEmpty || source.json != nil {
+            throw reader.error(source.json != nil ? "json" : "form", "a body is sent with method: post only")
+        }
+        if !source.form.isEmpty, source.json != nil { throw reader.error("json", "a POST sends form or json, not both") }
+        if let readsReader = try reader.mappingReader("read") {
+            for name in readsReader.keys {
+                let entry = try readsReader.mappingReader(name)!
+                try entry.allowOnly(["fetch", "xpath", "regex"])
+                let regex = try entry.string("regex")
+                if let regex, (try? Regex(regex)) == nil { throw entry.error("regex", "'\(regex)' is not a valid regular expression") }
+                source.reads.append(
+                    Read(
+                        name: name, fetch: Template(try entry.requiredString("fetch")), xpath: try entry.requiredXPath("xpath"),
+                        regex: regex))
+            }
+        }
+        return source
     }
 }
 
@@ -421,7 +480,7 @@ extension FieldSpec {
         try reader.allowOnly(
             [
                 "xpath", "type", "required", "format", "timezone", "regex", "replace", "default", "keep_empty", "list", "compute",
-                "key", "priority", "decimals", "compare",
+                "key", "priority", "decimals", "compare", "html",
             ])
         let regex = try reader.string("regex")
         if let regex, (try? Regex(regex)) == nil {
@@ -472,6 +531,7 @@ extension FieldSpec {
             required: try reader.bool("required") ?? false, format: format, timeZone: timeZone, regex: regex,
             replacements: replacements, defaultValue: try reader.string("default"), list: list, compute: compute)
         field.keepEmpty = keepEmpty
+        field.html = try reader.bool("html") ?? false
         switch try reader.string("compare") {
         case nil, "true": field.comparison = .full
         case "false": field.comparison = .ignored
@@ -565,9 +625,10 @@ extension ColumnDisplay {
         var display = ColumnDisplay()
         if keys.contains("key") { display.key = try reader.bool("key") ?? false }
         if keys.contains("priority") { display.priority = try reader.choice("priority", of: Priority.self) ?? .normal }
-        if display.key, display.priority == .low || display.priority == .hidden {
-            throw reader.error(
-                "priority", "a key field is never left out of a table, so it cannot have priority: \(display.priority.rawValue)")
+        // A hidden key identifies records without being shown (a calendar's UID); a key that is
+        // shown is never the first column to go.
+        if display.key, display.priority == .low {
+            throw reader.error("priority", "a key field is never left out of a table, so it cannot have priority: low (hidden is allowed)")
         }
         if let decimals = try reader.string("decimals") {
             guard let digits = Int(decimals), (0...9).contains(digits) else {

@@ -47,6 +47,11 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
         return "concat(" + parts.joined(separator: ", \"'\", ") + ")"
     }
 
+    /// A value inside a JSON string literal of a template (`"args": {"q": "{{query}}"}`).
+    public static func jsonEscape(_ value: String) -> String {
+        String(JSONRenderer.string(value).dropFirst().dropLast())
+    }
+
     /// Percent-encodes a value for use inside a URL query or path segment.
     public static func urlEncode(_ value: String) -> String {
         value.addingPercentEncoding(withAllowedCharacters: .urlUnreserved) ?? value

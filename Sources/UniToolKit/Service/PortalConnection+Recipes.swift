@@ -125,15 +125,19 @@ extension PortalConnection {
     }
 
     /// Every page of one run of a source: the first, then each `next` link up to `max_pages`.
-    func records(_ extractor: RecordExtractor, values: [String: String]) async throws -> [Record] {
+    func records(_ extractor: RecordExtractor, values given: [String: String]) async throws -> [Record] {
         let source = extractor.source
+        var values = given
+        for read in source.reads { values[read.name] = try await readValue(read, values: given, recipe: extractor.recipe) }
         var url: URL? = try portal.url(for: try source.fetch.render(values, encode: Template.urlEncode))
         var records: [Record] = []
         var seen: Set<String> = []
         var pages = 0
         while let next = url, pages < source.maxPages, seen.insert(next.absoluteString).inserted {
             if pages > 0 { ServiceProgress.report("reading \(extractor.recipe.command): page \(pages + 1)") }
-            let page = try await loadPage(next.absoluteString)
+            let page =
+                pages == 0 && source.post
+                ? try await postPage(next, source: source, values: values) : try await loadPage(next.absoluteString)
             let document = try extractor.parse(
                 page.body, url: page.url, charset: page.charset, charsetOverride: portal.charsetOverride(for: page.url))
             do {
@@ -150,6 +154,37 @@ extension PortalConnection {
             )
         }
         return records
+    }
+
+    /// A `read:` value: a page fetched (logging in if the portal asks), an XPath, a regex.
+    func readValue(_ read: DataRecipe.Source.Read, values: [String: String], recipe: DataRecipe) async throws -> String {
+        let page = try await loadPage(try read.fetch.render(values, encode: Template.urlEncode))
+        let found = try self.values(of: read.xpath, on: page.document(charsetOverride: portal.charsetOverride(for: page.url)))
+        var value = found.first
+        if let pattern = read.regex, let text = value {
+            value = try RecordExtractor.applyRegex(try Regex(pattern), to: text)
+        }
+        guard let value, !value.isEmpty else {
+            throw UniToolError(
+                .layoutChanged,
+                "recipe \(recipe.portal)/\(recipe.command): read: '\(read.name)' found nothing on \(page.url.redactedForLog) (XPath \"\(read.xpath)\"\(read.regex.map { ", regex \($0)" } ?? ""))",
+                hint: "the page no longer shows it where \(recipe.file) looks")
+        }
+        return value
+    }
+
+    /// The first page of a `method: post` source: its form or JSON body sent to the portal's own
+    /// origin, never elsewhere.
+    func postPage(_ url: URL, source: DataRecipe.Source, values: [String: String]) async throws -> Page {
+        let target = try ownPageURL(url.absoluteString)
+        if let json = source.json {
+            let body = try json.render(values, encode: Template.jsonEscape)
+            return try await loadPage(target, isPost: true) { try await self.session.post(target, json: body) }
+        }
+        let fields = try source.form.map { ($0.name, try $0.value.render(values)) }
+        return try await loadPage(target, isPost: true) {
+            try await self.session.submit(FormSubmission(method: "POST", url: target, fields: fields))
+        }
     }
 
     /// Applies defaults, checks allowed values and looks up symbolic values on the portal.

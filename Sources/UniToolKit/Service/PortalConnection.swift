@@ -231,20 +231,31 @@ public final class PortalConnection: Sendable {
     /// for it and then ask for their page again.
     func loadPage(_ pathOrURL: String) async throws -> Page {
         let url = try portal.url(for: pathOrURL)
+        return try await loadPage(url, isPost: false) { try await self.session.get(url) }
+    }
+
+    /// `loadPage` for any request: `send` is asked again after a login the portal asked for.
+    /// A POST that meets the login is sent again once, after it, as a person would resend the
+    /// form after signing in; it was never received by the portal the first time.
+    func loadPage(_ url: URL, isPost: Bool, send: @Sendable () async throws -> Page) async throws -> Page {
         let loginsBefore = await logins.count
-        var page = try await session.get(url)
+        var page = try await send()
         let flow = LoginFlow(portal: portal, session: session, logger: logger)
         if try flow.needsLogin(page) {
             let bounced = page
             let landing = try await logins.logIn(unlessDoneSince: loginsBefore) {
                 self.logger.debug("the portal asks for a login at \(bounced.url.redactedForLog)")
+                // A POST's address is no page to come back to (a GET of it may not exist): log
+                // in from the start page instead, then send the POST again.
+                if isPost { return try await self.logIn() }
                 return try await self.logInOnce(from: bounced, asking: url, flow: flow)
             }
-            // SAML's RelayState usually brings the browser back to the page it asked for.
-            if let landing, landing.url.absoluteString == url.absoluteString {
+            // SAML's RelayState usually brings the browser back to the page it asked for (for a
+            // GET; a POST's body is not part of that address, so it is sent again).
+            if let landing, !isPost, landing.url.absoluteString == url.absoluteString {
                 page = landing
             } else {
-                page = try await session.get(url)
+                page = try await send()
                 if try flow.needsLogin(page) {
                     throw UniToolError(
                         .loginFailed, "the portal asked for a login again right after a successful one",

@@ -120,6 +120,11 @@ public final class HTTPSession: Sendable {
         try await send(method: "GET", url: url, form: nil, secretFields: [])
     }
 
+    /// POSTs a JSON body, as a page's script calls an AJAX endpoint (Moodle's `service.php`).
+    public func post(_ url: URL, json: String) async throws -> Page {
+        try await send(method: "POST", url: url, form: nil, json: json, secretFields: [])
+    }
+
     /// Sends a form. A 307 or 308 redirect repeats a POST with its body, so a form that carries
     /// a secret is only repeated where `secretsMayGoTo` allows (to the same origin without it).
     public func submit(_ submission: FormSubmission, secretsMayGoTo: (@Sendable (URL) throws -> Void)? = nil) async throws -> Page {
@@ -135,14 +140,15 @@ public final class HTTPSession: Sendable {
     /// Sends a request and follows redirects as a browser does: 301, 302 and 303 turn a POST
     /// into a GET; 307 and 308 repeat it.
     private func send(
-        method: String, url: URL, form: [(name: String, value: String)]?, charset: String? = nil, secretFields: Set<String>,
-        secretsMayGoTo: (@Sendable (URL) throws -> Void)? = nil
+        method: String, url: URL, form: [(name: String, value: String)]?, json: String? = nil, charset: String? = nil,
+        secretFields: Set<String>, secretsMayGoTo: (@Sendable (URL) throws -> Void)? = nil
     )
         async throws -> Page
     {
         let policy = RedirectPolicy(maxRedirects: configuration.maxRedirects)
-        var request = RedirectPolicy.Request(method: method, url: url, hasBody: form != nil)
+        var request = RedirectPolicy.Request(method: method, url: url, hasBody: form != nil || json != nil)
         var form = form
+        var json = json
         var hops: [URL] = []
         while true {
             let url = request.url
@@ -151,12 +157,15 @@ public final class HTTPSession: Sendable {
             // run script (javascript:) or carry data of its own (data:), and a loop must end.
             if let refusal = policy.refusal(for: url, hops: hops) { throw refusal }
             let response = try await performWithRetries(
-                method: request.method, url: url, form: form, charset: charset, secretFields: secretFields)
+                method: request.method, url: url, form: form, json: json, charset: charset, secretFields: secretFields)
             if case .follow(let next, let keepsBody) = policy.decide(
                 status: response.status, location: response.headers.first(name: "location"), after: request)
             {
                 logger.debug("redirect \(response.status) -> \(next.url.redactedForLog)")
-                if !keepsBody { form = nil }
+                if !keepsBody {
+                    form = nil
+                    json = nil
+                }
                 if let form, form.contains(where: { secretFields.contains($0.name) }) {
                     // The body, secret included, would go to the new address as it is.
                     if let secretsMayGoTo {
@@ -201,7 +210,7 @@ public final class HTTPSession: Sendable {
     /// broke, 429 (after its `Retry-After`), 502, 503 or 504. A POST is never repeated, as a
     /// browser never repeats one without asking.
     private func performWithRetries(
-        method: String, url: URL, form: [(name: String, value: String)]?, charset: String?, secretFields: Set<String>
+        method: String, url: URL, form: [(name: String, value: String)]?, json: String?, charset: String?, secretFields: Set<String>
     ) async throws -> RawResponse {
         var attempt = 0
         while true {
@@ -210,7 +219,7 @@ public final class HTTPSession: Sendable {
             do {
                 await limiter.acquire(url.origin)
                 let result = await Result {
-                    try await perform(method: method, url: url, form: form, charset: charset, secretFields: secretFields)
+                    try await perform(method: method, url: url, form: form, json: json, charset: charset, secretFields: secretFields)
                 }
                 await limiter.release(url.origin)
                 let response = try result.get()
@@ -230,7 +239,7 @@ public final class HTTPSession: Sendable {
     }
 
     private func perform(
-        method: String, url: URL, form: [(name: String, value: String)]?, charset: String?, secretFields: Set<String>
+        method: String, url: URL, form: [(name: String, value: String)]?, json: String?, charset: String?, secretFields: Set<String>
     ) async throws -> RawResponse {
         let started = Date()
         var request = HTTPClientRequest(url: url.absoluteString)
@@ -247,6 +256,9 @@ public final class HTTPSession: Sendable {
             var submission = FormSubmission(method: method, url: url, fields: form)
             submission.charset = charset
             request.body = .bytes(ByteBuffer(string: submission.encodedFields))
+        } else if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: json))
         }
         logger.debug("\(method) \(url.redactedForLog)")
         do {

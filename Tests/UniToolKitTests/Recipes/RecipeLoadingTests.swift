@@ -15,7 +15,10 @@ struct RecipeLoadingTests {
         #expect(grades.columns.prefix(3) == ["term", "course", "code"])
         #expect(grades.options.first?.resolve["current"] != nil)
         #expect(grades.options.first?.resolve["all"]?.many == true)
-        #expect(Set(catalog.dataRecipes["demo"]!.keys) == ["courses", "exams", "grades", "headlines", "library-calendar", "loans", "news"])
+        #expect(
+            Set(catalog.dataRecipes["demo"]!.keys) == [
+                "catalogue", "courses", "deadlines", "exams", "grades", "headlines", "library-calendar", "lms-courses", "loans", "news",
+            ])
         let news = try catalog.recipe(portal: "demo", command: "news")
         #expect(news.sources.compactMap(\.name) == ["rss", "atom", "page"])
         #expect(try catalog.recipe(portal: "demo", command: "loans").actions.map(\.name) == ["renew"])

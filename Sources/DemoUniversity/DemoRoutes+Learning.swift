@@ -1,0 +1,137 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The demo's learning platform, shaped as Moodle serves these things (structure after Moodle
+/// 4.x: `lib/ajax/service.php`, `M.cfg.sesskey`, the calendar export), and a library catalogue
+/// searched by a form POST. Not Moodle's code or text: the demo's own pages with that structure,
+/// so that JSON, iCalendar and POST sources are tested against the shapes real portals have.
+extension DemoRoutes {
+    func registerLearning(on router: Router<BasicRequestContext>) {
+        // The dashboard: the session key the AJAX endpoint wants sits in a script, as M.cfg does.
+        router.get("/lms/my/") { request, context in
+            try await self.withUser(request, context) { user in
+                Self.html(
+                    HTML.page(
+                        title: "Dashboard",
+                        body: """
+                              <script>M.cfg = {"wwwroot":"/lms","sesskey":"\(Self.sessionKey(user))","themerev":"1"};</script>
+                              <h1>Dashboard</h1>
+                              <section id="course-overview" data-region="courses-view"><p>Loading your courses…</p></section>
+                            """, signedIn: user.displayName))
+            }
+        }
+        // The course overview's AJAX call: a JSON array of calls in, a JSON array of answers out.
+        router.post("/lms/lib/ajax/service.php") { request, context in
+            var request = request
+            let body = try await request.collectBody(upTo: 1 << 16)
+            let query = FormDecoding.dictionary(request.uri.query)
+            return try await self.withUser(request, context) { user in
+                guard query["sesskey"] == Self.sessionKey(user) else {
+                    return Self.json(
+                        #"[{"error":true,"exception":{"message":"Your session has most likely timed out. Please log in again.","errorcode":"invalidsesskey"}}]"#
+                    )
+                }
+                let calls = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [[String: Any]] ?? []
+                guard let call = calls.first, call["methodname"] as? String == "core_course_get_enrolled_courses_by_timeline_classification"
+                else {
+                    return Self.json(
+                        #"[{"error":true,"exception":{"message":"Can't find data record in database table external_functions.","errorcode":"invalidrecord"}}]"#
+                    )
+                }
+                let classification = (call["args"] as? [String: Any])?["classification"] as? String ?? "all"
+                let courses = (DemoData.courses[user.username] ?? []).enumerated().map { index, course -> String in
+                    let progress = [72, 45, 90, 10, 60][index % 5]
+                    let object: [String: Any] = [
+                        "id": 100 + index, "fullname": course.title, "shortname": course.code, "idnumber": course.code,
+                        "summary": "<p>Taught by <strong>\(course.instructor)</strong>. Weekly&nbsp;sessions.</p>",
+                        "viewurl": "/lms/course/view.php?id=\(100 + index)", "progress": progress, "hasprogress": true,
+                        "isfavourite": index == 0,
+                        "hidden": false,
+                    ]
+                    return String(decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+                }
+                let chosen = classification == "past" ? [] : courses
+                return Self.json(
+                    #"[{"error":false,"data":{"courses":["# + chosen.joined(separator: ",") + #"],"nextoffset":\#(chosen.count)}}]"#)
+            }
+        }
+        // The calendar export: upcoming assignment deadlines, in UTC as Moodle writes them.
+        router.get("/lms/calendar/export_execute.php") { request, context in
+            try await self.withUser(request, context) { user in
+                var headers = HTTPFields()
+                headers[.contentType] = "text/calendar; charset=utf-8"
+                let body = Self.deadlines(user: user, calendar: DemoTermCalendar(around: self.now()))
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+            }
+        }
+        // The catalogue: a search form posted to the library, the results as a table.
+        router.post("/library/search") { request, context in
+            var request = request
+            let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 16)))
+            return try await self.withUser(request, context) { user in
+                let words = (form["q"] ?? "").lowercased().split(separator: " ").map(String.init)
+                let hits = DemoData.loans.values.joined().filter { loan in
+                    !words.isEmpty && words.allSatisfy { loan.title.lowercased().contains($0) || loan.author.lowercased().contains($0) }
+                }
+                let rows = hits.map {
+                    "<tr><td class=\"title\">\(HTML.escape($0.title))</td><td class=\"author\">\(HTML.escape($0.author))</td><td class=\"status\">On loan</td></tr>"
+                }.joined(separator: "\n")
+                let body =
+                    hits.isEmpty
+                    ? "<p class=\"no-hits\">No titles match your search.</p>"
+                    : "<table id=\"hits\"><tbody>\n\(rows)\n</tbody></table>"
+                return Self.html(HTML.page(title: "Catalogue", body: "<h1>Catalogue search</h1>\n\(body)", signedIn: user.displayName))
+            }
+        }
+    }
+
+    /// A session key per user, stable across demo restarts, as a session's `sesskey` is stable
+    /// for the session.
+    static func sessionKey(_ user: DemoUser) -> String {
+        SHA256.hash(data: Data("sesskey/\(user.username)".utf8)).prefix(5).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// An iCalendar export of each course's assignment deadlines: folded lines, escaped text,
+    /// UTC times, as the LMS exports them.
+    static func deadlines(user: DemoUser, calendar: DemoTermCalendar) -> String {
+        func utc(_ day: Int, _ minute: Int) -> String {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+            // 23:59 campus time, which is 22:59 UTC in winter.
+            let local = Date(timeIntervalSince1970: Double(day) * 86_400 + Double(minute) * 60)
+            return formatter.string(from: local.addingTimeInterval(-Double(DemoData.campusTimeZone.secondsFromGMT(for: local))))
+        }
+        var lines = ["BEGIN:VCALENDAR", "METHOD:PUBLISH", "PRODID:-//Demo University//NONSGML demo LMS//EN", "VERSION:2.0"]
+        for (index, course) in (DemoData.courses[user.username] ?? []).enumerated() {
+            let due = calendar.mondayThisWeek + 2 + index * 3
+            let summary = "Problem set \(index + 2) is due (\(course.title))"
+            lines += [
+                "BEGIN:VEVENT", "UID:\(1000 + index)@demo.unitool.invalid", "SUMMARY:" + summary.replacingOccurrences(of: ",", with: "\\,"),
+                "DESCRIPTION:Hand in your solutions for \(course.code)\\, parts A\\; B and C.\\nLate work is not marked.",
+                "CLASS:PUBLIC", "LAST-MODIFIED:\(utc(calendar.mondayThisWeek - 7, 600))", "DTSTAMP:\(utc(calendar.mondayThisWeek, 0))",
+                "DTSTART:\(utc(due, 23 * 60 + 59))", "DTEND:\(utc(due, 23 * 60 + 59))", "CATEGORIES:\(course.code)", "END:VEVENT",
+            ]
+        }
+        lines.append("END:VCALENDAR")
+        // Lines longer than 75 octets are folded, as RFC 5545 asks.
+        return lines.map { line -> String in
+            var folded = ""
+            var count = 0
+            for scalar in line.unicodeScalars {
+                let size = String(scalar).utf8.count
+                if count + size > 75 {
+                    folded += "\r\n "
+                    count = 1
+                }
+                folded.unicodeScalars.append(scalar)
+                count += size
+            }
+            return folded
+        }.joined(separator: "\r\n") + "\r\n"
+    }
+}
