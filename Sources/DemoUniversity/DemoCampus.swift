@@ -72,6 +72,11 @@ extension DemoData {
                 code: "PHY-101", title: "Fizika I", instructor: "Dr. Horváth Júlia",
                 meetings: [.init(day: "Thu", period: 1, time: "08:15–09:45", room: "Aula")]),
         ],
+        "yuki": [
+            DemoCourse(
+                code: "JPN-301", title: "日本語上級 (Advanced Japanese)", instructor: "山本 恵子",
+                meetings: [.init(day: "Mon", period: 1, time: "08:50–10:20", room: "D-301")])
+        ],
     ]
 
     static let loans: [String: [DemoLoan]] = [
@@ -104,6 +109,7 @@ extension DemoData {
         "bence": [
             DemoLoan(barcode: "31000201", title: "Fizika mindenkinek", author: "Marx György", dueInDays: 7, renewalsLeft: 2)
         ],
+        "yuki": [DemoLoan(barcode: "31000301", title: "こころ", author: "夏目 漱石", dueInDays: 10, renewalsLeft: 3)],
     ]
 
     /// Loans shown per page of the loans list.

@@ -127,6 +127,7 @@ extension DemoRoutes {
                 let lookalike = Self.origin(of: request).replacingOccurrences(of: "127.0.0.1", with: "localhost")
                 return Self.redirect(to: lookalike + request.uri.description, status: .temporaryRedirect)
             }
+            if form["j_password"] != nil { await state.receivedPassword() }
             guard let user = DemoData.user(named: username), form["j_password"] == user.password else {
                 let echoed = faults.echoSecrets ? " (you typed '\(form["j_password"] ?? "")')" : ""
                 return await advance({ _ in }, error: "The user ID or password you entered was incorrect\(echoed).")

@@ -52,12 +52,14 @@ extension DemoRoutes {
     /// Sends the browser to the IdP with a SAML AuthnRequest in the HTTP-Redirect binding.
     func startSAML(target: String, request: Request) async -> Response {
         let origin = Self.origin(of: request)
+        // The IdP is on the main address; a service on another host sends its sign-on there.
+        let idp = idpOrigin.origin ?? origin
         let authn = SAML.AuthnRequest(
             id: SAML.newID(), issuer: DemoUniversity.audience,
             assertionConsumerServiceURL: "\(origin)/Shibboleth.sso/SAML2/POST")
         let relay = await state.rememberRequest(id: authn.id, target: target)
         if faults.loginVariants.contains(.postBinding) {
-            let postDestination = "\(origin)/idp/profile/SAML2/POST/SSO"
+            let postDestination = "\(idp)/idp/profile/SAML2/POST/SSO"
             let xml = SAML.authnRequestXML(authn, destination: postDestination, now: Date())
             return Self.html(
                 """
@@ -72,7 +74,7 @@ extension DemoRoutes {
                 </body></html>
                 """)
         }
-        let destination = "\(origin)/idp/profile/SAML2/Redirect/SSO"
+        let destination = "\(idp)/idp/profile/SAML2/Redirect/SSO"
         let encoded = SAML.encodeRedirect(SAML.authnRequestXML(authn, destination: destination, now: Date()))
         var components = URLComponents(string: destination)!
         components.queryItems = [URLQueryItem(name: "SAMLRequest", value: encoded), URLQueryItem(name: "RelayState", value: relay)]

@@ -21,6 +21,8 @@ struct DemoRoutes: Sendable {
     let bootID: String
     /// The demo's clock: loans fall due and the term runs relative to it. Fixed in tests.
     let now: @Sendable () -> Date
+    /// The IdP's origin, for the services on other hosts; nil (or the same host): the request's.
+    var idpOrigin = DemoIdPOrigin()
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in Self.redirect(to: "/home") }

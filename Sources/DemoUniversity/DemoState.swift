@@ -72,9 +72,18 @@ actor DemoState {
     /// How many codes were refused because they had been used before.
     private(set) var reusedCodes = 0
 
+    /// How many passwords the IdP was sent, and how many one-time codes it accepted: what a
+    /// single sign-on across services must keep at one each.
+    private(set) var passwordsReceived = 0
+    private(set) var codesAccepted = 0
+    func receivedPassword() { passwordsReceived += 1 }
+
     /// Accepts a code's time step once per user.
     func useCode(user: String, step: Int64) -> Bool {
-        if usedCodes.insert("\(user)/\(step)").inserted { return true }
+        if usedCodes.insert("\(user)/\(step)").inserted {
+            codesAccepted += 1
+            return true
+        }
         reusedCodes += 1
         return false
     }

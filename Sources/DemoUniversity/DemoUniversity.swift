@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Synchronization
 import WebEncoding
 
 /// The bundled demo university: a Shibboleth-style IdP and a campus portal (the SP) that trust
@@ -14,7 +15,11 @@ import WebEncoding
 public final class DemoUniversity: Sendable {
     /// Where the portal is: `http://127.0.0.1:PORT`. The IdP is under `/idp`.
     public let baseURL: URL
+    /// The same university on further loopback addresses (`127.0.0.2`), by host: its services
+    /// on origins of their own, whose cookies the browser keeps apart, behind the one IdP.
+    public let serviceHosts: [String: URL]
     private let task: Task<Void, any Error>
+    private let serviceTasks: [Task<Void, any Error>]
     private let state: DemoState
 
     /// The SP's audience, as an IdP would know it from the SP's metadata.
@@ -27,10 +32,15 @@ public final class DemoUniversity: Sendable {
     public static let idpEntityID = "https://demo.unitool.invalid/idp"
     static let sessionLifetime: TimeInterval = 30 * 60
 
-    private init(baseURL: URL, task: Task<Void, any Error>, state: DemoState) {
+    private init(
+        baseURL: URL, task: Task<Void, any Error>, state: DemoState, serviceHosts: [String: URL] = [:],
+        serviceTasks: [Task<Void, any Error>] = []
+    ) {
         self.baseURL = baseURL
         self.task = task
         self.state = state
+        self.serviceHosts = serviceHosts
+        self.serviceTasks = serviceTasks
     }
 
     /// Starts the demo and returns once it accepts connections.
@@ -39,9 +49,10 @@ public final class DemoUniversity: Sendable {
     /// Runs `body` with a demo university, and stops it, awaited, whatever `body` does: the
     /// scoped form (as async-http-client's `withHTTPClient`), so that no test leaves one running.
     public static func withRunning<T: Sendable>(
-        faults: DemoFaults = DemoFaults(), now: @escaping @Sendable () -> Date = { Date() }, _ body: (DemoUniversity) async throws -> T
+        faults: DemoFaults = DemoFaults(), now: @escaping @Sendable () -> Date = { Date() }, serviceHosts: [String] = [],
+        _ body: (DemoUniversity) async throws -> T
     ) async throws -> T {
-        let demo = try await start(faults: faults, now: now)
+        let demo = try await start(faults: faults, now: now, serviceHosts: serviceHosts)
         do {
             let result = try await body(demo)
             await demo.stop()
@@ -54,10 +65,13 @@ public final class DemoUniversity: Sendable {
 
     public static func start(
         faults: DemoFaults = DemoFaults(), port: Int = 0, stopOnSignals: Bool = false, logger: Logger? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, serviceHosts: [String] = []
     ) async throws
         -> DemoUniversity
     {
+        var faults = faults
+        // Services signing on at one IdP need the IdP's own session, as every real IdP keeps one.
+        if !serviceHosts.isEmpty { faults.loginVariants.insert(.idpSession) }
         let state = DemoState(termsVersion: faults.termsVersion ?? initialTermsVersion)
         let samlKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
         var quiet = logger ?? Logger(label: "demo-university")
@@ -65,8 +79,10 @@ public final class DemoUniversity: Sendable {
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         let router = Router()
         router.middlewares.add(FaultMiddleware(faults: faults, state: state))
+        let idpOrigin = DemoIdPOrigin()
         let routes = DemoRoutes(
-            state: state, samlKeyBytes: samlKey, faults: faults, bootID: String(UInt64.random(in: 0...UInt64.max), radix: 36), now: now)
+            state: state, samlKeyBytes: samlKey, faults: faults, bootID: String(UInt64.random(in: 0...UInt64.max), radix: 36), now: now,
+            idpOrigin: idpOrigin)
         routes.register(on: router)
         let app = Application(
             router: router,
@@ -88,13 +104,48 @@ public final class DemoUniversity: Sendable {
             task.cancel()
             throw DemoError.couldNotStart("the server did not start listening on 127.0.0.1")
         }
-        return DemoUniversity(baseURL: URL(string: "http://127.0.0.1:\(boundPort)")!, task: task, state: state)
+        let base = URL(string: "http://127.0.0.1:\(boundPort)")!
+        if !serviceHosts.isEmpty { idpOrigin.set(base.absoluteString) }
+        // The services: the same routes and state on other loopback addresses, signing on at the
+        // IdP above, as a university's LMS and library sign on at its one IdP.
+        var hosts: [String: URL] = [:]
+        var serviceTasks: [Task<Void, any Error>] = []
+        for host in serviceHosts {
+            let (hostPorts, hostContinuation) = AsyncStream<Int>.makeStream()
+            let serviceRouter = Router()
+            serviceRouter.middlewares.add(FaultMiddleware(faults: faults, state: state))
+            routes.register(on: serviceRouter)
+            let serviceApp = Application(
+                router: serviceRouter, configuration: .init(address: .hostname(host, port: 0), serverName: "DemoUniversity"),
+                onServerRunning: { channel in
+                    hostContinuation.yield(channel.localAddress?.port ?? 0)
+                    hostContinuation.finish()
+                }, logger: quiet)
+            let serviceTask = Task { try await serviceApp.runService(gracefulShutdownSignals: []) }
+            serviceTasks.append(serviceTask)
+            var hostIterator = hostPorts.makeAsyncIterator()
+            let hostStartup = Task {
+                try await Task.sleep(for: .seconds(15))
+                hostContinuation.finish()
+            }
+            let hostPort = await hostIterator.next()
+            hostStartup.cancel()
+            guard let hostPort, hostPort > 0 else {
+                task.cancel()
+                for started in serviceTasks { started.cancel() }
+                throw DemoError.couldNotStart("the server did not start listening on \(host)")
+            }
+            hosts[host] = URL(string: "http://\(host):\(hostPort)")!
+        }
+        return DemoUniversity(baseURL: base, task: task, state: state, serviceHosts: hosts, serviceTasks: serviceTasks)
     }
 
     /// Stops the server and waits until it has.
     public func stop() async {
         task.cancel()
+        for serviceTask in serviceTasks { serviceTask.cancel() }
         _ = await task.result
+        for serviceTask in serviceTasks { _ = await serviceTask.result }
     }
 
     /// Waits until the server stops, for example on a signal.
@@ -134,6 +185,9 @@ public final class DemoUniversity: Sendable {
     public var requests: [DemoRequest] { get async { await state.requests } }
     /// How many one-time codes the IdP refused because they had been used already.
     public var reusedCodes: Int { get async { await state.reusedCodes } }
+    /// Passwords the IdP was sent, and one-time codes it accepted, since the demo started.
+    public var passwordsReceived: Int { get async { await state.passwordsReceived } }
+    public var codesAccepted: Int { get async { await state.codesAccepted } }
 }
 
 /// Delays, errors and request counting, applied before any route.
@@ -296,4 +350,12 @@ public struct DemoRequest: Sendable, Equatable, CustomStringConvertible {
     public var isTermsCheck: Bool { path.hasPrefix("/api/terms") }
     /// True for requests that are part of a login (IdP, discovery, assertion consumer).
     public var isLogin: Bool { path.hasPrefix("/idp/") || path.hasPrefix("/Shibboleth.sso/") }
+}
+
+/// Where the demo's IdP is, once the main server knows its port: the services on other hosts
+/// send their sign-ons there.
+final class DemoIdPOrigin: Sendable {
+    private let value = Mutex<String?>(nil)
+    func set(_ origin: String) { value.withLock { $0 = origin } }
+    var origin: String? { value.withLock { $0 } }
 }

@@ -160,7 +160,12 @@ final class CommandEnvironment: Sendable {
         guard portal.isDemo else { return (portal, nil) }
         let environment = ProcessInfo.processInfo.environment
         if let external = environment["UNITOOL_DEMO_URL"], let url = URL(string: external) {
-            return (portal.relocated(to: url), nil)
+            // UNITOOL_DEMO_SERVICES: the addresses of a demo's service hosts, space-separated.
+            var hosts: [String: URL] = [:]
+            for address in (environment["UNITOOL_DEMO_SERVICES"] ?? "").split(separator: " ") {
+                if let service = URL(string: String(address)), let host = service.host { hosts[host] = service }
+            }
+            return (portal.relocated(to: url, hosts: hosts), nil)
         }
         let faults: DemoFaults
         do {
@@ -171,12 +176,14 @@ final class CommandEnvironment: Sendable {
         let demo: DemoUniversity
         do {
             let fixed = clockIsFixed ? now : nil
-            demo = try await DemoUniversity.start(faults: faults, now: { fixed ?? Date() })
+            // A portal whose services are on other loopback hosts gets the demo there too.
+            let serviceHosts = Set(portal.services.values.compactMap(\.host)).subtracting([portal.baseURL.host ?? ""])
+            demo = try await DemoUniversity.start(faults: faults, now: { fixed ?? Date() }, serviceHosts: serviceHosts.sorted())
         } catch {
             throw UniToolError(.internal, "\(error)")
         }
         logger.debug("demo university running at \(demo.baseURL.absoluteString)")
-        return (portal.relocated(to: demo.baseURL), demo)
+        return (portal.relocated(to: demo.baseURL, hosts: demo.serviceHosts), demo)
     }
 
     /// Where the password will come from, decided before any request so that a missing

@@ -54,7 +54,7 @@ public struct LoginFlow: Sendable {
                 observer(finished)
                 step = nil
             }
-            let isOnPortal = page.url.origin == portal.baseURL.origin
+            let isOnPortal = portal.isOwn(page.url)
             if matched == nil, isOnPortal, page.status >= 400 {
                 let error = UniToolError(
                     .portalError, "the portal answered \(page.status) for \(page.url.redactedForLog)",
@@ -126,7 +126,7 @@ public struct LoginFlow: Sendable {
         {
             return true
         }
-        if page.url.origin != portal.baseURL.origin {
+        if !portal.isOwn(page.url) {
             // The login service, or a page a login rule knows (a discovery service elsewhere),
             // is a login. Any other origin is not the portal's business: a login there would
             // only ask for a password that has nowhere safe to go.

@@ -27,6 +27,9 @@ public struct DataRecipe: Sendable {
     /// How records become calendar events (`calendar:`), for `--format ics`, `unitool calendar`
     /// and `unitool today`. Nil: the command has no calendar.
     public var calendar: CalendarSpec? = nil
+    /// The portal's service the command reads (`service: lms`): its paths are relative to that
+    /// service's `base_url`. Nil: the portal's own.
+    public var service: String? = nil
 
     /// The first source: the one used when the recipe has only one, or no `--source` is given.
     public var primary: Source { sources[0] }
@@ -291,7 +294,8 @@ extension DataRecipe {
     public static func load(file: String, text: String, portal: String, reserved: Set<String> = []) throws -> DataRecipe {
         let top = try RecipeReader(file: file, text: text).top
         try top.allowOnly(
-            ["command", "summary", "description", "options", "sources", "totals", "actions", "login", "sort", "calendar"] + sourceKeys)
+            ["command", "summary", "description", "options", "sources", "totals", "actions", "login", "sort", "calendar", "service"]
+                + sourceKeys)
         let command = try top.requiredString("command")
         guard command.range(of: "^[a-z][a-z0-9-]*$", options: .regularExpression) != nil else {
             throw top.error("command", "'\(command)' must be lowercase letters, digits and dashes")
@@ -365,6 +369,7 @@ extension DataRecipe {
             discussion: try top.string("description"), options: options, sources: sources, totals: totals,
             actions: actions, file: file, portal: portal)
         recipe.login = try top.bool("login") ?? true
+        recipe.service = try top.string("service")
         recipe.sort = SortKey.parse(try top.string("sort") ?? "")
         for key in recipe.sort where !columns.contains(key.field) {
             throw top.error("sort", "'\(key.field)' is not a field (fields: \(columns.joined(separator: ", ")))")

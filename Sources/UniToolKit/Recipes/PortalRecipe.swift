@@ -24,6 +24,10 @@ public struct PortalRecipe: Sendable {
     public var timeZone: TimeZone? = nil
     /// What `unitool today` shows, in order: a `today:` list of commands, options and titles.
     public var today: [TodayItem] = []
+    /// Further services of the same university behind the same login (`services:`), by name:
+    /// a learning platform, a library. A data recipe names its own (`service: lms`); they share
+    /// one cookie jar per user, so one sign-on at the IdP serves them all.
+    public var services: [String: URL] = [:]
     /// The file the recipe was read from, for messages.
     public var file: String
     /// The origins a password may go to, as the recipe declares them (before the demo is moved
@@ -36,19 +40,37 @@ public struct PortalRecipe: Sendable {
     /// (UNITOOL_PASSWORD_COMMAND) is given only to a replacement that sends it nowhere else.
     public var replacedCredentialOrigins: [String]? = nil
 
-    /// Points the recipe at another address, as the demo does once it knows its port.
-    public func relocated(to base: URL) -> PortalRecipe {
+    /// Points the recipe at another address, as the demo does once it knows its port. A
+    /// service on another host goes to the address `hosts` gives that host (the demo's other
+    /// loopback addresses), keeping its path.
+    public func relocated(to base: URL, hosts: [String: URL] = [:]) -> PortalRecipe {
         var copy = self
         let idpPath = idpURL.path == baseURL.path ? "" : idpURL.path
         copy.baseURL = base
         copy.idpURL = idpPath.isEmpty ? base : base.appendingPathComponent(String(idpPath.dropFirst()))
+        for (name, url) in services {
+            let moved = url.host.flatMap { hosts[$0] } ?? (url.host == baseURL.host ? base : nil)
+            guard let moved, var components = URLComponents(url: moved, resolvingAgainstBaseURL: false) else { continue }
+            components.path = url.path
+            copy.services[name] = components.url ?? url
+        }
         return copy
     }
+
+    /// The origins of the portal and of its services: its own pages, which it may be asked for,
+    /// and where a login ends.
+    public var ownOrigins: Set<String> { Set([baseURL.origin] + services.values.map(\.origin)) }
+
+    /// Whether `url` is one of the portal's own pages (its base or one of its services').
+    public func isOwn(_ url: URL) -> Bool { ownOrigins.contains(url.origin) }
+
+    /// The base that a service's paths are relative to: the service's, or the portal's.
+    public func base(ofService service: String?) -> URL { service.flatMap { services[$0] } ?? baseURL }
 
     /// The recipe's `charset:` for a page at `url`: only the portal's own pages, never the IdP's
     /// or anyone else's, which label their pages themselves.
     public func charsetOverride(for url: URL) -> String? {
-        url.origin == baseURL.origin ? charset : nil
+        isOwn(url) ? charset : nil
     }
 
     /// The origins (`scheme://host:port`) a password may be posted to.
@@ -143,6 +165,7 @@ public struct TermsRecipe: Sendable {
 extension PortalRecipe {
     static let knownKeys = [
         "portal", "name", "demo", "base_url", "idp_url", "credentials_may_go_to", "login", "terms", "charset", "timezone", "today",
+        "services",
     ]
 
     /// Reads and validates a portal recipe. Every problem names the file, line and key.
@@ -175,6 +198,16 @@ extension PortalRecipe {
             recipe.timeZone = timeZone
         }
         recipe.today = try (top.list("today") ?? []).map(TodayItem.load)
+        if let servicesReader = try top.mappingReader("services") {
+            for name in servicesReader.keys {
+                guard name.range(of: "^[a-z][a-z0-9-]*$", options: .regularExpression) != nil else {
+                    throw servicesReader.error(name, "'\(name)' must be lowercase letters, digits and dashes")
+                }
+                let service = try servicesReader.mappingReader(name)!
+                try service.allowOnly(["base_url"])
+                recipe.services[name] = try service.url("base_url", required: true)!
+            }
+        }
         return recipe
     }
 }

@@ -45,6 +45,19 @@ public struct RecipeCatalog: Sendable {
                 try loadPortal(portalDirectory, portalName: portalName, fromPack: isPack, trust: trust, reserved: reservedCommands)
             }
         }
+        // A command names a service its portal declares: checked once every file is read.
+        for (portalName, recipes) in dataRecipes {
+            for recipe in recipes.values {
+                guard let service = recipe.service else { continue }
+                let services = portals[portalName]?.services ?? [:]
+                guard services[service] == nil else { continue }
+                throw UniToolError(
+                    .recipeInvalid,
+                    "\(recipe.file): service: '\(service)' is not a service of portal '\(portalName)'"
+                        + (services.isEmpty ? ", which declares none" : " (services: \(services.keys.sorted().joined(separator: ", ")))"),
+                    hint: "declare it under services: in the portal's portal.yaml, with its base_url")
+            }
+        }
     }
 
     static func recipeFiles(in directory: URL) -> [String] {

@@ -88,7 +88,7 @@ extension PortalConnection {
         for option in recipe.options where option.filter == nil {
             guard let value = given[option.name], option.resolve[value] == nil,
                 let list = option.resolve.values.first(where: \.many),
-                let address = try? list.fetch.render(given, encode: Template.urlEncode)
+                let address = try? self.address(list.fetch.render(given, encode: Template.urlEncode), of: recipe)
             else { continue }
             let page = try await loadPage(address)
             let offered = try values(of: list.xpath, on: page.document(charsetOverride: portal.charsetOverride(for: page.url)))
@@ -129,7 +129,7 @@ extension PortalConnection {
         let source = extractor.source
         var values = given
         for read in source.reads { values[read.name] = try await readValue(read, values: given, recipe: extractor.recipe) }
-        var url: URL? = try portal.url(for: try source.fetch.render(values, encode: Template.urlEncode))
+        var url: URL? = try portal.url(for: try address(source.fetch.render(values, encode: Template.urlEncode), of: extractor.recipe))
         var records: [Record] = []
         var seen: Set<String> = []
         var pages = 0
@@ -156,9 +156,17 @@ extension PortalConnection {
         return records
     }
 
+    /// A recipe's path as an address on its service (`service: lms`), or on the portal.
+    func address(_ path: String, of recipe: DataRecipe) throws -> String {
+        guard let url = URL(string: path, relativeTo: portal.base(ofService: recipe.service))?.absoluteURL else {
+            throw UniToolError(.recipeInvalid, "\(recipe.file): '\(path)' is not a valid path or URL")
+        }
+        return url.absoluteString
+    }
+
     /// A `read:` value: a page fetched (logging in if the portal asks), an XPath, a regex.
     func readValue(_ read: DataRecipe.Source.Read, values: [String: String], recipe: DataRecipe) async throws -> String {
-        let page = try await loadPage(try read.fetch.render(values, encode: Template.urlEncode))
+        let page = try await loadPage(try address(read.fetch.render(values, encode: Template.urlEncode), of: recipe))
         let found = try self.values(of: read.xpath, on: page.document(charsetOverride: portal.charsetOverride(for: page.url)))
         var value = found.first
         if let pattern = read.regex, let text = value {
@@ -213,13 +221,13 @@ extension PortalConnection {
         for option in recipe.options where option.filter == nil {
             let value = values[option.name]!
             if let resolution = option.resolve[value] {
-                let address = try resolution.fetch.render(values, encode: Template.urlEncode)
+                let address = try self.address(resolution.fetch.render(values, encode: Template.urlEncode), of: recipe)
                 let page = try await loadPage(address)
                 let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
                 let found = try self.values(of: resolution.xpath, on: document)
                 // The selector's whole list is usually on the same page: keep it, at no cost.
                 if let list = option.resolve.values.first(where: \.many),
-                    (try? list.fetch.render(values, encode: Template.urlEncode)) == address,
+                    (try? self.address(list.fetch.render(values, encode: Template.urlEncode), of: recipe)) == address,
                     let offered = try? self.values(of: list.xpath, on: document)
                 {
                     offeredValues.save(offered, portal: portal.id, command: recipe.command, option: option.name)
@@ -248,7 +256,7 @@ extension PortalConnection {
     public func perform(_ action: ActionSpec, of recipe: DataRecipe, argument: String) async throws -> RecordSet {
         let values = [action.argument: argument]
         try await ensureTermsAccepted()
-        let page = try await loadPage(try action.fetch.render(values, encode: Template.urlEncode))
+        let page = try await loadPage(try address(action.fetch.render(values, encode: Template.urlEncode), of: recipe))
         let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
         if let message = try refusal(action, in: document) {
             throw UniToolError(
@@ -271,7 +279,7 @@ extension PortalConnection {
                 .layoutChanged, "recipe \(recipe.file): action '\(action.name)': no button matching \"\(action.submit!)\" in the form")
         }
         let submission = try form.submission(values: fill, clicking: button)
-        guard submission.url.origin == portal.baseURL.origin else {
+        guard portal.isOwn(submission.url) else {
             throw UniToolError(
                 .unsafeRequest, "refusing to submit '\(action.name)' to \(submission.url.origin), which is not the portal's",
                 hint: "the form on \(page.url.redactedForLog) points elsewhere; check the recipe")

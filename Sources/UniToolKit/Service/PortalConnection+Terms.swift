@@ -68,7 +68,7 @@ extension PortalConnection {
     /// they fetch through the user's session, so never from any other origin.
     public func ownPageURL(_ pathOrURL: String) throws -> URL {
         let url = try portal.url(for: pathOrURL)
-        guard url.origin == portal.baseURL.origin else {
+        guard portal.isOwn(url) else {
             throw UniToolError(
                 .unsafeRequest, "only the portal's own pages can be fetched, and \(url.origin) is not \(portal.baseURL.origin)",
                 hint: "give a path such as /grades, or a URL on the portal")

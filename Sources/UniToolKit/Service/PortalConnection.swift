@@ -238,29 +238,36 @@ public final class PortalConnection: Sendable {
     /// A POST that meets the login is sent again once, after it, as a person would resend the
     /// form after signing in; it was never received by the portal the first time.
     func loadPage(_ url: URL, isPost: Bool, send: @Sendable () async throws -> Page) async throws -> Page {
-        let loginsBefore = await logins.count
+        var seen = await logins.count
         var page = try await send()
         let flow = LoginFlow(portal: portal, session: session, logger: logger)
-        if try flow.needsLogin(page) {
+        // Each service of a university signs on by itself, through the IdP's session once there
+        // is one: a bounce after another service's login is this service's own sign-on, with no
+        // password. A round may only wait for another service's login, so two rounds per
+        // service; a bounce after that is a login that did not take.
+        var rounds = 2 * (portal.services.count + 1)
+        while try flow.needsLogin(page) {
+            guard rounds > 0 else {
+                throw UniToolError(
+                    .loginFailed, "the portal asked for a login again right after a successful one",
+                    hint: "the portal may not accept unitool's cookies; run with --verbose to see every page")
+            }
+            rounds -= 1
             let bounced = page
-            let landing = try await logins.logIn(unlessDoneSince: loginsBefore) {
+            let landing = try await logins.logIn(unlessDoneSince: seen) {
                 self.logger.debug("the portal asks for a login at \(bounced.url.redactedForLog)")
                 // A POST's address is no page to come back to (a GET of it may not exist): log
                 // in from the start page instead, then send the POST again.
                 if isPost { return try await self.logIn() }
                 return try await self.logInOnce(from: bounced, asking: url, flow: flow)
             }
+            seen = await logins.count
             // SAML's RelayState usually brings the browser back to the page it asked for (for a
             // GET; a POST's body is not part of that address, so it is sent again).
             if let landing, !isPost, landing.url.absoluteString == url.absoluteString {
                 page = landing
             } else {
                 page = try await send()
-                if try flow.needsLogin(page) {
-                    throw UniToolError(
-                        .loginFailed, "the portal asked for a login again right after a successful one",
-                        hint: "the portal may not accept unitool's cookies; run with --verbose to see every page")
-                }
             }
         }
         guard (200..<300).contains(page.status) else {
