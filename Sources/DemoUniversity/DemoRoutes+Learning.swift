@@ -67,6 +67,49 @@ extension DemoRoutes {
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
             }
         }
+        // Renew everything due within a week, in one go: a form when there is something to renew,
+        // and a plain sentence when there is not, as library systems say it.
+        router.get("/library/renew-all") { request, context in
+            try await self.withUser(request, context) { user in
+                let due = await self.renewableSoon(user)
+                guard !due.isEmpty else {
+                    return Self.html(
+                        HTML.page(
+                            title: "Renew",
+                            body:
+                                "<h1>Renew</h1>\n<p class=\"nothing-to-renew\">No loans are due within 7 days; there is nothing to renew.</p>",
+                            signedIn: user.displayName))
+                }
+                let items = due.map { "<li><cite>\(HTML.escape($0.title))</cite></li>" }.joined()
+                return Self.html(
+                    HTML.page(
+                        title: "Renew",
+                        body: """
+                              <h1>Renew loans due soon</h1><ul>\(items)</ul>
+                              <form id="renew-all" method="post" action="/library/renew-all">
+                                <input type="hidden" name="csrf" value="\(Self.renewToken(user, "all"))">
+                                <button type="submit" name="confirm" value="yes">Renew all</button>
+                              </form>
+                            """, signedIn: user.displayName))
+            }
+        }
+        router.post("/library/renew-all") { request, context in
+            var request = request
+            let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 16)))
+            return try await self.withUser(request, context) { user in
+                guard form["csrf"] == Self.renewToken(user, "all"), form["confirm"] == "yes" else {
+                    return Self.html(Pages.notFound("The form was stale; open your loans and try again.", user: user), status: .forbidden)
+                }
+                let due = await self.renewableSoon(user)
+                for loan in due { await self.state.renew(user: user.username, barcode: loan.barcode) }
+                return Self.html(
+                    HTML.page(
+                        title: "Renewed",
+                        body:
+                            "<h1>Renewed</h1>\n<p class=\"renew-all-ok\">Renewed <strong class=\"count\">\(due.count)</strong> loans.</p>",
+                        signedIn: user.displayName))
+            }
+        }
         // The catalogue: a search form posted to the library, the results as a table.
         router.post("/library/search") { request, context in
             var request = request
@@ -86,6 +129,17 @@ extension DemoRoutes {
                 return Self.html(HTML.page(title: "Catalogue", body: "<h1>Catalogue search</h1>\n\(body)", signedIn: user.displayName))
             }
         }
+    }
+
+    /// The user's loans due within 7 days that may still be renewed: with renewals left, not
+    /// reserved, and not renewed since the demo started (a library renews a loan once a day).
+    func renewableSoon(_ user: DemoUser) async -> [DemoLoan] {
+        var found: [DemoLoan] = []
+        for loan in DemoData.loans[user.username] ?? [] where !loan.reserved {
+            let done = await state.renewalsDone(user: user.username, barcode: loan.barcode)
+            if done == 0, loan.renewalsLeft > 0, loan.dueInDays <= 7 { found.append(loan) }
+        }
+        return found
     }
 
     /// A session key per user, stable across demo restarts, as a session's `sesskey` is stable

@@ -119,7 +119,7 @@ struct RecipeCommandRunner {
         let records = try RecordShape(
             summary: invocation.summary, sort: options.sort.map(SortKey.parse),
             fields: options.fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        ).apply(to: records, of: recipe)
+        ).apply(to: records, of: invocation.action == nil ? recipe : recipe.withoutDefaultSort)
         let format = options.outputFormat
         guard format == .table else {
             StandardOutput.write(format.render(records))
@@ -195,8 +195,10 @@ struct RecipeInvocation {
                     let found = recipe.actions.first(where: { $0.name == argument })
                 {
                     action = found
-                } else if action != nil, actionArgument == nil {
+                } else if let action, action.takesArgument, actionArgument == nil {
                     actionArgument = argument
+                } else if let action, !action.takesArgument {
+                    throw usage("'\(recipe.command) \(action.name)' takes no argument, and '\(argument)' was given")
                 } else if action == nil, !recipe.actions.isEmpty {
                     throw usage(
                         "'\(argument)' is not an action of '\(recipe.command)' (actions: \(recipe.actions.map(\.name).joined(separator: ", ")))"
@@ -245,7 +247,7 @@ struct RecipeInvocation {
                 }
             }
         }
-        if let action, actionArgument == nil, !wantsHelp {
+        if let action, action.takesArgument, actionArgument == nil, !wantsHelp {
             throw usage(
                 "'\(recipe.command) \(action.name)' needs the \(action.argument): unitool \(recipe.command) \(action.name) <\(action.argument)>"
             )
@@ -271,7 +273,8 @@ enum RecipeHelp {
             "USAGE: " + (["unitool [--portal \(recipe.portal)] \(recipe.command)"] + usage + ["[--format <format>]"]).joined(separator: " ")
             + "\n"
         for action in recipe.actions {
-            text += "       unitool [--portal \(recipe.portal)] \(recipe.command) \(action.name) <\(action.argument)>\n"
+            text +=
+                "       unitool [--portal \(recipe.portal)] \(recipe.command) \(action.name)\(action.takesArgument ? " <\(action.argument)>" : "")\n"
         }
         text += "\nOPTIONS:\n"
         func line(_ flag: String, _ help: String) -> String {
@@ -307,7 +310,7 @@ enum RecipeHelp {
         if !recipe.actions.isEmpty {
             text += "\nACTIONS:\n"
             for action in recipe.actions {
-                text += line("\(action.name) <\(action.argument)>", action.summary)
+                text += line("\(action.name)\(action.takesArgument ? " <\(action.argument)>" : "")", action.summary)
             }
         }
         text += """
@@ -323,12 +326,12 @@ enum RecipeHelp {
         """
         OVERVIEW: \(action.summary)
 
-        USAGE: unitool [--portal \(recipe.portal)] \(recipe.command) \(action.name) <\(action.argument)> [--format <format>]
+        USAGE: unitool [--portal \(recipe.portal)] \(recipe.command) \(action.name)\(action.takesArgument ? " <\(action.argument)>" : "") [--format <format>]
 
         Submits the portal's form, as you would in a browser, and reports the result. If the portal
         refuses (for example, no renewals left), unitool says why and exits with code 24.
 
-        OUTPUT FIELDS: \(([action.argument] + action.fields.map(\.name).filter { $0 != action.argument }).joined(separator: ", "))
+        OUTPUT FIELDS: \(((action.takesArgument ? [action.argument] : []) + action.fields.map(\.name).filter { $0 != action.argument }).joined(separator: ", "))\(action.nothingWhen == nil ? "" : "; or result and message when there is nothing to do")
         RECIPE: \(recipe.file)
 
         """

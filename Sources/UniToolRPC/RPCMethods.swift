@@ -346,7 +346,10 @@ public struct RPCMethods: Sendable {
         request.progress?("checking the terms of use of \(portal.name)")
         try await connection.ensureTermsAccepted()
         request.progress?("performing \(action.name) of \(recipe.command)")
-        let argument = try params.requiredString("argument")
+        let argument = action.takesArgument ? try params.requiredString("argument") : ""
+        if !action.takesArgument, try params.string("argument") != nil {
+            throw RPCError.invalidParams("'\(recipe.command) \(action.name)' takes no argument")
+        }
         let result = try await connection.settlingSession { try await $0.perform(action, of: recipe, argument: argument) }
         return Self.result(result)
     }
@@ -502,7 +505,10 @@ enum RecipeDescription {
                 "actions",
                 .array(
                     recipe.actions.map {
-                        .object([("name", .string($0.name)), ("summary", .string($0.summary)), ("argument", .string($0.argument))])
+                        .object([
+                            ("name", .string($0.name)), ("summary", .string($0.summary)),
+                            ("argument", $0.takesArgument ? .string($0.argument) : .null),
+                        ])
                     })
             ),
             ("file", .string(recipe.file)),

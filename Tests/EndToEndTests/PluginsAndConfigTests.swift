@@ -102,7 +102,7 @@ struct PluginsAndConfigTests {
         #expect(try complete(["grades", "--te"]) == ["--term"])
         #expect(try complete(["grades", "--term", ""]) == ["all", "current"])
         #expect(try complete(["courses", "--day", "t"]) == ["today", "tue", "thu"])
-        #expect(try complete(["loans", ""]) == ["renew"])
+        #expect(try complete(["loans", ""]) == ["renew", "renew-all"])
         #expect(try complete(["con"]) == ["config"])
     }
 

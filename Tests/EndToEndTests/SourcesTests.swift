@@ -56,4 +56,19 @@ struct SourcesTests {
             #expect(missing.exitCode != 0, "the query is needed in the form: \(missing)")
         }
     }
+
+    @Test(
+        "an action with no argument acts on what the portal lists; when nothing is left, the page's 'nothing to do' is an answer, not drift"
+    )
+    func actionWithoutArgument() async throws {
+        try await DemoUniversity.withRunning { demo in
+            let first = try await records(["loans", "renew-all"], demo: demo)
+            #expect(first.first?["renewed"] as? Int == 3, "the three loans due within a week: \(first)")
+            let second = try await records(["loans", "renew-all"], demo: demo)
+            #expect(second.first?["result"] as? String == "nothing to do")
+            #expect((second.first?["message"] as? String ?? "").contains("nothing to renew"))
+            let extra = try await sandbox.run(["--portal", "demo", "loans", "renew-all", "31000101"], demo: demo.baseURL)
+            #expect(extra.exitCode == 64 && extra.stderr.contains("takes no argument"), "\(extra)")
+        }
+    }
 }

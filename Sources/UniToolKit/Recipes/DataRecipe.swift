@@ -31,6 +31,13 @@ public struct DataRecipe: Sendable {
     /// service's `base_url`. Nil: the portal's own.
     public var service: String? = nil
 
+    /// The recipe without its default order: for an action's result, which has fields of its own.
+    public var withoutDefaultSort: DataRecipe {
+        var copy = self
+        copy.sort = []
+        return copy
+    }
+
     /// The first source: the one used when the recipe has only one, or no `--source` is given.
     public var primary: Source { sources[0] }
     /// Output columns, the same for every source.
@@ -264,8 +271,13 @@ public struct Totals: Sendable {
 public struct ActionSpec: Sendable {
     public var name: String
     public var summary: String
-    /// The positional argument: `unitool loans renew <barcode>`.
+    /// The positional argument: `unitool loans renew <barcode>`; empty for an action that takes
+    /// none (`unitool loans renew-all`).
     public var argument: String
+    public var takesArgument: Bool { !argument.isEmpty }
+    /// The page says there is nothing to do (`nothing_when`): no loan due, nothing to confirm.
+    /// That is an answer, not a changed page: the action ends there, successfully.
+    public var nothingWhen: String? = nil
     /// The page that carries the form, with `{{argument}}` placeholders.
     public var fetch: Template
     /// The form to submit; `{{argument}}` is allowed, quoted as an XPath string.
@@ -598,11 +610,17 @@ extension Totals {
 
 extension ActionSpec {
     static func load(name: String, reader: MappingReader) throws -> ActionSpec {
-        try reader.allowOnly(["summary", "argument", "fetch", "form", "fill", "submit", "success_when", "refused_when", "fields"])
-        let argument = try reader.requiredString("argument")
+        try reader.allowOnly([
+            "summary", "argument", "fetch", "form", "fill", "submit", "success_when", "refused_when", "fields", "nothing_when",
+        ])
+        let argument = try reader.string("argument") ?? ""
         let fetch = Template(try reader.requiredString("fetch"))
-        for variable in fetch.variables where variable != argument {
-            throw reader.error("fetch", "uses {{\(variable)}}; an action knows only {{\(argument)}}")
+        for variable in fetch.variables where variable != argument || argument.isEmpty {
+            throw reader.error(
+                "fetch",
+                argument.isEmpty
+                    ? "uses {{\(variable)}}, but the action takes no argument"
+                    : "uses {{\(variable)}}; an action knows only {{\(argument)}}")
         }
         let form = try reader.requiredString("form")
         do {
@@ -614,11 +632,13 @@ extension ActionSpec {
         if let fieldsReader = try reader.mappingReader("fields") {
             fields = try fieldsReader.keys.map { try FieldSpec.load(name: $0, reader: try fieldsReader.mappingReader($0)!) }
         }
-        return ActionSpec(
+        var action = ActionSpec(
             name: name, summary: try reader.string("summary") ?? name, argument: argument, fetch: fetch, form: form,
             fill: (try reader.stringMapAllowingEmpty("fill") ?? []).map { ($0.0, Template($0.1)) },
             submit: try reader.xpath("submit"), successWhen: try reader.requiredXPath("success_when"),
             refusedWhen: try reader.xpath("refused_when"), fields: fields)
+        action.nothingWhen = try reader.xpath("nothing_when")
+        return action
     }
 }
 

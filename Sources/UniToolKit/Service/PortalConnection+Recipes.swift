@@ -254,13 +254,25 @@ extension PortalConnection {
     /// Fills and submits an action's form, such as renewing a loan, and reads the result page.
     /// A refusal by the portal is an `actionRefused` error carrying the portal's own words.
     public func perform(_ action: ActionSpec, of recipe: DataRecipe, argument: String) async throws -> RecordSet {
-        let values = [action.argument: argument]
+        let values = action.takesArgument ? [action.argument: argument] : [:]
         try await ensureTermsAccepted()
         let page = try await loadPage(try address(action.fetch.render(values, encode: Template.urlEncode), of: recipe))
         let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
+        // "Nothing to do" is the portal's answer, not a page that changed: said, and done.
+        if let nothingWhen = action.nothingWhen, case let found = try document.evaluate(nothingWhen), found.booleanValue {
+            let message: String
+            if case .nodes(let nodes) = found, let first = nodes.first {
+                message = session.scrubber.scrubMessage(first.text.collapsingWhitespace())
+            } else {
+                message = "the portal says there is nothing to \(action.name)"
+            }
+            return RecordSet(
+                columns: ["result", "message"],
+                records: [Record(fields: [("result", .string("nothing to do")), ("message", .string(message))])])
+        }
         if let message = try refusal(action, in: document) {
             throw UniToolError(
-                .actionRefused, "the portal refused to \(action.name) \(argument): \(message)",
+                .actionRefused, "the portal refused to \(action.name)\(argument.isEmpty ? "" : " \(argument)"): \(message)",
                 hint: "the portal's own rules decide this; see its page for details")
         }
         let formXPath = try Template(action.form).render(values, encode: Template.xpathLiteral)
@@ -289,7 +301,7 @@ extension PortalConnection {
         let resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
         if let message = try refusal(action, in: resultDocument) {
             throw UniToolError(
-                .actionRefused, "the portal refused to \(action.name) \(argument): \(message)",
+                .actionRefused, "the portal refused to \(action.name)\(argument.isEmpty ? "" : " \(argument)"): \(message)",
                 hint: "the portal's own rules decide this; see its page for details")
         }
         guard try resultDocument.evaluate(action.successWhen).booleanValue else {
@@ -299,7 +311,7 @@ extension PortalConnection {
                 hint: "look at the portal in a browser before trying again")
             throw DriftReport.save(error, document: resultDocument, recipe: recipe, logger: logger)
         }
-        var fields: [(name: String, value: FieldValue)] = [(action.argument, .string(argument))]
+        var fields: [(name: String, value: FieldValue)] = action.takesArgument ? [(action.argument, .string(argument))] : []
         if !action.fields.isEmpty {
             let actionRecipe = DataRecipe(
                 command: "\(recipe.command) \(action.name)", summary: action.summary, options: [],
@@ -308,7 +320,7 @@ extension PortalConnection {
                 ],
                 actions: [], file: recipe.file, portal: recipe.portal)
             let extracted = try RecordExtractor(recipe: actionRecipe).extract(from: resultDocument)
-            fields += extracted.records.first?.fields.filter { $0.name != action.argument } ?? []
+            fields += extracted.records.first?.fields.filter { !action.takesArgument || $0.name != action.argument } ?? []
         }
         return RecordSet(columns: fields.map(\.name), records: [Record(fields: fields)])
     }

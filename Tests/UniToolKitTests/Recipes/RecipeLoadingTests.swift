@@ -21,7 +21,7 @@ struct RecipeLoadingTests {
             ])
         let news = try catalog.recipe(portal: "demo", command: "news")
         #expect(news.sources.compactMap(\.name) == ["rss", "atom", "page"])
-        #expect(try catalog.recipe(portal: "demo", command: "loans").actions.map(\.name) == ["renew"])
+        #expect(try catalog.recipe(portal: "demo", command: "loans").actions.map(\.name) == ["renew", "renew-all"])
     }
 
     @Test("a misspelt key names the file, the line and the key, and suggests the right one")
