@@ -128,6 +128,10 @@ public struct DemoFaults: Sendable, Equatable {
         case pageExpired = "page-expired"
         /// The SP sends the AuthnRequest by the HTTP-POST binding: an auto-submitting form.
         case postBinding = "post-binding"
+        /// The IdP's pages with the structure of the Shibboleth IdP v5's own views (no form ids,
+        /// errors in `.form-error`, the local-storage page first, one sign-in form, the TOTP
+        /// plugin's `j_tokenNumber`): what `Recipes/platforms/shibboleth-idp.yaml` is written for.
+        case shibbolethV5 = "shibboleth-v5"
     }
 
     /// The terms of use start at this version instead of ``DemoUniversity/initialTermsVersion``.

@@ -52,7 +52,7 @@ extension DemoRoutes {
                 Pages.idpError("The login service is down for maintenance until 06:00. Please try again later."))
         }
         let first: DemoState.LoginStep =
-            faults.loginVariants.contains(.localStorage)
+            faults.loginVariants.contains(.localStorage) || faults.loginVariants.contains(.shibbolethV5)
             ? .localStorage : faults.loginVariants.contains(.combinedLogin) ? .combined : .userID
         let (execution, flow) = await state.startFlow(request: authn, relayState: query["RelayState"] ?? "", step: first)
         return Self.html(page(for: flow, execution: execution, request: request))
@@ -77,8 +77,16 @@ extension DemoRoutes {
             }
             guard faults.lookalikeIdP else { return page }
             return page.replacingOccurrences(of: "<head>", with: "<head>\n  <base href=\"\(lookalike)/\">")
-        case .combined: return Pages.combinedForm(execution: execution, csrf: flow.csrf, error: error)
-        case .oneTimeCode: return Pages.oneTimeCodeForm(execution: execution, csrf: flow.csrf, error: error)
+        case .combined:
+            if faults.loginVariants.contains(.shibbolethV5) {
+                return ShibbolethPages.login(execution: execution, csrf: flow.csrf, error: error)
+            }
+            return Pages.combinedForm(execution: execution, csrf: flow.csrf, error: error)
+        case .oneTimeCode:
+            if faults.loginVariants.contains(.shibbolethV5) {
+                return ShibbolethPages.token(execution: execution, csrf: flow.csrf, error: error)
+            }
+            return Pages.oneTimeCodeForm(execution: execution, csrf: flow.csrf, error: error)
         case .consent:
             return Pages.consent(
                 execution: execution, csrf: flow.csrf, user: DemoData.user(named: flow.username ?? "") ?? DemoData.defaultUser)
@@ -112,7 +120,8 @@ extension DemoRoutes {
         }
         switch flow.step {
         case .localStorage:
-            let next: DemoState.LoginStep = faults.loginVariants.contains(.combinedLogin) ? .combined : .userID
+            let next: DemoState.LoginStep =
+                faults.loginVariants.contains(.combinedLogin) || faults.loginVariants.contains(.shibbolethV5) ? .combined : .userID
             return await advance { $0.step = next }
         case .userID:
             let username = (form["j_username"] ?? "").trimmingCharacters(in: .whitespaces)

@@ -45,7 +45,7 @@ struct RecipesCommand: AsyncParsableCommand {
                 rows.append(
                     Record(fields: [
                         ("portal", .string(portal.id)), ("command", .null), ("summary", .string(portal.name)),
-                        ("file", .string(portal.file)),
+                        ("file", .string(portal.file)), ("builds_on", portal.platform.map { .string($0.summary) } ?? .null),
                         (
                             "replaces",
                             (catalog.replacedPortals[portal.id] ?? []).isEmpty
@@ -57,12 +57,12 @@ struct RecipesCommand: AsyncParsableCommand {
                     rows.append(
                         Record(fields: [
                             ("portal", .string(portal.id)), ("command", .string(recipe.command)), ("summary", .string(recipe.summary)),
-                            ("file", .string(recipe.file)),
+                            ("file", .string(recipe.file)), ("builds_on", recipe.platform.map { .string($0.summary) } ?? .null),
                             ("replaces", replaced.isEmpty ? .null : .string(replaced.joined(separator: ", "))),
                         ]))
                 }
             }
-            let set = RecordSet(columns: ["portal", "command", "summary", "file", "replaces"], records: rows)
+            let set = RecordSet(columns: ["portal", "command", "summary", "file", "builds_on", "replaces"], records: rows)
             print(globals.outputFormat.render(set, style: .forStandardOutput()), terminator: "")
         }
     }

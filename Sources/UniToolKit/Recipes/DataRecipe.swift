@@ -30,6 +30,8 @@ public struct DataRecipe: Sendable {
     /// The portal's service the command reads (`service: lms`): its paths are relative to that
     /// service's `base_url`. Nil: the portal's own.
     public var service: String? = nil
+    /// The platform recipe this one builds on (`use: koha/loans`), if any.
+    public var platform: RecipeComposer.Composition? = nil
 
     /// The recipe without its default order: for an action's result, which has fields of its own.
     public var withoutDefaultSort: DataRecipe {
@@ -303,8 +305,11 @@ extension DataRecipe {
     ///
     /// - Parameter reserved: command names a recipe may not take: the front end's own commands
     ///   (the CLI passes its built-in commands, which it owns).
-    public static func load(file: String, text: String, portal: String, reserved: Set<String> = []) throws -> DataRecipe {
-        let top = try RecipeReader(file: file, text: text).top
+    public static func load(
+        file: String, text: String, portal: String, reserved: Set<String> = [], platforms: URL = RecipeComposer.platformsDirectory()
+    ) throws -> DataRecipe {
+        let (node, platform) = try RecipeComposer.compose(RecipeReader(file: file, text: text), platforms: platforms, kind: .data)
+        let top = try RecipeReader(file: platform.map { "\(file) (on platform \($0.platform))" } ?? file, root: node).top
         try top.allowOnly(
             ["command", "summary", "description", "options", "sources", "totals", "actions", "login", "sort", "calendar", "service"]
                 + sourceKeys)
@@ -382,6 +387,7 @@ extension DataRecipe {
             actions: actions, file: file, portal: portal)
         recipe.login = try top.bool("login") ?? true
         recipe.service = try top.string("service")
+        recipe.platform = platform
         recipe.sort = SortKey.parse(try top.string("sort") ?? "")
         for key in recipe.sort where !columns.contains(key.field) {
             throw top.error("sort", "'\(key.field)' is not a field (fields: \(columns.joined(separator: ", ")))")

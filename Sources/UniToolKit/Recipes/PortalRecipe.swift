@@ -28,6 +28,8 @@ public struct PortalRecipe: Sendable {
     /// a learning platform, a library. A data recipe names its own (`service: lms`); they share
     /// one cookie jar per user, so one sign-on at the IdP serves them all.
     public var services: [String: URL] = [:]
+    /// The login platform the recipe builds on (`login: { use: shibboleth-idp }`), if any.
+    public var platform: RecipeComposer.Composition? = nil
     /// The file the recipe was read from, for messages.
     public var file: String
     /// The origins a password may go to, as the recipe declares them (before the demo is moved
@@ -169,8 +171,9 @@ extension PortalRecipe {
     ]
 
     /// Reads and validates a portal recipe. Every problem names the file, line and key.
-    public static func load(file: String, text: String) throws -> PortalRecipe {
-        let top = try RecipeReader(file: file, text: text).top
+    public static func load(file: String, text: String, platforms: URL = RecipeComposer.platformsDirectory()) throws -> PortalRecipe {
+        let (node, platform) = try RecipeComposer.compose(RecipeReader(file: file, text: text), platforms: platforms, kind: .portal)
+        let top = try RecipeReader(file: platform.map { "\(file) (on platform \($0.platform))" } ?? file, root: node).top
         try top.allowOnly(knownKeys)
         let id = try top.requiredString("portal")
         if let problem = PortalID.problem(with: id) { throw top.error("portal", problem) }
@@ -198,6 +201,7 @@ extension PortalRecipe {
             recipe.timeZone = timeZone
         }
         recipe.today = try (top.list("today") ?? []).map(TodayItem.load)
+        recipe.platform = platform
         if let servicesReader = try top.mappingReader("services") {
             for name in servicesReader.keys {
                 guard name.range(of: "^[a-z][a-z0-9-]*$", options: .regularExpression) != nil else {

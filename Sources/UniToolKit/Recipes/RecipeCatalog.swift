@@ -30,7 +30,8 @@ public struct RecipeCatalog: Sendable {
         let all = directories.map { ($0, false) } + packs.map { ($0, true) }
         for (directory, isPack) in all where files.fileExists(atPath: directory.path) {
             let portalDirectories = (try? files.contentsOfDirectory(atPath: directory.path)) ?? []
-            for portalName in portalDirectories.sorted() where only == nil || only == portalName {
+            // `platforms` holds what recipes build on (`use:`), not a portal.
+            for portalName in portalDirectories.sorted() where (only == nil || only == portalName) && portalName != "platforms" {
                 let portalDirectory = directory.appendingPathComponent(portalName)
                 var isDirectory: ObjCBool = false
                 guard files.fileExists(atPath: portalDirectory.path, isDirectory: &isDirectory), isDirectory.boolValue

@@ -62,6 +62,14 @@ struct RecipeReader {
             hint: "write the value out in full; a few nested aliases can stand for billions of values")
     }
 
+    /// A reader over a node built from others (a recipe merged with its platform's).
+    init(file: String, root: Node) {
+        self.file = file
+        self.root = root
+    }
+
+    var rootNode: Node { root }
+
     var top: MappingReader {
         get throws { try MappingReader(reader: self, node: root, path: "") }
     }

@@ -1,0 +1,164 @@
+import Foundation
+import Yams
+
+/// Builds a recipe on a bundled platform recipe (`Recipes/platforms/`): the products universities
+/// run have the same pages everywhere, so a university's recipe names its product and adds only
+/// what is its own.
+///
+/// - `login: { use: shibboleth-idp, with: { … } }` in `portal.yaml` starts from the platform's
+///   login section. The platform's page rules come first, in their order; a rule of the
+///   university's with the same `name` takes that rule's place, and the university's other rules
+///   follow. Every other `login` key of the university's (`start`, `done_when`) wins.
+/// - `use: koha/loans` in a data recipe starts from that platform recipe. The university's keys
+///   win; `fields`, `options` and `actions` are merged by name, so a university changes one
+///   field's XPath without writing out the rest.
+///
+/// `with:` fills the platform's declared `parameters` (`{{idp_url}}`) before it is read; other
+/// placeholders (`{{username}}`) are left for the login.
+public enum RecipeComposer {
+    /// Where the bundled platform recipes are.
+    public static func platformsDirectory(bundled: URL = RecipeCatalog.bundledDirectory()) -> URL {
+        bundled.appendingPathComponent("platforms")
+    }
+
+    /// The recipe's root node with its platform merged in, and the platform's name; the node
+    /// as it is when it uses none.
+    static func compose(_ reader: RecipeReader, platforms: URL, kind: Kind) throws -> (Node, Composition?) {
+        let top = try reader.top
+        switch kind {
+        case .portal:
+            guard let login = try top.mappingReader("login"), let use = try login.string("use") else { return (reader.rootNode, nil) }
+            let platform = try load(use, platforms: platforms, with: try login.stringMap("with") ?? [], from: login)
+            guard let base = try platform.top.mappingReader("login") else {
+                throw login.error("use", "the platform '\(use)' (\(platform.file)) has no login section")
+            }
+            var merged = mergedMapping(base: base.node, over: login.node, listsByName: ["pages"])
+            merged = removing(["use", "with"], from: merged)
+            let names = { (node: Node?) in (node?.sequence ?? []).compactMap { $0.mapping?["name"]?.scalar?.string } }
+            let composition = Composition(
+                platform: use, inherited: names(base.child("pages")), own: names(login.child("pages")), what: "rules")
+            return (replacing("login", with: merged, in: reader.rootNode), composition)
+        case .data:
+            guard let use = try top.string("use") else { return (reader.rootNode, nil) }
+            let platform = try load(use, platforms: platforms, with: try top.stringMap("with") ?? [], from: top)
+            var merged = mergedMapping(base: platform.rootNode, over: reader.rootNode, mappingsByKey: ["fields", "options", "actions"])
+            merged = removing(["use", "with", "platform", "parameters"], from: merged)
+            let keys = { (reader: MappingReader?) in (try? reader?.mappingReader("fields"))??.keys ?? [] }
+            let composition = Composition(
+                platform: use, inherited: keys(try platform.top), own: keys(top), what: "fields")
+            return (merged, composition)
+        }
+    }
+
+    /// What a recipe took from its platform, for `recipes list`: the rules (or fields) it
+    /// inherited, those it replaced by name, and its own.
+    public struct Composition: Sendable, Equatable {
+        public var platform: String
+        public var inherited: [String]
+        public var own: [String]
+        public var what: String
+
+        /// `shibboleth-idp: 8 rules from it (1 replaced), 2 of its own`.
+        public var summary: String {
+            let replaced = own.filter(inherited.contains).count
+            let added = own.count - replaced
+            return "\(platform): \(inherited.count) \(what) from it\(replaced > 0 ? " (\(replaced) replaced)" : ""), \(added) of its own"
+        }
+    }
+
+    enum Kind { case portal, data }
+
+    /// A platform file, its declared parameters filled from `with`.
+    static func load(_ name: String, platforms: URL, with values: [(String, String)], from reader: MappingReader) throws -> RecipeReader {
+        guard name.range(of: "^[a-z0-9-]+(/[a-z0-9-]+)?$", options: .regularExpression) != nil else {
+            throw reader.error("use", "'\(name)' is not a platform name (such as shibboleth-idp or koha/loans)")
+        }
+        let file = platforms.appendingPathComponent(name + ".yaml")
+        guard let raw = try? String(contentsOf: file, encoding: .utf8) else {
+            throw reader.error(
+                "use", "there is no platform recipe '\(name)'",
+                hint: "the platforms are: \(available(in: platforms).joined(separator: ", "))")
+        }
+        var platform = try RecipeReader(file: file.path, text: raw)
+        let declared = try platform.top.mappingReader("parameters")
+        let names = declared?.keys ?? []
+        for (key, _) in values where !names.contains(key) {
+            throw reader.error("with", "'\(key)' is not a parameter of '\(name)' (parameters: \(names.joined(separator: ", ")))")
+        }
+        var text = raw
+        for parameter in names {
+            let given = values.first { $0.0 == parameter }?.1
+            let fallback = try declared?.mappingReader(parameter)?.string("default")
+            guard let value = given ?? fallback else {
+                throw reader.error(
+                    "with", "missing: '\(name)' needs '\(parameter)'", hint: try declared?.mappingReader(parameter)?.string("help"))
+            }
+            // The value lands inside a quoted YAML string of the platform: kept to one line.
+            text = text.replacingOccurrences(of: "{{\(parameter)}}", with: value.replacingOccurrences(of: "\n", with: " "))
+        }
+        platform = try RecipeReader(file: file.path, text: text)
+        return platform
+    }
+
+    /// The platform recipes there are: `shibboleth-idp`, `koha/loans`.
+    public static func available(in platforms: URL) -> [String] {
+        let files = FileManager.default.enumerator(atPath: platforms.path)?.allObjects as? [String] ?? []
+        return files.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted()
+    }
+
+    /// `over`'s keys win; a key in `listsByName` is a list of mappings merged by their `name`;
+    /// a key in `mappingsByKey` is a mapping merged key by key.
+    static func mergedMapping(base: Node, over: Node, listsByName: Set<String> = [], mappingsByKey: Set<String> = []) -> Node {
+        guard let baseMapping = base.mapping, let overMapping = over.mapping else { return over }
+        var pairs: [(Node, Node)] = []
+        let overKeys = Dictionary(overMapping.map { ($0.key.scalar?.string ?? "", $0.value) }, uniquingKeysWith: { first, _ in first })
+        for (key, value) in baseMapping {
+            let name = key.scalar?.string ?? ""
+            guard let replacement = overKeys[name] else {
+                pairs.append((key, value))
+                continue
+            }
+            if listsByName.contains(name) {
+                pairs.append((key, mergedList(base: value, over: replacement)))
+            } else if mappingsByKey.contains(name), value.mapping != nil, replacement.mapping != nil {
+                pairs.append((key, mergedMapping(base: value, over: replacement)))
+            } else {
+                pairs.append((key, replacement))
+            }
+        }
+        let baseKeys = Set(baseMapping.keys.compactMap { $0.scalar?.string })
+        for (key, value) in overMapping where !baseKeys.contains(key.scalar?.string ?? "") { pairs.append((key, value)) }
+        return .mapping(Node.Mapping(pairs, over.mapping?.tag ?? .implicit, .block, over.mapping?.mark))
+    }
+
+    /// The base's items in order, each replaced by the item of the same `name` in `over`, then
+    /// `over`'s other items.
+    static func mergedList(base: Node, over: Node) -> Node {
+        guard let baseItems = base.sequence, let overItems = over.sequence else { return over }
+        func name(_ node: Node) -> String? { node.mapping?["name"]?.scalar?.string }
+        var used = Set<String>()
+        var items: [Node] = []
+        for item in baseItems {
+            if let itemName = name(item), let replacement = overItems.first(where: { name($0) == itemName }) {
+                items.append(replacement)
+                used.insert(itemName)
+            } else {
+                items.append(item)
+            }
+        }
+        items += overItems.filter { name($0).map { !used.contains($0) } ?? true }
+        return .sequence(Node.Sequence(items, over.sequence?.tag ?? .implicit, .block, over.sequence?.mark))
+    }
+
+    static func removing(_ keys: Set<String>, from node: Node) -> Node {
+        guard let mapping = node.mapping else { return node }
+        let pairs = mapping.filter { !keys.contains($0.key.scalar?.string ?? "") }.map { ($0.key, $0.value) }
+        return .mapping(Node.Mapping(pairs, mapping.tag, .block, mapping.mark))
+    }
+
+    static func replacing(_ key: String, with value: Node, in node: Node) -> Node {
+        guard let mapping = node.mapping else { return node }
+        let pairs = mapping.map { ($0.key, $0.key.scalar?.string == key ? value : $0.value) }
+        return .mapping(Node.Mapping(pairs, mapping.tag, .block, mapping.mark))
+    }
+}

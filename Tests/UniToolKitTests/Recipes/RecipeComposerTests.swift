@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import UniToolKit
+import UniToolTestSupport
+
+@Suite("Recipes built on platform recipes (use:)")
+struct RecipeComposerTests {
+    let platforms: URL
+
+    init() throws {
+        platforms = FileManager.default.temporaryDirectory.appendingPathComponent("platforms-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: platforms.appendingPathComponent("lib"), withIntermediateDirectories: true)
+        try """
+        platform: idp
+        parameters:
+          entity_id: { help: "the IdP's entityID" }
+          button: { default: proceed }
+        login:
+          start: /platform-start
+          pages:
+            - { name: wrong password, when: "//p[@class='error']", fail: wrong_credentials }
+            - { name: where are you from, when: "//form[@id='ds']", fill: { entityID: "{{entity_id}}" } }
+            - { name: sign in, when: "//form[.//input[@name='u']]", fill: { u: "{{username}}", p: "{{password}}" }, submit: ".//button[@name='{{button}}']" }
+        """.write(to: platforms.appendingPathComponent("idp.yaml"), atomically: true, encoding: .utf8)
+        try """
+        platform: lib/loans
+        command: loans
+        summary: Loans from the library system
+        fetch: /opac/user
+        rows: "//table[@id='checkouts']/tbody/tr"
+        fields:
+          title:   { xpath: "td[@class='title']", required: true }
+          barcode: { xpath: "td[@class='barcode']", key: true }
+          due:     { xpath: "td[@class='due']", type: date, format: dd/MM/yyyy }
+        """.write(to: platforms.appendingPathComponent("lib/loans.yaml"), atomically: true, encoding: .utf8)
+    }
+
+    func portal(_ login: String) throws -> PortalRecipe {
+        try PortalRecipe.load(
+            file: "uni/portal.yaml", text: "portal: uni\nbase_url: https://portal.example.edu\nlogin:\n" + login, platforms: platforms)
+    }
+
+    @Test("the platform's rules come first; a rule of the same name takes its place, new ones follow; parameters are filled")
+    func loginComposition() throws {
+        let recipe = try portal(
+            """
+              use: idp
+              with: { entity_id: "https://idp.example.edu/idp" }
+              start: /home
+              pages:
+                - { name: sign in, when: "//form[@id='login']", fill: { u: "{{username}}", p: "{{password}}" } }
+                - { name: survey, when: "//a[@id='later']", follow: "//a[@id='later']", after_login: true }
+            """)
+        #expect(recipe.login.pages.map(\.name) == ["wrong password", "where are you from", "sign in", "survey"])
+        #expect(recipe.login.pages[2].when == "//form[@id='login']", "the university's rule replaced the platform's")
+        #expect(recipe.login.start == "/home")
+        if case .fill(let values, _) = recipe.login.pages[1].action {
+            #expect(values.first?.1.source == "https://idp.example.edu/idp")
+        } else {
+            Issue.record("not a fill: \(recipe.login.pages[1].action)")
+        }
+        #expect(recipe.platform?.summary == "idp: 3 rules from it (1 replaced), 1 of its own")
+    }
+
+    @Test(
+        "a platform's default parameter applies; a missing one, an unknown one and an unknown platform are named",
+        arguments: [
+            ("  use: idp\n", "needs 'entity_id'"),
+            ("  use: idp\n  with: { entity_id: x, colour: red }\n", "'colour' is not a parameter of 'idp'"),
+            ("  use: cas\n", "there is no platform recipe 'cas'"),
+            ("  use: ../etc/passwd\n", "is not a platform name"),
+        ])
+    func mistakes(login: String, complaint: String) {
+        do {
+            _ = try portal(login)
+            Issue.record("accepted: \(login)")
+        } catch {
+            #expect("\(error)".contains(complaint), "\(error)")
+        }
+    }
+
+    @Test("a data recipe on a platform recipe: its keys win, and fields merge by name")
+    func dataComposition() throws {
+        let recipe = try DataRecipe.load(
+            file: "uni/loans.yaml",
+            text: """
+                use: lib/loans
+                summary: Our library's loans
+                fields:
+                  due:    { xpath: "td[@class='date_due']", type: date, format: yyyy-MM-dd }
+                  branch: { xpath: "td[@class='branch']" }
+                """, portal: "uni", platforms: platforms)
+        #expect(recipe.command == "loans" && recipe.summary == "Our library's loans")
+        #expect(recipe.columns == ["title", "barcode", "due", "branch"])
+        #expect(recipe.primary.fields[2].xpath == "td[@class='date_due']")
+        #expect(recipe.keyFields == ["barcode"])
+        #expect(recipe.platform?.summary == "lib/loans: 3 fields from it (1 replaced), 1 of its own")
+    }
+
+    @Test("the bundled Shibboleth platform composes into a valid login")
+    func bundledShibboleth() throws {
+        let recipe = try PortalRecipe.load(
+            file: "uni/portal.yaml",
+            text:
+                "portal: uni\nbase_url: https://portal.example.edu\nlogin: { use: shibboleth-idp, done_when: { xpath: \"//a[@id='logout']\" } }\n",
+            platforms: RecipeComposer.platformsDirectory(bundled: Fixtures.recipes))
+        #expect(recipe.login.pages.map(\.name).contains("attribute release"))
+        #expect(RecipeComposer.available(in: RecipeComposer.platformsDirectory(bundled: Fixtures.recipes)).contains("shibboleth-idp"))
+    }
+}
