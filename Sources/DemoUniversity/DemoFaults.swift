@@ -132,6 +132,10 @@ public struct DemoFaults: Sendable, Equatable {
         /// errors in `.form-error`, the local-storage page first, one sign-in form, the TOTP
         /// plugin's `j_tokenNumber`): what `Recipes/platforms/shibboleth-idp.yaml` is written for.
         case shibbolethV5 = "shibboleth-v5"
+        /// The IdP's pages with the structure of Keycloak's own login theme (`kc-form-login`,
+        /// `credentialId`, `kc-otp-login-form`, errors in `#input-error`), as a SAML client of
+        /// Keycloak sees them: what `Recipes/platforms/keycloak.yaml` is written for.
+        case keycloak
     }
 
     /// The terms of use start at this version instead of ``DemoUniversity/initialTermsVersion``.

@@ -53,7 +53,8 @@ extension DemoRoutes {
         }
         let first: DemoState.LoginStep =
             faults.loginVariants.contains(.localStorage) || faults.loginVariants.contains(.shibbolethV5)
-            ? .localStorage : faults.loginVariants.contains(.combinedLogin) ? .combined : .userID
+            ? .localStorage
+            : faults.loginVariants.contains(.combinedLogin) || faults.loginVariants.contains(.keycloak) ? .combined : .userID
         let (execution, flow) = await state.startFlow(request: authn, relayState: query["RelayState"] ?? "", step: first)
         return Self.html(page(for: flow, execution: execution, request: request))
     }
@@ -81,11 +82,13 @@ extension DemoRoutes {
             if faults.loginVariants.contains(.shibbolethV5) {
                 return ShibbolethPages.login(execution: execution, csrf: flow.csrf, error: error)
             }
+            if faults.loginVariants.contains(.keycloak) { return KeycloakPages.login(execution: execution, csrf: flow.csrf, error: error) }
             return Pages.combinedForm(execution: execution, csrf: flow.csrf, error: error)
         case .oneTimeCode:
             if faults.loginVariants.contains(.shibbolethV5) {
                 return ShibbolethPages.token(execution: execution, csrf: flow.csrf, error: error)
             }
+            if faults.loginVariants.contains(.keycloak) { return KeycloakPages.otp(execution: execution, csrf: flow.csrf, error: error) }
             return Pages.oneTimeCodeForm(execution: execution, csrf: flow.csrf, error: error)
         case .consent:
             return Pages.consent(
@@ -95,8 +98,18 @@ extension DemoRoutes {
 
     func idpStep(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         var request = request
-        let execution = FormDecoding.dictionary(request.uri.query)["execution"] ?? ""
-        let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 20)))
+        let query = FormDecoding.dictionary(request.uri.query)
+        let execution = query["execution"] ?? ""
+        var form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 20)))
+        if faults.loginVariants.contains(.keycloak) {
+            // Keycloak's field names, and its session code in the form's address, as the IdP's own.
+            form["j_username"] = form["username"]
+            form["j_password"] = form["password"]
+            form["j_tokenNumber"] = form["otp"]
+            form["csrf_token"] = query["session_code"]
+            // Keycloak's button is `login`; the IdP's own is `_eventId_proceed`.
+            if form["login"] != nil { form["_eventId_proceed"] = "" }
+        }
         guard let flow = await state.flow(execution) else {
             return Self.html(
                 Pages.idpError("Your login session has expired. Go back to the portal and start again."), status: .badRequest)

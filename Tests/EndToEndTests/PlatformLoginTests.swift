@@ -38,6 +38,26 @@ struct PlatformLoginTests {
         }
     }
 
+    @Test("Keycloak: the kc-form-login form, a wrong password (exit 10), the OTP form of a TOTP user")
+    func keycloak() async throws {
+        let faults = try DemoFaults(parsing: "login=keycloak")
+        try await DemoUniversity.withRunning(faults: faults) { demo in
+            func run(_ arguments: [String], stdin: String? = nil) async throws -> UniToolProcess.Outcome {
+                try await sandbox.run(["--recipes", examples, "--portal", "kc-demo"] + arguments, demo: demo.baseURL, stdin: stdin)
+            }
+            let grades = try await run(["grades", "--json"])
+            #expect(grades.exitCode == 0 && grades.stdout.contains("MATH-301"), "\(grades)")
+            let wrong = try await run(["grades", "--user", "bence", "--password-stdin"], stdin: "not-it")
+            #expect(wrong.exitCode == 10 && wrong.stderr.contains("incorrect"), "\(wrong)")
+            let secret = try await run(
+                ["auth", "totp", "set", "--user", "yuki"], stdin: "otpauth://totp/Demo:yuki?secret=JBSWY3DPEHPK3PXP")
+            #expect(secret.exitCode == 0, "\(secret)")
+            let yuki = try await run(["grades", "--user", "yuki", "--password-stdin", "--json"], stdin: "sakura-2026")
+            #expect(yuki.exitCode == 0, "\(yuki)")
+            #expect(await demo.codesAccepted == 1)
+        }
+    }
+
     @Test("recipes list says what a portal took from its platform")
     func listed() async throws {
         let list = try await sandbox.run(["--recipes", examples, "recipes", "list", "--json"])
