@@ -110,6 +110,31 @@ extension DemoRoutes {
                         signedIn: user.displayName))
             }
         }
+        // The library system's own OPAC page of the user's loans, shaped as Koha's opac-user.pl.
+        router.get("/cgi-bin/koha/opac-user.pl") { request, context in
+            try await self.withUser(request, context) { user in
+                var rows: [(loan: DemoLoan, due: Date, renewalsLeft: Int)] = []
+                for loan in DemoData.loans[user.username] ?? [] {
+                    let done = await self.state.renewalsDone(user: user.username, barcode: loan.barcode)
+                    let due = Calendar(identifier: .gregorian).date(byAdding: .day, value: loan.dueInDays + 14 * done, to: self.now())!
+                    rows.append((loan, due, loan.renewalsLeft - done))
+                }
+                return Self.html(KohaPages.user(user: user, rows: rows, now: self.now()))
+            }
+        }
+        router.get("/cgi-bin/koha/opac-renew.pl") { request, context in
+            try await self.withUser(request, context) { user in
+                let item = FormDecoding.dictionary(request.uri.query)["item"] ?? ""
+                guard let loan = DemoData.loans[user.username]?.first(where: { KohaPages.itemNumber($0) == item }) else {
+                    return Self.html(Pages.notFound("No such item.", user: user), status: .notFound)
+                }
+                let done = await self.state.renewalsDone(user: user.username, barcode: loan.barcode)
+                if !loan.reserved, loan.renewalsLeft - done > 0 { await self.state.renew(user: user.username, barcode: loan.barcode) }
+                // Koha answers a renewal by showing the loans again, with the outcome on top.
+                return Self.redirect(
+                    to: "/cgi-bin/koha/opac-user.pl?renewed=\(loan.reserved || loan.renewalsLeft - done <= 0 ? "0" : item)", status: .found)
+            }
+        }
         // The catalogue: a search form posted to the library, the results as a table.
         router.post("/library/search") { request, context in
             var request = request

@@ -53,7 +53,8 @@ public struct PortalRecipe: Sendable {
         for (name, url) in services {
             let moved = url.host.flatMap { hosts[$0] } ?? (url.host == baseURL.host ? base : nil)
             guard let moved, var components = URLComponents(url: moved, resolvingAgainstBaseURL: false) else { continue }
-            components.path = url.path
+            // URL.path drops a trailing slash, which relative paths of the service depend on.
+            components.percentEncodedPath = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? url.path
             copy.services[name] = components.url ?? url
         }
         return copy

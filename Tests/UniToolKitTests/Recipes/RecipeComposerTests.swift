@@ -108,3 +108,34 @@ struct RecipeComposerTests {
         #expect(RecipeComposer.available(in: RecipeComposer.platformsDirectory(bundled: Fixtures.recipes)).contains("shibboleth-idp"))
     }
 }
+
+@Suite("The example universities and the platforms they build on, offline")
+struct ExampleUniversitiesOfflineTests {
+    static let examples = Fixtures.root.appendingPathComponent("Recipes/examples")
+
+    @Test("every example's recipes load, and each is under 30 lines of YAML")
+    func small() throws {
+        let catalog = try RecipeCatalog(directories: [Self.examples])
+        for name in ["uni-shib-moodle-koha", "uni-keycloak-koha", "shib-demo", "kc-demo"] {
+            #expect(catalog.portals[name] != nil, "\(name)")
+            let folder = Self.examples.appendingPathComponent(name)
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yaml") }
+            let lines = try files.map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
+                .flatMap { $0.split(separator: "\n") }.filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
+            #expect(lines.count < 30, "\(name): \(lines.count) lines")
+        }
+        let loans = try catalog.recipe(portal: "uni-shib-moodle-koha", command: "loans")
+        #expect(loans.platform?.platform == "koha/loans" && loans.service == "library")
+    }
+
+    @Test("the platforms' data recipes pass their saved pages (Koha, Moodle's AJAX and calendar, RSS)")
+    func savedPages() throws {
+        let catalog = try RecipeCatalog(directories: [Self.examples], only: "uni-shib-moodle-koha")
+        let cases = RecipeTester.cases(in: catalog)
+        #expect(cases.count == 4)
+        for testCase in cases {
+            let outcome = RecipeTester.run(testCase, update: false)
+            #expect(outcome.passed, "\(outcome.name): \(outcome.detail ?? "")")
+        }
+    }
+}

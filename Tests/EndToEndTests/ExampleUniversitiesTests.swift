@@ -1,0 +1,49 @@
+import DemoUniversity
+import Foundation
+import Testing
+import UniToolTestSupport
+
+/// The example universities of Recipes/examples, each a dozen lines on platform recipes,
+/// against the demo's pages of those products and its services on their own origins.
+@Suite("Example universities from platform recipes, end to end")
+struct ExampleUniversitiesTests {
+    let sandbox: Sandbox
+    let examples = Fixtures.root.appendingPathComponent("Recipes/examples").path
+
+    init() throws { sandbox = try Sandbox() }
+
+    func json(_ outcome: UniToolProcess.Outcome) throws -> [[String: Any]] {
+        try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]], "\(outcome)")
+    }
+
+    func check(portal: String, login: String, commands: [(String, String, String)]) async throws {
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "login=\(login)"), serviceHosts: ["127.0.0.2", "127.0.0.3"]) {
+            demo in
+            let services = demo.serviceHosts.values.map(\.absoluteString).sorted().joined(separator: " ")
+            for (command, field, expected) in commands {
+                let outcome = try await sandbox.run(
+                    ["--recipes", examples, "--portal", portal, command, "--json"], demo: demo.baseURL,
+                    extra: ["UNITOOL_DEMO_SERVICES": services])
+                #expect(outcome.exitCode == 0, "\(portal) \(command): \(outcome)")
+                #expect(try json(outcome).contains { $0[field] as? String == expected }, "\(portal) \(command): \(outcome.stdout)")
+            }
+            #expect(await demo.passwordsReceived == 1, "one sign-on, saved, served every service")
+        }
+    }
+
+    @Test("Shibboleth, Moodle and Koha: courses by Moodle's AJAX, deadlines by its calendar, loans from Koha, news by RSS")
+    func shibbolethMoodleKoha() async throws {
+        try await check(
+            portal: "uni-shib-moodle-koha", login: "shibboleth-v5",
+            commands: [
+                ("courses", "code", "CS-320"), ("deadlines", "course", "MATH-301"), ("loans", "barcode", "31000103"),
+                ("news", "category", "Library"),
+            ])
+    }
+
+    @Test("Keycloak and Koha: loans from the OPAC on its own origin, news by RSS")
+    func keycloakKoha() async throws {
+        try await check(
+            portal: "uni-keycloak-koha", login: "keycloak", commands: [("loans", "barcode", "31000101"), ("news", "category", "Studies")])
+    }
+}
