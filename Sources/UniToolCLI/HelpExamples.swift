@@ -34,6 +34,10 @@ enum HelpExamples {
         "recipes list": ["unitool recipes list", "unitool recipes list --json"],
         "recipes lint": ["unitool recipes lint", "unitool recipes lint Recipes/myuni/grades.yaml"],
         "recipes test": ["unitool recipes test", "unitool recipes test Recipes/myuni --update"],
+        "recipes new": [
+            "unitool recipes new myuni --idp shibboleth --idp-url https://idp.myuni.edu/idp --base-url https://campus.myuni.edu",
+            "unitool recipes new myuni --idp keycloak --idp-url https://sso.myuni.edu --base-url https://campus.myuni.edu --library koha --library-url https://opac.myuni.edu",
+        ],
         "recipes trust": ["unitool recipes trust ~/packs/myuni"],
         "recipes untrust": ["unitool recipes untrust ~/packs/myuni"],
         "rpc": ["unitool rpc", "python3 Examples/rpc_client.py --unitool unitool"],

@@ -7,7 +7,7 @@ import UniToolKit
 struct RecipesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recipes", abstract: "List and check recipes.", discussion: HelpExamples.text(for: "recipes"),
-        subcommands: [List.self, Lint.self, Test.self, Trust.self, Untrust.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Lint.self, Test.self, New.self, Trust.self, Untrust.self], defaultSubcommand: List.self)
 
     /// A catalog of what a path names: a recipes directory (portal folders inside) or one portal
     /// folder (recipe files inside).
@@ -64,6 +64,74 @@ struct RecipesCommand: AsyncParsableCommand {
             }
             let set = RecordSet(columns: ["portal", "command", "summary", "file", "builds_on", "replaces"], records: rows)
             print(globals.outputFormat.render(set, style: .forStandardOutput()), terminator: "")
+        }
+    }
+
+    struct New: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Start a university's recipe folder from the platforms it runs.",
+            discussion: HelpExamples.discussion(
+                """
+                Writes a portal folder that builds on unitool's platform recipes: the identity provider's login
+                rules, and Moodle, Koha and an RSS feed for data when you name them. The folder goes to your own
+                recipes ($XDG_CONFIG_HOME/unitool/recipes/NAME), or to --output, and is checked as 'recipes lint'
+                checks it. Then log in; if the login stops on a page the platform does not know, 'unitool doctor
+                login' says which rule to add.
+                """, examples: "recipes new"))
+        @OptionGroup var globals: GlobalOptions
+        @Argument(help: "The portal's name: lowercase letters, digits and dashes (myuni).") var name: String
+        @Option(help: "The identity provider's product: shibboleth, simplesamlphp or keycloak.") var idp: String
+        @Option(help: "The identity provider's address, as its login page shows it (https://idp.example.edu/idp).") var idpUrl: String
+        @Option(help: "The portal's address: where commands without a service read (https://campus.example.edu).") var baseUrl: String
+        @Option(help: "The learning platform's product: moodle.") var lms: String?
+        @Option(help: "The learning platform's address (https://moodle.example.edu).") var lmsUrl: String?
+        @Option(help: "The library system's product: koha.") var library: String?
+        @Option(help: "The library OPAC's address (https://opac.example.edu).") var libraryUrl: String?
+        @Option(help: "The news feed's path or address (/news/rss).") var newsFeed: String?
+        @Option(help: "A friendly name for the university.") var title: String?
+        @Option(name: [.short, .long], help: ArgumentHelp("Write the folder here instead of your own recipes.", valueName: "dir"))
+        var output: String?
+
+        func run() async throws {
+            func url(_ text: String?, _ option: String) throws -> URL {
+                guard let text, let url = URL(string: text), url.host != nil else {
+                    throw UniToolError(
+                        .usage,
+                        "--\(option) needs a whole web address, such as https://\(option == "idp-url" ? "idp" : "portal").example.edu")
+                }
+                return url
+            }
+            var scaffold = try RecipeScaffold(
+                portal: name, name: title, baseURL: try url(baseUrl, "base-url"), identityProvider: idp.lowercased(),
+                idpURL: try url(idpUrl, "idp-url"))
+            if let lms {
+                guard RecipeScaffold.learningPlatforms.contains(lms.lowercased()) else {
+                    throw UniToolError(.usage, "'\(lms)' is not a learning platform unitool has recipes for", hint: "it has: moodle")
+                }
+                scaffold.lms = (lms.lowercased(), try url(lmsUrl, "lms-url"))
+            }
+            if let library {
+                guard RecipeScaffold.libraries.contains(library.lowercased()) else {
+                    throw UniToolError(.usage, "'\(library)' is not a library system unitool has recipes for", hint: "it has: koha")
+                }
+                scaffold.library = (library.lowercased(), try url(libraryUrl, "library-url"))
+            }
+            scaffold.newsFeed = newsFeed
+            let folder = URL(fileURLWithPath: output ?? RecipeCatalog.userDirectory.path).appendingPathComponent(name)
+            guard !FileManager.default.fileExists(atPath: folder.path) else {
+                throw UniToolError(
+                    .usage, "\(folder.path) exists already; nothing was written", hint: "choose another name, or remove it first")
+            }
+            for file in scaffold.files {
+                try AtomicFile.write(Data(file.text.utf8), to: folder.appendingPathComponent(file.name), mode: 0o644)
+            }
+            // What was written must load, platforms and all, as lint would load it.
+            let (catalog, _) = try RecipesCommand.catalog(at: folder.path)
+            let commands = (catalog.dataRecipes[name] ?? [:]).keys.sorted()
+            print("wrote \(folder.path): portal.yaml\(commands.map { ", \($0).yaml" }.joined())")
+            print(
+                "next: unitool --portal \(name)\(output == nil ? "" : " --recipes \(URL(fileURLWithPath: output!).path)") auth login --user YOU"
+            )
         }
     }
 

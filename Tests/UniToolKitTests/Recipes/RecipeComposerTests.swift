@@ -139,3 +139,41 @@ struct ExampleUniversitiesOfflineTests {
         }
     }
 }
+
+@Suite("recipes new: a university's folder from its platforms")
+struct RecipeScaffoldTests {
+    @Test("the folder it writes loads as lint loads it, platforms composed, services declared")
+    func loads() throws {
+        var scaffold = try RecipeScaffold(
+            portal: "myuni", name: "My \"Quoted\" University", baseURL: URL(string: "https://campus.myuni.edu")!,
+            identityProvider: "keycloak",
+            idpURL: URL(string: "https://sso.myuni.edu/realms/students")!)
+        scaffold.lms = ("moodle", URL(string: "https://moodle.myuni.edu")!)
+        scaffold.library = ("koha", URL(string: "https://opac.myuni.edu/")!)
+        scaffold.newsFeed = "/news/rss"
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scaffold-\(UUID().uuidString)/myuni")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        for file in scaffold.files { try file.text.write(to: folder.appendingPathComponent(file.name), atomically: true, encoding: .utf8) }
+        let catalog = try RecipeCatalog(directories: [folder.deletingLastPathComponent()])
+        let portal = try catalog.portal("myuni")
+        #expect(portal.name == "My \"Quoted\" University")
+        #expect(portal.platform?.platform == "keycloak" && portal.credentialTargets == ["idp"])
+        #expect(portal.services["lms"]?.absoluteString == "https://moodle.myuni.edu/")
+        #expect(Set(catalog.dataRecipes["myuni"]!.keys) == ["courses", "loans", "news"])
+        #expect(try catalog.recipe(portal: "myuni", command: "courses").service == "lms")
+    }
+
+    @Test(
+        "an unknown product, a bad name or an address that is none is a usage error",
+        arguments: [
+            ("myuni", "cas", "https://idp.edu"), ("My Uni", "shibboleth", "https://idp.edu"), ("myuni", "shibboleth", "idp.edu"),
+        ])
+    func mistakes(portal: String, idp: String, address: String) {
+        #expect(throws: UniToolError.self) {
+            try RecipeScaffold(
+                portal: portal, name: nil, baseURL: URL(string: "https://campus.edu")!, identityProvider: idp, idpURL: URL(string: address)!
+            )
+        }
+    }
+}
