@@ -8,6 +8,9 @@ public struct DemoUser: Sendable {
     /// The IdP asks this user to approve the release of their attributes to the portal.
     public var asksConsent = false
     var grades: [String: [DemoGrade]]
+    /// The login service has locked this account (too many failed attempts): it says so in its
+    /// own words, whatever the password.
+    public var locked = false
 }
 
 struct DemoGrade: Sendable {
@@ -101,6 +104,12 @@ public enum DemoData {
                         course: "Introduction to Programming", code: "CS-100", credits: 6, grade: "B+", points: 3.3, date: "2026-11-19")
                 ],
             ]),
+        {
+            var laszlo = DemoUser(
+                username: "laszlo", password: "locked-out-2026", displayName: "Kovács László", totpSecret: nil, grades: [:])
+            laszlo.locked = true
+            return laszlo
+        }(),
         DemoUser(
             username: "yuki", password: "sakura-2026", displayName: "佐藤 由紀", totpSecret: "JBSWY3DPEHPK3PXP",
             grades: [

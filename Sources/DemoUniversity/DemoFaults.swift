@@ -136,6 +136,11 @@ public struct DemoFaults: Sendable, Equatable {
         /// `credentialId`, `kc-otp-login-form`, errors in `#input-error`), as a SAML client of
         /// Keycloak sees them: what `Recipes/platforms/keycloak.yaml` is written for.
         case keycloak
+        /// Apereo CAS instead of SAML: the portal sends the browser to `/cas/login?service=…`,
+        /// CAS's own pages (`fm1`, `execution`, `_eventId=submit`, `#loginErrorsPanel`, the
+        /// Google Authenticator `token` page) sign in, and a service ticket comes back to the
+        /// portal, which validates it; CAS's cookie (TGC) signs the next service on at once.
+        case cas
     }
 
     /// The terms of use start at this version instead of ``DemoUniversity/initialTermsVersion``.

@@ -150,6 +150,13 @@ extension DemoRoutes {
                 return Self.redirect(to: lookalike + request.uri.description, status: .temporaryRedirect)
             }
             if form["j_password"] != nil { await state.receivedPassword() }
+            if let user = DemoData.user(named: username), user.locked {
+                // Each product words it its own way; the platform recipes know which.
+                let message =
+                    faults.loginVariants.contains(.keycloak)
+                    ? "Account is disabled, contact your administrator." : "Your account is locked. Try again in 30 minutes."
+                return await advance({ _ in }, error: message)
+            }
             guard let user = DemoData.user(named: username), form["j_password"] == user.password else {
                 let echoed = faults.echoSecrets ? " (you typed '\(form["j_password"] ?? "")')" : ""
                 return await advance({ _ in }, error: "The user ID or password you entered was incorrect\(echoed).")

@@ -27,6 +27,7 @@ extension DemoRoutes {
             return try await body(user)
         }
         let target = request.uri.path + (request.uri.query.map { "?\($0)" } ?? "")
+        if faults.loginVariants.contains(.cas) { return await casSignOn(request: request, target: target) }
         if faults.loginVariants.contains(.loginLink) {
             // A signed-out page of its own, whose "Log in" is a plain link (no form, no redirect).
             var components = URLComponents()

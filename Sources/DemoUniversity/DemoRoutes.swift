@@ -59,6 +59,7 @@ struct DemoRoutes: Sendable {
         }
         registerCampus(on: router)
         registerLearning(on: router)
+        registerCAS(on: router)
         router.get("/api/terms/version") { request, context in
             guard self.faults.termsAPI == .protected else { return try await self.termsVersionAPI() }
             return try await self.withUser(request, context) { _ in try await self.termsVersionAPI() }

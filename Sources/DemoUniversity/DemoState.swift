@@ -74,6 +74,21 @@ actor DemoState {
 
     /// How many passwords the IdP was sent, and how many one-time codes it accepted: what a
     /// single sign-on across services must keep at one each.
+    /// Apereo CAS logins in progress (by `execution`), and service tickets not yet validated.
+    var casFlows: [String: (service: String, awaitingCodeFor: String?)] = [:]
+    var casTickets: [String: (user: String, service: String)] = [:]
+    func setCASFlow(_ execution: String, _ flow: (service: String, awaitingCodeFor: String?)?) { casFlows[execution] = flow }
+    func issueTicket(user: String, service: String) -> String {
+        let ticket = "ST-\(UInt64.random(in: 0...UInt64.max))-demo"
+        casTickets[ticket] = (user, service)
+        return ticket
+    }
+    /// A ticket is good once, for the service it was issued to.
+    func validateTicket(_ ticket: String, service: String) -> String? {
+        guard let issued = casTickets.removeValue(forKey: ticket), issued.service == service else { return nil }
+        return issued.user
+    }
+
     private(set) var passwordsReceived = 0
     private(set) var codesAccepted = 0
     func receivedPassword() { passwordsReceived += 1 }

@@ -80,7 +80,7 @@ struct RecipesCommand: AsyncParsableCommand {
                 """, examples: "recipes new"))
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The portal's name: lowercase letters, digits and dashes (myuni).") var name: String
-        @Option(help: "The identity provider's product: shibboleth, simplesamlphp or keycloak.") var idp: String
+        @Option(help: "The identity provider's product: shibboleth, simplesamlphp, keycloak or cas.") var idp: String
         @Option(help: "The identity provider's address, as its login page shows it (https://idp.example.edu/idp).") var idpUrl: String
         @Option(help: "The portal's address: where commands without a service read (https://campus.example.edu).") var baseUrl: String
         @Option(help: "The learning platform's product: moodle.") var lms: String?

@@ -41,6 +41,13 @@ struct ExampleUniversitiesTests {
             ])
     }
 
+    @Test("CAS and Moodle: the campus system and Moodle on two origins, the second signed on by CAS's own cookie")
+    func casMoodle() async throws {
+        try await check(
+            portal: "uni-cas-moodle", login: "cas",
+            commands: [("grades", "code", "CS-320"), ("courses", "code", "HUN-250"), ("deadlines", "course", "CS-340")])
+    }
+
     @Test("Keycloak and Koha: loans from the OPAC on its own origin, news by RSS")
     func keycloakKoha() async throws {
         try await check(

@@ -58,6 +58,40 @@ struct PlatformLoginTests {
         }
     }
 
+    @Test("Apereo CAS: the fm1 form, a service ticket back to the portal, a wrong password (exit 10), the token page")
+    func cas() async throws {
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "login=cas")) { demo in
+            func run(_ arguments: [String], stdin: String? = nil) async throws -> UniToolProcess.Outcome {
+                try await sandbox.run(["--recipes", examples, "--portal", "uni-cas-moodle"] + arguments, demo: demo.baseURL, stdin: stdin)
+            }
+            let grades = try await run(["grades", "--json"])
+            #expect(grades.exitCode == 0 && grades.stdout.contains("MATH-301"), "\(grades)")
+            let wrong = try await run(["grades", "--user", "bence", "--password-stdin"], stdin: "not-it")
+            #expect(wrong.exitCode == 10 && wrong.stderr.contains("Invalid credentials"), "\(wrong)")
+            let secret = try await run(
+                ["auth", "totp", "set", "--user", "yuki"], stdin: "otpauth://totp/Demo:yuki?secret=JBSWY3DPEHPK3PXP")
+            #expect(secret.exitCode == 0, "\(secret)")
+            let yuki = try await run(["grades", "--user", "yuki", "--password-stdin", "--json"], stdin: "sakura-2026")
+            #expect(yuki.exitCode == 0, "\(yuki)")
+            #expect(await demo.codesAccepted == 1)
+        }
+    }
+
+    @Test(
+        "a locked account is exit 13 in each product's own words",
+        arguments: [
+            ("shibboleth-v5", "shib-demo", "locked"), ("keycloak", "kc-demo", "disabled"), ("cas", "uni-cas-moodle", "locked"),
+        ])
+    func lockedAccount(login: String, portal: String, words: String) async throws {
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "login=\(login)")) { demo in
+            let outcome = try await sandbox.run(
+                ["--recipes", examples, "--portal", portal, "grades", "--user", "laszlo", "--password-stdin"], demo: demo.baseURL,
+                stdin: "locked-out-2026")
+            #expect(outcome.exitCode == 13, "\(outcome)")
+            #expect(outcome.stderr.contains(words), "\(outcome)")
+        }
+    }
+
     @Test("recipes list says what a portal took from its platform")
     func listed() async throws {
         let list = try await sandbox.run(["--recipes", examples, "recipes", "list", "--json"])

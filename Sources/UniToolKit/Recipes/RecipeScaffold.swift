@@ -4,7 +4,9 @@ import Foundation
 /// writes. A pure value: the choices in, the files out.
 public struct RecipeScaffold: Sendable {
     /// The identity providers unitool has platforms for, by the name a user types.
-    public static let identityProviders = ["shibboleth": "shibboleth-idp", "simplesamlphp": "simplesamlphp", "keycloak": "keycloak"]
+    public static let identityProviders = [
+        "shibboleth": "shibboleth-idp", "simplesamlphp": "simplesamlphp", "keycloak": "keycloak", "cas": "cas",
+    ]
     public static let learningPlatforms = ["moodle"]
     public static let libraries = ["koha"]
 

@@ -116,7 +116,7 @@ struct ExampleUniversitiesOfflineTests {
     @Test("every example's recipes load, and each is under 30 lines of YAML")
     func small() throws {
         let catalog = try RecipeCatalog(directories: [Self.examples])
-        for name in ["uni-shib-moodle-koha", "uni-keycloak-koha", "shib-demo", "kc-demo"] {
+        for name in ["uni-shib-moodle-koha", "uni-keycloak-koha", "uni-cas-moodle", "shib-demo", "kc-demo"] {
             #expect(catalog.portals[name] != nil, "\(name)")
             let folder = Self.examples.appendingPathComponent(name)
             let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yaml") }
@@ -167,7 +167,7 @@ struct RecipeScaffoldTests {
     @Test(
         "an unknown product, a bad name or an address that is none is a usage error",
         arguments: [
-            ("myuni", "cas", "https://idp.edu"), ("My Uni", "shibboleth", "https://idp.edu"), ("myuni", "shibboleth", "idp.edu"),
+            ("myuni", "okta", "https://idp.edu"), ("My Uni", "shibboleth", "https://idp.edu"), ("myuni", "shibboleth", "idp.edu"),
         ])
     func mistakes(portal: String, idp: String, address: String) {
         #expect(throws: UniToolError.self) {
