@@ -58,6 +58,36 @@ extension DemoRoutes {
                     #"[{"error":false,"data":{"courses":["# + chosen.joined(separator: ",") + #"],"nextoffset":\#(chosen.count)}}]"#)
             }
         }
+        // The grades overview: each course's total, as Moodle's overview report shows it.
+        router.get("/lms/grade/report/overview/index.php") { request, context in
+            try await self.withUser(request, context) { user in
+                let grades = user.grades[DemoData.currentTerm] ?? []
+                let rows = grades.enumerated().map { index, grade in
+                    """
+                        <tr class=""><td class="cell c0"><a href="/lms/grade/report/user/index.php?id=\(100 + index)&amp;userid=7">\(HTML.escape(grade.course))</a></td><td class="cell c1 lastcol">\(grade.grade.map(HTML.escape) ?? "-")</td></tr>
+                    """
+                }.joined(separator: "\n")
+                return Self.html(
+                    """
+                    <!DOCTYPE html>
+                    <!-- Structure after Moodle 4.x's grades overview report (grade/report/overview); demo text. -->
+                    <html lang="en"><head><meta charset="utf-8"><title>Grades | Demo Moodle</title></head>
+                    <body id="page-grade-report-overview-index" class="path-grade-report-overview">
+                      <div id="page" class="container-fluid"><div role="main">
+                        <h2>Courses I am taking</h2>
+                        <table class="generaltable boxaligncenter" id="overview-grade">
+                          <thead><tr><th class="header c0" scope="col">Course name</th><th class="header c1 lastcol" scope="col">Grade</th></tr></thead>
+                          <tbody>
+                    \(rows)
+                            <tr class="emptyrow"><td class="cell c0"></td><td class="cell c1 lastcol"></td></tr>
+                          </tbody>
+                        </table>
+                      </div></div>
+                      <a id="logout" href="/logout">Log out</a>
+                    </body></html>
+                    """)
+            }
+        }
         // The calendar export: upcoming assignment deadlines, in UTC as Moodle writes them.
         router.get("/lms/calendar/export_execute.php") { request, context in
             try await self.withUser(request, context) { user in

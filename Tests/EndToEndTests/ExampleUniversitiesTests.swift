@@ -36,7 +36,8 @@ struct ExampleUniversitiesTests {
         try await check(
             portal: "uni-shib-moodle-koha", login: "shibboleth-v5",
             commands: [
-                ("courses", "code", "CS-320"), ("deadlines", "course", "MATH-301"), ("loans", "barcode", "31000103"),
+                ("courses", "code", "CS-320"), ("grades", "grade", "B+"), ("deadlines", "course", "MATH-301"),
+                ("loans", "barcode", "31000103"),
                 ("news", "category", "Library"),
             ])
     }

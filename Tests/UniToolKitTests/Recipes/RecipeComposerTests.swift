@@ -128,11 +128,11 @@ struct ExampleUniversitiesOfflineTests {
         #expect(loans.platform?.platform == "koha/loans" && loans.service == "library")
     }
 
-    @Test("the platforms' data recipes pass their saved pages (Koha, Moodle's AJAX and calendar, RSS)")
+    @Test("the platforms' data recipes pass their saved pages (Koha, Moodle's AJAX, grades and calendar, RSS)")
     func savedPages() throws {
         let catalog = try RecipeCatalog(directories: [Self.examples], only: "uni-shib-moodle-koha")
         let cases = RecipeTester.cases(in: catalog)
-        #expect(cases.count == 4)
+        #expect(cases.count == 5)
         for testCase in cases {
             let outcome = RecipeTester.run(testCase, update: false)
             #expect(outcome.passed, "\(outcome.name): \(outcome.detail ?? "")")
