@@ -149,7 +149,34 @@ extension DemoRoutes {
                     let due = Calendar(identifier: .gregorian).date(byAdding: .day, value: loan.dueInDays + 14 * done, to: self.now())!
                     rows.append((loan, due, loan.renewalsLeft - done))
                 }
-                return Self.html(KohaPages.user(user: user, rows: rows, now: self.now()))
+                // After a renewal, Koha shows the loans again with the outcome on top.
+                let query = FormDecoding.dictionary(request.uri.query)
+                var renewal: String?
+                if let renewed = query["renewed"] {
+                    let title = (DemoData.loans[user.username] ?? []).first { KohaPages.itemNumber($0) == renewed }?.title ?? ""
+                    renewal = "<div id=\"renew_success\" class=\"alert alert-success\">Renewed: <cite>\(HTML.escape(title))</cite></div>"
+                } else if let refused = query["refused"] {
+                    let title = (DemoData.loans[user.username] ?? []).first { KohaPages.itemNumber($0) == refused }?.title ?? ""
+                    renewal =
+                        "<div id=\"renew_error\" class=\"alert alert-warning\">This item cannot be renewed: <cite>\(HTML.escape(title))</cite> is on hold for another patron.</div>"
+                }
+                return Self.html(KohaPages.user(user: user, rows: rows, now: self.now(), renewal: renewal))
+            }
+        }
+        router.post("/cgi-bin/koha/opac-renew.pl") { request, context in
+            var request = request
+            let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 16)))
+            return try await self.withUser(request, context) { user in
+                let item = form["item"] ?? ""
+                guard let loan = DemoData.loans[user.username]?.first(where: { KohaPages.itemNumber($0) == item }) else {
+                    return Self.redirect(to: "/cgi-bin/koha/opac-user.pl", status: .found)
+                }
+                let done = await self.state.renewalsDone(user: user.username, barcode: loan.barcode)
+                guard !loan.reserved, loan.renewalsLeft - done > 0 else {
+                    return Self.redirect(to: "/cgi-bin/koha/opac-user.pl?refused=\(item)", status: .found)
+                }
+                await self.state.renew(user: user.username, barcode: loan.barcode)
+                return Self.redirect(to: "/cgi-bin/koha/opac-user.pl?renewed=\(item)", status: .found)
             }
         }
         router.get("/cgi-bin/koha/opac-renew.pl") { request, context in

@@ -8,7 +8,7 @@ enum KohaPages {
     /// A stable item number per loan, as Koha's `itemnumber`.
     static func itemNumber(_ loan: DemoLoan) -> String { String((Int(loan.barcode.suffix(4)) ?? 0) + 1000) }
 
-    static func user(user: DemoUser, rows: [(loan: DemoLoan, due: Date, renewalsLeft: Int)], now: Date) -> String {
+    static func user(user: DemoUser, rows: [(loan: DemoLoan, due: Date, renewalsLeft: Int)], now: Date, renewal: String? = nil) -> String {
         let iso = DateFormatter()
         iso.locale = Locale(identifier: "en_US_POSIX")
         iso.timeZone = DemoData.campusTimeZone
@@ -25,7 +25,7 @@ enum KohaPages {
                 ? "<span class=\"renewals\">Not renewable <span class=\"reason\">(on hold)</span></span>"
                 : row.renewalsLeft <= 0
                     ? "<span class=\"renewals\">Not renewable <span class=\"reason\">(too many renewals)</span></span>"
-                    : "<a class=\"btn btn-link renew\" href=\"/cgi-bin/koha/opac-renew.pl?from=opac_user&amp;item=\(item)&amp;borrowernumber=51\">Renew</a> <span class=\"renewals\">(\(row.renewalsLeft) of 3 renewals remaining)</span>"
+                    : "<input type=\"checkbox\" class=\"cb\" name=\"item\" value=\"\(item)\"> <a class=\"btn btn-link renew\" href=\"/cgi-bin/koha/opac-renew.pl?from=opac_user&amp;item=\(item)&amp;borrowernumber=51\">Renew</a> <span class=\"renewals\">(\(row.renewalsLeft) of 3 renewals remaining)</span>"
             return """
                         <tr>
                           <td class="title"><a class="title" href="/cgi-bin/koha/opac-detail.pl?biblionumber=\(item)">\(HTML.escape(row.loan.title))</a> <span class="item-details">\(HTML.escape(row.loan.author))</span></td>
@@ -41,6 +41,8 @@ enum KohaPages {
             rows.isEmpty
             ? "<p class=\"alert alert-info\" id=\"checkouts-empty\">You have nothing checked out.</p>"
             : """
+              <form id="renewselected" action="/cgi-bin/koha/opac-renew.pl" method="post">
+              <input type="hidden" name="from" value="opac_user"><input type="hidden" name="borrowernumber" value="51">
               <table id="checkoutst" class="table table-bordered table-striped">
                 <caption class="sr-only">Checked out</caption>
                 <thead><tr><th class="all anti-the">Title</th><th>Due</th><th>Item type</th><th>Call number</th><th>Barcode</th><th class="nosort">Renew</th></tr></thead>
@@ -48,6 +50,8 @@ enum KohaPages {
               \(lines)
                 </tbody>
               </table>
+              <button type="submit" id="renewselected_link" class="btn btn-primary">Renew selected</button>
+              </form>
             """
         return """
             <!DOCTYPE html>
@@ -58,6 +62,7 @@ enum KohaPages {
                 <nav id="breadcrumbs"><a href="/cgi-bin/koha/opac-main.pl">Home</a> › Your summary</nav>
                 <div id="userdetails">
                   <h1>Hello, \(HTML.escape(user.displayName))</h1>
+                  \(renewal ?? "")
                   <div id="opac-user-views" class="toptabs"><div id="opac-user-checkouts">
                     <h2>Checked out</h2>
                     \(table)

@@ -49,6 +49,22 @@ struct ExampleUniversitiesTests {
             commands: [("grades", "code", "CS-320"), ("courses", "code", "HUN-250"), ("deadlines", "course", "CS-340")])
     }
 
+    @Test("Koha's renew: the item number read off the row of the barcode; a loan on hold is refused in Koha's words (exit 24)")
+    func kohaRenew() async throws {
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "login=keycloak"), serviceHosts: ["127.0.0.3"]) { demo in
+            func run(_ arguments: [String]) async throws -> UniToolProcess.Outcome {
+                try await sandbox.run(
+                    ["--recipes", examples, "--portal", "uni-keycloak-koha"] + arguments, demo: demo.baseURL,
+                    extra: ["UNITOOL_DEMO_SERVICES": demo.serviceHosts.values.map(\.absoluteString).joined(separator: " ")])
+            }
+            let renewed = try await run(["loans", "renew", "31000103", "--json"])
+            #expect(renewed.exitCode == 0, "\(renewed)")
+            #expect(try json(renewed).first?["title"] as? String == "Operating Systems: Three Easy Pieces")
+            let onHold = try await run(["loans", "renew", "31000104"])
+            #expect(onHold.exitCode == 24 && onHold.stderr.contains("Not renewable (on hold)"), "\(onHold)")
+        }
+    }
+
     @Test("Keycloak and Koha: loans from the OPAC on its own origin, news by RSS")
     func keycloakKoha() async throws {
         try await check(

@@ -280,6 +280,10 @@ public struct ActionSpec: Sendable {
     /// The page says there is nothing to do (`nothing_when`): no loan due, nothing to confirm.
     /// That is an answer, not a changed page: the action ends there, successfully.
     public var nothingWhen: String? = nil
+    /// Form fields whose values are read off the page by XPath (`fill_from_page`), `{{argument}}`
+    /// quoted as an XPath string: the item number of the row with that barcode, for a form that
+    /// wants the portal's own number.
+    public var fillFromPage: [(name: String, xpath: String)] = []
     /// The page that carries the form, with `{{argument}}` placeholders.
     public var fetch: Template
     /// The form to submit; `{{argument}}` is allowed, quoted as an XPath string.
@@ -618,6 +622,7 @@ extension ActionSpec {
     static func load(name: String, reader: MappingReader) throws -> ActionSpec {
         try reader.allowOnly([
             "summary", "argument", "fetch", "form", "fill", "submit", "success_when", "refused_when", "fields", "nothing_when",
+            "fill_from_page",
         ])
         let argument = try reader.string("argument") ?? ""
         let fetch = Template(try reader.requiredString("fetch"))
@@ -642,8 +647,26 @@ extension ActionSpec {
             name: name, summary: try reader.string("summary") ?? name, argument: argument, fetch: fetch, form: form,
             fill: (try reader.stringMapAllowingEmpty("fill") ?? []).map { ($0.0, Template($0.1)) },
             submit: try reader.xpath("submit"), successWhen: try reader.requiredXPath("success_when"),
-            refusedWhen: try reader.xpath("refused_when"), fields: fields)
+            refusedWhen: try reader.string("refused_when"), fields: fields)
         action.nothingWhen = try reader.xpath("nothing_when")
+        if let refusedWhen = action.refusedWhen {
+            do {
+                try XPathSyntax.check(Template(refusedWhen).render([argument: "x"], encode: Template.xpathLiteral))
+            } catch {
+                throw reader.error("refused_when", "\(error)")
+            }
+            for variable in Template(refusedWhen).variables where variable != argument || argument.isEmpty {
+                throw reader.error("refused_when", "uses {{\(variable)}}; an action knows only {{\(argument)}}")
+            }
+        }
+        for (field, xpath) in try reader.stringMap("fill_from_page") ?? [] {
+            do {
+                try XPathSyntax.check(Template(xpath).render([argument: "x"], encode: Template.xpathLiteral))
+            } catch {
+                throw reader.error("fill_from_page", "\(field): \(error)")
+            }
+            action.fillFromPage.append((field, xpath))
+        }
         return action
     }
 }

@@ -270,7 +270,7 @@ extension PortalConnection {
                 columns: ["result", "message"],
                 records: [Record(fields: [("result", .string("nothing to do")), ("message", .string(message))])])
         }
-        if let message = try refusal(action, in: document) {
+        if let message = try refusal(action, in: document, values: values) {
             throw UniToolError(
                 .actionRefused, "the portal refused to \(action.name)\(argument.isEmpty ? "" : " \(argument)"): \(message)",
                 hint: "the portal's own rules decide this; see its page for details")
@@ -284,7 +284,20 @@ extension PortalConnection {
             throw DriftReport.save(error, document: document, recipe: recipe, logger: logger)
         }
         let form = try HTMLForm(formNode, pageURL: page.url)
-        let fill = try action.fill.map { (name: $0.name, value: try $0.value.render(values)) }
+        var fill = try action.fill.map { (name: $0.name, value: try $0.value.render(values)) }
+        for (name, xpath) in action.fillFromPage {
+            let expression = try Template(xpath).render(values, encode: Template.xpathLiteral)
+            guard let value = try self.values(of: expression, on: document).first else {
+                let error = UniToolError(
+                    .layoutChanged,
+                    "recipe \(recipe.file): action '\(action.name)': fill_from_page '\(name)' found nothing (XPath \"\(expression)\") on \(page.url.redactedForLog)",
+                    hint: action.takesArgument
+                        ? "check the \(action.argument) (\(argument)); if it is right, the portal's page has changed"
+                        : "the portal's page has changed")
+                throw DriftReport.save(error, document: document, recipe: recipe, logger: logger)
+            }
+            fill.append((name: name, value: value))
+        }
         let button = try action.submit.flatMap { try formNode.select($0).first }
         if action.submit != nil, button == nil {
             throw UniToolError(
@@ -299,7 +312,7 @@ extension PortalConnection {
         logger.debug("action '\(action.name)': \(submission)")
         let result = try await session.submit(submission)
         let resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
-        if let message = try refusal(action, in: resultDocument) {
+        if let message = try refusal(action, in: resultDocument, values: values) {
             throw UniToolError(
                 .actionRefused, "the portal refused to \(action.name)\(argument.isEmpty ? "" : " \(argument)"): \(message)",
                 hint: "the portal's own rules decide this; see its page for details")
@@ -327,13 +340,15 @@ extension PortalConnection {
 
     /// The portal's reason for refusing an action, as the error quotes it: scrubbed of every
     /// secret the session knows and of SAML messages, since a portal's text may repeat them.
-    func refusal(_ action: ActionSpec, in document: Document) throws -> String? {
-        try unscrubbedRefusal(action, in: document).map { session.scrubber.scrubMessage($0) }
+    func refusal(_ action: ActionSpec, in document: Document, values: [String: String] = [:]) throws -> String? {
+        try unscrubbedRefusal(action, in: document, values: values).map { session.scrubber.scrubMessage($0) }
     }
 
-    func unscrubbedRefusal(_ action: ActionSpec, in document: Document) throws -> String? {
+    /// `refused_when` may name the argument (`{{barcode}}`, as an XPath string): the portal may
+    /// say "not renewable" in the row of that item before any form is sent.
+    func unscrubbedRefusal(_ action: ActionSpec, in document: Document, values: [String: String] = [:]) throws -> String? {
         guard let refusedWhen = action.refusedWhen else { return nil }
-        switch try document.evaluate(refusedWhen) {
+        switch try document.evaluate(try Template(refusedWhen).render(values, encode: Template.xpathLiteral)) {
         case .nodes(let nodes): return nodes.first.map { $0.text.collapsingWhitespace() }
         case .boolean(let flag): return flag ? "(no reason given)" : nil
         case let value:
