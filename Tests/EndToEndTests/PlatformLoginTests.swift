@@ -29,6 +29,10 @@ struct PlatformLoginTests {
             #expect(wrong.exitCode == 10, "\(wrong)")
             #expect(wrong.stderr.contains("incorrect"), "the IdP's own words: \(wrong)")
 
+            // Attribute release: the platform accepts it for this login only.
+            let consent = try await run(["grades", "--user", "dora", "--password-stdin", "--json"], demo: demo, stdin: "explorer-2026")
+            #expect(consent.exitCode == 0 && consent.stdout.contains("CS-100"), "\(consent)")
+
             let secret = try await run(
                 ["auth", "totp", "set", "--user", "yuki"], demo: demo, stdin: "otpauth://totp/Demo:yuki?secret=JBSWY3DPEHPK3PXP")
             #expect(secret.exitCode == 0, "\(secret)")
