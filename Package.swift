@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", exact: "0.12.1"),
     ],
     targets: [
         // C libraries, each behind a module map. Only the Swift wrappers below import them.
@@ -76,6 +77,9 @@ let package = Package(
             name: "UniToolRPC",
             dependencies: ["UniToolKit", .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio")]),
 
+        // The Model Context Protocol front end (`unitool mcp`), on the official Swift SDK.
+        .target(name: "UniToolMCP", dependencies: ["UniToolKit", "UniToolRPC", .product(name: "MCP", package: "swift-sdk")]),
+
         // The bundled demo university: an IdP and an SP on 127.0.0.1.
         .target(
             name: "DemoUniversity",
@@ -91,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "UniToolCLI",
             dependencies: [
-                "UniToolKit", "UniToolRPC", "LibXML", "DemoUniversity", "OneTimeCode", "CProcessHardening",
+                "UniToolKit", "UniToolRPC", "UniToolMCP", "LibXML", "DemoUniversity", "OneTimeCode", "CProcessHardening",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -112,6 +116,7 @@ let package = Package(
         .testTarget(name: "UniToolRPCTests", dependencies: ["UniToolRPC", "UniToolKit", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),
         .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"]),
+        .testTarget(name: "UniToolMCPTests", dependencies: ["UniToolMCP", "UniToolKit", "UniToolTestSupport"]),
         .testTarget(
             name: "UniToolKitTests",
             dependencies: [

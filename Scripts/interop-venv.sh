@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the outside JSON-RPC client library that the interop test drives unitool with
-# (python-lsp-jsonrpc, see Tests/EndToEndTests/Interop/) into .build/interop-venv.
+# Installs the outside client libraries that the interop tests drive unitool with into
+# .build/interop-venv: a JSON-RPC client (python-lsp-jsonrpc) and the official Model Context
+# Protocol SDK (mcp), see Tests/EndToEndTests/Interop/.
 # Safe to run again: it installs only what is missing. Prints the venv's python on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,5 +13,8 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 if ! "$venv/bin/python" -c "import pylsp_jsonrpc" 2>/dev/null; then
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "python-lsp-jsonrpc==1.1.2" >&2
+fi
+if ! "$venv/bin/python" -c "import mcp" 2>/dev/null; then
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==1.26.0" >&2
 fi
 echo "$PWD/$venv/bin/python"

@@ -24,6 +24,7 @@ struct Dispatcher {
         "calendar": CalendarCommand.self,
         "today": TodayCommand.self,
         "pin": PinCommand.self,
+        "mcp": MCPCommand.self,
     ]
 
     /// Every name a recipe or a plugin may not take: the built-in commands, and `help` and
@@ -219,6 +220,7 @@ struct Dispatcher {
               page               Print a portal page through your session, for writing recipes
               doctor             Explain a failing login page by page: unitool doctor login
               rpc                Serve JSON-RPC 2.0 on stdin/stdout for front ends (docs/RPC.md)
+              mcp                Serve the portal to an AI assistant (Model Context Protocol, docs/MCP.md)
               config             Your defaults: portal, user, output format
               plugins            List plugins (unitool-NAME executables)
               completions        Shell completion for bash, zsh or fish

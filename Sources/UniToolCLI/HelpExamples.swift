@@ -40,6 +40,7 @@ enum HelpExamples {
         ],
         "recipes trust": ["unitool recipes trust ~/packs/myuni"],
         "recipes untrust": ["unitool recipes untrust ~/packs/myuni"],
+        "mcp": ["unitool --portal demo mcp", "claude mcp add unitool -- unitool --portal myuni mcp"],
         "rpc": ["unitool rpc", "python3 Examples/rpc_client.py --unitool unitool"],
         "terms": ["unitool terms status", "unitool terms show | less", "unitool terms accept --version 2026-09"],
         "terms status": ["unitool terms status", "unitool terms status --json"],

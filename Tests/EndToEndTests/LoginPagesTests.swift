@@ -310,12 +310,13 @@ struct OneTimeCodeLoginTests {
         var seconds: [Double] = []
         for run in 1...5 {
             forgetSession("yuki")
+            let started = Date()
             let outcome = try await pages.run(
                 ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades", "--term", "2026-fall", "--json"], demo: demo,
                 stdin: "sakura-2026")
             #expect(outcome.exitCode == 0, "run \(run): \(outcome)")
             if outcome.stderr.contains("already used; waiting") { waited += 1 }
-            seconds.append(outcome.seconds)
+            seconds.append(Date().timeIntervalSince(started))
         }
         #expect(await demo.reusedCodes == 0, "a code was sent twice")
         let codePosts = await demo.requests.filter { $0.method == "POST" && $0.path.hasPrefix("/idp/profile/SAML2/Redirect/SSO") }.count

@@ -1,0 +1,64 @@
+"""Drives `unitool mcp` with the official Model Context Protocol SDK for Python (`mcp` from
+PyPI), as an AI assistant's client would, for unitool's interop tests.
+
+usage: mcp_client.py SCENARIO UNITOOL [ARGS...]
+  session:  initialize, list the tools and resources, call grades and loans_renew, read a resource
+  refusals: call grades, and grades with a password argument, and report the protocol errors
+Prints one JSON object with what happened.
+"""
+import asyncio
+import json
+import os
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import McpError
+
+
+async def call(session, name, arguments, progress=None):
+    try:
+        result = await session.call_tool(name, arguments, progress_callback=progress)
+        return {"ok": True, "structured": result.structuredContent, "is_error": bool(result.isError)}
+    except McpError as error:
+        return {"ok": False, "code": error.error.code, "message": error.error.message}
+
+
+async def main():
+    scenario, command, arguments = sys.argv[1], sys.argv[2], sys.argv[3:]
+    parameters = StdioServerParameters(command=command, args=arguments, env=dict(os.environ))
+    report = {}
+    async with stdio_client(parameters) as (read, write):
+        async with ClientSession(read, write) as session:
+            initialized = await session.initialize()
+            report["server"] = initialized.serverInfo.name
+            if scenario == "session":
+                tools = await session.list_tools()
+                report["tools"] = {
+                    tool.name: {
+                        "schema": tool.inputSchema,
+                        "destructive": bool(tool.annotations and tool.annotations.destructiveHint),
+                        "read_only": bool(tool.annotations and tool.annotations.readOnlyHint),
+                    }
+                    for tool in tools.tools
+                }
+                progress = []
+
+                async def on_progress(value, total, message):
+                    progress.append(message)
+
+                report["grades"] = await call(session, "grades", {"term": "current"}, on_progress)
+                report["progress"] = progress
+                report["renew"] = await call(session, "loans_renew", {"barcode": "31000103"})
+                resources = await session.list_resources()
+                report["resources"] = [str(resource.uri) for resource in resources.resources]
+                read = await session.read_resource("unitool://demo/records/grades")
+                report["resource_text"] = read.contents[0].text
+            else:
+                report["grades"] = await call(session, "grades", {})
+                report["with_password"] = await call(session, "grades", {"password": "hunter2"})
+    print(json.dumps(report, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,88 @@
+import DemoUniversity
+import Foundation
+import Testing
+import UniToolTestSupport
+
+/// `unitool mcp` driven by the official MCP SDK for Python (`mcp` from PyPI, installed by
+/// Scripts/interop-venv.sh), as an AI assistant's client drives it.
+@Suite("MCP: unitool as a Model Context Protocol server, with the official Python client")
+struct MCPInteropTests {
+    let sandbox: Sandbox
+
+    init() throws { sandbox = try Sandbox() }
+
+    /// The client script's report, or nil (with the reason recorded) when there is no client.
+    func drive(_ scenario: String, _ arguments: [String], demo: DemoUniversity) async throws -> [String: Any]? {
+        let environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }.merging([
+            "UNITOOL_DEMO_URL": demo.baseURL.absoluteString, "NO_COLOR": "1",
+        ]) { $1 }
+        let python = environment["UNITOOL_INTEROP_PYTHON"] ?? Fixtures.root.appendingPathComponent(".build/interop-venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            if environment["UNITOOL_SKIP_INTEROP"] != "1" {
+                Issue.record("no Python with the mcp package at \(python): run Scripts/interop-venv.sh (or set UNITOOL_SKIP_INTEROP=1)")
+            }
+            return nil
+        }
+        let script = Fixtures.root.appendingPathComponent("Tests/EndToEndTests/Interop/mcp_client.py").path
+        // On a thread of its own: the demo serving the server runs on this process's cooperative pool.
+        let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UniToolProcess.Outcome, any Error>) in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result {
+                        try UniToolProcess.run(
+                            URL(fileURLWithPath: python), [script, scenario, UniToolProcess.executable.path] + arguments,
+                            environment: environment, timeout: 120)
+                    })
+            }
+        }
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        return try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
+    }
+
+    @Test("the client lists the demo's tools with schemas, gets the grades with progress, renews a loan, and reads a resource")
+    func session() async throws {
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        try await DemoUniversity.withRunning { demo in
+            guard let report = try await drive("session", ["--portal", "demo", "mcp"], demo: demo) else { return }
+            #expect(report["server"] as? String == "unitool")
+            let tools = try #require(report["tools"] as? [String: [String: Any]])
+            let term = ((tools["grades"]?["schema"] as? [String: Any])?["properties"] as? [String: Any])?["term"] as? [String: Any]
+            #expect(term?["default"] as? String == "current", "\(tools["grades"] ?? [:])")
+            #expect(tools["grades"]?["read_only"] as? Bool == true)
+            #expect(tools["loans_renew"]?["destructive"] as? Bool == true)
+            #expect(Set(tools.keys).isSuperset(of: ["courses", "loans", "today", "search", "history"]))
+
+            let grades = try #require(report["grades"] as? [String: Any])
+            #expect(grades["ok"] as? Bool == true, "\(grades)")
+            let records = (grades["structured"] as? [String: Any])?["records"] as? [[String: Any]] ?? []
+            #expect(records.contains { $0["code"] as? String == "CS-320" }, "\(grades)")
+            #expect((report["progress"] as? [String] ?? []).contains { $0.contains("signing in to Demo University") }, "\(report)")
+
+            let renew = try #require(report["renew"] as? [String: Any])
+            let renewed = (renew["structured"] as? [String: Any])?["records"] as? [[String: Any]]
+            #expect(renewed?.first?["barcode"] as? String == "31000103", "\(renew)")
+            #expect((report["resources"] as? [String] ?? []).contains("unitool://demo/records/grades"))
+            #expect((report["resource_text"] as? String ?? "").contains("\"as_of\""))
+        }
+    }
+
+    @Test("terms not accepted and a needed login are protocol errors that name the command to run; no tool takes a password")
+    func refusals() async throws {
+        try await DemoUniversity.withRunning { demo in
+            guard let terms = try await drive("refusals", ["--portal", "demo", "mcp"], demo: demo) else { return }
+            let refusal = try #require(terms["grades"] as? [String: Any])
+            #expect(refusal["ok"] as? Bool == false && refusal["code"] as? Int == -32015, "\(refusal)")
+            #expect((refusal["message"] as? String ?? "").contains("unitool --portal demo terms accept"), "\(refusal)")
+            let password = try #require(terms["with_password"] as? [String: Any])
+            #expect(password["code"] as? Int == -32602 && (password["message"] as? String ?? "").contains("no argument 'password'"))
+
+            try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+            // A user with no stored password: the server does not ask, it names the command.
+            guard let login = try await drive("refusals", ["--portal", "demo", "--user", "zed", "mcp"], demo: demo) else { return }
+            let needed = try #require(login["grades"] as? [String: Any])
+            #expect(needed["ok"] as? Bool == false, "\(needed)")
+            #expect((needed["message"] as? String ?? "").contains("unitool --portal demo auth login --user zed"), "\(needed)")
+            #expect(await demo.passwordsReceived == 0, "no password reached the IdP")
+        }
+    }
+}
