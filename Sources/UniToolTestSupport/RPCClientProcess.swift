@@ -14,7 +14,8 @@ public final class RPCClientProcess: @unchecked Sendable {
     /// Starts `unitool rpc`. Spawning happens on a thread of its own: Foundation's `Process`
     /// may block while it starts, and must never do so on Swift's small cooperative pool.
     /// - Parameter readsOutput: false plays a client that never reads its responses.
-    public static func start(arguments: [String] = [], environment: [String: String], readsOutput: Bool = true) async throws
+    public static func start(command: String = "rpc", arguments: [String] = [], environment: [String: String], readsOutput: Bool = true)
+        async throws
         -> RPCClientProcess
     {
         // Writing to a server that has gone must fail the write, not kill the test process.
@@ -24,16 +25,18 @@ public final class RPCClientProcess: @unchecked Sendable {
                 UniToolProcess.slots.wait()
                 defer { UniToolProcess.slots.signal() }
                 continuation.resume(
-                    with: Result { try RPCClientProcess(arguments: arguments, environment: environment, readsOutput: readsOutput) })
+                    with: Result {
+                        try RPCClientProcess(command: command, arguments: arguments, environment: environment, readsOutput: readsOutput)
+                    })
             }
         }
     }
 
     private let output = Pipe()
 
-    private init(arguments: [String], environment: [String: String], readsOutput: Bool) throws {
+    private init(command: String, arguments: [String], environment: [String: String], readsOutput: Bool) throws {
         process.executableURL = UniToolProcess.executable
-        process.arguments = ["rpc"] + arguments
+        process.arguments = [command] + arguments
         var env = ProcessInfo.processInfo.environment
         for (name, value) in environment { env[name] = value }
         env["NO_COLOR"] = "1"

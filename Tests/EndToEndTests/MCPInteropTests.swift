@@ -1,6 +1,7 @@
 import DemoUniversity
 import Foundation
 import Testing
+import UniToolRPC
 import UniToolTestSupport
 
 /// `unitool mcp` driven by the official MCP SDK for Python (`mcp` from PyPI, installed by
@@ -83,6 +84,36 @@ struct MCPInteropTests {
             #expect(needed["ok"] as? Bool == false, "\(needed)")
             #expect((needed["message"] as? String ?? "").contains("unitool --portal demo auth login --user zed"), "\(needed)")
             #expect(await demo.passwordsReceived == 0, "no password reached the IdP")
+        }
+    }
+
+    @Test("a cancelled call stops asking the portal, and the server goes on to answer the next call")
+    func cancellation() async throws {
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "latency=700")) { demo in
+            let client = try await RPCClientProcess.start(
+                command: "mcp", arguments: ["--portal", "demo"],
+                environment: sandbox.environment.merging(["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]) { $1 })
+            defer { client.terminate() }
+            var seen: [JSONValue] = []
+            client.sendLine(
+                #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#
+            )
+            #expect(await client.response(id: .number(1), seen: &seen) != nil, "\(client.stderr)")
+            client.sendLine(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"grades","arguments":{}}}"#)
+            try await Task.sleep(for: .milliseconds(900))
+            client.sendLine(
+                #"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"the user changed their mind"}}"#)
+            client.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"grades"}}}"#)
+            let next = await client.response(id: .number(3), seen: &seen, timeout: 10)
+            #expect(next?["result"] != nil, "\(String(describing: next)) \(client.stderr)")
+            // The login the cancelled call was in the middle of goes no further.
+            let settled = await demo.requestCount
+            try await Task.sleep(for: .seconds(2))
+            let later = await demo.requestCount
+            #expect(later <= settled + 1, "requests went on after the cancellation: \(settled) then \(later)")
+            #expect(!seen.contains { $0["id"] == .number(2) && $0["result"] != nil }, "the cancelled call answered with a result")
         }
     }
 }
