@@ -74,7 +74,7 @@ enum Plugins {
             let environment = try CommandEnvironment(options: options)
             var variables = ProcessInfo.processInfo.environment
             variables["UNITOOL_RPC_FD"] = "3"
-            variables["UNITOOL"] = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+            variables["UNITOOL"] = URL(fileURLWithPath: RecipeCatalog.runningExecutable).resolvingSymlinksInPath().path
             if let portal = try? environment.portalID() {
                 variables["UNITOOL_PORTAL"] = portal
                 if let recipe = try? environment.catalog.portal(portal), let user = try? environment.user(for: recipe) {

@@ -88,7 +88,7 @@ enum WatchInstaller {
 
     /// The running binary, as an absolute path, for ExecStart.
     static func executablePath() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        RecipeCatalog.runningExecutable
     }
 
     /// Each watch: its command, interval, last run, next run, and whether it is failing.

@@ -160,7 +160,7 @@ public struct RecipeCatalog: Sendable {
 
     /// The bundled `Recipes/` directory: `UNITOOL_RECIPES_DIR`, then `share/unitool/Recipes` beside
     /// an installed binary, then the source tree this binary was built from.
-    public static func bundledDirectory(executable: String = CommandLine.arguments.first ?? "") -> URL {
+    public static func bundledDirectory(executable: String = runningExecutable) -> URL {
         let environment = ProcessInfo.processInfo.environment
         if let explicit = environment["UNITOOL_RECIPES_DIR"], !explicit.isEmpty {
             return URL(fileURLWithPath: explicit)
@@ -172,6 +172,13 @@ public struct RecipeCatalog: Sendable {
         // Sources/UniToolKit/Recipes/RecipeCatalog.swift -> the package root.
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Recipes")
+    }
+
+    /// The running binary's path: the kernel's `/proc/self/exe`, since `argv[0]` is only
+    /// `unitool` when the shell found it on `PATH`.
+    public static var runningExecutable: String {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), path.hasPrefix("/") { return path }
+        return CommandLine.arguments.first ?? ""
     }
 
     /// The user's own recipes, per the XDG base directory specification.

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Checks the Debian package as a user would meet it: installs it with dpkg (as root, or with
+# sudo), and runs the demo from it with no Swift toolchain on the library path and no source
+# tree to fall back on; then removes it again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+deb="$(./Scripts/package-deb.sh)"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo dpkg -i "$deb" >&2
+trap '$sudo dpkg -r unitool >/dev/null 2>&1 || true' EXIT
+
+# No Swift runtime from the toolchain: the binary must carry its own.
+if ldd /usr/bin/unitool | grep -E 'libswift|libFoundation|/opt/swift' >&2; then
+    echo "error: /usr/bin/unitool still links the toolchain's Swift libraries" >&2
+    exit 1
+fi
+home="$(mktemp -d)"
+trap 'rm -rf "$home"; $sudo dpkg -r unitool >/dev/null 2>&1 || true' EXIT
+cd "$home"
+run() { env -i HOME="$home" PATH=/usr/bin:/bin LD_LIBRARY_PATH= XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" \
+    XDG_STATE_HOME="$home/state" XDG_CACHE_HOME="$home/cache" NO_COLOR=1 /usr/bin/unitool "$@"; }
+run --version
+run --portal demo terms accept >&2
+run --portal demo grades --term current --json > grades.json
+grep -q '"MATH-301"' grades.json
+# The recipes are the package's, not a source tree's this machine happens to have.
+run recipes list --json | grep -q '"/usr/share/unitool/Recipes/demo/portal.yaml"'
+man -w unitool >/dev/null
+echo "ok: $(basename "$deb") ($(du -h /usr/bin/unitool | cut -f1) binary) installs and runs the demo without a Swift toolchain"
