@@ -54,8 +54,26 @@ enum HelpExamples {
         return "Examples:\n" + examples.map { "  " + $0 }.joined(separator: "\n")
     }
 
-    /// A discussion with the command's examples after it.
+    /// A discussion with the command's examples after it. The text's paragraphs are written
+    /// wrapped for reading in the source; they are joined here, so that swift-argument-parser
+    /// wraps them to the terminal instead of breaking each source line again. An indented line
+    /// (a command to type) keeps its own line.
     static func discussion(_ text: String, examples command: String) -> String {
-        text.isEmpty ? Self.text(for: command) : text + "\n\n" + Self.text(for: command)
+        let flowing = reflowed(text)
+        return flowing.isEmpty ? Self.text(for: command) : flowing + "\n\n" + Self.text(for: command)
+    }
+
+    /// Joins the lines of each paragraph; blank lines and indented lines stay as they are.
+    static func reflowed(_ text: String) -> String {
+        var output: [String] = []
+        for line in text.components(separatedBy: "\n") {
+            let startsOwnLine = line.isEmpty || line.first == " " || line.first == "\t"
+            if !startsOwnLine, let last = output.last, !last.isEmpty, last.first != " ", last.first != "\t" {
+                output[output.count - 1] = last + " " + line
+            } else {
+                output.append(line)
+            }
+        }
+        return output.joined(separator: "\n")
     }
 }

@@ -110,3 +110,14 @@ struct ArgumentsTests {
         #expect(!Dispatcher.wantsJSON(["grades", "--format", "csv"]))
     }
 }
+
+@Suite("Help text")
+struct HelpTextTests {
+    @Test("a discussion's paragraphs are joined for the terminal to wrap; blank and indented lines stay")
+    func reflow() {
+        let text = "First line of a paragraph\ncontinues here.\n\nSecond paragraph:\n  unitool grades --term current\nafter the command."
+        #expect(
+            HelpExamples.reflowed(text)
+                == "First line of a paragraph continues here.\n\nSecond paragraph:\n  unitool grades --term current\nafter the command.")
+    }
+}
