@@ -11,7 +11,7 @@ extension CommandEnvironment {
     /// The day's service for the chosen portal and user: its recipes, the history and the clock.
     func dayService(offline: Bool) throws -> (DayService, PortalRecipe) {
         let portal = try catalog.portal(try portalID())
-        let recipes = (catalog.dataRecipes[portal.id] ?? [:]).values.sorted { $0.command < $1.command }
+        let recipes = catalog.recipes(of: portal.id)
         let user = try self.user(for: portal)
         return (DayService(portal: portal, user: user, recipes: recipes, history: history(), now: now), portal)
     }

@@ -192,7 +192,7 @@ struct Dispatcher {
             let portals = portalID.map { [$0] } ?? environment.catalog.dataRecipes.keys.sorted()
             var seen = Set<String>()
             for portal in portals {
-                for recipe in (environment.catalog.dataRecipes[portal] ?? [:]).values.sorted(by: { $0.command < $1.command })
+                for recipe in environment.catalog.recipes(of: portal)
                 where seen.insert(recipe.command).inserted {
                     text += "  " + recipe.command.padding(toLength: 19, withPad: " ", startingAt: 0) + recipe.summary + "\n"
                     for action in recipe.actions {

@@ -52,7 +52,7 @@ struct RecipesCommand: AsyncParsableCommand {
                                 ? .null : .string(catalog.replacedPortals[portal.id]!.joined(separator: ", "))
                         ),
                     ]))
-                for recipe in (catalog.dataRecipes[portal.id] ?? [:]).values.sorted(by: { $0.command < $1.command }) {
+                for recipe in catalog.recipes(of: portal.id) {
                     let replaced = catalog.replaced[portal.id]?[recipe.command] ?? []
                     rows.append(
                         Record(fields: [

@@ -22,7 +22,7 @@ public struct UniToolMCPServer: Sendable {
         self.user = user
     }
 
-    var recipes: [DataRecipe] { (host.catalog.dataRecipes[portal.id] ?? [:]).values.sorted { $0.command < $1.command } }
+    var recipes: [DataRecipe] { host.catalog.recipes(of: portal.id) }
     var catalog: MCPToolCatalog { MCPToolCatalog(portal: portal, recipes: recipes) }
 
     /// Serves until the client goes away.
@@ -119,7 +119,7 @@ public struct UniToolMCPServer: Sendable {
             }
             let since = try HistoryReport.start(of: arguments["since"]?.stringValue ?? "30d")
             return try Self.result(
-                HistoryReport.changes(in: history, recipe: recipe, portal: portal.id, user: recipe.login ? user : "", since: since))
+                HistoryReport.changes(in: history, recipe: recipe, portal: portal.id, user: recipe.historyUser(user), since: since))
         }
     }
 
@@ -198,7 +198,7 @@ public struct UniToolMCPServer: Sendable {
             guard let history = host.history else { throw MCPError.invalidParams("no history is kept") }
             do {
                 let answer = try history.offlineAnswer(
-                    recipe: recipe, portal: portal.id, user: recipe.login ? user : "", options: [:], source: nil)
+                    recipe: recipe, portal: portal.id, user: recipe.historyUser(user), options: [:], source: nil)
                 let text =
                     "{\"as_of\": \(JSONRenderer.string(HistoryStore.iso8601(answer.ranAt))), \"records\": \(JSONRenderer.array(answer.records).trimmingCharacters(in: .whitespacesAndNewlines))}"
                 return ReadResource.Result(contents: [.text(text, uri: uri, mimeType: "application/json")])

@@ -235,7 +235,7 @@ public struct RPCMethods: Sendable {
                 throw UniToolError(.noOfflineAnswer, "this server keeps no history", hint: "run the recipe without 'offline'")
             }
             let answer = try history.offlineAnswer(
-                recipe: recipe, portal: portal.id, user: recipe.login ? user : "", options: run.options, source: run.source)
+                recipe: recipe, portal: portal.id, user: recipe.historyUser(user), options: run.options, source: run.source)
             let records = try RecordShape(summary: run.summary, sort: run.sort, fields: run.fields).apply(to: answer.records, of: recipe)
             return Self.result(records, adding: [("asOf", .string(ISO8601DateFormatter().string(from: answer.ranAt)))])
         }
@@ -272,7 +272,7 @@ public struct RPCMethods: Sendable {
         -> (DayService, LiveRecipeRun?, (@Sendable () async throws -> Void)?)
     {
         let (portal, user) = try portalAndUser(params)
-        let recipes = (host.catalog.dataRecipes[portal.id] ?? [:]).values.sorted { $0.command < $1.command }
+        let recipes = host.catalog.recipes(of: portal.id)
         let service = DayService(portal: portal, user: user, recipes: recipes, history: host.history, now: try FixedClock.now())
         guard try params.bool("offline") != true, needsPortal(service) else { return (service, nil, nil) }
         let connection = try await host.connection(portal: portal, user: user)
@@ -328,7 +328,7 @@ public struct RPCMethods: Sendable {
             throw RPCError.invalidParams("'since': \(error.message); \(error.hint ?? "")")
         }
         let changes = try HistoryReport.changes(
-            in: history, recipe: recipe, portal: portal.id, user: recipe.login ? user : "", since: since)
+            in: history, recipe: recipe, portal: portal.id, user: recipe.historyUser(user), since: since)
         return Self.result(changes)
     }
 

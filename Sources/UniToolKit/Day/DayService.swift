@@ -40,14 +40,11 @@ public struct DayService: Sendable {
     public var portalZone: TimeZone { portal.timeZone ?? userZone }
     public var today: CalendarDay { CalendarDay(now, in: userZone) }
 
-    /// The user as the recipe needs: none for a public command.
-    func user(for recipe: DataRecipe) -> String { recipe.login ? user : "" }
-
     /// The last answer to a question in the history, if it is at most `maxAge` old.
     func stored(_ recipe: DataRecipe, options: [String: String], maxAge: TimeInterval? = nil) -> Answer? {
         guard let history,
             let answer = try? history.offlineAnswer(
-                recipe: recipe, portal: portal.id, user: user(for: recipe), options: options, source: nil)
+                recipe: recipe, portal: portal.id, user: recipe.historyUser(user), options: options, source: nil)
         else { return nil }
         if let maxAge, Date().timeIntervalSince(answer.ranAt) > maxAge { return nil }
         return Answer(records: answer.records, readAt: answer.ranAt, fromHistory: true)
@@ -60,7 +57,7 @@ public struct DayService: Sendable {
                     .stateCorrupt, "the history cannot be opened, so there is no offline answer", hint: "run with -v to see why")
             }
             let stored = try history.offlineAnswer(
-                recipe: recipe, portal: portal.id, user: user(for: recipe), options: options, source: nil)
+                recipe: recipe, portal: portal.id, user: recipe.historyUser(user), options: options, source: nil)
             return Answer(records: stored.records, readAt: stored.ranAt, fromHistory: true)
         }
         return Answer(records: try await live(recipe, options), readAt: Date(), fromHistory: false)
@@ -82,7 +79,7 @@ extension DayService {
                     ? "no command of '\(portal.id)' has a calendar: section in its recipe"
                     : "these commands have one: \(calendarRecipes.map(\.command).joined(separator: ", ")); or run 'unitool calendar'")
         }
-        return try CalendarEventBuilder(recipe: recipe, spec: spec, portal: portal.id, user: user(for: recipe)).events(from: records)
+        return try CalendarEventBuilder(recipe: recipe, spec: spec, portal: portal.id, user: recipe.historyUser(user)).events(from: records)
     }
 
     /// One calendar of every calendar-capable command, run at the same time; a command that

@@ -221,13 +221,14 @@ extension DayService {
             throw UniToolError(
                 .stateCorrupt, "the history cannot be opened, so there is no 'since you last looked'", hint: "run with -v to see why")
         }
-        let part = "\(item.command) \(HistoryStore.optionsKey(recipe.effectiveOptions(item.options), source: nil))"
-        let user = self.user(for: recipe)
+        // The question, as the history keys it, names the part too: one look per command and options.
+        let question = HistoryStore.optionsKey(recipe.effectiveOptions(item.options), source: nil)
+        let part = "\(item.command) \(question)"
+        let user = recipe.historyUser(self.user)
         let lastLook = try history.lastLook(portal: portal.id, user: user, part: part)
         try history.saveLook(portal: portal.id, user: user, part: part)
         let columns = ["change"] + recipe.tableColumns
         guard let lastLook else { return (RecordSet(columns: columns, records: []), true) }
-        let question = HistoryStore.optionsKey(recipe.effectiveOptions(item.options), source: nil)
         var before = RecordSet(columns: records.columns, records: [])
         if let run = try history.run(before: lastLook, portal: portal.id, user: user, recipe: recipe.command, options: question) {
             before = try HistoryCodec.records(run.recordsJSON, columns: run.columns, fields: recipe.primary.fields)

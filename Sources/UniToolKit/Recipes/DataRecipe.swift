@@ -51,6 +51,10 @@ public struct DataRecipe: Sendable {
         return comparisons
     }
 
+    /// Whose answers these are in the history: the user's, or for a public command (`login:
+    /// false`), everyone's, kept under no user. One rule for every front end and the service.
+    public func historyUser(_ user: String) -> String { login ? user : "" }
+
     /// The fields marked `key: true`: what identifies a record, and what a table never cuts.
     public var keyFields: [String] { primary.fields.filter(\.display.key).map(\.name) }
     /// What `recipes lint` points out without refusing the recipe.
@@ -310,7 +314,7 @@ extension DataRecipe {
     /// - Parameter reserved: command names a recipe may not take: the front end's own commands
     ///   (the CLI passes its built-in commands, which it owns).
     public static func load(
-        file: String, text: String, portal: String, reserved: Set<String> = [], platforms: URL = RecipeComposer.platformsDirectory()
+        file: String, text: String, portal: String, reserved: Set<String> = [], platforms: URL = RecipeComposer.bundledPlatforms
     ) throws -> DataRecipe {
         let (node, platform) = try RecipeComposer.compose(RecipeReader(file: file, text: text), platforms: platforms, kind: .data)
         let top = try RecipeReader(file: platform.map { "\(file) (on platform \($0.platform))" } ?? file, root: node).top

@@ -172,7 +172,7 @@ extension PortalRecipe {
     ]
 
     /// Reads and validates a portal recipe. Every problem names the file, line and key.
-    public static func load(file: String, text: String, platforms: URL = RecipeComposer.platformsDirectory()) throws -> PortalRecipe {
+    public static func load(file: String, text: String, platforms: URL = RecipeComposer.bundledPlatforms) throws -> PortalRecipe {
         let (node, platform) = try RecipeComposer.compose(RecipeReader(file: file, text: text), platforms: platforms, kind: .portal)
         let top = try RecipeReader(file: platform.map { "\(file) (on platform \($0.platform))" } ?? file, root: node).top
         try top.allowOnly(knownKeys)

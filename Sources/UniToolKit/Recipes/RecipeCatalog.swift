@@ -137,6 +137,11 @@ public struct RecipeCatalog: Sendable {
         return found
     }
 
+    /// A portal's data recipes, in command order: what every list of commands shows.
+    public func recipes(of portal: String) -> [DataRecipe] {
+        (dataRecipes[portal] ?? [:]).values.sorted { $0.command < $1.command }
+    }
+
     public func portal(_ id: String) throws -> PortalRecipe {
         try PortalID.validate(id)
         guard let portal = portals[id] else {

@@ -21,6 +21,10 @@ public enum RecipeComposer {
         bundled.appendingPathComponent("platforms")
     }
 
+    /// The bundled platforms, found once per process: every recipe file a catalog reads names
+    /// it, and finding it reads `/proc/self/exe` and the file system.
+    public static let bundledPlatforms = platformsDirectory()
+
     /// The recipe's root node with its platform merged in, and the platform's name; the node
     /// as it is when it uses none.
     static func compose(_ reader: RecipeReader, platforms: URL, kind: Kind) throws -> (Node, Composition?) {

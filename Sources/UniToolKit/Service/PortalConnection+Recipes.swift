@@ -27,7 +27,7 @@ extension PortalConnection {
             do {
                 // A public command's answer is the same for everyone, and is found without a user.
                 try history?.record(
-                    portal: portal.id, user: recipe.login ? user : "", recipe: recipe.command, options: question, records: records)
+                    portal: portal.id, user: recipe.historyUser(user), recipe: recipe.command, options: question, records: records)
             } catch {
                 // The answer stands; only the record of it is lost, which the log says.
                 logger.warning("not recorded in the history: \(error)")
@@ -37,7 +37,7 @@ extension PortalConnection {
             // Offline, the values the portal listed last time still tell a typo from an outage.
             if let unknown = unknownValueAsLastSeen(of: recipe, given: given) { throw unknown }
             // And the last answer is there to be had.
-            if let last = try? history?.latest(portal: portal.id, user: recipe.login ? user : "", recipe: recipe.command, options: question)
+            if let last = try? history?.latest(portal: portal.id, user: recipe.historyUser(user), recipe: recipe.command, options: question)
             {
                 throw error.adding(
                     note:
