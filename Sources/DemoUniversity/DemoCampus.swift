@@ -215,14 +215,7 @@ struct DemoTermCalendar: Sendable {
     }
 
     /// `2026-11-24`.
-    static func iso(_ day: Int) -> String {
-        let date = Date(timeIntervalSince1970: Double(day) * 86_400)
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: date)
-    }
+    static func iso(_ day: Int) -> String { text(day, format: "yyyy-MM-dd") }
 
     /// `24 November 2026`, or the Hungarian `2026. 11. 24.` the exam list prints.
     static func text(_ day: Int, format: String = "d MMMM yyyy") -> String {

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -64,7 +63,7 @@ extension DemoRoutes {
         headers[.location] = service + (service.contains("?") ? "&" : "?") + "ticket=" + ticket
         if setCookie {
             headers.append(
-                HTTPField(name: .setCookie, value: "\(Self.ticketGrantingCookie)=\(signIdPSession(user: user)); Path=/cas; HttpOnly"))
+                HTTPField(name: .setCookie, value: "\(Self.ticketGrantingCookie)=\(signSession(user: user)); Path=/cas; HttpOnly"))
         }
         return Response(status: .found, headers: headers)
     }
@@ -94,12 +93,6 @@ extension DemoRoutes {
         return Self.redirect(to: login.string!, status: .found)
     }
 
-    /// An IdP (or CAS) session cookie: `user.expiry.boot.mac`, as the SP's.
-    func signIdPSession(user: String) -> String {
-        let payload = "\(user).\(Int(Date().timeIntervalSince1970 + DemoUniversity.sessionLifetime)).\(bootID)"
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: DemoUniversity.cookieKey)
-        return payload + "." + Data(mac).map { String(format: "%02x", $0) }.joined()
-    }
 }
 
 /// Apereo CAS's login and token pages, by the structure of CAS 6 and 7's views.

@@ -58,14 +58,14 @@ extension CalendarSpec {
         }
         /// A field an event can read: the item's, the record's, or a list field's own field
         /// (`no_classes.date`).
+        func lookup(_ name: String) -> FieldSpec? {
+            let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+            if parts.count == 2 { return fields.first { $0.name == parts[0] }?.list?.fields.first { $0.name == parts[1] } }
+            return itemFields.first { $0.name == name } ?? fields.first { $0.name == name }
+        }
         func field(_ key: String, types: Set<FieldSpec.FieldType>? = nil) throws -> String? {
             guard let name = try reader.string(key) else { return nil }
-            let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
-            var found = itemFields.first { $0.name == name } ?? fields.first { $0.name == name }
-            if parts.count == 2 {
-                found = fields.first { $0.name == parts[0] }?.list?.fields.first { $0.name == parts[1] }
-            }
-            guard let found else {
+            guard let found = lookup(name) else {
                 let known = (itemFields + fields).map(\.name)
                 throw reader.error(key, "'\(name)' is not a field (fields: \(known.joined(separator: ", ")))")
             }
@@ -118,12 +118,7 @@ extension CalendarSpec {
             guard spec.day != nil else { throw reader.error("weekly", "repeats a weekday: it needs day:, not date:") }
             func dateField(_ key: String) throws -> String? {
                 guard let name = try weeklyReader.string(key) else { return nil }
-                let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
-                let found =
-                    parts.count == 2
-                    ? fields.first { $0.name == parts[0] }?.list?.fields.first { $0.name == parts[1] }
-                    : (itemFields.first { $0.name == name } ?? fields.first { $0.name == name })
-                guard let found, found.type == .date else {
+                guard lookup(name)?.type == .date else {
                     throw weeklyReader.error(key, "'\(name)' is not a date field")
                 }
                 return name

@@ -10,8 +10,6 @@ public struct RecordFilter: Sendable {
     /// The option's value, resolved: `mon`..`sun` for weekdays, `yyyy-MM-dd` for dates.
     public let value: String
 
-    static let weekdays = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
-
     /// Checks and resolves a filter value: `today` and `7d` become dates or weekdays.
     public init(option: OptionSpec, value given: String, now: Date = Date()) throws {
         guard let filter = option.filter else { preconditionFailure("not a filter option") }
@@ -25,7 +23,7 @@ public struct RecordFilter: Sendable {
             self.value = value
         case .weekday:
             if value == "today" {
-                self.value = Self.weekdays[calendar.component(.weekday, from: now) - 1]
+                self.value = CalendarDay(now, in: calendar.timeZone).weekday.short
             } else if let day = Weekday(parsing: value) {
                 self.value = day.short
             } else {
