@@ -42,36 +42,18 @@ struct PlatformLoginTests {
         }
     }
 
-    @Test("Keycloak: the kc-form-login form, a wrong password (exit 10), the OTP form of a TOTP user")
-    func keycloak() async throws {
-        let faults = try DemoFaults(parsing: "login=keycloak")
-        try await DemoUniversity.withRunning(faults: faults) { demo in
+    @Test(
+        "Keycloak (kc-form-login, the OTP form) and Apereo CAS (fm1, a service ticket back to the portal, the token page): sign-in, a wrong password in the product's words (exit 10), a TOTP user",
+        arguments: [("keycloak", "kc-demo", "incorrect"), ("cas", "uni-cas-moodle", "Invalid credentials")])
+    func signIn(login: String, portal: String, wrongWords: String) async throws {
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "login=\(login)")) { demo in
             func run(_ arguments: [String], stdin: String? = nil) async throws -> UniToolProcess.Outcome {
-                try await sandbox.run(["--recipes", examples, "--portal", "kc-demo"] + arguments, demo: demo.baseURL, stdin: stdin)
+                try await sandbox.run(["--recipes", examples, "--portal", portal] + arguments, demo: demo.baseURL, stdin: stdin)
             }
             let grades = try await run(["grades", "--json"])
             #expect(grades.exitCode == 0 && grades.stdout.contains("MATH-301"), "\(grades)")
             let wrong = try await run(["grades", "--user", "bence", "--password-stdin"], stdin: "not-it")
-            #expect(wrong.exitCode == 10 && wrong.stderr.contains("incorrect"), "\(wrong)")
-            let secret = try await run(
-                ["auth", "totp", "set", "--user", "yuki"], stdin: "otpauth://totp/Demo:yuki?secret=JBSWY3DPEHPK3PXP")
-            #expect(secret.exitCode == 0, "\(secret)")
-            let yuki = try await run(["grades", "--user", "yuki", "--password-stdin", "--json"], stdin: "sakura-2026")
-            #expect(yuki.exitCode == 0, "\(yuki)")
-            #expect(await demo.codesAccepted == 1)
-        }
-    }
-
-    @Test("Apereo CAS: the fm1 form, a service ticket back to the portal, a wrong password (exit 10), the token page")
-    func cas() async throws {
-        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "login=cas")) { demo in
-            func run(_ arguments: [String], stdin: String? = nil) async throws -> UniToolProcess.Outcome {
-                try await sandbox.run(["--recipes", examples, "--portal", "uni-cas-moodle"] + arguments, demo: demo.baseURL, stdin: stdin)
-            }
-            let grades = try await run(["grades", "--json"])
-            #expect(grades.exitCode == 0 && grades.stdout.contains("MATH-301"), "\(grades)")
-            let wrong = try await run(["grades", "--user", "bence", "--password-stdin"], stdin: "not-it")
-            #expect(wrong.exitCode == 10 && wrong.stderr.contains("Invalid credentials"), "\(wrong)")
+            #expect(wrong.exitCode == 10 && wrong.stderr.contains(wrongWords), "\(wrong)")
             let secret = try await run(
                 ["auth", "totp", "set", "--user", "yuki"], stdin: "otpauth://totp/Demo:yuki?secret=JBSWY3DPEHPK3PXP")
             #expect(secret.exitCode == 0, "\(secret)")
