@@ -93,14 +93,8 @@ public struct UniToolMCPServer: Sendable {
         case .today:
             let refresh = arguments["refresh"]?.boolValue ?? false
             let service = DayService(portal: portal, user: user, recipes: recipes, history: host.history, now: try FixedClock.now())
-            var live: LiveRecipeRun?
-            var checkTerms: (@Sendable () async throws -> Void)?
-            if service.todayNeedsPortal(refresh: refresh) {
-                let connection = try await host.connection(portal: portal, user: user)
-                live = { recipe, options in try await connection.settlingSession { try await $0.run(recipe, options: options) } }
-                checkTerms = { try await connection.ensureTermsAccepted() }
-            }
-            let report = await service.today(live: live, checkTerms: checkTerms, refresh: refresh)
+            let live = service.todayNeedsPortal(refresh: refresh) ? try await host.liveRuns(portal: portal, user: user) : nil
+            let report = await service.today(live: live?.run, checkTerms: live?.checkTerms, refresh: refresh)
             let text = service.json(report)
             let structured: Value? = try Self.value(ofJSON: text)
             return CallTool.Result(content: [.text(text)], structuredContent: structured)

@@ -26,6 +26,21 @@ public protocol RPCHost: Sendable {
 }
 
 extension RPCHost {
+    /// How the day's views (`today`, `calendar`) run recipes on the portal: through the shared
+    /// connection, its session saved after each run, and its terms gate, asked first.
+    public func liveRuns(portal: PortalRecipe, user: String, progress: (@Sendable (String) -> Void)? = nil) async throws
+        -> (run: LiveRecipeRun, checkTerms: @Sendable () async throws -> Void)
+    {
+        let connection = try await connection(portal: portal, user: user)
+        return (
+            { recipe, options in
+                progress?("running \(recipe.command)")
+                return try await connection.settlingSession { try await $0.run(recipe, options: options) }
+            },
+            { try await connection.ensureTermsAccepted() }
+        )
+    }
+
     /// No history unless the host keeps one.
     public var history: HistoryStore? { nil }
 
@@ -275,16 +290,8 @@ public struct RPCMethods: Sendable {
         let recipes = host.catalog.recipes(of: portal.id)
         let service = DayService(portal: portal, user: user, recipes: recipes, history: host.history, now: try FixedClock.now())
         guard try params.bool("offline") != true, needsPortal(service) else { return (service, nil, nil) }
-        let connection = try await host.connection(portal: portal, user: user)
-        let progress = request.progress
-        return (
-            service,
-            { recipe, options in
-                progress?("running \(recipe.command)")
-                return try await connection.settlingSession { try await $0.run(recipe, options: options) }
-            },
-            { try await connection.ensureTermsAccepted() }
-        )
+        let (live, checkTerms) = try await host.liveRuns(portal: portal, user: user, progress: request.progress)
+        return (service, live, checkTerms)
     }
 
     /// `unitool today` over JSON-RPC: the same object as `today --json`. A part that failed has
