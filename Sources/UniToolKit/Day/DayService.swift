@@ -41,6 +41,15 @@ public struct DayService: Sendable {
     public var today: CalendarDay { CalendarDay(now, in: userZone) }
 
     /// The last answer to a question in the history, if it is at most `maxAge` old.
+    /// Whether the history has an answer to the question younger than `maxAge`: its time only,
+    /// without reading its records back.
+    func hasFresh(_ recipe: DataRecipe, options: [String: String], maxAge: TimeInterval) -> Bool {
+        let question = HistoryStore.optionsKey(recipe.effectiveOptions(options), source: nil)
+        guard let run = try? history?.latest(portal: portal.id, user: recipe.historyUser(user), recipe: recipe.command, options: question)
+        else { return false }
+        return Date().timeIntervalSince(run.ranAt) <= maxAge
+    }
+
     func stored(_ recipe: DataRecipe, options: [String: String], maxAge: TimeInterval? = nil) -> Answer? {
         guard let history,
             let answer = try? history.offlineAnswer(

@@ -45,7 +45,7 @@ extension DayService {
     public func todayNeedsPortal(refresh: Bool) -> Bool {
         portal.today.contains { item in
             guard let recipe = recipes.first(where: { $0.command == item.command }) else { return false }
-            return refresh || stored(recipe, options: item.options, maxAge: freshFor) == nil
+            return refresh || !hasFresh(recipe, options: item.options, maxAge: freshFor)
         }
     }
 
