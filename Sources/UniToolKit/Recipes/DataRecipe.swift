@@ -164,6 +164,10 @@ public struct OptionSpec: Sendable {
         public var xpath: String
         /// Every match, not just the first: the recipe then runs once for each value.
         public var many: Bool
+        /// The page that resolves the value already shows the records for it (a grades page
+        /// opens on the term its selector marks as selected), so it is read as the source's
+        /// first page instead of being fetched again under the resolved address.
+        public var showsRecords: Bool = false
     }
 
     /// Keeps the records whose `field` passes the test against the option's value.
@@ -487,10 +491,17 @@ extension OptionSpec {
         if let resolveReader = try reader.mappingReader("resolve") {
             for symbol in resolveReader.keys {
                 let entry = try resolveReader.mappingReader(symbol)!
-                try entry.allowOnly(["fetch", "xpath", "many"])
+                try entry.allowOnly(["fetch", "xpath", "many", "shows_records"])
+                let many = try entry.bool("many") ?? false
+                let showsRecords = try entry.bool("shows_records") ?? false
+                if many && showsRecords {
+                    throw entry.error(
+                        "shows_records",
+                        "'shows_records' is for a value that resolves to one page's records; with 'many: true' every value is fetched")
+                }
                 resolve[symbol] = Resolution(
                     fetch: Template(try entry.requiredString("fetch")), xpath: try entry.requiredXPath("xpath"),
-                    many: try entry.bool("many") ?? false)
+                    many: many, showsRecords: showsRecords)
             }
         }
         var filter: Filter?

@@ -4,7 +4,8 @@ import Logging
 import Synchronization
 
 /// The recipe runner of a connection: options resolved, pages followed, records extracted and
-/// filtered; actions filled and submitted. Every call passes the terms gate first.
+/// filtered; actions filled and submitted. Every call passes the terms gate: a data run while its
+/// first page is fetched (`whileCheckingTerms`), an action before anything is sent.
 extension PortalConnection {
     /// Runs a data recipe: resolves its options, fetches its pages, extracts typed records and
     /// keeps those its filter options allow.
@@ -22,8 +23,7 @@ extension PortalConnection {
         }
         let question = HistoryStore.optionsKey(recipe.effectiveOptions(given), source: sourceName)
         do {
-            try await ensureTermsAccepted()
-            let records = try await run(recipe, options: given, source: source, today: today)
+            let records = try await whileCheckingTerms { try await self.run(recipe, options: given, source: source, today: today) }
             do {
                 // A public command's answer is the same for everyone, and is found without a user.
                 try history?.record(
@@ -51,15 +51,20 @@ extension PortalConnection {
     private func run(_ recipe: DataRecipe, options given: [String: String], source: DataRecipe.Source, today: String)
         async throws -> RecordSet
     {
-        let (runs, filters) = try await resolveOptions(of: recipe, given: given)
+        let resolved = try await resolveOptions(of: recipe, given: given)
+        let runs = resolved.runs
         let extractor = RecordExtractor(recipe: recipe, source: source, today: today)
+        // The page that resolved the value may already show its records (`shows_records`): it is
+        // the first page, and the run costs one request instead of two. Only for the recipe's
+        // own address (a GET with no `read:` values), which that page stands in for.
+        let shown = source.post || !source.reads.isEmpty || source.name != recipe.sources.first?.name ? nil : resolved.shownPage
         let sets: [[Record]]
         // "reading 12 terms: 5/12" when an option resolved to several values.
         let what = recipe.options.first { option in given[option.name].flatMap { option.resolve[$0]?.many } == true }?.name
         do {
             sets = try await withThrowingTaskGroup(of: (Int, [Record]).self) { group in
                 for (index, values) in runs.enumerated() {
-                    group.addTask { (index, try await self.records(extractor, values: values)) }
+                    group.addTask { (index, try await self.records(extractor, values: values, firstPage: shown)) }
                 }
                 var results = [[Record]](repeating: [], count: runs.count)
                 var finished = 0
@@ -79,7 +84,7 @@ extension PortalConnection {
             if let unknown = try await unknownValue(of: recipe, given: given) { throw unknown }
             throw error
         }
-        return RecordFilter.apply(filters, to: RecordSet(columns: recipe.columns, records: sets.flatMap { $0 }))
+        return RecordFilter.apply(resolved.filters, to: RecordSet(columns: recipe.columns, records: sets.flatMap { $0 }))
     }
 
     /// A usage error for an option value the portal does not offer, naming those it does: the
@@ -125,7 +130,8 @@ extension PortalConnection {
     }
 
     /// Every page of one run of a source: the first, then each `next` link up to `max_pages`.
-    func records(_ extractor: RecordExtractor, values given: [String: String]) async throws -> [Record] {
+    /// `firstPage`, when given, is the first page already fetched (see `shows_records`).
+    func records(_ extractor: RecordExtractor, values given: [String: String], firstPage: Page? = nil) async throws -> [Record] {
         let source = extractor.source
         var values = given
         for read in source.reads { values[read.name] = try await readValue(read, values: given, recipe: extractor.recipe) }
@@ -135,9 +141,15 @@ extension PortalConnection {
         var pages = 0
         while let next = url, pages < source.maxPages, seen.insert(next.absoluteString).inserted {
             if pages > 0 { ServiceProgress.report("reading \(extractor.recipe.command): page \(pages + 1)") }
-            let page =
-                pages == 0 && source.post
-                ? try await postPage(next, source: source, values: values) : try await loadPage(next.absoluteString)
+            let page: Page
+            if pages == 0, let firstPage {
+                page = firstPage
+                seen.insert(firstPage.url.absoluteString)
+            } else if pages == 0 && source.post {
+                page = try await postPage(next, source: source, values: values)
+            } else {
+                page = try await loadPage(next.absoluteString)
+            }
             let document = try extractor.parse(
                 page.body, url: page.url, charset: page.charset, charsetOverride: portal.charsetOverride(for: page.url))
             do {
@@ -195,10 +207,17 @@ extension PortalConnection {
         }
     }
 
+    /// What `resolveOptions` found: one set of values per run (several when a value resolves to
+    /// a list), the filters to apply to the records, and the page that resolved a value and
+    /// already shows its records (`shows_records`), when the run is that one value.
+    struct ResolvedOptions {
+        var runs: [[String: String]]
+        var filters: [RecordFilter]
+        var shownPage: Page?
+    }
+
     /// Applies defaults, checks allowed values and looks up symbolic values on the portal.
-    /// Returns one set of values per run (several when a value resolves to a list) and the
-    /// filters to apply to the records.
-    func resolveOptions(of recipe: DataRecipe, given: [String: String]) async throws -> ([[String: String]], [RecordFilter]) {
+    func resolveOptions(of recipe: DataRecipe, given: [String: String]) async throws -> ResolvedOptions {
         for name in given.keys where !recipe.options.contains(where: { $0.name == name }) {
             throw UniToolError(
                 .usage, "'\(recipe.command)' has no option --\(name)",
@@ -218,6 +237,8 @@ extension PortalConnection {
             values[option.name] = value
         }
         var runs = [values]
+        var shownPage: Page?
+        var resolvedCount = 0
         for option in recipe.options where option.filter == nil {
             let value = values[option.name]!
             if let resolution = option.resolve[value] {
@@ -241,6 +262,8 @@ extension PortalConnection {
                 }
                 let chosen = resolution.many ? found : [found[0]]
                 logger.debug("--\(option.name) \(value) is \(chosen.joined(separator: ", "))")
+                resolvedCount += 1
+                if resolution.showsRecords { shownPage = page }
                 runs = runs.flatMap { run in chosen.map { run.merging([option.name: $0]) { $1 } } }
             } else if !option.allowedValues.isEmpty && !option.allowedValues.contains(value) {
                 throw UniToolError(
@@ -248,7 +271,9 @@ extension PortalConnection {
                     hint: "use one of: \((option.allowedValues + option.resolve.keys.sorted()).joined(separator: ", "))")
             }
         }
-        return (runs, filters)
+        // A page stands for the records of one value only: with a second resolved option, or
+        // several runs, each run's own address is fetched.
+        return ResolvedOptions(runs: runs, filters: filters, shownPage: resolvedCount == 1 && runs.count == 1 ? shownPage : nil)
     }
 
     /// Fills and submits an action's form, such as renewing a loan, and reads the result page.

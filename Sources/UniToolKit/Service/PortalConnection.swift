@@ -210,7 +210,8 @@ public final class PortalConnection: Sendable {
 
     /// Passes when the current terms of use are accepted; otherwise asks the policy's `ask`
     /// (a person at a terminal), and refuses when there is none or the answer is no. Every data
-    /// call (`run`, `perform`, `fetch`) passes here first, so no front end can skip it: unitool
+    /// call passes here inside the service, so no front end can skip it: `perform` and `fetch`
+    /// before they send anything, `run` while its pages are fetched (`whileCheckingTerms`). unitool
     /// fails closed.
     public func ensureTermsAccepted() async throws {
         if termsCleared.withLock({ $0 }) { return }
@@ -223,6 +224,37 @@ public final class PortalConnection: Sendable {
         }
         termsCleared.withLock { $0 = true }
     }
+
+    /// Runs `fetch` while the terms of use are checked, instead of after: a warm run then costs
+    /// one round trip, not two. What `fetch` read is handed back only once the terms are found
+    /// accepted; a refusal, or a check that cannot be made, throws it away unseen, and that
+    /// error is the run's. `fetch` may read pages with the session it has, but a login it meets
+    /// waits for the verdict (`loadPage`), so no password is sent, and no prompt shown, for a
+    /// portal whose terms the user has not accepted. Actions, which change something, check first.
+    ///
+    /// Only on a warm run: a saved session, and terms of this portal accepted before. The first
+    /// run, and any run that must log in anyway, asks first and fetches nothing until the terms
+    /// are accepted; a login costs several round trips, so one more is nothing there.
+    func whileCheckingTerms<T: Sendable>(_ fetch: @escaping @Sendable () async throws -> T) async throws -> T {
+        if termsCleared.withLock({ $0 }) { return try await fetch() }
+        let warm = savedJar.withLock { !($0?.cookies.isEmpty ?? true) } && (try? terms.accepted.load(portal: portal.id)) != nil
+        guard warm else {
+            try await ensureTermsAccepted()
+            return try await fetch()
+        }
+        let verdict = Task { try await self.ensureTermsAccepted() }
+        return try await withTaskCancellationHandler {
+            async let fetched = Self.$termsVerdict.withValue(verdict) { try await fetch() }
+            try await verdict.value
+            return try await fetched
+        } onCancel: {
+            verdict.cancel()
+        }
+    }
+
+    /// The terms check that a run started beside its fetch (`whileCheckingTerms`): a login
+    /// waits for it.
+    @TaskLocal static var termsVerdict: Task<Void, any Error>?
 
     /// A portal page through the session, logging in first if the portal asks for it; no terms
     /// check (the terms API and the terms page themselves come this way).
@@ -253,6 +285,8 @@ public final class PortalConnection: Sendable {
                     hint: "the portal may not accept unitool's cookies; run with --verbose to see every page")
             }
             rounds -= 1
+            // Fetched while the terms are being checked: log in only once they are accepted.
+            if let verdict = Self.termsVerdict { try await verdict.value }
             let bounced = page
             let landing = try await logins.logIn(unlessDoneSince: seen) {
                 self.logger.debug("the portal asks for a login at \(bounced.url.redactedForLog)")

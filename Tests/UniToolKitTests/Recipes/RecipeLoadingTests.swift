@@ -15,6 +15,8 @@ struct RecipeLoadingTests {
         #expect(grades.columns.prefix(3) == ["term", "course", "code"])
         #expect(grades.options.first?.resolve["current"] != nil)
         #expect(grades.options.first?.resolve["all"]?.many == true)
+        #expect(grades.options.first?.resolve["current"]?.showsRecords == true)
+        #expect(grades.options.first?.resolve["all"]?.showsRecords == false)
         #expect(
             Set(catalog.dataRecipes["demo"]!.keys) == [
                 "catalogue", "courses", "deadlines", "exams", "grades", "headlines", "library-calendar", "lms-courses", "loans", "news",
@@ -63,6 +65,27 @@ struct RecipeLoadingTests {
         } throws: { error in
             let error = error as? UniToolError
             return error?.kind == .recipeInvalid && error?.message.contains("grades.yaml:3: rows:") == true
+        }
+    }
+
+    @Test("shows_records is for one value: with many: true it is refused, naming the key")
+    func showsRecordsWithMany() {
+        let text = """
+            command: grades
+            options:
+              term:
+                resolve:
+                  all: { fetch: /grades, xpath: "//option/@value", many: true, shows_records: true }
+            fetch: /grades?term={{term}}
+            rows: "//tr"
+            fields:
+              course: { xpath: "td[1]" }
+            """
+        #expect {
+            try DataRecipe.load(file: "g.yaml", text: text, portal: "x")
+        } throws: { error in
+            let error = error as? UniToolError
+            return error?.kind == .recipeInvalid && error?.message.contains("shows_records") == true
         }
     }
 
