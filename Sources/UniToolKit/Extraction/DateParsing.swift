@@ -58,7 +58,8 @@ struct DatePattern {
             case "Z", "X", "x", "z": tokens.append(.zone(character))
             case " ": tokens.append(.space)
             default:
-                if character.isLetter { return nil }
+                // Only ASCII letters are pattern letters (as in ICU); 年, 月 and 日 are literals.
+                if character.isASCII && character.isLetter { return nil }
                 tokens.append(.literal(String(repeating: character, count: count)))
             }
             index += count
@@ -75,6 +76,16 @@ struct DatePattern {
 
     static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
+    /// A decimal digit's value: ASCII, or any other script's (full-width `２０２６` on a
+    /// Japanese page), without making a string of it, which cost more than the rest of the parse.
+    static func digitValue(_ scalar: Unicode.Scalar) -> Int? {
+        if scalar.value >= 0x30 && scalar.value <= 0x39 { return Int(scalar.value - 0x30) }
+        guard scalar.value >= 0x80, scalar.properties.numericType == .decimal, let value = scalar.properties.numericValue else {
+            return nil
+        }
+        return Int(value)
+    }
+
     func parse(_ text: String) -> Parsed? {
         let scalars = Array(text.unicodeScalars)
         var index = 0
@@ -82,9 +93,7 @@ struct DatePattern {
         func digits(_ minimum: Int, _ maximum: Int) -> Int? {
             var value = 0
             var count = 0
-            while count < maximum, index < scalars.count,
-                let digit = scalars[index].properties.numericType != nil ? Int(String(scalars[index])) : nil
-            {
+            while count < maximum, index < scalars.count, let digit = Self.digitValue(scalars[index]) {
                 value = value * 10 + digit
                 index += 1
                 count += 1

@@ -6,8 +6,18 @@ public enum FieldTyper {
     public final class DateCache {
         private var formatters: [String: DateFormatter] = [:]
         private var patterns: [String: DatePattern?] = [:]
+        private var zones: [String: TimeZone] = [:]
 
         public init() {}
+
+        /// A field's zone, looked up once per extraction rather than once per value.
+        func zone(_ identifier: String?) -> TimeZone {
+            let key = identifier ?? ""
+            if let known = zones[key] { return known }
+            let zone = identifier.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+            zones[key] = zone
+            return zone
+        }
 
         /// The fast parser for a pattern, or nil if only `DateFormatter` can read it.
         func pattern(_ format: String) -> DatePattern? {
@@ -50,7 +60,7 @@ public enum FieldTyper {
             guard let value = parseNumber(text) else { throw invalid("number") }
             return .number(value)
         case .date, .datetime:
-            let zone = timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+            let zone = dates.zone(timeZone)
             guard let date = parseDate(text, format: format ?? "yyyy-MM-dd", timeZone: zone, dates: dates) else {
                 throw invalid("\(type.rawValue) in the format \(format ?? "yyyy-MM-dd")")
             }

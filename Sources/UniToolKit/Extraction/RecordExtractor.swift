@@ -96,6 +96,43 @@ public struct RecordExtractor: Sendable {
         var values: [String: XPathValue] = [:]
         var regexes: [String: Regex<AnyRegexOutput>] = [:]
         let dates = FieldTyper.DateCache()
+        /// How each field's XPath is read, decided once per page rather than once per row.
+        var readings: [String: Reading] = [:]
+
+        enum Reading {
+            /// An absolute path: the same for every row, evaluated once.
+            case wholePage
+            /// A path down the row's children (`td[@class='x']`), walked without XPath.
+            case children(ChildPath)
+            /// Anything else, evaluated as XPath with the row as context.
+            case xpath
+        }
+
+        func reading(_ xpath: String) -> Reading {
+            if let known = readings[xpath] { return known }
+            let reading: Reading =
+                RecordExtractor.readsWholePage(xpath) ? .wholePage : ChildPath(xpath).map(Reading.children) ?? .xpath
+            readings[xpath] = reading
+            return reading
+        }
+
+        /// A field's `regex:` result per text. Table columns repeat their values (grades, a
+        /// status, a unit), and a Swift `Regex` match costs some microseconds, which the
+        /// benchmarks found to be a quarter of an extraction. Capped, so a column of distinct
+        /// values costs only the look-ups.
+        private var matches: [String: [String: String?]] = [:]
+        private var matchCount = 0
+        static let matchCap = 4096
+
+        func match(_ pattern: String, in text: String) throws -> String? {
+            if let known = matches[pattern]?[text] { return known }
+            let result = try RecordExtractor.applyRegex(try regex(pattern), to: text)
+            if matchCount < Self.matchCap {
+                matches[pattern, default: [:]][text] = .some(result)
+                matchCount += 1
+            }
+            return result
+        }
 
         func regex(_ pattern: String) throws -> Regex<AnyRegexOutput> {
             if let regex = regexes[pattern] { return regex }
@@ -177,24 +214,20 @@ public struct RecordExtractor: Sendable {
         of field: FieldSpec, row: Node, rowNumber: Int, document: Document, path: String, pageValues: PageValues
     ) throws -> FieldValue {
         let xpath = field.xpath ?? "."
-        let key = "fields.\(path)\(field.name).xpath"
-        let result: XPathValue
-        if Self.readsWholePage(xpath) {
-            if let cached = pageValues.values[xpath] {
-                result = cached
-            } else {
-                result = try evaluate(xpath, on: document, key: key)
-                pageValues.values[xpath] = result
-            }
-        } else {
-            result = try evaluate(xpath, on: row, key: key)
-        }
         let raw: String?
-        switch result {
-        case .nodes(let nodes): raw = nodes.isEmpty ? nil : nodes.map(\.text).joined(separator: " ")
-        case .string(let text): raw = text
-        case .number(let number): raw = XPathValue.number(number).stringValue
-        case .boolean(let flag): raw = flag ? "true" : "false"
+        switch pageValues.reading(xpath) {
+        case .wholePage:
+            if let cached = pageValues.values[xpath] {
+                raw = Self.text(of: cached)
+            } else {
+                let result = try evaluate(xpath, on: document, key: "fields.\(path)\(field.name).xpath")
+                pageValues.values[xpath] = result
+                raw = Self.text(of: result)
+            }
+        case .children(let childPath):
+            raw = childPath.text(from: row)
+        case .xpath:
+            raw = Self.text(of: try evaluate(xpath, on: row, key: "fields.\(path)\(field.name).xpath"))
         }
         // HTML inside text (a feed's content:encoded, a JSON field's "summary"): its text, as a
         // browser would show it, never its markup.
@@ -204,7 +237,7 @@ public struct RecordExtractor: Sendable {
             text = text.map { $0.replacing(regex, with: replacement.with).collapsingWhitespace() }
         }
         if let pattern = field.regex, let current = text {
-            text = try Self.applyRegex(try pageValues.regex(pattern), to: current)
+            text = try pageValues.match(pattern, in: current)
         }
         let matched = text != nil
         if text?.isEmpty ?? true { text = field.defaultValue }
@@ -219,11 +252,14 @@ public struct RecordExtractor: Sendable {
             }
             return .null
         }
+        // The message is made only on a failure, from three strings: a closure that captured the
+        // whole extractor (or its recipe) copied it for every value.
+        let (portal, command, file) = (recipe.portal, recipe.command, recipe.file)
         return try FieldTyper.convert(text, field: field, baseURL: document.url, dates: pageValues.dates) {
             UniToolError(
                 .layoutChanged,
-                "recipe \(recipe.portal)/\(recipe.command): field '\(path)\(field.name)' in row \(rowNumber) is \"\(text)\", which is not a valid \($0)",
-                hint: "the portal may have changed how it shows this value; check 'type' and 'format' in \(recipe.file)")
+                "recipe \(portal)/\(command): field '\(path)\(field.name)' in row \(rowNumber) is \"\(text)\", which is not a valid \($0)",
+                hint: "the portal may have changed how it shows this value; check 'type' and 'format' in \(file)")
         }
     }
 
@@ -241,19 +277,30 @@ public struct RecordExtractor: Sendable {
         return nodes
     }
 
-    private func evaluate(_ xpath: String, on node: Node, key: String) throws -> XPathValue {
+    private func evaluate(_ xpath: String, on node: Node, key: @autoclosure () -> String) throws -> XPathValue {
         do {
             return try node.evaluate(xpath, namespaces: source.namespaces)
         } catch {
-            throw UniToolError(.recipeInvalid, "recipe \(recipe.file): \(key): \(error)")
+            throw UniToolError(.recipeInvalid, "recipe \(recipe.file): \(key()): \(error)")
         }
     }
 
-    private func evaluate(_ xpath: String, on document: Document, key: String) throws -> XPathValue {
+    private func evaluate(_ xpath: String, on document: Document, key: @autoclosure () -> String) throws -> XPathValue {
         do {
             return try document.evaluate(xpath, namespaces: source.namespaces)
         } catch {
-            throw UniToolError(.recipeInvalid, "recipe \(recipe.file): \(key): \(error)")
+            throw UniToolError(.recipeInvalid, "recipe \(recipe.file): \(key()): \(error)")
+        }
+    }
+
+    /// A field's text from an XPath result: the nodes' texts joined by a space, or the value;
+    /// nil when no node matched.
+    static func text(of result: XPathValue) -> String? {
+        switch result {
+        case .nodes(let nodes): return nodes.isEmpty ? nil : nodes.count == 1 ? nodes[0].text : nodes.map(\.text).joined(separator: " ")
+        case .string(let text): return text
+        case .number(let number): return XPathValue.number(number).stringValue
+        case .boolean(let flag): return flag ? "true" : "false"
         }
     }
 

@@ -11,6 +11,8 @@ struct DatePatternTests {
             ("dd.MM.yyyy", "20.11.2026", 2026, 11, 20, 0, 0), ("yyyy.MM.dd. HH:mm", "2026.11.20. 09:05", 2026, 11, 20, 9, 5),
             ("MMM d, yyyy", "Nov 3, 2026", 2026, 11, 3, 0, 0), ("yyyy/M/d", "2026/1/9", 2026, 1, 9, 0, 0),
             ("d MMMM yyyy h:mm a", "7 February 2027 3:30 PM", 2027, 2, 7, 15, 30),
+            // Full-width digits, as Japanese pages often write dates.
+            ("yyyy年M月d日 HH:mm", "２０２６年１１月２５日 ０９:０５", 2026, 11, 25, 9, 5),
         ] as [(String, String, Int, Int, Int, Int, Int)])
     func parses(pattern: String, text: String, year: Int, month: Int, day: Int, hour: Int, minute: Int) throws {
         let datePattern = try #require(DatePattern(pattern))
