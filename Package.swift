@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "unitool", targets: ["UniToolCLI"]),
+        .executable(name: "unitool-mcp", targets: ["UniToolMCPServerMain"]),
         .library(name: "UniToolKit", targets: ["UniToolKit"]),
         .library(name: "DemoUniversity", targets: ["DemoUniversity"]),
         // Not named unitool-*: that would make it a plugin if it were ever on PATH.
@@ -91,13 +92,34 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // What every front end run from a shell shares: the global options, the recipe catalog
+        // from the user's folders, settings, credentials (keyring, password command, prompt),
+        // the demo, the status line and the JSON-RPC host over all of them.
+        .target(
+            name: "UniToolHost",
+            dependencies: [
+                "UniToolKit", "UniToolRPC", "LibXML", "DemoUniversity", "OneTimeCode", "CProcessHardening",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // The command-line front end, a thin layer over UniToolKit.
         .executableTarget(
             name: "UniToolCLI",
             dependencies: [
-                "UniToolKit", "UniToolRPC", "UniToolMCP", "LibXML", "DemoUniversity", "OneTimeCode", "CProcessHardening",
+                "UniToolHost", "UniToolKit", "UniToolRPC", "LibXML", "DemoUniversity", "OneTimeCode", "CProcessHardening",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // `unitool mcp` runs this, installed beside unitool: the MCP SDK brings Foundation's
+        // networking and libcurl with its HTTP transport, which would double unitool's start-up
+        // (the dynamic loader's work for some 40 more libraries) if every command carried them.
+        .executableTarget(
+            name: "UniToolMCPServerMain",
+            dependencies: [
+                "UniToolHost", "UniToolMCP", "UniToolKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "MCP", package: "swift-sdk"),
             ]),
 
         // The Swift side of Scripts/bench.sh (Benchmarks/run.py drives it).
@@ -112,7 +134,7 @@ let package = Package(
 
         .testTarget(name: "LibXMLTests", dependencies: ["LibXML", "UniToolTestSupport"]),
         .testTarget(name: "WebEncodingTests", dependencies: ["WebEncoding"]),
-        .testTarget(name: "UniToolCLITests", dependencies: ["UniToolCLI", "UniToolKit", "UniToolTestSupport"]),
+        .testTarget(name: "UniToolCLITests", dependencies: ["UniToolCLI", "UniToolHost", "UniToolKit", "UniToolTestSupport"]),
         .testTarget(name: "UniToolRPCTests", dependencies: ["UniToolRPC", "UniToolKit", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),
         .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"]),

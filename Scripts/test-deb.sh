@@ -11,8 +11,15 @@ $sudo dpkg -i "$deb" >&2
 trap '$sudo dpkg -r unitool >/dev/null 2>&1 || true' EXIT
 
 # No Swift runtime from the toolchain: the binary must carry its own.
-if ldd /usr/bin/unitool | grep -E 'libswift|libFoundation|/opt/swift' >&2; then
-    echo "error: /usr/bin/unitool still links the toolchain's Swift libraries" >&2
+for binary in /usr/bin/unitool /usr/bin/unitool-mcp; do
+    if ldd "$binary" | grep -E 'libswift|libFoundation|/opt/swift' >&2; then
+        echo "error: $binary still links the toolchain's Swift libraries" >&2
+        exit 1
+    fi
+done
+# unitool itself does without libcurl, which only the MCP server's SDK brings.
+if ldd /usr/bin/unitool | grep -q libcurl; then
+    echo "error: /usr/bin/unitool links libcurl; only unitool-mcp should" >&2
     exit 1
 fi
 home="$(mktemp -d)"
@@ -27,4 +34,7 @@ grep -q '"MATH-301"' grades.json
 # The recipes are the package's, not a source tree's this machine happens to have.
 run recipes list --json | grep -q '"/usr/share/unitool/Recipes/demo/portal.yaml"'
 man -w unitool >/dev/null
+# 'unitool mcp' finds its server beside it and answers MCP's initialize.
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test-deb","version":"1"}}}' \
+    | run --portal demo mcp | grep -q '"serverInfo"'
 echo "ok: $(basename "$deb") ($(du -h /usr/bin/unitool | cut -f1) binary) installs and runs the demo without a Swift toolchain"

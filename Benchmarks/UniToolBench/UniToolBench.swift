@@ -7,7 +7,8 @@ import UniToolKit
 ///
 ///     bench-unitool generate DIR
 ///     bench-unitool extract FILE [RUNS]
-///     bench-unitool rpc UNITOOL REQUESTS CONCURRENCY
+///     bench-unitool rpc UNITOOL REQUESTS CONCURRENCY [recipes.run|session.fetch]
+///     bench-unitool cookie PORTAL USER URL
 ///     bench-unitool watch DEMO_URL CYCLES DIR
 ///     bench-unitool history DIR RUNS
 ///     bench-unitool diff RECORDS RUNS
@@ -19,7 +20,11 @@ struct UniToolBench {
         switch arguments.first {
         case "generate": try generate(into: URL(fileURLWithPath: arguments[1]))
         case "extract": try extract(file: arguments[1], runs: arguments.count > 2 ? Int(arguments[2])! : 5)
-        case "rpc": try rpc(unitool: arguments[1], requests: Int(arguments[2])!, concurrency: Int(arguments[3])!)
+        case "rpc":
+            try rpc(
+                unitool: arguments[1], requests: Int(arguments[2])!, concurrency: Int(arguments[3])!,
+                method: arguments.count > 4 ? arguments[4] : "recipes.run")
+        case "cookie": cookie(portal: arguments[1], user: arguments[2], url: URL(string: arguments[3])!)
         case "watch":
             try await watch(demo: URL(string: arguments[1])!, cycles: Int(arguments[2])!, directory: URL(fileURLWithPath: arguments[3]))
         case "history": try history(directory: URL(fileURLWithPath: arguments[1]), runs: Int(arguments[2])!)
@@ -104,9 +109,17 @@ struct UniToolBench {
 
     // MARK: JSON-RPC load
 
-    /// Starts `unitool rpc`, warms the session up, then keeps `concurrency` `recipes.run`
-    /// requests in flight until `requests` have been answered.
-    static func rpc(unitool: String, requests: Int, concurrency: Int) throws {
+    /// The `Cookie` header the saved session sends to `url`: for `wrk`, which measures what the
+    /// demo itself can serve on the same session.
+    static func cookie(portal: String, user: String, url: URL) {
+        let jar = SessionStore().load(portal: portal, user: user)
+        print(jar.cookies(for: url).map { "\($0.name)=\($0.value)" }.joined(separator: "; "))
+    }
+
+    /// Starts `unitool rpc`, warms the session up, then keeps `concurrency` requests of
+    /// `method` (`recipes.run` of the grades, or `session.fetch` of the same page) in flight
+    /// until `requests` have been answered.
+    static func rpc(unitool: String, requests: Int, concurrency: Int, method: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: unitool)
         process.arguments = ["rpc"]
@@ -117,10 +130,12 @@ struct UniToolBench {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let reader = LineReader(handle: output.fileHandleForReading)
+        let params =
+            method == "session.fetch"
+            ? #"{"portal":"demo","url":"/grades?term=2026-spring"}"#
+            : #"{"portal":"demo","recipe":"grades","options":{"term":"2026-spring"}}"#
         func send(_ id: Int) {
-            let line =
-                #"{"jsonrpc":"2.0","id":\#(id),"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":"2026-spring"}}}"#
-                + "\n"
+            let line = #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"# + "\n"
             input.fileHandleForWriting.write(Data(line.utf8))
         }
         // Warm-up: the login, the terms check and the first page.

@@ -2,6 +2,7 @@ import ArgumentParser
 import DemoUniversity
 import Foundation
 import OneTimeCode
+import UniToolHost
 import UniToolKit
 
 /// `unitool auth login|status|logout`: the password in the keyring, and the saved session.

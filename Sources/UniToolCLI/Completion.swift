@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UniToolHost
 import UniToolKit
 
 /// `unitool completions bash|zsh|fish`: scripts that ask unitool itself what to complete, so

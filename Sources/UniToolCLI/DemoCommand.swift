@@ -1,6 +1,7 @@
 import ArgumentParser
 import DemoUniversity
 import Foundation
+import UniToolHost
 import UniToolKit
 
 /// `unitool demo serve`: the demo university on its own, for recipe authors and for

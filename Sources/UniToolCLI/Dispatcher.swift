@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UniToolHost
 import UniToolKit
 
 /// Finds the command in argv and hands it over, as git does: built-in commands go to
@@ -27,9 +28,9 @@ struct Dispatcher {
         "mcp": MCPCommand.self,
     ]
 
-    /// Every name a recipe or a plugin may not take: the built-in commands, and `help` and
-    /// `version`, which the dispatcher answers itself. The one list, owned here.
-    static var reservedCommands: Set<String> { Set(builtins.keys).union(dispatchedCommands) }
+    /// Every name a recipe or a plugin may not take (`CommandEnvironment.reservedCommands`,
+    /// which the front ends share): the built-in commands, and those answered here.
+    static var reservedCommands: Set<String> { CommandEnvironment.reservedCommands }
     /// Commands the dispatcher answers itself, outside swift-argument-parser: `watch` takes a
     /// recipe command's own options, which only exist at run time.
     static let dispatchedCommands: Set<String> = ["help", "version", "watch"]
@@ -262,39 +263,6 @@ struct Dispatcher {
         }
         print(text, terminator: "")
         return 0
-    }
-}
-
-/// Prints a failure the same way for every command: what happened, what to do.
-///
-/// Messages quote portals (their error text, a terms version, a page title), so they are shown
-/// escaped (`TerminalText`): no control character from a portal reaches the terminal. Line feeds
-/// stay, for the few messages of several lines (a YAML error with its context). JSON escapes
-/// them all as JSON does.
-enum ErrorReporter {
-    static func report(_ error: UniToolError, json: Bool) -> Int32 {
-        StatusLine.shared.end()
-        FileHandle.standardError.write(Data(text(of: error, json: json).utf8))
-        return error.kind.exitCode
-    }
-
-    /// The report of a failure as it is written to standard error.
-    static func text(of error: UniToolError, json: Bool) -> String {
-        let text: String
-        if json {
-            text =
-                "{\"error\": {\"kind\": \(JSONRenderer.string(error.kind.rawValue)), \"message\": \(JSONRenderer.string(error.message)), \"hint\": \(error.hint.map(JSONRenderer.string) ?? "null"), \"exit_code\": \(error.kind.exitCode)}}\n"
-        } else {
-            text =
-                "unitool: error: \(TerminalText.escaped(error.message, keepingLineBreaks: true))\n"
-                + (error.hint.map { "  hint: \(TerminalText.escaped($0, keepingLineBreaks: true))\n" } ?? "")
-        }
-        return text
-    }
-
-    static func report(_ error: any Error, json: Bool) -> Int32 {
-        if let error = error as? UniToolError { return report(error, json: json) }
-        return report(UniToolError(.internal, "unexpected error: \(error)", hint: "please report this as a bug"), json: json)
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Synchronization
+import UniToolHost
 import UniToolKit
 
 /// `unitool doctor login`: the login, page by page, for when it breaks.

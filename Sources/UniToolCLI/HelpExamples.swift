@@ -1,3 +1,5 @@
+import UniToolHost
+
 /// The examples at the end of each built-in command's help and man page: one place for all of
 /// them, so that a test can check that every command teaches by example.
 enum HelpExamples {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UniToolHost
 import UniToolKit
 
 /// `unitool history grades --since 30d`: what changed in a recipe's answers, run by run.

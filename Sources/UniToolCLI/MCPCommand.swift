@@ -1,8 +1,7 @@
 import ArgumentParser
 import Foundation
-import MCP
+import UniToolHost
 import UniToolKit
-import UniToolMCP
 
 /// `unitool mcp`: the portal for an AI assistant, as a Model Context Protocol server on stdio.
 struct MCPCommand: AsyncParsableCommand {
@@ -20,15 +19,22 @@ struct MCPCommand: AsyncParsableCommand {
             """, examples: "mcp"))
     @OptionGroup var globals: GlobalOptions
 
+    /// Replaces this process with `unitool-mcp`, installed beside it, with the same global
+    /// options: the MCP SDK and the libraries it brings are loaded only by the server, never by
+    /// every other command (see Package.swift).
     func run() async throws {
-        // A client that goes away must end the server, not kill it with SIGPIPE mid-write.
-        signal(SIGPIPE, SIG_IGN)
-        let environment = try CommandEnvironment(options: globals)
-        let portal = try environment.catalog.portal(try environment.portalID())
-        let user = try environment.user(for: portal)
-        let host = CommandLineRPCHost(environment: environment)
-        let server = UniToolMCPServer(host: host, portal: portal, user: user)
-        try await server.serve(transport: StdioTransport())
-        await host.closeAll()
+        let directory = URL(fileURLWithPath: RecipeCatalog.runningExecutable).deletingLastPathComponent()
+        let server = directory.appendingPathComponent("unitool-mcp").path
+        guard FileManager.default.isExecutableFile(atPath: server) else {
+            throw UniToolError(
+                .internal, "the MCP server unitool-mcp is not installed beside unitool (looked for \(server))",
+                hint: "install it with unitool (Scripts/install.sh and the .deb do); from source: swift build --product unitool-mcp")
+        }
+        let arguments = [server] + globals.commandLine
+        let pointers = arguments.map { strdup($0) } + [nil]
+        execv(server, pointers)
+        // execv returns only when it failed.
+        throw UniToolError(
+            .internal, "cannot start \(server): \(String(cString: strerror(errno)))", hint: "check that the file is a working executable")
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UniToolHost
 import UniToolKit
 
 /// The man pages: one per built-in command and subcommand (`unitool.1`, `unitool-auth-login.1`),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LibXML
+import UniToolHost
 import UniToolKit
 
 /// `unitool page PATH`: a portal page through the user's session, for writing recipes.

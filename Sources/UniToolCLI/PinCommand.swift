@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UniToolHost
 import UniToolKit
 
 /// `unitool pin grades --term current`: a favourite that the overview lists first.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UniToolHost
 import UniToolKit
 
 /// `unitool recipes list|lint|test|trust|untrust`: what recipes there are, whether they are valid, whether they

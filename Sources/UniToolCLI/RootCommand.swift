@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UniToolHost
 import UniToolKit
 
 /// unitool's command tree as swift-argument-parser sees it: the built-in commands. It serves

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UniToolHost
 import UniToolKit
 
 /// `unitool search QUERY`: every record in the history and the portal's command and option names,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UniToolHost
 import UniToolKit
 
 /// `unitool terms status|show|accept`: the portal's terms of use, and the version the user agreed to.

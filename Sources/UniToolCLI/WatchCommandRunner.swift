@@ -1,4 +1,5 @@
 import Foundation
+import UniToolHost
 import UniToolKit
 
 /// `unitool watch grades --term current [--every 1h | --once]`: runs a recipe command again and

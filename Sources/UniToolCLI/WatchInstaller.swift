@@ -1,4 +1,5 @@
 import Foundation
+import UniToolHost
 import UniToolKit
 
 /// `unitool watch install` and `unitool watch status`: running the watches of watches.yaml

@@ -1,4 +1,5 @@
 import Foundation
+import UniToolHost
 
 // unitool's entry point. Everything happens in `Dispatcher`; see docs/ARCHITECTURE.md.
 ProcessHardening.apply()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
+import UniToolHost
 import UniToolKit
 
 @testable import UniToolCLI

@@ -232,13 +232,11 @@ public final class PortalConnection: Sendable {
     /// waits for the verdict (`loadPage`), so no password is sent, and no prompt shown, for a
     /// portal whose terms the user has not accepted. Actions, which change something, check first.
     ///
-    /// Only on a warm run: a saved session, and terms of this portal accepted before. The first
-    /// run, and any run that must log in anyway, asks first and fetches nothing until the terms
-    /// are accepted; a login costs several round trips, so one more is nothing there.
+    /// Only once the user has accepted some version of this portal's terms: on the very first
+    /// run nothing is fetched until they are accepted.
     func whileCheckingTerms<T: Sendable>(_ fetch: @escaping @Sendable () async throws -> T) async throws -> T {
         if termsCleared.withLock({ $0 }) { return try await fetch() }
-        let warm = savedJar.withLock { !($0?.cookies.isEmpty ?? true) } && (try? terms.accepted.load(portal: portal.id)) != nil
-        guard warm else {
+        guard (try? terms.accepted.load(portal: portal.id)) != nil else {
             try await ensureTermsAccepted()
             return try await fetch()
         }

@@ -9,16 +9,24 @@ import UniToolKit
 /// What a command needs from the outside world, assembled once from the global options:
 /// the recipe catalog, the portal (with the demo started if that is the portal), the
 /// credentials and the logger.
-final class CommandEnvironment: Sendable {
-    let options: GlobalOptions
-    let catalog: RecipeCatalog
-    let logger: Logger
+package final class CommandEnvironment: Sendable {
+    package let options: GlobalOptions
+    package let catalog: RecipeCatalog
+    package let logger: Logger
 
-    init(options: GlobalOptions) throws {
+    /// Every name a recipe or a plugin may not take: unitool's built-in commands, and `help`,
+    /// `version` and `watch`, which its dispatcher answers itself. Every front end checks recipes
+    /// against the same list (a test holds the CLI's command table to it).
+    package static let reservedCommands: Set<String> = [
+        "auth", "recipes", "terms", "demo", "doctor", "page", "rpc", "config", "plugins", "completions", "history", "search",
+        "calendar", "today", "pin", "mcp", "help", "version", "watch",
+    ]
+
+    package init(options: GlobalOptions) throws {
         self.options = options
         self.catalog = try RecipeCatalog(
             directories: Self.ownRecipeDirectories, packs: options.recipes.map { URL(fileURLWithPath: $0) },
-            trust: try RecipeTrust.load(), reservedCommands: Dispatcher.reservedCommands)
+            trust: try RecipeTrust.load(), reservedCommands: Self.reservedCommands)
         self.logger = Self.makeLogger(verbose: options.verbose)
         self.config = try UserConfig.load()
         self.trace = options.trace.map { _ in HTTPTrace(includeBodies: options.traceBodies) }
@@ -26,31 +34,31 @@ final class CommandEnvironment: Sendable {
     }
 
     /// Now, for `today` and the demo: the clock, or `UNITOOL_NOW`.
-    let now: Date
+    package let now: Date
     /// Whether `UNITOOL_NOW` fixes the clock.
-    var clockIsFixed: Bool { !(ProcessInfo.processInfo.environment[FixedClock.environmentVariable] ?? "").isEmpty }
+    package var clockIsFixed: Bool { !(ProcessInfo.processInfo.environment[FixedClock.environmentVariable] ?? "").isEmpty }
 
     /// The user's own recipe folders: the bundled recipes, then the user's.
-    static var ownRecipeDirectories: [URL] { [RecipeCatalog.bundledDirectory(), RecipeCatalog.userDirectory] }
+    package static var ownRecipeDirectories: [URL] { [RecipeCatalog.bundledDirectory(), RecipeCatalog.userDirectory] }
 
     /// The run's HAR trace (`--trace`), made before any credential is read so that every secret
     /// unitool reads, the TOTP secret included, is registered with it and scrubbed from it.
-    let trace: HTTPTrace?
+    package let trace: HTTPTrace?
 
     /// `config.yaml`: the defaults below flags and environment variables.
-    let config: UserConfig
+    package let config: UserConfig
 
     /// The flags, the environment and config.yaml, weighed in that order (`Settings`).
-    var settings: Settings {
+    package var settings: Settings {
         Settings(portalFlag: options.portal, userFlag: options.user, environment: ProcessInfo.processInfo.environment, config: config)
     }
 
     /// The user named for this portal by --user, $UNITOOL_USER or config.yaml, with its origin.
-    func namedUser(for portal: PortalRecipe) -> Setting? {
+    package func namedUser(for portal: PortalRecipe) -> Setting? {
         settings.user(forPortal: portal.id, isDemo: portal.isDemo)
     }
 
-    static func makeLogger(verbose: Bool) -> Logger {
+    package static func makeLogger(verbose: Bool) -> Logger {
         var logger = Logger(label: "unitool") { label in
             TerminalSafeLogHandler(wrapped: StreamLogHandler.standardError(label: label))
         }
@@ -62,7 +70,7 @@ final class CommandEnvironment: Sendable {
     }
 
     /// The portal the user chose, or the only one there is.
-    func portalID() throws -> String {
+    package func portalID() throws -> String {
         if let setting = settings.portal {
             let portal = setting.value
             try PortalID.validate(portal)
@@ -85,13 +93,13 @@ final class CommandEnvironment: Sendable {
     }
 
     /// Runs `body` with the service's progress going to the status line.
-    static func reportingProgress<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    package static func reportingProgress<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await ServiceProgress.reporting(to: { StatusLine.shared.update($0) }, body)
     }
 
     /// The history of recipe runs; without it (a read-only home) commands still work, and the
     /// log says why nothing is recorded.
-    func history() -> HistoryStore? {
+    package func history() -> HistoryStore? {
         do {
             return try HistoryStore(retentionDays: config.historyDays)
         } catch {
@@ -101,7 +109,7 @@ final class CommandEnvironment: Sendable {
     }
 
     /// The HTTP settings the global options ask for; the same for commands and `unitool rpc`.
-    func sessionConfiguration() -> HTTPSession.Configuration {
+    package func sessionConfiguration() -> HTTPSession.Configuration {
         var configuration = HTTPSession.Configuration()
         if let seconds = options.timeout { configuration.requestTimeout = .milliseconds(Int64(seconds * 1000)) }
         if let seconds = options.connectTimeout { configuration.connectTimeout = .milliseconds(Int64(seconds * 1000)) }
@@ -119,44 +127,9 @@ final class CommandEnvironment: Sendable {
 
     private static let warnedAboutTLS = Atomic<Bool>(false)
 
-    /// Runs `body` with a connection to `portal` (the demo started first if needed), saves the
-    /// session as the portal left it (`settlingSession`), and closes everything afterwards, also
-    /// on failure.
-    ///
-    /// With `savedSession: false` the connection starts from an empty cookie jar and never
-    /// writes the session store, so a diagnosis leaves the user's saved session as it was.
-    func withPortal<T: Sendable>(
-        _ portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, savedSession: Bool = true,
-        freshLogin: Bool = false, _ body: (PortalConnection) async throws -> T
-    ) async throws -> T {
-        let (located, demo) = try await locate(portal)
-        var configuration = sessionConfiguration()
-        configuration.trace = trace
-        let connection = PortalConnection(
-            portal: located, user: user, credentials: credentials, keepsSession: savedSession,
-            configuration: configuration, startEmpty: freshLogin, terms: TermsGate.policy, history: history(),
-            logger: logger)
-        StatusLine.shared.begin("connecting to \(portal.name)", quiet: options.quiet)
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await Self.reportingProgress { try await connection.settlingSession(body) })
-        } catch {
-            result = .failure(error)
-        }
-        StatusLine.shared.end()
-        await connection.close()
-        await demo?.stop()
-        // The trace is written on failure too: that is when it is needed.
-        if let trace, let path = options.trace {
-            try trace.write(to: URL(fileURLWithPath: path))
-            logger.info("wrote \(trace.entryCount) requests to \(path)")
-        }
-        return try result.get()
-    }
-
     /// The recipe pointed at where the portal really is: for the demo, a demo started here
     /// (returned so it can be stopped) or the one `UNITOOL_DEMO_URL` names.
-    func locate(_ portal: PortalRecipe) async throws -> (PortalRecipe, DemoUniversity?) {
+    package func locate(_ portal: PortalRecipe) async throws -> (PortalRecipe, DemoUniversity?) {
         guard portal.isDemo else { return (portal, nil) }
         let environment = ProcessInfo.processInfo.environment
         if let external = environment["UNITOOL_DEMO_URL"], let url = URL(string: external) {
@@ -188,7 +161,7 @@ final class CommandEnvironment: Sendable {
 
     /// Where the password will come from, decided before any request so that a missing
     /// password is reported at once. The password itself is read only when a login needs it.
-    func credentialProvider(for portal: PortalRecipe) throws -> (user: String, provide: CredentialProvider) {
+    package func credentialProvider(for portal: PortalRecipe) throws -> (user: String, provide: CredentialProvider) {
         let named = namedUser(for: portal)
         let explicitUser = named?.value
         let trace = self.trace
@@ -228,7 +201,7 @@ final class CommandEnvironment: Sendable {
 
     /// The CLI's sources for `Account.credentials`: `UNITOOL_PASSWORD_COMMAND`, and one-time
     /// codes from the keyring, `UNITOOL_TOTP_COMMAND` or the terminal.
-    static func credentials(for account: Account, given: Secret?, trace: HTTPTrace?) -> Credentials {
+    package static func credentials(for account: Account, given: Secret?, trace: HTTPTrace?) -> Credentials {
         let portalID = account.portal.id
         let user = account.user
         let command = ProcessInfo.processInfo.environment[PasswordCommand.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
@@ -245,7 +218,7 @@ final class CommandEnvironment: Sendable {
 
     /// Where a one-time code comes from when the portal asks for one: the account's sources
     /// (`OneTimeCodeSource`), with the terminal as the last, and a wait for a new code said on stderr.
-    static func oneTimeCode(for account: Account, trace: HTTPTrace?) -> @Sendable () throws -> Secret {
+    package static func oneTimeCode(for account: Account, trace: HTTPTrace?) -> @Sendable () throws -> Secret {
         let onTerminal = isatty(STDIN_FILENO) == 1 || isatty(STDERR_FILENO) == 1
         var prompt: (@Sendable (String) -> String?)?
         // A code is typed as a password is: not echoed (someone may be looking at the screen).
@@ -257,7 +230,7 @@ final class CommandEnvironment: Sendable {
     }
 
     /// `UNITOOL_TOTP_COMMAND`, if it is set, as a code source.
-    static func oneTimeCodeCommand(portal: String, user: String) -> (@Sendable () throws -> Secret)? {
+    package static func oneTimeCodeCommand(portal: String, user: String) -> (@Sendable () throws -> Secret)? {
         guard let command = ProcessInfo.processInfo.environment[PasswordCommand.oneTimeCodeVariable], !command.isEmpty else { return nil }
         return {
             try PasswordCommand.run(
@@ -267,16 +240,16 @@ final class CommandEnvironment: Sendable {
     }
 
     /// The user a command is about: --user, $UNITOOL_USER, or the demo's default user.
-    func user(for portal: PortalRecipe) throws -> String {
+    package func user(for portal: PortalRecipe) throws -> String {
         if let user = namedUser(for: portal)?.value { return user }
         if portal.isDemo { return DemoData.defaultUser.username }
         throw UniToolError(.usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
     }
 }
 
-enum PasswordInput {
+package enum PasswordInput {
     /// Reads the whole of standard input as the password, dropping one trailing newline.
-    static func readStandardInput() throws -> Secret {
+    package static func readStandardInput() throws -> Secret {
         var bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
         if bytes.last == 0x0A { bytes.removeLast() }
         if bytes.last == 0x0D { bytes.removeLast() }
@@ -291,31 +264,31 @@ enum PasswordInput {
 
 /// Log lines go to standard error, often a terminal, and quote portals (addresses, versions,
 /// page titles): their control characters are shown escaped (`TerminalText`), as everywhere else.
-struct TerminalSafeLogHandler: LogHandler {
-    var wrapped: StreamLogHandler
+package struct TerminalSafeLogHandler: LogHandler {
+    package var wrapped: StreamLogHandler
 
-    func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var event = event
         event.message = "\(TerminalText.escaped(event.message.description))"
         wrapped.log(event: event)
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { wrapped[metadataKey: key] }
         set { wrapped[metadataKey: key] = newValue }
     }
 
-    var metadata: Logger.Metadata {
+    package var metadata: Logger.Metadata {
         get { wrapped.metadata }
         set { wrapped.metadata = newValue }
     }
 
-    var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { wrapped.logLevel }
         set { wrapped.logLevel = newValue }
     }
 
-    var metadataProvider: Logger.MetadataProvider? {
+    package var metadataProvider: Logger.MetadataProvider? {
         get { wrapped.metadataProvider }
         set { wrapped.metadataProvider = newValue }
     }

@@ -5,14 +5,14 @@ import Foundation
 ///
 /// This is the only place in unitool that builds C argument vectors: `posix_spawn` needs them,
 /// and the plugin's channel on descriptor 3 needs `posix_spawn`.
-enum ChildProcess {
+package enum ChildProcess {
     /// A connected pair of Unix sockets: unitool keeps one end, the child gets the other as fd 3.
-    final class Channel: @unchecked Sendable {
-        let parentEnd: Int32
-        let childEnd: Int32
+    package final class Channel: @unchecked Sendable {
+        package let parentEnd: Int32
+        package let childEnd: Int32
         private var parentClosed = false
 
-        init() throws {
+        package init() throws {
             var descriptors: [Int32] = [-1, -1]
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &descriptors) == 0 else {
                 throw UniToolErrorBox.system("socketpair")
@@ -24,7 +24,7 @@ enum ChildProcess {
         }
 
         /// Ends the conversation: the server's reader sees the end of input.
-        func closeParentEnd() {
+        package func closeParentEnd() {
             guard !parentClosed else { return }
             parentClosed = true
             shutdown(parentEnd, Int32(SHUT_RDWR))
@@ -35,9 +35,9 @@ enum ChildProcess {
         }
     }
 
-    enum UniToolErrorBox: Error, CustomStringConvertible {
+    package enum UniToolErrorBox: Error, CustomStringConvertible {
         case system(String)
-        var description: String {
+        package var description: String {
             switch self {
             case .system(let call): return "\(call) failed: \(String(cString: strerror(errno)))"
             }
@@ -64,15 +64,15 @@ enum ChildProcess {
     }
 
     /// How a `firstLine` run ended.
-    enum Ending: Equatable {
+    package enum Ending: Equatable {
         case exited(Int32)
         case timedOut
         case tooLong
     }
 
-    struct FirstLine {
-        var line: [UInt8]
-        var ending: Ending
+    package struct FirstLine {
+        package var line: [UInt8]
+        package var ending: Ending
     }
 
     /// Runs `path` in a process group of its own, with stdin from /dev/null and stdout into a
@@ -81,7 +81,7 @@ enum ChildProcess {
     /// Reading stops at the first line break, at `maximumBytes`, or at the deadline; past the
     /// deadline or the size, the whole process group is killed. Once the program has exited,
     /// a background child still holding the pipe is not waited for.
-    static func firstLine(
+    package static func firstLine(
         of path: String, arguments: [String], environment: [String: String], maximumBytes: Int, timeout: Duration
     ) throws -> FirstLine {
         var pipeEnds: [Int32] = [-1, -1]
@@ -166,7 +166,7 @@ enum ChildProcess {
     /// stdin, stdout and stderr. Waits for it on a thread of its own and returns its exit code
     /// (128 + the signal number if a signal ended it).
     /// With `emptyStandardInput`, the child reads /dev/null instead (stdin held a password).
-    static func run(
+    package static func run(
         _ path: String, arguments: [String], environment: [String: String], channel: Channel, emptyStandardInput: Bool = false
     ) async throws -> Int32 {
         var actions = posix_spawn_file_actions_t()

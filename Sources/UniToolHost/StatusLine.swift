@@ -8,10 +8,10 @@ import UniToolKit
 /// Only on a terminal, never with `--quiet`, and only once the command has taken about 300 ms:
 /// a quick command never flickers. The line is erased before anything else is written (the
 /// output, an error, a prompt), so it never ends up in what the user reads or copies.
-final class StatusLine: Sendable {
-    static let shared = StatusLine()
+package final class StatusLine: Sendable {
+    package static let shared = StatusLine()
     /// How long a command runs before its status appears.
-    static let delay = Duration.milliseconds(300)
+    package static let delay = Duration.milliseconds(300)
 
     private struct State {
         var active = false
@@ -28,7 +28,7 @@ final class StatusLine: Sendable {
 
     /// Starts the status with its first message; it appears after ``delay`` unless the command
     /// has finished by then. Does nothing when stderr is not a terminal, or with `--quiet`.
-    func begin(_ message: String, quiet: Bool) {
+    package func begin(_ message: String, quiet: Bool) {
         guard !quiet, isatty(STDERR_FILENO) == 1, ProcessInfo.processInfo.environment["TERM"] != "dumb" else { return }
         state.withLock {
             $0.active = true
@@ -45,7 +45,7 @@ final class StatusLine: Sendable {
     }
 
     /// A new message: shown at once if the status is visible.
-    func update(_ message: String) {
+    package func update(_ message: String) {
         state.withLock { state in
             guard state.active else { return }
             state.message = message
@@ -54,7 +54,7 @@ final class StatusLine: Sendable {
     }
 
     /// Erases the status for good: the command is about to write its result or its error.
-    func end() {
+    package func end() {
         state.withLock { state in
             erase(&state)
             state.active = false
@@ -62,7 +62,7 @@ final class StatusLine: Sendable {
     }
 
     /// Runs `body` (a prompt) with the status erased and held back, then brings it back.
-    func suspended<T>(_ body: () throws -> T) rethrows -> T {
+    package func suspended<T>(_ body: () throws -> T) rethrows -> T {
         state.withLock { state in
             erase(&state)
             state.suspended = true
@@ -77,7 +77,7 @@ final class StatusLine: Sendable {
     }
 
     /// Writes a line of its own above the status (a note, a "renewing…"), then the status again.
-    func printAbove(_ line: String) {
+    package func printAbove(_ line: String) {
         state.withLock { state in
             erase(&state)
             FileHandle.standardError.write(Data((line + "\n").utf8))
@@ -107,21 +107,21 @@ final class StatusLine: Sendable {
 }
 
 /// Short status lines for people, on stderr and only on a terminal, so scripts and pipes stay clean.
-enum Progress {
-    static func say(_ text: String) {
+package enum Progress {
+    package static func say(_ text: String) {
         guard isatty(STDERR_FILENO) == 1 else { return }
         StatusLine.shared.printAbove(text)
     }
 
     /// A line that explains a delay: on stderr whether or not it is a terminal, since a script
     /// that suddenly waits half a minute deserves to know why.
-    static func explainWait(_ text: String) {
+    package static func explainWait(_ text: String) {
         StatusLine.shared.printAbove("unitool: " + text)
     }
 
     /// Something the user should know about the output (columns left out to fit), on stderr
     /// whether or not it is a terminal, unless `--quiet`.
-    static func note(_ text: String, quiet: Bool = false) {
+    package static func note(_ text: String, quiet: Bool = false) {
         guard !quiet else { return }
         StatusLine.shared.printAbove("unitool: note: " + TerminalText.escaped(text))
     }
@@ -130,10 +130,10 @@ enum Progress {
 /// Standard output that survives a reader going away. NIO ignores SIGPIPE for the whole
 /// process, so a write to a closed pipe (`unitool watch ... | head -3`) fails with EPIPE, which
 /// Foundation's `FileHandle.write` turns into a crash; this reports it instead.
-enum StandardOutput {
+package enum StandardOutput {
     /// Writes all of `text`; false when the reader has gone, and nothing more should be written.
     @discardableResult
-    static func write(_ text: String) -> Bool {
+    package static func write(_ text: String) -> Bool {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }

@@ -8,8 +8,8 @@ import Foundation
 /// another process of the same user must not read them through ptrace or /proc/PID/mem:
 /// `PR_SET_DUMPABLE 0` forbids both, and `RLIMIT_CORE 0` stops a core file even where a
 /// collector ignores the dumpable flag.
-enum ProcessHardening {
-    static func apply() {
+package enum ProcessHardening {
+    package static func apply() {
         var limit = rlimit(rlim_cur: 0, rlim_max: 0)
         _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &limit)
         _ = unitool_set_not_dumpable()
@@ -17,7 +17,7 @@ enum ProcessHardening {
 
     /// True when the process may not be dumped, as `apply()` left it (for `doctor`-style checks
     /// and tests).
-    static var isHardened: Bool {
+    package static var isHardened: Bool {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_CORE.rawValue), &limit) == 0 else { return false }
         return limit.rlim_cur == 0 && unitool_is_dumpable() == 0

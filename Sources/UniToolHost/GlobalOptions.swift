@@ -4,69 +4,71 @@ import UniToolKit
 
 /// Options every command takes. They may stand before or after the command name:
 /// `unitool --portal demo grades` and `unitool grades --portal demo` are the same.
-struct GlobalOptions: ParsableArguments {
+package struct GlobalOptions: ParsableArguments {
+    package init() {}
+
     @Option(name: .long, help: "The portal to use (a folder under Recipes/). Default: $UNITOOL_PORTAL, or the only portal installed.")
-    var portal: String?
+    package var portal: String?
 
     @Option(name: .long, help: "The user to log in as. Default: $UNITOOL_USER; for the demo, its default user.")
-    var user: String?
+    package var user: String?
 
     @Flag(name: .long, help: "Read the password from standard input (for scripts). It is never taken from argv.")
-    var passwordStdin = false
+    package var passwordStdin = false
 
     @Option(name: .long, help: ArgumentHelp("A further recipe directory, searched after the bundled and user recipes.", valueName: "dir"))
-    var recipes: [String] = []
+    package var recipes: [String] = []
 
     @Option(name: .long, help: "Output format: table, json, jsonl or csv. Default: table.")
-    var format: OutputFormatOption?
+    package var format: OutputFormatOption?
 
     @Flag(name: .long, help: "Shorthand for --format json.")
-    var json = false
+    package var json = false
 
     @Option(
         name: .long, help: ArgumentHelp("Only these fields, in this order, comma-separated: --fields course,grade.", valueName: "a,b,c"))
-    var fields: String?
+    package var fields: String?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
             "Sort the records by these fields, comma-separated; -field for descending: --sort due,-title.", valueName: "a,-b"))
-    var sort: String?
+    package var sort: String?
 
     @Flag(name: [.short, .long], help: "Log every request and login step to stderr (secrets are never logged).")
-    var verbose = false
+    package var verbose = false
 
     @Flag(name: [.short, .long], help: "No status line while a command works, and no notes about the output; errors still show.")
-    var quiet = false
+    package var quiet = false
 
     @Flag(name: .long, help: "Answer from the history of earlier runs, without asking the portal; stderr says how old the answer is.")
-    var offline = false
+    package var offline = false
 
     @Option(
         name: .long,
         help: ArgumentHelp("Write every request and response of the run to this HAR file, secrets redacted.", valueName: "file"))
-    var trace: String?
+    package var trace: String?
 
     @Flag(name: .long, help: "With --trace, include response bodies (scrubbed of secrets and SAML messages).")
-    var traceBodies = false
+    package var traceBodies = false
 
     @Option(name: .long, help: ArgumentHelp("Give up on a request after this many seconds. Default: 30.", valueName: "seconds"))
-    var timeout: Double?
+    package var timeout: Double?
 
     @Option(name: .long, help: ArgumentHelp("Give up on connecting after this many seconds. Default: 10.", valueName: "seconds"))
-    var connectTimeout: Double?
+    package var connectTimeout: Double?
 
     @Flag(
         name: .long,
         help: ArgumentHelp(
             "Do not check the portal's TLS certificate. Only for a test portal with a self-signed certificate: anyone on the network path could read your password. unitool warns on every run that uses it."
         ))
-    var insecure = false
+    package var insecure = false
 
     /// The longest time limit unitool accepts: a day. A larger one is a mistake, not a wish.
-    static let maximumSeconds = 86_400.0
+    package static let maximumSeconds = 86_400.0
 
-    mutating func validate() throws {
+    package mutating func validate() throws {
         for (name, value) in [("--timeout", timeout), ("--connect-timeout", connectTimeout)] {
             guard let value else { continue }
             if let problem = Self.problem(withSeconds: value) {
@@ -77,7 +79,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// Why a number of seconds is no time limit, or nil when it is one: it must be a finite
     /// number above zero and at most a day (NaN or infinity once crashed the conversion).
-    static func problem(withSeconds value: Double) -> String? {
+    package static func problem(withSeconds value: Double) -> String? {
         guard value.isFinite else { return "must be a number of seconds, not \(value)" }
         guard value > 0 else { return "must be more than 0 seconds" }
         guard value <= maximumSeconds else { return "must be at most \(Int(maximumSeconds)) seconds (a day)" }
@@ -85,15 +87,15 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// Options that take a value, for the dispatcher that moves them behind the command name.
-    static let valueOptions: Set<String> = [
+    package static let valueOptions: Set<String> = [
         "--portal", "--user", "--recipes", "--format", "--fields", "--sort", "--trace", "--timeout", "--connect-timeout",
     ]
-    static let flagOptions: Set<String> = [
+    package static let flagOptions: Set<String> = [
         "--password-stdin", "--json", "--verbose", "-v", "--quiet", "-q", "--offline", "--trace-bodies", "--insecure",
     ]
 
     /// --json or --format, then $UNITOOL_FORMAT, then config.yaml, then a table.
-    var outputFormat: OutputFormat {
+    package var outputFormat: OutputFormat {
         if json { return .json }
         if let format { return format.format }
         if let name = ProcessInfo.processInfo.environment["UNITOOL_FORMAT"], let format = OutputFormat(rawValue: name.lowercased()) {
@@ -103,24 +105,24 @@ struct GlobalOptions: ParsableArguments {
     }
 }
 
-struct OutputFormatOption: ExpressibleByArgument {
-    let format: OutputFormat
-    init?(argument: String) {
+package struct OutputFormatOption: ExpressibleByArgument {
+    package let format: OutputFormat
+    package init?(argument: String) {
         guard let format = OutputFormat(rawValue: argument.lowercased()) else { return nil }
         self.format = format
     }
-    static var allValueStrings: [String] { OutputFormat.allCases.map(\.rawValue) }
+    package static var allValueStrings: [String] { OutputFormat.allCases.map(\.rawValue) }
 }
 
 extension GlobalOptions {
     /// What to do with an argument that is not a global option with a value.
-    enum Other { case keep, skip, stop }
+    package enum Other { case keep, skip, stop }
 
     /// The one reading of argv's global options, for every place that must find them before
     /// swift-argument-parser does: walks `arguments`, keeping each global option with its value
     /// (`--portal demo` or `--portal=demo`), and asks `other` about anything else (its index too).
     /// Returns the kept arguments and the index where the walk stopped, if it did.
-    static func scan(_ arguments: [String], other: (String, Int) -> Other) -> (globals: [String], stoppedAt: Int?) {
+    package static func scan(_ arguments: [String], other: (String, Int) -> Other) -> (globals: [String], stoppedAt: Int?) {
         var globals: [String] = []
         var index = 0
         while index < arguments.count {
@@ -147,7 +149,7 @@ extension GlobalOptions {
     /// The arguments that belong to the global options, wherever they stand, with everything else left out.
     /// `--sort -due` as `--sort=-due`: a descending sort key starts with a dash, which
     /// swift-argument-parser would otherwise read as an option of its own.
-    static func joiningDashedValues(_ arguments: [String]) -> [String] {
+    package static func joiningDashedValues(_ arguments: [String]) -> [String] {
         var result: [String] = []
         var index = 0
         while index < arguments.count {
@@ -168,33 +170,32 @@ extension GlobalOptions {
         return result
     }
 
-    static func arguments(in arguments: [String]) -> [String] {
+    /// The options as arguments again, for a program unitool runs in its place (`unitool mcp`
+    /// runs `unitool-mcp`): parsing them gives these options back.
+    package var commandLine: [String] {
+        var arguments: [String] = []
+        func option(_ name: String, _ value: String?) { if let value { arguments.append("--\(name)=\(value)") } }
+        func flag(_ name: String, _ isSet: Bool) { if isSet { arguments.append("--\(name)") } }
+        option("portal", portal)
+        option("user", user)
+        flag("password-stdin", passwordStdin)
+        for directory in recipes { option("recipes", directory) }
+        option("format", format?.format.rawValue)
+        flag("json", json)
+        option("fields", fields)
+        option("sort", sort)
+        flag("verbose", verbose)
+        flag("quiet", quiet)
+        flag("offline", offline)
+        option("trace", trace)
+        flag("trace-bodies", traceBodies)
+        option("timeout", timeout.map { "\($0)" })
+        option("connect-timeout", connectTimeout.map { "\($0)" })
+        flag("insecure", insecure)
+        return arguments
+    }
+
+    package static func arguments(in arguments: [String]) -> [String] {
         scan(arguments) { argument, _ in flagOptions.contains(argument) ? .keep : .skip }.globals
-    }
-}
-
-/// The opening every built-in command shares, in the style of SwiftPM's `AsyncSwiftCommand`:
-/// the environment is made once from the global options, and errors are reported in one place
-/// (`Dispatcher.runBuiltin`). A command implements `run(_:)` and nothing of the opening.
-protocol UniToolCommand: AsyncParsableCommand {
-    var globals: GlobalOptions { get }
-    func run(_ environment: CommandEnvironment) async throws
-}
-
-extension UniToolCommand {
-    func run() async throws {
-        try await run(try CommandEnvironment(options: globals))
-    }
-}
-
-/// A command about one portal: the one `--portal` names, `UNITOOL_PORTAL`, the settings', or the
-/// only one there is.
-protocol PortalCommand: UniToolCommand {
-    func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws
-}
-
-extension PortalCommand {
-    func run(_ environment: CommandEnvironment) async throws {
-        try await run(environment, portal: try environment.catalog.portal(try environment.portalID()))
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import UniToolKit
 
 /// Asks for a password on the terminal without echoing it, as `sudo` and `ssh` do.
-enum TerminalPrompt {
-    static func readPassword(prompt: String) throws -> Secret {
+package enum TerminalPrompt {
+    package static func readPassword(prompt: String) throws -> Secret {
         try StatusLine.shared.suspended { try readPasswordWithoutStatus(prompt: prompt) }
     }
 
@@ -45,7 +45,7 @@ enum TerminalPrompt {
 
     /// Asks a question on the terminal and returns the answer line, or nil if there is no
     /// terminal or it was closed.
-    static func ask(_ question: String) -> String? {
+    package static func ask(_ question: String) -> String? {
         StatusLine.shared.suspended { askWithoutStatus(question) }
     }
 
@@ -66,7 +66,7 @@ enum TerminalPrompt {
     }
 
     /// Writes to the terminal, where the question was asked.
-    static func tell(_ text: String) {
+    package static func tell(_ text: String) {
         let tty = open("/dev/tty", O_WRONLY | O_CLOEXEC)
         guard tty >= 0 else { return }
         defer { close(tty) }
@@ -79,12 +79,12 @@ enum TerminalPrompt {
 /// Without it, Ctrl-C at the password prompt left the shell with echo off, and everything typed
 /// after it invisible. The handler does only what is safe in a signal handler: `tcsetattr`, then
 /// the default action of the same signal, so the exit status still says what ended unitool.
-enum TerminalRestorer {
+package enum TerminalRestorer {
     nonisolated(unsafe) private static var descriptor: Int32 = -1
     nonisolated(unsafe) private static var settings = termios()
-    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+    package static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
-    static func arm(descriptor: Int32, settings: termios) {
+    package static func arm(descriptor: Int32, settings: termios) {
         Self.settings = settings
         Self.descriptor = descriptor
         for signalNumber in signals {
@@ -98,7 +98,7 @@ enum TerminalRestorer {
         }
     }
 
-    static func disarm() {
+    package static func disarm() {
         for signalNumber in signals { signal(signalNumber, SIG_DFL) }
         descriptor = -1
     }

@@ -8,13 +8,13 @@ import UniToolKit
 /// It is bounded like any other input: at most `maximumOutputBytes` are read, and at the time
 /// limit its whole process group is killed, so neither `yes` nor a background child that keeps
 /// the pipe open can make unitool wait or grow.
-enum PasswordCommand {
-    static let environmentVariable = "UNITOOL_PASSWORD_COMMAND"
+package enum PasswordCommand {
+    package static let environmentVariable = "UNITOOL_PASSWORD_COMMAND"
     /// `UNITOOL_TOTP_COMMAND`: the same, for a one-time code (`oathtool --totp -b SECRET`, `pass otp uni`).
-    static let oneTimeCodeVariable = "UNITOOL_TOTP_COMMAND"
-    static let maximumOutputBytes = 64 * 1024
+    package static let oneTimeCodeVariable = "UNITOOL_TOTP_COMMAND"
+    package static let maximumOutputBytes = 64 * 1024
 
-    static func run(
+    package static func run(
         _ command: String, portal: String, user: String, variable: String = environmentVariable, what: String = "a password",
         failureKind: UniToolError.Kind = .credentialsMissing, timeout: Duration = .seconds(120)
     ) throws -> Secret {

@@ -1,0 +1,35 @@
+import Foundation
+import UniToolKit
+
+/// Prints a failure the same way for every command: what happened, what to do.
+///
+/// Messages quote portals (their error text, a terms version, a page title), so they are shown
+/// escaped (`TerminalText`): no control character from a portal reaches the terminal. Line feeds
+/// stay, for the few messages of several lines (a YAML error with its context). JSON escapes
+/// them all as JSON does.
+package enum ErrorReporter {
+    package static func report(_ error: UniToolError, json: Bool) -> Int32 {
+        StatusLine.shared.end()
+        FileHandle.standardError.write(Data(text(of: error, json: json).utf8))
+        return error.kind.exitCode
+    }
+
+    /// The report of a failure as it is written to standard error.
+    package static func text(of error: UniToolError, json: Bool) -> String {
+        let text: String
+        if json {
+            text =
+                "{\"error\": {\"kind\": \(JSONRenderer.string(error.kind.rawValue)), \"message\": \(JSONRenderer.string(error.message)), \"hint\": \(error.hint.map(JSONRenderer.string) ?? "null"), \"exit_code\": \(error.kind.exitCode)}}\n"
+        } else {
+            text =
+                "unitool: error: \(TerminalText.escaped(error.message, keepingLineBreaks: true))\n"
+                + (error.hint.map { "  hint: \(TerminalText.escaped($0, keepingLineBreaks: true))\n" } ?? "")
+        }
+        return text
+    }
+
+    package static func report(_ error: any Error, json: Bool) -> Int32 {
+        if let error = error as? UniToolError { return report(error, json: json) }
+        return report(UniToolError(.internal, "unexpected error: \(error)", hint: "please report this as a bug"), json: json)
+    }
+}
