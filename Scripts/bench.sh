@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures unitool against its peers (lxml, BeautifulSoup, requests) side by side and writes
+# Measures unitool against its peers (lxml, BeautifulSoup, requests, xmllint, wrk) side by side and writes
 # BENCHMARKS.md. Builds in release mode and installs the Python peers into .build/bench-venv.
 #
 #   ./Scripts/bench.sh           # the full run
@@ -8,9 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./Scripts/install-deps.sh
-swift build -c release --product unitool >&2
-swift build -c release --product bench-unitool >&2
-bin="$(swift build -c release --show-bin-path)"
+# The release build as it is installed: the Swift runtime linked in (as quickstart.sh,
+# install.sh and package-deb.sh build it).
+for product in unitool unitool-mcp bench-unitool; do
+    swift build -c release --static-swift-stdlib --product "$product" >&2
+done
+bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
 
 venv=.build/bench-venv
 if [ ! -x "$venv/bin/python" ]; then

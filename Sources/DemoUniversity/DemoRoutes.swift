@@ -123,8 +123,8 @@ struct DemoRoutes: Sendable {
         }
         // How many requests the demo has served, this one not counted: for benchmarks.
         router.get("/lab/stats") { _, _ in
-            let count = await self.state.requests.filter { $0.path != "/lab/stats" }.count
-            return Self.json("{\"requests\": \(count)}")
+            let requests = await self.state.requests.filter { $0.path != "/lab/stats" }
+            return Self.json("{\"requests\": \(requests.count), \"terms_checks\": \(requests.filter(\.isTermsCheck).count)}")
         }
         router.get("/lab/signed") { _, _ in Self.redirect(to: DemoUniversity.signedRedirectLocation, status: .found) }
         router.get("/lab/loop") { _, _ in Self.redirect(to: "/lab/loop", status: .found) }

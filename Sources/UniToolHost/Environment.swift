@@ -63,9 +63,14 @@ package final class CommandEnvironment: Sendable {
             TerminalSafeLogHandler(wrapped: StreamLogHandler.standardError(label: label))
         }
         logger.logLevel = verbose ? .debug : .warning
-        // libxml2's own messages (and pages with undecodable bytes) are for -v, never stderr.
+        // libxml2's own messages (and pages with undecodable bytes) are for -v, never stderr;
+        // without -v they are not even made.
         let libxmlLogger = logger
-        LibXMLDiagnostics.setHandler { libxmlLogger.debug("\($0)") }
+        if verbose {
+            LibXMLDiagnostics.setHandler { libxmlLogger.debug("\($0)") }
+        } else {
+            LibXMLDiagnostics.setHandler(nil)
+        }
         return logger
     }
 
