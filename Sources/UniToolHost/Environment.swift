@@ -29,6 +29,8 @@ package final class CommandEnvironment: Sendable {
             trust: try RecipeTrust.load(), reservedCommands: Self.reservedCommands)
         self.logger = Self.makeLogger(verbose: options.verbose)
         self.config = try UserConfig.load()
+        self.settings = Settings(
+            portalFlag: options.portal, userFlag: options.user, environment: ProcessInfo.processInfo.environment, config: config)
         self.trace = options.trace.map { _ in HTTPTrace(includeBodies: options.traceBodies) }
         self.now = try FixedClock.now()
     }
@@ -48,10 +50,10 @@ package final class CommandEnvironment: Sendable {
     /// `config.yaml`: the defaults below flags and environment variables.
     package let config: UserConfig
 
-    /// The flags, the environment and config.yaml, weighed in that order (`Settings`).
-    package var settings: Settings {
-        Settings(portalFlag: options.portal, userFlag: options.user, environment: ProcessInfo.processInfo.environment, config: config)
-    }
+    /// The flags, the environment and config.yaml, weighed in that order (`Settings`). Read once:
+    /// a JSON-RPC server asks for every request, and reading the environment and the file's path
+    /// each time was a twentieth of a `recipes.run`.
+    package let settings: Settings
 
     /// The user named for this portal by --user, $UNITOOL_USER or config.yaml, with its origin.
     package func namedUser(for portal: PortalRecipe) -> Setting? {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import UniToolKit
 
@@ -53,5 +54,39 @@ struct TerminalTextTests {
         #expect(JSONRenderer.string(hostileVersion) == "\"\\u001b]0;pwned\\u0007\\u001b[2J\"")
         #expect(JSONRenderer.string("a\u{9B}b\u{7F}c\u{85}") == "\"a\\u009bb\\u007fc\\u0085\"")
         #expect(JSONRenderer.string("é情") == "\"é情\"")
+    }
+
+    /// The first, scalar-by-scalar escaping: the reference for the byte-wise one.
+    static func referenceJSONString(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
+                let digits = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    @Test("JSON escaping byte by byte gives what the scalar-by-scalar reference gives, and parses back")
+    func jsonMatchesTheReference() throws {
+        let pieces = [
+            "a", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "\u{80}", "\u{9F}", "\u{A0}", "é", "Â", "情", "😀", "/",
+        ]
+        var samples = ["", "plain text", "<html lang=\"ja\">\n  <p>佐藤</p>\n</html>"]
+        for first in pieces { for second in pieces { samples.append(first + second) } }
+        for sample in samples {
+            let escaped = JSONRenderer.string(sample)
+            #expect(escaped == Self.referenceJSONString(sample), "\(Array(sample.unicodeScalars))")
+            let back = try JSONSerialization.jsonObject(with: Data(escaped.utf8), options: .fragmentsAllowed) as? String
+            #expect(back == sample)
+        }
     }
 }
