@@ -32,7 +32,8 @@ enum Plugins {
         var order: [String] = []
         for folder in searchPath {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            for file in names.sorted() where file.hasPrefix("unitool-") && file.count > "unitool-".count {
+            // Only the unitool-* names are sorted and looked at: /usr/bin has thousands of others.
+            for file in names.filter({ $0.hasPrefix("unitool-") && $0.utf8.count > "unitool-".utf8.count }).sorted() {
                 let path = folder + "/" + file
                 guard isRunnable(path) else { continue }
                 let name = String(file.dropFirst("unitool-".count))
@@ -58,7 +59,7 @@ enum Plugins {
     /// Plugin names are command names: no slashes, dots or spaces, so a name can never point
     /// at a path.
     static func isValidName(_ name: String) -> Bool {
-        name.range(of: "^[a-z0-9][a-z0-9_-]*$", options: .regularExpression) != nil
+        NameSyntax.isPluginName(name)
     }
 
     private static func isRunnable(_ path: String) -> Bool {

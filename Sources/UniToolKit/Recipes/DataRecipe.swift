@@ -326,7 +326,7 @@ extension DataRecipe {
             ["command", "summary", "description", "options", "sources", "totals", "actions", "login", "sort", "calendar", "service"]
                 + sourceKeys)
         let command = try top.requiredString("command")
-        guard command.range(of: "^[a-z][a-z0-9-]*$", options: .regularExpression) != nil else {
+        guard NameSyntax.isCommandName(command) else {
             throw top.error("command", "'\(command)' must be lowercase letters, digits and dashes")
         }
         guard !reserved.contains(command) else {

@@ -74,7 +74,7 @@ public enum RecipeComposer {
 
     /// A platform file, its declared parameters filled from `with`.
     static func load(_ name: String, platforms: URL, with values: [(String, String)], from reader: MappingReader) throws -> RecipeReader {
-        guard name.range(of: "^[a-z0-9-]+(/[a-z0-9-]+)?$", options: .regularExpression) != nil else {
+        guard NameSyntax.isPlatformName(name) else {
             throw reader.error("use", "'\(name)' is not a platform name (such as shibboleth-idp or koha/loans)")
         }
         let file = platforms.appendingPathComponent(name + ".yaml")
