@@ -127,11 +127,13 @@ def main():
     for name in ["grades-100k.html", "grades-1m.html", "grades-10m.html"]:
         path = os.path.join(pages, name)
         size = os.path.getsize(path) / 1e6
-        ours = run_json([args.bench, "extract", path, str(runs)])
+        # Many runs of the small pages, whose times are a few milliseconds: the median then
+        # holds still on a machine shared with other work.
+        ours = run_json([args.bench, "extract", path, str(runs if name == "grades-10m.html" else runs * 3)])
         lxml = run_json([args.python, os.path.join(HERE, "peers/extract_lxml.py"), path, str(runs)])
         bs4 = run_json([args.python, os.path.join(HERE, "peers/extract_bs4.py"), path, str(max(1, runs // 2))])
         assert ours["records"] == lxml["records"] == bs4["records"], (ours, lxml, bs4)
-        floor = wall(["xmllint", "--html", "--noout", path], runs=runs, check=False)
+        floor = wall(["xmllint", "--html", "--noout", path], runs=runs if name == "grades-10m.html" else runs * 3, check=False)
         label = name.replace("grades-", "").replace(".html", "").upper()
         parse_share = ours["parse_median_s"] / ours["median_s"]
         mbps = size / ours["median_s"]

@@ -184,9 +184,12 @@ public struct RecordExtractor: Sendable {
     ) throws -> Record {
         var values: [(name: String, value: FieldValue)] = []
         values.reserveCapacity(fields.count)
-        for field in fields {
+        // By index, and the field lent to `value(of:)`: `for field in fields` copied every field
+        // (retaining each of its strings) once per row.
+        for index in fields.indices {
             let value: FieldValue
-            if let list = field.list {
+            if let list = fields[index].list {
+                let field = fields[index]
                 let nested = try select(list.rows, in: row, key: "fields.\(path)\(field.name).list.rows")
                 value = .list(
                     try nested.enumerated().map { index, node in
@@ -194,22 +197,23 @@ public struct RecordExtractor: Sendable {
                             of: list.fields, row: node, rowNumber: index + 1, document: document, path: "\(path)\(field.name).",
                             pageValues: pageValues)
                     })
-            } else if case .beforeToday(let dateField) = field.compute {
+            } else if case .beforeToday(let dateField) = fields[index].compute {
                 let date = values.first { $0.name == dateField }?.value
                 switch date {
                 case .date(let text), .datetime(let text): value = .bool(String(text.prefix(10)) < today)
                 default: value = .null
                 }
             } else {
-                value = try self.value(of: field, row: row, rowNumber: rowNumber, document: document, path: path, pageValues: pageValues)
+                value = try self.value(
+                    of: fields[index], row: row, rowNumber: rowNumber, document: document, path: path, pageValues: pageValues)
             }
-            values.append((field.name, value))
+            values.append((fields[index].name, value))
         }
         return Record(fields: values)
     }
 
     private func value(
-        of field: FieldSpec, row: Node, rowNumber: Int, document: Document, path: String, pageValues: PageValues
+        of field: borrowing FieldSpec, row: Node, rowNumber: Int, document: Document, path: String, pageValues: PageValues
     ) throws -> FieldValue {
         let xpath = field.xpath ?? "."
         let raw: String?
@@ -250,14 +254,17 @@ public struct RecordExtractor: Sendable {
             }
             return .null
         }
-        // The message is made only on a failure, from three strings: a closure that captured the
-        // whole extractor (or its recipe) copied it for every value.
-        let (portal, command, file) = (recipe.portal, recipe.command, recipe.file)
-        return try FieldTyper.convert(text, field: field, baseURL: document.url, dates: pageValues.dates) {
-            UniToolError(
+        do {
+            // A closure that captures nothing: one that captured the field, the extractor or its
+            // recipe to word the message copied them for every value (found with perf).
+            return try FieldTyper.convert(
+                text, to: field.type, format: field.format, timeZone: field.timeZone, baseURL: document.url, dates: pageValues.dates
+            ) { UniToolError(.layoutChanged, $0) }
+        } catch let invalid as UniToolError {
+            throw UniToolError(
                 .layoutChanged,
-                "recipe \(portal)/\(command): field '\(path)\(field.name)' in row \(rowNumber) is \"\(text)\", which is not a valid \($0)",
-                hint: "the portal may have changed how it shows this value; check 'type' and 'format' in \(file)")
+                "recipe \(recipe.portal)/\(recipe.command): field '\(path)\(field.name)' in row \(rowNumber) is \"\(text)\", which is not a valid \(invalid.message)",
+                hint: "the portal may have changed how it shows this value; check 'type' and 'format' in \(recipe.file)")
         }
     }
 
