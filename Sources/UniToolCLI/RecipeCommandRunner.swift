@@ -14,16 +14,22 @@ struct RecipeCommandRunner {
     func run() async -> Int32 {
         do {
             // The recipe decides which options exist, so the portal must be known first.
-            let globalsOnly = try GlobalOptions.parse(GlobalOptions.arguments(in: RecipeInvocation.removingCalendarFormat(arguments)))
-            let environment = try CommandEnvironment(options: globalsOnly)
+            let globalArguments = GlobalOptions.arguments(in: RecipeInvocation.removingCalendarFormat(arguments))
+            let globalsOnly = try GlobalOptions.parse(globalArguments)
+            // Only the recipes that may define this command are read; the others only when an
+            // answer needs them all (an unknown command's neighbours, which commands have a calendar).
+            let environment = try CommandEnvironment(options: globalsOnly, command: name)
             let portalID = try environment.portalID()
+            func everyRecipe() throws -> RecipeCatalog { try CommandEnvironment(options: globalsOnly).catalog }
             let recipe: DataRecipe
             do {
                 recipe = try environment.catalog.recipe(portal: portalID, command: name)
             } catch let error as UniToolError where error.kind == .recipeNotFound {
+                let known = (try? everyRecipe().dataRecipes[portalID]?.keys.sorted()) ?? []
                 throw UniToolError(
                     .usage, "unknown command '\(name)' for portal '\(portalID)'",
-                    hint: "run 'unitool --help' to see the commands; \(error.hint ?? "")")
+                    hint: "run 'unitool --help' to see the commands"
+                        + (known.isEmpty ? "" : "; its commands: \(known.joined(separator: ", "))"))
             }
             let invocation = try RecipeInvocation(parsing: arguments, recipe: recipe)
             if invocation.wantsHelp {
@@ -31,15 +37,16 @@ struct RecipeCommandRunner {
                 return 0
             }
             if invocation.calendar, recipe.calendar == nil {
-                let capable = (environment.catalog.dataRecipes[portalID] ?? [:]).values.filter { $0.calendar != nil }.map(\.command)
-                    .sorted()
+                let capable = (try everyRecipe().dataRecipes[portalID] ?? [:]).values.filter { $0.calendar != nil }.map(\.command).sorted()
                 throw UniToolError(
                     .usage, "'\(name)' has no calendar, so it cannot be written as ics",
                     hint: capable.isEmpty
                         ? "no command of '\(portalID)' has a calendar: section in its recipe"
                         : "these commands have one: \(capable.joined(separator: ", ")); 'unitool calendar' writes them all")
             }
-            let options = try GlobalOptions.parse(invocation.rest)
+            // The same arguments parse to the same options: parsed once (swift-argument-parser's
+            // parse was a tenth of a warm command's CPU).
+            let options = invocation.rest == globalArguments ? globalsOnly : try GlobalOptions.parse(invocation.rest)
             return try await execute(recipe, invocation: invocation, options: options, environment: environment)
         } catch let error as UniToolError {
             return ErrorReporter.report(error, json: Dispatcher.wantsJSON(arguments))

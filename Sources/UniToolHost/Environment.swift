@@ -22,11 +22,13 @@ package final class CommandEnvironment: Sendable {
         "calendar", "today", "pin", "mcp", "help", "version", "watch",
     ]
 
-    package init(options: GlobalOptions) throws {
+    /// - Parameter command: the one recipe command this run needs, when that is all it needs:
+    ///   the catalog then reads only the recipes that may define it (`RecipeCatalog`'s `command`).
+    package init(options: GlobalOptions, command: String? = nil) throws {
         self.options = options
         self.catalog = try RecipeCatalog(
             directories: Self.ownRecipeDirectories, packs: options.recipes.map { URL(fileURLWithPath: $0) },
-            trust: try RecipeTrust.load(), reservedCommands: Self.reservedCommands)
+            trust: try RecipeTrust.load(), reservedCommands: Self.reservedCommands, command: command)
         self.logger = Self.makeLogger(verbose: options.verbose)
         self.config = try UserConfig.load()
         self.settings = Settings(

@@ -23,8 +23,13 @@ public struct RecipeCatalog: Sendable {
     ///   - trust: the pack definitions the user trusts.
     ///   - only: load just this portal's folder (for checking one folder).
     ///   - reservedCommands: command names no recipe may take (the front end's own).
+    ///   - command: read only the data recipes that may define this command (and every
+    ///     `portal.yaml`): what running one command needs. A file whose top-level `command:`
+    ///     line names another command is not parsed at all; parsing and checking every recipe
+    ///     was most of a warm command's own time. `recipes lint` and the overview read them all.
     public init(
-        directories: [URL], packs: [URL] = [], trust: RecipeTrust = RecipeTrust(), only: String? = nil, reservedCommands: Set<String> = []
+        directories: [URL], packs: [URL] = [], trust: RecipeTrust = RecipeTrust(), only: String? = nil, reservedCommands: Set<String> = [],
+        command: String? = nil
     ) throws {
         let files = FileManager.default
         let all = directories.map { ($0, false) } + packs.map { ($0, true) }
@@ -43,7 +48,8 @@ public struct RecipeCatalog: Sendable {
                     }
                     continue
                 }
-                try loadPortal(portalDirectory, portalName: portalName, fromPack: isPack, trust: trust, reserved: reservedCommands)
+                try loadPortal(
+                    portalDirectory, portalName: portalName, fromPack: isPack, trust: trust, reserved: reservedCommands, command: command)
             }
         }
         // A command names a service its portal declares: checked once every file is read.
@@ -67,7 +73,8 @@ public struct RecipeCatalog: Sendable {
     }
 
     private mutating func loadPortal(
-        _ directory: URL, portalName: String, fromPack: Bool, trust: RecipeTrust, reserved reservedCommands: Set<String>
+        _ directory: URL, portalName: String, fromPack: Bool, trust: RecipeTrust, reserved reservedCommands: Set<String>,
+        command wanted: String?
     ) throws {
         for name in Self.recipeFiles(in: directory) {
             let file = directory.appendingPathComponent(name)
@@ -110,6 +117,7 @@ public struct RecipeCatalog: Sendable {
                 }
                 portals[portalName] = recipe
             } else {
+                if let wanted, let declared = Self.declaredCommand(in: text), declared != wanted { continue }
                 let recipe = try DataRecipe.load(file: file.path, text: text, portal: portalName, reserved: reservedCommands)
                 if let earlier = dataRecipes[portalName]?[recipe.command], earlier.file != recipe.file {
                     replaced[portalName, default: [:]][recipe.command, default: []].append(earlier.file)
@@ -117,6 +125,24 @@ public struct RecipeCatalog: Sendable {
                 dataRecipes[portalName, default: [:]][recipe.command] = recipe
             }
         }
+    }
+
+    /// The command a recipe's text names on its top-level `command:` line (`command: grades`,
+    /// quoted or not, a comment after it), or nil when that cannot be told without parsing it:
+    /// no such line (a recipe that takes its command from a platform with `use:`), or a value
+    /// that is no plain command name. A top-level key starts its line in block YAML, so a line
+    /// that starts with `command:` is that key.
+    static func declaredCommand(in text: String) -> String? {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) where line.hasPrefix("command:") {
+            var value = line.dropFirst("command:".count)
+            if let comment = value.range(of: " #") { value = value[..<comment.lowerBound] }
+            var name = value.trimmingCharacters(in: .whitespaces)
+            if name.count >= 2, let first = name.first, first == "\"" || first == "'", name.last == first {
+                name = String(name.dropFirst().dropLast())
+            }
+            return NameSyntax.isCommandName(name) ? name : nil
+        }
+        return nil
     }
 
     /// The `portal.yaml` files in a recipe pack that redefine a portal defined before it, as
