@@ -77,6 +77,11 @@ class Demo:
         with urllib.request.urlopen(self.url + "/lab/stats") as answer:
             return json.load(answer)
 
+    def cpu_seconds(self):
+        """The demo server's own CPU time so far (user + system), from /proc."""
+        fields = open(f"/proc/{self.process.pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self):
         self.process.terminate()
         self.process.wait()
@@ -283,8 +288,12 @@ def main():
     raw = float(re.search(r"Requests/sec:\s+([0-9.]+)", wrk).group(1))
     assert "Non-2xx" not in wrk, wrk
     count = "1000" if args.quick else "6000"
+    demo_cpu = demo.cpu_seconds()
     fetch = run_json([args.bench, "rpc", args.unitool, count, "8", "session.fetch"], env=demo_env)
+    demo_fetch_us = (demo.cpu_seconds() - demo_cpu) * 1e6 / fetch["requests"]
+    demo_cpu = demo.cpu_seconds()
     rpc = run_json([args.bench, "rpc", args.unitool, count, "8", "recipes.run"], env=demo_env)
+    demo_run_us = (demo.cpu_seconds() - demo_cpu) * 1e6 / rpc["requests"]
     demo.stop()
     row("json-rpc", "the demo's own limit for the grades page (wrk, 8 connections), requests/s", f"{raw:.0f}", "", "", "", "report", True)
     row("json-rpc", "session.fetch of that page on a warm session, requests/s", f"{fetch['rps']:.0f}", "wrk", f"{raw:.0f}",
@@ -292,6 +301,8 @@ def main():
     row("json-rpc", "recipes.run of the grades on a warm session, requests/s", f"{rpc['rps']:.0f}", "wrk", f"{raw:.0f}",
         f"{rpc['rps'] / raw:.0%} of it", ">= 2000/s", rpc["rps"] >= 2000)
     row("json-rpc", "recipes.run latency p50 / p99, ms", f"{rpc['p50_ms']:.2f} / {rpc['p99_ms']:.2f}", "", "", "", "p99 < 5 ms", rpc["p99_ms"] < 5)
+    row("json-rpc", "CPU per request, session.fetch / recipes.run: unitool rpc, µs", f"{fetch['server_cpu_us_per_request']:.0f} / {rpc['server_cpu_us_per_request']:.0f}",
+        "demo server", f"{demo_fetch_us:.0f} / {demo_run_us:.0f}", "", "report (2 cores: 2,000,000 µs a second for all three processes)", True)
 
     # Watch and history -------------------------------------------------------------------------
     cycles = 200 if args.quick else 1000
@@ -325,9 +336,10 @@ def main():
     info = machine()
     lines = [
         "# Benchmarks", "",
-        "Written by `./Scripts/bench.sh`, which builds unitool in release mode, installs the Python peers",
-        "(`lxml`, `beautifulsoup4`, `requests`) into `.build/bench-venv`, and measures everything below in one",
-        "run on one machine. Absolute times are noisy; the ratios are what to compare. Medians of",
+        "Written by `./Scripts/bench.sh`, which builds unitool in release mode as it is installed (the Swift",
+        "runtime linked in), installs the Python peers (`lxml`, `beautifulsoup4`, `requests`) into",
+        "`.build/bench-venv`, and measures everything below in one run on one machine, beside `xmllint` and",
+        "`wrk`. Absolute times are noisy; the ratios are what to compare. Medians of",
         f"{runs} runs unless noted.", "",
         f"Machine: {info['cpu']}, {info['cores']} cores, {info['memory']}, Linux {info['kernel']}; {info['swift']}; Python {info['python']}.",
         f"Measured on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", "",
@@ -342,10 +354,20 @@ def main():
         "  1 MB and 10 MB) with libxml2 and runs the bundled `grades` recipe into typed records, in process.",
         "  `Benchmarks/peers/extract_lxml.py` runs the same XPath and typing with lxml, `extract_bs4.py` the",
         "  same with BeautifulSoup's `html.parser`; all three must find the same number of records.",
-        "  `xmllint --html --noout` is libxml2's bare parse (a whole process, so it includes start-up).",
-        "- **Memory**: the peak RSS (`getrusage`) of the process that extracted the 10 MB page.",
-        "- **Start-up**: whole-process wall time of `unitool --version` / `--help` against",
-        "  `python3 -c 'import requests, lxml.html'`.",
+        "  `xmllint --html --noout` is libxml2's bare parse (a whole process, so it includes start-up); the",
+        "  100 KB and 1 MB pages are timed over three times as many runs.",
+        "- **Memory**: the peak RSS (`getrusage`) of a process that extracted the 10 MB page once, against",
+        "  xmllint's own peak on the same page (`wait4`).",
+        "- **Binary**: `strip` of the release binaries, as `install.sh` and the `.deb` install them.",
+        "- **Start-up**: whole-process wall time of the stripped `unitool --version` / `--help` against",
+        "  `python3 -c 'import requests, lxml.html'`; a warm data command's own CPU time (user + system,",
+        "  every thread) is `grades` on a saved session against `unitool demo serve`, from `wait4`.",
+        "- **Warm**: the demo with 50 ms added to every response; `grades --term current` on a saved session",
+        "  with the terms accepted, against one GET of the grades page timed inside Python (no process",
+        "  start); the demo counts the requests and the terms checks among them (`/lab/stats`).",
+        "- **Cold login**: the same demo, no saved session: wall time divided by the number of serial",
+        "  requests (all requests but the terms check, which runs beside them) times one round trip; the",
+        "  Python script makes the same login with requests and lxml.",
         "- **Login**: `unitool demo serve` runs the demo on loopback; the demo counts requests (`/lab/stats`).",
         "  Cold: no saved session, the full SAML login then the grades page. Saved: the session from the",
         "  previous run. unitool also asks the terms-of-use version once per run (issue 6 requires it), so",
@@ -353,8 +375,11 @@ def main():
         "  same flow with requests + lxml, with its cookies pickled between runs. Both are whole processes.",
         "- **Many pages**: the demo with 50 ms of latency on every response and 10 terms; `grades --term all`",
         "  fetches the term list, then every term's page at once (at most 4 per host), against one term alone.",
-        "- **JSON-RPC**: `bench-unitool rpc` keeps 8 `recipes.run` requests in flight on one `unitool rpc`",
-        "  (with its in-process demo) after a warm-up login, and records each request's latency.",
+        "- **JSON-RPC**: `unitool demo serve` in a process of its own; `wrk -t2 -c8` fetches the grades page",
+        "  with the saved session's cookie (the demo's own limit), then `bench-unitool rpc` keeps 8",
+        "  `session.fetch` (the same page) or `recipes.run` (the grades) requests in flight on one",
+        "  `unitool rpc` after a warm-up, records each request's latency, and reads `unitool rpc`'s CPU",
+        "  time (`getrusage` of the child) and the demo's (`/proc`).",
         "- **Watch**: `bench-unitool watch` runs the loop of `unitool watch --every` in process against",
         "  `unitool demo serve`: each cycle a new connection with the saved session, the grades page, the",
         "  comparison with the last answer and the history write, with no pause between cycles. It reads",
@@ -367,7 +392,7 @@ def main():
         "- **Search**: `bench-unitool search` runs three queries (`infromation theroy`, `kozepiskola`, `情報`) over",
         "  10,000 records in the demo's languages, as `unitool search` does over the history; the time is the",
         "  search alone, on an index built once (`Search.Index`), as a front end that searches on every keystroke keeps it.",
-        "", "## Reproduce", "", "```sh", "./Scripts/bench.sh            # about 10 minutes on 2 cores, most of it the release build",
+        "", "## Reproduce", "", "```sh", "./Scripts/bench.sh            # about 10 minutes on 2 cores after the release build (a first one: 8 more)",
         "./Scripts/bench.sh --quick    # fewer runs", "```", "",
     ]
     notes = os.path.join(HERE, "NOTES.md")

@@ -28,8 +28,20 @@ export UNITOOL_TEST_SANDBOX="$sandbox"
 
 # gnome-keyring-daemon --unlock reads the new keyring's password from stdin and prints the
 # variables that point libsecret at it.
-exec dbus-run-session -- sh -c '
+dbus-run-session -- sh -c '
     eval "$(printf "test-keyring-password" | gnome-keyring-daemon --unlock --components=secrets)"
     export GNOME_KEYRING_CONTROL
     swift test --skip-build "$@"
 ' sh "$@"
+
+# The Debian package as a user meets it: the release build with the Swift runtime linked in,
+# installed with dpkg and run with no toolchain on the library path (Scripts/test-deb.sh). Only
+# for the whole suite, and as root, as CI runs it; a first release build takes about 8 minutes.
+if [ "$#" -eq 0 ] && [ "${UNITOOL_SKIP_PACKAGE:-0}" != 1 ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+        echo "checking the Debian package (a release build first; UNITOOL_SKIP_PACKAGE=1 skips this)" >&2
+        ./Scripts/test-deb.sh >&2
+    else
+        echo "note: the Debian package check (Scripts/test-deb.sh) installs with dpkg, so it runs as root only; skipped" >&2
+    fi
+fi
