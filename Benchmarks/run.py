@@ -49,6 +49,13 @@ def cpu_ms(command, env=None, runs=5):
     return statistics.median(times)
 
 
+def python_login(python, url, cookies):
+    """One run of the Python peer (requests + lxml): its wall time and its request count."""
+    start = time.perf_counter()
+    answer = run_json([python, os.path.join(HERE, "peers/login_requests.py"), url, "--cookies", cookies])
+    return time.perf_counter() - start, answer["requests"]
+
+
 def round_trip(url, cookie, runs=7):
     """Median time of one GET in this process (no process start): the demo's own round trip."""
     times = []
@@ -207,10 +214,9 @@ def main():
     for _ in range(max(3, runs // 2)):
         if os.path.exists(cookies):
             os.remove(cookies)
-        start = time.perf_counter()
-        peer_run = run_json([args.python, os.path.join(HERE, "peers/login_requests.py"), demo.url, "--cookies", cookies])
-        py_walls.append(time.perf_counter() - start)
-        py_serial.append(peer_run["requests"])
+        seconds, requests = python_login(args.python, demo.url, cookies)
+        py_walls.append(seconds)
+        py_serial.append(requests)
     demo.stop()
     ours, serial = statistics.median(cold_walls), max(cold_serial)
     peer, peer_serial = statistics.median(py_walls), max(py_serial)
@@ -239,14 +245,12 @@ def main():
     for _ in range(runs):
         if os.path.exists(cookies):
             os.remove(cookies)
-        start = time.perf_counter()
-        cold = run_json([args.python, os.path.join(HERE, "peers/login_requests.py"), demo.url, "--cookies", cookies])
-        py_cold_times.append(time.perf_counter() - start)
-        py_cold_requests.append(cold["requests"])
-        start = time.perf_counter()
-        saved = run_json([args.python, os.path.join(HERE, "peers/login_requests.py"), demo.url, "--cookies", cookies])
-        py_saved_times.append(time.perf_counter() - start)
-        py_saved_requests.append(saved["requests"])
+        seconds, requests = python_login(args.python, demo.url, cookies)
+        py_cold_times.append(seconds)
+        py_cold_requests.append(requests)
+        seconds, requests = python_login(args.python, demo.url, cookies)
+        py_saved_times.append(seconds)
+        py_saved_requests.append(requests)
     own_cpu = cpu_ms(grades, env=demo_env, runs=runs)
     demo.stop()
     row("start-up", "a warm data command's own CPU time (grades, saved session), ms", f"{own_cpu:.1f}", "", "", "", "< 20 ms", own_cpu < 20)
