@@ -241,12 +241,21 @@ public final class PortalConnection: Sendable {
             return try await fetch()
         }
         let verdict = Task { try await self.ensureTermsAccepted() }
+        let fetched = Task { try await Self.$termsVerdict.withValue(verdict) { try await fetch() } }
         return try await withTaskCancellationHandler {
-            async let fetched = Self.$termsVerdict.withValue(verdict) { try await fetch() }
-            try await verdict.value
-            return try await fetched
+            do {
+                try await verdict.value
+            } catch {
+                // The page asked for meanwhile is let arrive and then dropped, not cancelled: a
+                // request cut off mid-way leaves a broken connection behind (and once crashed the
+                // demo as it stopped). It ends soon either way: a login it meets fails at once.
+                _ = await fetched.result
+                throw error
+            }
+            return try await fetched.value
         } onCancel: {
             verdict.cancel()
+            fetched.cancel()
         }
     }
 

@@ -230,7 +230,8 @@ public final class HTTPSession: Sendable {
                 }
                 logger.debug("\(response.status) from \(url.redactedForLog); trying again in \(wait)")
             } catch let transport as TransportError {
-                guard canRetry, transport.failure.isWorthRetry else { throw transport.error }
+                // A request its caller cancelled ends there: it is no failure to try again.
+                guard canRetry, transport.failure.isWorthRetry, !Task.isCancelled else { throw transport.error }
                 logger.debug("\(transport.error.message); trying again in \(wait)")
             }
             try await Task.sleep(for: wait)
