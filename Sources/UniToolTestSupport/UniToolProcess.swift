@@ -82,18 +82,42 @@ public struct UniToolProcess {
         }
         if group.wait(timeout: deadline) == .timedOut {
             process.terminate()
-            process.waitUntilExit()
+            _ = exitStatus(of: process, timeout: 5)
             var outcome = Outcome(
                 exitCode: -1, stdout: "", stderr: "\(program.lastPathComponent) did not finish within \(timeout) s and was killed")
             outcome.seconds = Date().timeIntervalSince(started)
             return outcome
         }
-        process.waitUntilExit()
+        let status = exitStatus(of: process, timeout: timeout)
         var outcome = Outcome(
-            exitCode: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            exitCode: status, stdout: String(decoding: stdoutData, as: UTF8.self),
             stderr: String(decoding: stderrData, as: UTF8.self))
         outcome.seconds = Date().timeIntervalSince(started)
         return outcome
+    }
+
+    /// Waits for `process` to end and gives its `terminationStatus` (the signal, for a killed one),
+    /// without trusting Foundation alone to notice the end: Foundation learns of it from SIGCHLD,
+    /// and a library in the test process that takes SIGCHLD for itself leaves `waitUntilExit`
+    /// spinning forever on a child that is long a zombie (seen once in CI, which then hung).
+    /// The child is reaped here when Foundation has not; after `timeout` seconds it is killed.
+    public static func exitStatus(of process: Process, timeout: TimeInterval = 60) -> Int32 {
+        let pid = process.processIdentifier
+        let deadline = Date().addingTimeInterval(timeout)
+        var killed = false
+        while true {
+            if !process.isRunning { return process.terminationStatus }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                let signal = status & 0x7F
+                return signal == 0 ? (status >> 8) & 0xFF : signal
+            }
+            if !killed, Date() > deadline {
+                kill(pid, SIGKILL)
+                killed = true
+            }
+            usleep(5_000)
+        }
     }
 
     /// How many unitool processes async tests may run at once. Without a cap, every test of the

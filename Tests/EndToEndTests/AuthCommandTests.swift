@@ -177,7 +177,7 @@ struct AuthCommandTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        _ = UniToolProcess.exitStatus(of: process)
         let text = (try? String(contentsOf: transcript, encoding: .utf8)) ?? ""
         #expect(text.contains("exit=42"), "\(text)")
         #expect(text.contains("keyring is locked"))

@@ -209,7 +209,7 @@ final class SelfSignedTLSServer: @unchecked Sendable {
         request.standardOutput = FileHandle.nullDevice
         request.standardError = FileHandle.nullDevice
         try request.run()
-        request.waitUntilExit()
+        _ = UniToolProcess.exitStatus(of: request)
         port = Self.freePort()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = [

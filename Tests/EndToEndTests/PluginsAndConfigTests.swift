@@ -95,7 +95,7 @@ struct PluginsAndConfigTests {
             process.standardOutput = output
             try process.run()
             let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            _ = UniToolProcess.exitStatus(of: process)
             return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
         }
         #expect(try complete(["du"]) == ["due-soon"])

@@ -330,9 +330,9 @@ struct RPCTests {
                         // The client writes little to stderr, so reading it second cannot block it.
                         let data = output.fileHandleForReading.readDataToEndOfFile()
                         let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-                        process.waitUntilExit()
+                        let status = UniToolProcess.exitStatus(of: process)
                         return (
-                            process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errorData, as: UTF8.self)
+                            status, String(decoding: data, as: UTF8.self), String(decoding: errorData, as: UTF8.self)
                         )
                     })
             }

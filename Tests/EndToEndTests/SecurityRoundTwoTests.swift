@@ -60,7 +60,7 @@ struct SecurityRoundTwoTests {
         try process.run()
         defer {
             try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
+            _ = UniToolProcess.exitStatus(of: process)
         }
         var limits = ""
         for _ in 0..<100 {
