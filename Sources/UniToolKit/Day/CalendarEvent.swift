@@ -253,7 +253,7 @@ public struct CalendarEventBuilder: Sendable {
         let identity =
             [portal, user, recipe.command] + keys.map { record[$0]?.text ?? "" } + (spec.each == nil ? [] : [String(index)])
         let digest = SHA256.hash(data: Data(identity.joined(separator: "\u{1F}").utf8))
-        return digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "@\(portal).unitool"
+        return digest.prefix(16).lowercaseHex + "@\(portal).unitool"
     }
 
     private func describe(_ record: Record) -> String {

@@ -208,15 +208,7 @@ public final class HistoryStore: Sendable {
 
     /// The snapshot's content address.
     static func digest(_ text: String) -> String {
-        // Hex by table: `String(format:)` per byte cost more than the hash.
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(64)
-        for byte in SHA256.hash(data: Data(text.utf8)) {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        SHA256.hash(data: Data(text.utf8)).lowercaseHex
     }
 }
 

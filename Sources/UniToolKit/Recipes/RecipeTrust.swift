@@ -46,7 +46,7 @@ public struct RecipeTrust: Sendable, Equatable {
     }
 
     static func digest(_ content: Data) -> String {
-        SHA256.hash(data: content).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: content).lowercaseHex
     }
 
     public static func load(from file: URL = defaultFile) throws -> RecipeTrust {
