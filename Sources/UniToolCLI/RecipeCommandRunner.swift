@@ -20,7 +20,7 @@ struct RecipeCommandRunner {
             // answer needs them all (an unknown command's neighbours, which commands have a calendar).
             let environment = try CommandEnvironment(options: globalsOnly, command: name)
             let portalID = try environment.portalID()
-            func everyRecipe() throws -> RecipeCatalog { try CommandEnvironment(options: globalsOnly).catalog }
+            func everyRecipe() throws -> RecipeCatalog { try CommandEnvironment.catalog(options: globalsOnly) }
             let recipe: DataRecipe
             do {
                 recipe = try environment.catalog.recipe(portal: portalID, command: name)

@@ -26,15 +26,21 @@ package final class CommandEnvironment: Sendable {
     ///   the catalog then reads only the recipes that may define it (`RecipeCatalog`'s `command`).
     package init(options: GlobalOptions, command: String? = nil) throws {
         self.options = options
-        self.catalog = try RecipeCatalog(
-            directories: Self.ownRecipeDirectories, packs: options.recipes.map { URL(fileURLWithPath: $0) },
-            trust: try RecipeTrust.load(), reservedCommands: Self.reservedCommands, command: command)
+        self.catalog = try Self.catalog(options: options, command: command)
         self.logger = Self.makeLogger(verbose: options.verbose)
         self.config = try UserConfig.load()
         self.settings = Settings(
             portalFlag: options.portal, userFlag: options.user, environment: ProcessInfo.processInfo.environment, config: config)
         self.trace = options.trace.map { _ in HTTPTrace(includeBodies: options.traceBodies) }
         self.now = try FixedClock.now()
+    }
+
+    /// The recipes the options name: the bundled and the user's folders, then `--recipes` packs
+    /// as far as the user trusts them; with `command`, only the recipes that may define it.
+    package static func catalog(options: GlobalOptions, command: String? = nil) throws -> RecipeCatalog {
+        try RecipeCatalog(
+            directories: ownRecipeDirectories, packs: options.recipes.map { URL(fileURLWithPath: $0) }, trust: try RecipeTrust.load(),
+            reservedCommands: reservedCommands, command: command)
     }
 
     /// Now, for `today` and the demo: the clock, or `UNITOOL_NOW`.
