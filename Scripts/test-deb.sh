@@ -32,11 +32,22 @@ run --portal demo terms accept >&2
 run --portal demo grades --term current --json > grades.json
 grep -q '"MATH-301"' grades.json
 # The recipes are the package's, not a source tree's this machine happens to have.
-run recipes list --json | grep -q '"/usr/share/unitool/Recipes/demo/portal.yaml"'
+# (Answers go to files before grep: grep -q leaving early would break the writer's pipe, which
+# pipefail counts as a failure.)
+run recipes list --json > recipes.json
+grep -q '"/usr/share/unitool/Recipes/demo/portal.yaml"' recipes.json
 man -w unitool >/dev/null
-# 'unitool mcp' finds its server beside it and answers MCP's initialize.
-# (The answer goes to a file first: grep -q leaving early would end the server with a broken pipe.)
-printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test-deb","version":"1"}}}' \
-    | run --portal demo mcp > mcp.json
+# 'unitool mcp' finds its server beside it and answers MCP's initialize. Its input stays open
+# until the answer is there (at most 5 s), as a client's does: the server stops at the end of
+# its input, and may do so before it has answered.
+request='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test-deb","version":"1"}}}'
+: > mcp.json
+{
+    printf '%s\n' "$request"
+    for _ in $(seq 50); do
+        grep -q '"serverInfo"' mcp.json && break
+        sleep 0.1
+    done
+} | run --portal demo mcp > mcp.json
 grep -q '"serverInfo"' mcp.json
 echo "ok: $(basename "$deb") ($(du -h /usr/bin/unitool | cut -f1) binary) installs and runs the demo without a Swift toolchain"
