@@ -4,23 +4,38 @@
 #
 #   ./Scripts/install.sh              # ~/.local/bin/unitool, ~/.local/share/...
 #   sudo ./Scripts/install.sh /usr/local
+#
+# UNITOOL_INSTALL_BINARIES=DIR installs the unitool and unitool-mcp already built in DIR instead
+# of building a release (the test suite installs its debug build that way).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix="${1:-$HOME/.local}"
 
-# The release build (the quick start's, if there is one) is brought up to date: the Swift
-# runtime linked in, as in the .deb, so the installed binaries need no toolchain. A first build
-# takes about 8 minutes on 2 cores. unitool-mcp is the MCP server that 'unitool mcp' runs.
-./Scripts/install-deps.sh
-bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
-for product in unitool unitool-mcp; do
-    swift build -c release --static-swift-stdlib --product "$product" >&2
-done
-binary="$bin/unitool"
+if [ -n "${UNITOOL_INSTALL_BINARIES:-}" ]; then
+    bin="$UNITOOL_INSTALL_BINARIES"
+else
+    # The release build (the quick start's, if there is one) is brought up to date: the Swift
+    # runtime linked in, as in the .deb, so the installed binaries need no toolchain, and no
+    # $ORIGIN run path (--disable-local-rpath), so they load no library from beside themselves.
+    # A first build takes about 8 minutes on 2 cores. unitool-mcp is the MCP server that
+    # 'unitool mcp' runs.
+    ./Scripts/install-deps.sh
+    bin="$(swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path)"
+    for product in unitool unitool-mcp; do
+        swift build -c release --static-swift-stdlib --disable-local-rpath --product "$product" >&2
+    done
+fi
 
 install -d "$prefix/bin" "$prefix/share/unitool" "$prefix/share/man/man1" \
     "$prefix/share/bash-completion/completions" "$prefix/share/zsh/site-functions" \
     "$prefix/share/fish/vendor_completions.d"
+# Under ~/.local, share/unitool is also unitool's data folder ($XDG_DATA_HOME/unitool), where the
+# history of your grades and loans lives: it is yours alone (0700, as SECURITY.md says), also
+# when an earlier install left it open. Anywhere else (/usr/local) others must read the recipes.
+data_folder="${XDG_DATA_HOME:-$HOME/.local/share}/unitool"
+if [ "$(realpath -m "$prefix/share/unitool")" = "$(realpath -m "$data_folder")" ]; then
+    chmod 0700 "$prefix/share/unitool"
+fi
 # Stripped: the symbols are for debugging a build, not for running it (a third of the size).
 for product in unitool unitool-mcp; do
     strip -o "$prefix/bin/$product.new" "$bin/$product"

@@ -11,16 +11,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# --disable-local-rpath: no RUNPATH $ORIGIN in the binaries. In /usr/bin it would have the
+# loader look for libraries beside them first, a folder the package does not own.
 for product in unitool unitool-mcp; do
-    swift build -c release --static-swift-stdlib --product "$product" >&2
+    swift build -c release --static-swift-stdlib --disable-local-rpath --product "$product" >&2
 done
-bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
+bin="$(swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path)"
 binary="$bin/unitool"
 version="$("$binary" --version | head -1 | awk '{print $2}')"
 arch="$(dpkg --print-architecture)"
 
 root="$(mktemp -d)"
 trap 'rm -rf "$root"' EXIT
+# mktemp makes its folder 0700, and the package's root entry ./ would carry that mode.
+chmod 0755 "$root"
 install -d "$root/DEBIAN" "$root/usr/bin" "$root/usr/share/unitool" "$root/usr/share/man/man1" \
     "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
     "$root/usr/share/fish/vendor_completions.d" "$root/usr/share/doc/unitool"

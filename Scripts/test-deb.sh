@@ -24,6 +24,29 @@ if ldd /usr/bin/unitool | grep -q libcurl; then
 fi
 home="$(mktemp -d)"
 trap 'rm -rf "$home"; $sudo dpkg -r unitool >/dev/null 2>&1 || true' EXIT
+# The package's root entry becomes the system's / as dpkg unpacks it: 0755, and nothing in the
+# package is writable by group or others. (Listings go to files before grep, as below.)
+dpkg-deb -c "$deb" > "$home/contents.txt"
+root_entry="$(awk '$6 == "./" { print $1 }' "$home/contents.txt")"
+if [ "$root_entry" != "drwxr-xr-x" ]; then
+    echo "error: the package's root entry ./ has mode ${root_entry:-(none)}; it must be drwxr-xr-x (0755)" >&2
+    exit 1
+fi
+if awk '$1 !~ /^l/ && substr($1, 6, 1) == "w" || $1 !~ /^l/ && substr($1, 9, 1) == "w" { print }' "$home/contents.txt" \
+    > "$home/writable.txt" && [ -s "$home/writable.txt" ]; then
+    cat "$home/writable.txt" >&2
+    echo "error: the package holds entries writable by group or others" >&2
+    exit 1
+fi
+# No run path that has the loader look for libraries beside the binary ($ORIGIN is /usr/bin),
+# nor in a toolchain's folder: the binaries load Debian's libraries only.
+for binary in /usr/bin/unitool /usr/bin/unitool-mcp; do
+    readelf -d "$binary" > "$home/dynamic.txt"
+    if grep -E '\((RPATH|RUNPATH)\)' "$home/dynamic.txt" >&2; then
+        echo "error: $binary carries a run path (above); the package's binaries must have none" >&2
+        exit 1
+    fi
+done
 cd "$home"
 run() { env -i HOME="$home" PATH=/usr/bin:/bin LD_LIBRARY_PATH= XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" \
     XDG_STATE_HOME="$home/state" XDG_CACHE_HOME="$home/cache" NO_COLOR=1 /usr/bin/unitool "$@"; }

@@ -72,6 +72,7 @@ enum Plugins {
     /// descriptor 3 (`UNITOOL_RPC_FD`), and returns its exit code.
     static func run(_ plugin: Plugin, arguments: [String], globals: [String]) async -> Int32 {
         do {
+            try PluginSafety.check(plugin.path)
             let options = try GlobalOptions.parse(globals)
             let environment = try CommandEnvironment(options: options)
             var variables = ProcessInfo.processInfo.environment
@@ -117,6 +118,107 @@ enum Plugins {
                 UniToolError(.internal, "cannot run the plugin \(plugin.path): \(error)", hint: "check that it is executable"),
                 json: Dispatcher.wantsJSON(globals))
         }
+    }
+}
+
+/// Whether a plugin may run: only when nobody but the user (or root) could have changed what
+/// runs. A plugin runs with the user's rights and talks to the portal through the user's session,
+/// so a file that another user owns, or that group or others may write, or one in a folder they
+/// may write (and so replace the file in), is refused before anything starts, as ssh refuses a
+/// key file others can write.
+///
+/// `decide` is the pure rule over the owner and mode of the file and of the folders holding it;
+/// `check` reads them from the file system and turns a refusal into an error that says how to fix it.
+enum PluginSafety {
+    /// The owner and permission bits of a file or folder, as `stat` gives them.
+    struct Entry: Equatable, Sendable {
+        let path: String
+        let owner: uid_t
+        let mode: mode_t
+
+        /// Writable by its group or by others.
+        var isWritableByOthers: Bool { mode & 0o022 != 0 }
+        /// A sticky folder (such as /tmp): others may add files, but not replace or rename one of yours.
+        var isSticky: Bool { mode & 0o1000 != 0 }
+    }
+
+    enum Verdict: Equatable, Sendable {
+        case safe
+        case fileOwnedByAnotherUser(Entry)
+        case fileWritableByOthers(Entry)
+        case folderOwnedByAnotherUser(Entry)
+        case folderWritableByOthers(Entry)
+    }
+
+    /// - Parameters:
+    ///   - file: the plugin (the file a symbolic link leads to).
+    ///   - folders: the folders holding it: where it was found and, for a link, where it leads.
+    ///   - user: the effective user running unitool; root's files are trusted too, as system programs are.
+    static func decide(file: Entry, folders: [Entry], user: uid_t) -> Verdict {
+        let trustedOwners: Set<uid_t> = [user, 0]
+        guard trustedOwners.contains(file.owner) else { return .fileOwnedByAnotherUser(file) }
+        guard !file.isWritableByOthers else { return .fileWritableByOthers(file) }
+        for folder in folders {
+            guard trustedOwners.contains(folder.owner) else { return .folderOwnedByAnotherUser(folder) }
+            if folder.isWritableByOthers && !folder.isSticky { return .folderWritableByOthers(folder) }
+        }
+        return .safe
+    }
+
+    /// Refuses the plugin at `path` (exit 23, an unsafe request) unless `decide` finds it safe.
+    static func check(_ path: String) throws {
+        func entry(_ path: String) throws -> Entry {
+            var info = stat()
+            guard stat(path, &info) == 0 else {
+                throw UniToolError(
+                    .unsafeRequest, "cannot check the plugin \(path): \(String(cString: strerror(errno)))",
+                    hint: "check that it exists and that you may read its folder")
+            }
+            return Entry(path: path, owner: info.st_uid, mode: info.st_mode & 0o7777)
+        }
+        let found = URL(fileURLWithPath: path)
+        let real = found.resolvingSymlinksInPath()
+        var folderPaths = [found.deletingLastPathComponent().path]
+        if real.deletingLastPathComponent().path != folderPaths[0] { folderPaths.append(real.deletingLastPathComponent().path) }
+        let verdict = decide(file: try entry(real.path), folders: try folderPaths.map(entry), user: geteuid())
+        let described = real.path == path ? path : "\(path) (a link to \(real.path))"
+        switch verdict {
+        case .safe:
+            return
+        case .fileOwnedByAnotherUser(let file):
+            throw UniToolError(
+                .unsafeRequest,
+                "the plugin \(described) belongs to another user (uid \(file.owner)); unitool runs only plugins that are yours or root's",
+                hint: "if you trust it, make it yours: 'chown \(userName()) \(shellQuoted(file.path))' as root; otherwise remove it")
+        case .fileWritableByOthers(let file):
+            throw UniToolError(
+                .unsafeRequest,
+                "the plugin \(described) may be changed by other users (mode \(String(file.mode, radix: 8))); unitool will not run it",
+                hint: "if you trust it, run 'chmod go-w \(shellQuoted(file.path))'; otherwise remove it")
+        case .folderOwnedByAnotherUser(let folder):
+            throw UniToolError(
+                .unsafeRequest,
+                "the plugin \(described) is in \(folder.path), which belongs to another user (uid \(folder.owner)) who could replace it; unitool will not run it",
+                hint: "move the plugin to \(shellQuoted(Plugins.directory.path)) or another folder of your own on PATH")
+        case .folderWritableByOthers(let folder):
+            throw UniToolError(
+                .unsafeRequest,
+                "the plugin \(described) is in \(folder.path), which other users may write to (mode \(String(folder.mode, radix: 8))) and so replace the plugin; unitool will not run it",
+                hint: "run 'chmod go-w \(shellQuoted(folder.path))', or move the plugin to a folder of your own")
+        }
+    }
+
+    /// The user's login name for a hint, or the uid when it has none.
+    private static func userName() -> String {
+        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return String(geteuid()) }
+        return String(cString: name)
+    }
+
+    /// A path as the shell reads it back: bare when it holds only safe characters, else in single quotes.
+    static func shellQuoted(_ text: String) -> String {
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@,=")
+        if !text.isEmpty && text.allSatisfy(safe.contains) { return text }
+        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
 

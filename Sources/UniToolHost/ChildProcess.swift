@@ -67,6 +67,7 @@ package enum ChildProcess {
     package enum Ending: Equatable {
         case exited(Int32)
         case timedOut
+        /// It printed more than the cap allows (in its first line or after it), and was stopped.
         case tooLong
     }
 
@@ -78,9 +79,11 @@ package enum ChildProcess {
     /// Runs `path` in a process group of its own, with stdin from /dev/null and stdout into a
     /// pipe, and returns the first line it prints (without the line break).
     ///
-    /// Reading stops at the first line break, at `maximumBytes`, or at the deadline; past the
-    /// deadline or the size, the whole process group is killed. Once the program has exited,
-    /// a background child still holding the pipe is not waited for.
+    /// At most `maximumBytes` of output are taken in all, the first line and whatever follows it
+    /// while the program ends: once it has printed more, the whole process group is killed at
+    /// once (`.tooLong`), so a command that never stops printing, such as `yes`, costs
+    /// milliseconds rather than the time limit. Past the deadline the group is killed too. Once
+    /// the program has exited, a background child still holding the pipe is not waited for.
     package static func firstLine(
         of path: String, arguments: [String], environment: [String: String], maximumBytes: Int, timeout: Duration
     ) throws -> FirstLine {
@@ -123,6 +126,15 @@ package enum ChildProcess {
 
         var line: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
+        defer { for index in buffer.indices { buffer[index] = 0 } }
+        // Every byte read from the pipe, the first line's and any after it.
+        var received = 0
+        func tooLong() -> FirstLine {
+            killGroup()
+            for index in line.indices { line[index] = 0 }
+            return FirstLine(line: [], ending: .tooLong)
+        }
+
         reading: while true {
             var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, millisecondsLeft())
@@ -134,19 +146,19 @@ package enum ChildProcess {
             let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress!, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
+            received += count
+            if received > maximumBytes { return tooLong() }
             for byte in buffer[0..<count] {
                 if byte == 0x0A || byte == 0x0D {
                     break reading
                 }
                 line.append(byte)
             }
-            if line.count > maximumBytes {
-                killGroup()
-                return FirstLine(line: [], ending: .tooLong)
-            }
         }
-        for index in buffer.indices { buffer[index] = 0 }
-        // The first line is in; wait for the program itself, not for its background children.
+        // The first line is in; wait for the program itself, not for its background children,
+        // and keep draining the pipe meanwhile: a program that goes on printing would otherwise
+        // fill it, block, and hold unitool until the time limit.
+        var draining = true
         var status: Int32 = 0
         while true {
             let waited = waitpid(pid, &status, WNOHANG)
@@ -156,7 +168,21 @@ package enum ChildProcess {
                 killGroup()
                 return FirstLine(line: line, ending: .timedOut)
             }
-            usleep(5_000)
+            guard draining else {
+                usleep(5_000)
+                continue
+            }
+            var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, min(5, millisecondsLeft())) > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress!, $0.count) }
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            // The end of the pipe (or an error reading it): only the program's exit is left to wait for.
+            guard count > 0 else {
+                draining = false
+                continue
+            }
+            received += count
+            if received > maximumBytes { return tooLong() }
         }
         let exited = status & 0x7F == 0
         return FirstLine(line: line, ending: .exited(exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F)))

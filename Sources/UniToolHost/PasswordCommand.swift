@@ -5,9 +5,10 @@ import UniToolKit
 /// `pass show uni/portal`. It runs through `/bin/sh -c` with `UNITOOL_PORTAL` and `UNITOOL_USER`
 /// set, so one command can serve several accounts.
 ///
-/// It is bounded like any other input: at most `maximumOutputBytes` are read, and at the time
-/// limit its whole process group is killed, so neither `yes` nor a background child that keeps
-/// the pipe open can make unitool wait or grow.
+/// It is bounded like any other input: at most `maximumOutputBytes` are read in all, first line
+/// or not, and past them or at the time limit its whole process group is killed, so neither
+/// `yes` (stopped as soon as it passes the cap) nor a background child that keeps the pipe open
+/// can make unitool wait or grow.
 package enum PasswordCommand {
     package static let environmentVariable = "UNITOOL_PASSWORD_COMMAND"
     /// `UNITOOL_TOTP_COMMAND`: the same, for a one-time code (`oathtool --totp -b SECRET`, `pass otp uni`).
@@ -43,8 +44,8 @@ package enum PasswordCommand {
         case .tooLong:
             throw UniToolError(
                 failureKind,
-                "\(environmentVariable) printed more than \(maximumOutputBytes / 1024) KiB without a line break; it was stopped and its output was not used",
-                hint: "the command must print \(what) on its first line")
+                "\(environmentVariable) printed more than \(maximumOutputBytes / 1024) KiB; it was stopped at once, with every process it started, and its output was not used",
+                hint: "the command must print \(what) on its first line and then end; one that keeps printing (such as 'yes') is stopped")
         case .exited(let status) where status != 0:
             throw UniToolError(
                 failureKind, "\(environmentVariable) failed (exit status \(status)); its output was not used",
