@@ -90,11 +90,17 @@ struct WatchCommandRunner {
             index > 0 && GlobalOptions.valueOptions.contains(arguments[index - 1])
         }
 
-        /// `30s`, `15m`, `1h`, `1d`: at least a minute apart, so that no portal is hammered.
+        /// `30s`, `15m`, `1h`, `1d`: at least a minute apart, so that no portal is hammered, and at
+        /// most 366 days, so that the pause between runs fits the clock.
         static func interval(_ text: String) throws -> Duration {
-            guard let seconds = WatchFile.seconds(text) else { throw usage("'\(text)' is not an interval; use 15m, 1h or 1d") }
+            guard let seconds = WatchFile.seconds(text) else {
+                throw usage("'\(TerminalText.escaped(text))' is not an interval; use 15m, 1h or 1d (from \(WatchFile.allowedRange))")
+            }
             guard seconds >= WatchFile.minimumSeconds else {
-                throw usage("--every must be at least 1m: a portal is not to be asked more often")
+                throw usage("--every must be from \(WatchFile.allowedRange): a portal is not to be asked more often than once a minute")
+            }
+            guard seconds <= WatchFile.maximumSeconds else {
+                throw usage("--every must be from \(WatchFile.allowedRange); '\(TerminalText.escaped(text))' is longer than a year")
             }
             return .seconds(seconds)
         }
@@ -121,10 +127,11 @@ struct WatchCommandRunner {
 
         OPTIONS:
           --once                  Run once and exit (the default): for cron and systemd timers.
-          --every <interval>      Run every 15m, 1h or 1d (at least 1m), with some jitter, until interrupted.
+          --every <interval>      Run every 15m, 1h or 1d (from 1m to 366d), with some jitter, until interrupted.
           --exec <command>        Run this shell command for each event, with the event as JSON on stdin
                                   and UNITOOL_EVENT, UNITOOL_EVENT_SUMMARY and UNITOOL_EVENT_KEY set.
-          --webhook <url>         POST each event as JSON to this address.
+          --webhook <url>         POST each event as JSON to this address. Redirects are not followed, and
+                                  each delivery must end within --timeout seconds (default 15).
           --webhook-command <c>   POST to the address this command prints (pass, secret-tool): no token on argv.
           --webhook-format <f>    json (the event, the default), ntfy, discord, slack or telegram.
           --notify                Show each event as a desktop notification (freedesktop, over D-Bus).
@@ -181,10 +188,12 @@ struct WatchCommandRunner {
             let spec = WatchSpec(
                 recipe: recipe, options: invocation.values, source: invocation.source, announceExisting: watch.announceExisting, due: due)
             var channels: [any WatchChannel] = watch.exec.map(ExecChannel.init)
-            channels += try watch.webhooks.map { try WebhookChannel(url: $0, format: watch.webhookFormat) }
+            // --timeout bounds a webhook's whole delivery too, as it bounds each request to the portal.
+            let deadline = globalsOnly.timeout.map { Duration.milliseconds(Int64($0 * 1000)) } ?? WebhookChannel.defaultDeadline
+            channels += try watch.webhooks.map { try WebhookChannel(url: $0, format: watch.webhookFormat, deadline: deadline) }
             let user = spec.recipe.login ? ((try? environment.user(for: portal)) ?? "") : ""
             channels += watch.webhookCommands.map { command in
-                CommandWebhookChannel(command: command, format: watch.webhookFormat) {
+                CommandWebhookChannel(command: command, format: watch.webhookFormat, deadline: deadline) {
                     try PasswordCommand.run(
                         command, portal: portal.id, user: user, variable: "--webhook-command", what: "a web address",
                         failureKind: .usage, timeout: .seconds(30)
@@ -240,7 +249,8 @@ struct WatchCommandRunner {
                 Progress.explainWait("\(channel.name): delivered")
             } catch {
                 let failure = (error as? UniToolError) ?? UniToolError(.internal, "\(error)")
-                Progress.explainWait("\(channel.name) did not take the test event: \(failure.message)")
+                // One line: a message may quote the service, and nothing from it reaches the terminal raw.
+                Progress.explainWait(TerminalText.escaped("\(channel.name) did not take the test event: \(failure.message)"))
                 if status == 0 { status = failure.kind.exitCode }
             }
         }
@@ -290,7 +300,8 @@ struct WatchCommandRunner {
                             try await channel.deliver(event)
                         } catch {
                             let message = (error as? UniToolError)?.message ?? "\(error)"
-                            Progress.explainWait("\(channel.name) did not take the '\(event.kind.rawValue)' event: \(message)")
+                            Progress.explainWait(
+                                TerminalText.escaped("\(channel.name) did not take the '\(event.kind.rawValue)' event: \(message)"))
                         }
                     }
                 }

@@ -24,7 +24,13 @@ enum WatchInstaller {
             index += 1
         }
         let binary = executablePath()
-        let units = [("unitool-watch.service", service(binary: binary)), ("unitool-watch.timer", timer())]
+        guard let program = SchedulerQuoting.systemdExecutable(binary) else {
+            throw UniToolError(
+                .usage,
+                "systemd does not run a program whose path holds a quote, a backslash or a control character: \(TerminalText.escaped(binary))",
+                hint: "install unitool in a folder whose path has none (Scripts/install.sh puts it in ~/.local/bin)")
+        }
+        let units = [("unitool-watch.service", service(program: program)), ("unitool-watch.timer", timer())]
         if printOnly {
             for (name, text) in units { print("# \(name)\n\(text)") }
         } else {
@@ -42,21 +48,24 @@ enum WatchInstaller {
             Data(
                 """
                 or, without systemd, this crontab line (crontab -e) does the same:
-                  */5 * * * * '\(binary)' watch --all >>"$HOME/.local/state/unitool/watch.log" 2>&1
+                  */5 * * * * \(SchedulerQuoting.crontabWord(binary)) watch --all >>"$HOME/.local/state/unitool/watch.log" 2>&1
                 with no desktop keyring there, give the password with UNITOOL_PASSWORD_COMMAND (docs/WATCH.md)
 
                 """.utf8))
         return 0
     }
 
-    static func service(binary: String) -> String {
+    /// The service unit, given the program as `ExecStart=` spells it
+    /// (`SchedulerQuoting.systemdExecutable`: a folder with a space or a `%` in its name would
+    /// otherwise split the path or be expanded).
+    static func service(program: String) -> String {
         """
         [Unit]
         Description=unitool: run the watches in watches.yaml that are due
 
         [Service]
         Type=oneshot
-        ExecStart=\(binary) watch --all
+        ExecStart=\(program) watch --all
         # A watch announces through its channels; its JSON Lines go to the journal.
         StandardOutput=journal
 

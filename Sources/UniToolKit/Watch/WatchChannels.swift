@@ -14,6 +14,9 @@ public protocol WatchChannel: Sendable {
 
 /// `--exec CMD`: the event as JSON on the command's stdin, with `UNITOOL_EVENT` (the kind),
 /// `UNITOOL_EVENT_SUMMARY`, `UNITOOL_EVENT_KEY` and `UNITOOL_EVENT_COMMAND` in its environment.
+/// The variables hold text from the portal, and commands print them (`notify-send
+/// "$UNITOOL_EVENT_SUMMARY"`, `echo "$UNITOOL_EVENT_KEY"`), so each passes through
+/// `TerminalText.escaped` first: no control character reaches a terminal through them.
 public struct ExecChannel: WatchChannel {
     public let command: String
     public var name: String { "--exec" }
@@ -24,12 +27,7 @@ public struct ExecChannel: WatchChannel {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
-        var environment = ProcessInfo.processInfo.environment
-        environment["UNITOOL_EVENT"] = event.kind.rawValue
-        environment["UNITOOL_EVENT_SUMMARY"] = TerminalText.escaped(event.summary)
-        environment["UNITOOL_EVENT_KEY"] = event.key ?? ""
-        environment["UNITOOL_EVENT_COMMAND"] = event.command
-        process.environment = environment
+        process.environment = ProcessInfo.processInfo.environment.merging(Self.variables(for: event)) { $1 }
         let input = Pipe()
         process.standardInput = input
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
@@ -47,10 +45,31 @@ public struct ExecChannel: WatchChannel {
             throw UniToolError(.internal, "'\(command)' exited with status \(status)", hint: "check the command given to --exec")
         }
     }
+
+    /// The variables a command gets for an event, each escaped as for a terminal (the key is a
+    /// record's key fields, read from the portal like the summary).
+    public static func variables(for event: WatchEvent) -> [String: String] {
+        [
+            "UNITOOL_EVENT": event.kind.rawValue, "UNITOOL_EVENT_SUMMARY": TerminalText.escaped(event.summary),
+            "UNITOOL_EVENT_KEY": TerminalText.escaped(event.key ?? ""), "UNITOOL_EVENT_COMMAND": TerminalText.escaped(event.command),
+        ]
+    }
 }
 
 /// `--webhook URL`: the event as a JSON POST, as ntfy, Discord, Slack and Matrix bridges take
 /// generic webhooks. The URL is given on the command line or in the environment, never stored.
+///
+/// A webhook is a stranger's server as far as unitool can tell, so its delivery is bounded:
+/// - one deadline (``deadline``) covers the whole exchange, the answer's body included: a
+///   server that sends its headers and then trickles its body cannot hold a watch;
+/// - no redirect is followed: a 307 would post the event again to wherever the server names,
+///   and a 302 would turn the POST into a GET that drops it; either is an error, never
+///   "delivered";
+/// - a refused connection fails at once with a one-line message and the exit code of an
+///   unreachable server (20), a timeout with that of a timeout (21), any other answer than 2xx
+///   with that of a server's error (22);
+/// - text from the portal cannot mention everyone or hide a link in the service's own markup
+///   (``message(for:format:)``).
 public struct WebhookChannel: WatchChannel {
     /// What the receiving service expects: the event itself, or a message in its own format.
     public enum Format: String, Sendable, CaseIterable {
@@ -68,25 +87,69 @@ public struct WebhookChannel: WatchChannel {
 
     public let url: URL
     public let format: Format
+    /// The time the whole delivery may take, from connecting to the last byte of the answer.
+    public let deadline: Duration
     public var name: String { "the webhook at \(url.host ?? url.absoluteString)" }
 
-    public init(url: URL, format: Format = .json) throws {
+    /// The deadline when `--timeout` does not name one: a webhook that takes longer is down.
+    public static let defaultDeadline: Duration = .seconds(15)
+
+    public init(url: URL, format: Format = .json, deadline: Duration = WebhookChannel.defaultDeadline) throws {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host != nil else {
             throw UniToolError(.usage, "'\(url.absoluteString)' is not a web address", hint: "give an https:// URL to --webhook")
         }
         self.url = url
         self.format = format
+        self.deadline = deadline
     }
 
     /// The request's content type, extra headers and body for an event, in the service's format.
+    ///
+    /// The summary holds portal text, and each service reads markup of its own in a message, so
+    /// the text is made inert for the service it goes to:
+    /// - Discord: `allowed_mentions` with nothing to parse (no `@everyone`, `@here`, user or
+    ///   role ping), and every Markdown character backslash-escaped, so that `[text](url)`
+    ///   cannot mask a link and `<@id>` cannot form a mention;
+    /// - Slack (and Mattermost): `&`, `<` and `>` escaped as Slack's documentation asks, so that
+    ///   `<!channel>` and `<url|text>` cannot be formed, and `@channel`, `@here`, `@all` and
+    ///   `@everyone` broken by a word joiner, which Mattermost would otherwise act on;
+    /// - Telegram: plain text, with no `parse_mode`, so Telegram reads no markup in it;
+    /// - ntfy: a plain text body, without the `Markdown` header; the title is one line.
     public static func message(for event: WatchEvent, format: Format) -> (contentType: String, headers: [(String, String)], body: String) {
         let text = TerminalText.escaped(event.summary)
         switch format {
         case .json: return ("application/json", [], event.json)
-        case .ntfy: return ("text/plain; charset=utf-8", [("Title", "unitool: \(event.command)")], text)
-        case .discord: return ("application/json", [], "{\"content\": \(JSONRenderer.string(text))}")
-        case .slack, .telegram: return ("application/json", [], "{\"text\": \(JSONRenderer.string(text))}")
+        case .ntfy: return ("text/plain; charset=utf-8", [("Title", "unitool: \(TerminalText.escaped(event.command))")], text)
+        case .discord:
+            return (
+                "application/json", [],
+                "{\"content\": \(JSONRenderer.string(discordText(text))), \"allowed_mentions\": {\"parse\": []}}"
+            )
+        case .slack: return ("application/json", [], "{\"text\": \(JSONRenderer.string(slackText(text)))}")
+        case .telegram: return ("application/json", [], "{\"text\": \(JSONRenderer.string(text))}")
         }
+    }
+
+    /// Text that Discord shows as it is: each character Discord's Markdown gives a meaning
+    /// (emphasis, code, spoilers, quotes, headings, lists, masked links, mentions) escaped with
+    /// a backslash, which Discord removes when it shows the message.
+    static func discordText(_ text: String) -> String {
+        let special: Set<Character> = ["\\", "*", "_", "~", "`", "|", "[", "]", "(", ")", "<", ">", "#", "-", "@", ":"]
+        var result = ""
+        for character in text {
+            if special.contains(character) { result.append("\\") }
+            result.append(character)
+        }
+        return result
+    }
+
+    /// Text that Slack and Mattermost show as it is: `&`, `<` and `>` escaped as Slack's
+    /// "Formatting text for app surfaces" asks (the only three it decodes), and the broadcast
+    /// words broken so that Mattermost, which reads `@channel` in plain text, does not notify.
+    static func slackText(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+            .replacingOccurrences(of: "@(channel|here|all|everyone)", with: "@\u{2060}$1", options: [.regularExpression, .caseInsensitive])
     }
 
     public func deliver(_ event: WatchEvent) async throws {
@@ -97,11 +160,113 @@ public struct WebhookChannel: WatchChannel {
         for (name, value) in message.headers { request.headers.add(name: name, value: value) }
         request.headers.add(name: "User-Agent", value: "unitool/\(UniToolVersion.current)")
         request.body = .bytes(ByteBuffer(string: message.body))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(15))
-        _ = try? await response.body.collect(upTo: 64 * 1024)
-        guard (200..<300).contains(response.status.code) else {
-            throw UniToolError(.portalError, "\(name) answered \(response.status.code)", hint: "check the address given to --webhook")
+        let prepared = request
+        let limit = deadline
+        let answer: (status: UInt, location: String?)?
+        do {
+            answer = try await Self.within(limit) {
+                let response = try await Self.client.execute(prepared, deadline: .now() + .nanoseconds(limit.webhookNanoseconds))
+                // Read to the end (a little of it), inside the deadline: a trickling body is a failure.
+                _ = try await response.body.collect(upTo: Self.maximumAnswerBytes)
+                return (response.status.code, response.headers.first(name: "Location"))
+            }
+        } catch let error as UniToolError {
+            throw error
+        } catch is NIOTooManyBytesError {
+            throw UniToolError(
+                .portalError, "\(name) answered with more than \(Self.maximumAnswerBytes / 1024) KiB",
+                hint: "a webhook answers in a few bytes; check the address given to --webhook")
+        } catch {
+            throw failure(error)
         }
+        guard let answer else {
+            throw UniToolError(
+                .portalTimeout,
+                "\(name) did not take the event in time: \(limit.webhookSecondsText) seconds passed before its whole answer arrived",
+                hint: "the service may be down or slow; allow more time with --timeout SECONDS")
+        }
+        if (300..<400).contains(answer.status) {
+            let target = answer.location.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL.origin } ?? "nowhere"
+            throw UniToolError(
+                .portalError,
+                "\(name) answered \(answer.status), a redirect to \(TerminalText.escaped(target)); a webhook's redirects are not followed, so the event was not delivered",
+                hint: "give --webhook the address the event should go to, if you trust it")
+        }
+        guard (200..<300).contains(answer.status) else {
+            throw UniToolError(.portalError, "\(name) answered \(answer.status)", hint: "check the address given to --webhook")
+        }
+    }
+
+    /// The most of a webhook's answer that is read; nothing of it is used.
+    static let maximumAnswerBytes = 64 * 1024
+
+    /// The client every webhook is sent with: no redirects (see the type's comment), and a
+    /// refused connection reported at once instead of tried again until the connect timeout.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// Runs `operation`, cancelling it when `limit` has passed; nil then. async-http-client's own
+    /// deadline ends with the headers, and its read timeout restarts with every byte.
+    static func within<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T? {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+    }
+
+    /// A transport failure as one line that names the webhook by its origin only (its path and
+    /// query often carry a token), told by the error's type, never by its text.
+    func failure(_ error: any Error) -> UniToolError {
+        let origin = url.origin
+        switch TransportFailure.of(error) {
+        case .refused:
+            return UniToolError(
+                .portalUnreachable, "cannot reach \(origin): the connection was refused (nothing listens there)",
+                hint: "check the address given to --webhook, and that the service is running")
+        case .timedOut:
+            return UniToolError(
+                .portalTimeout, "\(origin) did not answer in time",
+                hint: "the service may be down or slow; allow more time with --timeout SECONDS")
+        case .untrustedTLS:
+            return UniToolError(
+                .unsafeRequest, "the TLS certificate of \(origin) is not trusted, so the event was not sent",
+                hint: "someone may be intercepting the connection, or the address is wrong")
+        case .tooMuch:
+            return UniToolError(
+                .portalError, "\(origin) sent an answer unitool does not accept", hint: "check the address given to --webhook")
+        case .closedEarly, .cutShort, .broken:
+            return UniToolError(
+                .portalUnreachable, "the connection to \(origin) broke before it answered",
+                hint: "the service may be restarting; try again later")
+        case .unreachable:
+            return UniToolError(
+                .portalUnreachable, "cannot reach \(origin)", hint: "check the address given to --webhook and your network connection")
+        }
+    }
+}
+
+extension Duration {
+    /// Whole and fractional seconds as people write them: `2`, `1.5`.
+    fileprivate var webhookSecondsText: String {
+        let (seconds, attoseconds) = components
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        return value == value.rounded() ? String(Int64(value)) : String(format: "%g", value)
+    }
+
+    /// The duration in nanoseconds for NIO, at most `Int64.max`.
+    fileprivate var webhookNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        // At most a year: NIO adds this to the clock, where Int64.max would overflow.
+        let (total, overflow) = min(seconds, 366 * 86_400).multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : total + attoseconds / 1_000_000_000
     }
 }
 
@@ -111,11 +276,21 @@ public struct DesktopNotificationChannel: WatchChannel {
     public var name: String { "desktop notifications" }
     public init() {}
 
-    public func deliver(_ event: WatchEvent) async throws {
-        let body =
+    /// The notification's body: the record's first six fields, or a failure's hint. The
+    /// freedesktop body may hold markup (`<a href>`, `<img src>`, `<b>`), which a notification
+    /// daemon acts on, and the text is the portal's: `&`, `<` and `>` are escaped as the
+    /// specification asks, so it shows as text and links, loads or formats nothing.
+    public static func body(for event: WatchEvent) -> String {
+        let text =
             event.record.map { record in
                 record.fields.filter { $0.value != .null }.prefix(6).map { "\($0.name): \($0.value.text)" }.joined(separator: "\n")
             } ?? (event.error?.hint ?? "")
+        return text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(
+            of: ">", with: "&gt;")
+    }
+
+    public func deliver(_ event: WatchEvent) async throws {
+        let body = Self.body(for: event)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/gdbus")
         process.arguments = [
@@ -153,13 +328,18 @@ public struct DesktopNotificationChannel: WatchChannel {
 public struct CommandWebhookChannel: WatchChannel {
     public let command: String
     public let format: WebhookChannel.Format
+    public let deadline: Duration
     /// Runs the command and returns its first line.
     let address: @Sendable () throws -> String
     public var name: String { "the webhook from '\(command)'" }
 
-    public init(command: String, format: WebhookChannel.Format = .json, address: @escaping @Sendable () throws -> String) {
+    public init(
+        command: String, format: WebhookChannel.Format = .json, deadline: Duration = WebhookChannel.defaultDeadline,
+        address: @escaping @Sendable () throws -> String
+    ) {
         self.command = command
         self.format = format
+        self.deadline = deadline
         self.address = address
     }
 
@@ -168,6 +348,6 @@ public struct CommandWebhookChannel: WatchChannel {
         guard let url = URL(string: text) else {
             throw UniToolError(.usage, "'\(command)' did not print a web address", hint: "check webhook_command in watches.yaml")
         }
-        try await WebhookChannel(url: url, format: format).deliver(event)
+        try await WebhookChannel(url: url, format: format, deadline: deadline).deliver(event)
     }
 }

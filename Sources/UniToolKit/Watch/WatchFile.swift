@@ -76,7 +76,7 @@ public struct WatchFile: Sendable {
                 ])
             let everyText = try entry.string("every") ?? "1h"
             guard let every = WatchFile.interval(everyText) else {
-                throw entry.error("every", "'\(everyText)' is not an interval of at least 1m; use 15m, 1h or 1d")
+                throw entry.error("every", "'\(everyText)' is not an interval from \(WatchFile.allowedRange); use 15m, 1h or 1d")
             }
             var parsed =
                 Entry(
@@ -91,14 +91,21 @@ public struct WatchFile: Sendable {
         return WatchFile(entries: entries)
     }
 
-    /// `30m`, `1h`, `1d`: at least a minute.
+    /// `30m`, `1h`, `1d`: at least a minute, at most 366 days.
     public static func interval(_ text: String) -> Duration? {
-        guard let seconds = seconds(text), seconds >= minimumSeconds else { return nil }
+        guard let seconds = seconds(text), (minimumSeconds...maximumSeconds).contains(seconds) else { return nil }
         return .seconds(seconds)
     }
 
     /// The shortest interval a watch takes: a portal is not to be asked more often.
     public static let minimumSeconds: Int64 = 60
+
+    /// The longest interval a watch takes: a year (a leap one). A longer one is a mistake, and
+    /// `106751991167d` once overflowed the pause between runs and crashed the watch.
+    public static let maximumSeconds: Int64 = 366 * 86_400
+
+    /// The allowed intervals, for messages.
+    public static let allowedRange = "1m to 366d"
 
     /// `30s`, `15m`, `1h`, `1d` in seconds, whatever the minimum; nil for anything else.
     public static func seconds(_ text: String) -> Int64? {
@@ -113,5 +120,33 @@ public struct WatchFile: Sendable {
     public static func isDue(lastRun: Date?, every: Duration, now: Date = Date()) -> Bool {
         guard let lastRun else { return true }
         return now.timeIntervalSince(lastRun) >= Double(every.components.seconds) * 0.9
+    }
+}
+
+/// The binary's path as the line of a scheduler that runs `watch --all` must spell it: a path
+/// may hold spaces, quotes or `%`, each of which means something there.
+public enum SchedulerQuoting {
+    /// The program of a systemd unit's `ExecStart=`, per systemd.syntax(7) and systemd.service(5):
+    /// in double quotes unless it holds only plain characters (a space would split it), with `%`
+    /// doubled (a specifier otherwise: `%h` is the home folder). A `$` stays as it is: systemd
+    /// expands variables in the arguments, not in the program's path. Nil for a path systemd
+    /// refuses to run whatever the quoting ("Executable name contains special characters"): one
+    /// with a quote, a backslash or a control character.
+    public static func systemdExecutable(_ path: String) -> String? {
+        guard !path.isEmpty, !path.unicodeScalars.contains(where: { "\"'\\".unicodeScalars.contains($0) || TerminalText.isControl($0) })
+        else { return nil }
+        let spelled = path.replacingOccurrences(of: "%", with: "%%")
+        return path.unicodeScalars.allSatisfy(isPlain) ? spelled : "\"" + spelled + "\""
+    }
+
+    /// A word of a crontab line's command: single-quoted for the shell (`'` as `'\''`), and `%`
+    /// as `\%`, since cron turns a bare `%` into a line break.
+    public static func crontabWord(_ word: String) -> String {
+        "'" + word.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: "%", with: "\\%") + "'"
+    }
+
+    private static func isPlain(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+            || "/._-+,:@=".unicodeScalars.contains(scalar)
     }
 }
