@@ -112,7 +112,7 @@ struct AuthCommand: AsyncParsableCommand {
                     username: user, password: password, oneTimeCode: CommandEnvironment.oneTimeCode(for: account, trace: environment.trace))
                 let provide: CredentialProvider = { credentials }
                 try await environment.withPortal(portal, user: user, credentials: provide, freshLogin: true) { connection in
-                    Progress.say("Logging in to \(portal.name) as \(user)…")
+                    Progress.say("Logging in to \(TerminalText.escaped(portal.name)) as \(TerminalText.escaped(user))…")
                     try await connection.provePassword()
                 }
             }

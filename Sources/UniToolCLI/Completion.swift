@@ -30,11 +30,25 @@ struct CompletionsCommand: AsyncParsableCommand {
     static func script(for shell: Shell) -> String {
         switch shell {
         case .bash:
+            // One candidate per line, read by mapfile: never word-split and never globbed (a
+            // portal's value `/*/*` once became every path two levels down). A candidate that the
+            // shell would read otherwise (a space, a glob or quote character) goes onto the line
+            // quoted with printf %q, so that the word the command receives is the value itself.
             return """
                 # bash completion for unitool
                 _unitool() {
-                    local IFS=$'\\n'
-                    COMPREPLY=($(unitool __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
+                    local candidate quoted
+                    local -a candidates=()
+                    mapfile -t candidates < <(unitool __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+                    COMPREPLY=()
+                    for candidate in "${candidates[@]}"; do
+                        if [[ $candidate == *[^A-Za-z0-9_.,:=@%+/-]* ]]; then
+                            printf -v quoted '%q' "$candidate"
+                            COMPREPLY+=("$quoted")
+                        else
+                            COMPREPLY+=("$candidate")
+                        fi
+                    done
                 }
                 complete -o default -F _unitool unitool
 

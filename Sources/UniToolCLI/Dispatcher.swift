@@ -164,7 +164,10 @@ struct Dispatcher {
                 let user = try? environment.user(for: portal)
                 let session = user.map { Account(portal: portal, user: $0).hasSavedSession } ?? false
                 let accepted = (try? AcceptedTermsStore().load(portal: portalID)) ?? nil
-                text += "\nPORTAL: \(portal.name) (\(portalID))\(user.map { ", user \($0)" } ?? ", no user set")\n"
+                // The portal's name and every summary below come from recipes, perhaps a pack's:
+                // shown escaped, so that none of them can drive the terminal.
+                text +=
+                    "\nPORTAL: \(TerminalText.escaped(portal.name)) (\(portalID))\(user.map { ", user \(TerminalText.escaped($0))" } ?? ", no user set")\n"
                 text += "  session: \(session ? "saved (the next command needs no password if it is still valid)" : "none yet")\n"
                 // The accepted version is what a portal once served: shown escaped, as everywhere.
                 let acceptedVersion = accepted.map { "accepted version \(TerminalText.escaped($0.version))" }
@@ -195,16 +198,19 @@ struct Dispatcher {
             for portal in portals {
                 for recipe in environment.catalog.recipes(of: portal)
                 where seen.insert(recipe.command).inserted {
-                    text += "  " + recipe.command.padding(toLength: 19, withPad: " ", startingAt: 0) + recipe.summary + "\n"
+                    text +=
+                        "  " + recipe.command.padding(toLength: 19, withPad: " ", startingAt: 0) + TerminalText.escaped(recipe.summary)
+                        + "\n"
                     for action in recipe.actions {
                         text +=
-                            "  " + "\(recipe.command) \(action.name)".padding(toLength: 19, withPad: " ", startingAt: 0) + action.summary
-                            + "\n"
+                            "  "
+                            + TerminalText.escaped("\(recipe.command) \(action.name)").padding(toLength: 19, withPad: " ", startingAt: 0)
+                            + TerminalText.escaped(action.summary) + "\n"
                     }
                 }
             }
         } catch {
-            text += "\n(recipes could not be loaded: \(error))\n"
+            text += "\n(recipes could not be loaded: \(TerminalText.escaped("\(error)")))\n"
         }
         text += """
 
@@ -234,7 +240,11 @@ struct Dispatcher {
         if plugins.isEmpty {
             text += "  (none; an executable named unitool-NAME on PATH or in \(Plugins.directory.path) becomes 'unitool NAME')\n"
         } else {
-            for plugin in plugins { text += "  " + plugin.name.padding(toLength: 19, withPad: " ", startingAt: 0) + plugin.path + "\n" }
+            for plugin in plugins {
+                text +=
+                    "  " + TerminalText.escaped(plugin.name).padding(toLength: 19, withPad: " ", startingAt: 0)
+                    + TerminalText.escaped(plugin.path) + "\n"
+            }
         }
         text += """
 

@@ -30,9 +30,9 @@ struct HistoryCommand: AsyncParsableCommand {
             in: history, recipe: recipe, portal: portal.id, user: user, since: try HistoryReport.start(of: since))
         let format = globals.outputFormat
         if format == .table, changes.records.isEmpty {
-            print("(no changes since \(since))")
+            print("(no changes since \(TerminalText.escaped(since)))")
             return
         }
-        print(format.render(changes, style: format == .table ? .forStandardOutput() : .plain), terminator: "")
+        print(format.render(changes, style: .forStandardOutput()), terminator: "")
     }
 }

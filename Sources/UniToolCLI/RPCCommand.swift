@@ -38,6 +38,9 @@ struct RPCCommand: AsyncParsableCommand {
     func run() async throws {
         // A client that goes away must end the server, not kill it with SIGPIPE mid-write.
         signal(SIGPIPE, SIG_IGN)
+        // Both limits are sizes of buffers: 0, a negative number or Int.max is a mistake, refused here.
+        try InputBounds.count(maxMessageBytes, option: "--max-message-bytes", in: InputBounds.messageBytes)
+        try InputBounds.count(maxUnreadBytes, option: "--max-unread-bytes", in: InputBounds.unreadBytes)
         let environment = try CommandEnvironment(options: globals)
         let host = CommandLineRPCHost(environment: environment)
         let logger = environment.logger

@@ -78,7 +78,7 @@ struct RecipeCommandRunner {
             // Both calls pass the terms gate first, and name a mistyped option value.
             let records: RecordSet
             if let action = invocation.action {
-                Progress.say("\(action.summary): \(invocation.actionArgument ?? "")…")
+                Progress.say(TerminalText.escaped("\(action.summary): \(invocation.actionArgument ?? "")") + "…")
                 records = try await connection.perform(action, of: recipe, argument: invocation.actionArgument ?? "")
             } else {
                 records = try await connection.run(recipe, options: invocation.values, source: invocation.source)
@@ -129,11 +129,12 @@ struct RecipeCommandRunner {
             fields: options.fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
         ).apply(to: records, of: invocation.action == nil ? recipe : recipe.withoutDefaultSort)
         let format = options.outputFormat
+        // The style knows whether stdout is a terminal: CSV for one is written escaped.
+        let style = TableStyle.forStandardOutput()
         guard format == .table else {
-            StandardOutput.write(format.render(records))
+            StandardOutput.write(format.render(records, style: style))
             return 0
         }
-        let style = TableStyle.forStandardOutput()
         var shown = records
         if options.fields == nil, !invocation.summary, recipe.tableColumns.count < recipe.columns.count {
             shown = try records.selecting(recipe.tableColumns)
@@ -263,18 +264,30 @@ struct RecipeInvocation {
         if action != nil, !values.isEmpty || source != nil || summary {
             throw usage("the options of '\(recipe.command)' do not apply to '\(recipe.command) \(action!.name)'")
         }
+        // A filter's value (a date, a weekday, a number of days within range) is checked now,
+        // by the parser every front end shares, so a mistake is named before any request.
+        for option in recipe.options where option.filter != nil && !wantsHelp {
+            if let value = values[option.name] { _ = try RecordFilter(option: option, value: value) }
+        }
     }
 }
 
 /// The `--help` of a recipe command, written from the recipe.
+///
+/// A recipe may come from any pack (`--recipes DIR`), so every piece of its text (summary,
+/// description, option help, values, names, its file's path) is shown escaped
+/// (``TerminalText``): a pack must not be able to drive the terminal of whoever reads its help.
 enum RecipeHelp {
+    /// One line of the recipe's text, as a terminal may show it.
+    static func shown(_ text: String) -> String { TerminalText.escaped(text) }
+
     static func text(for recipe: DataRecipe, action: ActionSpec? = nil) -> String {
         if let action { return actionText(for: recipe, action: action) }
-        var text = "OVERVIEW: \(recipe.summary)\n\n"
+        var text = "OVERVIEW: \(shown(recipe.summary))\n\n"
         if let discussion = recipe.discussion {
-            text += discussion.trimmingCharacters(in: .whitespacesAndNewlines) + "\n\n"
+            text += TerminalText.escaped(discussion.trimmingCharacters(in: .whitespacesAndNewlines), keepingLineBreaks: true) + "\n\n"
         }
-        var usage = recipe.options.map { "[--\($0.name) <\($0.name)>]" }
+        var usage = recipe.options.map { "[--\(shown($0.name)) <\(shown($0.name))>]" }
         if recipe.sources.count > 1 { usage.append("[--source <source>]") }
         if recipe.totals != nil { usage.append("[--summary]") }
         text +=
@@ -282,7 +295,7 @@ enum RecipeHelp {
             + "\n"
         for action in recipe.actions {
             text +=
-                "       unitool [--portal \(recipe.portal)] \(recipe.command) \(action.name)\(action.takesArgument ? " <\(action.argument)>" : "")\n"
+                "       unitool [--portal \(recipe.portal)] \(recipe.command) \(shown(action.name))\(action.takesArgument ? " <\(shown(action.argument))>" : "")\n"
         }
         text += "\nOPTIONS:\n"
         func line(_ flag: String, _ help: String) -> String {
@@ -297,34 +310,35 @@ enum RecipeHelp {
             let choices = option.allowedValues + option.resolve.keys.sorted()
             if !option.allowedValues.isEmpty { help += " (values: \(choices.joined(separator: ", ")))" }
             if let defaultValue = option.defaultValue { help += " (default: \(defaultValue))" }
-            text += line("--\(option.name) <\(option.name)>", help)
+            text += line("--\(shown(option.name)) <\(shown(option.name))>", shown(help))
         }
         if recipe.sources.count > 1 {
             let names = recipe.sources.compactMap(\.name)
-            text += line("--source <source>", "Where to read from: \(names.joined(separator: ", ")) (default: \(names[0]))")
+            text += line("--source <source>", shown("Where to read from: \(names.joined(separator: ", ")) (default: \(names[0]))"))
         }
         if let totals = recipe.totals {
             let grouped = totals.groupBy.isEmpty ? "" : " per \(totals.groupBy.joined(separator: ", "))"
-            text += line("--summary", "Print totals\(grouped) instead of the records: \(totals.fields.map(\.name).joined(separator: ", "))")
+            text += line(
+                "--summary", shown("Print totals\(grouped) instead of the records: \(totals.fields.map(\.name).joined(separator: ", "))"))
         }
         text += """
               --format <format>       table, json, jsonl or csv\(recipe.calendar == nil ? "" : ", or ics (a calendar file)") (default: table)
               --json                  Shorthand for --format json
               --fields <a,b,c>        Only these fields, in this order
-              --sort <a,-b>           Sort by these fields (-field: descending)\(recipe.sort.isEmpty ? "" : "; default: " + recipe.sort.map { ($0.descending ? "-" : "") + $0.field }.joined(separator: ","))
+              --sort <a,-b>           Sort by these fields (-field: descending)\(recipe.sort.isEmpty ? "" : "; default: " + shown(recipe.sort.map { ($0.descending ? "-" : "") + $0.field }.joined(separator: ",")))
               --portal, --user, --password-stdin, --recipes, --verbose: see 'unitool --help'
 
             """
         if !recipe.actions.isEmpty {
             text += "\nACTIONS:\n"
             for action in recipe.actions {
-                text += line("\(action.name)\(action.takesArgument ? " <\(action.argument)>" : "")", action.summary)
+                text += line(shown("\(action.name)\(action.takesArgument ? " <\(action.argument)>" : "")"), shown(action.summary))
             }
         }
         text += """
 
-            OUTPUT FIELDS: \(recipe.columns.joined(separator: ", "))
-            RECIPE: \(recipe.file)
+            OUTPUT FIELDS: \(shown(recipe.columns.joined(separator: ", ")))
+            RECIPE: \(shown(recipe.file))
 
             """
         return text
@@ -332,15 +346,15 @@ enum RecipeHelp {
 
     static func actionText(for recipe: DataRecipe, action: ActionSpec) -> String {
         """
-        OVERVIEW: \(action.summary)
+        OVERVIEW: \(shown(action.summary))
 
-        USAGE: unitool [--portal \(recipe.portal)] \(recipe.command) \(action.name)\(action.takesArgument ? " <\(action.argument)>" : "") [--format <format>]
+        USAGE: unitool [--portal \(recipe.portal)] \(recipe.command) \(shown(action.name))\(action.takesArgument ? " <\(shown(action.argument))>" : "") [--format <format>]
 
         Submits the portal's form, as you would in a browser, and reports the result. If the portal
         refuses (for example, no renewals left), unitool says why and exits with code 24.
 
-        OUTPUT FIELDS: \(((action.takesArgument ? [action.argument] : []) + action.fields.map(\.name).filter { $0 != action.argument }).joined(separator: ", "))\(action.nothingWhen == nil ? "" : "; or result and message when there is nothing to do")
-        RECIPE: \(recipe.file)
+        OUTPUT FIELDS: \(shown(((action.takesArgument ? [action.argument] : []) + action.fields.map(\.name).filter { $0 != action.argument }).joined(separator: ", ")))\(action.nothingWhen == nil ? "" : "; or result and message when there is nothing to do")
+        RECIPE: \(shown(recipe.file))
 
         """
     }

@@ -118,18 +118,14 @@ struct RecipesCommand: AsyncParsableCommand {
                 scaffold.library = (library.lowercased(), try url(libraryUrl, "library-url"))
             }
             scaffold.newsFeed = newsFeed
-            let folder = URL(fileURLWithPath: output ?? RecipeCatalog.userDirectory.path).appendingPathComponent(name)
-            guard !FileManager.default.fileExists(atPath: folder.path) else {
-                throw UniToolError(
-                    .usage, "\(folder.path) exists already; nothing was written", hint: "choose another name, or remove it first")
+            // What is written must load, platforms and all, as lint would load it; if it does
+            // not, nothing is left behind.
+            var commands: [String] = []
+            let folder = try scaffold.write(into: URL(fileURLWithPath: output ?? RecipeCatalog.userDirectory.path)) { staged in
+                let (catalog, _) = try RecipesCommand.catalog(at: staged.path)
+                commands = (catalog.dataRecipes[name] ?? [:]).keys.sorted()
             }
-            for file in scaffold.files {
-                try AtomicFile.write(Data(file.text.utf8), to: folder.appendingPathComponent(file.name), mode: 0o644)
-            }
-            // What was written must load, platforms and all, as lint would load it.
-            let (catalog, _) = try RecipesCommand.catalog(at: folder.path)
-            let commands = (catalog.dataRecipes[name] ?? [:]).keys.sorted()
-            print("wrote \(folder.path): portal.yaml\(commands.map { ", \($0).yaml" }.joined())")
+            print("wrote \(TerminalText.escaped(folder.path)): portal.yaml\(commands.map { ", \($0).yaml" }.joined())")
             print(
                 "next: unitool --portal \(name)\(output == nil ? "" : " --recipes \(URL(fileURLWithPath: output!).path)") auth login --user YOU"
             )

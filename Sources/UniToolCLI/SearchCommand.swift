@@ -21,11 +21,12 @@ struct SearchCommand: AsyncParsableCommand {
     @Option(help: "At most this many results.") var limit = 20
 
     func run() async throws {
+        try InputBounds.count(limit, option: "--limit", in: InputBounds.searchResults)
         let environment = try CommandEnvironment(options: globals)
         let portal = try environment.catalog.portal(try environment.portalID())
         let user = (try? environment.user(for: portal)) ?? ""
         let items = try Search.items(catalog: environment.catalog, portal: portal.id, user: user, history: environment.history())
-        let hits = Search.search(query.joined(separator: " "), in: items, limit: max(1, limit))
+        let hits = Search.search(query.joined(separator: " "), in: items, limit: limit)
         let format = globals.outputFormat
         if format == .table, hits.isEmpty {
             print("(nothing matches '\(TerminalText.escaped(query.joined(separator: " ")))')")
@@ -36,6 +37,6 @@ struct SearchCommand: AsyncParsableCommand {
         print(
             format == .table
                 ? TableRenderer(style: style, display: ["text": ColumnDisplay(priority: .high), "key": ColumnDisplay(priority: .low)])
-                    .render(set) : format.render(set), terminator: "")
+                    .render(set) : format.render(set, style: style), terminator: "")
     }
 }

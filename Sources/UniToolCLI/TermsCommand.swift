@@ -45,7 +45,8 @@ struct TermsCommand: AsyncParsableCommand {
                 print(JSONRenderer.object(record))
             } else if globals.outputFormat != .table {
                 print(
-                    globals.outputFormat.render(RecordSet(columns: record.fields.map(\.name), records: [record]), style: .plain),
+                    globals.outputFormat.render(
+                        RecordSet(columns: record.fields.map(\.name), records: [record]), style: .forStandardOutput()),
                     terminator: "")
             } else {
                 print(Self.describe(status, portal: portal))

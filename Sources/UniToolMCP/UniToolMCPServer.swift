@@ -101,7 +101,10 @@ public struct UniToolMCPServer: Sendable {
         case .search:
             guard let query = arguments["query"]?.stringValue, !query.isEmpty else { throw MCPError.invalidParams("'query' is needed") }
             let limit = arguments["limit"]?.intValue ?? 20
-            guard limit > 0 else { throw MCPError.invalidParams("'limit' must be at least 1") }
+            guard InputBounds.searchResults.contains(limit) else {
+                let range = InputBounds.searchResults
+                throw MCPError.invalidParams("'limit' must be from \(range.lowerBound) to \(range.upperBound)")
+            }
             let items = try Search.items(catalog: host.catalog, portal: portal.id, user: user, history: host.history)
             return try Self.result(Search.recordSet(Search.search(query, in: items, limit: limit)))
         case .history:

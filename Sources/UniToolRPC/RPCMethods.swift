@@ -275,7 +275,10 @@ public struct RPCMethods: Sendable {
         let (portal, user) = try portalAndUser(params)
         let query = try params.requiredString("query")
         let limit = try params.int("limit") ?? 20
-        guard limit > 0 else { throw RPCError.invalidParams("'limit' must be at least 1") }
+        guard InputBounds.searchResults.contains(limit) else {
+            let range = InputBounds.searchResults
+            throw RPCError.invalidParams("'limit' must be from \(range.lowerBound) to \(range.upperBound)")
+        }
         let items = try Search.items(catalog: host.catalog, portal: portal.id, user: user, history: host.history)
         let hits = Search.recordSet(Search.search(query, in: items, limit: limit))
         return Self.result(hits)

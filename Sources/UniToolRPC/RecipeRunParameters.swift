@@ -58,7 +58,8 @@ public struct RecipeRunParameters: Sendable, Equatable {
     }
 
     /// Each option must be one the recipe declares, given as a string, and one of its allowed
-    /// values when it has a list of them; an option without a default must be given.
+    /// values when it has a list of them (a filter's value one its filter reads); an option
+    /// without a default must be given.
     static func options(_ members: [(key: String, value: JSONValue)], recipe: DataRecipe) throws -> [String: String] {
         var values: [String: String] = [:]
         for member in members {
@@ -76,6 +77,15 @@ public struct RecipeRunParameters: Sendable, Equatable {
                 throw RPCError.invalidParams(
                     "'options.\(member.key)' must be one of: \((option.allowedValues + option.resolve.keys.sorted()).joined(separator: ", "))"
                 )
+            }
+            if option.filter != nil {
+                // A filter's value is checked (a date, a weekday, a number of days within range)
+                // by the one parser every front end uses, before anything is asked of the portal.
+                do {
+                    _ = try RecordFilter(option: option, value: value)
+                } catch let error as UniToolError {
+                    throw RPCError.invalidParams("'options.\(member.key)': \(error.message)" + (error.hint.map { "; \($0)" } ?? ""))
+                }
             }
             values[member.key] = value
         }

@@ -66,7 +66,7 @@ public struct ICalendarWriter: Sendable {
         if let location = event.location { lines.append("LOCATION:\(Self.text(location))") }
         if let description = event.description { lines.append("DESCRIPTION:\(Self.text(description))") }
         if let url = event.url, let parsed = URL(string: url), parsed.scheme == "https" || parsed.scheme == "http" {
-            lines.append("URL:\(Self.text(parsed.absoluteString))")
+            lines.append("URL:\(Self.uri(parsed.absoluteString))")
         }
         lines.append("CATEGORIES:\(Self.text(event.category))")
         if case .allDay = event.timing { lines.append("TRANSP:TRANSPARENT") }
@@ -163,6 +163,18 @@ public struct ICalendarWriter: Sendable {
             }
         }
         return escaped
+    }
+
+    /// A URI value (RFC 5545 3.3.13), such as `URL`'s: written as it is, since a URI is not TEXT
+    /// and a backslash before its `;` or `,` would become part of the address. Only what a URI
+    /// can never hold, and a content line must not, is left out: control characters and spaces
+    /// (an address from `URL` has them percent-encoded already).
+    static func uri(_ value: String) -> String {
+        var kept = ""
+        for scalar in value.unicodeScalars where !TerminalText.isControl(scalar) && scalar != " " {
+            kept.unicodeScalars.append(scalar)
+        }
+        return kept
     }
 
     /// Splits a content line into lines of at most 75 octets, each continuation starting with

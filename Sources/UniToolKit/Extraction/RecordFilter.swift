@@ -10,7 +10,8 @@ public struct RecordFilter: Sendable {
     /// The option's value, resolved: `mon`..`sun` for weekdays, `yyyy-MM-dd` for dates.
     public let value: String
 
-    /// Checks and resolves a filter value: `today` and `7d` become dates or weekdays.
+    /// Checks and resolves a filter value: `today` and `7d` become dates or weekdays. A number of
+    /// days must be within ``InputBounds/days``; every front end checks its values here.
     public init(option: OptionSpec, value given: String, now: Date = Date()) throws {
         guard let filter = option.filter else { preconditionFailure("not a filter option") }
         self.option = option
@@ -34,8 +35,14 @@ public struct RecordFilter: Sendable {
             let day: Date
             if value == "today" {
                 day = now
-            } else if value.hasSuffix("d"), let count = Int(value.dropLast()), count >= 0 {
-                day = calendar.date(byAdding: .day, value: -count, to: now)!
+            } else if let span = try InputBounds.span(value, option: "--\(option.name)") {
+                // Within InputBounds.days the date always exists; a number past it once crashed
+                // every front end here (`--since 9999999999999999d`).
+                guard let earlier = calendar.date(byAdding: .day, value: -span.count, to: now) else {
+                    throw UniToolError(
+                        .usage, "'\(given)' reaches back before any date for --\(option.name)", hint: "use a date such as 2026-11-01")
+                }
+                day = earlier
             } else if FieldTyper.parseDate(value, format: "yyyy-MM-dd", timeZone: .current) != nil {
                 self.value = value
                 return

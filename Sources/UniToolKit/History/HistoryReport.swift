@@ -46,12 +46,9 @@ public enum HistoryReport {
     public static func start(of text: String, now: Date = Date()) throws -> Date {
         let calendar = Calendar.current
         if text == "today" { return calendar.startOfDay(for: now) }
-        if let unit = text.last, let count = Int(text.dropLast()), count >= 0 {
-            switch unit {
-            case "d": return now.addingTimeInterval(-Double(count) * 86_400)
-            case "h": return now.addingTimeInterval(-Double(count) * 3600)
-            default: break
-            }
+        // The count is range-checked where it is read (InputBounds), as every duration is.
+        if let span = try InputBounds.span(text, option: "--since", units: [.days, .hours]) {
+            return now.addingTimeInterval(-Double(span.seconds))
         }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

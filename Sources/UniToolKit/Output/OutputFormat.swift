@@ -9,7 +9,7 @@ public enum OutputFormat: String, Sendable, CaseIterable {
         case .table: return TableRenderer(style: style, display: display).render(set)
         case .json: return JSONRenderer.array(set)
         case .jsonl: return JSONRenderer.lines(set)
-        case .csv: return CSVRenderer.render(set)
+        case .csv: return CSVRenderer.render(set, escapingControls: style.terminal)
         }
     }
 }
@@ -23,23 +23,29 @@ public struct TableStyle: Sendable {
     public var localDates: Bool
     /// URLs as OSC 8 hyperlinks, so that a link cut or wrapped to fit still opens whole.
     public var hyperlinks: Bool
+    /// The output goes to a terminal, so that a format that would otherwise write a portal's
+    /// text as it is (CSV) writes its control characters escaped instead (``TerminalText``).
+    /// A file or a pipe keeps the data byte for byte.
+    public var terminal: Bool
 
-    public init(bold: Bool, maxWidth: Int? = nil, localDates: Bool = false, hyperlinks: Bool = false) {
+    public init(bold: Bool, maxWidth: Int? = nil, localDates: Bool = false, hyperlinks: Bool = false, terminal: Bool = false) {
         self.bold = bold
         self.maxWidth = maxWidth
         self.localDates = localDates
         self.hyperlinks = hyperlinks
+        self.terminal = terminal
     }
 
     public static let plain = TableStyle(bold: false)
 
     /// The style for standard output, per the `NO_COLOR` convention (no-color.org): the width is
     /// `$COLUMNS`, else the terminal's; a pipe gets whole cells.
-    public static func forStandardOutput(environment: [String: String] = ProcessInfo.processInfo.environment)
-        -> TableStyle
-    {
+    ///
+    /// - Parameter isTerminal: whether standard output is a terminal; asked of the system unless given.
+    public static func forStandardOutput(
+        environment: [String: String] = ProcessInfo.processInfo.environment, isTerminal: Bool = isatty(STDOUT_FILENO) == 1
+    ) -> TableStyle {
         let noColor = !(environment["NO_COLOR"] ?? "").isEmpty || environment["TERM"] == "dumb"
-        let isTerminal = isatty(STDOUT_FILENO) == 1
         var width = environment["COLUMNS"].flatMap(Int.init)
         if width == nil, isTerminal {
             var size = winsize()
@@ -47,7 +53,7 @@ public struct TableStyle: Sendable {
         }
         return TableStyle(
             bold: !noColor && isTerminal, maxWidth: width, localDates: true,
-            hyperlinks: isTerminal && supportsHyperlinks(environment))
+            hyperlinks: isTerminal && supportsHyperlinks(environment), terminal: isTerminal)
     }
 
     /// Whether the terminal shows OSC 8 hyperlinks. There is no query for it, so this follows
@@ -343,10 +349,16 @@ public enum JSONRenderer {
 
 /// RFC 4180 CSV with a header row.
 public enum CSVRenderer {
-    public static func render(_ set: RecordSet) -> String {
-        var lines = [set.columns.map(quote).joined(separator: ",")]
+    /// - Parameter escapingControls: the CSV is for a terminal (``TableStyle/terminal``): every
+    ///   control character in a field, C0, DEL and C1 alike (ESC, CSI U+009B, BEL, and a line break
+    ///   inside a field too), is written as ``TerminalText`` escapes it, so that a portal's text
+    ///   cannot drive the terminal; only the rows' own CRLF line breaks stay. Off for a file or a
+    ///   pipe, which get the data as it is.
+    public static func render(_ set: RecordSet, escapingControls: Bool = false) -> String {
+        func field(_ text: String) -> String { quote(escapingControls ? TerminalText.escaped(text) : text) }
+        var lines = [set.columns.map(field).joined(separator: ",")]
         for record in set.records {
-            lines.append(set.columns.map { quote(record[$0]?.text ?? "") }.joined(separator: ","))
+            lines.append(set.columns.map { field(record[$0]?.text ?? "") }.joined(separator: ","))
         }
         return lines.joined(separator: "\r\n") + "\r\n"
     }

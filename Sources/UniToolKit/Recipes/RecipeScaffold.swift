@@ -43,22 +43,22 @@ public struct RecipeScaffold: Sendable {
         var services = ""
         if lms != nil || library != nil {
             services = "services:\n"
-            if let lms { services += "  lms: { base_url: \"\(Self.directory(lms.url))\" }\n" }
-            if let library { services += "  library: { base_url: \"\(Self.directory(library.url))\" }\n" }
+            if let lms { services += "  lms: { base_url: \(Self.quoted(Self.directory(lms.url))) }\n" }
+            if let library { services += "  library: { base_url: \(Self.quoted(Self.directory(library.url))) }\n" }
         }
         let platform = Self.identityProviders[identityProvider]!
         var files = [
             (
                 "portal.yaml",
                 """
-                # \(name), built on the \(platform) platform (Recipes/platforms/\(platform).yaml).
+                # \(portal), built on the \(platform) platform (Recipes/platforms/\(platform).yaml).
                 # Next: 'unitool --portal \(portal) auth login', and if the login stops on a page
                 # the platform does not know, 'unitool --portal \(portal) doctor login' says which
                 # rule to add under login.pages (docs/RECIPES.md, "Building on a platform recipe").
                 portal: \(portal)
                 name: \(Self.quoted(name))
-                base_url: \(baseURL.absoluteString)
-                idp_url: \(idpURL.absoluteString)
+                base_url: \(Self.quoted(baseURL.absoluteString))
+                idp_url: \(Self.quoted(idpURL.absoluteString))
                 # Your password is sent to the IdP only.
                 credentials_may_go_to: [idp]
                 \(services)login:
@@ -83,13 +83,112 @@ public struct RecipeScaffold: Sendable {
         return files
     }
 
+    /// Writes the portal's folder inside `parent`, whole or not at all.
+    ///
+    /// The files go to a staging folder beside the final one; `check` reads them there (as
+    /// `recipes lint` would), and only then is the folder renamed into place, which fails rather
+    /// than replace a folder that appeared meanwhile. On any failure nothing is left behind: not
+    /// the staging folder, and not the folders above it that this call created. An error from
+    /// `check` names the final path, not the staging one, and says that nothing was written.
+    ///
+    /// - Returns: the folder written.
+    public func write(into parent: URL, checking check: (URL) throws -> Void) throws -> URL {
+        if let newsFeed, let problem = Self.feedProblem(newsFeed) {
+            throw UniToolError(
+                .usage, "--news-feed '\(TerminalText.escaped(newsFeed))' \(problem); nothing was written",
+                hint: "give the feed's path (/news/rss) or its whole address (https://www.example.edu/news/rss)")
+        }
+        let files = FileManager.default
+        let parent = parent.standardizedFileURL
+        let folder = parent.appendingPathComponent(portal)
+        guard !files.fileExists(atPath: folder.path) else {
+            throw UniToolError(
+                .usage, "\(folder.path) exists already; nothing was written", hint: "choose another name, or remove it first")
+        }
+        // The topmost folder this call creates, removed again on failure.
+        var created: URL?
+        var probe = parent
+        while !files.fileExists(atPath: probe.path), probe.path != "/" {
+            created = probe
+            probe = probe.deletingLastPathComponent()
+        }
+        let staging = parent.appendingPathComponent(".\(portal).new-\(UUID().uuidString.prefix(8).lowercased())")
+        let staged = staging.appendingPathComponent(portal)
+        do {
+            try files.createDirectory(at: staged, withIntermediateDirectories: true)
+            for file in self.files {
+                try AtomicFile.write(Data(file.text.utf8), to: staged.appendingPathComponent(file.name), mode: 0o644)
+            }
+            do {
+                try check(staged)
+            } catch let error as UniToolError {
+                throw UniToolError(
+                    error.kind, error.message.replacingOccurrences(of: staged.path, with: folder.path) + "; nothing was written",
+                    hint: error.hint)
+            }
+            try files.moveItem(at: staged, to: folder)
+            try? files.removeItem(at: staging)
+            return folder
+        } catch {
+            try? files.removeItem(at: staging)
+            if let created { try? files.removeItem(at: created) }
+            throw error
+        }
+    }
+
+    /// Why `text` cannot be a news feed's path or address, or nil when it can. The platform
+    /// recipe puts the value into its own YAML as text, so a quote, a backslash, white space or
+    /// a control character, none of which a path or an address holds unencoded, is refused.
+    public static func feedProblem(_ text: String) -> String? {
+        guard text.hasPrefix("/") || text.hasPrefix("https://") || text.hasPrefix("http://") else {
+            return "is neither a path starting with / nor an http(s) address"
+        }
+        if let bad = text.unicodeScalars.first(where: {
+            $0 == "\"" || $0 == "\\" || $0.properties.isWhitespace || TerminalText.isControl($0)
+        }) {
+            let shown = bad == " " ? "a space" : "'" + TerminalText.escaped(String(bad)) + "'"
+            return "holds \(shown), which no path or address holds as it is"
+        }
+        return nil
+    }
+
     /// A service's address as a base for relative paths: with its trailing slash.
     static func directory(_ url: URL) -> String {
         let text = url.absoluteString
         return text.hasSuffix("/") ? text : text + "/"
     }
 
-    static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    /// A YAML double-quoted scalar that reads back as exactly `text`, whatever it holds.
+    ///
+    /// Every value the user typed goes into the files this way, never as plain YAML: a line
+    /// break in a title must not start a key of its own (`base_url: https://evil.example`), and
+    /// a quote or a backslash must not end the scalar. So `\` and `"` are escaped, and so is
+    /// everything YAML would not keep as it is inside quotes: the C0 and C1 controls, DEL, the
+    /// line breaks of YAML 1.1 (U+0085, U+2028, U+2029, which a parser folds), the byte order
+    /// mark and the noncharacters U+FFFE and U+FFFF.
+    public static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x5C: result += "\\\\"
+            case 0x22: result += "\\\""
+            case 0x0A: result += "\\n"
+            case 0x0D: result += "\\r"
+            case 0x09: result += "\\t"
+            case 0x00: result += "\\0"
+            case 0x85: result += "\\N"
+            case 0x2028: result += "\\L"
+            case 0x2029: result += "\\P"
+            case 0x01..<0x20, 0x7F...0x9F: result += "\\x" + hex(scalar.value, digits: 2)
+            case 0xFEFF, 0xFFFE, 0xFFFF: result += "\\u" + hex(scalar.value, digits: 4)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    private static func hex(_ value: UInt32, digits: Int) -> String {
+        let text = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
     }
 }
