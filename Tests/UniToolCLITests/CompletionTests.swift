@@ -85,8 +85,8 @@ struct WatchOptionsTests {
     @Test("intervals of at least a minute; jitter of at most a tenth; longer waits after failures, up to 8 times")
     func intervalsAndBackoff() throws {
         #expect(try WatchCommandRunner.Options.interval("15m") == .seconds(900))
-        #expect(throws: UniToolError.self) { try WatchCommandRunner.Options.interval("10s") }
-        #expect(throws: UniToolError.self) { try WatchCommandRunner.Options.interval("hourly") }
+        #expect { try WatchCommandRunner.Options.interval("10s") } throws: { ($0 as? UniToolError)?.kind == .usage }
+        #expect { try WatchCommandRunner.Options.interval("hourly") } throws: { ($0 as? UniToolError)?.kind == .usage }
         #expect(WatchCommandRunner.pause(every: .seconds(3600), failures: 0, random: 0) == .seconds(3600))
         #expect(WatchCommandRunner.pause(every: .seconds(3600), failures: 0, random: 1) == .seconds(3960))
         #expect(WatchCommandRunner.pause(every: .seconds(3600), failures: 2, random: 0) == .seconds(4 * 3600))
@@ -103,7 +103,9 @@ struct WatchOptionsTests {
         #expect(options.exec == ["cat"] && options.notify)
         #expect(options.dueWithin == 3 && options.dueField == "due")
         #expect(options.rest == ["--portal", "demo", "--term", "current", "-v"])
-        #expect(throws: UniToolError.self) { try WatchCommandRunner.Options(parsing: ["grades", "--once", "--every", "1h"]) }
+        #expect { try WatchCommandRunner.Options(parsing: ["grades", "--once", "--every", "1h"]) } throws: {
+            ($0 as? UniToolError)?.kind == .usage
+        }
         #expect(
             WatchCommandRunner.arguments(
                 for: WatchFile.Entry(

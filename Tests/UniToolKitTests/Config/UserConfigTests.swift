@@ -38,8 +38,8 @@ struct UserConfigTests {
                 return "\(error)".lowercased().contains(expected) || expected == "alias"
             }
         }
-        #expect(throws: UniToolError.self) { try UserConfig.validate(key: "formt", value: "json") }
-        #expect(throws: UniToolError.self) { try UserConfig.validate(key: "format", value: "yaml") }
+        #expect { try UserConfig.validate(key: "formt", value: "json") } throws: { ($0 as? UniToolError)?.kind == .usage }
+        #expect { try UserConfig.validate(key: "format", value: "yaml") } throws: { ($0 as? UniToolError)?.kind == .usage }
         try UserConfig.validate(key: "format", value: "csv")
     }
 

@@ -86,7 +86,9 @@ struct CalendarEventTests {
 
     @Test("a day unitool cannot read is an error naming the record; an empty day has no event")
     func unreadableDay() throws {
-        #expect(throws: UniToolError.self) { try events([course("M-1", meetings: [("Someday", "10:00", "A")])]) }
+        #expect { try events([course("M-1", meetings: [("Someday", "10:00", "A")])]) } throws: {
+            ($0 as? UniToolError)?.kind == .recipeInvalid
+        }
         #expect(try events([course("M-1", meetings: [("", "10:00-11:00", "A")])]).isEmpty)
     }
 

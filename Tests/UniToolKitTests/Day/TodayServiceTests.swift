@@ -130,7 +130,9 @@ struct TodayServiceTests {
         let set = RecordSet(columns: loans.columns, records: [loan("3", "2026-11-28"), loan("1", "2026-11-01"), loan("2", "2026-11-29")])
         let rows = try service(history: nil).dueRows(of: loans, records: set, field: "due", days: 3)
         #expect(rows.records.map { $0["barcode"]!.text } == ["1", "3"])
-        #expect(throws: UniToolError.self) { try service(history: nil).dueRows(of: loans, records: set, field: "returned", days: 3) }
+        #expect { try service(history: nil).dueRows(of: loans, records: set, field: "returned", days: 3) } throws: {
+            ($0 as? UniToolError)?.kind == .recipeInvalid
+        }
     }
 
     @Test("a today: item naming a command the portal lacks is a section error with the commands listed")
@@ -153,13 +155,15 @@ struct TodayServiceTests {
         #expect(portal.today[2].show == .due && portal.today[2].field == "due" && portal.today[2].days == 3)
         #expect(portal.timeZone?.identifier == "Europe/Budapest")
         let base = "portal: p\nbase_url: https://portal.example.edu\nlogin: { pages: [{ when: \"//form\", auto_submit: true }] }\n"
-        #expect(throws: UniToolError.self) {
+        #expect {
             try PortalRecipe.load(file: "p.yaml", text: base + "today:\n  - command: loans\n    show: due\n")
-        }
-        #expect(throws: UniToolError.self) {
+        } throws: { ($0 as? UniToolError)?.kind == .recipeInvalid }
+        #expect {
             try PortalRecipe.load(file: "p.yaml", text: base + "today:\n  - command: loans\n    show: soon\n")
+        } throws: { ($0 as? UniToolError)?.kind == .recipeInvalid }
+        #expect { try PortalRecipe.load(file: "p.yaml", text: base + "timezone: Mars/Olympus\n") } throws: {
+            ($0 as? UniToolError)?.kind == .recipeInvalid
         }
-        #expect(throws: UniToolError.self) { try PortalRecipe.load(file: "p.yaml", text: base + "timezone: Mars/Olympus\n") }
     }
 
     @Test("recipes lint finds a today: list's mistakes against the portal's commands")

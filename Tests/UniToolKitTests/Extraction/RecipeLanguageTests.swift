@@ -36,9 +36,9 @@ struct RecipeLanguageTests {
         #expect(set.records.map { $0["plain"] } == [.null, .null, .null])
         #expect(set.records.map { $0["room"] } == [.string(""), .string(""), .string("R1")])
         #expect(JSONRenderer.array(set).contains("\"note\": \"\""))
-        #expect(throws: UniToolError.self) {
+        #expect {
             try recipe("command: n\nfetch: /n\nrows: \"//tr\"\nfields:\n  n: { xpath: td, type: integer, keep_empty: true }\n")
-        }
+        } throws: { ($0 as? UniToolError)?.kind == .recipeInvalid }
     }
 
     @Test("ASCII whitespace is folded; the ideographic space and other Unicode spaces inside text are kept, trimmed at the ends")
@@ -106,7 +106,7 @@ struct RecipeLanguageTests {
         #expect(try convert("2026-10-22T09:30:00+02:00", "iso8601") == .datetime("2026-10-22T09:30:00+02:00"))
         #expect(try convert("2026.11.20. 09:00", "yyyy.MM.dd. HH:mm") == .datetime("2026-11-20T09:00:00+01:00"))
         #expect(try convert("2026-07-01 12:00", "yyyy-MM-dd HH:mm", zone: "Asia/Tokyo") == .datetime("2026-07-01T12:00:00+09:00"))
-        #expect(throws: UniToolError.self) { try convert("20 November", "rfc822") }
+        #expect { try convert("20 November", "rfc822") } throws: { ($0 as? UniToolError)?.kind == .internal }
     }
 
     @Test("an Atom feed is read with the XML parser and a namespace prefix")
@@ -136,9 +136,9 @@ struct RecipeLanguageTests {
     @Test("a feed that is not well-formed XML is a layout change, not an empty list")
     func brokenFeed() throws {
         let recipe = try recipe("command: n\nfetch: /f\nparse: xml\nrows: //item\nfields: { t: { xpath: title } }")
-        #expect(throws: UniToolError.self) {
+        #expect {
             _ = try RecordExtractor(recipe: recipe).parse(Array("<rss><item>".utf8), url: URL(string: "https://x.example/f")!, charset: nil)
-        }
+        } throws: { ($0 as? UniToolError)?.kind == .layoutChanged }
     }
 
     @Test("the next-page link is resolved against the page; the last page has none")
@@ -202,8 +202,8 @@ struct RecipeLanguageTests {
             columns: ["date", "meetings"], records: [Record(fields: [("date", .null), ("meetings", .list([getsuyou]))])])
         #expect(RecordFilter.apply([dayFilter], to: japanese).records.count == 1)
         #expect(try RecordFilter(option: recipe.options[0], value: "2026-11-23").value == "mon")
-        #expect(throws: UniToolError.self) { try RecordFilter(option: recipe.options[0], value: "someday") }
-        #expect(throws: UniToolError.self) { try RecordFilter(option: recipe.options[1], value: "last week") }
+        #expect { try RecordFilter(option: recipe.options[0], value: "someday") } throws: { ($0 as? UniToolError)?.kind == .usage }
+        #expect { try RecordFilter(option: recipe.options[1], value: "last week") } throws: { ($0 as? UniToolError)?.kind == .usage }
     }
 
     @Test(

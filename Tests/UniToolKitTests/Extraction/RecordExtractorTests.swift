@@ -91,12 +91,12 @@ struct RecordExtractorTests {
 
     @Test("a value that does not fit its type is an error, not a silent null")
     func typeMismatch() throws {
-        #expect(throws: UniToolError.self) {
+        #expect {
             try FieldTyper.convert("soon", to: .date, format: "yyyy-MM-dd", baseURL: nil) { UniToolError(.layoutChanged, $0) }
-        }
-        #expect(throws: UniToolError.self) {
+        } throws: { ($0 as? UniToolError)?.kind == .layoutChanged }
+        #expect {
             try FieldTyper.convert("four", to: .number, format: nil, baseURL: nil) { UniToolError(.layoutChanged, $0) }
-        }
+        } throws: { ($0 as? UniToolError)?.kind == .layoutChanged }
     }
 
     @Test("numbers with decimal commas and thousands separators, and relative URLs")

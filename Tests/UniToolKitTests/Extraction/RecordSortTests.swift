@@ -53,8 +53,8 @@ struct RecordSortTests {
         #expect(titles(try RecordShape(sort: SortKey.parse("title")).apply(to: records, of: recipe)) == ["a", "b", "c", "d"])
         let onlyTitles = try RecordShape(sort: SortKey.parse("due"), fields: ["title"]).apply(to: records, of: recipe)
         #expect(onlyTitles.columns == ["title"] && titles(onlyTitles) == ["c", "d", "b", "a"])
-        #expect(throws: UniToolError.self) {
+        #expect {
             try DataRecipe.load(file: "t.yaml", text: text.replacingOccurrences(of: "sort: -due", with: "sort: nope"), portal: "p")
-        }
+        } throws: { ($0 as? UniToolError)?.kind == .recipeInvalid }
     }
 }

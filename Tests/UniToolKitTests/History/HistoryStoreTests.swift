@@ -75,7 +75,7 @@ struct HistoryStoreTests {
         #expect(snapshots == runs)
         #expect(UserConfig(values: ["history_days": "90"]).historyDays == 90)
         #expect(UserConfig().historyDays == 365)
-        #expect(throws: UniToolError.self) { try UserConfig.validate(key: "history_days", value: "forever") }
+        #expect { try UserConfig.validate(key: "history_days", value: "forever") } throws: { ($0 as? UniToolError)?.kind == .usage }
     }
 
     @Test("the report names a grade that came in, once, with its old and new value")
@@ -104,7 +104,7 @@ struct HistoryStoreTests {
         #expect(try HistoryReport.start(of: "30d", now: now) == now.addingTimeInterval(-30 * 86_400))
         #expect(try HistoryReport.start(of: "12h", now: now) == now.addingTimeInterval(-12 * 3600))
         _ = try HistoryReport.start(of: "2026-11-01", now: now)
-        #expect(throws: UniToolError.self) { try HistoryReport.start(of: "soon", now: now) }
+        #expect { try HistoryReport.start(of: "soon", now: now) } throws: { ($0 as? UniToolError)?.kind == .usage }
         #expect(HistoryStore.age(of: now.addingTimeInterval(-30), now: now) == "less than a minute ago")
         #expect(HistoryStore.age(of: now.addingTimeInterval(-60), now: now) == "1 minute ago")
         #expect(HistoryStore.age(of: now.addingTimeInterval(-7200), now: now) == "2 hours ago")

@@ -93,7 +93,9 @@ struct RecordComparisonTests {
             "  link: { xpath: \"a\", compare: path }\n", "  link: { xpath: \"a\", compare: sometimes }\n",
             "  other: { xpath: \"b\", key: true, compare: false }\n",
         ] {
-            #expect(throws: UniToolError.self) { try DataRecipe.load(file: "x.yaml", text: base + bad, portal: "p") }
+            #expect { try DataRecipe.load(file: "x.yaml", text: base + bad, portal: "p") } throws: {
+                ($0 as? UniToolError)?.kind == .recipeInvalid
+            }
         }
     }
 }

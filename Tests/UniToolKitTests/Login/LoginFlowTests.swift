@@ -72,7 +72,7 @@ struct LoginFlowTests {
             let connection = connection(portal, user: "alice", password: "not-it", store: nil)
             let result = await Result { try await connection.run(grades, options: [:]) }
             await connection.close()
-            #expect(throws: UniToolError.self) { try result.get() }
+            #expect { try result.get() } throws: { ($0 as? UniToolError)?.kind == .wrongCredentials }
             if case .failure(let error as UniToolError) = result {
                 #expect(error.kind == .wrongCredentials)
                 #expect(error.message.contains("incorrect"))

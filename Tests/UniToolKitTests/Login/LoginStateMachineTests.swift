@@ -191,13 +191,13 @@ struct LoginStateMachineTests {
     @Test("after_login rules cannot send a password, and a rule takes one action")
     func afterLoginValidation() {
         let base = "portal: p\nbase_url: https://portal.example.edu\nlogin:\n  pages:\n"
-        #expect(throws: UniToolError.self) {
+        #expect {
             try PortalRecipe.load(
                 file: "portal.yaml",
                 text: base + "    - { when: \"//form\", fill: { p: \"{{password}}\" }, after_login: true }\n")
-        }
-        #expect(throws: UniToolError.self) {
+        } throws: { ($0 as? UniToolError)?.kind == .recipeInvalid }
+        #expect {
             try PortalRecipe.load(file: "portal.yaml", text: base + "    - { when: \"//a\", follow: \"//a\", restart: true }\n")
-        }
+        } throws: { ($0 as? UniToolError)?.kind == .recipeInvalid }
     }
 }

@@ -27,13 +27,13 @@ struct SmallDecisionsTests {
         #expect(portal.charsetOverride(for: URL(string: "https://idp.example.edu/idp/login")!) == nil)
         portal.charset = nil
         #expect(portal.charsetOverride(for: URL(string: "https://portal.example.edu/")!) == nil)
-        #expect(throws: UniToolError.self) {
+        #expect {
             try PortalRecipe.load(
                 file: "portal.yaml",
                 text:
                     "portal: p\nbase_url: https://p.example\ncharset: klingon\nlogin:\n  pages:\n    - { when: \"//form\", auto_submit: true }\n"
             )
-        }
+        } throws: { ($0 as? UniToolError)?.kind == .recipeInvalid }
     }
 
     @Test("forgetting a site's cookies keeps every other site's")

@@ -33,12 +33,12 @@ struct FocusedCatalogTests {
         try Data("command: broken\nfetch: /x\nrows: \"//[\"\nfields:\n  a: { xpath: td }\n".utf8)
             .write(to: folder.appendingPathComponent("broken.yaml"))
         let directories = [sandbox.root.appendingPathComponent("recipes")]
-        #expect(throws: UniToolError.self) { try RecipeCatalog(directories: directories) }
+        #expect { try RecipeCatalog(directories: directories) } throws: { ($0 as? UniToolError)?.kind == .recipeInvalid }
 
         let focused = try RecipeCatalog(directories: directories, command: "grades")
         #expect(try focused.recipe(portal: "demo", command: "grades").columns.contains("grade"))
         #expect(focused.dataRecipes["demo"]?.keys.sorted() == ["grades"], "loans.yaml and broken.yaml were not parsed")
         #expect(try focused.portal("demo").name == "Demo University")
-        #expect(throws: UniToolError.self) { try RecipeCatalog(directories: directories, command: "broken") }
+        #expect { try RecipeCatalog(directories: directories, command: "broken") } throws: { ($0 as? UniToolError)?.kind == .recipeInvalid }
     }
 }

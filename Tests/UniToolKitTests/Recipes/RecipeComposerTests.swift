@@ -170,10 +170,10 @@ struct RecipeScaffoldTests {
             ("myuni", "okta", "https://idp.edu"), ("My Uni", "shibboleth", "https://idp.edu"), ("myuni", "shibboleth", "idp.edu"),
         ])
     func mistakes(portal: String, idp: String, address: String) {
-        #expect(throws: UniToolError.self) {
+        #expect {
             try RecipeScaffold(
                 portal: portal, name: nil, baseURL: URL(string: "https://campus.edu")!, identityProvider: idp, idpURL: URL(string: address)!
             )
-        }
+        } throws: { ($0 as? UniToolError)?.kind == .usage }
     }
 }

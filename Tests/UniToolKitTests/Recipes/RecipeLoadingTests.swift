@@ -98,7 +98,7 @@ struct RecipeLoadingTests {
             fields:
               course: { xpath: "td[1]" }
             """
-        #expect(throws: UniToolError.self) { try DataRecipe.load(file: "g.yaml", text: text, portal: "x") }
+        #expect { try DataRecipe.load(file: "g.yaml", text: text, portal: "x") } throws: { ($0 as? UniToolError)?.kind == .recipeInvalid }
     }
 
     @Test("a date field without a format, or a wrong type name, is refused with a suggestion")
@@ -110,7 +110,9 @@ struct RecipeLoadingTests {
             fields:
               date: { xpath: "td[1]", type: date }
             """
-        #expect(throws: UniToolError.self) { try DataRecipe.load(file: "g.yaml", text: noFormat, portal: "x") }
+        #expect { try DataRecipe.load(file: "g.yaml", text: noFormat, portal: "x") } throws: {
+            ($0 as? UniToolError)?.kind == .recipeInvalid
+        }
         let wrongType = noFormat.replacingOccurrences(of: "type: date", with: "type: nubmer")
         do {
             _ = try DataRecipe.load(file: "g.yaml", text: wrongType, portal: "x")
@@ -133,7 +135,7 @@ struct RecipeLoadingTests {
                   auto_submit: true
                   fail: wrong_credentials
             """
-        #expect(throws: UniToolError.self) { try PortalRecipe.load(file: "portal.yaml", text: text) }
+        #expect { try PortalRecipe.load(file: "portal.yaml", text: text) } throws: { ($0 as? UniToolError)?.kind == .recipeInvalid }
     }
 
     @Test("templates fill placeholders and refuse missing values")
@@ -142,7 +144,7 @@ struct RecipeLoadingTests {
         #expect(template.variables == ["term", "query"])
         #expect(
             try template.render(["term": "2026 fall", "query": "é&"], encode: Template.urlEncode) == "/grades?term=2026%20fall&q=%C3%A9%26")
-        #expect(throws: UniToolError.self) { try template.render(["term": "x"]) }
+        #expect { try template.render(["term": "x"]) } throws: { ($0 as? UniToolError)?.kind == .recipeInvalid }
     }
 
     @Test("\"did you mean\": the closest candidate by edit distance, the first of equals, none from nothing")
