@@ -41,12 +41,19 @@ struct RecipesCommand: AsyncParsableCommand {
 
         func run(_ environment: CommandEnvironment) async throws {
             let catalog = environment.catalog
+            let bundled = RecipeCatalog.bundledDirectory().standardizedFileURL.path + "/"
+            /// Where a file comes from: the bundled recipes, the user's own, or a pack, trusted or not.
+            func from(_ file: String) -> FieldValue {
+                if let trusted = catalog.packFiles[file] { return .string(trusted ? "trusted pack" : "pack") }
+                return .string(URL(fileURLWithPath: file).standardizedFileURL.path.hasPrefix(bundled) ? "bundled" : "yours")
+            }
             var rows: [Record] = []
             for portal in catalog.portals.values.sorted(by: { $0.id < $1.id }) {
                 rows.append(
                     Record(fields: [
                         ("portal", .string(portal.id)), ("command", .null), ("summary", .string(portal.name)),
-                        ("file", .string(portal.file)), ("builds_on", portal.platform.map { .string($0.summary) } ?? .null),
+                        ("file", .string(portal.file)), ("from", from(portal.file)),
+                        ("builds_on", portal.platform.map { .string($0.summary) } ?? .null),
                         (
                             "replaces",
                             (catalog.replacedPortals[portal.id] ?? []).isEmpty
@@ -58,12 +65,23 @@ struct RecipesCommand: AsyncParsableCommand {
                     rows.append(
                         Record(fields: [
                             ("portal", .string(portal.id)), ("command", .string(recipe.command)), ("summary", .string(recipe.summary)),
-                            ("file", .string(recipe.file)), ("builds_on", recipe.platform.map { .string($0.summary) } ?? .null),
+                            ("file", .string(recipe.file)), ("from", from(recipe.file)),
+                            ("builds_on", recipe.platform.map { .string($0.summary) } ?? .null),
                             ("replaces", replaced.isEmpty ? .null : .string(replaced.joined(separator: ", "))),
                         ]))
                 }
+                // A pack's command that is refused until the pack is trusted: listed, so that the
+                // user sees why it does not run.
+                for (command, refused) in (catalog.refusedCommands[portal.id] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    rows.append(
+                        Record(fields: [
+                            ("portal", .string(portal.id)), ("command", .string(command)),
+                            ("summary", .string("refused until trusted: 'unitool recipes trust'")), ("file", .string(refused.file)),
+                            ("from", .string("pack, refused")), ("builds_on", .null), ("replaces", .null),
+                        ]))
+                }
             }
-            let set = RecordSet(columns: ["portal", "command", "summary", "file", "builds_on", "replaces"], records: rows)
+            let set = RecordSet(columns: ["portal", "command", "summary", "file", "from", "builds_on", "replaces"], records: rows)
             print(globals.outputFormat.render(set, style: .forStandardOutput()), terminator: "")
         }
     }
@@ -134,57 +152,85 @@ struct RecipesCommand: AsyncParsableCommand {
 
     struct Trust: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Trust a recipe pack's definitions of portals you already have.",
+            abstract: "Trust a recipe pack: its portal definitions and its commands for your portals.",
             discussion: HelpExamples.discussion(
                 """
-                A recipe pack (--recipes DIR) may add portals and commands freely. A portal.yaml in it that redefines
-                a portal you already have is refused until you trust it here, because the definition decides where
-                your password goes. Trust is for the file's exact content: if the pack changes it, trust it again.
-                A stored password still goes only to the origins it was stored for; if the pack sends it elsewhere,
-                unitool asks for the password again.
+                A recipe pack (--recipes DIR) may add portals of its own, and their commands. Until you trust it here:
+                a portal.yaml in it that redefines a portal you already have is refused, because the definition
+                decides where your password goes; a command it adds to (or replaces in) one of your portals is
+                refused, because it would act on your account in that portal's name; and no password command
+                (UNITOOL_PASSWORD_COMMAND, UNITOOL_TOTP_COMMAND) runs for a portal it defines.
+                Trust is for each file's exact content: if the pack changes a file, trust it again.
+                A stored password or TOTP secret still goes only to the origins it was stored for; if the pack
+                sends it elsewhere, unitool asks for the password again.
                 """, examples: "recipes trust"))
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The recipe pack: a folder of portal folders, as given to --recipes.") var directory: String
 
         func run() async throws {
-            let pack = URL(fileURLWithPath: directory).standardizedFileURL
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: pack.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw UniToolError(.recipeNotFound, "\(directory): no such directory")
-            }
+            let pack = try RecipesCommand.packDirectory(directory)
             let own = try RecipeCatalog(directories: CommandEnvironment.ownRecipeDirectories, reservedCommands: Dispatcher.reservedCommands)
-            let redefinitions = try RecipeCatalog.redefinitions(in: pack, over: CommandEnvironment.ownRecipeDirectories)
-            guard !redefinitions.isEmpty else {
-                FileHandle.standardError.write(Data("\(pack.path) redefines none of your portals; there is nothing to trust.\n".utf8))
+            let items = try RecipeCatalog.packItems(
+                in: pack, over: CommandEnvironment.ownRecipeDirectories, reservedCommands: Dispatcher.reservedCommands)
+            guard !items.isEmpty else {
+                FileHandle.standardError.write(
+                    Data(
+                        "\(TerminalText.escaped(pack.path)) holds no portal definitions and no commands; there is nothing to trust.\n".utf8)
+                )
                 return
             }
             var trust = try RecipeTrust.load()
             var lines: [String] = []
-            for found in redefinitions {
-                let recipe = try PortalRecipe.load(file: found.file, text: String(decoding: found.content, as: UTF8.self))
-                let before = (try? own.portal(found.portal))?.declaredCredentialOrigins.joined(separator: ", ") ?? "?"
-                trust.trust(portal: found.portal, file: found.file, content: found.content)
-                lines.append(
-                    "Trusted \(found.file) as the definition of '\(found.portal)': passwords may go to \(recipe.declaredCredentialOrigins.joined(separator: ", ")) (before: \(before))."
-                )
+            for item in items {
+                trust.trust(portal: item.portal, file: item.file, content: item.content)
+                switch item.kind {
+                case .redefinition, .newPortal:
+                    let recipe = try PortalRecipe.load(file: item.file, text: String(decoding: item.content, as: UTF8.self))
+                    let before = (try? own.portal(item.portal))?.declaredCredentialOrigins.joined(separator: ", ")
+                    lines.append(
+                        "Trusted \(item.file) as the definition of '\(item.portal)': passwords may go to \(recipe.declaredCredentialOrigins.joined(separator: ", "))"
+                            + (before.map { " (before: \($0))." } ?? " (a portal of the pack's own).")
+                    )
+                case .command(let command, let replaces):
+                    lines.append(
+                        "Trusted \(item.file) as the command '\(command)' of '\(item.portal)'"
+                            + (replaces.map { ", replacing \($0)." } ?? ".")
+                    )
+                }
             }
             try trust.save()
-            FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            FileHandle.standardError.write(Data((lines.map { TerminalText.escaped($0) }.joined(separator: "\n") + "\n").utf8))
         }
+    }
+
+    /// A recipe pack's folder by its real path: trust and untrust name the same files whether the
+    /// pack was given through a symbolic link or not.
+    static func packDirectory(_ path: String) throws -> URL {
+        let pack = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: pack.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UniToolError(.recipeNotFound, "\(path): no such directory")
+        }
+        return pack
     }
 
     struct Untrust: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Withdraw trust from a recipe pack's portal definitions.", discussion: HelpExamples.text(for: "recipes untrust"))
+            abstract: "Withdraw trust from a recipe pack's portal definitions and commands.",
+            discussion: HelpExamples.text(for: "recipes untrust"))
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The recipe pack given to 'unitool recipes trust'.") var directory: String
 
         func run() async throws {
-            let pack = URL(fileURLWithPath: directory).standardizedFileURL
+            let given = URL(fileURLWithPath: directory).standardizedFileURL
+            // By the real path (what 'recipes trust' records), and by the path as given, for
+            // trust recorded by an older unitool through a symbolic link.
+            let real = given.resolvingSymlinksInPath()
             var trust = try RecipeTrust.load()
-            let count = trust.revoke(portal: nil, under: pack.path)
+            var count = trust.revoke(portal: nil, under: real.path)
+            if given.path != real.path { count += trust.revoke(portal: nil, under: given.path) }
             try trust.save()
-            FileHandle.standardError.write(Data("Withdrew trust from \(count) portal definitions in \(pack.path).\n".utf8))
+            FileHandle.standardError.write(Data("Withdrew trust from \(count) files in \(TerminalText.escaped(real.path)).\n".utf8))
         }
     }
 
@@ -215,12 +261,47 @@ struct RecipesCommand: AsyncParsableCommand {
             }
         }
 
+        /// A recipe pack's redefinitions of the user's portals and commands for them, as lint's
+        /// problems when the user has not trusted them: each would be refused when run.
+        static func checkPack(_ pack: URL) throws {
+            let items = try RecipeCatalog.packItems(
+                in: pack, over: CommandEnvironment.ownRecipeDirectories, reservedCommands: Dispatcher.reservedCommands)
+            let trust = try RecipeTrust.load()
+            let problems = items.compactMap { item -> String? in
+                let trusted = trust.allows(portal: item.portal, content: item.content)
+                switch item.kind {
+                case .newPortal: return nil
+                case .redefinition(let previous):
+                    return trusted ? nil : "\(item.file) redefines portal '\(item.portal)', which \(previous) already defines"
+                case .command(let command, let replaces):
+                    if trusted { return nil }
+                    return "\(item.file) "
+                        + (replaces.map { "replaces '\(command)' of portal '\(item.portal)' (\($0))" }
+                            ?? "adds '\(command)' to portal '\(item.portal)', which the pack does not define")
+                }
+            }
+            guard problems.isEmpty else {
+                throw UniToolError(
+                    .unsafeRequest,
+                    "\(problems.count) of the pack's files would be refused until you trust the pack:\n" + problems.joined(separator: "\n"),
+                    hint: "if you trust this recipe pack, run 'unitool recipes trust \(pack.path)'")
+            }
+        }
+
         func run() async throws {
             if paths.isEmpty {
                 let environment = try CommandEnvironment(options: globals)
                 let count = environment.catalog.portals.count + environment.catalog.dataRecipes.values.map(\.count).reduce(0, +)
                 for recipe in environment.catalog.dataRecipes.values.flatMap(\.values).sorted(by: { $0.file < $1.file }) {
                     Self.warn(recipe)
+                }
+                // First: a refused command is missing from its portal, which the today: check would
+                // report as a mistake of the portal's, not of the pack's.
+                let refused = environment.catalog.refusedCommands.values.flatMap(\.values).map(\.refusal.message).sorted()
+                guard refused.isEmpty else {
+                    throw UniToolError(
+                        .unsafeRequest, refused.joined(separator: "\n"),
+                        hint: "trust the pack with 'unitool recipes trust DIR' if you trust it, or leave out --recipes")
                 }
                 try Self.checkToday(environment.catalog)
                 print("ok: \(count) recipes are valid")
@@ -232,9 +313,11 @@ struct RecipesCommand: AsyncParsableCommand {
                     throw UniToolError(.recipeNotFound, "\(path): no such file or directory")
                 }
                 if isDirectory.boolValue {
-                    let (catalog, _) = try RecipesCommand.catalog(at: path)
+                    let (catalog, portal) = try RecipesCommand.catalog(at: path)
                     for recipe in catalog.dataRecipes.values.flatMap(\.values).sorted(by: { $0.file < $1.file }) { Self.warn(recipe) }
                     try Self.checkToday(catalog)
+                    // A folder of portal folders is a recipe pack: what it would redefine is checked too.
+                    if portal == nil { try Self.checkPack(URL(fileURLWithPath: path)) }
                 } else {
                     let url = URL(fileURLWithPath: path)
                     let text = try String(contentsOf: url, encoding: .utf8)

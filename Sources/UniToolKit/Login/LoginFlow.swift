@@ -306,21 +306,7 @@ public struct LoginFlow: Sendable {
     /// A password goes only to an origin the recipe names, and never over plain HTTP to a
     /// host other than this machine.
     func checkCredentialTarget(_ target: URL, page: Page) throws {
-        let origin = target.origin
-        guard portal.credentialOrigins.contains(origin) else {
-            throw UniToolError(
-                .unsafeRequest,
-                "refusing to send the password to \(origin): the portal recipe allows only \(portal.credentialOrigins.joined(separator: ", "))",
-                hint: "if the university really moved its login there, add it to credentials_may_go_to")
-        }
-        let host = target.host ?? ""
-        // An address, not a name that merely starts with "127." (127.evil.example).
-        let isLoopback = host == "localhost" || host == "::1" || host == "[::1]" || (host.hasPrefix("127.") && Cookie.isIPAddress(host))
-        guard target.scheme == "https" || isLoopback else {
-            throw UniToolError(
-                .unsafeRequest, "refusing to send the password to \(origin) without HTTPS",
-                hint: "a real portal must use https; check base_url and idp_url in the portal recipe")
-        }
+        if let refusal = OriginPolicy(portal: portal).credentialRefusal(to: target) { throw refusal }
     }
 
     private func findForm(for rule: PageRule, in document: Document, page: Page) throws -> Node {

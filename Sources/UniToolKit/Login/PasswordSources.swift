@@ -100,16 +100,24 @@ public struct PasswordKeyring: Sendable {
         }
     }
 
-    /// Refuses a password from outside the keyring (UNITOOL_PASSWORD_COMMAND) for a definition
-    /// that replaced another and sends passwords where that one did not: the command was set
-    /// up for the portal the user knew.
-    public static func checkOutsidePassword(for portal: PortalRecipe, source: String) throws {
+    /// Refuses a secret from outside the keyring (`UNITOOL_PASSWORD_COMMAND`,
+    /// `UNITOOL_TOTP_COMMAND`) for a definition of the portal that the user never vouched for:
+    /// one from a recipe pack they have not trusted, or one that replaced another and sends
+    /// secrets where that one did not. The command was set up for the portal the user knew.
+    /// `source` names the command, `what` the secret ("the password", "one-time codes").
+    public static func checkOutsideSecret(for portal: PortalRecipe, source: String, what: String = "the password") throws {
+        if let pack = portal.untrustedPack {
+            throw UniToolError(
+                .credentialsMissing,
+                "\(source) is not run for '\(portal.id)': the portal is defined by \(portal.file), from the recipe pack \(pack), which you have not trusted, and it could send \(what) to \(portal.declaredCredentialOrigins.joined(separator: ", "))",
+                hint: "if you trust that pack, run 'unitool recipes trust \(pack)'; or give the password with --password-stdin")
+        }
         guard let before = portal.replacedCredentialOrigins else { return }
         guard PasswordRelease.decide(storedFor: before, requestedBy: portal.declaredCredentialOrigins, definitionReplaced: true) != .release
         else { return }
         throw UniToolError(
             .credentialsMissing,
-            "\(source) is not used for '\(portal.id)': its definition (\(portal.file)) would send the password to \(portal.declaredCredentialOrigins.joined(separator: ", ")), where the definition it replaced (\(portal.replacedDefinition ?? "?")) sent it only to \(before.joined(separator: ", "))",
+            "\(source) is not used for '\(portal.id)': its definition (\(portal.file)) would send \(what) to \(portal.declaredCredentialOrigins.joined(separator: ", ")), where the definition it replaced (\(portal.replacedDefinition ?? "?")) sent it only to \(before.joined(separator: ", "))",
             hint: "if you trust the new definition, give the password with --password-stdin; otherwise 'unitool recipes untrust' the pack")
     }
 
@@ -181,42 +189,88 @@ public struct PasswordKeyring: Sendable {
 /// TOTP secrets in the keyring, beside the passwords, with `kind=totp`. They are stored as an
 /// `otpauth://` URI so that digits, period and algorithm stay with the secret;
 /// `secret-tool lookup service unitool portal <portal> username <user> kind totp` reads one back.
+///
+/// A code made from the secret opens the account as the password does, so the secret is bound
+/// as the password is: to the origins the portal's definition declared when it was stored (the
+/// `origins` attribute), and released only to a definition that sends codes nowhere else
+/// (`PasswordRelease`). A trusted recipe pack that moves the portal gets no code.
 public struct OneTimeCodeKeyring: Sendable {
     public let portal: String
+    /// Where the current definition of the portal may send a code.
+    public let origins: [String]
+    let replacedDefinition: String?
     private let keyring = Keyring()
 
-    public init(portal: String) {
-        self.portal = portal
+    public init(portal: PortalRecipe) {
+        self.portal = portal.id
+        self.origins = portal.declaredCredentialOrigins
+        self.replacedDefinition = portal.replacedDefinition
     }
 
     var label: String { "unitool: TOTP secret on \(portal)" }
 
-    /// The user's code generator, or nil if no secret is stored.
+    /// The user's code generator, or nil if no secret is stored; refused when the portal's
+    /// definition would send codes where the secret was not stored for.
     public func generator(for user: String) throws -> TOTP? {
         let item: Keyring.Item?
         do {
-            item = try KeyringItems.find(portal: portal, user: user, kind: .totp, keyring: keyring, label: label)
+            item = try KeyringItems.find(
+                portal: portal, user: user, kind: .totp, keyring: keyring, label: label,
+                extra: replacedDefinition == nil ? ["origins": origins.joined(separator: " ")] : [:])
         } catch {
             throw PasswordKeyring.translate(error, doing: "read the TOTP secret of \(user) from")
         }
         guard var bytes = item?.secret else { return nil }
         defer { for index in bytes.indices { bytes[index] = 0 } }
+        let generator: TOTP
         do {
-            return try TOTP(parsing: String(decoding: bytes, as: UTF8.self))
+            generator = try TOTP(parsing: String(decoding: bytes, as: UTF8.self))
         } catch {
             throw UniToolError(
                 .stateCorrupt, "the TOTP secret stored for \(user) on '\(portal)' cannot be read: \(error)",
                 hint: "store it again with 'unitool auth totp set --portal \(portal) --user \(user)'")
         }
+        let stored = item?.attributes["origins"].map { $0.split(separator: " ").map(String.init) }
+        switch PasswordRelease.decide(storedFor: stored, requestedBy: origins, definitionReplaced: replacedDefinition != nil) {
+        case .release:
+            return generator
+        case .bind:
+            // Stored without origins (by an older unitool, or by hand), for the user's own
+            // definition: bind it to that definition now.
+            try store(generator, for: user)
+            return generator
+        case .refuse(let storedFor):
+            let old = storedFor.map { $0.joined(separator: ", ") } ?? "no recorded origins"
+            throw UniToolError(
+                .credentialsMissing,
+                "the TOTP secret stored for \(user) on '\(portal)' was stored for \(old), but the portal's definition now would send one-time codes to \(origins.joined(separator: ", ")); unitool makes no code from it",
+                hint:
+                    "the portal is defined by \(replacedDefinition.map { "a recipe pack replacing \($0)" } ?? "a changed recipe"); if you trust it, store the secret again with 'unitool auth totp set --portal \(portal) --user \(user)'"
+            )
+        }
     }
 
     public func store(_ generator: TOTP, for user: String) throws {
+        var attributes = KeyringItems.attributes(portal: portal, user: user, kind: .totp)
+        attributes["origins"] = origins.joined(separator: " ")
         do {
+            // One item per portal and user: a secret stored for other origins is replaced.
+            try keyring.clear(KeyringItems.attributes(portal: portal, user: user, kind: .totp))
             try keyring.store(
-                secret: Array(generator.uri.utf8), attributes: KeyringItems.attributes(portal: portal, user: user, kind: .totp),
-                label: "unitool: TOTP secret of \(user) on \(portal)")
+                secret: Array(generator.uri.utf8), attributes: attributes, label: "unitool: TOTP secret of \(user) on \(portal)")
         } catch {
             throw PasswordKeyring.translate(error, doing: "store the TOTP secret of \(user) in")
+        }
+    }
+
+    /// Whether a secret is stored at all, wherever it may go (for status displays).
+    public func isStored(for user: String) throws -> Bool {
+        do throws(KeyringError) {
+            if try !keyring.search(KeyringItems.attributes(portal: portal, user: user, kind: .totp)).isEmpty { return true }
+            return try keyring.search(KeyringItems.legacyAttributes(portal: portal, user: user, kind: .totp))
+                .contains { $0.attributes["kind"] == nil }
+        } catch {
+            throw PasswordKeyring.translate(error, doing: "read the TOTP secret of \(user) from")
         }
     }
 

@@ -41,6 +41,9 @@ public struct PortalRecipe: Sendable {
     /// Where the replaced definition could send a password: a password from outside the keyring
     /// (UNITOOL_PASSWORD_COMMAND) is given only to a replacement that sends it nowhere else.
     public var replacedCredentialOrigins: [String]? = nil
+    /// The recipe pack (`--recipes DIR`) that defines this portal, when the user has not
+    /// trusted it (`unitool recipes trust DIR`): no password or code command is run for it.
+    public var untrustedPack: String? = nil
 
     /// Points the recipe at another address, as the demo does once it knows its port. A
     /// service on another host goes to the address `hosts` gives that host (the demo's other

@@ -6,9 +6,13 @@ import Foundation
 /// `--recipes DIR`; a later file of the same portal and command replaces an earlier one.
 ///
 /// The first two are the user's own. A `--recipes` folder is a recipe pack from elsewhere: it
-/// may add portals and commands, but a `portal.yaml` that redefines a portal defined before it
-/// is refused unless the user trusted that file (`RecipeTrust`), since the definition decides
-/// where the password goes.
+/// may add portals of its own, with their commands, but a `portal.yaml` that redefines a portal
+/// defined before it is refused unless the user trusted that file (`RecipeTrust`), since the
+/// definition decides where the password goes; and a command it adds to, or replaces in, a
+/// portal it does not define is refused when run (`refusedCommands`) unless the user trusted
+/// that file, since it would act on the user's account in that portal's name (a pack's `grades`
+/// could print made-up grades, a pack's "loan-status" renew loans). A portal a pack defines that
+/// the user has not trusted is marked (`PortalRecipe.untrustedPack`): no password command runs for it.
 public struct RecipeCatalog: Sendable {
     public private(set) var portals: [String: PortalRecipe] = [:]
     public private(set) var dataRecipes: [String: [String: DataRecipe]] = [:]
@@ -16,6 +20,20 @@ public struct RecipeCatalog: Sendable {
     public private(set) var replaced: [String: [String: [String]]] = [:]
     /// For each portal, the `portal.yaml` files its definition replaced, earliest first.
     public private(set) var replacedPortals: [String: [String]] = [:]
+    /// For each portal and command, the refusal of an untrusted pack's command for a portal the
+    /// pack does not define: what running that command answers.
+    public private(set) var refusedCommands: [String: [String: RefusedCommand]] = [:]
+
+    /// An untrusted pack's command for a portal the pack does not define.
+    public struct RefusedCommand: Sendable {
+        /// The pack's recipe file.
+        public var file: String
+        /// What running it answers: both files named, and how to trust the pack.
+        public var refusal: UniToolError
+    }
+    /// Every recipe file read from a recipe pack, and whether the user trusted it (or the
+    /// portal definition of its folder): what `recipes list` shows as where a command comes from.
+    public private(set) var packFiles: [String: Bool] = [:]
 
     /// - Parameters:
     ///   - directories: the user's own recipe folders (bundled, then the user's).
@@ -76,7 +94,12 @@ public struct RecipeCatalog: Sendable {
         _ directory: URL, portalName: String, fromPack: Bool, trust: RecipeTrust, reserved reservedCommands: Set<String>,
         command wanted: String?
     ) throws {
-        for name in Self.recipeFiles(in: directory) {
+        let names = Self.recipeFiles(in: directory)
+        // A pack's folder with a portal.yaml defines its portal, and its commands go with that
+        // definition; a folder without one adds commands to a portal defined elsewhere.
+        let definesPortal = names.contains { $0.hasPrefix("portal.") }
+        let pack = directory.deletingLastPathComponent().path
+        for name in names {
             let file = directory.appendingPathComponent(name)
             let data: Data
             let text: String
@@ -102,8 +125,13 @@ public struct RecipeCatalog: Sendable {
                         .recipeInvalid,
                         "\(file.path): portal: '\(recipe.id)' does not match its folder name '\(portalName)'")
                 }
+                let trusted = trust.allows(portal: portalName, content: data)
+                if fromPack {
+                    packFiles[file.path] = trusted
+                    if !trusted { recipe.untrustedPack = pack }
+                }
                 if let earlier = portals[portalName] {
-                    if fromPack && !trust.allows(portal: portalName, content: data) {
+                    if fromPack && !trusted {
                         throw UniToolError(
                             .unsafeRequest,
                             "\(file.path) redefines portal '\(portalName)', which \(earlier.file) already defines; a portal's definition decides where your password goes, so unitool does not load it",
@@ -119,12 +147,41 @@ public struct RecipeCatalog: Sendable {
             } else {
                 if let wanted, let declared = Self.declaredCommand(in: text), declared != wanted { continue }
                 let recipe = try DataRecipe.load(file: file.path, text: text, portal: portalName, reserved: reservedCommands)
+                if fromPack && !definesPortal {
+                    let trusted = trust.allows(portal: portalName, content: data)
+                    packFiles[file.path] = trusted
+                    if !trusted {
+                        refuse(recipe, pack: pack, name: name)
+                        continue
+                    }
+                }
                 if let earlier = dataRecipes[portalName]?[recipe.command], earlier.file != recipe.file {
                     replaced[portalName, default: [:]][recipe.command, default: []].append(earlier.file)
                 }
+                refusedCommands[portalName]?[recipe.command] = nil
                 dataRecipes[portalName, default: [:]][recipe.command] = recipe
             }
         }
+    }
+
+    /// Records that an untrusted pack's command for a portal it does not define is refused, and
+    /// takes away the command it would replace: running it names both files and what to do.
+    private mutating func refuse(_ recipe: DataRecipe, pack: String, name: String) {
+        let portalName = recipe.portal
+        let definition = portals[portalName]?.file
+        let earlier = dataRecipes[portalName]?[recipe.command]?.file
+        let what =
+            earlier.map { "replaces '\(recipe.command)' of portal '\(portalName)' (\($0))" }
+            ?? "adds '\(recipe.command)' to portal '\(portalName)'"
+        refusedCommands[portalName, default: [:]][recipe.command] = RefusedCommand(
+            file: recipe.file,
+            refusal: UniToolError(
+                .unsafeRequest,
+                "\(recipe.file) \(what), which \(definition ?? "another recipe folder") defines; a command from a recipe pack you have not trusted acts on your account in that portal's name, so unitool does not run it",
+                hint:
+                    "if you trust this recipe pack, run 'unitool recipes trust \(pack)'; otherwise remove its \(portalName)/\(name), or leave out --recipes"
+            ))
+        dataRecipes[portalName]?[recipe.command] = nil
     }
 
     /// The command a recipe's text names on its top-level `command:` line (`command: grades`,
@@ -145,19 +202,55 @@ public struct RecipeCatalog: Sendable {
         return nil
     }
 
-    /// The `portal.yaml` files in a recipe pack that redefine a portal defined before it, as
-    /// (portal, file, content): what `unitool recipes trust DIR` asks the user to trust.
-    public static func redefinitions(in pack: URL, over directories: [URL]) throws -> [(portal: String, file: String, content: Data)] {
-        let own = try RecipeCatalog(directories: directories)
-        var found: [(portal: String, file: String, content: Data)] = []
+    /// What a recipe pack holds that needs the user's trust, and what it would do.
+    public struct PackItem: Sendable {
+        public enum Kind: Sendable, Equatable {
+            /// A `portal.yaml` for a portal the user already has, defined by `previous`.
+            case redefinition(previous: String)
+            /// A `portal.yaml` for a portal of the pack's own.
+            case newPortal
+            /// A command for a portal the pack does not define; `replaces` is the file of the
+            /// command of the same name it would replace.
+            case command(String, replaces: String?)
+        }
+        public var portal: String
+        public var file: String
+        public var content: Data
+        public var kind: Kind
+    }
+
+    /// Every file of a recipe pack that `unitool recipes trust DIR` trusts: its `portal.yaml`
+    /// files (redefinitions of the user's portals and portals of its own), and its commands
+    /// for portals it does not define. Paths are read through the pack's real path, so trust
+    /// given through a symbolic link is withdrawn by the real path too.
+    public static func packItems(in pack: URL, over directories: [URL], reservedCommands: Set<String> = []) throws -> [PackItem] {
+        let pack = pack.standardizedFileURL.resolvingSymlinksInPath()
+        // The user's own folders are no pack: linting them checks nothing against themselves.
+        if directories.contains(where: { $0.standardizedFileURL.resolvingSymlinksInPath().path == pack.path }) { return [] }
+        let own = try RecipeCatalog(directories: directories, reservedCommands: reservedCommands)
+        var found: [PackItem] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: pack.path)) ?? []
-        for portalName in names.sorted() where PortalID.problem(with: portalName) == nil {
+        for portalName in names.sorted() where PortalID.problem(with: portalName) == nil && portalName != "platforms" {
             let directory = pack.appendingPathComponent(portalName)
-            for name in recipeFiles(in: directory) where name.hasPrefix("portal.") {
+            let files = recipeFiles(in: directory)
+            let definesPortal = files.contains { $0.hasPrefix("portal.") }
+            for name in files where definesPortal == name.hasPrefix("portal.") {
                 let file = directory.appendingPathComponent(name)
                 let content = try Data(contentsOf: file)
-                _ = try PortalRecipe.load(file: file.path, text: String(decoding: content, as: UTF8.self))
-                if own.portals[portalName] != nil { found.append((portalName, file.path, content)) }
+                let text = String(decoding: content, as: UTF8.self)
+                if definesPortal {
+                    _ = try PortalRecipe.load(file: file.path, text: text)
+                    let previous = own.portals[portalName]?.file
+                    found.append(
+                        .init(
+                            portal: portalName, file: file.path, content: content,
+                            kind: previous.map { .redefinition(previous: $0) } ?? .newPortal))
+                } else {
+                    let recipe = try DataRecipe.load(file: file.path, text: text, portal: portalName, reserved: reservedCommands)
+                    let replaces = own.dataRecipes[portalName]?[recipe.command]?.file
+                    found.append(
+                        .init(portal: portalName, file: file.path, content: content, kind: .command(recipe.command, replaces: replaces)))
+                }
             }
         }
         return found
@@ -180,6 +273,7 @@ public struct RecipeCatalog: Sendable {
     }
 
     public func recipe(portal: String, command: String) throws -> DataRecipe {
+        if let refused = refusedCommands[portal]?[command] { throw refused.refusal }
         guard let recipe = dataRecipes[portal]?[command] else {
             let known = (dataRecipes[portal] ?? [:]).keys.sorted().joined(separator: ", ")
             throw UniToolError(

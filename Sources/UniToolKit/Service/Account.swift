@@ -17,7 +17,7 @@ public struct Account: Sendable {
     }
 
     private var passwords: PasswordKeyring { PasswordKeyring(portal: portal) }
-    private var codes: OneTimeCodeKeyring { OneTimeCodeKeyring(portal: portal.id) }
+    private var codes: OneTimeCodeKeyring { OneTimeCodeKeyring(portal: portal) }
 
     // MARK: What is kept
 
@@ -46,7 +46,7 @@ public struct Account: Sendable {
     }
 
     public var password: Kept { Kept { try passwords.isStored(for: user) } }
-    public var oneTimeCodeSecret: Kept { Kept { try codes.generator(for: user) != nil } }
+    public var oneTimeCodeSecret: Kept { Kept { try codes.isStored(for: user) } }
     public var hasSavedSession: Bool { sessions.exists(portal: portal.id, user: user) }
 
     /// The stored password, if it may go where this definition of the portal sends it.
@@ -113,7 +113,7 @@ public struct Account: Sendable {
             passwordSource: {
                 if let given { return given }
                 if let command {
-                    try PasswordKeyring.checkOutsidePassword(for: account.portal, source: command.source)
+                    try PasswordKeyring.checkOutsideSecret(for: account.portal, source: command.source)
                     return try command.run()
                 }
                 do {
@@ -129,15 +129,24 @@ public struct Account: Sendable {
     }
 
     /// Where one-time codes come from for this account (`OneTimeCodeSource`): the TOTP secret in
-    /// the keyring, then `command`, then `prompt`; never the same code twice.
+    /// the keyring, then `command`, then `prompt`; never the same code twice. The secret and the
+    /// command serve only where the password would (`OneTimeCodeKeyring`, `checkOutsideSecret`):
+    /// a code opens the account as the password does.
     public func oneTimeCodes(
         command: (@Sendable () throws -> Secret)? = nil, prompt: (@Sendable (String) -> String?)? = nil,
         notify: @escaping @Sendable (String) -> Void = { _ in }, registerSecret: @escaping @Sendable (String) -> Void = { _ in }
     ) -> @Sendable () throws -> Secret {
         let codes = self.codes
         let user = self.user
+        let portal = self.portal
+        let checkedCommand = command.map { command in
+            { @Sendable () throws -> Secret in
+                try PasswordKeyring.checkOutsideSecret(for: portal, source: "UNITOOL_TOTP_COMMAND", what: "one-time codes")
+                return try command()
+            }
+        }
         let source = OneTimeCodeSource(
-            portal: portal.id, user: user, storedGenerator: { try codes.generator(for: user) }, command: command, prompt: prompt,
+            portal: portal.id, user: user, storedGenerator: { try codes.generator(for: user) }, command: checkedCommand, prompt: prompt,
             notify: notify, registerSecret: registerSecret, ledger: OneTimeCodeLedger(portal: portal.id, user: user, store: sessions))
         return { try source.code() }
     }

@@ -95,7 +95,7 @@ extension PortalConnection {
                 let list = option.resolve.values.first(where: \.many),
                 let address = try? self.address(list.fetch.render(given, encode: Template.urlEncode), of: recipe)
             else { continue }
-            let page = try await loadPage(address)
+            let page = try await loadPage(address, as: .resolve, recipe: recipe.file)
             let offered = try values(of: list.xpath, on: page.document(charsetOverride: portal.charsetOverride(for: page.url)))
             offeredValues.save(offered, portal: portal.id, command: recipe.command, option: option.name)
             guard !offered.isEmpty, !offered.contains(value) else { continue }
@@ -146,9 +146,9 @@ extension PortalConnection {
                 page = firstPage
                 seen.insert(firstPage.url.absoluteString)
             } else if pages == 0 && source.post {
-                page = try await postPage(next, source: source, values: values)
+                page = try await postPage(next, source: source, values: values, recipe: extractor.recipe)
             } else {
-                page = try await loadPage(next.absoluteString)
+                page = try await loadPage(next.absoluteString, as: pages == 0 ? .fetch : .next, recipe: extractor.recipe.file)
             }
             let document = try extractor.parse(
                 page.body, url: page.url, charset: page.charset, charsetOverride: portal.charsetOverride(for: page.url))
@@ -178,7 +178,8 @@ extension PortalConnection {
 
     /// A `read:` value: a page fetched (logging in if the portal asks), an XPath, a regex.
     func readValue(_ read: DataRecipe.Source.Read, values: [String: String], recipe: DataRecipe) async throws -> String {
-        let page = try await loadPage(try address(read.fetch.render(values, encode: Template.urlEncode), of: recipe))
+        let page = try await loadPage(
+            try address(read.fetch.render(values, encode: Template.urlEncode), of: recipe), as: .read, recipe: recipe.file)
         let found = try self.values(of: read.xpath, on: page.document(charsetOverride: portal.charsetOverride(for: page.url)))
         var value = found.first
         if let pattern = read.regex, let text = value {
@@ -194,17 +195,26 @@ extension PortalConnection {
     }
 
     /// The first page of a `method: post` source: its form or JSON body sent to the portal's own
-    /// origin, never elsewhere.
-    func postPage(_ url: URL, source: DataRecipe.Source, values: [String: String]) async throws -> Page {
-        let target = try ownPageURL(url.absoluteString)
+    /// origin, never elsewhere, and repeated by a 307 or 308 redirect only to the portal's own.
+    func postPage(_ target: URL, source: DataRecipe.Source, values: [String: String], recipe: DataRecipe) async throws -> Page {
+        let bodyMayGoTo = bodyMayGoTo(.fetch, recipe: recipe.file)
         if let json = source.json {
             let body = try json.render(values, encode: Template.jsonEscape)
-            return try await loadPage(target, isPost: true) { try await self.session.post(target, json: body) }
+            return try await loadPage(target, isPost: true, as: .fetch, recipe: recipe.file) {
+                try await self.session.post(target, json: body, bodyMayGoTo: bodyMayGoTo)
+            }
         }
         let fields = try source.form.map { ($0.name, try $0.value.render(values)) }
-        return try await loadPage(target, isPost: true) {
-            try await self.session.submit(FormSubmission(method: "POST", url: target, fields: fields))
+        return try await loadPage(target, isPost: true, as: .fetch, recipe: recipe.file) {
+            try await self.session.submit(FormSubmission(method: "POST", url: target, fields: fields), bodyMayGoTo: bodyMayGoTo)
         }
+    }
+
+    /// Where a body the recipe filled in may be repeated by a 307 or 308 redirect: the portal's
+    /// own origins only. The portal may send the browser elsewhere, but not with the recipe's values.
+    func bodyMayGoTo(_ kind: OriginPolicy.RequestKind, recipe: String) -> @Sendable (URL) throws -> Void {
+        let policy = originPolicy
+        return { url in if let refusal = policy.refusal(kind, to: url, recipe: recipe) { throw refusal } }
     }
 
     /// What `resolveOptions` found: one set of values per run (several when a value resolves to
@@ -243,7 +253,7 @@ extension PortalConnection {
             let value = values[option.name]!
             if let resolution = option.resolve[value] {
                 let address = try self.address(resolution.fetch.render(values, encode: Template.urlEncode), of: recipe)
-                let page = try await loadPage(address)
+                let page = try await loadPage(address, as: .resolve, recipe: recipe.file)
                 let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
                 let found = try self.values(of: resolution.xpath, on: document)
                 // The selector's whole list is usually on the same page: keep it, at no cost.
@@ -281,7 +291,8 @@ extension PortalConnection {
     public func perform(_ action: ActionSpec, of recipe: DataRecipe, argument: String) async throws -> RecordSet {
         let values = action.takesArgument ? [action.argument: argument] : [:]
         try await ensureTermsAccepted()
-        let page = try await loadPage(try address(action.fetch.render(values, encode: Template.urlEncode), of: recipe))
+        let page = try await loadPage(
+            try address(action.fetch.render(values, encode: Template.urlEncode), of: recipe), as: .action, recipe: recipe.file)
         let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
         // "Nothing to do" is the portal's answer, not a page that changed: said, and done.
         if let nothingWhen = action.nothingWhen, case let found = try document.evaluate(nothingWhen), found.booleanValue {
@@ -329,13 +340,11 @@ extension PortalConnection {
                 .layoutChanged, "recipe \(recipe.file): action '\(action.name)': no button matching \"\(action.submit!)\" in the form")
         }
         let submission = try form.submission(values: fill, clicking: button)
-        guard portal.isOwn(submission.url) else {
-            throw UniToolError(
-                .unsafeRequest, "refusing to submit '\(action.name)' to \(submission.url.origin), which is not the portal's",
-                hint: "the form on \(page.url.redactedForLog) points elsewhere; check the recipe")
+        if let refusal = originPolicy.refusal(.action, to: submission.url, recipe: recipe.file) {
+            throw refusal.adding(note: "the form of '\(action.name)' on \(page.url.redactedForLog) points there")
         }
         logger.debug("action '\(action.name)': \(submission)")
-        let result = try await session.submit(submission)
+        let result = try await session.submit(submission, bodyMayGoTo: bodyMayGoTo(.action, recipe: recipe.file))
         let resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
         if let message = try refusal(action, in: resultDocument, values: values) {
             throw UniToolError(

@@ -22,7 +22,7 @@ extension PortalConnection {
         let url = try portal.url(for: recipe.versionAPI)
         let page: Page
         do {
-            page = try await loadPage(url.absoluteString)
+            page = try await loadPage(url.absoluteString, as: .terms, recipe: portal.file)
         } catch let error as UniToolError where [.portalUnreachable, .portalTimeout].contains(error.kind) {
             // A network failure keeps its own kind (exit 20 or 21), as it would for any page:
             // what the user must fix is the connection, not the terms.
@@ -68,11 +68,7 @@ extension PortalConnection {
     /// they fetch through the user's session, so never from any other origin.
     public func ownPageURL(_ pathOrURL: String) throws -> URL {
         let url = try portal.url(for: pathOrURL)
-        guard portal.isOwn(url) else {
-            throw UniToolError(
-                .unsafeRequest, "only the portal's own pages can be fetched, and \(url.origin) is not \(portal.baseURL.origin)",
-                hint: "give a path such as /grades, or a URL on the portal")
-        }
+        if let refusal = originPolicy.refusal(.page, to: url) { throw refusal }
         return url
     }
 
@@ -88,7 +84,7 @@ extension PortalConnection {
         guard let terms = try await currentTerms(), let recipe = portal.terms else { return (nil, nil) }
         if let text = terms.text { return (text, terms.url) }
         guard let url = terms.url else { return (nil, nil) }
-        let page = try await loadPage(url.absoluteString)
+        let page = try await loadPage(url.absoluteString, as: .terms, recipe: portal.file)
         let expression = recipe.textXPath ?? "//body"
         guard let node = try page.document(charsetOverride: portal.charsetOverride(for: page.url)).select(expression).first else {
             throw UniToolError(

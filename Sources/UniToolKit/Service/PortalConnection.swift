@@ -205,7 +205,7 @@ public final class PortalConnection: Sendable {
     /// logging in first if the portal asks for it: `unitool page` and `session.fetch`.
     public func fetch(_ pathOrURL: String) async throws -> Page {
         try await ensureTermsAccepted()
-        return try await loadPage(pathOrURL)
+        return try await loadPage(pathOrURL, as: .page)
     }
 
     /// Passes when the current terms of use are accepted; otherwise asks the policy's `ask`
@@ -268,15 +268,24 @@ public final class PortalConnection: Sendable {
     ///
     /// Concurrent fetches that all meet the login share one: the first logs in, the others wait
     /// for it and then ask for their page again.
-    func loadPage(_ pathOrURL: String) async throws -> Page {
+    ///
+    /// `kind` says what asked for the page, and `recipe` which file: the address must be one of
+    /// the portal's own (`OriginPolicy`), checked before anything is sent.
+    func loadPage(_ pathOrURL: String, as kind: OriginPolicy.RequestKind, recipe: String? = nil) async throws -> Page {
         let url = try portal.url(for: pathOrURL)
-        return try await loadPage(url, isPost: false) { try await self.session.get(url) }
+        return try await loadPage(url, isPost: false, as: kind, recipe: recipe) { try await self.session.get(url) }
     }
+
+    /// The policy every request a recipe causes passes before it is sent.
+    var originPolicy: OriginPolicy { OriginPolicy(portal: portal) }
 
     /// `loadPage` for any request: `send` is asked again after a login the portal asked for.
     /// A POST that meets the login is sent again once, after it, as a person would resend the
     /// form after signing in; it was never received by the portal the first time.
-    func loadPage(_ url: URL, isPost: Bool, send: @Sendable () async throws -> Page) async throws -> Page {
+    func loadPage(
+        _ url: URL, isPost: Bool, as kind: OriginPolicy.RequestKind, recipe: String? = nil, send: @Sendable () async throws -> Page
+    ) async throws -> Page {
+        if let refusal = originPolicy.refusal(kind, to: url, recipe: recipe) { throw refusal }
         var seen = await logins.count
         var page = try await send()
         let flow = LoginFlow(portal: portal, session: session, logger: logger)

@@ -121,27 +121,35 @@ public final class HTTPSession: Sendable {
     }
 
     /// POSTs a JSON body, as a page's script calls an AJAX endpoint (Moodle's `service.php`).
-    public func post(_ url: URL, json: String) async throws -> Page {
-        try await send(method: "POST", url: url, form: nil, json: json, secretFields: [])
+    ///
+    /// `bodyMayGoTo`, when given, is asked before a 307 or 308 redirect repeats the body elsewhere.
+    public func post(_ url: URL, json: String, bodyMayGoTo: (@Sendable (URL) throws -> Void)? = nil) async throws -> Page {
+        try await send(method: "POST", url: url, form: nil, json: json, secretFields: [], bodyMayGoTo: bodyMayGoTo)
     }
 
     /// Sends a form. A 307 or 308 redirect repeats a POST with its body, so a form that carries
-    /// a secret is only repeated where `secretsMayGoTo` allows (to the same origin without it).
-    public func submit(_ submission: FormSubmission, secretsMayGoTo: (@Sendable (URL) throws -> Void)? = nil) async throws -> Page {
+    /// a secret is only repeated where `secretsMayGoTo` allows (to the same origin without it),
+    /// and any form only where `bodyMayGoTo` allows, when given (a recipe's values: the portal's
+    /// own origins).
+    public func submit(
+        _ submission: FormSubmission, secretsMayGoTo: (@Sendable (URL) throws -> Void)? = nil,
+        bodyMayGoTo: (@Sendable (URL) throws -> Void)? = nil
+    ) async throws -> Page {
         for field in submission.fields where submission.secretFieldNames.contains(field.name) { registerSecret(field.value) }
         if submission.method == "GET" {
             return try await send(method: "GET", url: submission.requestURL, form: nil, secretFields: submission.secretFieldNames)
         }
         return try await send(
             method: "POST", url: submission.url, form: submission.fields, charset: submission.charset,
-            secretFields: submission.secretFieldNames, secretsMayGoTo: secretsMayGoTo)
+            secretFields: submission.secretFieldNames, secretsMayGoTo: secretsMayGoTo, bodyMayGoTo: bodyMayGoTo)
     }
 
     /// Sends a request and follows redirects as a browser does: 301, 302 and 303 turn a POST
     /// into a GET; 307 and 308 repeat it.
     private func send(
         method: String, url: URL, form: [(name: String, value: String)]?, json: String? = nil, charset: String? = nil,
-        secretFields: Set<String>, secretsMayGoTo: (@Sendable (URL) throws -> Void)? = nil
+        secretFields: Set<String>, secretsMayGoTo: (@Sendable (URL) throws -> Void)? = nil,
+        bodyMayGoTo: (@Sendable (URL) throws -> Void)? = nil
     )
         async throws -> Page
     {
@@ -166,6 +174,7 @@ public final class HTTPSession: Sendable {
                     form = nil
                     json = nil
                 }
+                if form != nil || json != nil, let bodyMayGoTo { try bodyMayGoTo(next.url) }
                 if let form, form.contains(where: { secretFields.contains($0.name) }) {
                     // The body, secret included, would go to the new address as it is.
                     if let secretsMayGoTo {

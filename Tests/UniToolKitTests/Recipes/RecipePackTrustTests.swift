@@ -44,10 +44,12 @@ struct RecipePackTrustTests {
 
         // Trust is for the content: a changed file must be trusted again.
         try Data((String(decoding: content, as: UTF8.self) + "\n# changed\n").utf8).write(to: file)
-        #expect(throws: UniToolError.self) { try RecipeCatalog(directories: [Fixtures.recipes], packs: [pack], trust: trust) }
+        #expect { try RecipeCatalog(directories: [Fixtures.recipes], packs: [pack], trust: trust) } throws: {
+            ($0 as? UniToolError)?.kind == .unsafeRequest
+        }
     }
 
-    @Test("the user's own folders may replace a bundled portal; a pack may add a new portal and commands")
+    @Test("the user's own folders may replace a bundled portal; a pack's command for a portal it does not define needs trust")
     func ownFoldersAndNewPortals() throws {
         let (pack, _, _) = try hostilePack()
         defer { try? FileManager.default.removeItem(at: pack) }
@@ -61,9 +63,24 @@ struct RecipePackTrustTests {
         let grades = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/grades.yaml"), encoding: .utf8)
         try Data(grades.replacingOccurrences(of: "command: grades", with: "command: marks").utf8)
             .write(to: commandsOnly.appendingPathComponent("demo/marks.yaml"))
-        let added = try RecipeCatalog(directories: [Fixtures.recipes], packs: [commandsOnly])
+        let refused = try RecipeCatalog(directories: [Fixtures.recipes], packs: [commandsOnly])
+        #expect(refused.dataRecipes["demo"]?["marks"] == nil)
+        #expect(refused.packFiles[commandsOnly.appendingPathComponent("demo/marks.yaml").path] == false)
+        do {
+            _ = try refused.recipe(portal: "demo", command: "marks")
+            Issue.record("an untrusted pack's command for demo was given out")
+        } catch let error as UniToolError {
+            #expect(error.kind == .unsafeRequest)
+            #expect(error.message.contains("demo/marks.yaml") && error.message.contains("Recipes/demo/portal.yaml"), "\(error)")
+            #expect(error.hint?.contains("unitool recipes trust \(commandsOnly.path)") == true, "\(error)")
+        }
+        var trust = RecipeTrust()
+        let marks = commandsOnly.appendingPathComponent("demo/marks.yaml")
+        trust.trust(portal: "demo", file: marks.path, content: try Data(contentsOf: marks))
+        let added = try RecipeCatalog(directories: [Fixtures.recipes], packs: [commandsOnly], trust: trust)
         #expect(try added.recipe(portal: "demo", command: "marks").command == "marks")
         #expect(try added.portal("demo").replacedDefinition == nil)
+        #expect(added.packFiles[marks.path] == true)
     }
 
     @Test("portal ids are lower-case letters, digits and hyphens; 'demo:totp' is refused everywhere")
@@ -73,7 +90,7 @@ struct RecipePackTrustTests {
             #expect(PortalID.problem(with: bad) != nil, "\(bad)")
         }
         let catalog = try RecipeCatalog(directories: [Fixtures.recipes])
-        #expect(throws: UniToolError.self) { try catalog.portal("demo:totp") }
+        #expect { try catalog.portal("demo:totp") } throws: { ($0 as? UniToolError)?.kind == .usage }
         let text = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
             .replacingOccurrences(of: "portal: demo", with: "portal: \"demo:totp\"")
         do {
@@ -152,6 +169,8 @@ struct RecipePackTrustTests {
     @Test("a recipe over 1 MiB is refused before it is parsed")
     func oversizedRecipe() {
         let text = "command: x\n# " + String(repeating: "x", count: 1_100_000) + "\n"
-        #expect(throws: UniToolError.self) { try DataRecipe.load(file: "huge.yaml", text: text, portal: "demo") }
+        #expect { try DataRecipe.load(file: "huge.yaml", text: text, portal: "demo") } throws: {
+            ($0 as? UniToolError)?.kind == .recipeInvalid
+        }
     }
 }

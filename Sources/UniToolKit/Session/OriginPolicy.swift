@@ -1,0 +1,118 @@
+import Foundation
+
+/// Where a request may go, decided before it is sent: a pure decision with unit tests per kind
+/// of request (`OriginPolicyTests`), kept apart from the connection that sends.
+///
+/// A recipe names addresses (`fetch:`, `read:`, `next:`, an option's `resolve:`, an action's
+/// page) and fills them with values read from the portal. Checked only on the answer, such an
+/// address had already carried those values, and the session's cookies for its domain, to
+/// wherever it pointed: a recipe pack's `grades` sent every grade and the learning platform's
+/// session key to a host of its choosing. So every request a recipe causes goes only to the
+/// portal's own origins: its base URL and the services its definition declares. Login pages,
+/// which the portal and its login service lead through, are the login flow's: a form there may
+/// carry a password only to an origin in `credentials_may_go_to`, and only over HTTPS unless
+/// the host is this machine.
+///
+/// A redirect the portal answers is the portal's choice and is followed as a browser would,
+/// with that site's cookies only; a body a recipe filled in is repeated by a 307 or 308 only to
+/// the portal's own origins (`HTTPSession.submit(_:bodyMayGoTo:)`).
+public struct OriginPolicy: Sendable, Equatable {
+    /// What caused a request: the message names it, and the tests cover each.
+    public enum RequestKind: String, Sendable, CaseIterable {
+        /// A source's `fetch:` address (its first page), GET or POST.
+        case fetch
+        /// A `read:` value's page.
+        case read
+        /// A page an option's `resolve:` entry reads.
+        case resolve
+        /// A `next:` link: the following page of a paginated answer.
+        case next
+        /// An action's page, or the form it submits.
+        case action
+        /// The terms-of-use API, or the page its answer names for the text.
+        case terms
+        /// `unitool page` and `session.fetch`: a page the user names.
+        case page
+
+        /// Where in a recipe the address came from, for the message.
+        var origin: String {
+            switch self {
+            case .fetch: return "the recipe's 'fetch'"
+            case .read: return "a 'read' of the recipe"
+            case .resolve: return "an option's 'resolve' entry"
+            case .next: return "the recipe's 'next' link"
+            case .action: return "the action's page or form"
+            case .terms: return "the terms of use"
+            case .page: return "the page asked for"
+            }
+        }
+    }
+
+    /// The portal's own origins (`scheme://host:port`): its base URL and its services'.
+    public var ownOrigins: Set<String>
+    /// Where a password or one-time code may be posted (`credentials_may_go_to`).
+    public var credentialOrigins: Set<String>
+    /// The portal's id and the file that defines it, for messages.
+    public var portal: String
+    public var definition: String
+
+    public init(ownOrigins: Set<String>, credentialOrigins: Set<String>, portal: String, definition: String) {
+        self.ownOrigins = ownOrigins
+        self.credentialOrigins = credentialOrigins
+        self.portal = portal
+        self.definition = definition
+    }
+
+    public init(portal: PortalRecipe) {
+        self.init(
+            ownOrigins: portal.ownOrigins, credentialOrigins: Set(portal.credentialOrigins), portal: portal.id, definition: portal.file)
+    }
+
+    /// Why a request of `kind` to `url` may not be sent; nil when it may. `recipe` is the file
+    /// that asked for it, if a recipe did.
+    public func refusal(_ kind: RequestKind, to url: URL, recipe: String? = nil) -> UniToolError? {
+        if ownOrigins.contains(url.origin) { return nil }
+        let own = ownOrigins.sorted().joined(separator: ", ")
+        let asker = recipe.map { "\($0): " } ?? ""
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            // A local file (file:), script (javascript:) or inline data (data:) is no portal's.
+            return UniToolError(
+                .unsafeRequest,
+                "\(asker)refusing to fetch '\(url.redactedForLog)' (\(kind.origin)): unitool fetches only http and https addresses on the portal (\(own))",
+                hint: "check 'fetch' and 'next' in the recipe")
+        }
+        return UniToolError(
+            .unsafeRequest,
+            "\(asker)refusing to send a request to \(url.origin) (\(kind.origin)): it is not one of portal '\(portal)''s own origins (\(own)), so nothing was sent there",
+            hint: kind == .page
+                ? "give a path such as /grades, or a URL on the portal"
+                : "a recipe reaches only its portal's base_url and the services declared in \(definition); if the university really serves this page there, declare it under services:"
+        )
+    }
+
+    /// Why a password or one-time code may not be posted to `url`: an origin outside
+    /// `credentials_may_go_to`, or plain HTTP to anything but this machine.
+    public func credentialRefusal(to url: URL) -> UniToolError? {
+        let origin = url.origin
+        guard credentialOrigins.contains(origin) else {
+            return UniToolError(
+                .unsafeRequest,
+                "refusing to send the password to \(origin): the portal recipe allows only \(credentialOrigins.sorted().joined(separator: ", "))",
+                hint: "if the university really moved its login there, add it to credentials_may_go_to")
+        }
+        guard url.scheme?.lowercased() == "https" || Self.isLoopback(host: url.host ?? "") else {
+            return UniToolError(
+                .unsafeRequest, "refusing to send the password to \(origin) without HTTPS",
+                hint: "a real portal must use https; check base_url and idp_url in the portal recipe")
+        }
+        return nil
+    }
+
+    /// Whether `host` is this machine by address: `localhost`, `::1` or an IPv4 address in
+    /// 127.0.0.0/8. A name that merely starts with "127." (`127.evil.example`) is not.
+    public static func isLoopback(host: String) -> Bool {
+        let host = host.lowercased()
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        return host.hasPrefix("127.") && Cookie.isIPAddress(host)
+    }
+}
