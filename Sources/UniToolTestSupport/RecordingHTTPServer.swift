@@ -132,14 +132,17 @@ public final class RecordingHTTPServer: Sendable {
             state.inFlight += 1
             state.mostInFlight = max(state.mostInFlight, state.inFlight)
         }
-        defer { state.withLock { $0.inFlight -= 1 } }
+        // A request stops being in flight just before its answer leaves: the client can send its
+        // next request only after that answer, so the two are never counted at once.
         switch answer(request) {
         case .drop:
+            state.withLock { $0.inFlight -= 1 }
             shutdown(connection, Int32(SHUT_RDWR))
         case .status(let status, let body, let delay):
             if delay > .zero {
                 Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
             }
+            state.withLock { $0.inFlight -= 1 }
             let bodyBytes = Array(body.utf8)
             let head =
                 "HTTP/1.1 \(status) \(status < 400 ? "OK" : "Error")\r\nContent-Type: text/html; charset=utf-8\r\n"

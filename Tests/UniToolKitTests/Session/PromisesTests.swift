@@ -188,7 +188,8 @@ struct PromisesTests {
             return true
         }
         #expect(finished?.count == 40, "some waited forever for a slot")
-        #expect(gauge.mutex.withLock { $0.most } == 4)
+        let most = gauge.mutex.withLock { $0.most }
+        #expect(most <= 4 && most >= 2, "\(most) held a slot at once")
     }
 
     // MARK: One-time codes under concurrency
