@@ -4,7 +4,8 @@ import UniToolKit
 
 /// The tools `unitool mcp` offers, made from the portal's recipes: each command a tool whose
 /// options are its JSON Schema, each action a tool of its own marked destructive, and the day's
-/// views. A pure value, tested without a client.
+/// views. Whether a tool is read-only is told from what its recipe sends (`MCPToolEffect`): a
+/// command whose page is a POST is marked as an action is. A pure value, tested without a client.
 public struct MCPToolCatalog: Sendable {
     public let portal: PortalRecipe
     public let recipes: [DataRecipe]
@@ -44,13 +45,13 @@ public struct MCPToolCatalog: Sendable {
         for recipe in recipes {
             let description = [recipe.summary, recipe.discussion?.trimmingCharacters(in: .whitespacesAndNewlines)]
                 .compactMap { $0 }.joined(separator: "\n\n")
+            let effect = MCPToolEffect.of(recipe)
             tools.append(
                 Tool(
                     name: recipe.command, title: recipe.summary,
-                    description: description
-                        + "\n\nReads the user's own portal (\(portal.name)) through their saved session; nothing is changed. Fields: \(recipe.columns.joined(separator: ", ")).",
-                    inputSchema: Self.schema(for: recipe),
-                    annotations: .init(title: recipe.summary, readOnlyHint: true, destructiveHint: false, openWorldHint: true)))
+                    description: description + "\n\n" + effect.explanation(portal: portal.name)
+                        + " Fields: \(recipe.columns.joined(separator: ", ")).",
+                    inputSchema: Self.schema(for: recipe), annotations: effect.annotations(title: recipe.summary)))
             for action in recipe.actions {
                 var properties: [String: Value] = [:]
                 var required: [Value] = []
@@ -70,12 +71,13 @@ public struct MCPToolCatalog: Sendable {
                             "type": .string("object"), "properties": .object(properties), "required": .array(required),
                             "additionalProperties": .bool(false),
                         ]),
-                        annotations: .init(
-                            title: action.summary, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true)
-                    ))
+                        annotations: MCPToolEffect.changes.annotations(title: action.summary)))
             }
         }
         if !portal.today.isEmpty {
+            // The day's view runs the recipes it lists: it is only as read-only as they are.
+            let todayEffect = MCPToolEffect.combined(
+                portal.today.compactMap { item in recipes.first { $0.command == item.command } }.map(MCPToolEffect.of))
             tools.append(
                 Tool(
                     name: "today", title: "The user's day",
@@ -89,7 +91,7 @@ public struct MCPToolCatalog: Sendable {
                                 "description": .string("Ask the portal even when the history has a fresh answer"),
                             ])
                         ]), "additionalProperties": .bool(false),
-                    ]), annotations: .init(title: "Today", readOnlyHint: true, destructiveHint: false, openWorldHint: true)))
+                    ]), annotations: todayEffect.annotations(title: "Today")))
         }
         tools.append(
             Tool(
@@ -172,5 +174,59 @@ public struct MCPToolCatalog: Sendable {
             }
         }
         return (options, source, summary)
+    }
+}
+
+/// What calling a tool may do on the portal, told from what its recipe sends, never from the
+/// kind of tool alone: a data command whose source is a POST is as able to change something as
+/// an action (a pack's "loan-status" that POSTed to the renewal form renewed three loans while
+/// announced as read-only). The MCP annotations an assistant decides by come from here.
+public enum MCPToolEffect: Sendable, Equatable {
+    /// Only GETs: the recipe's pages, `read:` values, `next` links and option values.
+    case readsOnly
+    /// The recipe asks for a page with a POST (`method: post` in these sources): the portal
+    /// may take it as a change, which unitool cannot tell from the recipe.
+    case posts(sources: [String])
+    /// An action: the portal's own form submitted on the user's behalf.
+    case changes
+
+    /// A data command's effect: a POST in any of its sources counts, since the tool's `source`
+    /// argument may choose any of them.
+    public static func of(_ recipe: DataRecipe) -> MCPToolEffect {
+        let posting = recipe.sources.filter(\.post)
+        return posting.isEmpty ? .readsOnly : .posts(sources: posting.map { $0.name ?? recipe.command })
+    }
+
+    /// The effect of a tool that runs several recipes: the strongest of theirs.
+    public static func combined(_ effects: [MCPToolEffect]) -> MCPToolEffect {
+        if effects.contains(.changes) { return .changes }
+        let posting = effects.flatMap { effect -> [String] in
+            if case .posts(let sources) = effect { return sources }
+            return []
+        }
+        return posting.isEmpty ? .readsOnly : .posts(sources: posting)
+    }
+
+    public var isReadOnly: Bool { self == .readsOnly }
+
+    /// The MCP annotations: read-only only for GETs; anything else may be destructive and may
+    /// not be repeated safely, which is what the protocol assumes of a tool that says nothing.
+    public func annotations(title: String) -> Tool.Annotations {
+        isReadOnly
+            ? .init(title: title, readOnlyHint: true, destructiveHint: false, openWorldHint: true)
+            : .init(title: title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true)
+    }
+
+    /// The sentence the tool's description ends with, for the model.
+    func explanation(portal: String) -> String {
+        switch self {
+        case .readsOnly:
+            return "Reads the user's own portal (\(portal)) through their saved session; nothing is changed."
+        case .posts:
+            return
+                "Reads the user's own portal (\(portal)) through their saved session, but asks for its page with a POST (method: post in its recipe), which the portal may take as a change: ask the user before calling it."
+        case .changes:
+            return "This CHANGES something on the portal on the user's behalf; ask the user before calling it."
+        }
     }
 }

@@ -22,12 +22,17 @@ do {
     let user = try environment.user(for: portal)
     let host = CommandLineRPCHost(environment: environment)
     let server = UniToolMCPServer(host: host, portal: portal, user: user)
+    // unitool's own transport, not the SDK's StdioTransport: linear reading and a 4 MiB limit
+    // per message (MCPLineReader says why).
+    let transport = MCPStdioTransport()
     do {
-        try await server.serve(transport: StdioTransport())
+        try await server.serve(transport: transport)
     } catch {
+        await transport.flush()
         await host.closeAll()
         throw error
     }
+    await transport.flush()
     await host.closeAll()
     exit(0)
 } catch let error as UniToolError {

@@ -12,11 +12,15 @@ public struct RecordExtractor: Sendable {
     public let source: DataRecipe.Source
     /// Today's date as `yyyy-MM-dd`, for computed fields such as `overdue`. Fixed in recipe tests.
     public let today: String
+    /// The records this extractor may still hand out: one extractor serves one run, every page
+    /// and every value of a `many` option, so `max_records` holds for the whole answer.
+    let budget: RecordBudget
 
     public init(recipe: DataRecipe, source: DataRecipe.Source? = nil, today: String = RecordExtractor.localToday()) {
         self.recipe = recipe
         self.source = source ?? recipe.primary
         self.today = today
+        self.budget = RecordBudget(limit: recipe.maxRecords)
     }
 
     /// Today in the user's time zone, as ISO 8601. By calendar arithmetic: a `DateFormatter`
@@ -156,6 +160,16 @@ public struct RecordExtractor: Sendable {
                 hint: source.emptyWhen == nil
                     ? "the page layout may have changed; if the page can legitimately be empty, add 'empty_when' to the recipe"
                     : "the page layout may have changed, and it does not match empty_when \"\(source.emptyWhen!)\" either")
+        }
+        // Counted before a single record is made: a page of half a million rows is refused for
+        // the cost of its row count, not of half a million records.
+        if let total = budget.take(rows.count) {
+            throw UniToolError(
+                .portalError,
+                "recipe \(recipe.portal)/\(recipe.command) (\(recipe.file)): the portal's answer has more than \(budget.limit) records (\(rows.count) rows on \(pageName(document)), \(total) in all); the recipe allows at most max_records: \(budget.limit)",
+                hint:
+                    "if the portal really lists that many, raise 'max_records' in \(recipe.file) (at most \(DataRecipe.maxRecordsRange.upperBound)); otherwise ask for less, such as one term"
+            )
         }
         var records: [Record] = []
         records.reserveCapacity(rows.count)
@@ -319,6 +333,26 @@ public struct RecordExtractor: Sendable {
             return String(capture)
         }
         return String(match.output[0].substring ?? "")
+    }
+}
+
+/// How many records one run has read, against its recipe's `max_records`. A class, shared by
+/// the copies of one extractor: a run's pages and its concurrent runs (`--term all`) all count.
+final class RecordBudget: Sendable {
+    let limit: Int
+    private let taken = Mutex(0)
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Counts `count` more records. Nil while the run stays within the limit; otherwise the
+    /// total it would have reached, and nothing is counted.
+    func take(_ count: Int) -> Int? {
+        taken.withLock { taken in
+            let total = taken + count
+            guard total <= limit else { return total }
+            taken = total
+            return nil
+        }
     }
 }
 

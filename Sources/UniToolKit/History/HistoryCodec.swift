@@ -1,15 +1,58 @@
 import Foundation
 
-/// Records read back from the history's JSON with their types: the recipe's fields say which
-/// text is a date, a URL or a plain string, which JSON alone cannot.
+/// Records as the history keeps them, and read back with their types: the recipe's fields say
+/// which text is a date, a URL or a plain string, which JSON alone cannot.
 public enum HistoryCodec {
+    /// A snapshot's text: one JSON array per record, its values in the order of the columns
+    /// (which the snapshot keeps beside it), one record a line. The field names are not repeated
+    /// in every record as `--format json` repeats them: that was half of every snapshot (44 MB
+    /// for a page of 560,000 rows). A nested list keeps its objects, as its fields are its own.
+    public static func encode(_ set: RecordSet) -> String {
+        guard !set.records.isEmpty else { return "[]" }
+        var text = "[\n"
+        text.reserveCapacity(set.records.count * 16 * max(1, set.columns.count))
+        for (index, record) in set.records.enumerated() {
+            if index > 0 { text += ",\n" }
+            text += "["
+            // Records carry their fields in the columns' order; a lookup only when they do not.
+            let inOrder =
+                record.fields.count == set.columns.count && zip(record.fields, set.columns).allSatisfy { $0.name == $1 }
+            for (position, column) in set.columns.enumerated() {
+                if position > 0 { text += "," }
+                let value = inOrder ? record.fields[position].value : (record[column] ?? .null)
+                text += JSONRenderer.value(value)
+            }
+            text += "]"
+        }
+        text += "\n]"
+        return text
+    }
+
+    /// Reads a snapshot back: rows as arrays (`encode`), or the objects of snapshots written
+    /// before that, which stay readable.
     public static func records(_ json: String, columns: [String], fields: [FieldSpec]) throws -> RecordSet {
-        guard let array = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]] else {
-            throw UniToolError(
-                .stateCorrupt, "a run in the history cannot be read back", hint: "move the history file away to start a new one")
+        guard let array = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any] else {
+            throw unreadable
         }
         let types = Dictionary(fields.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        return RecordSet(columns: columns, records: array.map { record(from: $0, columns: columns, types: types) })
+        let specs = columns.map { types[$0] }
+        var records: [Record] = []
+        records.reserveCapacity(array.count)
+        for item in array {
+            if let values = item as? [Any] {
+                records.append(
+                    Record(fields: columns.indices.map { (columns[$0], value($0 < values.count ? values[$0] : nil, spec: specs[$0])) }))
+            } else if let object = item as? [String: Any] {
+                records.append(record(from: object, columns: columns, types: types))
+            } else {
+                throw unreadable
+            }
+        }
+        return RecordSet(columns: columns, records: records)
+    }
+
+    static var unreadable: UniToolError {
+        UniToolError(.stateCorrupt, "a run in the history cannot be read back", hint: "move the history file away to start a new one")
     }
 
     static func record(from object: [String: Any], columns: [String], types: [String: FieldSpec]) -> Record {

@@ -35,6 +35,8 @@ public final class HistoryStore: Sendable {
                 // Made private before SQLite writes a byte; the -wal and -shm files follow its mode.
                 _ = FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
             }
+            // One left open (an older unitool, a copy, a umask) is closed again, with a note.
+            try Self.makePrivate(file)
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             // With the write-ahead log, NORMAL syncs at checkpoints instead of at every commit: a
@@ -101,7 +103,7 @@ public final class HistoryStore: Sendable {
     public func record(
         portal: String, user: String, recipe: String, options: String, records: RecordSet, at date: Date = Date()
     ) throws {
-        let json = JSONRenderer.array(records)
+        let json = HistoryCodec.encode(records)
         let digest = Self.digest(Self.columnsText(records.columns) + "\n" + json)
         try write { db in
             try db.execute(
@@ -205,6 +207,58 @@ public final class HistoryStore: Sendable {
 
     /// Column names joined by the unit separator, which no field name contains.
     private static func columnsText(_ columns: [String]) -> String { columns.joined(separator: "\u{1F}") }
+
+    /// The history holds what the portal showed the user (grades, loans, messages): the folder
+    /// is the user's alone (0700) and so are the database and its -wal and -shm files (0600).
+    /// Looser modes are fixed with a warning, as `PrivateFile` does for the session and settings;
+    /// a file or folder of another user, or a file that is a symbolic link, is refused.
+    static func makePrivate(_ file: URL) throws {
+        let exposure = "It holds the answers unitool read from your portal."
+        try makePrivate(file.deletingLastPathComponent().path, mode: 0o700, directory: true, exposure: exposure)
+        for path in [file.path, file.path + "-wal", file.path + "-shm"] {
+            try makePrivate(path, mode: 0o600, directory: false, exposure: exposure)
+        }
+    }
+
+    private static func makePrivate(_ path: String, mode: mode_t, directory: Bool, exposure: String) throws {
+        // O_NONBLOCK: a FIFO planted at the path must not hang the open. A folder may be a link
+        // (a home kept elsewhere); a file may not.
+        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (directory ? O_DIRECTORY : O_NOFOLLOW)
+        let descriptor = open(path, flags)
+        let openError = errno
+        guard descriptor >= 0 else {
+            if openError == ENOENT { return }
+            if openError == ELOOP {
+                throw UniToolError(
+                    .stateCorrupt, "\(path) is a symbolic link; unitool keeps its history as a plain file",
+                    hint: "remove the link; unitool starts a new history")
+            }
+            throw UniToolError(
+                .stateCorrupt, "cannot open \(path): \(String(cString: strerror(openError)))", hint: "check its permissions")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == (directory ? S_IFDIR : S_IFREG) else {
+            throw UniToolError(
+                .stateCorrupt, "\(path) is not a \(directory ? "folder" : "regular file")",
+                hint: "move it away; unitool starts a new history")
+        }
+        guard info.st_uid == geteuid() else {
+            throw UniToolError(
+                .stateCorrupt, "\(path) belongs to another user (uid \(info.st_uid)); unitool will not keep its history there",
+                hint: "move it away, or check who else writes to your unitool folders")
+        }
+        let permissions = info.st_mode & 0o777
+        guard permissions & 0o077 != 0 else { return }
+        guard fchmod(descriptor, mode) == 0 else {
+            throw UniToolError(
+                .stateCorrupt, "\(path) is open to others (mode \(String(permissions, radix: 8))) and cannot be fixed",
+                hint: "run 'chmod \(String(mode, radix: 8)) \(path)'")
+        }
+        PrivateFile.warn(
+            "\(path) was \(directory ? "open to" : "readable by") others (mode \(String(permissions, radix: 8))); it is now \(String(format: "%04o", mode)). \(exposure)"
+        )
+    }
 
     /// The snapshot's content address.
     static func digest(_ text: String) -> String {

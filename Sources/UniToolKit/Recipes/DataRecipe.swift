@@ -32,6 +32,12 @@ public struct DataRecipe: Sendable {
     public var service: String? = nil
     /// The platform recipe this one builds on (`use: koha/loans`), if any.
     public var platform: RecipeComposer.Composition? = nil
+    /// The most records one run may read, over all its pages (`max_records`): more is an error,
+    /// not an answer, so that a page of half a million rows cannot make a run, the history or a
+    /// watch cost gigabytes.
+    public var maxRecords = DataRecipe.defaultMaxRecords
+    public static let defaultMaxRecords = 10_000
+    public static let maxRecordsRange = 1...1_000_000
 
     /// The recipe without its default order: for an action's result, which has fields of its own.
     public var withoutDefaultSort: DataRecipe {
@@ -323,8 +329,10 @@ extension DataRecipe {
         let (node, platform) = try RecipeComposer.compose(RecipeReader(file: file, text: text), platforms: platforms, kind: .data)
         let top = try RecipeReader(file: platform.map { "\(file) (on platform \($0.platform))" } ?? file, root: node).top
         try top.allowOnly(
-            ["command", "summary", "description", "options", "sources", "totals", "actions", "login", "sort", "calendar", "service"]
-                + sourceKeys)
+            [
+                "command", "summary", "description", "options", "sources", "totals", "actions", "login", "sort", "calendar", "service",
+                "max_records",
+            ] + sourceKeys)
         let command = try top.requiredString("command")
         guard NameSyntax.isCommandName(command) else {
             throw top.error("command", "'\(command)' must be lowercase letters, digits and dashes")
@@ -398,6 +406,12 @@ extension DataRecipe {
             discussion: try top.string("description"), options: options, sources: sources, totals: totals,
             actions: actions, file: file, portal: portal)
         recipe.login = try top.bool("login") ?? true
+        if let maxRecords = try top.integer("max_records") {
+            guard maxRecordsRange.contains(maxRecords) else {
+                throw top.error("max_records", "must be from 1 to 1000000 (the default is \(defaultMaxRecords))")
+            }
+            recipe.maxRecords = maxRecords
+        }
         recipe.service = try top.string("service")
         recipe.platform = platform
         recipe.sort = SortKey.parse(try top.string("sort") ?? "")

@@ -35,6 +35,9 @@ public struct Cookie: Codable, Sendable, Equatable {
         let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
         let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { return nil }
+        // RFC 6265bis, section 5.6, step 5: a name and value longer than 4096 octets together
+        // are ignored entirely, as browsers do; a portal cannot grow the saved session that way.
+        guard name.utf8.count + value.utf8.count <= CookieLimits.maxNameAndValueBytes else { return nil }
 
         var cookie = Cookie(
             name: name, value: value, domain: host, hostOnly: true, path: defaultPath(of: url),
@@ -148,15 +151,27 @@ public struct CookieJar: Codable, Sendable, Equatable {
         }
     }
 
+    /// Stores one cookie, within the browser's limits (`CookieLimits`): one whose name and value
+    /// are too long is ignored, and a domain past its cookie cap loses its expired cookies, then
+    /// its oldest ones, so that a portal cannot grow the saved session without bound.
     public mutating func store(_ cookie: Cookie, now: Date = Date()) {
         var cookie = cookie
+        guard cookie.name.utf8.count + cookie.value.utf8.count <= CookieLimits.maxNameAndValueBytes else { return }
         if let index = cookies.firstIndex(where: {
             $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path
         }) {
             cookie.created = cookies[index].created
             cookies.remove(at: index)
         }
-        if !cookie.isExpired(at: now) { cookies.append(cookie) }
+        guard !cookie.isExpired(at: now) else { return }
+        cookies.append(cookie)
+        let sameDomain = cookies.indices.filter { cookies[$0].domain == cookie.domain }
+        if sameDomain.count > CookieLimits.maxCookiesPerDomain {
+            let evicted = CookieLimits.evictions(
+                among: sameDomain.map { (created: cookies[$0].created, expired: cookies[$0].isExpired(at: now)) })
+            let doomed = Set(evicted.map { sameDomain[$0] })
+            cookies = cookies.indices.filter { !doomed.contains($0) }.map { cookies[$0] }
+        }
     }
 
     /// The cookies a browser would send to `url`: longer paths first, then older first.
@@ -189,5 +204,33 @@ public struct CookieJar: Codable, Sendable, Equatable {
 
     public mutating func removeExpired(now: Date = Date()) {
         cookies.removeAll { $0.isExpired(at: now) }
+    }
+}
+
+/// How many cookies a domain may keep and how long one may be: the limits RFC 6265 (section
+/// 6.1: at least 50 per domain, 4096 bytes each) asks a browser to support, which are also the
+/// most a portal can rely on. Without them a portal (or a page that sets a cookie per row) could
+/// make the saved session grow without bound: 450 cookies made a 213 KB session file, sent with
+/// every request.
+public enum CookieLimits {
+    /// Per cookie domain (the host of a host-only cookie, or its `Domain`).
+    public static let maxCookiesPerDomain = 50
+    /// The name and the value together, in UTF-8 bytes (RFC 6265bis, section 5.6).
+    public static let maxNameAndValueBytes = 4096
+
+    /// Which of a domain's cookies to evict so that `maxCookiesPerDomain` remain, as indices into
+    /// `cookies` (in their stored order): the expired ones first, then the oldest by creation
+    /// (RFC 6265, section 5.3, step 12), the earlier stored first among equals. Pure, for tests.
+    public static func evictions(among cookies: [(created: Date, expired: Bool)], keeping limit: Int = maxCookiesPerDomain) -> [Int] {
+        let excess = cookies.count - limit
+        guard excess > 0 else { return [] }
+        let order = cookies.indices.sorted { left, right in
+            let a = cookies[left]
+            let b = cookies[right]
+            if a.expired != b.expired { return a.expired }
+            if a.created != b.created { return a.created < b.created }
+            return left < right
+        }
+        return Array(order.prefix(excess)).sorted()
     }
 }

@@ -4,6 +4,7 @@ PyPI), as an AI assistant's client would, for unitool's interop tests.
 usage: mcp_client.py SCENARIO UNITOOL [ARGS...]
   session:  initialize, list the tools and resources, call grades and loans_renew, read a resource
   refusals: call grades, and grades with a password argument, and report the protocol errors
+  tools:    list the tools and their annotations only (nothing is called)
 Prints one JSON object with what happened.
 """
 import asyncio
@@ -54,6 +55,16 @@ async def main():
                 report["resources"] = [str(resource.uri) for resource in resources.resources]
                 read = await session.read_resource("unitool://demo/records/grades")
                 report["resource_text"] = read.contents[0].text
+            elif scenario == "tools":
+                tools = await session.list_tools()
+                report["tools"] = {
+                    tool.name: {
+                        "destructive": bool(tool.annotations and tool.annotations.destructiveHint),
+                        "read_only": bool(tool.annotations and tool.annotations.readOnlyHint),
+                        "description": tool.description,
+                    }
+                    for tool in tools.tools
+                }
             else:
                 report["grades"] = await call(session, "grades", {})
                 report["with_password"] = await call(session, "grades", {"password": "hunter2"})
