@@ -3,7 +3,7 @@
 # Needs root or sudo. Safe to run again: it installs only what is missing.
 set -euo pipefail
 
-packages=(libxml2-dev libsecret-1-dev zlib1g-dev libpsl-dev publicsuffix pkg-config gnome-keyring libsecret-tools dbus libxml2-utils python3 python3-venv openssl tmux php-cli php-xml php-mbstring zsh fish man-db libsqlite3-dev libglib2.0-bin python3-dbus python3-gi systemd python3-icalendar python3-recurring-ical-events libcurl4-openssl-dev wrk binutils)
+packages=(libxml2-dev libsecret-1-dev zlib1g-dev libpsl-dev publicsuffix pkg-config gnome-keyring libsecret-tools dbus libxml2-utils python3 python3-venv openssl tmux php-cli php-xml php-mbstring zsh fish man-db libsqlite3-dev libglib2.0-bin python3-dbus python3-gi systemd python3-icalendar python3-recurring-ical-events libcurl4-openssl-dev wrk binutils time)
 
 missing=()
 for package in "${packages[@]}"; do
