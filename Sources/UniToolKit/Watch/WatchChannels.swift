@@ -34,7 +34,10 @@ public struct ExecChannel: WatchChannel {
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
                 try process.run()
-                input.fileHandleForWriting.write(Data((event.json + "\n").utf8))
+                // A command that does not read its stdin (`notify-send ...`) may end before the
+                // event is written: the write then fails with EPIPE (NIO ignores SIGPIPE), which
+                // the non-throwing `write(_:)` turns into a crash. Its exit status decides.
+                try? input.fileHandleForWriting.write(contentsOf: Data((event.json + "\n").utf8))
                 try? input.fileHandleForWriting.close()
             } catch {
                 process.terminationHandler = nil
@@ -131,10 +134,11 @@ public struct WebhookChannel: WatchChannel {
     }
 
     /// Text that Discord shows as it is: each character Discord's Markdown gives a meaning
-    /// (emphasis, code, spoilers, quotes, headings, lists, masked links, mentions) escaped with
-    /// a backslash, which Discord removes when it shows the message.
+    /// (emphasis, code, spoilers, quotes, headings, masked links, mentions) escaped with a
+    /// backslash, which Discord removes when it shows the message. The summary is one line that
+    /// starts with the command's name, so a list's `-` cannot start a line and stays as it is.
     static func discordText(_ text: String) -> String {
-        let special: Set<Character> = ["\\", "*", "_", "~", "`", "|", "[", "]", "(", ")", "<", ">", "#", "-", "@", ":"]
+        let special: Set<Character> = ["\\", "*", "_", "~", "`", "|", "[", "]", "(", ")", "<", ">", "#", "@"]
         var result = ""
         for character in text {
             if special.contains(character) { result.append("\\") }
@@ -166,34 +170,35 @@ public struct WebhookChannel: WatchChannel {
         do {
             answer = try await Self.within(limit) {
                 let response = try await Self.client.execute(prepared, deadline: .now() + .nanoseconds(limit.webhookNanoseconds))
-                // Read to the end (a little of it), inside the deadline: a trickling body is a failure.
-                _ = try await response.body.collect(upTo: Self.maximumAnswerBytes)
+                // Read to the end, inside the deadline: a trickling body is a failure. Nothing of it
+                // is used, so past a few KiB the rest is left unread and the connection closed.
+                var received = 0
+                for try await chunk in response.body {
+                    received += chunk.readableBytes
+                    if received > Self.maximumAnswerBytes { break }
+                }
                 return (response.status.code, response.headers.first(name: "Location"))
             }
         } catch let error as UniToolError {
             throw error
-        } catch is NIOTooManyBytesError {
-            throw UniToolError(
-                .portalError, "\(name) answered with more than \(Self.maximumAnswerBytes / 1024) KiB",
-                hint: "a webhook answers in a few bytes; check the address given to --webhook")
         } catch {
             throw failure(error)
         }
         guard let answer else {
             throw UniToolError(
                 .portalTimeout,
-                "\(name) did not take the event in time: \(limit.webhookSecondsText) seconds passed before its whole answer arrived",
+                "it did not answer in time: \(limit.webhookSecondsText) seconds passed before its whole answer arrived",
                 hint: "the service may be down or slow; allow more time with --timeout SECONDS")
         }
         if (300..<400).contains(answer.status) {
             let target = answer.location.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL.origin } ?? "nowhere"
             throw UniToolError(
                 .portalError,
-                "\(name) answered \(answer.status), a redirect to \(TerminalText.escaped(target)); a webhook's redirects are not followed, so the event was not delivered",
+                "it answered \(answer.status), a redirect to \(TerminalText.escaped(target)); a webhook's redirects are not followed, so the event was not delivered",
                 hint: "give --webhook the address the event should go to, if you trust it")
         }
         guard (200..<300).contains(answer.status) else {
-            throw UniToolError(.portalError, "\(name) answered \(answer.status)", hint: "check the address given to --webhook")
+            throw UniToolError(.portalError, "it answered \(answer.status)", hint: "check the address given to --webhook")
         }
     }
 

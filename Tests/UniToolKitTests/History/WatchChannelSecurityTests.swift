@@ -6,6 +6,12 @@ import UniToolKit
 /// inert, the `--exec` variables escaped, intervals that fit the clock.
 @Suite("Watch channels: portal text made inert for each service")
 struct WatchChannelSecurityTests {
+    init() {
+        // As in unitool, where NIO ignores SIGPIPE: a write to a command that is gone fails with
+        // EPIPE instead of ending the process.
+        signal(SIGPIPE, SIG_IGN)
+    }
+
     /// A record key as a hostile portal could shape it: mentions, a masked link, Slack's own
     /// link and broadcast syntax, an ampersand.
     static let hostileKey = "2026-fall/@everyone [click here](https://evil.example/) <!channel> <https://evil.example|your bank> @here & co"
@@ -62,6 +68,15 @@ struct WatchChannelSecurityTests {
         try await channel.deliver(event(key: "2026-fall/\u{1B}]0;owned\u{07}\u{9B}2J"))
         let written = try String(contentsOf: output, encoding: .utf8)
         #expect(written == "2026-fall/\\x1b]0;owned\\x07\\u009b2J", "\(written.debugDescription)")
+    }
+
+    @Test("--exec: a command that ends without reading its stdin, the event larger than a pipe holds, is delivered, never a crash")
+    func execWithoutReading() async throws {
+        var large = event()
+        large.record = Record(fields: [("text", .string(String(repeating: "x", count: 300_000)))])
+        try await ExecChannel(command: "exit 0").deliver(large)
+        let failure = await #expect(throws: UniToolError.self) { try await ExecChannel(command: "exit 3").deliver(large) }
+        #expect(failure?.kind == .internal && failure?.message.contains("status 3") == true, "\(String(describing: failure))")
     }
 
     @Test("a watch interval is from 1m to 366d: 106751991167d, 367d and 59s are refused, the bounds taken")

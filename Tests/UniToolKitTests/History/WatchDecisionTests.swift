@@ -86,7 +86,9 @@ struct WatchDecisionTests {
         #expect(WebhookChannel.message(for: event, format: .json).body == event.json)
         let ntfy = WebhookChannel.message(for: event, format: .ntfy)
         #expect(ntfy.contentType.hasPrefix("text/plain") && ntfy.body == "loans: new 31000101" && ntfy.headers.first?.0 == "Title")
-        #expect(WebhookChannel.message(for: event, format: .discord).body == "{\"content\": \"loans: new 31000101\"}")
+        #expect(
+            WebhookChannel.message(for: event, format: .discord).body
+                == "{\"content\": \"loans: new 31000101\", \"allowed_mentions\": {\"parse\": []}}")
         #expect(WebhookChannel.message(for: event, format: .slack).body == "{\"text\": \"loans: new 31000101\"}")
         event.key = "evil\u{1B}[2J"
         #expect(!WebhookChannel.message(for: event, format: .ntfy).body.contains("\u{1B}"), "no control character reaches a phone")
