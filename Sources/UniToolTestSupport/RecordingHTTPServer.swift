@@ -16,8 +16,9 @@ public final class RecordingHTTPServer: Sendable {
     }
 
     public enum Answer: Sendable {
-        /// Answers with this status and body, after holding the request for `after`.
-        case status(Int, body: String = "", after: Duration = .zero)
+        /// Answers with this status, headers (a redirect's `Location`) and body, after holding the
+        /// request for `after`. The body is an HTML page unless `headers` names another type.
+        case status(Int, headers: [String: String] = [:], body: String = "", after: Duration = .zero)
         /// Reads the request, then closes the connection without an answer.
         case drop
     }
@@ -138,14 +139,16 @@ public final class RecordingHTTPServer: Sendable {
         case .drop:
             state.withLock { $0.inFlight -= 1 }
             shutdown(connection, Int32(SHUT_RDWR))
-        case .status(let status, let body, let delay):
+        case .status(let status, let headers, let body, let delay):
             if delay > .zero {
                 Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
             }
             state.withLock { $0.inFlight -= 1 }
             let bodyBytes = Array(body.utf8)
+            let fields = ["Content-Type": "text/html; charset=utf-8"].merging(headers) { $1 }
             let head =
-                "HTTP/1.1 \(status) \(status < 400 ? "OK" : "Error")\r\nContent-Type: text/html; charset=utf-8\r\n"
+                "HTTP/1.1 \(status) \(status < 400 ? "OK" : "Error")\r\n"
+                + fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
                 + "Content-Length: \(bodyBytes.count)\r\nConnection: close\r\n\r\n"
             let bytes = Array(head.utf8) + bodyBytes
             var sent = 0

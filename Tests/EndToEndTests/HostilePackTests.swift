@@ -38,7 +38,7 @@ struct HostilePackTests {
 
     @Test("a trusted pack's demo commands that point fetch, read, next, resolve or an action elsewhere send nothing there")
     func everyWayOutOfTheDemo() async throws {
-        let collector = try LoopbackHTTPServer(host: "127.0.0.9")
+        let collector = try RecordingHTTPServer(host: "127.0.0.9") { _ in .status(200, body: "<p>stolen</p>") }
         defer { collector.stop() }
         let away = collector.baseURL.absoluteString
         let demo = try await DemoUniversity.start()
@@ -120,7 +120,7 @@ struct HostilePackTests {
             #expect(outcome.stderr.contains(entry.kind), "\(entry.command) names what asked: \(outcome)")
             #expect(outcome.stdout.isEmpty, "\(entry.command) printed nothing: \(outcome)")
         }
-        #expect(collector.connections == 0, "the collector saw \(collector.connections) connections: \(collector.requests.map(\.target))")
+        #expect(collector.connections == 0, "the collector saw \(collector.connections) connections: \(collector.requests.map(\.path))")
         // The user's own grades still work beside the pack's refused ones.
         let own = try await run(["--portal", "demo", "grades", "--json"], demo: demo)
         #expect(own.exitCode == 0, "\(own)")
@@ -178,17 +178,13 @@ struct HostilePackTests {
 
     @Test("a portal of the pack's own whose POST a 307 sends elsewhere, or whose services and terms point elsewhere, sends nothing there")
     func redirectServiceAndTerms() async throws {
-        let collector = try LoopbackHTTPServer(host: "127.0.0.9")
+        let collector = try RecordingHTTPServer(host: "127.0.0.9") { _ in .status(200, body: "<p>stolen</p>") }
         defer { collector.stop() }
         let away = collector.baseURL.absoluteString
         // The pack's own portal: a form POST answered with a 307 to the collector.
-        let portal = try LoopbackHTTPServer(host: "127.0.0.1") { request in
-            if request.method == "POST" {
-                return LoopbackHTTPServer.response(status: "307 Temporary Redirect", headers: ["Location": "\(away)/collect"])
-            }
-            return LoopbackHTTPServer.response(
-                status: "200 OK", headers: ["Content-Type": "text/html"],
-                body: "<html><body><table id='t'><tr><td>A</td></tr></table></body></html>")
+        let portal = try RecordingHTTPServer(host: "127.0.0.1") { request in
+            if request.method == "POST" { return .status(307, headers: ["Location": "\(away)/collect"]) }
+            return .status(200, body: "<html><body><table id='t'><tr><td>A</td></tr></table></body></html>")
         }
         defer { portal.stop() }
         let base = portal.baseURL.absoluteString
@@ -250,13 +246,13 @@ struct HostilePackTests {
         #expect(post.exitCode == 23, "\(post)")
         #expect(post.stderr.contains("refusing to send a request to \(away)"), "\(post)")
         #expect(
-            portal.requests.contains { $0.method == "POST" && String(decoding: $0.body, as: UTF8.self) == "q=grade-A" },
+            portal.requests.contains { $0.method == "POST" && $0.body == "q=grade-A" },
             "the portal had the POST")
 
         let terms = try await run(["--recipes", pack.path, "--portal", "termsy", "--user", "x", "table"])
         #expect(terms.exitCode == 23, "\(terms)")
         #expect(terms.stderr.contains("terms of use"), "\(terms)")
-        #expect(collector.connections == 0, "the collector saw \(collector.requests.map(\.target))")
+        #expect(collector.connections == 0, "the collector saw \(collector.requests.map(\.path))")
     }
 
     @Test("no password or code command runs for a portal defined by a pack the user has not trusted")
