@@ -21,6 +21,9 @@ public final class RecordingHTTPServer: Sendable {
         case status(Int, headers: [String: String] = [:], body: String = "", after: Duration = .zero)
         /// Reads the request, then closes the connection without an answer.
         case drop
+        /// Writes whatever the test likes, a piece at a time (a body that trickles): `send` writes
+        /// one piece and says false once the client has gone or the server was stopped.
+        case custom(@Sendable (_ send: (String) -> Bool) -> Void)
     }
 
     /// The address the server listens on (an IPv4 address) and its port.
@@ -68,6 +71,18 @@ public final class RecordingHTTPServer: Sendable {
 
     /// `http://host:port`.
     public var baseURL: URL { URL(string: "http://\(host):\(port)")! }
+
+    /// `http://host:port` and `path`, as a command line takes an address.
+    public func url(_ path: String) -> String { "http://\(host):\(port)\(path)" }
+
+    /// A port on 127.0.0.1 that the system has just handed out and taken back: nothing listens.
+    public static func closedPort() throws -> Int {
+        let server = try RecordingHTTPServer { _ in .drop }
+        server.stop()
+        // The accept loop closes the listener within 100 ms of being stopped.
+        Thread.sleep(forTimeInterval: 0.3)
+        return server.port
+    }
 
     /// Every request read so far, in the order they arrived.
     public var requests: [Request] { state.withLock { $0.requests } }
@@ -139,6 +154,10 @@ public final class RecordingHTTPServer: Sendable {
         case .drop:
             state.withLock { $0.inFlight -= 1 }
             shutdown(connection, Int32(SHUT_RDWR))
+        case .custom(let write):
+            state.withLock { $0.inFlight -= 1 }
+            write { [self] text in !state.withLock { $0.stopped } && Self.send(Array(text.utf8), to: connection) }
+            shutdown(connection, Int32(SHUT_WR))
         case .status(let status, let headers, let body, let delay):
             if delay > .zero {
                 Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
@@ -150,15 +169,21 @@ public final class RecordingHTTPServer: Sendable {
                 "HTTP/1.1 \(status) \(status < 400 ? "OK" : "Error")\r\n"
                 + fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
                 + "Content-Length: \(bodyBytes.count)\r\nConnection: close\r\n\r\n"
-            let bytes = Array(head.utf8) + bodyBytes
-            var sent = 0
-            while sent < bytes.count {
-                let count = bytes[sent...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if count <= 0 { break }
-                sent += count
-            }
+            Self.send(Array(head.utf8) + bodyBytes, to: connection)
             shutdown(connection, Int32(SHUT_WR))
         }
+    }
+
+    /// Writes all of `bytes`; false once the other side has gone (no SIGPIPE).
+    @discardableResult
+    private static func send(_ bytes: [UInt8], to connection: Int32) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return false }
+            sent += count
+        }
+        return true
     }
 
     /// The request line, the headers up to the empty line, and a body of `Content-Length` bytes.

@@ -16,39 +16,9 @@ struct AmplificationTests {
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
     }
 
-    /// What `/usr/bin/time` measured of one run: CPU seconds (user and system) and peak RSS.
-    struct Cost: CustomStringConvertible {
-        var outcome: UniToolProcess.Outcome
-        var cpuSeconds: Double
-        var peakKiB: Int
-        var description: String { "\(cpuSeconds) s of CPU, \(peakKiB / 1024) MiB peak; \(outcome)" }
-    }
-
-    /// Runs unitool under `/usr/bin/time`, so that the cost is this child's own (not the largest
-    /// child of the whole test process, as `getrusage(RUSAGE_CHILDREN)` would give).
-    func measured(_ arguments: [String], demo: URL? = nil) async throws -> Cost {
-        let report = sandbox.root.appendingPathComponent("time-\(UUID().uuidString).txt")
-        var environment = sandbox.environment.merging(["NO_COLOR": "1"]) { $1 }
-        if let demo { environment["UNITOOL_DEMO_URL"] = demo.absoluteString }
-        let childEnvironment = environment
-        let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UniToolProcess.Outcome, any Error>) in
-            Thread.detachNewThread {
-                UniToolProcess.slots.wait()
-                defer { UniToolProcess.slots.signal() }
-                continuation.resume(
-                    with: Result {
-                        try UniToolProcess.run(
-                            URL(fileURLWithPath: "/usr/bin/time"),
-                            ["-f", "%U %S %M", "-o", report.path, UniToolProcess.executable.path] + arguments,
-                            environment: childEnvironment,
-                            timeout: 120)
-                    })
-            }
-        }
-        let numbers = ((try? String(contentsOf: report, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace).suffix(3)
-        let values = numbers.map { Double($0) ?? .infinity }
-        guard values.count == 3 else { return Cost(outcome: outcome, cpuSeconds: .infinity, peakKiB: .max) }
-        return Cost(outcome: outcome, cpuSeconds: values[0] + values[1], peakKiB: Int(values[2]))
+    /// Runs unitool under `/usr/bin/time`, so that the cost is this child's own (`MeasuredRun`).
+    func measured(_ arguments: [String], demo: URL? = nil) async throws -> MeasuredRun {
+        try await sandbox.measured(arguments, demo: demo)
     }
 
     // MARK: Rows per answer, the history and watch

@@ -32,12 +32,13 @@ struct WebhookSecurityTests {
     @Test("a webhook that sends its headers and then trickles its body is given up at --timeout: exit 21 within the limit, one line")
     func tricklingWebhook() async throws {
         defer { sandbox.remove() }
-        let server = try WebhookTestServer { connection, server in
-            guard WebhookTestServer.send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n", to: connection)
-            else { return }
-            for _ in 0..<400 where !server.isStopped {
-                Thread.sleep(forTimeInterval: 0.25)
-                guard WebhookTestServer.send("x", to: connection) else { return }
+        let server = try RecordingHTTPServer { _ in
+            .custom { send in
+                guard send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n") else { return }
+                for _ in 0..<400 {
+                    Thread.sleep(forTimeInterval: 0.25)
+                    guard send("x") else { return }
+                }
             }
         }
         defer { server.stop() }
@@ -54,15 +55,9 @@ struct WebhookSecurityTests {
         arguments: [307, 302])
     func redirectNotFollowed(status: Int) async throws {
         defer { sandbox.remove() }
-        let elsewhere = try WebhookTestServer(host: "127.0.0.2") { connection, _ in
-            _ = WebhookTestServer.send("HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n", to: connection)
-        }
+        let elsewhere = try RecordingHTTPServer(host: "127.0.0.2") { _ in .status(204) }
         defer { elsewhere.stop() }
-        let redirecting = try WebhookTestServer { connection, _ in
-            _ = WebhookTestServer.send(
-                "HTTP/1.1 \(status) Moved\r\nLocation: \(elsewhere.url("/stolen"))\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-                to: connection)
-        }
+        let redirecting = try RecordingHTTPServer { _ in .status(status, headers: ["Location": elsewhere.url("/stolen")]) }
         defer { redirecting.stop() }
         let outcome = try run(["watch", "grades", "--test", "--webhook", redirecting.url("/hook")])
         #expect(redirecting.connections == 1, "the webhook itself was asked: \(outcome)")
@@ -76,7 +71,7 @@ struct WebhookSecurityTests {
     @Test("a webhook on a closed port fails at once with one clean line, exit 20 (unreachable), and no token from the address")
     func closedPort() async throws {
         defer { sandbox.remove() }
-        let port = try WebhookTestServer.closedPort()
+        let port = try RecordingHTTPServer.closedPort()
         let outcome = try run(["watch", "grades", "--test", "--webhook", "http://127.0.0.1:\(port)/hook/secret-token?key=also-secret"])
         #expect(outcome.exitCode == 20, "\(outcome)")
         #expect(outcome.seconds < 5, "a refused connection is not tried again: took \(outcome.seconds) s")
@@ -156,114 +151,6 @@ struct WebhookSecurityTests {
                     units.appendingPathComponent("unitool-watch.timer").path,
                 ])
             #expect(verify.exitCode == 0 && verify.stderr.isEmpty, "\(verify)")
-        }
-    }
-}
-
-/// A small HTTP server on a loopback address, with threads of its own: it reads each request
-/// (head and body) and lets `answer` write whatever bytes it likes, so that a test can be the
-/// webhook that trickles, redirects or answers nothing; it counts the connections it accepted.
-final class WebhookTestServer: @unchecked Sendable {
-    let host: String
-    let port: Int
-    private let listener: Int32
-    private let answer: @Sendable (Int32, WebhookTestServer) -> Void
-    private let lock = NSLock()
-    private var accepted = 0
-    private var stopped = false
-
-    init(host: String = "127.0.0.1", answer: @escaping @Sendable (Int32, WebhookTestServer) -> Void) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.address(host, port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
-        guard listener >= 0, bound == 0, listen(listener, 16) == 0 else {
-            close(listener)
-            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot listen on \(host): errno \(errno)"])
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        self.listener = listener
-        self.host = host
-        self.port = Int(UInt16(bigEndian: address.sin_port))
-        self.answer = answer
-        Thread.detachNewThread { self.acceptConnections() }
-    }
-
-    func url(_ path: String) -> String { "http://\(host):\(port)\(path)" }
-
-    var connections: Int { lock.withLock { accepted } }
-    var isStopped: Bool { lock.withLock { stopped } }
-
-    /// Stops accepting; connections in progress end at their next write.
-    func stop() {
-        lock.withLock { stopped = true }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-    }
-
-    /// Writes all of `text`; false once the other side has gone (no SIGPIPE).
-    @discardableResult
-    static func send(_ text: String, to connection: Int32) -> Bool {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
-    }
-
-    /// A port on 127.0.0.1 that the system has just handed out and taken back: nothing listens.
-    static func closedPort() throws -> Int {
-        let server = try WebhookTestServer { _, _ in }
-        server.stop()
-        return server.port
-    }
-
-    private static func address(_ host: String, port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr(host)
-        address.sin_port = UInt16(port).bigEndian
-        return address
-    }
-
-    private func acceptConnections() {
-        while true {
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else {
-                if errno == EINTR, !isStopped { continue }
-                return
-            }
-            lock.withLock { accepted += 1 }
-            Thread.detachNewThread {
-                defer { close(connection) }
-                Self.readRequest(connection)
-                self.answer(connection, self)
-            }
-        }
-    }
-
-    /// Reads one request's head and its Content-Length body, for at most 5 seconds.
-    private static func readRequest(_ connection: Int32) {
-        var limit = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let separator = Array("\r\n\r\n".utf8)
-        while true {
-            let count = recv(connection, &buffer, buffer.count, 0)
-            guard count > 0 else { return }
-            received += buffer[0..<count]
-            guard let end = received.firstRange(of: separator)?.upperBound else { continue }
-            let head = String(decoding: received[..<end], as: UTF8.self).lowercased()
-            let length =
-                head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-            if received.count - end >= length { return }
         }
     }
 }
