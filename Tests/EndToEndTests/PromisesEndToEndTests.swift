@@ -115,14 +115,16 @@ struct PromisesEndToEndTests {
         "four unitool processes logging in at once with one stored TOTP secret all get in, and the IdP never sees a code twice",
         .enabled(if: ProcessInfo.processInfo.environment["UNITOOL_TEST_SANDBOX"] != nil, "needs the keyring of Scripts/test.sh"))
     func oneCodePerStepAcrossProcesses() async throws {
-        // Codes of 2 s: four logins in one step must take four steps, one after another.
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "totp-period=2"))
+        // Codes of 5 s: four logins in one step must take four steps, one after another. (With
+        // 2 s steps a code waited for under a loaded CI could reach the IdP two steps late and be
+        // refused as stale, which is the clock's doing, not a code sent twice.)
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "totp-period=5"))
         let portal = "otp-race"
         let result = await Result {
             try sandbox.installPortalCopy(portal, at: demo.baseURL)
             let store = try await sandbox.run(
                 ["auth", "totp", "set", "--portal", portal, "--user", "yuki"],
-                stdin: "otpauth://totp/Demo:yuki?secret=JBSWY3DPEHPK3PXP&period=2")
+                stdin: "otpauth://totp/Demo:yuki?secret=JBSWY3DPEHPK3PXP&period=5")
             #expect(store.exitCode == 0, "\(store)")
             // `auth login` checks the password by a fresh login of its own, outside the session's
             // login lock: only the ledger's lock keeps two processes from choosing the same step.
