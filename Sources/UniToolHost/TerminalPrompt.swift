@@ -15,7 +15,8 @@ package enum TerminalPrompt {
                 hint: "pipe the password in with --password-stdin")
         }
         defer { close(tty) }
-        _ = prompt.withCString { write(tty, $0, strlen($0)) }
+        // The prompt names the portal and user, which a recipe pack may spell with escapes.
+        _ = TerminalText.escaped(prompt, keepingLineBreaks: true).withCString { write(tty, $0, strlen($0)) }
         var original = termios()
         let hasTermios = tcgetattr(tty, &original) == 0
         if hasTermios {

@@ -131,6 +131,10 @@ public struct OneTimeCodeSource: Sendable {
                     return (generator.code(counter: UInt64(step)), step)
                 }
             }
+        } catch let error as UniToolError where error.kind == .credentialsMissing {
+            // The secret is stored, but for origins this definition of the portal would send
+            // codes beyond: a refusal, not an outage, so no other source stands in for it.
+            throw error
         } catch let error as UniToolError {
             keyringError = error
         }

@@ -328,9 +328,15 @@ extension MappingReader {
 extension URL {
     /// `scheme://host[:port]`, the unit a browser's same-origin rule and unitool's credential
     /// rule work on.
+    ///
+    /// As a browser compares them: the scheme and host in lower case, and a port that is the
+    /// scheme's default (80 for http, 443 for https) left out, so `https://Portal.example:443/`
+    /// is the origin of `https://portal.example/`.
     public var origin: String {
-        let port = self.port.map { ":\($0)" } ?? ""
-        return "\(scheme ?? "http")://\((host ?? "").lowercased())\(port)"
+        let scheme = (self.scheme ?? "http").lowercased()
+        let isDefault = (scheme == "http" && self.port == 80) || (scheme == "https" && self.port == 443)
+        let port = isDefault ? "" : self.port.map { ":\($0)" } ?? ""
+        return "\(scheme)://\((host ?? "").lowercased())\(port)"
     }
 }
 

@@ -95,9 +95,16 @@ public struct RecipeCatalog: Sendable {
         command wanted: String?
     ) throws {
         let names = Self.recipeFiles(in: directory)
-        // A pack's folder with a portal.yaml defines its portal, and its commands go with that
-        // definition; a folder without one adds commands to a portal defined elsewhere.
-        let definesPortal = names.contains { $0.hasPrefix("portal.") }
+        // A pack's folder with the portal.yaml of a portal of the pack's own defines it, and its
+        // commands go with that definition (and its trust). A folder without one adds commands to
+        // a portal defined elsewhere, and one that redefines a portal replaces the user's: there
+        // each command needs the user's trust of its own, so that a pack trusted once cannot
+        // later add or replace one unseen.
+        let ownPortalFile = fromPack ? names.first { $0.hasPrefix("portal.") } : nil
+        let isPacksOwnPortal = ownPortalFile != nil && portals[portalName] == nil
+        let portalTrusted =
+            ownPortalFile.flatMap { try? Data(contentsOf: directory.appendingPathComponent($0)) }
+            .map { trust.allows(portal: portalName, content: $0) } ?? false
         let pack = directory.deletingLastPathComponent().path
         for name in names {
             let file = directory.appendingPathComponent(name)
@@ -147,7 +154,9 @@ public struct RecipeCatalog: Sendable {
             } else {
                 if let wanted, let declared = Self.declaredCommand(in: text), declared != wanted { continue }
                 let recipe = try DataRecipe.load(file: file.path, text: text, portal: portalName, reserved: reservedCommands)
-                if fromPack && !definesPortal {
+                if fromPack && isPacksOwnPortal {
+                    packFiles[file.path] = portalTrusted
+                } else if fromPack {
                     let trusted = trust.allows(portal: portalName, content: data)
                     packFiles[file.path] = trusted
                     if !trusted {
@@ -234,11 +243,14 @@ public struct RecipeCatalog: Sendable {
             let directory = pack.appendingPathComponent(portalName)
             let files = recipeFiles(in: directory)
             let definesPortal = files.contains { $0.hasPrefix("portal.") }
-            for name in files where definesPortal == name.hasPrefix("portal.") {
+            // As the catalog loads them: a portal of the pack's own brings its commands under its
+            // own trust; a redefinition, or a folder without a portal.yaml, needs each command trusted.
+            let isPacksOwnPortal = definesPortal && own.portals[portalName] == nil
+            for name in files where name.hasPrefix("portal.") || !isPacksOwnPortal {
                 let file = directory.appendingPathComponent(name)
                 let content = try Data(contentsOf: file)
                 let text = String(decoding: content, as: UTF8.self)
-                if definesPortal {
+                if name.hasPrefix("portal.") {
                     _ = try PortalRecipe.load(file: file.path, text: text)
                     let previous = own.portals[portalName]?.file
                     found.append(

@@ -41,10 +41,15 @@ public struct RecipeScaffold: Sendable {
     /// The files, by name.
     public var files: [(name: String, text: String)] {
         var services = ""
-        if lms != nil || library != nil {
+        // A feed on another origin (www. beside the portal) is a service of the university: a
+        // recipe reaches only its portal's declared origins (`OriginPolicy`).
+        let feedOrigin = newsFeed.flatMap { URL(string: $0) }.flatMap { $0.host == nil ? nil : $0 }
+            .map(\.origin).flatMap { $0 == baseURL.origin ? nil : $0 }
+        if lms != nil || library != nil || feedOrigin != nil {
             services = "services:\n"
             if let lms { services += "  lms: { base_url: \(Self.quoted(Self.directory(lms.url))) }\n" }
             if let library { services += "  library: { base_url: \(Self.quoted(Self.directory(library.url))) }\n" }
+            if let feedOrigin { services += "  news: { base_url: \(Self.quoted(feedOrigin + "/")) }\n" }
         }
         let platform = Self.identityProviders[identityProvider]!
         var files = [
@@ -78,7 +83,11 @@ public struct RecipeScaffold: Sendable {
             files.append(("loans.yaml", "use: koha/loans\nservice: library\n"))
         }
         if let newsFeed {
-            files.append(("news.yaml", "use: rss/news\nwith: { feed: \(Self.quoted(newsFeed)) }\n"))
+            files.append(
+                (
+                    "news.yaml",
+                    "use: rss/news\n" + (feedOrigin == nil ? "" : "service: news\n") + "with: { feed: \(Self.quoted(newsFeed)) }\n"
+                ))
         }
         return files
     }

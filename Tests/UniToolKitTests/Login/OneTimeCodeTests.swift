@@ -101,4 +101,29 @@ struct OneTimeCodeTests {
         #expect(asked[1].contains("started the login over"), "\(asked)")
         #expect(asked[2].hasPrefix("One-time code for yuki"), "ten minutes later it is a new login: \(asked)")
     }
+
+    @Test("a TOTP secret refused for a moved portal is the answer: no command and no prompt stand in for it")
+    func refusedSecretIsFinal() throws {
+        let asked = Mutex(0)
+        let source = OneTimeCodeSource(
+            portal: "demo", user: "yuki",
+            storedGenerator: { throw UniToolError(.credentialsMissing, "stored for other origins") },
+            command: {
+                asked.withLock { $0 += 1 }
+                return Secret("123456")
+            },
+            prompt: { _ in
+                asked.withLock { $0 += 1 }
+                return "123456"
+            }, ledger: nil)
+        #expect {
+            _ = try source.code()
+        } throws: { ($0 as? UniToolError)?.kind == .credentialsMissing }
+        #expect(asked.withLock { $0 } == 0)
+        // A keyring that cannot be reached is no refusal: the command serves.
+        let outage = OneTimeCodeSource(
+            portal: "demo", user: "yuki", storedGenerator: { throw UniToolError(.keyringUnavailable, "no bus") },
+            command: { Secret("654321") }, ledger: nil)
+        #expect(try outage.code().reveal() == "654321")
+    }
 }

@@ -164,6 +164,26 @@ struct RecipeScaffoldTests {
         #expect(try catalog.recipe(portal: "myuni", command: "courses").service == "lms")
     }
 
+    @Test("a news feed on another origin of the university is declared as a service, so its recipe may reach it")
+    func feedElsewhere() throws {
+        var scaffold = try RecipeScaffold(
+            portal: "myuni", name: nil, baseURL: URL(string: "https://campus.myuni.edu")!, identityProvider: "keycloak",
+            idpURL: URL(string: "https://sso.myuni.edu/realms/students")!)
+        scaffold.newsFeed = "https://www.myuni.edu/news/rss"
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scaffold-\(UUID().uuidString)/myuni")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        for file in scaffold.files { try file.text.write(to: folder.appendingPathComponent(file.name), atomically: true, encoding: .utf8) }
+        let catalog = try RecipeCatalog(directories: [folder.deletingLastPathComponent()])
+        let portal = try catalog.portal("myuni")
+        #expect(portal.services["news"]?.absoluteString == "https://www.myuni.edu/")
+        #expect(try catalog.recipe(portal: "myuni", command: "news").service == "news")
+        #expect(OriginPolicy(portal: portal).refusal(.fetch, to: URL(string: "https://www.myuni.edu/news/rss")!) == nil)
+        // A feed on the portal itself needs no service.
+        scaffold.newsFeed = "https://campus.myuni.edu/news/rss"
+        #expect(!scaffold.files.contains { $0.text.contains("news: { base_url") })
+    }
+
     @Test(
         "an unknown product, a bad name or an address that is none is a usage error",
         arguments: [

@@ -83,6 +83,38 @@ struct RecipePackTrustTests {
         #expect(added.packFiles[marks.path] == true)
     }
 
+    @Test("a pack that redefines a portal, even trusted, needs each of its commands trusted; a pack's own portal brings its commands")
+    func redefinitionDoesNotCarryCommands() throws {
+        let (pack, file, content) = try hostilePack()
+        defer { try? FileManager.default.removeItem(at: pack) }
+        let grades = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/grades.yaml"), encoding: .utf8)
+        let marks = pack.appendingPathComponent("demo/marks.yaml")
+        try Data(grades.replacingOccurrences(of: "command: grades", with: "command: marks").utf8).write(to: marks)
+        var trust = RecipeTrust()
+        trust.trust(portal: "demo", file: file.path, content: content)
+        let portalOnly = try RecipeCatalog(directories: [Fixtures.recipes], packs: [pack], trust: trust)
+        #expect(try portalOnly.portal("demo").file == file.path)
+        #expect(portalOnly.dataRecipes["demo"]?["marks"] == nil, "a command beside a trusted redefinition is not trusted with it")
+        #expect(portalOnly.refusedCommands["demo"]?["marks"]?.file == marks.path)
+        let items = try RecipeCatalog.packItems(in: pack, over: [Fixtures.recipes])
+        #expect(items.map(\.kind).contains(.command("marks", replaces: nil)), "trust and lint see it too")
+        trust.trust(portal: "demo", file: marks.path, content: try Data(contentsOf: marks))
+        let both = try RecipeCatalog(directories: [Fixtures.recipes], packs: [pack], trust: trust)
+        #expect(try both.recipe(portal: "demo", command: "marks").file == marks.path)
+
+        // A portal of the pack's own: its commands come with it, marked as the pack's.
+        let own = FileManager.default.temporaryDirectory.appendingPathComponent("pack-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: own) }
+        try FileManager.default.createDirectory(at: own.appendingPathComponent("mine"), withIntermediateDirectories: true)
+        let portal = try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "portal: demo\n", with: "portal: mine\n")
+        try Data(portal.utf8).write(to: own.appendingPathComponent("mine/portal.yaml"))
+        try Data(grades.utf8).write(to: own.appendingPathComponent("mine/grades.yaml"))
+        let catalog = try RecipeCatalog(directories: [Fixtures.recipes], packs: [own])
+        #expect(try catalog.recipe(portal: "mine", command: "grades").command == "grades")
+        #expect(catalog.packFiles[own.appendingPathComponent("mine/grades.yaml").path] == false, "listed as an untrusted pack's")
+        #expect(try catalog.portal("mine").untrustedPack == own.path)
+    }
+
     @Test("portal ids are lower-case letters, digits and hyphens; 'demo:totp' is refused everywhere")
     func portalIDs() throws {
         for good in ["demo", "tokyo-tech", "u2", "0x"] { #expect(PortalID.problem(with: good) == nil, "\(good)") }

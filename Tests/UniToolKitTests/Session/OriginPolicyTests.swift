@@ -50,6 +50,16 @@ struct OriginPolicyTests {
         }
     }
 
+    @Test("origins compare as a browser compares them: case and the scheme's default port do not matter")
+    func originsAreNormalised() {
+        for address in ["https://portal.uni.example:443/grades", "HTTPS://Portal.Uni.Example/grades", "https://lms.uni.example:443/"] {
+            #expect(policy.refusal(.next, to: url(address)) == nil, "\(address)")
+        }
+        #expect(url("http://portal.uni.example:80/").origin == "http://portal.uni.example")
+        #expect(url("http://portal.uni.example:443/").origin == "http://portal.uni.example:443")
+        #expect(policy.refusal(.next, to: url("https://portal.uni.example:80/")) != nil)
+    }
+
     @Test("the message says which kind of request it was")
     func kindsAreNamed() throws {
         let collector = url("https://collector.example/")
