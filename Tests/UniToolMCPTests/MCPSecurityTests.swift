@@ -81,7 +81,7 @@ struct MCPSecurityTests {
 
     // MARK: Messages
 
-    @Test("an 8 MB line is refused in well under a second, holding no more than the limit, and the next message is read")
+    @Test("an 8 MB line is refused in linear time (not the SDK's 60 s), holding no more than the limit, and the next message is read")
     func overLongLine() throws {
         var reader = MCPLineReader()
         let started = ContinuousClock.now
@@ -89,7 +89,9 @@ struct MCPSecurityTests {
         let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 4096)
         for _ in 0..<(8 * 1024 * 1024 / 4096) { items += reader.feed(chunk) }
         items += reader.feed(Array("\n{\"id\":3}\n".utf8))
-        #expect(ContinuousClock.now - started < .seconds(1), "took \(ContinuousClock.now - started)")
+        // A bound far from the quadratic 60 s, and far from this loop's own time (well under a
+        // second alone), so that a loaded machine running the suite beside it does not decide it.
+        #expect(ContinuousClock.now - started < .seconds(10), "took \(ContinuousClock.now - started)")
         #expect(items == [.tooLarge(8 * 1024 * 1024), .message(Array("{\"id\":3}".utf8))])
     }
 
