@@ -144,6 +144,17 @@ public final class RPCClientProcess: @unchecked Sendable {
 
     public func terminate() { if process.isRunning { process.terminate() } }
 
+    /// Opens an MCP session as a client does: `initialize` with id 1, its answer awaited (and
+    /// returned, nil if none came), then `notifications/initialized`.
+    public func initializeMCP(seen: inout [JSONValue]) async -> JSONValue? {
+        sendLine(
+            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#
+        )
+        let answer = await response(id: .number(1), seen: &seen)
+        sendLine(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        return answer
+    }
+
     private func take(timeout: TimeInterval, _ cut: (Data) -> (Data, Int)?) -> Data? {
         let deadline = Date().addingTimeInterval(timeout)
         condition.lock()

@@ -170,11 +170,7 @@ struct AmplificationTests {
         let client = try await RPCClientProcess.start(command: "mcp", arguments: ["--portal", "demo"], environment: sandbox.environment)
         defer { client.terminate() }
         var seen: [JSONValue] = []
-        client.sendLine(
-            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#
-        )
-        #expect(await client.response(id: .number(1), seen: &seen) != nil, "\(client.stderr)")
-        client.sendLine(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        #expect(await client.initializeMCP(seen: &seen) != nil, "\(client.stderr)")
         let started = Date()
         let padding = String(repeating: "x", count: 8_000_000)
         // Written from a thread of its own: 8 MB fill the pipe, and the write waits for the reader.

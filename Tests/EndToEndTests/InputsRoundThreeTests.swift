@@ -117,11 +117,7 @@ struct InputsRoundThreeTests {
         let client = try await RPCClientProcess.start(command: "mcp", arguments: ["--portal", "demo"], environment: sandbox.environment)
         defer { client.terminate() }
         var seen: [JSONValue] = []
-        client.sendLine(
-            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#
-        )
-        #expect(await client.response(id: .number(1), seen: &seen) != nil, "\(client.stderr)")
-        client.sendLine(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        #expect(await client.initializeMCP(seen: &seen) != nil, "\(client.stderr)")
         client.sendLine(
             #"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"news","arguments":{"since":"9999999999999999d"}}}"#)
         let refused = await client.response(id: .number(2), seen: &seen)

@@ -96,11 +96,7 @@ struct MCPInteropTests {
                 environment: sandbox.environment.merging(["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]) { $1 })
             defer { client.terminate() }
             var seen: [JSONValue] = []
-            client.sendLine(
-                #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#
-            )
-            #expect(await client.response(id: .number(1), seen: &seen) != nil, "\(client.stderr)")
-            client.sendLine(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            #expect(await client.initializeMCP(seen: &seen) != nil, "\(client.stderr)")
             client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"grades","arguments":{}}}"#)
             try await Task.sleep(for: .milliseconds(900))
             client.sendLine(

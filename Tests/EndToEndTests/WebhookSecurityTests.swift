@@ -143,15 +143,7 @@ struct WebhookSecurityTests {
         #expect(service.contains("\nExecStart=\"\(spelled)\" watch --all\n"), "\(service)")
         let cron = binary.path.replacingOccurrences(of: "%", with: "\\%")
         #expect(outcome.stderr.contains("*/5 * * * * '\(cron)' watch --all"), "\(outcome)")
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
-            let verify = try UniToolProcess.run(
-                URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
-                [
-                    "verify", units.appendingPathComponent("unitool-watch.service").path,
-                    units.appendingPathComponent("unitool-watch.timer").path,
-                ])
-            #expect(verify.exitCode == 0 && verify.stderr.isEmpty, "\(verify)")
-        }
+        if let verify = try WatchUnits.verify(in: units) { #expect(verify.exitCode == 0 && verify.stderr.isEmpty, "\(verify)") }
     }
 }
 

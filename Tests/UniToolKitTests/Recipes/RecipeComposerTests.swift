@@ -142,6 +142,15 @@ struct ExampleUniversitiesOfflineTests {
 
 @Suite("recipes new: a university's folder from its platforms")
 struct RecipeScaffoldTests {
+    /// The scaffold's files written to a folder of their own and read as lint reads them.
+    static func catalog(of scaffold: RecipeScaffold) throws -> RecipeCatalog {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scaffold-\(UUID().uuidString)/\(scaffold.portal)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        for file in scaffold.files { try file.text.write(to: folder.appendingPathComponent(file.name), atomically: true, encoding: .utf8) }
+        return try RecipeCatalog(directories: [folder.deletingLastPathComponent()])
+    }
+
     @Test("the folder it writes loads as lint loads it, platforms composed, services declared")
     func loads() throws {
         var scaffold = try RecipeScaffold(
@@ -151,11 +160,7 @@ struct RecipeScaffoldTests {
         scaffold.lms = ("moodle", URL(string: "https://moodle.myuni.edu")!)
         scaffold.library = ("koha", URL(string: "https://opac.myuni.edu/")!)
         scaffold.newsFeed = "/news/rss"
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scaffold-\(UUID().uuidString)/myuni")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
-        for file in scaffold.files { try file.text.write(to: folder.appendingPathComponent(file.name), atomically: true, encoding: .utf8) }
-        let catalog = try RecipeCatalog(directories: [folder.deletingLastPathComponent()])
+        let catalog = try Self.catalog(of: scaffold)
         let portal = try catalog.portal("myuni")
         #expect(portal.name == "My \"Quoted\" University")
         #expect(portal.platform?.platform == "keycloak" && portal.credentialTargets == ["idp"])
@@ -170,11 +175,7 @@ struct RecipeScaffoldTests {
             portal: "myuni", name: nil, baseURL: URL(string: "https://campus.myuni.edu")!, identityProvider: "keycloak",
             idpURL: URL(string: "https://sso.myuni.edu/realms/students")!)
         scaffold.newsFeed = "https://www.myuni.edu/news/rss"
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scaffold-\(UUID().uuidString)/myuni")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
-        for file in scaffold.files { try file.text.write(to: folder.appendingPathComponent(file.name), atomically: true, encoding: .utf8) }
-        let catalog = try RecipeCatalog(directories: [folder.deletingLastPathComponent()])
+        let catalog = try Self.catalog(of: scaffold)
         let portal = try catalog.portal("myuni")
         #expect(portal.services["news"]?.absoluteString == "https://www.myuni.edu/")
         #expect(try catalog.recipe(portal: "myuni", command: "news").service == "news")
