@@ -203,6 +203,15 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
             try await Task.sleep(for: .milliseconds(faults.latencyMilliseconds))
         }
         let path = request.uri.path
+        // As LemonLDAP::NG's portal does (Lemonldap::NG::Common::PSGI::Request::wantJSON, 2.x): an
+        // `Accept` that names JSON is an AJAX call, answered 401 with a JSON error instead of the
+        // login page. Every login through the demo passes here, so a client that loads pages as no
+        // browser does cannot sign in.
+        if path.hasPrefix("/idp"), let accept = request.headers[.accept],
+            accept.range(of: "(application|text)/json", options: [.regularExpression, .caseInsensitive]) != nil
+        {
+            return DemoRoutes.json(#"{"result":0,"error":"9"}"#, status: .unauthorized)
+        }
         if path.hasPrefix("/idp"), faults.idpDown {
             return DemoRoutes.html(
                 HTML.page(title: "Service Unavailable", body: "<h1>503 Service Unavailable</h1><p>The login service is down.</p>"),

@@ -13,6 +13,8 @@ public final class RecordingHTTPServer: Sendable {
         public let method: String
         public let path: String
         public let body: String
+        /// The request's headers by lower-case name (the last of a repeated one).
+        public var headers: [String: String] = [:]
     }
 
     public enum Answer: Sendable {
@@ -213,8 +215,13 @@ public final class RecordingHTTPServer: Sendable {
         let requestLine = String(decoding: bytes[..<headEnd], as: UTF8.self).split(separator: "\r\n").first ?? ""
         let parts = requestLine.split(separator: " ")
         guard parts.count >= 2 else { return nil }
+        var headers: [String: String] = [:]
+        for line in String(decoding: bytes[..<headEnd], as: UTF8.self).split(separator: "\r\n").dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
+        }
         return Request(
             method: String(parts[0]), path: String(parts[1]),
-            body: String(decoding: bytes[headEnd..<(headEnd + bodyLength)], as: UTF8.self))
+            body: String(decoding: bytes[headEnd..<(headEnd + bodyLength)], as: UTF8.self), headers: headers)
     }
 }

@@ -148,7 +148,8 @@ extension PortalConnection {
             } else if pages == 0 && source.post {
                 page = try await postPage(next, source: source, values: values, recipe: extractor.recipe)
             } else {
-                page = try await loadPage(next.absoluteString, as: pages == 0 ? .fetch : .next, recipe: extractor.recipe.file)
+                page = try await loadPage(
+                    next.absoluteString, as: pages == 0 ? .fetch : .next, recipe: extractor.recipe.file, asFetch: source.parser == .json)
             }
             let document = try extractor.parse(
                 page.body, url: page.url, charset: page.charset, charsetOverride: portal.charsetOverride(for: page.url))

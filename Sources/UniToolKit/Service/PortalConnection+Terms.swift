@@ -22,7 +22,7 @@ extension PortalConnection {
         let url = try portal.url(for: recipe.versionAPI)
         let page: Page
         do {
-            page = try await loadPage(url.absoluteString, as: .terms, recipe: portal.file)
+            page = try await loadPage(url.absoluteString, as: .terms, recipe: portal.file, asFetch: true)
         } catch let error as UniToolError where [.portalUnreachable, .portalTimeout].contains(error.kind) {
             // A network failure keeps its own kind (exit 20 or 21), as it would for any page:
             // what the user must fix is the connection, not the terms.

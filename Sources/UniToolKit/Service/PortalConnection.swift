@@ -271,9 +271,13 @@ public final class PortalConnection: Sendable {
     ///
     /// `kind` says what asked for the page, and `recipe` which file: the address must be one of
     /// the portal's own (`OriginPolicy`), checked before anything is sent.
-    func loadPage(_ pathOrURL: String, as kind: OriginPolicy.RequestKind, recipe: String? = nil) async throws -> Page {
+    ///
+    /// `asFetch` asks as a page's script asks a JSON API, not as a browser loads a page
+    /// (`BrowserRequest`): the terms version, a `parse: json` source.
+    func loadPage(_ pathOrURL: String, as kind: OriginPolicy.RequestKind, recipe: String? = nil, asFetch: Bool = false) async throws -> Page
+    {
         let url = try portal.url(for: pathOrURL)
-        return try await loadPage(url, isPost: false, as: kind, recipe: recipe) { try await self.session.get(url) }
+        return try await loadPage(url, isPost: false, as: kind, recipe: recipe) { try await self.session.get(url, asFetch: asFetch) }
     }
 
     /// The policy every request a recipe causes passes before it is sent.

@@ -35,7 +35,11 @@ public struct HTMLForm: Sendable {
     public var charset: String?
 
     /// Builds the model from a `<form>` element of a parsed page.
+    /// The page the form is on: where its submission comes from (`Origin`, `Referer`).
+    public var pageURL: URL?
+
     public init(_ form: Node, pageURL: URL) throws {
+        self.pageURL = pageURL
         let document = form.document
         let base =
             (try? document.select("//base[@href]").first?.attribute("href")).flatMap {
@@ -139,6 +143,7 @@ public struct HTMLForm: Sendable {
         }
         var submission = FormSubmission(method: method, url: target, fields: entries)
         submission.charset = charset
+        submission.pageURL = pageURL
         return submission
     }
 }
@@ -150,6 +155,8 @@ public struct FormSubmission: Sendable, CustomStringConvertible {
     public var fields: [(name: String, value: String)]
     /// Fields that carry a password or a one-time code: a trace shows them as `<redacted>`.
     public var secretFieldNames: Set<String> = []
+    /// The page the form was on, if known: the request's `Origin` and `Referer`.
+    public var pageURL: URL?
 
     public init(method: String, url: URL, fields: [(name: String, value: String)]) {
         self.method = method

@@ -19,7 +19,7 @@ public final class HTTPSession: Sendable {
         public var maxRedirects = 20
         /// A larger body is refused rather than read into memory.
         public var maxBodyBytes = 20 * 1024 * 1024
-        public var userAgent = "unitool/\(UniToolVersion.current) (+command-line; like a browser)"
+        public var userAgent = BrowserRequest.userAgent
         /// How often an idempotent GET is tried again after a broken connection, 429, 502, 503
         /// or 504, waiting `retryDelay`, then twice that, and so on (or what `Retry-After` asks,
         /// up to `maxRetryAfter`).
@@ -116,15 +116,17 @@ public final class HTTPSession: Sendable {
         return scrubber
     }
 
-    public func get(_ url: URL) async throws -> Page {
-        try await send(method: "GET", url: url, form: nil, secretFields: [])
+    /// Asks for a page as a browser navigates to it, or, `asFetch`, as a page's script asks a
+    /// JSON API (`BrowserRequest`).
+    public func get(_ url: URL, asFetch: Bool = false) async throws -> Page {
+        try await send(method: "GET", url: url, form: nil, secretFields: [], kind: asFetch ? .fetch : .navigation)
     }
 
     /// POSTs a JSON body, as a page's script calls an AJAX endpoint (Moodle's `service.php`).
     ///
     /// `bodyMayGoTo`, when given, is asked before a 307 or 308 redirect repeats the body elsewhere.
     public func post(_ url: URL, json: String, bodyMayGoTo: (@Sendable (URL) throws -> Void)? = nil) async throws -> Page {
-        try await send(method: "POST", url: url, form: nil, json: json, secretFields: [], bodyMayGoTo: bodyMayGoTo)
+        try await send(method: "POST", url: url, form: nil, json: json, secretFields: [], bodyMayGoTo: bodyMayGoTo, kind: .fetch)
     }
 
     /// Sends a form. A 307 or 308 redirect repeats a POST with its body, so a form that carries
@@ -137,11 +139,14 @@ public final class HTTPSession: Sendable {
     ) async throws -> Page {
         for field in submission.fields where submission.secretFieldNames.contains(field.name) { registerSecret(field.value) }
         if submission.method == "GET" {
-            return try await send(method: "GET", url: submission.requestURL, form: nil, secretFields: submission.secretFieldNames)
+            return try await send(
+                method: "GET", url: submission.requestURL, form: nil, secretFields: submission.secretFieldNames, kind: .navigation,
+                referrer: submission.pageURL)
         }
         return try await send(
             method: "POST", url: submission.url, form: submission.fields, charset: submission.charset,
-            secretFields: submission.secretFieldNames, secretsMayGoTo: secretsMayGoTo, bodyMayGoTo: bodyMayGoTo)
+            secretFields: submission.secretFieldNames, secretsMayGoTo: secretsMayGoTo, bodyMayGoTo: bodyMayGoTo, kind: .formPost,
+            referrer: submission.pageURL)
     }
 
     /// Sends a request and follows redirects as a browser does: 301, 302 and 303 turn a POST
@@ -149,7 +154,7 @@ public final class HTTPSession: Sendable {
     private func send(
         method: String, url: URL, form: [(name: String, value: String)]?, json: String? = nil, charset: String? = nil,
         secretFields: Set<String>, secretsMayGoTo: (@Sendable (URL) throws -> Void)? = nil,
-        bodyMayGoTo: (@Sendable (URL) throws -> Void)? = nil
+        bodyMayGoTo: (@Sendable (URL) throws -> Void)? = nil, kind: BrowserRequest.Kind, referrer: URL? = nil
     )
         async throws -> Page
     {
@@ -164,8 +169,12 @@ public final class HTTPSession: Sendable {
             // Recipes, pages and redirects name addresses; none may reach a local file (file:),
             // run script (javascript:) or carry data of its own (data:), and a loop must end.
             if let refusal = policy.refusal(for: url, hops: hops) { throw refusal }
+            // Every hop is asked as the first was; a form's POST that a redirect turned into a GET
+            // is a navigation, and the page it came from stays the referrer, as in a browser.
+            let hopKind: BrowserRequest.Kind = kind == .formPost && request.method == "GET" ? .navigation : kind
+            let browser = BrowserRequest(kind: hopKind, method: request.method, url: url, referrer: referrer)
             let response = try await performWithRetries(
-                method: request.method, url: url, form: form, json: json, charset: charset, secretFields: secretFields)
+                method: request.method, url: url, form: form, json: json, charset: charset, secretFields: secretFields, browser: browser)
             if case .follow(let next, let keepsBody) = policy.decide(
                 status: response.status, location: response.headers.first(name: "location"), after: request)
             {
@@ -219,7 +228,8 @@ public final class HTTPSession: Sendable {
     /// broke, 429 (after its `Retry-After`), 502, 503 or 504. A POST is never repeated, as a
     /// browser never repeats one without asking.
     private func performWithRetries(
-        method: String, url: URL, form: [(name: String, value: String)]?, json: String?, charset: String?, secretFields: Set<String>
+        method: String, url: URL, form: [(name: String, value: String)]?, json: String?, charset: String?, secretFields: Set<String>,
+        browser: BrowserRequest
     ) async throws -> RawResponse {
         var attempt = 0
         while true {
@@ -228,7 +238,8 @@ public final class HTTPSession: Sendable {
             do {
                 await limiter.acquire(url.origin)
                 let result = await Result {
-                    try await perform(method: method, url: url, form: form, json: json, charset: charset, secretFields: secretFields)
+                    try await perform(
+                        method: method, url: url, form: form, json: json, charset: charset, secretFields: secretFields, browser: browser)
                 }
                 await limiter.release(url.origin)
                 let response = try result.get()
@@ -249,13 +260,14 @@ public final class HTTPSession: Sendable {
     }
 
     private func perform(
-        method: String, url: URL, form: [(name: String, value: String)]?, json: String?, charset: String?, secretFields: Set<String>
+        method: String, url: URL, form: [(name: String, value: String)]?, json: String?, charset: String?, secretFields: Set<String>,
+        browser: BrowserRequest
     ) async throws -> RawResponse {
         let started = Date()
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = HTTPMethod(rawValue: method)
         request.headers.add(name: "User-Agent", value: configuration.userAgent)
-        request.headers.add(name: "Accept", value: "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8")
+        for header in browser.headers { request.headers.add(name: header.name, value: header.value) }
         let cookieHeader = state.withLock { state -> String? in
             state.requestCount += 1
             return state.jar.header(for: url)
