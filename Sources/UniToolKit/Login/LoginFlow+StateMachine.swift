@@ -16,10 +16,15 @@ public struct LoginStateMachine: Sendable {
         public var refreshes: Bool
         /// When `done_when` fails: which of its tests, in words (`url "^/campus/$" does not match "/campus"`).
         public var doneFailure: String?
+        /// True when the answer is one for a script, not a page: 401 or 403, or a JSON body.
+        /// A login service answers so a request it does not take for a browser's page load
+        /// (LemonLDAP::NG, for an `Accept` that names JSON): the request's shape is at fault,
+        /// not the recipe's rules.
+        public var isScriptAnswer: Bool
 
         public init(
             matchedRule: Int?, isOnPortal: Bool, doneConditionHolds: Bool, summary: String, refreshes: Bool = false,
-            doneFailure: String? = nil
+            doneFailure: String? = nil, isScriptAnswer: Bool = false
         ) {
             self.matchedRule = matchedRule
             self.isOnPortal = isOnPortal
@@ -27,6 +32,7 @@ public struct LoginStateMachine: Sendable {
             self.summary = summary
             self.refreshes = refreshes
             self.doneFailure = doneFailure
+            self.isScriptAnswer = isScriptAnswer
         }
     }
 
@@ -78,6 +84,15 @@ public struct LoginStateMachine: Sendable {
                         "the login reached a page of the portal that fails login.done_when of portal '\(portal)' (\(doneFailure)): \(page.summary)",
                         hint:
                             "if this page means you are logged in, correct done_when in the portal recipe; otherwise add a page rule for it"
+                    ))
+            }
+            if page.isScriptAnswer {
+                return .failed(
+                    UniToolError(
+                        .loginFailed,
+                        "the login service answered \(page.summary) where a login page was expected: an answer for a script, not a page",
+                        hint:
+                            "some login services answer so when a request does not look like a browser's page load; run with --trace FILE to see the request's headers, and report it with the portal's name"
                     ))
             }
             let tried = (rules.map(\.name) + ["meta refresh (built in)"]).joined(separator: ", ")

@@ -66,7 +66,8 @@ public struct LoginFlow: Sendable {
             let doneFailure = try self.doneFailure(page: page, document: document)
             let observation = LoginStateMachine.Observation(
                 matchedRule: matched?.index, isOnPortal: isOnPortal, doneConditionHolds: doneFailure == nil,
-                summary: describe(page: page, document: document), refreshes: refresh != nil, doneFailure: doneFailure)
+                summary: describe(page: page, document: document), refreshes: refresh != nil, doneFailure: doneFailure,
+                isScriptAnswer: [401, 403].contains(page.status) || Self.mediaType(of: page).contains("json"))
             switch machine.decide(observation) {
             case .loggedIn:
                 logger.debug("logged in; at \(page.url.redactedForLog)")
@@ -363,7 +364,24 @@ public struct LoginFlow: Sendable {
             return "form\(id) action=\"\(scrubber.scrubText(action))\""
         }
         let formText = forms.isEmpty ? "no forms" : forms.joined(separator: ", ")
-        return "\(page.url.redactedForLog) (HTTP \(page.status), \(title), \(formText))"
+        let type = Self.mediaType(of: page)
+        var parts = [
+            "HTTP \(page.status)", type.isEmpty ? "no content type" : type, Plural.count(page.body.count, "byte"), title, formText,
+        ]
+        // A body that is no page (JSON, plain text) says more by its first line than by its title.
+        if !type.isEmpty, !type.contains("html") {
+            let firstLine =
+                String(decoding: page.body.prefix(512), as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            let shown = scrubber.scrubMessage(firstLine.trimmingCharacters(in: .whitespaces))
+            if !shown.isEmpty { parts.append("begins \"\(shown.count > 120 ? String(shown.prefix(120)) + "…" : shown)\"") }
+        }
+        return "\(page.url.redactedForLog) (\(parts.joined(separator: ", ")))"
+    }
+
+    /// The page's media type in lower case (`application/json`), without parameters; empty when
+    /// the answer names none.
+    static func mediaType(of page: Page) -> String {
+        (page.contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "").lowercased()
     }
 }
 

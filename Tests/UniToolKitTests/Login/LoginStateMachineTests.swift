@@ -80,6 +80,21 @@ struct LoginStateMachineTests {
         #expect(unknownError.message.contains("rules tried: wrong password, user id, password, saml post, mfa"))
     }
 
+    @Test("an answer for a script (401, 403, JSON) where a login page was expected is named so, not as a changed layout")
+    func scriptAnswerIsNoLayoutChange() {
+        var machine = LoginStateMachine(recipe: Self.recipe, portal: "p")
+        let answer = LoginStateMachine.Observation(
+            matchedRule: nil, isOnPortal: false, doneConditionHolds: true,
+            summary: "https://idp.example/ (HTTP 401, application/json, 24 bytes, no title, no forms)", isScriptAnswer: true)
+        guard case .failed(let error) = machine.decide(answer) else {
+            Issue.record("expected failure")
+            return
+        }
+        #expect(error.kind == .loginFailed)
+        #expect(error.message.contains("an answer for a script, not a page") && error.message.contains("HTTP 401, application/json"))
+        #expect(error.hint?.contains("--trace") == true && error.hint?.contains("login.pages") == false)
+    }
+
     @Test("a portal page that fails the done test is not a successful login")
     func doneConditionMustHold() {
         var machine = LoginStateMachine(recipe: Self.recipe, portal: "p")
