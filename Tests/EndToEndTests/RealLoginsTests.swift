@@ -134,6 +134,24 @@ struct RealLoginsTests {
         #expect(await samlPosts(demo) == 1, "exactly one fresh login")
     }
 
+    @Test(
+        "a time-out page on a host the IdP shares forgets the portal's cookies, not the IdP's: the IdP's session signs in again with no password"
+    )
+    func timeoutPageKeepsTheIdPSession() async throws {
+        let clean = try await DemoUniversity.start(faults: try DemoFaults(parsing: "login=idp-session"))
+        defer { Task { await clean.stop() } }
+        let warm = try await run(["--portal", "demo", "grades", "--term", "2026-spring"], demo: clean)
+        try #require(warm.exitCode == 0, "\(warm)")
+        #expect(await clean.passwordsReceived == 1)
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "login=timeout-page,login=idp-session"))
+        defer { Task { await demo.stop() } }
+        let outcome = try await run(["--portal", "demo", "grades", "--term", "2026-spring", "--json"], demo: demo)
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("Analysis II"))
+        #expect(await samlPosts(demo) == 1, "exactly one fresh sign-on")
+        #expect(await demo.passwordsReceived == 0, "the IdP's session, kept, signed the user in")
+    }
+
     @Test("a public command (login: false) needs no user and never logs in; a portal that asks for one is a clear error")
     func publicCommand() async throws {
         let demo = try await DemoUniversity.start()

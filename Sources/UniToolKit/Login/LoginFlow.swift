@@ -198,10 +198,13 @@ public struct LoginFlow: Sendable {
             step?.submitted = "GET \(target.redactedForLog)"
             logger.debug("following '\(rule.name)': \(target.redactedForLog)")
             return try await session.get(target)
-        case .restart:
-            // The portal's session is dead: forget its cookies, then ask for the start page, which
-            // sends the browser to the login service as a new visitor's would.
-            session.forgetCookies(for: portal.baseURL)
+        case .restart(let all):
+            // The portal's session is dead: forget the cookies of the origin that timed out, then
+            // ask for the start page, which sends the browser to the login service. Its session
+            // is alive, and signs the user in again with no password, so its cookies stay even
+            // where it shares the host (its path), unless the rule says `restart: all`.
+            session.forgetCookies(for: page.url, keepingThoseFor: all ? nil : portal.idpURL)
+            if all { session.forgetCookies(for: portal.idpURL) }
             let start = try portal.url(for: portal.login.start)
             step?.submitted = "GET \(start.redactedForLog)"
             logger.debug("'\(rule.name)': the portal's session timed out; starting a fresh login at \(start.redactedForLog)")

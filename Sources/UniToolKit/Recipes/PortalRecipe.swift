@@ -124,9 +124,11 @@ public struct PageRule: Sendable {
         /// button's `onclick`), or the address the XPath yields. A signed-out landing page's
         /// "Log in", an OPAC's link to CAS, Keycloak's "restart login", a "remind me later".
         case follow(xpath: String)
-        /// The portal's own "your session has timed out" page: forget the portal's cookies and
-        /// start one fresh login from `login.start`.
-        case restart
+        /// The portal's own "your session has timed out" page: forget the cookies of the origin
+        /// that timed out, but not the login service's (its session signs the user in again
+        /// with no password), and start one fresh login from `login.start`. `all` (`restart:
+        /// all`) forgets the login service's too.
+        case restart(all: Bool)
     }
 
     public enum FailureReason: String, Sendable, CaseIterable {
@@ -268,10 +270,14 @@ extension PageRule {
         case "follow":
             action = .follow(xpath: try reader.requiredXPath("follow"))
         case "restart":
-            guard try reader.bool("restart") == true else {
-                throw reader.error("restart", "only 'true' makes sense here; remove the rule instead")
+            switch try reader.string("restart") {
+            case "true": action = .restart(all: false)
+            case "all": action = .restart(all: true)
+            default:
+                throw reader.error(
+                    "restart",
+                    "use 'true' (forget the timed-out origin's cookies) or 'all' (the login service's too); to do neither, remove the rule")
             }
-            action = .restart
         default:
             action = .fail(
                 reason: try reader.choice("fail", of: FailureReason.self)!, messageXPath: try reader.xpath("message"))

@@ -194,11 +194,22 @@ public struct CookieJar: Codable, Sendable, Equatable {
         return applicable.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
 
-    /// Removes the cookies a browser would send to `url`'s host, whatever their path.
-    public mutating func remove(cookiesFor url: URL) {
+    /// Removes the cookies a browser would send to `url`'s host, whatever their path, except
+    /// those it would also send to `kept` (by its host and path): the login service's session,
+    /// where it shares a host with the portal under a path of its own (`Path=/idp`).
+    public mutating func remove(cookiesFor url: URL, keepingThoseFor kept: URL? = nil) {
         guard let host = url.host?.lowercased() else { return }
+        let keptHost = kept?.host?.lowercased()
+        let keptPath = kept.map { $0.path.isEmpty ? "/" : $0.path }
         cookies.removeAll { cookie in
-            cookie.hostOnly ? host == cookie.domain : Cookie.domainMatches(host: host, domain: cookie.domain)
+            let sentToURL = cookie.hostOnly ? host == cookie.domain : Cookie.domainMatches(host: host, domain: cookie.domain)
+            guard sentToURL else { return false }
+            guard let keptHost, let keptPath else { return true }
+            let sentToKept =
+                (cookie.hostOnly ? keptHost == cookie.domain : Cookie.domainMatches(host: keptHost, domain: cookie.domain))
+                && Cookie.pathMatches(requestPath: keptPath, cookiePath: cookie.path)
+            // A cookie for the whole host ("/") is the portal's as much as the service's: it goes.
+            return !sentToKept || cookie.path == "/"
         }
     }
 

@@ -93,8 +93,11 @@ public final class HTTPSession: Sendable {
 
     /// Drops every cookie that would be sent to `url`: the portal's dead session, before a fresh
     /// login. Cookies of other sites (the IdP's) stay.
-    public func forgetCookies(for url: URL) {
-        state.withLock { $0.jar.remove(cookiesFor: url) }
+    ///
+    /// `keepingThoseFor`: cookies that would also be sent there (the login service's, on a host
+    /// it shares with the portal) stay.
+    public func forgetCookies(for url: URL, keepingThoseFor kept: URL? = nil) {
+        state.withLock { $0.jar.remove(cookiesFor: url, keepingThoseFor: kept) }
     }
 
     /// How many HTTP requests the session has sent, redirects included.
