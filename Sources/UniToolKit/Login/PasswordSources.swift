@@ -58,46 +58,21 @@ public struct PasswordKeyring: Sendable {
     public let origins: [String]
     /// The definition that the current one replaced, if any (a trusted recipe pack).
     let replacedDefinition: String?
-    private let keyring = Keyring()
+    private let items: BoundSecretItems
 
     public init(portal: PortalRecipe) {
         self.portal = portal.id
         self.origins = portal.declaredCredentialOrigins
         self.replacedDefinition = portal.replacedDefinition
+        self.items = BoundSecretItems(portal: portal, kind: .password, name: "the password", findLabel: "unitool: password on \(portal.id)")
     }
-
-    var label: String { "unitool: password on \(portal)" }
 
     /// The stored password, if it may go where this definition of the portal sends it.
     public func password(for user: String) throws -> Secret? {
-        let item: Keyring.Item?
-        do {
-            item = try KeyringItems.find(
-                portal: portal, user: user, kind: .password, keyring: keyring, label: label,
-                extra: replacedDefinition == nil ? ["origins": origins.joined(separator: " ")] : [:])
-        } catch {
-            throw Self.translate(error, doing: "read the password of \(user) from")
-        }
-        guard var item else { return nil }
-        defer { for index in item.secret.indices { item.secret[index] = 0 } }
-        let stored = item.attributes["origins"].map { $0.split(separator: " ").map(String.init) }
-        switch PasswordRelease.decide(storedFor: stored, requestedBy: origins, definitionReplaced: replacedDefinition != nil) {
-        case .release:
-            return Secret(bytes: item.secret)
-        case .bind:
-            // Stored by hand (secret-tool) without origins, for the user's own definition: bind
-            // it to that definition now, so no later one can take it.
-            try store(Secret(bytes: item.secret), for: user)
-            return Secret(bytes: item.secret)
-        case .refuse(let storedFor):
-            let old = storedFor.map { $0.joined(separator: ", ") } ?? "no recorded origins"
-            throw UniToolError(
-                .credentialsMissing,
-                "the password stored for \(user) on '\(portal)' was stored for \(old), but the portal's definition now would send it to \(origins.joined(separator: ", ")); unitool does not release it",
-                hint:
-                    "the portal is defined by \(replacedDefinition.map { "a recipe pack replacing \($0)" } ?? "a changed recipe"); if you trust it, give the password again with 'unitool auth login --portal \(portal) --user \(user)', or use --password-stdin"
-            )
-        }
+        try items.released(
+            for: user, sends: "it", refusal: "unitool does not release it",
+            again: "give the password again with 'unitool auth login --portal \(portal) --user \(user)', or use --password-stdin",
+            read: { Secret(bytes: $0) }, bind: { try store($0, for: user) })
     }
 
     /// Refuses a secret from outside the keyring (`UNITOOL_PASSWORD_COMMAND`,
@@ -122,38 +97,14 @@ public struct PasswordKeyring: Sendable {
     }
 
     public func store(_ password: Secret, for user: String) throws {
-        var attributes = KeyringItems.attributes(portal: portal, user: user, kind: .password)
-        attributes["origins"] = origins.joined(separator: " ")
-        do {
-            // One item per portal and user: a password stored for other origins is replaced.
-            try keyring.clear(KeyringItems.attributes(portal: portal, user: user, kind: .password))
-            try keyring.store(secret: password.revealBytes(), attributes: attributes, label: "unitool: \(user) on \(portal)")
-        } catch {
-            throw Self.translate(error, doing: "store the password of \(user) in")
-        }
+        try items.store(password.revealBytes(), for: user, label: "unitool: \(user) on \(portal)")
     }
 
     /// Whether a password is stored at all, wherever it may go (for status displays).
-    public func isStored(for user: String) throws -> Bool {
-        do throws(KeyringError) {
-            if try !keyring.search(KeyringItems.attributes(portal: portal, user: user, kind: .password)).isEmpty { return true }
-            return try keyring.search(KeyringItems.legacyAttributes(portal: portal, user: user, kind: .password))
-                .contains { $0.attributes["kind"] == nil }
-        } catch {
-            throw Self.translate(error, doing: "read the password of \(user) from")
-        }
-    }
+    public func isStored(for user: String) throws -> Bool { try items.isStored(for: user) }
 
     @discardableResult
-    public func remove(user: String) throws -> Bool {
-        do {
-            let removed = try keyring.clear(KeyringItems.attributes(portal: portal, user: user, kind: .password))
-            let removedLegacy = try keyring.clear(KeyringItems.legacyAttributes(portal: portal, user: user, kind: .password))
-            return removed || removedLegacy
-        } catch {
-            throw Self.translate(error, doing: "remove the password of \(user) from")
-        }
-    }
+    public func remove(user: String) throws -> Bool { try items.remove(user: user) }
 
     static let alternatives =
         "give the password with --password-stdin, or set UNITOOL_PASSWORD_COMMAND to a command that prints it (for example 'pass show uni/portal')"
@@ -198,90 +149,137 @@ public struct OneTimeCodeKeyring: Sendable {
     public let portal: String
     /// Where the current definition of the portal may send a code.
     public let origins: [String]
-    let replacedDefinition: String?
-    private let keyring = Keyring()
+    private let items: BoundSecretItems
 
     public init(portal: PortalRecipe) {
         self.portal = portal.id
         self.origins = portal.declaredCredentialOrigins
-        self.replacedDefinition = portal.replacedDefinition
+        self.items = BoundSecretItems(
+            portal: portal, kind: .totp, name: "the TOTP secret", findLabel: "unitool: TOTP secret on \(portal.id)")
     }
-
-    var label: String { "unitool: TOTP secret on \(portal)" }
 
     /// The user's code generator, or nil if no secret is stored; refused when the portal's
     /// definition would send codes where the secret was not stored for.
     public func generator(for user: String) throws -> TOTP? {
+        try items.released(
+            for: user, sends: "one-time codes", refusal: "unitool makes no code from it",
+            again: "store the secret again with 'unitool auth totp set --portal \(portal) --user \(user)'",
+            read: { bytes in
+                do {
+                    return try TOTP(parsing: String(decoding: bytes, as: UTF8.self))
+                } catch {
+                    throw UniToolError(
+                        .stateCorrupt, "the TOTP secret stored for \(user) on '\(portal)' cannot be read: \(error)",
+                        hint: "store it again with 'unitool auth totp set --portal \(portal) --user \(user)'")
+                }
+            }, bind: { try store($0, for: user) })
+    }
+
+    public func store(_ generator: TOTP, for user: String) throws {
+        try items.store(Array(generator.uri.utf8), for: user, label: "unitool: TOTP secret of \(user) on \(portal)")
+    }
+
+    /// Whether a secret is stored at all, wherever it may go (for status displays).
+    public func isStored(for user: String) throws -> Bool { try items.isStored(for: user) }
+
+    @discardableResult
+    public func remove(user: String) throws -> Bool { try items.remove(user: user) }
+}
+
+/// One portal's keyring items of one kind (passwords, TOTP secrets), each bound to the credential
+/// origins its portal's definition declared when it was stored (the `origins` attribute): the
+/// reading, binding, refusing, storing and removing that `PasswordKeyring` and
+/// `OneTimeCodeKeyring` share, since a code opens the account as the password does.
+struct BoundSecretItems: Sendable {
+    let portal: String
+    let kind: SecretKind
+    /// "the password", "the TOTP secret": for messages.
+    let name: String
+    /// The label of an item moved from the older naming scheme.
+    let findLabel: String
+    let origins: [String]
+    let replacedDefinition: String?
+    private let keyring = Keyring()
+
+    init(portal: PortalRecipe, kind: SecretKind, name: String, findLabel: String) {
+        self.portal = portal.id
+        self.kind = kind
+        self.name = name
+        self.findLabel = findLabel
+        self.origins = portal.declaredCredentialOrigins
+        self.replacedDefinition = portal.replacedDefinition
+    }
+
+    /// The stored secret, read by `read`, if it may go where this definition of the portal sends
+    /// it (`PasswordRelease`). One stored without origins, for the user's own definition, is
+    /// bound to it now by `bind`; one stored for other origins is refused, the message saying
+    /// that the definition `sends` (it, one-time codes) elsewhere, the `refusal`, and `again`.
+    func released<Value>(
+        for user: String, sends: String, refusal: String, again: String, read: ([UInt8]) throws -> Value,
+        bind: (Value) throws -> Void
+    ) throws -> Value? {
         let item: Keyring.Item?
         do {
             item = try KeyringItems.find(
-                portal: portal, user: user, kind: .totp, keyring: keyring, label: label,
+                portal: portal, user: user, kind: kind, keyring: keyring, label: findLabel,
                 extra: replacedDefinition == nil ? ["origins": origins.joined(separator: " ")] : [:])
         } catch {
-            throw PasswordKeyring.translate(error, doing: "read the TOTP secret of \(user) from")
+            throw PasswordKeyring.translate(error, doing: "read \(name) of \(user) from")
         }
-        guard var bytes = item?.secret else { return nil }
-        defer { for index in bytes.indices { bytes[index] = 0 } }
-        let generator: TOTP
-        do {
-            generator = try TOTP(parsing: String(decoding: bytes, as: UTF8.self))
-        } catch {
-            throw UniToolError(
-                .stateCorrupt, "the TOTP secret stored for \(user) on '\(portal)' cannot be read: \(error)",
-                hint: "store it again with 'unitool auth totp set --portal \(portal) --user \(user)'")
-        }
-        let stored = item?.attributes["origins"].map { $0.split(separator: " ").map(String.init) }
+        guard var item else { return nil }
+        defer { for index in item.secret.indices { item.secret[index] = 0 } }
+        let value = try read(item.secret)
+        let stored = item.attributes["origins"].map { $0.split(separator: " ").map(String.init) }
         switch PasswordRelease.decide(storedFor: stored, requestedBy: origins, definitionReplaced: replacedDefinition != nil) {
         case .release:
-            return generator
+            return value
         case .bind:
-            // Stored without origins (by an older unitool, or by hand), for the user's own
-            // definition: bind it to that definition now.
-            try store(generator, for: user)
-            return generator
+            // Stored without origins (by hand, or by an older unitool), for the user's own
+            // definition: bind it to that definition now, so no later one can take it.
+            try bind(value)
+            return value
         case .refuse(let storedFor):
             let old = storedFor.map { $0.joined(separator: ", ") } ?? "no recorded origins"
             throw UniToolError(
                 .credentialsMissing,
-                "the TOTP secret stored for \(user) on '\(portal)' was stored for \(old), but the portal's definition now would send one-time codes to \(origins.joined(separator: ", ")); unitool makes no code from it",
+                "\(name) stored for \(user) on '\(portal)' was stored for \(old), but the portal's definition now would send \(sends) to \(origins.joined(separator: ", ")); \(refusal)",
                 hint:
-                    "the portal is defined by \(replacedDefinition.map { "a recipe pack replacing \($0)" } ?? "a changed recipe"); if you trust it, store the secret again with 'unitool auth totp set --portal \(portal) --user \(user)'"
+                    "the portal is defined by \(replacedDefinition.map { "a recipe pack replacing \($0)" } ?? "a changed recipe"); if you trust it, \(again)"
             )
         }
     }
 
-    public func store(_ generator: TOTP, for user: String) throws {
-        var attributes = KeyringItems.attributes(portal: portal, user: user, kind: .totp)
+    /// Stores `secret` bound to this definition's origins; one item per portal and user, so one
+    /// stored for other origins is replaced.
+    func store(_ secret: [UInt8], for user: String, label: String) throws {
+        var attributes = KeyringItems.attributes(portal: portal, user: user, kind: kind)
         attributes["origins"] = origins.joined(separator: " ")
         do {
-            // One item per portal and user: a secret stored for other origins is replaced.
-            try keyring.clear(KeyringItems.attributes(portal: portal, user: user, kind: .totp))
-            try keyring.store(
-                secret: Array(generator.uri.utf8), attributes: attributes, label: "unitool: TOTP secret of \(user) on \(portal)")
+            try keyring.clear(KeyringItems.attributes(portal: portal, user: user, kind: kind))
+            try keyring.store(secret: secret, attributes: attributes, label: label)
         } catch {
-            throw PasswordKeyring.translate(error, doing: "store the TOTP secret of \(user) in")
+            throw PasswordKeyring.translate(error, doing: "store \(name) of \(user) in")
         }
     }
 
     /// Whether a secret is stored at all, wherever it may go (for status displays).
-    public func isStored(for user: String) throws -> Bool {
+    func isStored(for user: String) throws -> Bool {
         do throws(KeyringError) {
-            if try !keyring.search(KeyringItems.attributes(portal: portal, user: user, kind: .totp)).isEmpty { return true }
-            return try keyring.search(KeyringItems.legacyAttributes(portal: portal, user: user, kind: .totp))
+            if try !keyring.search(KeyringItems.attributes(portal: portal, user: user, kind: kind)).isEmpty { return true }
+            return try keyring.search(KeyringItems.legacyAttributes(portal: portal, user: user, kind: kind))
                 .contains { $0.attributes["kind"] == nil }
         } catch {
-            throw PasswordKeyring.translate(error, doing: "read the TOTP secret of \(user) from")
+            throw PasswordKeyring.translate(error, doing: "read \(name) of \(user) from")
         }
     }
 
-    @discardableResult
-    public func remove(user: String) throws -> Bool {
+    func remove(user: String) throws -> Bool {
         do {
-            let removed = try keyring.clear(KeyringItems.attributes(portal: portal, user: user, kind: .totp))
-            let removedLegacy = try keyring.clear(KeyringItems.legacyAttributes(portal: portal, user: user, kind: .totp))
+            let removed = try keyring.clear(KeyringItems.attributes(portal: portal, user: user, kind: kind))
+            let removedLegacy = try keyring.clear(KeyringItems.legacyAttributes(portal: portal, user: user, kind: kind))
             return removed || removedLegacy
         } catch {
-            throw PasswordKeyring.translate(error, doing: "remove the TOTP secret of \(user) from")
+            throw PasswordKeyring.translate(error, doing: "remove \(name) of \(user) from")
         }
     }
 }
