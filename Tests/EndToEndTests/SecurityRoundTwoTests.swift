@@ -85,7 +85,9 @@ struct SecurityRoundTwoTests {
         let outcome = measured.outcome
         #expect(outcome.exitCode == 30, "\(outcome)")
         #expect(outcome.stderr.contains("declares entities"), "\(outcome)")
-        #expect(outcome.seconds < 5)
+        // Its own CPU time, as its own memory: the wall clock of one run among the whole suite's
+        // on two cores measures the suite (5.7 s once), not the parser.
+        #expect(measured.cpuSeconds < 5, "\(measured)")
         #expect(measured.peakKiB < 200 * 1024, "\(measured)")
     }
 
