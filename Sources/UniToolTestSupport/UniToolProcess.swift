@@ -66,32 +66,32 @@ public struct UniToolProcess {
 
         let deadline = DispatchTime.now() + timeout
         let group = DispatchGroup()
-        nonisolated(unsafe) var stdoutData = Data()
-        nonisolated(unsafe) var stderrData = Data()
+        let stdoutData = ReadBuffer()
+        let stderrData = ReadBuffer()
         // Threads of their own, not dispatch's pool: when many tests block in it at once,
         // dispatch adds threads only slowly, and every read would wait its turn.
-        group.enter()
-        Thread.detachNewThread {
-            stdoutData = output.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        group.enter()
-        Thread.detachNewThread {
-            stderrData = error.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
+        for (pipe, buffer) in [(output, stdoutData), (error, stderrData)] {
+            group.enter()
+            Thread.detachNewThread {
+                buffer.readToEnd(pipe.fileHandleForReading)
+                group.leave()
+            }
         }
         if group.wait(timeout: deadline) == .timedOut {
+            // What the process was doing, so that a hang seen once in CI can be told apart:
+            // still running (and where it waits), or gone while another process holds its pipes.
+            let state = ProcessState.describe(process.processIdentifier)
             process.terminate()
             _ = exitStatus(of: process, timeout: 5)
             var outcome = Outcome(
-                exitCode: -1, stdout: "", stderr: "\(program.lastPathComponent) did not finish within \(timeout) s and was killed")
+                exitCode: -1, stdout: stdoutData.text,
+                stderr: "\(program.lastPathComponent) did not finish within \(timeout) s and was killed (\(state))\n\(stderrData.text)")
             outcome.seconds = Date().timeIntervalSince(started)
             return outcome
         }
         let status = exitStatus(of: process, timeout: timeout)
         var outcome = Outcome(
-            exitCode: status, stdout: String(decoding: stdoutData, as: UTF8.self),
-            stderr: String(decoding: stderrData, as: UTF8.self))
+            exitCode: status, stdout: stdoutData.text, stderr: stderrData.text)
         outcome.seconds = Date().timeIntervalSince(started)
         return outcome
     }
@@ -144,5 +144,51 @@ public struct UniToolProcess {
                     })
             }
         }
+    }
+
+    /// `run` of any program, for async tests, on a thread of its own for the same reason.
+    public static func run(
+        _ program: URL, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+        removingEnvironment: [String] = [], timeout: TimeInterval = 60, currentDirectory: URL? = nil
+    ) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result {
+                        try run(
+                            program, arguments, stdin: stdin, environment: environment, removingEnvironment: removingEnvironment,
+                            timeout: timeout, currentDirectory: currentDirectory) as Outcome
+                    })
+            }
+        }
+    }
+}
+
+/// What a reader thread has read of one pipe so far, so that a run killed at its time limit still
+/// reports the output it had.
+final class ReadBuffer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+
+    func readToEnd(_ handle: FileHandle) {
+        while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty { return }
+            lock.withLock { data.append(chunk) }
+        }
+    }
+
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+}
+
+/// The kernel's word on a process, from /proc: its state and the call it sleeps in.
+enum ProcessState {
+    static func describe(_ pid: Int32) -> String {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        guard let state = status.split(separator: "\n").first(where: { $0.hasPrefix("State:") }) else {
+            return "process \(pid) had already exited; another process held its output open"
+        }
+        let wchan = (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? "?"
+        return "process \(pid) \(state.replacingOccurrences(of: "\t", with: " ")), waiting in \(wchan.isEmpty ? "-" : wchan)"
     }
 }

@@ -220,17 +220,9 @@ struct AmplificationTests {
             }
             let script = Fixtures.root.appendingPathComponent("Tests/EndToEndTests/Interop/mcp_client.py").path
             let childEnvironment = environment
-            let outcome = try await withCheckedThrowingContinuation {
-                (continuation: CheckedContinuation<UniToolProcess.Outcome, any Error>) in
-                Thread.detachNewThread {
-                    continuation.resume(
-                        with: Result {
-                            try UniToolProcess.run(
-                                URL(fileURLWithPath: python), [script, "tools", UniToolProcess.executable.path, "--portal", "demo", "mcp"],
-                                environment: childEnvironment, timeout: 120)
-                        })
-                }
-            }
+            let outcome = try await UniToolProcess.run(
+                URL(fileURLWithPath: python), [script, "tools", UniToolProcess.executable.path, "--portal", "demo", "mcp"],
+                environment: childEnvironment, timeout: 120)
             #expect(outcome.exitCode == 0, "\(outcome)")
             let report = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
             let tools = try #require(report?["tools"] as? [String: [String: Any]], "\(outcome)")

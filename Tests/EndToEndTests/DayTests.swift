@@ -27,9 +27,9 @@ struct DayTests {
     }
 
     /// The file's occurrences between two dates, as the Python library expands them.
-    func expand(_ file: URL, from start: String, to end: String) throws -> (zones: [String], events: [[String: Any]]) {
+    func expand(_ file: URL, from start: String, to end: String) async throws -> (zones: [String], events: [[String: Any]]) {
         let script = Fixtures.root.appendingPathComponent("Tests/EndToEndTests/Interop/ical_expand.py")
-        let outcome = try UniToolProcess.run(URL(fileURLWithPath: "/usr/bin/python3"), [script.path, file.path, start, end])
+        let outcome = try await UniToolProcess.run(URL(fileURLWithPath: "/usr/bin/python3"), [script.path, file.path, start, end])
         #expect(outcome.exitCode == 0, "\(outcome)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any], "\(outcome)")
         return (object["zones"] as? [String] ?? [], object["events"] as? [[String: Any]] ?? [])
@@ -71,7 +71,7 @@ struct DayTests {
         #expect(export.exitCode == 0 && export.stdout.isEmpty, "\(export)")
         #expect(export.stderr.contains("events from courses, exams, loans"), "\(export)")
         let end = formatter.string(from: calendar.date(byAdding: .day, value: 60, to: last)!)
-        let (zones, events) = try expand(file, from: termStart, to: end)
+        let (zones, events) = try await expand(file, from: termStart, to: end)
         #expect(zones == ["Europe/Budapest"])
 
         let classes = events.filter { event in records.contains { $0["course"] as? String == event["summary"] as? String } }

@@ -40,16 +40,8 @@ struct FilesAndPackagingTests {
     func runProgram(
         _ program: String, _ arguments: [String], environment: [String: String], removing: [String] = []
     ) async throws -> UniToolProcess.Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result {
-                        try UniToolProcess.run(
-                            URL(fileURLWithPath: program), arguments, environment: environment, removingEnvironment: removing,
-                            timeout: 300)
-                    })
-            }
-        }
+        try await UniToolProcess.run(
+            URL(fileURLWithPath: program), arguments, environment: environment, removingEnvironment: removing, timeout: 300)
     }
 
     // MARK: install.sh

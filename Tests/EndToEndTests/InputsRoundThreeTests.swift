@@ -191,7 +191,7 @@ struct InputsRoundThreeTests {
             for word in "${COMPREPLY[@]}"; do eval "set -- $word"; printf 'word:%s:%d\\n' "$1" "$#"; done
             """
         let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        let outcome = try UniToolProcess.run(
+        let outcome = try await UniToolProcess.run(
             URL(fileURLWithPath: "/usr/bin/bash"), ["--norc", "--noprofile", "-c", script],
             environment: sandbox.environment.merging(["PATH": path]) { $1 })
         let replies = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("reply:") }

@@ -26,16 +26,9 @@ struct MCPInteropTests {
         }
         let script = Fixtures.root.appendingPathComponent("Tests/EndToEndTests/Interop/mcp_client.py").path
         // On a thread of its own: the demo serving the server runs on this process's cooperative pool.
-        let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UniToolProcess.Outcome, any Error>) in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result {
-                        try UniToolProcess.run(
-                            URL(fileURLWithPath: python), [script, scenario, UniToolProcess.executable.path] + arguments,
-                            environment: environment, timeout: 120)
-                    })
-            }
-        }
+        let outcome = try await UniToolProcess.run(
+            URL(fileURLWithPath: python), [script, scenario, UniToolProcess.executable.path] + arguments, environment: environment,
+            timeout: 120)
         #expect(outcome.exitCode == 0, "\(outcome)")
         return try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
     }

@@ -222,7 +222,7 @@ struct PluginsAndConfigTests {
         }
         // groff, as man uses it, with every warning on: the roff is clean.
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/groff") {
-            let lint = try UniToolProcess.run(
+            let lint = try await UniToolProcess.run(
                 URL(fileURLWithPath: "/usr/bin/groff"), ["-man", "-ww", "-z"] + names.map { committed.appendingPathComponent($0).path })
             #expect(lint.exitCode == 0 && lint.stderr.isEmpty, "\(lint)")
         }

@@ -344,17 +344,9 @@ struct RPCTests {
         let script = Fixtures.root.appendingPathComponent("Examples/rpc_client.py").path
         let environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }
         func client(_ arguments: [String]) async throws -> UniToolProcess.Outcome {
-            // Started and waited for on a thread of its own, never on the cooperative pool.
-            try await withCheckedThrowingContinuation { continuation in
-                Thread.detachNewThread {
-                    continuation.resume(
-                        with: Result {
-                            try UniToolProcess.run(
-                                URL(fileURLWithPath: "/usr/bin/env"),
-                                ["python3", script, "--unitool", UniToolProcess.executable.path] + arguments, environment: environment)
-                        })
-                }
-            }
+            try await UniToolProcess.run(
+                URL(fileURLWithPath: "/usr/bin/env"), ["python3", script, "--unitool", UniToolProcess.executable.path] + arguments,
+                environment: environment)
         }
         let grades = try await client([])
         #expect(grades.exitCode == 0, "\(grades)")

@@ -52,7 +52,7 @@ struct ServicesTests {
     }
 
     @Test("a command naming a service its portal does not declare is refused when the recipes are read")
-    func unknownService() throws {
+    func unknownService() async throws {
         let folder = sandbox.root.appendingPathComponent("pack/uni")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try
@@ -60,7 +60,7 @@ struct ServicesTests {
             .write(to: folder.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
         try "command: loans\nservice: library\nfetch: /loans\nrows: //tr\nfields: { title: { xpath: td } }\n".write(
             to: folder.appendingPathComponent("loans.yaml"), atomically: true, encoding: .utf8)
-        let outcome = try UniToolProcess.run(
+        let outcome = try await UniToolProcess.run(
             ["--recipes", sandbox.root.appendingPathComponent("pack").path, "recipes", "lint"], environment: sandbox.environment)
         #expect(outcome.exitCode == 31, "\(outcome)")
         #expect(outcome.stderr.contains("service: 'library' is not a service of portal 'uni' (services: lms)"), "\(outcome)")

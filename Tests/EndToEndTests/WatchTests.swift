@@ -163,7 +163,7 @@ extension WatchTests {
         #expect(install.stderr.contains("systemctl --user") && install.stderr.contains("*/5 * * * *"), "\(install)")
         let service = try String(contentsOf: units.appendingPathComponent("unitool-watch.service"), encoding: .utf8)
         #expect(service.contains("ExecStart=\(UniToolProcess.executable.path) watch --all"), "\(service)")
-        if let verify = try WatchUnits.verify(in: units) { #expect(verify.exitCode == 0 && verify.stderr.isEmpty, "\(verify)") }
+        if let verify = try await WatchUnits.verify(in: units) { #expect(verify.exitCode == 0 && verify.stderr.isEmpty, "\(verify)") }
     }
 }
 
@@ -171,9 +171,9 @@ extension WatchTests {
 enum WatchUnits {
     /// `systemd-analyze verify` of the service and timer in `units`, or nil where systemd's
     /// tools are not installed.
-    static func verify(in units: URL) throws -> UniToolProcess.Outcome? {
+    static func verify(in units: URL) async throws -> UniToolProcess.Outcome? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") else { return nil }
-        return try UniToolProcess.run(
+        return try await UniToolProcess.run(
             URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
             [
                 "verify", units.appendingPathComponent("unitool-watch.service").path,

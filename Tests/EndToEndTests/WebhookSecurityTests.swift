@@ -20,8 +20,8 @@ struct WebhookSecurityTests {
 
     /// Runs unitool in the sandbox, killed after `timeout` seconds, so that a hang fails the test
     /// in bounded time instead of stalling the suite.
-    func run(_ arguments: [String], timeout: TimeInterval = 30) throws -> UniToolProcess.Outcome {
-        try UniToolProcess.run(arguments, environment: sandbox.environment, timeout: timeout)
+    func run(_ arguments: [String], timeout: TimeInterval = 30) async throws -> UniToolProcess.Outcome {
+        try await UniToolProcess.run(arguments, environment: sandbox.environment, timeout: timeout)
     }
 
     /// The lines of stderr that report a channel's failure.
@@ -42,7 +42,7 @@ struct WebhookSecurityTests {
             }
         }
         defer { server.stop() }
-        let outcome = try run(["watch", "grades", "--test", "--webhook", server.url("/hook"), "--timeout", "2"])
+        let outcome = try await run(["watch", "grades", "--test", "--webhook", server.url("/hook"), "--timeout", "2"])
         #expect(outcome.exitCode == 21, "\(outcome)")
         #expect(outcome.seconds < 8, "the deadline covers the body: took \(outcome.seconds) s")
         #expect(server.connections == 1, "the event was sent: \(server.connections) connections")
@@ -59,7 +59,7 @@ struct WebhookSecurityTests {
         defer { elsewhere.stop() }
         let redirecting = try RecordingHTTPServer { _ in .status(status, headers: ["Location": elsewhere.url("/stolen")]) }
         defer { redirecting.stop() }
-        let outcome = try run(["watch", "grades", "--test", "--webhook", redirecting.url("/hook")])
+        let outcome = try await run(["watch", "grades", "--test", "--webhook", redirecting.url("/hook")])
         #expect(redirecting.connections == 1, "the webhook itself was asked: \(outcome)")
         #expect(elsewhere.connections == 0, "a \(status) re-sent the event to 127.0.0.2: \(outcome)")
         #expect(outcome.exitCode == 22, "\(outcome)")
@@ -72,7 +72,9 @@ struct WebhookSecurityTests {
     func closedPort() async throws {
         defer { sandbox.remove() }
         let port = try RecordingHTTPServer.closedPort()
-        let outcome = try run(["watch", "grades", "--test", "--webhook", "http://127.0.0.1:\(port)/hook/secret-token?key=also-secret"])
+        let outcome = try await run([
+            "watch", "grades", "--test", "--webhook", "http://127.0.0.1:\(port)/hook/secret-token?key=also-secret",
+        ])
         #expect(outcome.exitCode == 20, "\(outcome)")
         #expect(outcome.seconds < 5, "a refused connection is not tried again: took \(outcome.seconds) s")
         let lines = Self.failureLines(outcome)
@@ -116,7 +118,7 @@ struct WebhookSecurityTests {
     func everyOutOfRange() async throws {
         defer { sandbox.remove() }
         for interval in ["106751991167d", "367d", "30s", "99999999999999999999d"] {
-            let outcome = try run(["watch", "grades", "--every", interval], timeout: 20)
+            let outcome = try await run(["watch", "grades", "--every", interval], timeout: 20)
             #expect(outcome.exitCode == 64, "--every \(interval): \(outcome)")
             #expect(outcome.stderr.contains("1m to 366d"), "--every \(interval): \(outcome)")
         }
@@ -135,7 +137,7 @@ struct WebhookSecurityTests {
             try FileManager.default.copyItem(at: UniToolProcess.executable, to: binary)
         }
         let units = sandbox.root.appendingPathComponent("units")
-        let outcome = try UniToolProcess.run(
+        let outcome = try await UniToolProcess.run(
             binary, ["watch", "install", "--directory", units.path], environment: sandbox.environment.merging(["NO_COLOR": "1"]) { $1 })
         #expect(outcome.exitCode == 0, "\(outcome)")
         let service = try String(contentsOf: units.appendingPathComponent("unitool-watch.service"), encoding: .utf8)
@@ -143,7 +145,7 @@ struct WebhookSecurityTests {
         #expect(service.contains("\nExecStart=\"\(spelled)\" watch --all\n"), "\(service)")
         let cron = binary.path.replacingOccurrences(of: "%", with: "\\%")
         #expect(outcome.stderr.contains("*/5 * * * * '\(cron)' watch --all"), "\(outcome)")
-        if let verify = try WatchUnits.verify(in: units) { #expect(verify.exitCode == 0 && verify.stderr.isEmpty, "\(verify)") }
+        if let verify = try await WatchUnits.verify(in: units) { #expect(verify.exitCode == 0 && verify.stderr.isEmpty, "\(verify)") }
     }
 }
 

@@ -72,7 +72,7 @@ struct EscapingRoundThreeTests {
     @Test(
         "python3-icalendar reads the URL back as the address itself",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
-    func urlReadByICalendar() throws {
+    func urlReadByICalendar() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("unitool-url-\(UUID().uuidString).ics")
         defer { try? FileManager.default.removeItem(at: file) }
         try calendar(url: Self.address).write(to: file, atomically: true, encoding: .utf8)
@@ -81,7 +81,7 @@ struct EscapingRoundThreeTests {
             calendar = icalendar.Calendar.from_ical(open(sys.argv[1], "rb").read())
             print(json.dumps([[str(event["URL"]), str(event["SUMMARY"])] for event in calendar.walk("VEVENT")]))
             """
-        let outcome = try UniToolProcess.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, file.path])
+        let outcome = try await UniToolProcess.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, file.path])
         #expect(outcome.exitCode == 0, "\(outcome)")
         let read = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String]]
         #expect(read == [[Self.address, "Exam; room 1, floor 2"]], "\(outcome)")
