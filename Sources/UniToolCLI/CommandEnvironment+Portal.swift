@@ -10,17 +10,36 @@ extension CommandEnvironment {
     ///
     /// With `savedSession: false` the connection starts from an empty cookie jar and never
     /// writes the session store, so a diagnosis leaves the user's saved session as it was.
+    ///
+    /// `termsThroughSavedSession`: for a public command, read the terms version through the
+    /// saved session of the user named for this portal, if there is one (`PortalConnection.termsThrough`).
     func withPortal<T: Sendable>(
         _ portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, savedSession: Bool = true,
-        freshLogin: Bool = false, _ body: (PortalConnection) async throws -> T
+        freshLogin: Bool = false, termsThroughSavedSession: Bool = false, _ body: (PortalConnection) async throws -> T
     ) async throws -> T {
         let (located, demo) = try await locate(portal)
         var configuration = sessionConfiguration()
         configuration.trace = trace
+        var termsConnection: PortalConnection?
+        if termsThroughSavedSession, located.terms != nil, let named = try? self.user(for: located),
+            SessionStore().stamp(portal: located.id, user: named) != nil
+        {
+            termsConnection = PortalConnection(
+                portal: located, user: named,
+                credentials: {
+                    throw UniToolError(
+                        .credentialsMissing,
+                        "cannot check the terms of use of \(located.name): its terms-of-use API is behind the login, and the saved session of \(named) it was asked through has ended",
+                        hint:
+                            "log in again with 'unitool auth login --portal \(located.id)'; public commands then read the terms through that session"
+                    )
+                },
+                configuration: configuration, logger: logger)
+        }
         let connection = PortalConnection(
             portal: located, user: user, credentials: credentials, keepsSession: savedSession,
             configuration: configuration, startEmpty: freshLogin, terms: TermsGate.policy, history: history(),
-            logger: logger)
+            termsThrough: termsConnection, logger: logger)
         StatusLine.shared.begin("connecting to \(portal.name)", quiet: options.quiet)
         let result: Result<T, any Error>
         do {

@@ -73,7 +73,8 @@ struct RecipeCommandRunner {
                 provide: PortalConnection.noLogin(because: "'\(recipe.command)' is a public command (login: false in \(recipe.file))")
             )
         let records = try await environment.withPortal(
-            portal, user: credentials.user, credentials: credentials.provide, savedSession: recipe.login
+            portal, user: credentials.user, credentials: credentials.provide, savedSession: recipe.login,
+            termsThroughSavedSession: !recipe.login
         ) { connection in
             // Both calls pass the terms gate first, and name a mistyped option value.
             let records: RecordSet

@@ -46,8 +46,8 @@ public enum FieldTyper {
     }
 
     public static func convert(
-        _ text: String, to type: FieldSpec.FieldType, format: String?, timeZone: String? = nil, baseURL: String?,
-        dates: DateCache = DateCache(), invalid: (String) -> UniToolError
+        _ text: String, to type: FieldSpec.FieldType, format: String?, timeZone: String? = nil, language: String? = nil,
+        baseURL: String?, dates: DateCache = DateCache(), invalid: (String) -> UniToolError
     ) throws -> FieldValue {
         switch type {
         case .string:
@@ -69,11 +69,13 @@ public enum FieldTyper {
                 ? .date(Civil.iso(epoch: epoch, zone: zone, withTime: false))
                 : .datetime(Civil.iso(epoch: epoch, zone: zone, withTime: true))
         case .bool:
-            switch text.lowercased() {
-            case "true", "yes", "y", "1", "on", "x", "✓": return .bool(true)
-            case "false", "no", "n", "0", "off", "-", "": return .bool(false)
-            default: throw invalid("yes/no value")
+            guard let value = PortalLanguage.bool(text, language: language) else {
+                let words = language.flatMap { PortalLanguage.words[PortalLanguage.primary($0)] != nil ? $0 : nil }
+                throw invalid(
+                    "yes/no value (yes/no, true/false, 1/0, on/off\(words.map { " or the words of language \($0)" } ?? ""); 'map:' on the field reads others)"
+                )
             }
+            return .bool(value)
         case .url:
             let base = baseURL.flatMap { URL(string: $0) }
             guard let url = URL(string: text, relativeTo: base)?.absoluteURL else { throw invalid("URL") }

@@ -84,7 +84,7 @@ public enum RecipeTester {
                 throw UniToolError(
                     .recipeInvalid, "\(testCase.expected.path): 'source' \(expectation.source ?? "") is not a source of the recipe")
             }
-            let extractor = RecordExtractor(recipe: testCase.recipe, source: source, today: expectation.today)
+            let extractor = RecordExtractor(recipe: testCase.recipe, source: source, today: expectation.today, portal: testCase.portal)
             let bytes = Array(try Data(contentsOf: testCase.page))
             let url = URL(string: expectation.url)!
             let document = try extractor.parse(

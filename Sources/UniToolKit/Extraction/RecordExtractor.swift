@@ -15,12 +15,21 @@ public struct RecordExtractor: Sendable {
     /// The records this extractor may still hand out: one extractor serves one run, every page
     /// and every value of a `many` option, so `max_records` holds for the whole answer.
     let budget: RecordBudget
+    /// The portal's zone (`timezone:`), for dates and times that name none of their own and
+    /// whose field names none either; the zone tables show them in.
+    public let portalTimeZone: String?
+    /// The portal's language (`language:`), whose words for yes and no a `bool` field reads.
+    public let language: String?
 
-    public init(recipe: DataRecipe, source: DataRecipe.Source? = nil, today: String = RecordExtractor.localToday()) {
+    public init(
+        recipe: DataRecipe, source: DataRecipe.Source? = nil, today: String = RecordExtractor.localToday(), portal: PortalRecipe? = nil
+    ) {
         self.recipe = recipe
         self.source = source ?? recipe.primary
         self.today = today
         self.budget = RecordBudget(limit: recipe.maxRecords)
+        self.portalTimeZone = portal?.timeZone?.identifier
+        self.language = portal?.language
     }
 
     /// Today in the user's time zone, as ISO 8601. By calendar arithmetic: a `DateFormatter`
@@ -255,6 +264,12 @@ public struct RecordExtractor: Sendable {
         if let pattern = field.regex, let current = text {
             text = try pageValues.match(pattern, in: current)
         }
+        // `map:`, last: the portal's own words for a value (`Erledigt: yes`), whole and in any case.
+        if !field.valueMap.isEmpty, let current = text,
+            let mapped = field.valueMap.first(where: { $0.text.caseInsensitiveCompare(current) == .orderedSame })
+        {
+            text = mapped.value
+        }
         let matched = text != nil
         if text?.isEmpty ?? true { text = field.defaultValue }
         guard let text, !text.isEmpty else {
@@ -272,7 +287,8 @@ public struct RecordExtractor: Sendable {
             // A closure that captures nothing: one that captured the field, the extractor or its
             // recipe to word the message copied them for every value (found with perf).
             return try FieldTyper.convert(
-                text, to: field.type, format: field.format, timeZone: field.timeZone, baseURL: document.url, dates: pageValues.dates
+                text, to: field.type, format: field.format, timeZone: field.timeZone ?? portalTimeZone, language: language,
+                baseURL: document.url, dates: pageValues.dates
             ) { UniToolError(.layoutChanged, $0) }
         } catch let invalid as UniToolError {
             throw UniToolError(

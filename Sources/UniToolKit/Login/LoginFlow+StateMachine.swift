@@ -21,11 +21,16 @@ public struct LoginStateMachine: Sendable {
         /// (LemonLDAP::NG, for an `Accept` that names JSON): the request's shape is at fault,
         /// not the recipe's rules.
         public var isScriptAnswer: Bool
+        /// True when a login met while fetching an address has brought the browser back to that
+        /// address (same origin and path): the portal is answering what was asked, whatever
+        /// `done_when` (written for the start page) says of it.
+        public var isRequestedPage: Bool
 
         public init(
             matchedRule: Int?, isOnPortal: Bool, doneConditionHolds: Bool, summary: String, refreshes: Bool = false,
-            doneFailure: String? = nil, isScriptAnswer: Bool = false
+            doneFailure: String? = nil, isScriptAnswer: Bool = false, isRequestedPage: Bool = false
         ) {
+            self.isRequestedPage = isRequestedPage
             self.matchedRule = matchedRule
             self.isOnPortal = isOnPortal
             self.doneConditionHolds = doneConditionHolds
@@ -75,7 +80,7 @@ public struct LoginStateMachine: Sendable {
         }
         guard let index = page.matchedRule else {
             lastFilledRule = nil
-            if page.isOnPortal && page.doneConditionHolds { return .loggedIn }
+            if page.isOnPortal && (page.doneConditionHolds || page.isRequestedPage) { return .loggedIn }
             if page.refreshes { return .followRefresh }
             if page.isOnPortal, let doneFailure = page.doneFailure {
                 return .failed(
@@ -92,7 +97,7 @@ public struct LoginStateMachine: Sendable {
                         .loginFailed,
                         "the login service answered \(page.summary) where a login page was expected: an answer for a script, not a page",
                         hint:
-                            "some login services answer so when a request does not look like a browser's page load; run with --trace FILE to see the request's headers, and report it with the portal's name"
+                            "some login services answer so when a request does not look like a browser's page load: the request's shape is at fault, not the page rules. Run with --trace FILE to see its headers; a header the service wants goes in 'headers:' of the portal recipe"
                     ))
             }
             let tried = (rules.map(\.name) + ["meta refresh (built in)"]).joined(separator: ", ")

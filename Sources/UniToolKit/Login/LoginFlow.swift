@@ -29,7 +29,11 @@ public struct LoginFlow: Sendable {
 
     /// Carries on from a page the session has reached, such as the IdP page that a data page
     /// redirected to. Returns the first page of the logged-in portal.
-    public func continueLogin(from firstPage: Page, credentials: Credentials) async throws -> Page {
+    ///
+    /// `returningTo` is the address whose fetch met the login: landing back on it (same origin
+    /// and path, as SAML's RelayState brings the browser back) is as done as `done_when`, which
+    /// was written for the start page (a terms API behind the login lands on `/api/terms`).
+    public func continueLogin(from firstPage: Page, credentials: Credentials, returningTo requested: URL? = nil) async throws -> Page {
         // The password is read once, when a page first asks for it, and registered with the
         // session before it is sent: the trace and any error that quotes the portal must not
         // show it, even where the portal echoes it.
@@ -67,7 +71,8 @@ public struct LoginFlow: Sendable {
             let observation = LoginStateMachine.Observation(
                 matchedRule: matched?.index, isOnPortal: isOnPortal, doneConditionHolds: doneFailure == nil,
                 summary: describe(page: page, document: document), refreshes: refresh != nil, doneFailure: doneFailure,
-                isScriptAnswer: [401, 403].contains(page.status) || Self.mediaType(of: page).contains("json"))
+                isScriptAnswer: [401, 403].contains(page.status) || Self.mediaType(of: page).contains("json"),
+                isRequestedPage: requested.map { Self.isSameAddress(page.url, $0) && (200..<300).contains(page.status) } ?? false)
             switch machine.decide(observation) {
             case .loggedIn:
                 logger.debug("logged in; at \(page.url.redactedForLog)")
@@ -116,6 +121,16 @@ public struct LoginFlow: Sendable {
                 if postsAssertion { machine.noteDelivered() }
             }
         }
+    }
+
+    /// Same origin and path: the query may differ (a SAML SP adds none, some portals add a
+    /// session marker), and the path is compared as the address bar shows it.
+    static func isSameAddress(_ page: URL, _ requested: URL) -> Bool {
+        func path(_ url: URL) -> String {
+            let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? url.path
+            return path.isEmpty ? "/" : path
+        }
+        return page.origin == requested.origin && path(page) == path(requested)
     }
 
     /// Is this page one the login must handle (rather than a page of the logged-in portal)?

@@ -36,6 +36,9 @@ public struct DataRecipe: Sendable {
     /// not an answer, so that a page of half a million rows cannot make a run, the history or a
     /// watch cost gigabytes.
     public var maxRecords = DataRecipe.defaultMaxRecords
+    /// Request headers of this command's own requests (`headers:`), after the portal's and its
+    /// service's; sent only to the portal's own origins (`RecipeHeaders`).
+    public var headers: [RecipeHeaders.Header] = []
     public static let defaultMaxRecords = 10_000
     public static let maxRecordsRange = 1...1_000_000
 
@@ -223,6 +226,9 @@ public struct FieldSpec: Sendable {
     /// A string field whose XPath matched but found no text is `""` rather than null
     /// (`keep_empty: true`): for a script, "the portal shows this cell empty" is not "no cell".
     public var keepEmpty = false
+    /// The portal's words for values, read before typing (`map: { Erledigt: yes, Offen: no }`):
+    /// a text equal to one, in any case, is read as its value.
+    public var valueMap: [(text: String, value: String)] = []
     /// A list inside each record: a course's several meetings.
     public var list: NestedList?
     /// A value unitool works out from the record instead of reading it from the page.
@@ -331,7 +337,7 @@ extension DataRecipe {
         try top.allowOnly(
             [
                 "command", "summary", "description", "options", "sources", "totals", "actions", "login", "sort", "calendar", "service",
-                "max_records",
+                "max_records", "headers",
             ] + sourceKeys)
         let command = try top.requiredString("command")
         guard NameSyntax.isCommandName(command) else {
@@ -406,6 +412,7 @@ extension DataRecipe {
             discussion: try top.string("description"), options: options, sources: sources, totals: totals,
             actions: actions, file: file, portal: portal)
         recipe.login = try top.bool("login") ?? true
+        recipe.headers = try top.headers()
         if let maxRecords = try top.integer("max_records") {
             guard maxRecordsRange.contains(maxRecords) else {
                 throw top.error("max_records", "must be from 1 to 1000000 (the default is \(defaultMaxRecords))")
@@ -536,7 +543,7 @@ extension FieldSpec {
         try reader.allowOnly(
             [
                 "xpath", "type", "required", "format", "timezone", "regex", "replace", "default", "keep_empty", "list", "compute",
-                "key", "priority", "decimals", "compare", "html",
+                "key", "priority", "decimals", "compare", "html", "map",
             ])
         let regex = try reader.string("regex")
         if let regex, (try? Regex(regex)) == nil {
@@ -587,6 +594,7 @@ extension FieldSpec {
             required: try reader.bool("required") ?? false, format: format, timeZone: timeZone, regex: regex,
             replacements: replacements, defaultValue: try reader.string("default"), list: list, compute: compute)
         field.keepEmpty = keepEmpty
+        field.valueMap = (try reader.stringMapAllowingEmpty("map") ?? []).map { (text: $0.0, value: $0.1) }
         field.html = try reader.bool("html") ?? false
         switch try reader.string("compare") {
         case nil, "true": field.comparison = .full

@@ -22,6 +22,13 @@ public struct PortalRecipe: Sendable {
     /// The zone the portal's dates and times are local to (`timezone: Europe/Budapest`): what a
     /// calendar export names. Nil: the user's own zone.
     public var timeZone: TimeZone? = nil
+    /// The language the portal's pages are in (`language: hu`): what `Accept-Language` asks
+    /// for, and whose words for yes and no a `type: bool` field reads (`PortalLanguage`).
+    public var language: String? = nil
+    /// Request headers for every request to the portal's own origins (`headers:`).
+    public var headers: [RecipeHeaders.Header] = []
+    /// Request headers for a service's origin, by service (`services: { lms: { headers: … } } `).
+    public var serviceHeaders: [String: [RecipeHeaders.Header]] = [:]
     /// What `unitool today` shows, in order: a `today:` list of commands, options and titles.
     public var today: [TodayItem] = []
     /// Further services of the same university behind the same login (`services:`), by name:
@@ -66,6 +73,20 @@ public struct PortalRecipe: Sendable {
     /// The origins of the portal and of its services: its own pages, which it may be asked for,
     /// and where a login ends.
     public var ownOrigins: Set<String> { Set([baseURL.origin] + services.values.map(\.origin)) }
+
+    /// The recipe's headers by origin: the portal's for each of its origins, a service's added
+    /// for its own (`RecipeHeaders`).
+    public var requestHeaders: RecipeHeaders {
+        var byOrigin: [String: [RecipeHeaders.Header]] = [:]
+        for origin in ownOrigins where !headers.isEmpty { byOrigin[origin] = headers }
+        for (name, url) in services.sorted(by: { $0.key < $1.key }) {
+            for header in serviceHeaders[name] ?? [] {
+                byOrigin[url.origin, default: []].removeAll { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }
+                byOrigin[url.origin, default: []].append(header)
+            }
+        }
+        return RecipeHeaders(byOrigin: byOrigin)
+    }
 
     /// Whether `url` is one of the portal's own pages (its base or one of its services').
     public func isOwn(_ url: URL) -> Bool { ownOrigins.contains(url.origin) }
@@ -173,7 +194,7 @@ public struct TermsRecipe: Sendable {
 extension PortalRecipe {
     static let knownKeys = [
         "portal", "name", "demo", "base_url", "idp_url", "credentials_may_go_to", "login", "terms", "charset", "timezone", "today",
-        "services",
+        "services", "language", "headers",
     ]
 
     /// Reads and validates a portal recipe. Every problem names the file, line and key.
@@ -207,6 +228,13 @@ extension PortalRecipe {
             recipe.timeZone = timeZone
         }
         recipe.today = try (top.list("today") ?? []).map(TodayItem.load)
+        recipe.headers = try top.headers()
+        if let language = try top.string("language") {
+            guard PortalLanguage.isTag(language) else {
+                throw top.error("language", "'\(language)' is not a language tag; use one such as en, ja, de-DE or hu")
+            }
+            recipe.language = language
+        }
         recipe.platform = platform
         if let servicesReader = try top.mappingReader("services") {
             for name in servicesReader.keys {
@@ -214,8 +242,9 @@ extension PortalRecipe {
                     throw servicesReader.error(name, "'\(name)' must be lowercase letters, digits and dashes")
                 }
                 let service = try servicesReader.mappingReader(name)!
-                try service.allowOnly(["base_url"])
+                try service.allowOnly(["base_url", "headers"])
                 recipe.services[name] = try service.url("base_url", required: true)!
+                recipe.serviceHeaders[name] = try service.headers()
             }
         }
         return recipe

@@ -218,6 +218,15 @@ struct MappingReader {
         return try nested.keys.map { name in (name, try nested.string(name) ?? "") }
     }
 
+    /// `headers:` of a portal, service or data recipe: request headers by name, each checked
+    /// (`RecipeHeaders.problem`) when the recipe is read, so that `recipes lint` names it.
+    func headers(_ key: String = "headers") throws -> [RecipeHeaders.Header] {
+        try (stringMapAllowingEmpty(key) ?? []).map { name, value in
+            if let problem = RecipeHeaders.problem(name: name, value: value) { throw error(key, problem) }
+            return RecipeHeaders.Header(name: name, value: value)
+        }
+    }
+
     func mappingReader(_ key: String) throws -> MappingReader? {
         guard let value = child(key) else { return nil }
         return try MappingReader(reader: reader, node: value, path: keyPath(key))

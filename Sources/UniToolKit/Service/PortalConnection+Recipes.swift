@@ -23,7 +23,11 @@ extension PortalConnection {
         }
         let question = HistoryStore.optionsKey(recipe.effectiveOptions(given), source: sourceName)
         do {
-            let records = try await whileCheckingTerms { try await self.run(recipe, options: given, source: source, today: today) }
+            let records = try await whileCheckingTerms {
+                try await HTTPSession.$commandHeaders.withValue(recipe.headers) {
+                    try await self.run(recipe, options: given, source: source, today: today)
+                }
+            }
             do {
                 // A public command's answer is the same for everyone, and is found without a user.
                 try history?.record(
@@ -53,7 +57,7 @@ extension PortalConnection {
     {
         let resolved = try await resolveOptions(of: recipe, given: given)
         let runs = resolved.runs
-        let extractor = RecordExtractor(recipe: recipe, source: source, today: today)
+        let extractor = RecordExtractor(recipe: recipe, source: source, today: today, portal: portal)
         // The page that resolved the value may already show its records (`shows_records`): it is
         // the first page, and the run costs one request instead of two. Only for the recipe's
         // own address (a GET with no `read:` values), which that page stands in for.
@@ -290,8 +294,15 @@ extension PortalConnection {
     /// Fills and submits an action's form, such as renewing a loan, and reads the result page.
     /// A refusal by the portal is an `actionRefused` error carrying the portal's own words.
     public func perform(_ action: ActionSpec, of recipe: DataRecipe, argument: String) async throws -> RecordSet {
-        let values = action.takesArgument ? [action.argument: argument] : [:]
         try await ensureTermsAccepted()
+        return try await HTTPSession.$commandHeaders.withValue(recipe.headers) {
+            try await self.performAccepted(action, of: recipe, argument: argument)
+        }
+    }
+
+    /// `perform`, once the terms are accepted, with the recipe's headers set.
+    private func performAccepted(_ action: ActionSpec, of recipe: DataRecipe, argument: String) async throws -> RecordSet {
+        let values = action.takesArgument ? [action.argument: argument] : [:]
         let page = try await loadPage(
             try address(action.fetch.render(values, encode: Template.urlEncode), of: recipe), as: .action, recipe: recipe.file)
         let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
@@ -367,7 +378,7 @@ extension PortalConnection {
                     .init(fetch: action.fetch, parser: .html, namespaces: [:], rows: "/*", next: nil, maxPages: 1, fields: action.fields)
                 ],
                 actions: [], file: recipe.file, portal: recipe.portal)
-            let extracted = try RecordExtractor(recipe: actionRecipe).extract(from: resultDocument)
+            let extracted = try RecordExtractor(recipe: actionRecipe, portal: portal).extract(from: resultDocument)
             fields += extracted.records.first?.fields.filter { !action.takesArgument || $0.name != action.argument } ?? []
         }
         return RecordSet(columns: fields.map(\.name), records: [Record(fields: fields)])

@@ -19,10 +19,24 @@ extension PortalConnection {
     public func currentTerms() async throws -> CurrentTerms? {
         guard let recipe = portal.terms else { return nil }
         if let cached = termsCache.withLock({ $0 }) { return cached }
+        if let termsThrough {
+            let terms = try await termsThrough.currentTerms()
+            termsCache.withLock { $0 = terms }
+            return terms
+        }
         let url = try portal.url(for: recipe.versionAPI)
         let page: Page
         do {
             page = try await loadPage(url.absoluteString, as: .terms, recipe: portal.file, asFetch: true)
+        } catch let error as UniToolError where error.kind == .loginFailed && user.isEmpty {
+            // A connection of no user (a public command) may not log in: it was the terms check
+            // that met the login, not the command, and a saved session would have answered it.
+            throw UniToolError(
+                .credentialsMissing,
+                "cannot check the terms of use of \(portal.name): its terms-of-use API (\(url.redactedForLog)) is behind the login, and no saved session is there to ask it through",
+                hint:
+                    "log in once with 'unitool auth login --portal \(portal.id)' (public commands then read the terms through that session), or check them with 'unitool terms status --portal \(portal.id) --user NAME'"
+            )
         } catch let error as UniToolError where [.portalUnreachable, .portalTimeout].contains(error.kind) {
             // A network failure keeps its own kind (exit 20 or 21), as it would for any page:
             // what the user must fix is the connection, not the terms.

@@ -44,6 +44,10 @@ public final class PortalConnection: Sendable {
     public let history: HistoryStore?
     /// Set once the terms were found accepted (or accepted now) on this connection.
     private let termsCleared = Mutex(false)
+    /// Where the terms version is read instead, for a public command (no user, no cookies): a
+    /// connection with the user's saved session, since many portals put the terms API behind the
+    /// login. It never logs in.
+    let termsThrough: PortalConnection?
 
     /// - Parameters:
     ///   - keepsSession: load the saved session and save it after each command (`settlingSession`);
@@ -56,8 +60,9 @@ public final class PortalConnection: Sendable {
         portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, keepsSession: Bool = true,
         sessions: SessionStore = SessionStore(), configuration: HTTPSession.Configuration = .init(), startEmpty: Bool = false,
         terms: TermsPolicy = TermsPolicy(), offeredValues: OfferedValuesStore = OfferedValuesStore(), history: HistoryStore? = nil,
-        logger: Logger
+        termsThrough: PortalConnection? = nil, logger: Logger
     ) {
+        self.termsThrough = termsThrough
         self.history = history
         self.offeredValues = offeredValues
         let store = keepsSession ? sessions : nil
@@ -74,6 +79,11 @@ public final class PortalConnection: Sendable {
         self.savedJar = Mutex(loaded)
         var configuration = configuration
         if portal.idpURL != portal.baseURL { configuration.loginServiceURL = portal.idpURL }
+        if let language = portal.language {
+            configuration.acceptLanguage = BrowserRequest.acceptLanguage(portal: language, environment: [:])
+        }
+        configuration.recipeHeaders = portal.requestHeaders
+        configuration.ownOrigins = portal.ownOrigins
         self.session = HTTPSession(jar: jar, configuration: configuration, logger: logger)
     }
 
@@ -90,6 +100,7 @@ public final class PortalConnection: Sendable {
     /// Closes the HTTP connections. It saves nothing: each command saved the session as the
     /// portal left it (`settlingSession`).
     public func close() async {
+        await termsThrough?.close()
         await session.shutdown()
     }
 
@@ -310,10 +321,13 @@ public final class PortalConnection: Sendable {
             let bounced = page
             let landing = try await logins.logIn(unlessDoneSince: seen) {
                 self.logger.debug("the portal asks for a login at \(bounced.url.redactedForLog)")
-                // A POST's address is no page to come back to (a GET of it may not exist): log
-                // in from the start page instead, then send the POST again.
-                if isPost { return try await self.logIn() }
-                return try await self.logInOnce(from: bounced, asking: url, flow: flow)
+                // The login's pages are no command's: they carry none of its headers.
+                return try await HTTPSession.$commandHeaders.withValue([]) {
+                    // A POST's address is no page to come back to (a GET of it may not exist): log
+                    // in from the start page instead, then send the POST again.
+                    if isPost { return try await self.logIn() }
+                    return try await self.logInOnce(from: bounced, asking: url, flow: flow)
+                }
             }
             seen = await logins.count
             // SAML's RelayState usually brings the browser back to the page it asked for (for a
@@ -345,7 +359,9 @@ public final class PortalConnection: Sendable {
     /// that session and uses it instead of logging in again.
     private func logInOnce(from bounced: Page, asking url: URL, flow: LoginFlow) async throws -> Page {
         guard let store = writableStore() else {
-            return try await keepingJarIfLoginFails { try await flow.continueLogin(from: bounced, credentials: try self.credentials()) }
+            return try await keepingJarIfLoginFails {
+                try await flow.continueLogin(from: bounced, credentials: try self.credentials(), returningTo: url)
+            }
         }
         let lock = try await AsyncFileLock.acquire(store.file(portal: portal.id, user: user).path + ".login.lock")
         var bounced = bounced
@@ -367,7 +383,7 @@ public final class PortalConnection: Sendable {
             bounced = page
         }
         let landing = try await keepingJarIfLoginFails {
-            try await flow.continueLogin(from: bounced, credentials: try self.credentials())
+            try await flow.continueLogin(from: bounced, credentials: try self.credentials(), returningTo: url)
         }
         try saveSession()
         withExtendedLifetime(lock) {}

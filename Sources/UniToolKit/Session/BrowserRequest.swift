@@ -27,11 +27,35 @@ public struct BrowserRequest: Sendable, Equatable {
     /// The page the request comes from, if any: a form's page.
     public var referrer: URL?
 
-    public init(kind: Kind, method: String, url: URL, referrer: URL? = nil) {
+    /// The `Accept-Language` value (`acceptLanguage(portal:environment:)`), if any.
+    public var acceptLanguage: String?
+
+    public init(kind: Kind, method: String, url: URL, referrer: URL? = nil, acceptLanguage: String? = nil) {
         self.kind = kind
         self.method = method
         self.url = url
         self.referrer = referrer
+        self.acceptLanguage = acceptLanguage
+    }
+
+    /// What a browser set to the portal's language asks for (`language: de-DE` →
+    /// `de-DE,de;q=0.9,en;q=0.8`), else one set to the user's locale (`LC_ALL`, `LC_MESSAGES`,
+    /// `LANG`: `ja_JP.UTF-8` → `ja-JP,ja;q=0.9,en;q=0.8`); English last, as browsers add it.
+    /// The C and POSIX locales are a browser's default, American English.
+    public static func acceptLanguage(portal language: String?, environment: [String: String]) -> String {
+        var tag = language
+        if tag == nil {
+            let locale = ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? ""
+            let name = String(locale.split(separator: ".").first ?? "").split(separator: "@").first.map(String.init) ?? ""
+            let candidate = name.replacingOccurrences(of: "_", with: "-")
+            tag = PortalLanguage.isTag(candidate) ? candidate : nil
+        }
+        guard let tag else { return "en-US,en;q=0.9" }
+        let primary = PortalLanguage.primary(tag)
+        var values = [tag]
+        if primary != tag.lowercased() { values.append("\(primary);q=0.9") }
+        if primary != "en" { values.append("en;q=0.8") }
+        return values.joined(separator: ",")
     }
 
     /// What Firefox and Chromium send with a page load.
@@ -53,6 +77,7 @@ public struct BrowserRequest: Sendable, Equatable {
         case .fetch:
             headers.append(("Accept", "*/*"))
         }
+        if let acceptLanguage { headers.append(("Accept-Language", acceptLanguage)) }
         // A form post always says where it comes from; a fetch does unless it is a same-origin GET.
         if let referrer, kind == .formPost || (kind == .fetch && (method != "GET" || referrer.origin != url.origin)) {
             headers.append(("Origin", referrer.origin))

@@ -35,6 +35,11 @@ public final class HTTPSession: Sendable {
         public var loginServiceURL: URL?
         /// Skip TLS certificate checks. Only `--insecure` sets it, and unitool warns when it does.
         public var skipTLSVerification = false
+        /// `Accept-Language` of every request (`BrowserRequest.acceptLanguage`).
+        public var acceptLanguage: String? = BrowserRequest.acceptLanguage(portal: nil, environment: ProcessInfo.processInfo.environment)
+        /// The recipe's headers (`headers:`), and the portal's own origins, the only ones they go to.
+        public var recipeHeaders = RecipeHeaders()
+        public var ownOrigins: Set<String> = []
         public init() {}
     }
 
@@ -119,6 +124,10 @@ public final class HTTPSession: Sendable {
         return scrubber
     }
 
+    /// The running data recipe's `headers:`, for the requests it causes (set by `PortalConnection`
+    /// around a recipe's work, and cleared around a login, whose pages are no recipe's).
+    @TaskLocal public static var commandHeaders: [RecipeHeaders.Header] = []
+
     /// Asks for a page as a browser navigates to it, or, `asFetch`, as a page's script asks a
     /// JSON API (`BrowserRequest`).
     public func get(_ url: URL, asFetch: Bool = false) async throws -> Page {
@@ -175,7 +184,8 @@ public final class HTTPSession: Sendable {
             // Every hop is asked as the first was; a form's POST that a redirect turned into a GET
             // is a navigation, and the page it came from stays the referrer, as in a browser.
             let hopKind: BrowserRequest.Kind = kind == .formPost && request.method == "GET" ? .navigation : kind
-            let browser = BrowserRequest(kind: hopKind, method: request.method, url: url, referrer: referrer)
+            let browser = BrowserRequest(
+                kind: hopKind, method: request.method, url: url, referrer: referrer, acceptLanguage: configuration.acceptLanguage)
             let response = try await performWithRetries(
                 method: request.method, url: url, form: form, json: json, charset: charset, secretFields: secretFields, browser: browser)
             if case .follow(let next, let keepsBody) = policy.decide(
@@ -271,6 +281,10 @@ public final class HTTPSession: Sendable {
         request.method = HTTPMethod(rawValue: method)
         request.headers.add(name: "User-Agent", value: configuration.userAgent)
         for header in browser.headers { request.headers.add(name: header.name, value: header.value) }
+        // A recipe's own headers replace the browser's of the same name, on the portal's origins only.
+        for header in configuration.recipeHeaders.headers(for: url, recipe: Self.commandHeaders, ownOrigins: configuration.ownOrigins) {
+            request.headers.replaceOrAdd(name: header.name, value: header.value)
+        }
         let cookieHeader = state.withLock { state -> String? in
             state.requestCount += 1
             return state.jar.header(for: url)

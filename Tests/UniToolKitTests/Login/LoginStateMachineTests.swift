@@ -92,7 +92,9 @@ struct LoginStateMachineTests {
         }
         #expect(error.kind == .loginFailed)
         #expect(error.message.contains("an answer for a script, not a page") && error.message.contains("HTTP 401, application/json"))
-        #expect(error.hint?.contains("--trace") == true && error.hint?.contains("login.pages") == false)
+        #expect(
+            error.hint?.contains("--trace") == true && error.hint?.contains("login.pages") == false
+                && error.hint?.contains("headers:") == true)
     }
 
     @Test("a portal page that fails the done test is not a successful login")

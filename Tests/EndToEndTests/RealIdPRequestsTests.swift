@@ -1,0 +1,157 @@
+import DemoUniversity
+import Foundation
+import Testing
+import UniToolTestSupport
+
+/// Issue 34's smaller items end to end, with the real executable: a login met while fetching
+/// ends back at that page, a public command reads the terms through the saved session, the
+/// portal's zone for times without an offset, and a recipe's own headers on the wire.
+@Suite("Real identity providers: logins that end where they began, public commands, zones and headers")
+struct RealIdPRequestsTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+    }
+
+    /// The demo with its terms API behind the login, as a copy named `campus` (no default user).
+    func protectedTermsCampus(doneWhen: String? = nil) async throws -> DemoUniversity {
+        var faults = DemoFaults()
+        faults.termsAPI = .protected
+        let demo = try await DemoUniversity.start(faults: faults)
+        try sandbox.installPortalCopy("campus", at: demo.baseURL, commands: ["grades", "headlines"]) { portal in
+            guard let doneWhen else { return portal }
+            return portal.replacingOccurrences(of: "done_when: { xpath: \"//a[@id='logout']\" }", with: "done_when: \(doneWhen)")
+        }
+        return demo
+    }
+
+    func samlPosts(_ demo: DemoUniversity) async -> Int {
+        await demo.requests.filter { $0.method == "POST" && $0.path.hasPrefix("/Shibboleth.sso/SAML2/POST") }.count
+    }
+
+    @Test("a terms API behind the login, with done_when written for the start page: the login ends back at the API")
+    func loginEndsAtTheRequestedPage() async throws {
+        defer { sandbox.remove() }
+        let demo = try await protectedTermsCampus(doneWhen: "{ url: \"^/home\" }")
+        defer { Task { await demo.stop() } }
+        let status = try await sandbox.run(
+            ["--portal", "campus", "--user", "alice", "--password-stdin", "terms", "status", "--json"], demo: demo.baseURL,
+            stdin: "wonderland")
+        #expect(status.exitCode == 0, "\(status)")
+        #expect(status.stdout.contains("\"current\": \"\(DemoUniversity.initialTermsVersion)\""), "\(status)")
+        #expect(await samlPosts(demo) == 1)
+        // A page elsewhere on the portal that fails done_when is still the recipe's error.
+        let accept = try await sandbox.run(["--portal", "campus", "--user", "alice", "terms", "accept"], demo: demo.baseURL)
+        #expect(accept.exitCode == 0, "\(accept)")
+        let grades = try await sandbox.run(
+            ["--portal", "campus", "--user", "alice", "grades", "--term", "2026-spring"], demo: demo.baseURL)
+        #expect(grades.exitCode == 0 && grades.stdout.contains("Analysis II"), "\(grades)")
+    }
+
+    @Test(
+        "a public command on a portal whose terms API is behind the login: through the saved session, else an error that names the terms check"
+    )
+    func publicCommandTerms() async throws {
+        defer { sandbox.remove() }
+        let demo = try await protectedTermsCampus()
+        defer { Task { await demo.stop() } }
+        let cold = try await sandbox.run(["--portal", "campus", "--user", "alice", "headlines", "--json"], demo: demo.baseURL)
+        #expect(cold.exitCode == 40, "\(cold)")
+        #expect(cold.stderr.contains("terms of use") && cold.stderr.contains("behind the login"), "\(cold)")
+        #expect(cold.stderr.contains("unitool auth login --portal campus") && !cold.stderr.contains("remove 'login: false'"), "\(cold)")
+        #expect(await demo.passwordsReceived == 0)
+
+        let accept = try await sandbox.run(
+            ["--portal", "campus", "--user", "alice", "--password-stdin", "terms", "accept"], demo: demo.baseURL, stdin: "wonderland")
+        #expect(accept.exitCode == 0, "\(accept)")
+        let passwords = await demo.passwordsReceived
+        let posts = await samlPosts(demo)
+        let warm = try await sandbox.run(["--portal", "campus", "--user", "alice", "headlines", "--json"], demo: demo.baseURL)
+        #expect(warm.exitCode == 0, "\(warm)")
+        #expect(warm.stdout.contains("\"title\""), "\(warm)")
+        let passwordsAfter = await demo.passwordsReceived
+        let postsAfter = await samlPosts(demo)
+        #expect(passwordsAfter == passwords && postsAfter == posts, "no login: the saved session answered")
+    }
+
+    @Test("the portal's timezone: applies to a date-time with no zone of its own, and JSON keeps the offset")
+    func portalZone() async throws {
+        defer { sandbox.remove() }
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        let folder = try sandbox.installPortalCopy("campus", at: demo.baseURL, commands: ["headlines"])
+        let file = folder.appendingPathComponent("headlines.yaml")
+        let recipe = try String(contentsOf: file, encoding: .utf8)
+        try #require(recipe.contains("timezone: Europe/Budapest, "))
+        try recipe.replacingOccurrences(of: "timezone: Europe/Budapest, ", with: "").write(to: file, atomically: true, encoding: .utf8)
+        try sandbox.acceptTerms(portal: "campus", version: DemoUniversity.initialTermsVersion)
+        let outcome = try await sandbox.run(["--portal", "campus", "headlines", "--json"], demo: demo.baseURL)
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        let records = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]])
+        let dates = records.compactMap { $0["date"] as? String }
+        #expect(!dates.isEmpty && dates.count == records.count)
+        // Budapest is UTC+1 in winter and UTC+2 in summer; never Z.
+        #expect(dates.allSatisfy { $0.hasSuffix("+01:00") || $0.hasSuffix("+02:00") }, "\(dates)")
+    }
+
+    @Test(
+        "headers: of the portal and of the command reach the portal with the portal's Accept-Language, and neither follows a redirect elsewhere"
+    )
+    func recipeHeadersOnTheWire() async throws {
+        defer { sandbox.remove() }
+        let elsewhere = try RecordingHTTPServer { _ in .status(200, body: "<ul><li>elsewhere</li></ul>") }
+        defer { elsewhere.stop() }
+        let portal = try RecordingHTTPServer { request in
+            request.path == "/moved"
+                ? .status(302, headers: ["Location": elsewhere.url("/list")]) : .status(200, body: "<ul><li>one</li></ul>")
+        }
+        defer { portal.stop() }
+        let pack = sandbox.root.appendingPathComponent("config/unitool/recipes/hdr")
+        try FileManager.default.createDirectory(at: pack, withIntermediateDirectories: true)
+        try """
+        portal: hdr
+        base_url: \(portal.baseURL.absoluteString)
+        language: hu
+        headers: { X-Portal-Key: "portal-value" }
+        login: { pages: [{ name: never, when: "//form[@id='never']", auto_submit: true }] }
+
+        """.write(to: pack.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
+        for (command, path) in [("list", "/list"), ("moved", "/moved")] {
+            try """
+            command: \(command)
+            login: false
+            headers: { X-Command: "command-value", Accept: "text/html" }
+            fetch: \(path)
+            rows: //li
+            fields: { name: { xpath: ".", required: true } }
+
+            """.write(to: pack.appendingPathComponent("\(command).yaml"), atomically: true, encoding: .utf8)
+        }
+        let list = try await sandbox.run(["--portal", "hdr", "list", "--json"])
+        #expect(list.exitCode == 0 && list.stdout.contains("one"), "\(list)")
+        let asked = try #require(portal.requests.first { $0.path == "/list" })
+        #expect(asked.headers["x-portal-key"] == "portal-value" && asked.headers["x-command"] == "command-value", "\(asked.headers)")
+        #expect(asked.headers["accept"] == "text/html", "the command's Accept replaces the browser's: \(asked.headers)")
+        #expect(asked.headers["accept-language"] == "hu,en;q=0.8", "\(asked.headers)")
+
+        _ = try await sandbox.run(["--portal", "hdr", "moved", "--json"])
+        #expect(portal.requests.contains { $0.path == "/moved" && $0.headers["x-command"] == "command-value" })
+        let followed = elsewhere.requests
+        #expect(followed.count == 1, "the redirect was followed to the other origin once: \(followed)")
+        #expect(followed.allSatisfy { $0.headers["x-portal-key"] == nil && $0.headers["x-command"] == nil }, "\(followed)")
+    }
+
+    @Test("recipes lint names a header no recipe may set")
+    func lintRefusesCookie() async throws {
+        defer { sandbox.remove() }
+        let folder = sandbox.root.appendingPathComponent("pack/uni")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try
+            "portal: uni\nbase_url: https://portal.example.edu\nheaders: { Cookie: \"session=stolen\" }\nlogin: { pages: [{ when: \"//form\", auto_submit: true }] }\n"
+            .write(to: folder.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
+        let outcome = try await sandbox.run(["--recipes", sandbox.root.appendingPathComponent("pack").path, "recipes", "lint"])
+        #expect(outcome.exitCode == 31, "\(outcome)")
+        #expect(outcome.stderr.contains("headers") && outcome.stderr.contains("Cookie"), "\(outcome)")
+    }
+}
