@@ -3,7 +3,11 @@
 # Needs root or sudo. Safe to run again: it installs only what is missing.
 set -euo pipefail
 
-packages=(libxml2-dev libsecret-1-dev zlib1g-dev libpsl-dev publicsuffix pkg-config gnome-keyring libsecret-tools dbus libxml2-utils python3 python3-venv openssl tmux php-cli php-xml php-mbstring zsh fish man-db libsqlite3-dev libglib2.0-bin python3-dbus python3-gi systemd python3-icalendar python3-recurring-ical-events libcurl4-openssl-dev wrk binutils time)
+packages=(libxml2-dev libsecret-1-dev zlib1g-dev libpsl-dev publicsuffix pkg-config gnome-keyring libsecret-tools dbus libxml2-utils python3 python3-venv openssl tmux php-cli php-xml php-mbstring zsh fish man-db libsqlite3-dev libglib2.0-bin python3-dbus python3-gi systemd python3-icalendar python3-recurring-ical-events libcurl4-openssl-dev wrk binutils time
+    # The LemonLDAP::NG + Shibboleth SP interop peer (Scripts/interop-lemonldap.sh says what each is for).
+    liblemonldap-ng-portal-perl lemonldap-ng-fastcgi-server liblasso-perl libconvert-base32-perl
+    libdigest-hmac-perl libxml-simple-perl libio-string-perl libgd-securityimage-perl libimage-magick-perl
+    starman apache2-bin libapache2-mod-shib oathtool curl)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -27,8 +31,32 @@ if [ "$(id -u)" -ne 0 ]; then
         exit 1
     fi
 fi
+# Installing shibd, LLNG's FastCGI server and the like must not start them as services (nothing here
+# uses them: the interop peers run their own copies from a private folder). A policy-rc.d that
+# answers 101 keeps invoke-rc.d from starting them; one that was there already is left as it was.
+policy=/usr/sbin/policy-rc.d
+made_policy=""
+if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\n# Written by unitool'"'"'s Scripts/install-deps.sh for its apt-get install; removed after.\nexit 101\n' \
+        | $sudo tee "$policy" >/dev/null
+    $sudo chmod 755 "$policy"
+    made_policy=yes
+    trap '$sudo rm -f "$policy"' EXIT
+fi
 $sudo apt-get update -qq >&2
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+if [ -n "$made_policy" ]; then
+    $sudo rm -f "$policy"
+    trap - EXIT
+fi
+# Nor start them at the next boot.
+if command -v systemctl >/dev/null 2>&1; then
+    for unit in shibd.service lemonldap-ng-fastcgi-server.service; do
+        if [ -e "/lib/systemd/system/$unit" ]; then
+            $sudo systemctl disable --quiet "$unit" >/dev/null 2>&1 || true
+        fi
+    done
+fi
 
 if ! command -v swift >/dev/null 2>&1; then
     echo "error: the Swift toolchain (6.1 or later) is not on PATH; see https://www.swift.org/install/linux/" >&2
