@@ -17,7 +17,7 @@ save=${2:-}
 read -r idp_port sp_port < "$dir/ports" || { echo "error: $dir/ports is missing: is the peer running?" >&2; exit 2; }
 idp="http://127.0.0.1:$idp_port"
 sp="http://127.0.0.1:$sp_port"
-work=$(mktemp -d)
+work=$(mktemp -d "$dir/check.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 [ -n "$save" ] && mkdir -p "$save"
 
@@ -138,6 +138,8 @@ else
     fail "expected LLNG's login form, got $status $ctype at $current"
 fi
 
+used_token=$(field token)
+login_page_url=$current
 post_login "$jar1" dwho not-the-password
 keep login-error.html
 if [ "$status" = 200 ] && is_login_page && grep -q 'class="message message-negative alert"' "$work/body" \
@@ -145,6 +147,18 @@ if [ "$status" = 200 ] && is_login_page && grep -q 'class="message message-negat
     ok "a wrong password gives the login form again with the error div (trmsg 5: Wrong credentials)"
 else
     fail "wrong password: expected the login form with message-negative trmsg=5, got $status"
+fi
+
+# The token is for one POST only (and 120 s, LLNG's formTimeout): sent again, it is refused.
+cp "$work/body" "$work/error-page"
+request "$jar1" POST "$login_page_url" -H "Origin: $idp" -H "Referer: $login_page_url" \
+    --data-urlencode "url=$(field url)" --data-urlencode "timezone=0" --data-urlencode "skin=bootstrap" \
+    --data-urlencode "token=$used_token" --data-urlencode "user=dwho" --data-urlencode "password=dwho"
+keep login-token-reused.html
+if [ "$status" = 200 ] && is_login_page && grep -q 'trmsg="82"' "$work/body"; then
+    ok "a token already used gives the login form with trmsg 82 (Exceeded authentication timeout)"
+else
+    fail "a reused token: expected the login form with trmsg=82, got $status"
 fi
 
 post_login "$jar1" dwho dwho
@@ -169,6 +183,23 @@ if [ "$status" = 200 ] && grep -q '"version":"2026-04"' "$work/body"; then
     ok "the terms API answers JSON behind the SSO: $(cat "$work/body")"
 else
     fail "GET /portal/api/terms with the SP session: got $status $ctype"
+fi
+
+# LLNG's own portal with its session: the menu page, and {"result":1} for a JSON client.
+current="$idp/"
+request "$jar1" GET "$current"
+keep idp-menu.html
+if [ "$status" = 200 ] && grep -q 'id="menu"' "$work/body"; then
+    ok "LLNG's portal, with its session cookie, shows its menu page"
+else
+    fail "GET $idp/ with LLNG's session: expected the menu page, got $status"
+fi
+request "$jar1" GET "$current" -H 'Accept: application/json'
+keep idp-json-session.json
+if [ "$status" = 200 ] && grep -q '"result":1' "$work/body"; then
+    ok "and answers a JSON client with $(cat "$work/body")"
+else
+    fail "GET $idp/ with LLNG's session and Accept: application/json: got $status $ctype"
 fi
 
 # 2. Dropping the SP's cookie: the next visit goes through LLNG with its session, no password.
@@ -241,6 +272,21 @@ else
     fail "rtyler: expected the grades page, got $status"
 fi
 
+# The pending SAML request is in LLNG's lemonldappdata cookie, not in the form: without it, the
+# right password gives an error page (trmsg 51, SAML single sign-on error), no SAML POST.
+jar5=$work/jar5
+current="$sp/portal/grades"
+request "$jar5" GET "$current"
+follow "$jar5"
+grep -v 'lemonldappdata' "$jar5" > "$jar5.new" && mv "$jar5.new" "$jar5"
+post_login "$jar5" dwho dwho
+keep login-without-pdata.html
+if [ "$status" = 200 ] && ! is_saml_post && grep -q 'id="errorcontent"' "$work/body" && grep -q 'trmsg="51"' "$work/body"; then
+    ok "without the lemonldappdata cookie, the right password gives LLNG's error page (trmsg 51), no SAML POST"
+else
+    fail "without lemonldappdata: expected the error page with trmsg=51, got $status"
+fi
+
 # A wrong TOTP code.
 jar3=$work/jar3
 current="$sp/portal/grades"
@@ -269,9 +315,16 @@ if [ "$status" = 401 ] && [[ $ctype == application/json* ]]; then
 else
     fail "GET $idp/ with Accept: application/json: expected 401 JSON, got $status $ctype"
 fi
-current="$idp/"
-request "$jar4" GET "$current"
-keep idp-portal.html
+current="$sp/portal/api/terms"
+request "$jar4" GET "$current" -H 'Accept: application/json'
+current=$location
+request "$jar4" GET "$current" -H 'Accept: application/json'
+keep idp-sso-json-401.json
+if [ "$status" = 401 ] && [[ $ctype == application/json* ]]; then
+    ok "so does its SSO endpoint, reached from the terms API with Accept: application/json: $(cat "$work/body")"
+else
+    fail "the SSO endpoint with Accept: application/json: expected 401 JSON, got $status $ctype"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

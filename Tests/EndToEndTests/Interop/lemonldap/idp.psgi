@@ -1,7 +1,8 @@
 # The LemonLDAP::NG portal (Debian's liblemonldap-ng-portal-perl 2.16) as a PSGI app for Starman
 # (Scripts/interop-lemonldap.sh). The same app as Debian's
-# /usr/share/lemonldap-ng/portal/htdocs/index.psgi, plus the portal's static files (/static/...),
-# which LLNG leaves to the front web server. The configuration is the ini file named by
+# /usr/share/lemonldap-ng/portal/htdocs/index.psgi, plus the files that LLNG leaves to the front
+# web server: its own (/static/...) and Debian's JavaScript libraries (/javascript/..., from
+# libjs-bootstrap4, libjs-jquery and the like, which the pages link to). The configuration is the ini file named by
 # LLNG_DEFAULTCONFFILE, never /etc/lemonldap-ng/lemonldap-ng.ini.
 use strict;
 use warnings;
@@ -16,5 +17,8 @@ builder {
     enable 'Static',
       path => qr{^/static/},
       root => '/usr/share/lemonldap-ng/portal/htdocs/';
+    enable 'Static',
+      path => qr{^/javascript/},
+      root => '/usr/share/';
     $portal;
 };
