@@ -128,6 +128,10 @@ public struct DemoFaults: Sendable, Equatable {
         case pageExpired = "page-expired"
         /// The SP sends the AuthnRequest by the HTTP-POST binding: an auto-submitting form.
         case postBinding = "post-binding"
+        /// The SP rebuilds the address it returns to after the login, as servlet containers and
+        /// SP modules do: the same page and values, every reserved character of the query
+        /// percent-encoded (`term=2026%2Dfall`).
+        case rebuiltTarget = "rebuilt-target"
         /// The IdP's pages with the structure of the Shibboleth IdP v5's own views (no form ids,
         /// errors in `.form-error`, the local-storage page first, one sign-in form, the TOTP
         /// plugin's `j_tokenNumber`): what `Recipes/platforms/shibboleth-idp.yaml` is written for.

@@ -127,6 +127,15 @@ extension DemoRoutes {
             return Self.html(Pages.idpError("Login rejected: \(error)."), status: .forbidden)
         }
         var target = await state.target(forRelayState: relay) ?? "/home"
+        if faults.loginVariants.contains(.rebuiltTarget), let question = target.firstIndex(of: "?") {
+            let query = target[target.index(after: question)...].split(separator: "&").map { pair in
+                pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map { part in
+                    (part.removingPercentEncoding ?? String(part)).addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+                        ?? String(part)
+                }.joined(separator: "=")
+            }
+            target = String(target[..<question]) + "?" + query.joined(separator: "&")
+        }
         if faults.loginVariants.contains(.reminderLink) || faults.loginVariants.contains(.reminderForm) {
             // Every login passes the portal's reminder page first.
             var components = URLComponents()

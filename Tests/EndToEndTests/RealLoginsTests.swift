@@ -33,6 +33,28 @@ struct RealLoginsTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: sessionFile.path)
     }
 
+    @Test(
+        "a re-login through a live IdP session costs the SAML round trip and no request more, though the SP rebuilds the address it returns to"
+    )
+    func reloginCostsNoExtraRequest() async throws {
+        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "login=idp-session,login=rebuilt-target"))
+        defer { Task { await demo.stop() } }
+        let first = try await run(
+            ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--term", "2026-fall"], demo: demo, stdin: "Kaland-2026")
+        #expect(first.exitCode == 0, "\(first)")
+        try endPortalSession()
+        let before = await demo.requests.count
+        let again = try await run(["--portal", "demo", "--user", "bence", "grades", "--term", "2026-fall", "--json"], demo: demo)
+        #expect(again.exitCode == 0 && again.stdout.contains("Számítógépes hálózatok"), "\(again)")
+        let requests = Array(await demo.requests.dropFirst(before)).filter { !$0.isTermsCheck }.map { "\($0.method) \($0.path)" }
+        // The page, the IdP's single sign-on (answered at once from its session), the SAML POST
+        // to the SP, and the SP's redirect back to the page: four requests, the page never asked a third time.
+        #expect(
+            requests == [
+                "GET /grades", "GET /idp/profile/SAML2/Redirect/SSO", "POST /Shibboleth.sso/SAML2/POST", "GET /grades",
+            ], "\(requests)")
+    }
+
     @Test("a re-login through a live IdP session needs no password: no keyring, and a password command that fails")
     func reloginThroughIdPSession() async throws {
         let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "login=idp-session"))

@@ -130,7 +130,21 @@ public struct LoginFlow: Sendable {
             let path = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? url.path
             return path.isEmpty ? "/" : path
         }
-        return page.origin == requested.origin && path(page) == path(requested)
+        return page.origin == requested.origin && path(page).removingPercentEncoding == path(requested).removingPercentEncoding
+    }
+
+    /// The same request as far as the portal can tell: the same address, and the same query
+    /// values in any order and any percent-encoding (a SAML SP's or CAS's return address is
+    /// rebuilt by the server, which writes `%3A` where unitool wrote `:`, or orders the values
+    /// its own way). The page the login landed on then is the page asked for, and asking again
+    /// would be a request the browser never makes.
+    static func isSameRequest(_ page: URL, _ requested: URL) -> Bool {
+        guard isSameAddress(page, requested) else { return false }
+        func items(_ url: URL) -> [String] {
+            let items = URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []
+            return items.map { "\($0.name)=\($0.value ?? "")" }.sorted()
+        }
+        return items(page) == items(requested)
     }
 
     /// Is this page one the login must handle (rather than a page of the logged-in portal)?

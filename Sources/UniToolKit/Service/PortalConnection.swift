@@ -332,7 +332,7 @@ public final class PortalConnection: Sendable {
             seen = await logins.count
             // SAML's RelayState usually brings the browser back to the page it asked for (for a
             // GET; a POST's body is not part of that address, so it is sent again).
-            if let landing, !isPost, landing.url.absoluteString == url.absoluteString {
+            if let landing, !isPost, LoginFlow.isSameRequest(landing.url, url) {
                 page = landing
             } else {
                 page = try await send()

@@ -67,8 +67,24 @@ struct RequestedPageTests {
             ("https://portal.example.edu/campus", "https://portal.example.edu/api/terms", false),
             ("http://portal.example.edu/api/terms", "https://portal.example.edu/api/terms", false),
             ("https://lms.example.edu/api/terms", "https://portal.example.edu/api/terms", false),
+            ("https://portal.example.edu/a%3Ab", "https://portal.example.edu/a:b", true),
         ])
     func sameAddress(page: String, requested: String, same: Bool) {
         #expect(LoginFlow.isSameAddress(URL(string: page)!, URL(string: requested)!) == same)
+    }
+
+    @Test(
+        "the page the login landed on is the one asked for when its query has the same values, in any order or encoding",
+        arguments: [
+            ("https://portal.example.edu/grades?term=2026-fall", "https://portal.example.edu/grades?term=2026-fall", true),
+            ("https://portal.example.edu/grades?b=2&a=1", "https://portal.example.edu/grades?a=1&b=2", true),
+            ("https://portal.example.edu/grades?next=%2Fhome", "https://portal.example.edu/grades?next=/home", true),
+            ("https://portal.example.edu:443/grades?term=x", "https://portal.example.edu/grades?term=x", true),
+            ("https://portal.example.edu/grades", "https://portal.example.edu/grades?term=2026-fall", false),
+            ("https://portal.example.edu/grades?term=2025-fall", "https://portal.example.edu/grades?term=2026-fall", false),
+            ("https://portal.example.edu/home?term=2026-fall", "https://portal.example.edu/grades?term=2026-fall", false),
+        ])
+    func sameRequest(page: String, requested: String, same: Bool) {
+        #expect(LoginFlow.isSameRequest(URL(string: page)!, URL(string: requested)!) == same)
     }
 }
