@@ -285,7 +285,8 @@ struct WatchCommandRunner {
             : (user: "", provide: PortalConnection.noLogin(because: "'\(spec.recipe.command)' is a public command"))
         let json = Dispatcher.wantsJSON(arguments)
         return try await environment.withPortal(
-            portal, user: credentials.user, credentials: credentials.provide, savedSession: spec.recipe.login
+            portal, user: credentials.user, credentials: credentials.provide, savedSession: spec.recipe.login,
+            termsThroughSavedSession: !spec.recipe.login
         ) { connection in
             var failures = 0
             while true {
