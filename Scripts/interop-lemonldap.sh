@@ -27,8 +27,10 @@
 #                                            with no password)
 #        /Shibboleth.sso/Session             the SP session's attributes
 #
-# Users (LLNG's "Demo" backend): dwho/dwho, msmith/msmith, and rtyler/rtyler with a TOTP second
-# factor whose base32 secret (new per DIR, kept across restarts) is in DIR/totp-secret
+# Each start begins with no session (LLNG's and shibd's are wiped); the key pairs and the TOTP
+# secret are kept. Users (LLNG's "Demo" backend): dwho/dwho, msmith/msmith, and rtyler/rtyler
+# with a TOTP second factor whose base32 secret (new per DIR, kept across restarts) is in
+# DIR/totp-secret
 # (oathtool --totp -b "$(cat DIR/totp-secret)" gives the code). The SAML attributes released to
 # the SP are uid, cn and mail. Tests/EndToEndTests/Interop/lemonldap/check.sh walks it with curl.
 #
@@ -40,6 +42,10 @@
 #   liblasso-perl                 Lasso, which LLNG's SAML issuer needs
 #   libconvert-base32-perl,       base32 and HMAC-SHA1, which LLNG's TOTP needs
 #   libdigest-hmac-perl
+#   libxml-simple-perl,           modules the SAML issuer loads (Lemonldap::NG::Portal::Lib::SAML,
+#   libio-string-perl             ::Main::Issuer) that the portal package only recommends
+#   libgd-securityimage-perl,     the captcha module, which the portal loads at start even with
+#   libimage-magick-perl          captchas off (it fails to start without them)
 #   starman                       the PSGI server that runs LLNG's portal
 #   apache2-bin                   the Apache 2.4 binary and modules (no /etc/apache2, no service)
 #   libapache2-mod-shib           mod_shib, and shibd (shibboleth-sp-utils)
@@ -67,9 +73,13 @@ running_pid() {
     fi
 }
 
-idp_pid() { running_pid "$1/idp.pid" "starman"; }
-shibd_pid() { running_pid "$1/shibd.pid" "shibd"; }
-apache_pid() { running_pid "$1/apache2.pid" "apache2"; }
+idp_pid() {
+    local port
+    port=$(cut -d' ' -f1 "$1/ports" 2>/dev/null || true)
+    running_pid "$1/idp.pid" "starman master --listen 127.0.0.1:$port "
+}
+shibd_pid() { running_pid "$1/shibd.pid" "shibd -F -f -c $1/sp/shibboleth2.xml "; }
+apache_pid() { running_pid "$1/apache2.pid" "apache2 -f $1/sp/apache2.conf "; }
 
 # The status code of GET PATH on 127.0.0.1:PORT, or nothing if nothing answers.
 status_of() {
@@ -123,8 +133,9 @@ json_string() {
 write_idp_config() {
     local dir=$1 idp_port=$2 sp_port=$3
     local idp="http://127.0.0.1:$idp_port" sp="http://127.0.0.1:$sp_port"
-    rm -rf "$dir/idp/conf" "$dir/idp/sessions" "$dir/idp/psessions" "$dir/idp/cache"
-    mkdir -p "$dir/idp/conf" "$dir/idp/sessions/lock" "$dir/idp/psessions/lock" "$dir/idp/cache"
+    rm -rf "$dir/idp/conf" "$dir/idp/sessions" "$dir/idp/psessions" "$dir/idp/cache" "$dir/idp/notifications"
+    mkdir -p "$dir/idp/conf" "$dir/idp/sessions/lock" "$dir/idp/psessions/lock" "$dir/idp/cache" \
+        "$dir/idp/notifications"
 
     cat > "$dir/idp/lemonldap-ng.ini" <<EOF
 ; LemonLDAP::NG for the unitool interop peer (interop-lemonldap.sh). Read through
@@ -227,6 +238,8 @@ EOF
   "portalDisplayRegister": 0,
   "portalDisplayResetPassword": 0,
   "notification": 0,
+  "notificationStorage": "File",
+  "notificationStorageOptions": { "dirName": "$dir/idp/notifications" },
   "loginHistoryEnabled": 1,
   "locationRules": { "127.0.0.1": { "default": "accept" } },
   "applicationList": {},
