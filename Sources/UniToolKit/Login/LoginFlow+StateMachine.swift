@@ -80,7 +80,7 @@ public struct LoginStateMachine: Sendable {
         }
         guard let index = page.matchedRule else {
             lastFilledRule = nil
-            if page.isOnPortal && (page.doneConditionHolds || page.isRequestedPage) { return .loggedIn }
+            if page.isOnPortal && (page.doneConditionHolds || (page.isRequestedPage && !page.refreshes)) { return .loggedIn }
             if page.refreshes { return .followRefresh }
             if page.isOnPortal, let doneFailure = page.doneFailure {
                 return .failed(

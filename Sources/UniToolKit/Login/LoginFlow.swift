@@ -72,7 +72,9 @@ public struct LoginFlow: Sendable {
                 matchedRule: matched?.index, isOnPortal: isOnPortal, doneConditionHolds: doneFailure == nil,
                 summary: describe(page: page, document: document), refreshes: refresh != nil, doneFailure: doneFailure,
                 isScriptAnswer: [401, 403].contains(page.status) || Self.mediaType(of: page).contains("json"),
-                isRequestedPage: requested.map { Self.isSameAddress(page.url, $0) && (200..<300).contains(page.status) } ?? false)
+                // The page that met the login is no return to it: only one the login led back to.
+                isRequestedPage: pageNumber > 1
+                    && requested.map { Self.isSameAddress(page.url, $0) && (200..<300).contains(page.status) } ?? false)
             switch machine.decide(observation) {
             case .loggedIn:
                 logger.debug("logged in; at \(page.url.redactedForLog)")
@@ -81,7 +83,10 @@ public struct LoginFlow: Sendable {
             case .failed(var error):
                 // A fail rule may point at the portal's own explanation; add it to the message.
                 if let matched, case .fail(let reason, let messageXPath) = matched.rule.action {
-                    let message = try portalMessage(document, xpath: messageXPath ?? matched.rule.when)
+                    var message = try portalMessage(document, xpath: messageXPath ?? matched.rule.when)
+                    if let catalog = matched.rule.messageCatalog, let code = message {
+                        message = await lookUp(code, in: catalog, from: page) ?? message
+                    }
                     error = LoginStateMachine.error(for: reason, rule: matched.rule, portalMessage: message)
                 }
                 report(.failed, error: error)
@@ -360,6 +365,24 @@ public struct LoginFlow: Sendable {
     /// The portal's own explanation, for the error message: scrubbed of every secret of the login
     /// (a portal may well repeat the password it refused) before it is cut to length, so that
     /// the cut cannot leave part of a secret behind.
+    /// A fail rule's message from the portal's own catalog (`message_catalog`), or nil when it
+    /// cannot be had: the error then quotes what the page holds. Asked as the page's script asks
+    /// it, and only of the failing page's origin.
+    private func lookUp(_ code: String, in catalog: PageRule.MessageCatalog, from page: Page) async -> String? {
+        let values = ["language": PortalLanguage.primary(portal.language ?? "en"), "message": code]
+        guard let path = try? catalog.fetch.render(values, encode: Template.urlEncode), let key = try? catalog.key.render(values),
+            let url = URL(string: path, relativeTo: page.url)?.absoluteURL, url.origin == page.url.origin,
+            let answer = try? await session.get(url, asFetch: true), (200..<300).contains(answer.status),
+            let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
+            let text = object[key] as? String
+        else {
+            logger.debug("the message catalog of rule failed; quoting the page as it is")
+            return nil
+        }
+        let scrubbed = session.scrubber.scrubMessage(text).trimmingCharacters(in: .whitespacesAndNewlines)
+        return scrubbed.isEmpty ? nil : String(scrubbed.prefix(200))
+    }
+
     private func portalMessage(_ document: Document, xpath: String) throws -> String? {
         let text: String
         switch try document.evaluate(xpath) {

@@ -162,7 +162,17 @@ public struct PageRule: Sendable {
         case error = "error"
     }
 
+    /// Where a fail rule's message is looked up when the page holds only its number, the text
+    /// being filled in by the page's script from a catalog (LemonLDAP::NG 2.x: `<span trmsg="5">`
+    /// and `/static/languages/en.json`'s `PE5`): `fetch` on the failing page's own origin, `key`
+    /// in its JSON object. `{{message}}` is what `message:` read; `{{language}}` the portal's.
+    public struct MessageCatalog: Sendable {
+        public var fetch: Template
+        public var key: Template
+    }
+
     public var name: String
+    public var messageCatalog: MessageCatalog? = nil
     public var when: String
     /// The form to act on; by default the form that contains the `when` match, else the first form.
     public var form: String?
@@ -276,7 +286,8 @@ extension LoginRecipe {
 extension PageRule {
     static func load(_ reader: MappingReader, index: Int) throws -> PageRule {
         try reader.allowOnly([
-            "name", "when", "form", "fill", "submit", "auto_submit", "fail", "message", "follow", "restart", "after_login",
+            "name", "when", "form", "fill", "submit", "auto_submit", "fail", "message", "message_catalog", "follow", "restart",
+            "after_login",
         ])
         let actions = ["fill", "auto_submit", "fail", "follow", "restart"].filter { reader.child($0) != nil }
         guard actions.count == 1 else {
@@ -315,6 +326,22 @@ extension PageRule {
             name: try reader.string("name") ?? "page \(index + 1)", when: try reader.requiredXPath("when"),
             form: try reader.xpath("form"), action: action)
         rule.afterLogin = try reader.bool("after_login") ?? false
+        if let catalog = try reader.mappingReader("message_catalog") {
+            guard case .fail = action else {
+                throw reader.error("message_catalog", "only a fail rule has a message to look up")
+            }
+            try catalog.allowOnly(["fetch", "key"])
+            let fetch = Template(try catalog.requiredString("fetch"))
+            let key = Template(try catalog.requiredString("key"))
+            for (name, template) in [("fetch", fetch), ("key", key)] {
+                let allowed = name == "fetch" ? ["language"] : ["language", "message"]
+                if let unknown = template.variables.first(where: { !allowed.contains($0) }) {
+                    throw catalog.error(
+                        name, "{{\(unknown)}} is not known here; use \(allowed.map { "{{\($0)}}" }.joined(separator: " or "))")
+                }
+            }
+            rule.messageCatalog = PageRule.MessageCatalog(fetch: fetch, key: key)
+        }
         if rule.afterLogin {
             if case .fill(let values, _) = action,
                 values.contains(where: { $0.1.variables.contains("password") || $0.1.variables.contains("totp") })

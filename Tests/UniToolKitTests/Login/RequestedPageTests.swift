@@ -37,6 +37,17 @@ struct RequestedPageTests {
         }
     }
 
+    @Test("a page at the requested address that refreshes is on its way to the login, not the answer")
+    func refreshingThere() {
+        var machine = LoginStateMachine(recipe: Self.recipe, portal: "p")
+        var page = observation(doneHolds: false, requested: true)
+        page.refreshes = true
+        guard case .followRefresh = machine.decide(page) else {
+            Issue.record("expected the refresh to be followed")
+            return
+        }
+    }
+
     @Test("elsewhere on the portal, a failing done_when is still the recipe's error")
     func elsewhere() {
         var machine = LoginStateMachine(recipe: Self.recipe, portal: "p")

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+import UniToolTestSupport
+
+/// unitool against a university built from software no one here wrote: LemonLDAP::NG 2.16 as the
+/// SAML identity provider (Debian's packages, its stock bootstrap pages, a TOTP second factor)
+/// and the Shibboleth SP 3 (mod_shib and shibd in a private Apache) in front of the portal, all on
+/// loopback (Scripts/interop-lemonldap.sh), driven by Examples/recipes/lemonldap on the
+/// `lemonldap` platform recipe.
+@Suite(
+    "Interop: LemonLDAP::NG behind the Shibboleth SP",
+    .enabled(
+        if: ProcessInfo.processInfo.environment["UNITOOL_LLNG_INTEROP"] == "1",
+        "needs LemonLDAP::NG and the Shibboleth SP: run through Scripts/test.sh"),
+    .serialized)
+struct LemonLDAPInteropTests {
+    let sandbox: Sandbox
+    let serverDirectory: URL
+    let idpPort: Int
+    let spPort: Int
+
+    init() throws {
+        sandbox = try Sandbox()
+        // shibd's socket lives in it: a short path.
+        serverDirectory = sandbox.root.appendingPathComponent("llng")
+        idpPort = try SimpleSAMLphpInteropTests.freePort()
+        var sp = try SimpleSAMLphpInteropTests.freePort()
+        while sp == idpPort { sp = try SimpleSAMLphpInteropTests.freePort() }
+        spPort = sp
+    }
+
+    static var script: String { Fixtures.root.appendingPathComponent("Scripts/interop-lemonldap.sh").path }
+
+    /// Runs the peer's script through `system(3)`, which waits for the script alone, not for the
+    /// servers it leaves running.
+    func peer(_ arguments: [String]) -> Int32 {
+        let quoted = (["/bin/bash", Self.script] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        return system(quoted.joined(separator: " ") + " </dev/null >/dev/null 2>&1")
+    }
+
+    /// Starts the IdP, shibd and Apache, installs the example recipes pointed at them, runs
+    /// `body`, and stops them whatever happens.
+    func withPeer(_ body: () async throws -> Void) async throws {
+        defer {
+            _ = peer(["stop", serverDirectory.path])
+            sandbox.remove()
+        }
+        try #require(peer(["start", serverDirectory.path, String(idpPort), String(spPort)]) == 0, "the LemonLDAP::NG peer did not start")
+        let folder = sandbox.root.appendingPathComponent("config/unitool/recipes/lemonldap")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let example = Fixtures.root.appendingPathComponent("Examples/recipes/lemonldap")
+        for name in ["portal.yaml", "grades.yaml"] {
+            let text = try String(contentsOf: example.appendingPathComponent(name), encoding: .utf8)
+                .replacingOccurrences(of: "http://127.0.0.1:8091", with: "http://127.0.0.1:\(spPort)")
+                .replacingOccurrences(of: "http://127.0.0.1:8090", with: "http://127.0.0.1:\(idpPort)")
+            try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        try await body()
+    }
+
+    func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:], removing: [String] = []) async throws
+        -> UniToolProcess.Outcome
+    {
+        try await sandbox.run(["--portal", "lemonldap"] + arguments, stdin: stdin, extra: extra, removing: removing)
+    }
+
+    func courses(_ outcome: UniToolProcess.Outcome) throws -> [String] {
+        let records = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]], "\(outcome)")
+        return records.compactMap { $0["course"] as? String }
+    }
+
+    @Test(
+        "terms behind the login: a wrong password is exit 10 in LemonLDAP's own words, a cold login accepts them, grades follow, and a re-login through the IdP's session needs no password source"
+    )
+    func passwordLogin() async throws {
+        try await withPeer {
+            let wrong = try await run(["--user", "dwho", "--password-stdin", "terms", "accept"], stdin: "not-his-password")
+            #expect(wrong.exitCode == 10, "\(wrong)")
+            #expect(wrong.stderr.contains("Wrong credentials"), "the text of PE5 from LemonLDAP's en.json: \(wrong)")
+
+            let accept = try await run(["--user", "dwho", "--password-stdin", "terms", "accept"], stdin: "dwho")
+            #expect(accept.exitCode == 0, "\(accept)")
+            #expect(accept.stdout.contains("2026-04") || accept.stderr.contains("2026-04"), "\(accept)")
+
+            let grades = try await run(["--user", "dwho", "grades", "--json"], removing: ["DBUS_SESSION_BUS_ADDRESS"])
+            #expect(grades.exitCode == 0, "\(grades)")
+            #expect(try courses(grades) == ["Temporal Mechanics I", "Paradox Resolution", "Earth History Survey"])
+
+            // The SP's session ends (its cookies go); LemonLDAP's stays. No keyring, a password
+            // command that fails: the login must go through the IdP's session alone.
+            let file = sandbox.root.appendingPathComponent("state/unitool/sessions/lemonldap/dwho.json")
+            var session = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            let cookies = try #require(session["cookies"] as? [[String: Any]])
+            let kept = cookies.filter { !(($0["name"] as? String) ?? "").hasPrefix("_shibsession_") }
+            #expect(
+                kept.count < cookies.count && kept.contains { $0["name"] as? String == "lemonldap" }, "\(cookies.map { $0["name"] ?? "" })")
+            session["cookies"] = kept
+            try JSONSerialization.data(withJSONObject: session).write(to: file)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+            let again = try await run(
+                ["--user", "dwho", "grades", "--json"], extra: ["UNITOOL_PASSWORD_COMMAND": "exit 5"],
+                removing: ["DBUS_SESSION_BUS_ADDRESS"])
+            #expect(again.exitCode == 0, "\(again)")
+            #expect(again.stdout == grades.stdout)
+        }
+    }
+
+    /// (A wrong code is told from LemonLDAP's real error page in `LemonLDAPPagesTests`: a second
+    /// login within the same 30-second step waits for the next one, by design, and would cost
+    /// the suite that wait.)
+    @Test("LemonLDAP's TOTP second factor: the secret stored with 'auth totp set' signs in, and no code or secret is printed")
+    func oneTimeCodes() async throws {
+        try await withPeer {
+            let secret = try String(contentsOf: serverDirectory.appendingPathComponent("totp-secret"), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let setRight = try await run(["auth", "totp", "set", "--user", "rtyler"], stdin: secret)
+            #expect(setRight.exitCode == 0, "\(setRight)")
+            let accept = try await run(["--user", "rtyler", "--password-stdin", "terms", "accept"], stdin: "rtyler")
+            #expect(accept.exitCode == 0, "\(accept)")
+            #expect(!accept.stderr.contains(secret) && !accept.stdout.contains(secret))
+            let grades = try await run(["--user", "rtyler", "grades", "--json"])
+            #expect(grades.exitCode == 0, "\(grades)")
+            #expect(try courses(grades) == ["Public Speaking", "Introduction to Xenology", "Calculus I"])
+        }
+    }
+}
