@@ -31,10 +31,22 @@ export UNITOOL_TEST_SANDBOX="$sandbox"
 
 # gnome-keyring-daemon --unlock reads the new keyring's password from stdin and prints the
 # variables that point libsecret at it.
+#
+# The whole suite runs in two parts: everything but the LemonLDAP::NG interop, then that alone.
+# Its peer (a Perl IdP, shibd and Apache) takes both cores while it starts, and the timing
+# tests beside it would measure that instead of unitool.
 dbus-run-session -- sh -c '
     eval "$(printf "test-keyring-password" | gnome-keyring-daemon --unlock --components=secrets)"
     export GNOME_KEYRING_CONTROL
-    swift test --skip-build "$@"
+    if [ "$#" -gt 0 ]; then
+        exec swift test --skip-build "$@"
+    fi
+    swift test --skip-build --skip LemonLDAPInteropTests
+    first=$?
+    swift test --skip-build --filter LemonLDAPInteropTests
+    second=$?
+    [ "$first" -ne 0 ] && exit "$first"
+    exit "$second"
 ' sh "$@"
 
 # The Debian package as a user meets it: the release build with the Swift runtime linked in,

@@ -142,6 +142,28 @@ struct RealIdPRequestsTests {
         #expect(followed.allSatisfy { $0.headers["x-portal-key"] == nil && $0.headers["x-command"] == nil }, "\(followed)")
     }
 
+    @Test(
+        "a portal's headers: reach its login pages too: an Accept that names JSON gets the IdP's 401, which the login and doctor login name as an answer for a script, pointing at headers:"
+    )
+    func portalHeadersReachTheLogin() async throws {
+        defer { sandbox.remove() }
+        let demo = try await DemoUniversity.start()
+        defer { Task { await demo.stop() } }
+        try sandbox.installPortalCopy("campus", at: demo.baseURL) { portal in
+            portal.replacingOccurrences(of: "\nlogin:\n", with: "\nheaders: { Accept: \"application/json\" }\nlogin:\n")
+        }
+        let login = try await sandbox.run(
+            ["--portal", "campus", "--user", "alice", "--password-stdin", "auth", "login"], demo: demo.baseURL, stdin: "wonderland")
+        #expect(login.exitCode == 14, "\(login)")
+        #expect(login.stderr.contains("an answer for a script") && login.stderr.contains("application/json"), "\(login)")
+        #expect(login.stderr.contains("headers:"), "\(login)")
+        let doctor = try await sandbox.run(
+            ["--portal", "campus", "--user", "alice", "--password-stdin", "doctor", "login"], demo: demo.baseURL, stdin: "wonderland")
+        let said = doctor.stdout + doctor.stderr
+        #expect(doctor.exitCode != 0 && said.contains("an answer for a script") && said.contains("headers:"), "\(doctor)")
+        #expect(await demo.passwordsReceived == 0)
+    }
+
     @Test("recipes lint names a header no recipe may set")
     func lintRefusesCookie() async throws {
         defer { sandbox.remove() }

@@ -58,7 +58,9 @@ public struct LoginFlow: Sendable {
                 observer(finished)
                 step = nil
             }
-            let isOnPortal = portal.isOwn(page.url)
+            // The login service under the portal's own origin (an IdP at /idp) is not the portal:
+            // its 401 is the login service's answer, not a portal page that failed.
+            let isOnPortal = portal.isOwn(page.url) && !isLoginService(page.url)
             if matched == nil, isOnPortal, page.status >= 400 {
                 let error = UniToolError(
                     .portalError, "the portal answered \(page.status) for \(page.url.redactedForLog)",
@@ -152,13 +154,20 @@ public struct LoginFlow: Sendable {
         return items(page) == items(requested)
     }
 
+    /// An address of the login service where it lives under a path of the portal's own origin
+    /// (`idp_url: https://portal.example.edu/idp`).
+    func isLoginService(_ url: URL) -> Bool {
+        // An IdP at the root of the portal's own origin has no path of its own to tell it by.
+        guard portal.idpURL != portal.baseURL, url.origin == portal.idpURL.origin, portal.idpURL.path.count > 1 else { return false }
+        let root = portal.idpURL.path.hasSuffix("/") ? portal.idpURL.path : portal.idpURL.path + "/"
+        return url.path.hasPrefix(root) || url.path + "/" == root
+    }
+
     /// Is this page one the login must handle (rather than a page of the logged-in portal)?
     public func needsLogin(_ page: Page) throws -> Bool {
         // The login service under the portal's own origin (an IdP at /idp): a login, even on a
         // page that no rule knows, so that the error names the login page, not a drifted recipe.
-        if portal.idpURL != portal.baseURL, page.url.origin == portal.idpURL.origin,
-            page.url.path.hasPrefix(portal.idpURL.path.hasSuffix("/") ? portal.idpURL.path : portal.idpURL.path + "/")
-        {
+        if isLoginService(page.url) {
             return true
         }
         if !portal.isOwn(page.url) {
