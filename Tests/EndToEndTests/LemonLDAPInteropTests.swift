@@ -97,11 +97,27 @@ struct LemonLDAPInteropTests {
             session["cookies"] = kept
             try JSONSerialization.data(withJSONObject: session).write(to: file)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+            let trace = sandbox.root.appendingPathComponent("relogin.har")
             let again = try await run(
-                ["--user", "dwho", "grades", "--json"], extra: ["UNITOOL_PASSWORD_COMMAND": "exit 5"],
+                ["--user", "dwho", "--trace", trace.path, "grades", "--json"], extra: ["UNITOOL_PASSWORD_COMMAND": "exit 5"],
                 removing: ["DBUS_SESSION_BUS_ADDRESS"])
             #expect(again.exitCode == 0, "\(again)")
             #expect(again.stdout == grades.stdout)
+            // The terms API and the page both meet the login; LemonLDAP is asked once, and
+            // nothing is asked that the SAML round trip does not need.
+            let har = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [String: Any])
+            let entries = ((har["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
+            let requests = entries.compactMap { entry -> String? in
+                guard let request = entry["request"] as? [String: Any], let response = entry["response"] as? [String: Any],
+                    let address = (request["url"] as? String).flatMap(URL.init(string:))
+                else { return nil }
+                return "\(request["method"] ?? "") \(address.path) \(response["status"] ?? "")"
+            }
+            #expect(
+                requests.sorted() == [
+                    "GET /portal/api/terms 200", "GET /portal/api/terms 302", "GET /portal/grades 200", "GET /portal/grades 302",
+                    "GET /saml/singleSignOn 200", "POST /Shibboleth.sso/SAML2/POST 302",
+                ], "\(requests)")
         }
     }
 

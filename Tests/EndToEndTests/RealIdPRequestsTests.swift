@@ -75,6 +75,40 @@ struct RealIdPRequestsTests {
         #expect(passwordsAfter == passwords && postsAfter == posts, "no login: the saved session answered")
     }
 
+    @Test("terms behind the login and a live IdP session: the terms check and the page meet the login together, and the IdP is asked once")
+    func oneSignOnForTwoRequests() async throws {
+        defer { sandbox.remove() }
+        var faults = try DemoFaults(parsing: "login=idp-session")
+        faults.termsAPI = .protected
+        let demo = try await DemoUniversity.start(faults: faults)
+        defer { Task { await demo.stop() } }
+        try sandbox.installPortalCopy("campus", at: demo.baseURL, commands: ["grades"])
+        let first = try await sandbox.run(
+            ["--portal", "campus", "--user", "alice", "--password-stdin", "terms", "accept"], demo: demo.baseURL, stdin: "wonderland")
+        #expect(first.exitCode == 0, "\(first)")
+        // The portal's session ends; the IdP's stays.
+        let file = sandbox.root.appendingPathComponent("state/unitool/sessions/campus/alice.json")
+        var session = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        let cookies = try #require(session["cookies"] as? [[String: Any]])
+        session["cookies"] = cookies.filter { $0["name"] as? String != DemoUniversity.sessionCookie }
+        try JSONSerialization.data(withJSONObject: session).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+
+        for round in 1...3 {
+            let before = await demo.requests.count
+            let grades = try await sandbox.run(
+                ["--portal", "campus", "--user", "alice", "grades", "--term", "2026-spring"], demo: demo.baseURL)
+            #expect(grades.exitCode == 0 && grades.stdout.contains("Analysis II"), "\(grades)")
+            let requests = Array(await demo.requests.dropFirst(before)).map { "\($0.method) \($0.path)" }
+            #expect(requests.filter { $0.hasPrefix("GET /idp/") }.count == 1, "round \(round): \(requests)")
+            #expect(requests.count == 6, "round \(round): the page and the terms API twice each, one sign-on, one SAML POST: \(requests)")
+            // Again from a portal session that is gone.
+            var again = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            again["cookies"] = (again["cookies"] as? [[String: Any]] ?? []).filter { $0["name"] as? String != DemoUniversity.sessionCookie }
+            try JSONSerialization.data(withJSONObject: again).write(to: file)
+        }
+    }
+
     @Test("the portal's timezone: applies to a date-time with no zone of its own, and JSON keeps the offset")
     func portalZone() async throws {
         defer { sandbox.remove() }

@@ -291,6 +291,13 @@ public final class PortalConnection: Sendable {
         return try await loadPage(url, isPost: false, as: kind, recipe: recipe) { try await self.session.get(url, asFetch: asFetch) }
     }
 
+    /// Whether a redirect leads to the login service: the IdP's origin, an origin a password may
+    /// go to, or the login service's path under the portal's own origin.
+    nonisolated func leadsToLogin(_ url: URL, flow: LoginFlow) -> Bool {
+        if portal.isOwn(url) { return flow.isLoginService(url) }
+        return url.origin == portal.idpURL.origin || portal.credentialOrigins.contains(url.origin)
+    }
+
     /// The policy every request a recipe causes passes before it is sent.
     var originPolicy: OriginPolicy { OriginPolicy(portal: portal) }
 
@@ -302,33 +309,73 @@ public final class PortalConnection: Sendable {
     ) async throws -> Page {
         if let refusal = originPolicy.refusal(kind, to: url, recipe: recipe) { throw refusal }
         var seen = await logins.count
-        var page = try await send()
         let flow = LoginFlow(portal: portal, session: session, logger: logger)
+        // The first request of the connection on its way to the login service claims the login;
+        // another one stops at its redirect there and waits for that login: then it asks again,
+        // or, if no login came of it, goes on where its redirect led. The login service is asked
+        // once, as a browser's one tab would. A page fetched while the terms are checked always
+        // stops there until the check is done, and never claims: its login waits for the terms
+        // check, which may itself be signing in.
+        let claim = LoginCoordinator.Claim()
+        let speculative = Self.termsVerdict != nil
+        let gate: @Sendable (URL) async -> Bool = { [logins] next in
+            guard self.leadsToLogin(next, flow: flow) else { return false }
+            return await logins.holds(next, for: claim, mayClaim: !speculative)
+        }
+        func sendThroughGate() async throws -> Page {
+            try await HTTPSession.$redirectGate.withValue(gate) { try await send() }
+        }
+        var page: Page
+        do {
+            page = try await sendThroughGate()
+        } catch {
+            await logins.release(claim)
+            throw error
+        }
         // Each service of a university signs on by itself, through the IdP's session once there
         // is one: a bounce after another service's login is this service's own sign-on, with no
         // password. A round may only wait for another service's login, so two rounds per
         // service; a bounce after that is a login that did not take.
         var rounds = 2 * (portal.services.count + 1)
-        while try flow.needsLogin(page) {
+        defer { Task { [logins] in await logins.release(claim) } }
+        while try page.heldRedirect != nil || flow.needsLogin(page) {
             guard rounds > 0 else {
                 throw UniToolError(
                     .loginFailed, "the portal asked for a login again right after a successful one",
                     hint: "the portal may not accept unitool's cookies; run with --verbose to see every page")
             }
             rounds -= 1
+            if let held = page.heldRedirect {
+                if let verdict = Self.termsVerdict { try await verdict.value }
+                await logins.waitForClaim(other: claim)
+                let finished = await logins.count
+                if finished > seen {
+                    // Signed in meanwhile: the page itself now, following every redirect.
+                    seen = finished
+                    page = try await send()
+                } else {
+                    // No login came of the wait: on to the login service, as the redirect said.
+                    page = try await HTTPSession.$commandHeaders.withValue([]) { try await session.get(held) }
+                }
+                continue
+            }
             // Fetched while the terms are being checked: log in only once they are accepted.
             if let verdict = Self.termsVerdict { try await verdict.value }
             let bounced = page
             let landing = try await logins.logIn(unlessDoneSince: seen) {
                 self.logger.debug("the portal asks for a login at \(bounced.url.redactedForLog)")
-                // The login's pages are no command's: they carry none of its headers.
+                // The login's pages are no command's: they carry none of its headers, and hold
+                // none of its redirects.
                 return try await HTTPSession.$commandHeaders.withValue([]) {
-                    // A POST's address is no page to come back to (a GET of it may not exist): log
-                    // in from the start page instead, then send the POST again.
-                    if isPost { return try await self.logIn() }
-                    return try await self.logInOnce(from: bounced, asking: url, flow: flow)
+                    try await HTTPSession.$redirectGate.withValue(nil) {
+                        // A POST's address is no page to come back to (a GET of it may not exist): log
+                        // in from the start page instead, then send the POST again.
+                        if isPost { return try await self.logIn() }
+                        return try await self.logInOnce(from: bounced, asking: url, flow: flow)
+                    }
                 }
             }
+            await logins.release(claim)
             seen = await logins.count
             // SAML's RelayState usually brings the browser back to the page it asked for (for a
             // GET; a POST's body is not part of that address, so it is sent again).
@@ -393,6 +440,41 @@ public final class PortalConnection: Sendable {
 
 /// One login at a time per connection, shared by everyone who needs it.
 actor LoginCoordinator {
+    /// One request's standing on the way to the login service (`holds`).
+    final class Claim: Sendable {}
+
+    /// The request on its way to the login service, if one is; others stop at their redirect.
+    private var claimant: ObjectIdentifier?
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    /// Whether the request of `claim` must stop at its redirect to the login service (`next`):
+    /// yes while another request holds the claim, and always for one that may not claim (a page
+    /// fetched beside the terms check); no for the claimant itself, and no for the first to
+    /// come, which takes the claim.
+    func holds(_ next: URL, for claim: Claim, mayClaim: Bool) -> Bool {
+        let id = ObjectIdentifier(claim)
+        if let claimant { return claimant != id }
+        guard mayClaim else { return true }
+        claimant = id
+        return false
+    }
+
+    /// Gives up `claim`, if it is the claim: once its login is done, or its request ended
+    /// without one. The requests that waited ask again.
+    func release(_ claim: Claim) {
+        guard claimant == ObjectIdentifier(claim) else { return }
+        claimant = nil
+        let resumed = waiting
+        waiting = []
+        for continuation in resumed { continuation.resume() }
+    }
+
+    /// Waits until no other request holds the claim.
+    func waitForClaim(other claim: Claim) async {
+        guard let claimant, claimant != ObjectIdentifier(claim) else { return }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
     /// How many logins have finished; a caller that saw an older count knows its bounce may be
     /// answered already.
     private(set) var count = 0

@@ -128,6 +128,12 @@ public final class HTTPSession: Sendable {
     /// around a recipe's work, and cleared around a login, whose pages are no recipe's).
     @TaskLocal public static var commandHeaders: [RecipeHeaders.Header] = []
 
+    /// Asked before a redirect is followed: true stops there, and the answer is the redirect
+    /// itself, marked `heldRedirect`. `PortalConnection` holds a second request's way to the login
+    /// service while another request of the connection is already on it, so that one login serves
+    /// both and the login service is asked once (`LoginCoordinator`).
+    @TaskLocal public static var redirectGate: (@Sendable (URL) async -> Bool)?
+
     /// Asks for a page as a browser navigates to it, or, `asFetch`, as a page's script asks a
     /// JSON API (`BrowserRequest`).
     public func get(_ url: URL, asFetch: Bool = false) async throws -> Page {
@@ -191,6 +197,14 @@ public final class HTTPSession: Sendable {
             if case .follow(let next, let keepsBody) = policy.decide(
                 status: response.status, location: response.headers.first(name: "location"), after: request)
             {
+                if let gate = Self.redirectGate, await gate(next.url) {
+                    logger.debug("holding the redirect to \(next.url.redactedForLog): another request is signing in")
+                    var held = Page(
+                        url: url, status: response.status, contentType: response.headers.first(name: "content-type"),
+                        body: response.body, hops: hops)
+                    held.heldRedirect = next.url
+                    return held
+                }
                 logger.debug("redirect \(response.status) -> \(next.url.redactedForLog)")
                 if !keepsBody {
                     form = nil

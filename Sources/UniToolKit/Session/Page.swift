@@ -11,6 +11,9 @@ public struct Page: Sendable {
     public var body: [UInt8]
     /// Every address visited to reach this page, the first request included.
     public var hops: [URL]
+    /// Set when the session stopped at a redirect instead of following it (`HTTPSession.redirectGate`):
+    /// where it led. The page is then that redirect's answer.
+    public var heldRedirect: URL? = nil
 
     public init(url: URL, status: Int, contentType: String?, body: [UInt8], hops: [URL]) {
         self.url = url
