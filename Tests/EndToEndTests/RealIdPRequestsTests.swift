@@ -198,6 +198,39 @@ struct RealIdPRequestsTests {
         #expect(await demo.passwordsReceived == 0)
     }
 
+    @Test("read: may POST a form or JSON and read the value from a JSON answer (issue 35)")
+    func readByPost() async throws {
+        defer { sandbox.remove() }
+        let portal = try RecordingHTTPServer { request in
+            switch request.path {
+            case "/token": .status(200, headers: ["Content-Type": "application/json"], body: #"{"data":{"token":"t-42"}}"#)
+            default: .status(200, body: "<ul><li>listed</li></ul>")
+            }
+        }
+        defer { portal.stop() }
+        let pack = sandbox.root.appendingPathComponent("config/unitool/recipes/poster")
+        try FileManager.default.createDirectory(at: pack, withIntermediateDirectories: true)
+        try
+            "portal: poster\nbase_url: \(portal.baseURL.absoluteString)\nlogin: { pages: [{ name: never, when: \"//form[@id='never']\", auto_submit: true }] }\n"
+            .write(to: pack.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
+        try """
+        command: list
+        login: false
+        options: { kind: { default: "all" } }
+        read:
+          token: { fetch: /token, method: post, json: '{"kind":"{{kind}}"}', parse: json, xpath: "string(//data/token)" }
+        fetch: /list?token={{token}}
+        rows: //li
+        fields: { name: { xpath: ".", required: true } }
+
+        """.write(to: pack.appendingPathComponent("list.yaml"), atomically: true, encoding: .utf8)
+        let outcome = try await sandbox.run(["--portal", "poster", "list", "--kind", "a\"b", "--json"])
+        #expect(outcome.exitCode == 0 && outcome.stdout.contains("listed"), "\(outcome)")
+        let posted = try #require(portal.requests.first { $0.path == "/token" })
+        #expect(posted.method == "POST" && posted.body == #"{"kind":"a\"b"}"#, "\(posted)")
+        #expect(portal.requests.contains { $0.method == "GET" && $0.path == "/list?token=t-42" }, "\(portal.requests)")
+    }
+
     @Test("recipes lint names a header no recipe may set")
     func lintRefusesCookie() async throws {
         defer { sandbox.remove() }

@@ -135,6 +135,18 @@ public struct DataRecipe: Sendable {
             public var fetch: Template
             public var xpath: String
             public var regex: String?
+            /// `method: post`: the page is asked for with a POST of `form` or `json`, as a
+            /// source's first page may be (a token that only an AJAX call hands out).
+            public var post = false
+            public var form: [(name: String, value: Template)] = []
+            public var json: Template? = nil
+            /// How the answer is read (`parse: json` for an AJAX answer); HTML by default.
+            public var parser: Parser = .html
+
+            /// Every template of the read, with the key it stands under, for the checks of its values.
+            var templates: [(key: String, template: Template)] {
+                [("fetch", fetch)] + form.map { ("form", $0.value) } + (json.map { [("json", $0)] } ?? [])
+            }
         }
     }
 
@@ -387,8 +399,10 @@ extension DataRecipe {
                 }
             }
             for read in source.reads {
-                for variable in read.fetch.variables where !options.contains(where: { $0.name == variable }) {
-                    throw top.error("read", "'\(read.name)' fetches with {{\(variable)}}, but no option of that name is declared")
+                for (key, template) in read.templates {
+                    for variable in template.variables where !options.contains(where: { $0.name == variable }) {
+                        throw top.error("read", "'\(read.name)' uses {{\(variable)}} in its \(key), but no option of that name is declared")
+                    }
                 }
             }
         }
@@ -478,13 +492,28 @@ extension DataRecipe.Source {
         if let readsReader = try reader.mappingReader("read") {
             for name in readsReader.keys {
                 let entry = try readsReader.mappingReader(name)!
-                try entry.allowOnly(["fetch", "xpath", "regex"])
+                try entry.allowOnly(["fetch", "xpath", "regex", "method", "form", "json", "parse"])
                 let regex = try entry.string("regex")
                 if let regex, (try? Regex(regex)) == nil { throw entry.error("regex", "'\(regex)' is not a valid regular expression") }
-                source.reads.append(
-                    Read(
-                        name: name, fetch: Template(try entry.requiredString("fetch")), xpath: try entry.requiredXPath("xpath"),
-                        regex: regex))
+                var read = Read(
+                    name: name, fetch: Template(try entry.requiredString("fetch")), xpath: try entry.requiredXPath("xpath"),
+                    regex: regex)
+                switch try entry.string("method")?.lowercased() {
+                case nil, "get": read.post = false
+                case "post": read.post = true
+                case let other?: throw entry.error("method", "'\(other)' is not a method a recipe may use; use get or post")
+                }
+                read.form = (try entry.stringMapAllowingEmpty("form") ?? []).map { ($0.0, Template($0.1)) }
+                read.json = try entry.string("json").map(Template.init)
+                if !read.post, !read.form.isEmpty || read.json != nil {
+                    throw entry.error(read.json != nil ? "json" : "form", "a body is sent with method: post only")
+                }
+                if !read.form.isEmpty, read.json != nil { throw entry.error("json", "a POST sends form or json, not both") }
+                read.parser = try entry.choice("parse", of: Parser.self) ?? .html
+                guard read.parser == .html || read.parser == .json else {
+                    throw entry.error("parse", "a read: value is taken from an HTML page or a JSON answer: use html or json")
+                }
+                source.reads.append(read)
             }
         }
         return source

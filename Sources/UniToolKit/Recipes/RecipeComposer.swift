@@ -125,7 +125,7 @@ public enum RecipeComposer {
             if listsByName.contains(name) {
                 pairs.append((key, mergedList(base: value, over: replacement)))
             } else if mappingsByKey.contains(name), value.mapping != nil, replacement.mapping != nil {
-                pairs.append((key, mergedMapping(base: value, over: replacement)))
+                pairs.append((key, mergedEntries(base: value, over: replacement)))
             } else {
                 pairs.append((key, replacement))
             }
@@ -133,6 +133,44 @@ public enum RecipeComposer {
         let baseKeys = Set(baseMapping.keys.compactMap { $0.scalar?.string })
         for (key, value) in overMapping where !baseKeys.contains(key.scalar?.string ?? "") { pairs.append((key, value)) }
         return .mapping(Node.Mapping(pairs, over.mapping?.tag ?? .implicit, .block, over.mapping?.mark))
+    }
+
+    /// `fields`, `options` and `actions` of a recipe over its platform's, entry by entry: an
+    /// entry of the same name merges with the platform's, its keys winning (a field's `xpath`
+    /// alone keeps the platform's `type` and `format`), unless it says `replace: true`, which
+    /// replaces the platform's entry whole. (A field's `replace:` with a mapping is its regex
+    /// replacements, and merges as any key.)
+    static func mergedEntries(base: Node, over: Node) -> Node {
+        guard let baseMapping = base.mapping, let overMapping = over.mapping else { return over }
+        let baseEntries = Dictionary(baseMapping.map { ($0.key.scalar?.string ?? "", $0.value) }, uniquingKeysWith: { first, _ in first })
+        var pairs: [(Node, Node)] = []
+        for (key, value) in baseMapping {
+            let name = key.scalar?.string ?? ""
+            guard let entry = overMapping.first(where: { $0.key.scalar?.string == name })?.value else {
+                pairs.append((key, value))
+                continue
+            }
+            pairs.append((key, merged(entry: entry, over: value)))
+        }
+        for (key, value) in overMapping where baseEntries[key.scalar?.string ?? ""] == nil {
+            pairs.append((key, removingWholeReplacement(value)))
+        }
+        return .mapping(Node.Mapping(pairs, over.mapping?.tag ?? .implicit, .block, over.mapping?.mark))
+    }
+
+    /// One entry over the platform's: merged key by key, or, with `replace: true`, itself alone.
+    private static func merged(entry: Node, over platformEntry: Node) -> Node {
+        guard entry.mapping != nil, platformEntry.mapping != nil else { return entry }
+        if replacesWhole(entry) { return removingWholeReplacement(entry) }
+        return mergedMapping(base: platformEntry, over: entry)
+    }
+
+    private static func replacesWhole(_ entry: Node) -> Bool {
+        entry.mapping?["replace"]?.scalar.map { ["true", "yes"].contains($0.string.lowercased()) } ?? false
+    }
+
+    private static func removingWholeReplacement(_ entry: Node) -> Node {
+        replacesWhole(entry) ? removing(["replace"], from: entry) : entry
     }
 
     /// The base's items in order, each replaced by the item of the same `name` in `over`, then

@@ -183,9 +183,21 @@ extension PortalConnection {
 
     /// A `read:` value: a page fetched (logging in if the portal asks), an XPath, a regex.
     func readValue(_ read: DataRecipe.Source.Read, values: [String: String], recipe: DataRecipe) async throws -> String {
-        let page = try await loadPage(
-            try address(read.fetch.render(values, encode: Template.urlEncode), of: recipe), as: .read, recipe: recipe.file)
-        let found = try self.values(of: read.xpath, on: page.document(charsetOverride: portal.charsetOverride(for: page.url)))
+        let target = try address(read.fetch.render(values, encode: Template.urlEncode), of: recipe)
+        let page: Page
+        if read.post {
+            guard let url = URL(string: target) else {
+                throw UniToolError(.recipeInvalid, "\(recipe.file): read: '\(read.name)' fetches '\(target)', which is not a URL")
+            }
+            page = try await post(to: url, form: read.form, json: read.json, values: values, as: .read, recipe: recipe)
+        } else {
+            page = try await loadPage(target, as: .read, recipe: recipe.file, asFetch: read.parser == .json)
+        }
+        let document =
+            read.parser == .json
+            ? try Document(xml: Array(StructuredText.xml(fromJSON: page.body).utf8), url: page.url.absoluteString, encoding: "utf-8")
+            : try page.document(charsetOverride: portal.charsetOverride(for: page.url))
+        let found = try self.values(of: read.xpath, on: document)
         var value = found.first
         if let pattern = read.regex, let text = value {
             value = try RecordExtractor.applyRegex(try Regex(pattern), to: text)
@@ -202,15 +214,24 @@ extension PortalConnection {
     /// The first page of a `method: post` source: its form or JSON body sent to the portal's own
     /// origin, never elsewhere, and repeated by a 307 or 308 redirect only to the portal's own.
     func postPage(_ target: URL, source: DataRecipe.Source, values: [String: String], recipe: DataRecipe) async throws -> Page {
-        let bodyMayGoTo = bodyMayGoTo(.fetch, recipe: recipe.file)
-        if let json = source.json {
+        try await post(to: target, form: source.form, json: source.json, values: values, as: .fetch, recipe: recipe)
+    }
+
+    /// A recipe's POST (a source's first page, a `read:` value): its form or JSON body, values
+    /// filled in, sent to the portal's own origin only.
+    func post(
+        to target: URL, form: [(name: String, value: Template)], json: Template?, values: [String: String],
+        as kind: OriginPolicy.RequestKind, recipe: DataRecipe
+    ) async throws -> Page {
+        let bodyMayGoTo = bodyMayGoTo(kind, recipe: recipe.file)
+        if let json {
             let body = try json.render(values, encode: Template.jsonEscape)
-            return try await loadPage(target, isPost: true, as: .fetch, recipe: recipe.file) {
+            return try await loadPage(target, isPost: true, as: kind, recipe: recipe.file) {
                 try await self.session.post(target, json: body, bodyMayGoTo: bodyMayGoTo)
             }
         }
-        let fields = try source.form.map { ($0.name, try $0.value.render(values)) }
-        return try await loadPage(target, isPost: true, as: .fetch, recipe: recipe.file) {
+        let fields = try form.map { ($0.name, try $0.value.render(values)) }
+        return try await loadPage(target, isPost: true, as: kind, recipe: recipe.file) {
             try await self.session.submit(FormSubmission(method: "POST", url: target, fields: fields), bodyMayGoTo: bodyMayGoTo)
         }
     }
