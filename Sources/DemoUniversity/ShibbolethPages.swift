@@ -4,27 +4,30 @@ import Foundation
 /// login variant and `Recipes/platforms/shibboleth-idp.yaml`.
 ///
 /// The structure (element nesting, classes, field and button names, their order) follows the
-/// IdP's `views/login.vm` of v5 (unchanged in this respect since v4) and the naming of the
-/// common TOTP plugins. The text and markup are the demo's own.
+/// IdP's `views/login.vm` at 5.1.3 (the layout of 4.2 onwards; Fixtures/platforms/shibboleth-idp/5.1)
+/// and the community TOTP plugin's field name. The text is the demo's own.
 enum ShibbolethPages {
     static func page(title: String, body: String) -> String {
         """
         <!DOCTYPE html>
-        <!-- Structure after the Shibboleth IdP v5 views (login.vm); demo text. -->
-        <html lang="en">
-        <head><meta charset="utf-8"><title>\(HTML.escape(title))</title></head>
+        <!-- Structure after the Shibboleth IdP 5.1 views (login.vm); demo text. -->
+        <html>
+        <head>
+          <title>\(HTML.escape(title))</title>
+          <meta charset="UTF-8">
+          <meta name="viewport" content="width=device-width, initial-scale=1.0, maximum-scale=5.0">
+        </head>
         <body>
-          <div class="wrapper">
-            <div class="container">
-              <header><img src="/idp/images/logo.png" alt="Demo University"></header>
-              <div class="content">
-                <div class="column one">
+          <main class="main">
+            <header>
+              <img class="main-logo" src="/idp/images/logo.png" alt="Demo University">
+              <h1>Signing in to the Demo University Portal</h1>
+            </header>
+            <section>
         \(body)
-                </div>
-              </div>
-            </div>
-            <footer><div class="container"><p>Demo University identity service</p></div></footer>
-          </div>
+            </section>
+          </main>
+          <footer class="footer"><div class="cc"><p>Demo University identity service</p></div></footer>
         </body>
         </html>
 
@@ -32,58 +35,56 @@ enum ShibbolethPages {
     }
 
     static func error(_ message: String?) -> String {
-        message.map { "<section><p class=\"form-element form-error\">\(HTML.escape($0))</p></section>" } ?? ""
+        message.map { "<p class=\"output-message output--error\">\(HTML.escape($0))</p>" } ?? ""
     }
 
-    /// The user name and password form: no id on the form, the error in `.form-error`, the
-    /// "don't remember" and "clear consent" boxes, and `_eventId_proceed`.
+    /// The user name and password form, as login.vm of IdP 4.2 to 5.x has it: no id on the form,
+    /// the error in `p.output-message.output--error` inside it, the "don't remember" and "clear
+    /// consent" boxes, and `_eventId_proceed` in `div.grid`.
     static func login(execution: String, csrf: String, error message: String?) -> String {
         page(
-            title: "Web Login Service",
+            title: "Demo University sign-in",
             body: """
                   <form action="/idp/profile/SAML2/Redirect/SSO?execution=\(execution)" method="post">
                     <input type="hidden" name="csrf_token" value="\(csrf)">
                     \(error(message))
-                    <legend>Log in to <strong>Demo University Portal</strong></legend>
-                    <div class="form-element-wrapper">
-                      <label for="username">Username</label>
-                      <input class="form-element form-field" id="username" name="j_username" type="text" value="">
-                    </div>
-                    <div class="form-element-wrapper">
-                      <label for="password">Password</label>
-                      <input class="form-element form-field" id="password" name="j_password" type="password" value="">
-                    </div>
-                    <div class="form-element-wrapper">
-                      <input type="checkbox" name="donotcache" value="1" id="donotcache">
-                      <label for="donotcache">Don't remember login</label>
-                    </div>
-                    <div class="form-element-wrapper">
-                      <input id="_shib_idp_revokeConsent" type="checkbox" name="_shib_idp_revokeConsent" value="true">
-                      <label for="_shib_idp_revokeConsent">Clear prior granting of permission for release of your information to this service.</label>
-                    </div>
-                    <div class="form-element-wrapper">
-                      <button class="form-element form-button" type="submit" name="_eventId_proceed">Login</button>
+                    <label for="username">University ID</label>
+                    <input type="text" id="username" name="j_username" value="">
+                    <label for="password">Passphrase</label>
+                    <input type="password" id="password" name="j_password" value="">
+                    <input type="checkbox" name="donotcache" value="1" id="donotcache">
+                    <label for="donotcache">Forget this sign-in when the browser closes</label>
+                    <input id="_shib_idp_revokeConsent" type="checkbox" name="_shib_idp_revokeConsent" value="true">
+                    <label for="_shib_idp_revokeConsent">Ask me again which details the portal may receive.</label>
+                    <div class="grid">
+                      <div class="grid-item">
+                        <button type="submit" name="_eventId_proceed" onClick="this.childNodes[0].nodeValue='One moment...'">Sign in</button>
+                      </div>
                     </div>
                   </form>
-                  <ul class="list list-help"><li class="list-help-item"><a href="/idp/help">Need help?</a></li></ul>
+                  <ul>
+                    <li><a href="/idp/help">Lost your passphrase?</a></li>
+                    <li><a href="/idp/help">Get support</a></li>
+                  </ul>
                 """)
     }
 
-    /// A TOTP plugin's token form: `j_tokenNumber`, the error inside the form.
+    /// A TOTP plugin's code form, laid out as the IdP 5.1's own views: the community plugin's
+    /// `j_tokenNumber` (the demo reads that name; the official plugin names it `tokencode`), the
+    /// error inside the form, `_eventId_proceed` in `div.grid`.
     static func token(execution: String, csrf: String, error message: String?) -> String {
         page(
-            title: "Web Login Service - Token",
+            title: "Demo University sign-in",
             body: """
                   <form action="/idp/profile/SAML2/Redirect/SSO?execution=\(execution)" method="post">
                     <input type="hidden" name="csrf_token" value="\(csrf)">
                     \(error(message))
-                    <legend>Enter the code from your authenticator app</legend>
-                    <div class="form-element-wrapper">
-                      <label for="j_tokenNumber">Token code</label>
-                      <input class="form-element form-field" id="j_tokenNumber" name="j_tokenNumber" type="text" autocomplete="off">
-                    </div>
-                    <div class="form-element-wrapper">
-                      <button class="form-element form-button" type="submit" name="_eventId_proceed">Continue</button>
+                    <label for="j_tokenNumber">Six-digit code from your authenticator app</label>
+                    <input type="text" id="j_tokenNumber" name="j_tokenNumber" value="" autocomplete="off">
+                    <div class="grid">
+                      <div class="grid-item">
+                        <button type="submit" name="_eventId_proceed">Verify</button>
+                      </div>
                     </div>
                   </form>
                 """)
