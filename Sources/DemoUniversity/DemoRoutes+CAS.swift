@@ -95,19 +95,40 @@ extension DemoRoutes {
 
 }
 
-/// Apereo CAS's login and token pages, by the structure of CAS 6 and 7's views.
+/// Apereo CAS's login and token pages, by the structure of CAS 7.1's default Thymeleaf views
+/// (support/cas-server-support-thymeleaf templates: layout.html, login/casLoginView.html with
+/// fragments/loginform.html and fragments/submitbutton.html, gauth/casGoogleAuthenticatorLoginView.html),
+/// as in Fixtures/platforms/cas/7.1. The text is the demo's own.
 enum CASPages {
     static func page(_ body: String) -> String {
         """
         <!DOCTYPE html>
-        <!-- Structure after Apereo CAS 6/7 (casLoginView, the Google Authenticator view); demo text. -->
-        <html lang="en"><head><meta charset="UTF-8"><title>CAS - Central Authentication Service</title></head>
-        <body class="login mdc-typography">
-          <main role="main" class="container mt-3 mb-3"><div id="content" class="d-flex justify-content-center">
-            <section id="loginForm" class="login-section login-form card-body">
+        <!-- Structure after Apereo CAS 7.1 (layout.html, casLoginView, the Google Authenticator view); demo text. -->
+        <html lang="en">
+        <head>
+          <meta charset="UTF-8"/>
+          <meta name="viewport" content="width=device-width, initial-scale=1, shrink-to-fit=no"/>
+          <title>CAS - Central Authentication Service Demo sign-on</title>
+        </head>
+        <body>
+          <header id="app-bar" class="mdc-top-app-bar mdc-top-app-bar--fixed mdc-elevation--z4 shadow-sm">
+            <nav class="mdc-top-app-bar__row navbar navbar-dark bg-dark">
+              <div class="container-fluid container-fluid d-flex align-items-center justify-content-between">
+                <section class="mdc-top-app-bar__section">
+                  <div class="cas-brand mx-auto"><h1 class="visually-hidden">CAS</h1><a href="/cas/"><img id="cas-logo" class="cas-logo" alt="Demo University sign-on" src="/cas/images/cas-logo.png"/></a></div>
+                </section>
+              </div>
+            </nav>
+          </header>
+          <div class="mdc-drawer-scrim"></div>
+          <div class="mdc-drawer-app-content mdc-top-app-bar--fixed-adjust d-flex justify-content-center">
+            <main id="main-content" class="container-lg py-4">
         \(body)
-            </section>
-          </div></main>
+            </main>
+          </div>
+          <footer class="py-3 d-flex justify-content-center align-items-center cas-footer">
+            <span id="copyright" class="me-2 d-inline-block">Demo University central sign-on</span>
+          </footer>
         </body></html>
 
         """
@@ -115,7 +136,7 @@ enum CASPages {
 
     static func errors(_ message: String?) -> String {
         message.map {
-            "<div id=\"loginErrorsPanel\" class=\"banner banner-danger alert alert-danger\" role=\"alert\"><p>\(HTML.escape($0))</p></div>"
+            "<div id=\"loginErrorsPanel\" class=\"banner banner-danger alert alert-danger banner-dismissible\" role=\"alert\"><h2>Sign-in refused</h2><p>\(HTML.escape($0)) </p></div>"
         } ?? ""
     }
 
@@ -124,33 +145,82 @@ enum CASPages {
         action.queryItems = [URLQueryItem(name: "service", value: service)]
         return page(
             """
-                  <form method="post" id="fm1" action="\(HTML.escape(action.string!))">
-                    \(errors(error))
-                    <h3 class="text-center">Enter Username &amp; Password</h3>
-                    <section class="cas-field form-group"><label for="username">Username:</label>
-                      <input class="form-control required" id="username" size="25" type="text" accesskey="u" autocomplete="off" name="username" value=""></section>
-                    <section class="cas-field form-group"><label for="password">Password:</label>
-                      <input class="form-control required" type="password" id="password" size="25" accesskey="p" autocomplete="off" name="password" value=""></section>
-                    <input type="hidden" name="execution" value="\(execution)">
-                    <input type="hidden" name="_eventId" value="submit">
-                    <input type="hidden" name="geolocation">
-                    <button class="mdc-button mdc-button--raised btn btn-primary" name="submit" accesskey="l" type="submit" value="Login"><span class="mdc-button__label">Login</span></button>
-                  </form>
+              <div class="d-flex justify-content-center">
+                <div class="d-flex justify-content-center flex-md-row flex-column mdc-card mdc-card-content card flex-grow-1">
+                  <section id="loginForm" class="login-section login-form card-body">
+                    <div class="d-flex flex-column justify-content-between m-auto">
+                      <div class="form-wrapper">
+                        <form method="post" id="fm1" action="\(HTML.escape(action.string!))" onsubmit="loginFormSubmission();">
+                          <div id="login-form-controls">
+                            <h2 class="text-center"><i class="mdi mdi-login fas fa-shield-alt" aria-hidden="true"></i> <span>Sign in with your demo user name and password</span></h2>
+                            \(errors(error))
+                            <section class="cas-field form-group my-3" id="usernameSection">
+                              <label for="username" class="mdc-text-field mdc-text-field--outlined control-label w-100">
+                                <span class="mdc-notched-outline"><span class="mdc-notched-outline__notch"><span class="mdc-floating-label">User name</span></span></span>
+                                <input class="mdc-text-field__input form-control" id="username" size="25" type="text" accesskey="u" autocapitalize="none" spellcheck="false" autocomplete="username" required name="username" value=""/>
+                              </label>
+                            </section>
+                            <section class="cas-field form-group my-3 mdc-input-group form-group" id="passwordSection">
+                              <div class="mdc-input-group-field mdc-input-group-field-append">
+                                <label for="password" class="mdc-text-field caps-check mdc-text-field--outlined control-label mdc-text-field--with-trailing-icon control-label w-100">
+                                  <span class="mdc-notched-outline"><span class="mdc-notched-outline__notch"><span class="mdc-floating-label">Password</span></span></span>
+                                  <input class="mdc-text-field__input form-control pwd" type="password" id="password" size="25" required accesskey="p" autocomplete="off" name="password" value=""/>
+                                  <button class="reveal-password mdc-button mdc-button--unelevated mdc-input-group-append mdc-icon-button btn btn-primary" tabindex="-1" type="button" title="Show the password"><i class="mdi mdi-eye reveal-password-icon fas fa-eye" aria-hidden="true"></i></button>
+                                </label>
+                              </div>
+                            </section>
+                            <section class="cas-field form-check">
+                              <div class="mdc-form-field "><div id="warnSwitchButtonPanel" style="display: none">
+                                <button id="warnButton" name="warnButton" class="mdc-switch mdc-switch--unselected" type="button" role="switch" aria-checked="false"></button>
+                                <label class="form-check-label" id="warnButtonLabel">Ask before signing me in elsewhere</label>
+                                <input type="hidden" name="warn" id="warn" value="false" data-switch-btn="warnButton"/>
+                              </div></div>
+                            </section>
+                            <section class="cas-field">
+                              <input type="hidden" name="execution" value="\(execution)"/>
+                              <input type="hidden" name="_eventId" value="submit"/>
+                              <input type="hidden" name="geolocation"/>
+                              <input type="hidden" name="deviceFingerprint"/>
+                            </section>
+                            <button class="mdc-button mdc-button--raised btn btn-primary btn-primary" name="submitBtn" id="submitBtn" accesskey="l" type="submit"><i class="mdi mdi-login fas fa-shield-alt" aria-hidden="true"></i> <span class="mdc-button__label">Sign in</span></button>
+                          </div>
+                        </form>
+                      </div>
+                    </div>
+                  </section>
+                </div>
+              </div>
             """)
     }
 
     static func token(execution: String, error: String?) -> String {
         page(
             """
-                  <form method="post" id="fm1" action="login">
-                    \(errors(error))
-                    <h3>Enter your verification code</h3>
-                    <section class="cas-field form-group"><label for="token">Verification code:</label>
-                      <input class="form-control required" type="text" id="token" size="25" autocomplete="off" name="token"></section>
-                    <input type="hidden" name="execution" value="\(execution)">
-                    <input type="hidden" name="_eventId" value="submit">
-                    <button class="mdc-button mdc-button--raised btn btn-primary" name="submit" accesskey="l" type="submit" value="Login"><span class="mdc-button__label">Login</span></button>
-                  </form>
+              <div id="login" class="mdc-card card mdc-card-content w-lg-50 p-4 m-auto">
+                <p>Enter the six-digit code your authenticator app shows for the demo.</p>
+                <form method="post" id="fm1" action="login">
+                  \(error == nil ? "" : "<div id=\"msg\" class=\"banner banner-danger alert alert-danger my-2\"><span>\(HTML.escape(error ?? "")) </span></div>")
+                  <input type="hidden" name="_eventId" value="submit"/>
+                  <input type="hidden" name="execution" value="\(execution)"/>
+                  <input type="hidden" name="geolocation"/>
+                  <section class="cas-field form-group my-3 mdc-input-group">
+                    <div class="d-flex">
+                      <div class="w-100 mdc-input-group-field mdc-input-group-field-append">
+                        <div class="d-flex">
+                          <input type="hidden" id="accountId" name="accountId" size="25" autocomplete="off" value=""/>
+                          <label for="token" class="mdc-text-field caps-check mdc-text-field--outlined control-label mdc-text-field--with-trailing-icon">
+                            <span class="mdc-notched-outline"><span class="mdc-notched-outline__notch"><span class="mdc-floating-label">Code</span></span></span>
+                            <input class="mdc-text-field__input form-control pwd" type="password" name="token" id="token" size="25" autocomplete="off" required value=""/>
+                          </label>
+                        </div>
+                      </div>
+                      <button class="reveal-password align-self-end mdc-button mdc-button--raised btn btn-primary mdc-input-group-append mdc-icon-button" tabindex="-1" type="button"><i class="mdi mdi-eye fas fa-eye reveal-password-icon" aria-hidden="true"></i><span class="visually-hidden">Show the code</span></button>
+                    </div>
+                  </section>
+                  <button id="loginButton" class="mdc-button mdc-button--raised btn btn-primary" accesskey="l"><span class="mdc-button__label">Verify</span></button>
+                  <a class="mdc-button mdc-button--raised btn btn-primary button-cancel" id="cancel" name="cancel" onclick="location.href = location.href;"><span class="mdc-button__label">Start over</span></a>
+                </form>
+              </div>
             """)
     }
 }
