@@ -1,30 +1,46 @@
 import Foundation
 
-/// IdP pages with the structure of Keycloak's login theme (keycloak.v2, Keycloak 24 and later),
-/// for the `keycloak` login variant and `Recipes/platforms/keycloak.yaml`.
+/// IdP pages with the structure of Keycloak 26's keycloak.v2 login theme (the default since
+/// Keycloak 24), for the `keycloak` login variant and `Recipes/platforms/keycloak.yaml`.
 ///
-/// The structure (the form ids, field names, the hidden `credentialId`, the `login` button, the
-/// error span `#input-error`, the session code in the form's address) follows the theme's
-/// `login.ftl` and `login-otp.ftl`. The text and markup are the demo's own.
+/// The structure follows the theme's `template.ftl`, `login.ftl`, `login-otp.ftl`, `field.ftl`
+/// and `buttons.ftl`, and base/login's `login-page-expired.ftl` (26.x), as rebuilt in
+/// `Fixtures/platforms/keycloak/26-v2/`: form ids, field names, the hidden `credentialId`, the
+/// `login` button, and `field.ftl`'s error container `div#input-error-container-<field>`, present
+/// and empty on every page, with `div#input-error-<field>` inside it only when there is an error.
+/// The text is the demo's own.
 enum KeycloakPages {
     static func page(title: String, body: String) -> String {
         """
         <!DOCTYPE html>
-        <!-- Structure after Keycloak's keycloak.v2 login theme (login.ftl, login-otp.ftl); demo text. -->
+        <!-- Structure after Keycloak 26's keycloak.v2 login theme (template.ftl); demo text. -->
         <html class="login-pf" lang="en">
-        <head><meta charset="utf-8"><title>\(HTML.escape(title))</title></head>
+        <head>
+          <meta charset="utf-8">
+          <meta name="robots" content="noindex, nofollow">
+          <meta name="viewport" content="width=device-width, initial-scale=1">
+          <title>\(HTML.escape(title))</title>
+        </head>
         <body id="keycloak-bg" class="">
-          <div class="pf-v5-c-login">
-            <div class="pf-v5-c-login__container">
-              <header id="kc-header" class="pf-v5-c-login__header"><div id="kc-header-wrapper">Demo University</div></header>
-              <main class="pf-v5-c-login__main">
-                <div class="pf-v5-c-login__main-header"><h1 class="pf-v5-c-title pf-m-3xl" id="kc-page-title">\(HTML.escape(title))</h1></div>
-                <div class="pf-v5-c-login__main-body">
+        <div class="pf-v5-c-login">
+          <div class="pf-v5-c-login__container">
+            <header id="kc-header" class="pf-v5-c-login__header">
+              <div id="kc-header-wrapper" class="pf-v5-c-brand">Demo University</div>
+            </header>
+            <main class="pf-v5-c-login__main">
+              <div class="pf-v5-c-login__main-header">
+                <h1 class="pf-v5-c-title pf-m-3xl" id="kc-page-title">\(HTML.escape(title))</h1>
+              </div>
+              <div class="pf-v5-c-login__main-body">
         \(body)
+                <div class="pf-v5-c-login__main-footer">
                 </div>
-              </main>
-            </div>
+              </div>
+              <div class="pf-v5-c-login__main-footer">
+              </div>
+            </main>
           </div>
+        </div>
         </body>
         </html>
 
@@ -36,44 +52,111 @@ enum KeycloakPages {
         return "/idp/profile/SAML2/Redirect/SSO?execution=\(execution)&amp;session_code=\(code)&amp;client_id=demo-portal&amp;tab_id=x1"
     }
 
+    /// field.ftl's error container for a field: always there, empty unless the field has an error.
+    static func errorContainer(_ field: String, _ error: String?) -> String {
+        guard let error else {
+            return """
+                <div id="input-error-container-\(field)">
+                            </div>
+                """
+        }
+        return """
+            <div id="input-error-container-\(field)">
+                          <div class="pf-v5-c-form__helper-text" aria-live="polite">
+                            <div class="pf-v5-c-helper-text pf-v5-u-display-flex pf-v5-u-justify-content-space-between">
+                              <div class="pf-v5-c-helper-text__item pf-m-error" id="input-error-\(field)">
+                                <span class="pf-v5-c-helper-text__item-text pf-m-error kc-feedback-text">\(HTML.escape(error))</span>
+                              </div>
+                            </div>
+                          </div>
+                        </div>
+            """
+    }
+
+    /// buttons.ftl's loginButton: the `login` button in its action group.
+    static let loginButton = """
+                    <div class="pf-v5-c-form__group">
+                      <div class="pf-v5-c-form__actions pf-v5-u-pt-xs">
+                        <button class="pf-v5-c-button pf-m-primary pf-m-block" name="login" id="kc-login" type="submit">Log in</button>
+                      </div>
+                    </div>
+        """
+
     static func login(execution: String, csrf: String, error: String?) -> String {
         page(
-            title: "Sign in to your account",
+            title: "Log in with your university account",
             body: """
-                  <div id="kc-form"><div id="kc-form-wrapper">
-                    <form id="kc-form-login" class="pf-v5-c-form" onsubmit="login.disabled = true; return true;" action="\(action(execution, csrf))" method="post" novalidate="novalidate">
-                      <div class="pf-v5-c-form__group">
-                        <label for="username" class="pf-v5-c-form__label">Username or email</label>
-                        <input id="username" name="username" value="" type="text" autocomplete="username" class="pf-v5-c-form-control"\(error == nil ? "" : " aria-invalid=\"true\"")>
-                        \(error.map { "<span id=\"input-error\" class=\"pf-v5-c-helper-text__item-text pf-m-error\" aria-live=\"polite\">\(HTML.escape($0))</span>" } ?? "")
-                      </div>
-                      <div class="pf-v5-c-form__group">
-                        <label for="password" class="pf-v5-c-form__label">Password</label>
-                        <input id="password" name="password" value="" type="password" autocomplete="current-password" class="pf-v5-c-form-control">
-                      </div>
-                      <div id="kc-form-buttons" class="pf-v5-c-form__group">
-                        <input type="hidden" id="id-hidden-input" name="credentialId" value="">
-                        <button class="pf-v5-c-button pf-m-primary pf-m-block" name="login" id="kc-login" type="submit">Sign In</button>
-                      </div>
-                    </form>
-                  </div></div>
+                  <div id="kc-form">
+                    <div id="kc-form-wrapper">
+                      <form id="kc-form-login" class="pf-v5-c-form pf-v5-u-w-100" onsubmit="login.disabled = true; return true;" action="\(action(execution, csrf))" method="post" novalidate="novalidate">
+                        <div class="pf-v5-c-form__group">
+                          <div class="pf-v5-c-form__group-label pf-v5-u-pb-xs">
+                            <label for="username" class="pf-v5-c-form__label"><span class="pf-v5-c-form__label-text">User name or e-mail</span></label>
+                          </div>
+                          <span class="pf-v5-c-form-control\(error == nil ? "" : " pf-m-error")">
+                            <input id="username" name="username" value="" type="text" autocomplete="username" autofocus aria-invalid="\(error == nil ? "" : "true")"/>
+                          </span>
+                          \(errorContainer("username", error))
+                        </div>
+                        <div class="pf-v5-c-form__group">
+                          <div class="pf-v5-c-form__group-label pf-v5-u-pb-xs">
+                            <label for="password" class="pf-v5-c-form__label"><span class="pf-v5-c-form__label-text">Password</span></label>
+                          </div>
+                          <div class="pf-v5-c-input-group">
+                            <div class="pf-v5-c-input-group__item pf-m-fill">
+                              <span class="pf-v5-c-form-control">
+                                <input id="password" name="password" value="" type="password" autocomplete="current-password" aria-invalid=""/>
+                              </span>
+                            </div>
+                            <div class="pf-v5-c-input-group__item">
+                              <button class="pf-v5-c-button pf-m-control" type="button" aria-label="Reveal password" aria-controls="password" data-password-toggle id="password-show-password"><i class="fa-eye fas" aria-hidden="true"></i></button>
+                            </div>
+                          </div>
+                          <div class="pf-v5-c-form__helper-text" aria-live="polite">
+                            <div class="pf-v5-c-helper-text pf-v5-u-display-flex pf-v5-u-justify-content-space-between">
+                            </div>
+                          </div>
+                          \(errorContainer("password", nil))
+                        </div>
+                        <input type="hidden" id="id-hidden-input" name="credentialId" />
+                \(loginButton)
+                      </form>
+                    </div>
+                  </div>
                 """)
     }
 
     static func otp(execution: String, csrf: String, error: String?) -> String {
         page(
-            title: "Sign in to your account",
+            title: "Second step: one-time code",
             body: """
-                  <form id="kc-otp-login-form" class="pf-v5-c-form" action="\(action(execution, csrf))" method="post">
+                  <form id="kc-otp-login-form" class="pf-v5-c-form pf-v5-u-w-100" onsubmit="login.disabled = true; return true;" action="\(action(execution, csrf))" method="post">
+                    <input id="selectedCredentialId" type="hidden" name="selectedCredentialId" value="">
                     <div class="pf-v5-c-form__group">
-                      <label for="otp" class="pf-v5-c-form__label">One-time code</label>
-                      <input id="otp" name="otp" autocomplete="one-time-code" type="text" class="pf-v5-c-form-control" autofocus>
-                      \(error.map { "<span id=\"input-error-otp-code\" class=\"pf-v5-c-helper-text__item-text pf-m-error\" aria-live=\"polite\">\(HTML.escape($0))</span>" } ?? "")
+                      <div class="pf-v5-c-form__group-label pf-v5-u-pb-xs">
+                        <label for="otp" class="pf-v5-c-form__label"><span class="pf-v5-c-form__label-text">Code from your authenticator app</span></label>
+                      </div>
+                      <span class="pf-v5-c-form-control\(error == nil ? "" : " pf-m-error")">
+                        <input id="otp" name="otp" value="" type="text" autocomplete="one-time-code" autofocus aria-invalid="\(error == nil ? "" : "true")"/>
+                      </span>
+                      \(errorContainer("otp", error))
                     </div>
-                    <div id="kc-form-buttons" class="pf-v5-c-form__group">
-                      <input class="pf-v5-c-button pf-m-primary pf-m-block" name="login" id="kc-login" type="submit" value="Sign In">
-                    </div>
+                \(loginButton)
                   </form>
+                """)
+    }
+
+    /// base/login's login-page-expired.ftl in the v2 frame: only text and two links, the first
+    /// of which starts the login again. (The `pageExpired` fault's page in
+    /// DemoRoutes+IdentityProvider.swift could use this for the `keycloak` variant.)
+    static func pageExpired(restart: String, resume: String) -> String {
+        page(
+            title: "This page is no longer valid",
+            body: """
+                  <p id="instruction1" class="instruction">
+                    To begin the login afresh, <a id="loginRestartLink" href="\(HTML.escape(restart))">use this link</a> .
+                    To pick up where you left off, <a id="loginContinueLink" href="\(HTML.escape(resume))">use this one</a> .
+                  </p>
                 """)
     }
 }
