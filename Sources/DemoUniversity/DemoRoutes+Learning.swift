@@ -149,18 +149,16 @@ extension DemoRoutes {
                     let due = Calendar(identifier: .gregorian).date(byAdding: .day, value: loan.dueInDays + 14 * done, to: self.now())!
                     rows.append((loan, due, loan.renewalsLeft - done))
                 }
-                // After a renewal, Koha shows the loans again with the outcome on top.
+                // After a renewal, Koha shows the loans again (opac-user.pl?renewed=ITEMNUMBER): a badge
+                // in the renewed loan's row, and the reasons of a refusal (renew_error=) in a warning box.
                 let query = FormDecoding.dictionary(request.uri.query)
                 var renewal: String?
-                if let renewed = query["renewed"] {
-                    let title = (DemoData.loans[user.username] ?? []).first { KohaPages.itemNumber($0) == renewed }?.title ?? ""
-                    renewal = "<div id=\"renew_success\" class=\"alert alert-success\">Renewed: <cite>\(HTML.escape(title))</cite></div>"
-                } else if let refused = query["refused"] {
-                    let title = (DemoData.loans[user.username] ?? []).first { KohaPages.itemNumber($0) == refused }?.title ?? ""
+                if let error = query["renew_error"], !error.isEmpty {
+                    let reason = error.hasPrefix("on_reserve") ? "Another reader has reserved this item." : "This item has no renewals left."
                     renewal =
-                        "<div id=\"renew_error\" class=\"alert alert-warning\">This item cannot be renewed: <cite>\(HTML.escape(title))</cite> is on hold for another patron.</div>"
+                        "<div class=\"alert alert-warning\"><strong>Sorry:</strong> the renewal did not go through. <ul><li>\(reason)</li></ul></div>"
                 }
-                return Self.html(KohaPages.user(user: user, rows: rows, now: self.now(), renewal: renewal))
+                return Self.html(KohaPages.user(user: user, rows: rows, now: self.now(), renewal: renewal, renewed: query["renewed"]))
             }
         }
         router.post("/cgi-bin/koha/opac-renew.pl") { request, context in
@@ -173,7 +171,8 @@ extension DemoRoutes {
                 }
                 let done = await self.state.renewalsDone(user: user.username, barcode: loan.barcode)
                 guard !loan.reserved, loan.renewalsLeft - done > 0 else {
-                    return Self.redirect(to: "/cgi-bin/koha/opac-user.pl?refused=\(item)", status: .found)
+                    return Self.redirect(
+                        to: "/cgi-bin/koha/opac-user.pl?renewed=&renew_error=\(loan.reserved ? "on_reserve" : "too_many")", status: .found)
                 }
                 await self.state.renew(user: user.username, barcode: loan.barcode)
                 return Self.redirect(to: "/cgi-bin/koha/opac-user.pl?renewed=\(item)", status: .found)
