@@ -67,21 +67,30 @@ extension DemoRoutes {
                         <tr class=""><td class="cell c0"><a href="/lms/grade/report/user/index.php?id=\(100 + index)&amp;userid=7">\(HTML.escape(grade.course))</a></td><td class="cell c1 lastcol">\(grade.grade.map(HTML.escape) ?? "-")</td></tr>
                     """
                 }.joined(separator: "\n")
+                // Moodle 4.1/4.5: with no course to show, fill_table prints a notice and no table at all.
+                let report =
+                    grades.isEmpty
+                    ? """
+                      <div class="alert alert-info alert-block fade in  alert-dismissible" role="alert" data-aria-autofocus="true">No course has grades for you yet.</div>
+                      """
+                    : """
+                      <h3>Your courses as a student</h3>
+                      <table class="generaltable boxaligncenter" id="overview-grade">
+                        <thead><tr><th class="header c0" scope="col">Course name</th><th class="header c1 lastcol" scope="col">Grade</th></tr></thead>
+                        <tbody>
+                      \(rows)
+                          <tr class="emptyrow"><td class="cell c0"></td><td class="cell c1 lastcol"></td></tr>
+                        </tbody>
+                      </table>
+                      """
                 return Self.html(
                     """
                     <!DOCTYPE html>
-                    <!-- Structure after Moodle 4.x's grades overview report (grade/report/overview); demo text. -->
+                    <!-- Structure after Moodle 4.1/4.5's grades overview report (grade/report/overview); demo text. -->
                     <html lang="en"><head><meta charset="utf-8"><title>Grades | Demo Moodle</title></head>
                     <body id="page-grade-report-overview-index" class="path-grade-report-overview">
                       <div id="page" class="container-fluid"><div role="main">
-                        <h2>Courses I am taking</h2>
-                        <table class="generaltable boxaligncenter" id="overview-grade">
-                          <thead><tr><th class="header c0" scope="col">Course name</th><th class="header c1 lastcol" scope="col">Grade</th></tr></thead>
-                          <tbody>
-                    \(rows)
-                            <tr class="emptyrow"><td class="cell c0"></td><td class="cell c1 lastcol"></td></tr>
-                          </tbody>
-                        </table>
+                        \(report)
                       </div></div>
                       <a id="logout" href="/logout">Log out</a>
                     </body></html>
