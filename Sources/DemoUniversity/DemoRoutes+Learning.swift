@@ -71,18 +71,18 @@ extension DemoRoutes {
                 let report =
                     grades.isEmpty
                     ? """
-                      <div class="alert alert-info alert-block fade in  alert-dismissible" role="alert" data-aria-autofocus="true">No course has grades for you yet.</div>
-                      """
+                    <div class="alert alert-info alert-block fade in  alert-dismissible" role="alert" data-aria-autofocus="true">No course has grades for you yet.</div>
+                    """
                     : """
-                      <h3>Your courses as a student</h3>
-                      <table class="generaltable boxaligncenter" id="overview-grade">
-                        <thead><tr><th class="header c0" scope="col">Course name</th><th class="header c1 lastcol" scope="col">Grade</th></tr></thead>
-                        <tbody>
-                      \(rows)
-                          <tr class="emptyrow"><td class="cell c0"></td><td class="cell c1 lastcol"></td></tr>
-                        </tbody>
-                      </table>
-                      """
+                    <h3>Your courses as a student</h3>
+                    <table class="generaltable boxaligncenter" id="overview-grade">
+                      <thead><tr><th class="header c0" scope="col">Course name</th><th class="header c1 lastcol" scope="col">Grade</th></tr></thead>
+                      <tbody>
+                    \(rows)
+                        <tr class="emptyrow"><td class="cell c0"></td><td class="cell c1 lastcol"></td></tr>
+                      </tbody>
+                    </table>
+                    """
                 return Self.html(
                     """
                     <!DOCTYPE html>
@@ -163,7 +163,8 @@ extension DemoRoutes {
                 let query = FormDecoding.dictionary(request.uri.query)
                 var renewal: String?
                 if let error = query["renew_error"], !error.isEmpty {
-                    let reason = error.hasPrefix("on_reserve") ? "Another reader has reserved this item." : "This item has no renewals left."
+                    let reason =
+                        error.hasPrefix("on_reserve") ? "Another reader has reserved this item." : "This item has no renewals left."
                     renewal =
                         "<div class=\"alert alert-warning\"><strong>Sorry:</strong> the renewal did not go through. <ul><li>\(reason)</li></ul></div>"
                 }

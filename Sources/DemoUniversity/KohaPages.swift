@@ -53,38 +53,38 @@ enum KohaPages {
         let table =
             rows.isEmpty
             ? """
-              <table class="table table-bordered table-striped">
-                <caption class="visually-hidden">Loans</caption>
-                <tr><td>Nothing is on loan to you at the moment.</td></tr>
-              </table>
-              """
+            <table class="table table-bordered table-striped">
+              <caption class="visually-hidden">Loans</caption>
+              <tr><td>Nothing is on loan to you at the moment.</td></tr>
+            </table>
+            """
             : """
-              <form id="renewselected" action="/cgi-bin/koha/opac-renew.pl" method="post">
-              <input type="hidden" name="csrf_token" value="demo" />
-              <legend class="visually-hidden">Renew the ticked loans</legend>
-              <input type="hidden" name="borrowernumber" value="51" />
-              <input type="hidden" name="from" value="opac_user" />
-              <table id="checkoutst" class="table table-bordered table-striped">
-                <caption>\(rows.count) loans</caption>
-                <thead><tr><th class="all anti-the">Title</th><th>Author</th><th>Borrowed on</th><th class="psort">Due</th><th>Item type</th><th>Barcode</th><th>Call number</th><th>Renew</th><th class="dtr-control-col"></th></tr></thead>
-                <tbody>
-              \(lines)
-                </tbody>
-              </table>
-              <input type="submit" class="btn btn-primary" value="Renew selected" />
-              <input type="hidden" name="op" value="cud-renew" />
-              <button type="button" id="renewall_js" class="btn btn-primary">Renew all</button>
-              </form>
-              <form id="renewall" class="js-hide" action="/cgi-bin/koha/opac-renew.pl" method="post">
-              <input type="hidden" name="csrf_token" value="demo" />
-              <legend class="visually-hidden">Renew</legend>
-              <input type="hidden" name="from" value="opac_user" />
-              <input type="hidden" name="op" value="cud-renew" />
-              <input type="hidden" name="borrowernumber" value="51" />
-              \(renewAllItems)
-              <input type="submit" class="btn btn-primary" value="Renew all" />
-              </form>
-              """
+            <form id="renewselected" action="/cgi-bin/koha/opac-renew.pl" method="post">
+            <input type="hidden" name="csrf_token" value="demo" />
+            <legend class="visually-hidden">Renew the ticked loans</legend>
+            <input type="hidden" name="borrowernumber" value="51" />
+            <input type="hidden" name="from" value="opac_user" />
+            <table id="checkoutst" class="table table-bordered table-striped">
+              <caption>\(rows.count) loans</caption>
+              <thead><tr><th class="all anti-the">Title</th><th>Author</th><th>Borrowed on</th><th class="psort">Due</th><th>Item type</th><th>Barcode</th><th>Call number</th><th>Renew</th><th class="dtr-control-col"></th></tr></thead>
+              <tbody>
+            \(lines)
+              </tbody>
+            </table>
+            <input type="submit" class="btn btn-primary" value="Renew selected" />
+            <input type="hidden" name="op" value="cud-renew" />
+            <button type="button" id="renewall_js" class="btn btn-primary">Renew all</button>
+            </form>
+            <form id="renewall" class="js-hide" action="/cgi-bin/koha/opac-renew.pl" method="post">
+            <input type="hidden" name="csrf_token" value="demo" />
+            <legend class="visually-hidden">Renew</legend>
+            <input type="hidden" name="from" value="opac_user" />
+            <input type="hidden" name="op" value="cud-renew" />
+            <input type="hidden" name="borrowernumber" value="51" />
+            \(renewAllItems)
+            <input type="submit" class="btn btn-primary" value="Renew all" />
+            </form>
+            """
         return """
             <!DOCTYPE html>
             <!-- Structure after Koha 24.05's opac-user.tt; demo text. -->

@@ -26,7 +26,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 only portal installed). Without a key, every setting, with the users of every portal.
                 """, examples: "config get"))
         @OptionGroup var globals: GlobalOptions
-        @Argument(help: "portal, user, format or history_days. Without it, every setting.") var key: String?
+        @Argument(help: "portal, user, format, history_days or value.NAME. Without it, every setting.") var key: String?
 
         func run() async throws {
             let config = try UserConfig.load()
@@ -40,6 +40,16 @@ struct ConfigCommand: AsyncParsableCommand {
                             hint: "set one with 'unitool config set user NAME --portal \(portal.id)'")
                     }
                     print(user.user)
+                    return
+                }
+                if let name = UserConfig.valueName(key) {
+                    let portal = try ConfigCommand.portal(globals)
+                    guard let value = config.portalValues[portal.id]?[name] else {
+                        throw UniToolError(
+                            .usage, "no value '\(name)' is set for portal '\(portal.id)'",
+                            hint: "set it with 'unitool config set value.\(name) VALUE --portal \(portal.id)'")
+                    }
+                    print(TerminalText.escaped(value))
                     return
                 }
                 guard let value = config[key] else {
@@ -72,7 +82,8 @@ struct ConfigCommand: AsyncParsableCommand {
                   unitool config set history_days 90
                 """)
         @OptionGroup var globals: GlobalOptions
-        @Argument(help: "portal, user, format or history_days.") var key: String
+        @Argument(help: "portal, user, format, history_days or value.NAME (a value of your own for a recipe, such as a calendar token).")
+        var key: String
         @Argument(help: "The new value.") var value: String
 
         func run() async throws {
@@ -100,6 +111,13 @@ struct ConfigCommand: AsyncParsableCommand {
                 if config.user(forPortal: portal.id, isDemo: portal.isDemo)?.key == "user" { config.legacyUser = nil }
                 config.users[portal.id] = value
                 place = " for portal \(portal.id)"
+            case _ where UserConfig.valueName(key) != nil:
+                // The user's own value for a recipe (a calendar token): never echoed back.
+                let portal = try ConfigCommand.portal(globals)
+                config.portalValues[portal.id, default: [:]][UserConfig.valueName(key)!] = value
+                try config.save()
+                FileHandle.standardError.write(Data("\(key) set for portal \(portal.id) (in \(UserConfig.file.path))\n".utf8))
+                return
             default:
                 config[key] = value
             }
@@ -114,7 +132,8 @@ struct ConfigCommand: AsyncParsableCommand {
             abstract: "Remove a setting.",
             discussion: HelpExamples.discussion("'user' is the user of the portal in use, or of --portal.", examples: "config unset"))
         @OptionGroup var globals: GlobalOptions
-        @Argument(help: "portal, user, format or history_days.") var key: String
+        @Argument(help: "portal, user, format, history_days or value.NAME (a value of your own for a recipe, such as a calendar token).")
+        var key: String
 
         func run() async throws {
             try UserConfig.validate(key: key, value: key == "format" ? "table" : "")
@@ -123,6 +142,9 @@ struct ConfigCommand: AsyncParsableCommand {
                 let portal = try ConfigCommand.portal(globals)
                 if config.user(forPortal: portal.id, isDemo: portal.isDemo)?.key == "user" { config.legacyUser = nil }
                 config.users[portal.id] = nil
+            } else if let name = UserConfig.valueName(key) {
+                let portal = try ConfigCommand.portal(globals)
+                config.portalValues[portal.id]?[name] = nil
             } else {
                 config[key] = nil
             }

@@ -50,7 +50,7 @@ package final class CommandLineRPCHost: RPCHost {
                 return PortalConnection(
                     portal: located, user: user, credentials: self.credentials(portal: portal, user: user),
                     configuration: self.environment.sessionConfiguration(), terms: Self.termsPolicy, history: self.history,
-                    logger: self.environment.logger)
+                    userValues: UserValues.provider(portal: portal.id, config: UserConfig.current), logger: self.environment.logger)
             }
             tasks[key(portal.id, user)] = task
             return task

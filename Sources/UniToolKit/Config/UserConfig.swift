@@ -19,6 +19,9 @@ public struct UserConfig: Sendable, Equatable {
     public var values: [String: String] = [:]
     /// The user per portal id.
     public var users: [String: String] = [:]
+    /// The user's own values per portal (`values: { myuni: { authtoken: … } }`), for recipes'
+    /// `user_values` (`UserValues`); set with `config set value.NAME VALUE`.
+    public var portalValues: [String: [String: String]] = [:]
     /// A `user:` at the top level, as files written before users were per portal have it. It is
     /// read as the user of the file's `portal`, and never for the demo; `config set user`
     /// replaces it with a per-portal entry.
@@ -39,7 +42,7 @@ public struct UserConfig: Sendable, Equatable {
     }
 
     public static func == (lhs: UserConfig, rhs: UserConfig) -> Bool {
-        lhs.values == rhs.values && lhs.users == rhs.users && lhs.legacyUser == rhs.legacyUser
+        lhs.values == rhs.values && lhs.users == rhs.users && lhs.legacyUser == rhs.legacyUser && lhs.portalValues == rhs.portalValues
     }
 
     public static var file: URL { XDGDirectories.config.appendingPathComponent("config.yaml") }
@@ -54,7 +57,7 @@ public struct UserConfig: Sendable, Equatable {
         do {
             let reader = try RecipeReader(file: file.path, text: text.isEmpty ? "{}" : text)
             let top = try reader.top
-            try top.allowOnly(["portal", "user", "format", "users", "history_days"])
+            try top.allowOnly(["portal", "user", "format", "users", "history_days", "values"])
             var config = UserConfig()
             for key in ["portal", "format", "history_days"] {
                 if let value = try top.string(key) {
@@ -71,6 +74,18 @@ public struct UserConfig: Sendable, Equatable {
                     try PortalID.validate(portal)
                     config.users[portal] = try users.requiredString(portal)
                     config.lines["users.\(portal)"] = users.line(of: portal)
+                }
+            }
+            if let values = try top.mappingReader("values") {
+                for portal in values.keys {
+                    try PortalID.validate(portal)
+                    let own = try values.mappingReader(portal)
+                    for name in own?.keys ?? [] {
+                        guard NameSyntax.isValueName(name) else {
+                            throw values.error(portal, "'\(name)' is not a value name: lowercase letters, digits and underscores")
+                        }
+                        config.portalValues[portal, default: [:]][name] = try own?.string(name) ?? ""
+                    }
                 }
             }
             if let format = config.values["format"], OutputFormat(rawValue: format) == nil {
@@ -110,6 +125,13 @@ public struct UserConfig: Sendable, Equatable {
 
     /// Checks a value before `set` writes it.
     public static func validate(key: String, value: String) throws {
+        if let name = valueName(key) {
+            guard NameSyntax.isValueName(name) else {
+                throw UniToolError(
+                    .usage, "'\(name)' is not a value name", hint: "use lowercase letters, digits and underscores: value.authtoken")
+            }
+            return
+        }
         guard keys.contains(key) else {
             let nearest = closestMatch(to: key, in: keys)
             throw UniToolError(
@@ -123,6 +145,11 @@ public struct UserConfig: Sendable, Equatable {
             throw UniToolError(
                 .usage, "'\(value)' is not a format", hint: "use one of: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+    }
+
+    /// `value.NAME`: one of the user's own values for the portal in use.
+    public static func valueName(_ key: String) -> String? {
+        key.hasPrefix("value.") ? String(key.dropFirst("value.".count)) : nil
     }
 
     /// Writes the file atomically, in a fixed key order so that diffs stay small.
@@ -139,6 +166,37 @@ public struct UserConfig: Sendable, Equatable {
             text += "users:\n"
             for portal in users.keys.sorted() { text += "  \(try quoted(portal)): \(try quoted(users[portal]!))\n" }
         }
+        let valued = portalValues.filter { !$0.value.isEmpty }
+        if !valued.isEmpty {
+            text += "values:\n"
+            for portal in valued.keys.sorted() {
+                text += "  \(try quoted(portal)):\n"
+                for (name, value) in valued[portal]!.sorted(by: { $0.key < $1.key }) { text += "    \(name): \(try quoted(value))\n" }
+            }
+        }
         try AtomicFile.write(Data(text.utf8), to: file, mode: 0o600)
+    }
+}
+
+/// The values a user keeps for a portal in their settings (`values:` in config.yaml), for the
+/// recipes that need one of their own (`user_values:`): a Moodle calendar export's user id and
+/// token. They belong to the user, so never to the university's recipe folder.
+public enum UserValues {
+    /// The provider for `portal`, reading the settings file once.
+    public static func provider(portal: String, config: UserConfig) -> UserValueProvider {
+        let values = config.portalValues[portal] ?? [:]
+        return { name, recipe in
+            guard let value = values[name], !value.isEmpty else { throw missing(name, recipe: recipe) }
+            return value
+        }
+    }
+
+    static func missing(_ name: String, recipe: DataRecipe) -> UniToolError {
+        UniToolError(
+            .credentialsMissing,
+            "'\(recipe.command)' needs your own \(name) for portal '\(recipe.portal)', and your settings have none",
+            hint:
+                "give it once: unitool config set value.\(name) VALUE --portal \(recipe.portal)\(recipe.platform.map { " (see 'use: \($0.platform)' in Recipes/platforms for where to find it)" } ?? "")"
+        )
     }
 }

@@ -39,6 +39,10 @@ public struct DataRecipe: Sendable {
     /// Request headers of this command's own requests (`headers:`), after the portal's and its
     /// service's; sent only to the portal's own origins (`RecipeHeaders`).
     public var headers: [RecipeHeaders.Header] = []
+    /// Values each user keeps in their own settings (`user_values:`, or a platform's `per_user`
+    /// parameters the folder left open): `{{authtoken}}` in a Moodle calendar export address.
+    /// Filled in at run time, never stored in the university's folder.
+    public var userValues: [String] = []
     public static let defaultMaxRecords = 10_000
     public static let maxRecordsRange = 1...1_000_000
 
@@ -349,7 +353,7 @@ extension DataRecipe {
         try top.allowOnly(
             [
                 "command", "summary", "description", "options", "sources", "totals", "actions", "login", "sort", "calendar", "service",
-                "max_records", "headers",
+                "max_records", "headers", "user_values",
             ] + sourceKeys)
         let command = try top.requiredString("command")
         guard NameSyntax.isCommandName(command) else {
@@ -390,8 +394,12 @@ extension DataRecipe {
                 "source '\(source.name ?? "")' has the fields \(source.fields.map(\.name)), but '\(sources[0].name ?? "")' has \(columns); every source must give the same fields in the same order"
             )
         }
+        let userValues = try top.stringList("user_values") ?? []
+        for name in userValues where !NameSyntax.isValueName(name) {
+            throw top.error("user_values", "'\(name)' must be lowercase letters, digits and underscores")
+        }
         for source in sources {
-            let known = Set(options.map(\.name)).union(source.reads.map(\.name))
+            let known = Set(options.map(\.name)).union(source.reads.map(\.name)).union(userValues)
             let templates = [("fetch", source.fetch)] + source.form.map { ("form", $0.value) } + (source.json.map { [("json", $0)] } ?? [])
             for (key, template) in templates {
                 for variable in template.variables where !known.contains(variable) {
@@ -400,7 +408,8 @@ extension DataRecipe {
             }
             for read in source.reads {
                 for (key, template) in read.templates {
-                    for variable in template.variables where !options.contains(where: { $0.name == variable }) {
+                    for variable in template.variables
+                    where !options.contains(where: { $0.name == variable }) && !userValues.contains(variable) {
                         throw top.error("read", "'\(read.name)' uses {{\(variable)}} in its \(key), but no option of that name is declared")
                     }
                 }
@@ -427,6 +436,7 @@ extension DataRecipe {
             actions: actions, file: file, portal: portal)
         recipe.login = try top.bool("login") ?? true
         recipe.headers = try top.headers()
+        recipe.userValues = userValues
         if let maxRecords = try top.integer("max_records") {
             guard maxRecordsRange.contains(maxRecords) else {
                 throw top.error("max_records", "must be from 1 to 1000000 (the default is \(defaultMaxRecords))")

@@ -8,6 +8,11 @@ public enum NameSyntax {
         check(name) { byte, index in isLowercase(byte) || (index > 0 && (isDigit(byte) || byte == UInt8(ascii: "-"))) }
     }
 
+    /// A user value's name (`user_values:`, `config set value.NAME`): `^[a-z][a-z0-9_]*$`.
+    public static func isValueName(_ name: String) -> Bool {
+        check(name) { byte, index in isLowercase(byte) || (index > 0 && (isDigit(byte) || byte == UInt8(ascii: "_"))) }
+    }
+
     /// A plugin's command (`unitool-NAME`): `^[a-z0-9][a-z0-9_-]*$`.
     public static func isPluginName(_ name: String) -> Bool {
         check(name) { byte, index in

@@ -47,6 +47,14 @@ public enum RecipeComposer {
             let platform = try load(use, platforms: platforms, with: try top.stringMap("with") ?? [], from: top)
             var merged = mergedMapping(base: platform.rootNode, over: reader.rootNode, mappingsByKey: ["fields", "options", "actions"])
             merged = removing(["use", "with", "platform", "parameters"], from: merged)
+            // A per-user parameter the university's folder did not fill is each user's own value,
+            // filled in at run time from the user's settings (`DataRecipe.userValues`).
+            let perUser = try userParameters(of: platform).filter { name in try top.stringMap("with")?.contains { $0.0 == name } != true }
+            if !perUser.isEmpty, let mapping = merged.mapping {
+                var pairs = mapping.map { ($0.key, $0.value) }
+                pairs.append((Node("user_values"), Node(perUser.map { Node($0) })))
+                merged = .mapping(Node.Mapping(pairs, mapping.tag, .block, mapping.mark))
+            }
             let keys = { (reader: MappingReader?) in (try? reader?.mappingReader("fields"))??.keys ?? [] }
             let composition = Composition(
                 platform: use, inherited: keys(try platform.top), own: keys(top), what: "fields")
@@ -93,6 +101,8 @@ public enum RecipeComposer {
         for parameter in names {
             let given = values.first { $0.0 == parameter }?.1
             let fallback = try declared?.mappingReader(parameter)?.string("default")
+            // Each user's own value (`per_user: true`), unless the folder gives one for everyone.
+            if given == nil, try declared?.mappingReader(parameter)?.bool("per_user") == true { continue }
             guard let value = given ?? fallback else {
                 throw reader.error(
                     "with", "missing: '\(name)' needs '\(parameter)'", hint: try declared?.mappingReader(parameter)?.string("help"))
@@ -102,6 +112,13 @@ public enum RecipeComposer {
         }
         platform = try RecipeReader(file: file.path, text: text)
         return platform
+    }
+
+    /// A platform's parameters that are each user's own (`per_user: true`): a Moodle calendar
+    /// export's user id and token.
+    static func userParameters(of platform: RecipeReader) throws -> [String] {
+        guard let declared = try platform.top.mappingReader("parameters") else { return [] }
+        return try declared.keys.filter { try declared.mappingReader($0)?.bool("per_user") == true }
     }
 
     /// The platform recipes there are: `shibboleth-idp`, `koha/loans`.

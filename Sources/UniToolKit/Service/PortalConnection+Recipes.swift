@@ -138,7 +138,15 @@ extension PortalConnection {
     func records(_ extractor: RecordExtractor, values given: [String: String], firstPage: Page? = nil) async throws -> [Record] {
         let source = extractor.source
         var values = given
-        for read in source.reads { values[read.name] = try await readValue(read, values: given, recipe: extractor.recipe) }
+        // The user's own values (a calendar token): from the user's settings, and kept out of
+        // every trace and message like a password.
+        for name in extractor.recipe.userValues {
+            let value = try userValues(name, extractor.recipe)
+            session.registerSecret(value)
+            values[name] = value
+        }
+        let known = values
+        for read in source.reads { values[read.name] = try await readValue(read, values: known, recipe: extractor.recipe) }
         var url: URL? = try portal.url(for: try address(source.fetch.render(values, encode: Template.urlEncode), of: extractor.recipe))
         var records: [Record] = []
         var seen: Set<String> = []

@@ -7,6 +7,10 @@ import Synchronization
 /// touches the keyring or asks for a password.
 public typealias CredentialProvider = @Sendable () throws -> Credentials
 
+/// Supplies a value the user keeps in their own settings (`user_values:` of a recipe), by name,
+/// for the recipe that needs it.
+public typealias UserValueProvider = @Sendable (String, DataRecipe) throws -> String
+
 /// One logged-in (or about to be) connection to a portal: the service API that the CLI and the
 /// JSON-RPC server both stand on. "Get me this page as this user" and "run this recipe" are
 /// its whole surface; the login happens underneath when the portal asks for it.
@@ -48,6 +52,8 @@ public final class PortalConnection: Sendable {
     /// connection with the user's saved session, since many portals put the terms API behind the
     /// login. It never logs in.
     let termsThrough: PortalConnection?
+    /// A value the user keeps in their own settings, by name, for a recipe's `user_values`.
+    let userValues: UserValueProvider
 
     /// - Parameters:
     ///   - keepsSession: load the saved session and save it after each command (`settlingSession`);
@@ -60,9 +66,10 @@ public final class PortalConnection: Sendable {
         portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, keepsSession: Bool = true,
         sessions: SessionStore = SessionStore(), configuration: HTTPSession.Configuration = .init(), startEmpty: Bool = false,
         terms: TermsPolicy = TermsPolicy(), offeredValues: OfferedValuesStore = OfferedValuesStore(), history: HistoryStore? = nil,
-        termsThrough: PortalConnection? = nil, logger: Logger
+        termsThrough: PortalConnection? = nil, userValues: @escaping UserValueProvider = PortalConnection.noUserValues, logger: Logger
     ) {
         self.termsThrough = termsThrough
+        self.userValues = userValues
         self.history = history
         self.offeredValues = offeredValues
         let store = keepsSession ? sessions : nil
@@ -85,6 +92,11 @@ public final class PortalConnection: Sendable {
         configuration.recipeHeaders = portal.requestHeaders
         configuration.ownOrigins = portal.ownOrigins
         self.session = HTTPSession(jar: jar, configuration: configuration, logger: logger)
+    }
+
+    /// Where no settings are at hand: every user value is missing, and the error says how to give it.
+    public static let noUserValues: UserValueProvider = { name, recipe in
+        throw UserValues.missing(name, recipe: recipe)
     }
 
     /// Credentials for a connection that must not log in (a public command, an anonymous terms
