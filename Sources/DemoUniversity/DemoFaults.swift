@@ -134,7 +134,7 @@ public struct DemoFaults: Sendable, Equatable {
         case rebuiltTarget = "rebuilt-target"
         /// The IdP's pages with the structure of the Shibboleth IdP v5's own views (no form ids,
         /// errors in `.form-error`, the local-storage page first, one sign-in form, the TOTP
-        /// plugin's `j_tokenNumber`): what `Recipes/platforms/shibboleth-idp.yaml` is written for.
+        /// plugin's `tokencode`): what `Recipes/platforms/shibboleth-idp.yaml` is written for.
         case shibbolethV5 = "shibboleth-v5"
         /// The IdP's pages with the structure of Keycloak's own login theme (`kc-form-login`,
         /// `credentialId`, `kc-otp-login-form`, errors in `#input-error`), as a SAML client of

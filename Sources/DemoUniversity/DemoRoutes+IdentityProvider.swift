@@ -107,6 +107,12 @@ extension DemoRoutes {
             form["j_password"] = form["password"]
             form["j_tokenNumber"] = form["otp"]
             form["csrf_token"] = query["session_code"]
+        }
+        if form["j_tokenNumber"] == nil, let code = form["tokencode"] {
+            // The Shibboleth IdP's official TOTP plugin names the field `tokencode`.
+            form["j_tokenNumber"] = code
+        }
+        if faults.loginVariants.contains(.keycloak) {
             // Keycloak's button is `login`; the IdP's own is `_eventId_proceed`.
             if form["login"] != nil { form["_eventId_proceed"] = "" }
         }
@@ -154,7 +160,8 @@ extension DemoRoutes {
                 // Each product words it its own way; the platform recipes know which.
                 let message =
                     faults.loginVariants.contains(.keycloak)
-                    ? "Account is disabled, contact your administrator." : "Your account is locked. Try again in 30 minutes."
+                    ? "This account has been disabled; ask the university's help desk to enable it."
+                    : "Your account is locked. Try again in 30 minutes."
                 return await advance({ _ in }, error: message)
             }
             guard let user = DemoData.user(named: username), form["j_password"] == user.password else {

@@ -69,9 +69,8 @@ enum ShibbolethPages {
                 """)
     }
 
-    /// A TOTP plugin's code form, laid out as the IdP 5.1's own views: the community plugin's
-    /// `j_tokenNumber` (the demo reads that name; the official plugin names it `tokencode`), the
-    /// error inside the form, `_eventId_proceed` in `div.grid`.
+    /// The official TOTP plugin's code form (`tokencode`), laid out as the IdP 5.1's own views:
+    /// the error inside the form, `_eventId_proceed` in `div.grid`.
     static func token(execution: String, csrf: String, error message: String?) -> String {
         page(
             title: "Demo University sign-in",
@@ -79,8 +78,8 @@ enum ShibbolethPages {
                   <form action="/idp/profile/SAML2/Redirect/SSO?execution=\(execution)" method="post">
                     <input type="hidden" name="csrf_token" value="\(csrf)">
                     \(error(message))
-                    <label for="j_tokenNumber">Six-digit code from your authenticator app</label>
-                    <input type="text" id="j_tokenNumber" name="j_tokenNumber" value="" autocomplete="off">
+                    <label for="tokencode">Six-digit code from your authenticator app</label>
+                    <input type="text" id="tokencode" name="tokencode" value="" autocomplete="off">
                     <div class="grid">
                       <div class="grid-item">
                         <button type="submit" name="_eventId_proceed">Verify</button>

@@ -63,6 +63,31 @@ package enum ChildProcess {
         return pid
     }
 
+    /// Starts `path` with the given descriptors as its stdin, stdout and stderr, every other
+    /// descriptor closed, in `currentDirectory` if given, and returns its process id.
+    ///
+    /// For the tests' process runner: Foundation's `Process.run()` on Linux reads
+    /// `/proc/self/fd` with a `dirent` copy that over-reads glibc's buffer
+    /// (swift-corelibs-foundation PR 5472, not in Swift 6.3.1), and crashed a suite whose
+    /// process held some 1,300 descriptors.
+    package static func spawn(
+        _ path: String, arguments: [String], environment: [String: String], standardInput: Int32, standardOutput: Int32,
+        standardError: Int32, currentDirectory: String? = nil
+    ) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
+        posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
+        posix_spawn_file_actions_adddup2(&actions, standardError, 2)
+        unitool_spawn_close_from(&actions, 3)
+        if let currentDirectory { unitool_spawn_chdir(&actions, currentDirectory) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        return try spawn(path, arguments: arguments, environment: environment, actions: &actions, attributes: &attributes)
+    }
+
     /// How a `firstLine` run ended.
     package enum Ending: Equatable {
         case exited(Int32)

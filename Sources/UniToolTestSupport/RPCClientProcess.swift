@@ -1,10 +1,14 @@
 import Foundation
+import UniToolHost
 import UniToolKit
 import UniToolRPC
 
 /// `unitool rpc` as a subprocess a test talks to, message by message, as a front end would.
 public final class RPCClientProcess: @unchecked Sendable {
-    private let process = Process()
+    /// The child, started with posix_spawn (`ChildProcess.spawn`: Foundation's `Process.run()`
+    /// can crash while it lists /proc/self/fd).
+    private var pid: pid_t = 0
+    private var status: Int32?
     private let input = Pipe()
     private let condition = NSCondition()
     private var stdoutBuffer = Data()
@@ -35,17 +39,18 @@ public final class RPCClientProcess: @unchecked Sendable {
     private let output = Pipe()
 
     private init(command: String, arguments: [String], environment: [String: String], readsOutput: Bool) throws {
-        process.executableURL = UniToolProcess.executable
-        process.arguments = [command] + arguments
         var env = ProcessInfo.processInfo.environment
         for (name, value) in environment { env[name] = value }
         env["NO_COLOR"] = "1"
-        process.environment = env
         let error = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
+        pid = try ChildProcess.spawn(
+            UniToolProcess.executable.path, arguments: [command] + arguments, environment: env,
+            standardInput: input.fileHandleForReading.fileDescriptor, standardOutput: output.fileHandleForWriting.fileDescriptor,
+            standardError: error.fileHandleForWriting.fileDescriptor)
+        // The child's ends are the child's: the reader sees the end only once it has exited.
+        try? input.fileHandleForReading.close()
+        try? output.fileHandleForWriting.close()
+        try? error.fileHandleForWriting.close()
         Thread.detachNewThread { [self] in
             while readsOutput {
                 let data = output.fileHandleForReading.availableData
@@ -68,7 +73,26 @@ public final class RPCClientProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        if isRunning {
+            kill(pid, SIGTERM)
+            let child = pid
+            Thread.detachNewThread {
+                var status: Int32 = 0
+                while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            }
+        }
+    }
+
+    /// Whether the child still runs; reaps it, and keeps its exit status, once it has ended.
+    private var isRunning: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if status != nil { return false }
+        var raw: Int32 = 0
+        guard waitpid(pid, &raw, WNOHANG) == pid else { return true }
+        let signal = raw & 0x7F
+        status = signal == 0 ? (raw >> 8) & 0xFF : signal
+        return false
     }
 
     /// Sends bytes as they are: a test may send broken or partial messages on purpose.
@@ -137,12 +161,15 @@ public final class RPCClientProcess: @unchecked Sendable {
     public func waitForExit(timeout: TimeInterval = 30) async -> Int32? {
         await onThread { [self] in
             let deadline = Date().addingTimeInterval(timeout)
-            while process.isRunning && Date() < deadline { usleep(20_000) }
-            return process.isRunning ? nil : process.terminationStatus
+            while isRunning && Date() < deadline { usleep(20_000) }
+            guard !isRunning else { return nil }
+            condition.lock()
+            defer { condition.unlock() }
+            return status
         }
     }
 
-    public func terminate() { if process.isRunning { process.terminate() } }
+    public func terminate() { if isRunning { kill(pid, SIGTERM) } }
 
     /// Opens an MCP session as a client does: `initialize` with id 1, its answer awaited (and
     /// returned, nil if none came), then `notifications/initialized`.

@@ -1,4 +1,5 @@
 import Foundation
+import UniToolHost
 
 /// Runs the real `unitool` executable, as a user or a script would.
 public struct UniToolProcess {
@@ -46,23 +47,21 @@ public struct UniToolProcess {
         removingEnvironment: [String] = [], timeout: TimeInterval = 60, currentDirectory: URL? = nil
     ) throws -> Outcome {
         let started = Date()
-        let process = Process()
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        process.executableURL = program
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for name in removingEnvironment { env.removeValue(forKey: name) }
         for (name, value) in environment { env[name] = value }
-        process.environment = env
-        let input = Pipe()
-        let output = Pipe()
-        let error = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try? input.fileHandleForWriting.close()
+        // Started with posix_spawn, not Foundation's Process: its run() over-reads a buffer while
+        // it lists /proc/self/fd (ChildProcess.spawn says more), and crashed the suite.
+        ignoreBrokenPipes
+        let input = try DescriptorPipe()
+        let output = try DescriptorPipe()
+        let error = try DescriptorPipe()
+        let pid = try ChildProcess.spawn(
+            program.path, arguments: arguments, environment: env, standardInput: input.readEnd, standardOutput: output.writeEnd,
+            standardError: error.writeEnd, currentDirectory: currentDirectory?.path)
+        input.closeRead()
+        output.closeWrite()
+        error.closeWrite()
 
         let deadline = DispatchTime.now() + timeout
         let group = DispatchGroup()
@@ -73,27 +72,54 @@ public struct UniToolProcess {
         for (pipe, buffer) in [(output, stdoutData), (error, stderrData)] {
             group.enter()
             Thread.detachNewThread {
-                buffer.readToEnd(pipe.fileHandleForReading)
+                buffer.readToEnd(pipe.readEnd)
+                pipe.closeRead()
                 group.leave()
             }
         }
+        if let stdin { input.writeAll(Array(stdin.utf8)) }
+        input.closeWrite()
         if group.wait(timeout: deadline) == .timedOut {
             // What the process was doing, so that a hang seen once in CI can be told apart:
             // still running (and where it waits), or gone while another process holds its pipes.
-            let state = ProcessState.describe(process.processIdentifier)
-            process.terminate()
-            _ = exitStatus(of: process, timeout: 5)
+            let state = ProcessState.describe(pid)
+            kill(pid, SIGTERM)
+            _ = exitStatus(of: pid, timeout: 5)
             var outcome = Outcome(
                 exitCode: -1, stdout: stdoutData.text,
                 stderr: "\(program.lastPathComponent) did not finish within \(timeout) s and was killed (\(state))\n\(stderrData.text)")
             outcome.seconds = Date().timeIntervalSince(started)
             return outcome
         }
-        let status = exitStatus(of: process, timeout: timeout)
-        var outcome = Outcome(
-            exitCode: status, stdout: stdoutData.text, stderr: stderrData.text)
+        let status = exitStatus(of: pid, timeout: timeout)
+        var outcome = Outcome(exitCode: status, stdout: stdoutData.text, stderr: stderrData.text)
         outcome.seconds = Date().timeIntervalSince(started)
         return outcome
+    }
+
+    /// A write to a child that has gone is an error to ignore, never the SIGPIPE that would end
+    /// the whole test process.
+    static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
+    /// Waits for the child `pid` to end and gives its exit status (the signal, for a killed one);
+    /// after `timeout` seconds it is killed.
+    public static func exitStatus(of pid: pid_t, timeout: TimeInterval = 60) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        var killed = false
+        while true {
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid {
+                let signal = status & 0x7F
+                return signal == 0 ? (status >> 8) & 0xFF : signal
+            }
+            if result < 0 && errno != EINTR { return -1 }
+            if !killed, Date() > deadline {
+                kill(pid, SIGKILL)
+                killed = true
+            }
+            usleep(5_000)
+        }
     }
 
     /// Waits for `process` to end and gives its `terminationStatus` (the signal, for a killed one),
@@ -170,15 +196,68 @@ final class ReadBuffer: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
 
-    func readToEnd(_ handle: FileHandle) {
+    func readToEnd(_ descriptor: Int32) {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let chunk = handle.availableData
-            if chunk.isEmpty { return }
-            lock.withLock { data.append(chunk) }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return }
+            lock.withLock { data.append(contentsOf: chunk[0..<count]) }
         }
     }
 
     var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+}
+
+/// A pipe of two descriptors, both close-on-exec (the child gets its end by `dup2`), each closed
+/// once.
+final class DescriptorPipe: @unchecked Sendable {
+    let readEnd: Int32
+    let writeEnd: Int32
+    private let closed = NSLock()
+    private var readClosed = false
+    private var writeClosed = false
+
+    init() throws {
+        var ends: [Int32] = [-1, -1]
+        // (pipe2 is not visible to Swift here; every child closes all descriptors above stderr anyway.)
+        guard pipe(&ends) == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "pipe: \(String(cString: strerror(errno)))"])
+        }
+        readEnd = ends[0]
+        writeEnd = ends[1]
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+    }
+
+    func writeAll(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(writeEnd, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+
+    func closeRead() {
+        closed.withLock {
+            if !readClosed { close(readEnd) }
+            readClosed = true
+        }
+    }
+
+    func closeWrite() {
+        closed.withLock {
+            if !writeClosed { close(writeEnd) }
+            writeClosed = true
+        }
+    }
+
+    deinit {
+        closeRead()
+        closeWrite()
+    }
 }
 
 /// The kernel's word on a process, from /proc: its state and the call it sleeps in.

@@ -15,4 +15,7 @@ int unitool_is_dumpable(void);
    the child closes every descriptor from `lowest` on. */
 int unitool_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 
+/* posix_spawn_file_actions_addchdir_np, declared under _GNU_SOURCE too: the child starts in `path`. */
+int unitool_spawn_chdir(posix_spawn_file_actions_t *actions, const char *path);
+
 #endif
