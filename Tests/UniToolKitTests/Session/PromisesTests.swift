@@ -172,11 +172,13 @@ struct PromisesTests {
         #expect((unlimited ?? 0) > 4, "with a cap of 12 the server saw \(String(describing: unlimited)) at once")
     }
 
-    @Test("the host limiter hands every slot on: 40 users of a limit of 4 all finish within 10 s, never more than 4 at once")
+    /// The time limit only tells a hang (a slot never handed on) from an answer: the work takes
+    /// 50 ms, and the suite beside it on two cores once kept it from running for over 10 s.
+    @Test("the host limiter hands every slot on: 40 users of a limit of 4 all finish (none waits forever), never more than 4 at once")
     func limiterHandsSlotsOn() async {
         let limiter = HostLimiter(limit: 4)
         let gauge = Locked((now: 0, most: 0))
-        let finished = await Self.finishing(within: .seconds(10), count: 40) { _ in
+        let finished = await Self.finishing(within: .seconds(60), count: 40) { _ in
             await limiter.acquire("https://portal.example")
             gauge.mutex.withLock { gauge in
                 gauge.now += 1
