@@ -42,7 +42,8 @@ extension DemoRoutes {
             if form["password"] != nil { await self.state.receivedPassword() }
             let username = (form["username"] ?? "").trimmingCharacters(in: .whitespaces)
             if DemoData.user(named: username)?.locked == true {
-                return Self.html(CASPages.login(service: flow.service, execution: execution, error: "This account has been locked."))
+                // CAS 7.x shows a locked account on a page of its own (casAccountLockedView.html).
+                return Self.html(CASPages.locked())
             }
             guard let user = DemoData.user(named: username), form["password"] == user.password else {
                 return Self.html(CASPages.login(service: flow.service, execution: execution, error: "Invalid credentials."))
@@ -132,6 +133,17 @@ enum CASPages {
         </body></html>
 
         """
+    }
+
+    /// casAccountLockedView.html (7.1): a card with a heading and a line, no form.
+    static func locked() -> String {
+        page(
+            """
+            <div class="mdc-card card p-4 m-auto w-lg-66">
+                <h2>This account has been locked.</h2>
+                <p>The university's help desk can unlock it.</p>
+            </div>
+            """)
     }
 
     static func errors(_ message: String?) -> String {

@@ -27,6 +27,9 @@ extension DemoRoutes {
         if faults.loginVariants.contains(.pageExpired), await state.firstExpiry() {
             // Keycloak's "page has expired": only its restart link goes on.
             let restart = request.uri.path + "?" + (request.uri.query ?? "")
+            if faults.loginVariants.contains(.keycloak) {
+                return Self.html(KeycloakPages.pageExpired(restart: restart, resume: restart))
+            }
             return Self.html(
                 HTML.page(
                     title: "Page has expired",

@@ -43,11 +43,14 @@ extension DemoRoutes {
                 }
                 let classification = (call["args"] as? [String: Any])?["classification"] as? String ?? "all"
                 let courses = (DemoData.courses[user.username] ?? []).enumerated().map { index, course -> String in
-                    let progress = [72, 45, 90, 10, 60][index % 5]
+                    // Every fourth of five courses tracks no completion: Moodle then says progress 0
+                    // with hasprogress false (course_summary_exporter), which is no progress at all.
+                    let tracked = index % 5 != 3
+                    let progress = tracked ? [72, 45, 90, 10, 60][index % 5] : 0
                     let object: [String: Any] = [
                         "id": 100 + index, "fullname": course.title, "shortname": course.code, "idnumber": course.code,
                         "summary": "<p>Taught by <strong>\(course.instructor)</strong>. Weekly&nbsp;sessions.</p>",
-                        "viewurl": "/lms/course/view.php?id=\(100 + index)", "progress": progress, "hasprogress": true,
+                        "viewurl": "/lms/course/view.php?id=\(100 + index)", "progress": progress, "hasprogress": tracked,
                         "isfavourite": index == 0,
                         "hidden": false,
                     ]

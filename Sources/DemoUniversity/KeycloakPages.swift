@@ -147,8 +147,7 @@ enum KeycloakPages {
     }
 
     /// base/login's login-page-expired.ftl in the v2 frame: only text and two links, the first
-    /// of which starts the login again. (The `pageExpired` fault's page in
-    /// DemoRoutes+IdentityProvider.swift could use this for the `keycloak` variant.)
+    /// of which starts the login again: the `page-expired` fault's page for the `keycloak` variant.
     static func pageExpired(restart: String, resume: String) -> String {
         page(
             title: "This page is no longer valid",
