@@ -219,7 +219,7 @@ struct RealIdPRequestsTests {
         options: { kind: { default: "all" } }
         read:
           token: { fetch: /token, method: post, json: '{"kind":"{{kind}}"}', parse: json, xpath: "string(//data/token)" }
-        fetch: /list?token={{token}}
+        fetch: /list?token={{token}}&from={{today_epoch}}
         rows: //li
         fields: { name: { xpath: ".", required: true } }
 
@@ -228,7 +228,9 @@ struct RealIdPRequestsTests {
         #expect(outcome.exitCode == 0 && outcome.stdout.contains("listed"), "\(outcome)")
         let posted = try #require(portal.requests.first { $0.path == "/token" })
         #expect(posted.method == "POST" && posted.body == #"{"kind":"a\"b"}"#, "\(posted)")
-        #expect(portal.requests.contains { $0.method == "GET" && $0.path == "/list?token=t-42" }, "\(portal.requests)")
+        // {{today_epoch}}: the first second of today, in the zone unitool runs in.
+        let midnight = Int(Calendar.current.startOfDay(for: Date()).timeIntervalSince1970)
+        #expect(portal.requests.contains { $0.method == "GET" && $0.path == "/list?token=t-42&from=\(midnight)" }, "\(portal.requests)")
     }
 
     @Test("recipes lint names a header no recipe may set")

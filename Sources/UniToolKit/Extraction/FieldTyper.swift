@@ -88,6 +88,11 @@ public enum FieldTyper {
     public static func parseDate(_ text: String, format: String, timeZone: TimeZone, dates: DateCache = DateCache()) -> Date? {
         let candidates: [String]
         switch format.lowercased() {
+        case "unix":
+            // Seconds since 1970 (a JSON API's timestamp: Moodle's `timesort`), whole or not.
+            guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds.isFinite, abs(seconds) < 253_402_300_800
+            else { return nil }
+            return Date(timeIntervalSince1970: seconds.rounded(.down))
         case "iso8601":
             candidates = [
                 "yyyy-MM-dd'T'HH:mm:ss.SSSXXXXX", "yyyy-MM-dd'T'HH:mm:ssXXXXX", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm",

@@ -43,6 +43,9 @@ public struct DataRecipe: Sendable {
     /// parameters the folder left open): `{{authtoken}}` in a Moodle calendar export address.
     /// Filled in at run time, never stored in the university's folder.
     public var userValues: [String] = []
+    /// Values unitool fills in itself: `{{today_epoch}}`, the first second of today in the
+    /// user's zone as seconds since 1970 (an API that asks "from when", as Moodle's timeline does).
+    public static let builtInValues = ["today_epoch"]
     public static let defaultMaxRecords = 10_000
     public static let maxRecordsRange = 1...1_000_000
 
@@ -395,11 +398,12 @@ extension DataRecipe {
             )
         }
         let userValues = try top.stringList("user_values") ?? []
+        let builtIn = Set(DataRecipe.builtInValues)
         for name in userValues where !NameSyntax.isValueName(name) {
             throw top.error("user_values", "'\(name)' must be lowercase letters, digits and underscores")
         }
         for source in sources {
-            let known = Set(options.map(\.name)).union(source.reads.map(\.name)).union(userValues)
+            let known = Set(options.map(\.name)).union(source.reads.map(\.name)).union(userValues).union(builtIn)
             let templates = [("fetch", source.fetch)] + source.form.map { ("form", $0.value) } + (source.json.map { [("json", $0)] } ?? [])
             for (key, template) in templates {
                 for variable in template.variables where !known.contains(variable) {
@@ -409,7 +413,8 @@ extension DataRecipe {
             for read in source.reads {
                 for (key, template) in read.templates {
                     for variable in template.variables
-                    where !options.contains(where: { $0.name == variable }) && !userValues.contains(variable) {
+                    where !options.contains(where: { $0.name == variable }) && !userValues.contains(variable) && !builtIn.contains(variable)
+                    {
                         throw top.error("read", "'\(read.name)' uses {{\(variable)}} in its \(key), but no option of that name is declared")
                     }
                 }

@@ -138,6 +138,9 @@ extension PortalConnection {
     func records(_ extractor: RecordExtractor, values given: [String: String], firstPage: Page? = nil) async throws -> [Record] {
         let source = extractor.source
         var values = given
+        if let midnight = FieldTyper.parseDate(extractor.today, format: "yyyy-MM-dd", timeZone: .current) {
+            values["today_epoch"] = String(Int(midnight.timeIntervalSince1970))
+        }
         // The user's own values (a calendar token): from the user's settings, and kept out of
         // every trace and message like a password.
         for name in extractor.recipe.userValues {
