@@ -346,20 +346,28 @@ struct RecipesCommand: AsyncParsableCommand {
 
                 To add a case: save the page (unitool page /library/loans > Fixtures/loans/page1.html),
                 run 'unitool recipes test --update', check the .json it wrote, and commit both.
+                With --platforms, the platform recipes' own cases instead: in the source tree's
+                Fixtures/platforms/<product>/<version>/<command>/, a recipe.yaml built on the platform
+                and the pages of that version (or give that folder as the path).
                 Exits with 30 if any case fails.
                 """, examples: "recipes test"))
         @OptionGroup var globals: GlobalOptions
         @Flag(help: "Write each case's .json from what the recipe extracts now.") var update = false
+        @Flag(help: "Test the platform recipes against their products' pages, version by version.") var platforms = false
         @Argument(help: "A recipes directory or one portal folder. Default: every recipe unitool can see.") var path: String?
 
         func run() async throws {
-            let catalog: RecipeCatalog
-            if let path {
-                catalog = try RecipesCommand.catalog(at: path).0
+            let cases: [RecipeTester.Case]
+            if platforms {
+                let root =
+                    path.map { URL(fileURLWithPath: $0) }
+                    ?? RecipeCatalog.bundledDirectory().deletingLastPathComponent().appendingPathComponent("Fixtures/platforms")
+                cases = try RecipeTester.platformCases(in: root)
+            } else if let path {
+                cases = RecipeTester.cases(in: try RecipesCommand.catalog(at: path).0)
             } else {
-                catalog = try CommandEnvironment(options: globals).catalog
+                cases = RecipeTester.cases(in: try CommandEnvironment(options: globals).catalog)
             }
-            let cases = RecipeTester.cases(in: catalog)
             guard !cases.isEmpty else {
                 throw UniToolError(
                     .recipeNotFound, "no recipe test cases found\(path.map { " in \($0)" } ?? "")",

@@ -51,6 +51,35 @@ public enum RecipeTester {
         return result
     }
 
+    /// The cases of the platform recipes' own fixtures (`Fixtures/platforms` in the source tree):
+    /// `<product>/<version>/<command>/recipe.yaml`, a recipe built on the platform, and its saved
+    /// pages beside it, each case named `<product> <version>/<command>/<case>`.
+    public static func platformCases(in root: URL, platforms: URL = RecipeComposer.bundledPlatforms) throws -> [Case] {
+        let manager = FileManager.default
+        func folders(_ url: URL) -> [URL] {
+            ((try? manager.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)) ?? []).filter(\.hasDirectoryPath)
+                .sorted { $0.path < $1.path }
+        }
+        var result: [Case] = []
+        for product in folders(root) {
+            for version in folders(product) {
+                for command in folders(version) {
+                    let file = command.appendingPathComponent("recipe.yaml")
+                    guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+                    let recipe = try DataRecipe.load(
+                        file: file.path, text: text, portal: "\(product.lastPathComponent) \(version.lastPathComponent)",
+                        platforms: platforms)
+                    let names = (try? manager.contentsOfDirectory(atPath: command.path)) ?? []
+                    for name in names.sorted() where pageSuffixes.contains(where: name.hasSuffix) {
+                        let page = command.appendingPathComponent(name)
+                        result.append(Case(recipe: recipe, portal: nil, page: page, expected: expectationFile(for: page)))
+                    }
+                }
+            }
+        }
+        return result
+    }
+
     /// The saved pages a case can have: a page, a feed, a calendar, or a JSON answer (named
     /// `.page.json`, since `<case>.json` holds what is expected).
     public static let pageSuffixes = [".html", ".xml", ".ics", ".page.json"]

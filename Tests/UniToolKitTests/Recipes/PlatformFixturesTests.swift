@@ -69,19 +69,7 @@ struct PlatformFixturesTests {
     }
 
     static func dataPages() -> [DataPage] {
-        let manager = FileManager.default
-        return folders().flatMap { folder -> [DataPage] in
-            let commands = (try? manager.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
-            return commands.filter { manager.fileExists(atPath: $0.appendingPathComponent("recipe.yaml").path) }.sorted {
-                $0.path < $1.path
-            }
-            .flatMap { command -> [DataPage] in
-                let files = (try? manager.contentsOfDirectory(at: command, includingPropertiesForKeys: nil)) ?? []
-                return files.filter { file in RecipeTester.pageSuffixes.contains { file.lastPathComponent.hasSuffix($0) } }
-                    .sorted { $0.path < $1.path }
-                    .map { DataPage(recipe: command.appendingPathComponent("recipe.yaml"), page: $0) }
-            }
-        }
+        ((try? RecipeTester.platformCases(in: root)) ?? []).map { DataPage(recipe: URL(fileURLWithPath: $0.recipe.file), page: $0.page) }
     }
 
     @Test("every product has fixtures for every version universities run, with a page per state and a template named for each")
@@ -92,6 +80,8 @@ struct PlatformFixturesTests {
                 #expect(FileManager.default.fileExists(atPath: folder.path), "no fixtures for \(product) \(version)")
             }
         }
+        // Every data platform's recipes load: a case that cannot is a failure, never a case less.
+        #expect(try RecipeTester.platformCases(in: Self.root).count >= 20)
         for page in Self.loginPages() {
             #expect(!page.template.isEmpty, "\(page.testDescription): name the template it follows")
             #expect(
