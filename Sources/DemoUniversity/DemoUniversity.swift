@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 import WebEncoding
 
@@ -20,6 +21,11 @@ public final class DemoUniversity: Sendable {
     public let serviceHosts: [String: URL]
     private let task: Task<Void, any Error>
     private let serviceTasks: [Task<Void, any Error>]
+    /// The servers' service groups, asked to shut down gracefully on `stop()`: a server whose
+    /// task is cancelled drops the connections it accepted but had not begun, and NIO traps on
+    /// such a connection's writer ("Deinited NIOAsyncWriter without calling finish()"), which
+    /// once ended the whole test process.
+    private let groups: [ServiceGroup]
     private let state: DemoState
 
     /// The SP's audience, as an IdP would know it from the SP's metadata.
@@ -34,8 +40,9 @@ public final class DemoUniversity: Sendable {
 
     private init(
         baseURL: URL, task: Task<Void, any Error>, state: DemoState, serviceHosts: [String: URL] = [:],
-        serviceTasks: [Task<Void, any Error>] = []
+        serviceTasks: [Task<Void, any Error>] = [], groups: [ServiceGroup] = []
     ) {
+        self.groups = groups
         self.baseURL = baseURL
         self.task = task
         self.state = state
@@ -92,7 +99,10 @@ public final class DemoUniversity: Sendable {
                 portContinuation.finish()
             },
             logger: quiet)
-        let task = Task { try await app.runService(gracefulShutdownSignals: stopOnSignals ? [.sigint, .sigterm] : []) }
+        let group = ServiceGroup(
+            configuration: .init(services: [app], gracefulShutdownSignals: stopOnSignals ? [.sigint, .sigterm] : [], logger: quiet))
+        var groups = [group]
+        let task = Task { try await group.run() }
         var iterator = portStream.makeAsyncIterator()
         let startup = Task {
             try await Task.sleep(for: .seconds(15))
@@ -121,7 +131,9 @@ public final class DemoUniversity: Sendable {
                     hostContinuation.yield(channel.localAddress?.port ?? 0)
                     hostContinuation.finish()
                 }, logger: quiet)
-            let serviceTask = Task { try await serviceApp.runService(gracefulShutdownSignals: []) }
+            let serviceGroup = ServiceGroup(configuration: .init(services: [serviceApp], gracefulShutdownSignals: [], logger: quiet))
+            groups.append(serviceGroup)
+            let serviceTask = Task { try await serviceGroup.run() }
             serviceTasks.append(serviceTask)
             var hostIterator = hostPorts.makeAsyncIterator()
             let hostStartup = Task {
@@ -137,15 +149,22 @@ public final class DemoUniversity: Sendable {
             }
             hosts[host] = URL(string: "http://\(host):\(hostPort)")!
         }
-        return DemoUniversity(baseURL: base, task: task, state: state, serviceHosts: hosts, serviceTasks: serviceTasks)
+        return DemoUniversity(baseURL: base, task: task, state: state, serviceHosts: hosts, serviceTasks: serviceTasks, groups: groups)
     }
 
     /// Stops the server and waits until it has.
+    ///
+    /// Gracefully: the servers stop accepting and finish what they accepted. A server still busy
+    /// after 5 seconds (a client that keeps a request open) is cancelled.
     public func stop() async {
-        task.cancel()
-        for serviceTask in serviceTasks { serviceTask.cancel() }
-        _ = await task.result
-        for serviceTask in serviceTasks { _ = await serviceTask.result }
+        for group in groups { await group.triggerGracefulShutdown() }
+        let tasks = [task] + serviceTasks
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(5))
+            for task in tasks { task.cancel() }
+        }
+        for task in tasks { _ = await task.result }
+        deadline.cancel()
     }
 
     /// Waits until the server stops, for example on a signal.

@@ -180,8 +180,11 @@ struct Dispatcher {
                 } else if !session && !portal.isDemo {
                     next = "Next: store your password once: unitool --portal \(portalID) auth login"
                 } else {
-                    next =
-                        "Next: unitool --portal \(portalID) \((environment.catalog.dataRecipes[portalID] ?? [:]).keys.sorted().first ?? "recipes list")"
+                    // Only a command that runs as shown: one that needs no option the user must give.
+                    let runnable = (environment.catalog.dataRecipes[portalID] ?? [:]).values.filter(\.runsWithoutArguments).map(\.command)
+                        .sorted()
+                    let suggested = runnable.contains("grades") ? "grades" : runnable.first ?? "recipes list"
+                    next = "Next: unitool --portal \(portalID) \(suggested)"
                 }
             }
             if let portalID {

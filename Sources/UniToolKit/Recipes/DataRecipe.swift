@@ -56,6 +56,10 @@ public struct DataRecipe: Sendable {
         return copy
     }
 
+    /// Whether `unitool COMMAND` runs as it is: every option it must have has a default (a
+    /// filter option may be left out).
+    public var runsWithoutArguments: Bool { options.allSatisfy { $0.filter != nil || $0.defaultValue != nil } }
+
     /// The first source: the one used when the recipe has only one, or no `--source` is given.
     public var primary: Source { sources[0] }
     /// Output columns, the same for every source.

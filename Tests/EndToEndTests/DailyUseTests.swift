@@ -1,0 +1,44 @@
+import DemoUniversity
+import Foundation
+import Testing
+import UniToolTestSupport
+
+/// Daily use that never breaks (issue 36): what a new user meets on the demo in the first days.
+@Suite("Daily use: the demo's locked user, and an overview whose next step runs")
+struct DailyUseTests {
+    let sandbox: Sandbox
+
+    init() throws {
+        sandbox = try Sandbox()
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+    }
+
+    @Test("the demo's locked user is exit 13, with a hint that does not invite another try")
+    func lockedUser() async throws {
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning { demo in
+            let outcome = try await sandbox.run(
+                ["--portal", "demo", "--user", "laszlo", "--password-stdin", "grades"], demo: demo.baseURL, stdin: "locked-out-2026")
+            #expect(outcome.exitCode == 13, "\(outcome)")
+            #expect(outcome.stderr.contains("locked"), "\(outcome)")
+            // The portal's own words may say when; unitool's hint must not suggest another attempt.
+            let hint = outcome.stderr.split(separator: "\n").first { $0.contains("hint:") } ?? ""
+            #expect(!hint.isEmpty && !hint.lowercased().contains("again") && !hint.contains("password"), "\(outcome)")
+        }
+    }
+
+    @Test("the overview's Next: names a command that runs as shown")
+    func nextRuns() async throws {
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning { demo in
+            let overview = try await sandbox.run(["--portal", "demo"], demo: demo.baseURL)
+            let line = try #require(
+                (overview.stdout + overview.stderr).split(separator: "\n").first { $0.contains("Next: unitool") }, "\(overview)")
+            let shown = try #require(line.range(of: "Next: unitool "), "\(line)")
+            let words = line[shown.upperBound...].split(separator: " ").map(String.init)
+            #expect(!words.isEmpty, "\(line)")
+            let next = try await sandbox.run(words, demo: demo.baseURL)
+            #expect(next.exitCode == 0, "'\(line)': \(next)")
+        }
+    }
+}
