@@ -330,16 +330,13 @@ public final class PortalConnection: Sendable {
         // check, which may itself be signing in.
         let claim = LoginCoordinator.Claim()
         let speculative = Self.termsVerdict != nil
-        let gate: @Sendable (URL) async -> Bool = { [logins] next in
+        let gate = HTTPSession.RedirectGate { [logins] next in
             guard self.leadsToLogin(next, flow: flow) else { return false }
             return await logins.holds(next, for: claim, mayClaim: !speculative)
         }
-        func sendThroughGate() async throws -> Page {
-            try await HTTPSession.$redirectGate.withValue(gate) { try await send() }
-        }
         var page: Page
         do {
-            page = try await sendThroughGate()
+            page = try await HTTPSession.$redirectGate.withValue(gate) { try await send() }
         } catch {
             await logins.release(claim)
             throw error

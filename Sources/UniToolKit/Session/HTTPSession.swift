@@ -132,7 +132,14 @@ public final class HTTPSession: Sendable {
     /// itself, marked `heldRedirect`. `PortalConnection` holds a second request's way to the login
     /// service while another request of the connection is already on it, so that one login serves
     /// both and the login service is asked once (`LoginCoordinator`).
-    @TaskLocal public static var redirectGate: (@Sendable (URL) async -> Bool)?
+    @TaskLocal public static var redirectGate: RedirectGate?
+
+    /// The question `redirectGate` asks, in a value of its own: a bare optional async closure as
+    /// a task-local value crashed the release build in `swift_task_localValuePush`.
+    public struct RedirectGate: Sendable {
+        public let holds: @Sendable (URL) async -> Bool
+        public init(holds: @escaping @Sendable (URL) async -> Bool) { self.holds = holds }
+    }
 
     /// Asks for a page as a browser navigates to it, or, `asFetch`, as a page's script asks a
     /// JSON API (`BrowserRequest`).
@@ -197,7 +204,7 @@ public final class HTTPSession: Sendable {
             if case .follow(let next, let keepsBody) = policy.decide(
                 status: response.status, location: response.headers.first(name: "location"), after: request)
             {
-                if let gate = Self.redirectGate, await gate(next.url) {
+                if let gate = Self.redirectGate, await gate.holds(next.url) {
                     logger.debug("holding the redirect to \(next.url.redactedForLog): another request is signing in")
                     var held = Page(
                         url: url, status: response.status, contentType: response.headers.first(name: "content-type"),
