@@ -15,16 +15,20 @@ struct HistoryCommand: AsyncParsableCommand {
             field, with the old and the new value.
             """, examples: "history"))
     @OptionGroup var globals: GlobalOptions
-    @Argument(help: "A recipe command, such as grades or loans.") var command: String
+    @Argument(help: "A recipe command, such as grades or loans. Without it, the commands the history has.") var command: String?
     @Option(help: ArgumentHelp("Only runs since then: 30d, 12h, today or 2026-11-01.", valueName: "when")) var since = "30d"
 
     func run() async throws {
         let environment = try CommandEnvironment(options: globals)
         let portal = try environment.catalog.portal(try environment.portalID())
-        let recipe = try environment.catalog.recipe(portal: portal.id, command: command)
         guard let history = environment.history() else {
             throw UniToolError(.stateCorrupt, "the history cannot be opened", hint: "run with -v to see why")
         }
+        guard let command else {
+            try listCommands(in: history, portal: portal, environment: environment)
+            return
+        }
+        let recipe = try environment.catalog.recipe(portal: portal.id, command: command)
         let user = recipe.login ? try environment.user(for: portal) : ""
         let changes = try HistoryReport.changes(
             in: history, recipe: recipe, portal: portal.id, user: user, since: try HistoryReport.start(of: since))
@@ -34,5 +38,28 @@ struct HistoryCommand: AsyncParsableCommand {
             return
         }
         print(format.render(changes, style: .forStandardOutput()), terminator: "")
+    }
+
+    /// `unitool history` alone: the commands whose answers the history keeps for this portal,
+    /// each with its last run, so that the user sees what to ask for.
+    private func listCommands(in history: HistoryStore, portal: PortalRecipe, environment: CommandEnvironment) throws {
+        let user = (try? environment.user(for: portal)) ?? ""
+        var last: [String: Date] = [:]
+        for answer in try history.latestAnswers(portal: portal.id, users: Array(Set([user, ""]))) {
+            last[answer.recipe] = max(last[answer.recipe] ?? .distantPast, answer.run.ranAt)
+        }
+        let records = last.keys.sorted().map { name in
+            Record(fields: [("command", .string(name)), ("last_run", .string(HistoryStore.timestamp(last[name]!)))])
+        }
+        if globals.outputFormat == .table, records.isEmpty {
+            print("(no history yet for \(TerminalText.escaped(portal.name)): every successful run of a command is kept)")
+            return
+        }
+        let set = RecordSet(columns: ["command", "last_run"], records: records)
+        print(globals.outputFormat.render(set, style: .forStandardOutput()), terminator: "")
+        if globals.outputFormat == .table {
+            FileHandle.standardError.write(
+                Data("see what changed in one: unitool history \(records.first.map { "\($0["command"]!)" } ?? "grades")\n".utf8))
+        }
     }
 }

@@ -104,6 +104,18 @@ enum WatchInstaller {
     /// Each watch: its command, interval, last run, next run, and whether it is failing.
     static func status(globals: [String]) throws -> Int32 {
         let options = try GlobalOptions.parse(GlobalOptions.arguments(in: globals))
+        // No watches yet is an answer, not an error: say how to add one.
+        if !FileManager.default.fileExists(atPath: WatchFile.file.path) {
+            if options.outputFormat == .json { print("[]") }
+            FileHandle.standardError.write(
+                Data(
+                    """
+                    no watches yet: add them to \(WatchFile.file.path) (docs/WATCH.md), then 'unitool watch install'
+                    or watch one command now: unitool watch grades --every 1h
+
+                    """.utf8))
+            return 0
+        }
         let environment = try CommandEnvironment(options: options)
         let file = try WatchFile.load()
         let history = environment.history()

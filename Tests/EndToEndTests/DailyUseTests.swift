@@ -41,4 +41,29 @@ struct DailyUseTests {
             #expect(next.exitCode == 0, "'\(line)': \(next)")
         }
     }
+
+    @Test("watch status with no watches says how to add one (exit 0); --json is an empty list")
+    func watchStatusWithoutWatches() async throws {
+        defer { sandbox.remove() }
+        let plain = try await sandbox.run(["watch", "status"])
+        #expect(plain.exitCode == 0, "\(plain)")
+        #expect(plain.stderr.contains("no watches yet") && plain.stderr.contains("watches.yaml"), "\(plain)")
+        let json = try await sandbox.run(["watch", "status", "--json"])
+        #expect(json.exitCode == 0 && json.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]", "\(json)")
+    }
+
+    @Test("history with no command lists the commands it has, each with its last run")
+    func historyCommands() async throws {
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning { demo in
+            let empty = try await sandbox.run(["--portal", "demo", "history"], demo: demo.baseURL)
+            #expect(empty.exitCode == 0 && empty.stdout.contains("no history yet"), "\(empty)")
+            let grades = try await sandbox.run(["--portal", "demo", "grades"], demo: demo.baseURL)
+            #expect(grades.exitCode == 0, "\(grades)")
+            let listed = try await sandbox.run(["--portal", "demo", "history", "--json"], demo: demo.baseURL)
+            #expect(listed.exitCode == 0, "\(listed)")
+            let records = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed)")
+            #expect(records.map { $0["command"] as? String } == ["grades"], "\(records)")
+        }
+    }
 }
