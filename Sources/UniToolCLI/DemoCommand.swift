@@ -34,11 +34,27 @@ struct DemoCommand: AsyncParsableCommand {
 
     struct Users: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the demo users and their passwords.", discussion: HelpExamples.text(for: "demo users"))
+            abstract: "List the demo users, their passwords and what each one shows.", discussion: HelpExamples.text(for: "demo users"))
+        @Flag(help: "Print JSON instead of a table.") var json = false
+
         func run() {
-            for user in DemoData.users {
-                print("\(user.username)\t\(user.password)\t\(user.displayName)\(user.totpSecret == nil ? "" : "\t(one-time code)")")
+            let records = DemoData.users.map { user in
+                Record(fields: [
+                    ("user", .string(user.username)), ("password", .string(user.password)), ("name", .string(user.displayName)),
+                    ("shows", .string(Self.shows(user))),
+                ])
             }
+            let set = RecordSet(columns: ["user", "password", "name", "shows"], records: records)
+            print((json ? OutputFormat.json : .table).render(set, style: .forStandardOutput()), terminator: "")
+        }
+
+        /// What logging in as the user demonstrates.
+        static func shows(_ user: DemoUser) -> String {
+            var parts: [String] = []
+            if user.totpSecret != nil { parts.append("a one-time code (TOTP) after the password") }
+            if user.locked { parts.append("a locked account (exit 13)") }
+            if user.asksConsent { parts.append("the attribute release page") }
+            return parts.isEmpty ? "a plain login" : parts.joined(separator: "; ")
         }
     }
 }

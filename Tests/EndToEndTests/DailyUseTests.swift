@@ -66,4 +66,18 @@ struct DailyUseTests {
             #expect(records.map { $0["command"] as? String } == ["grades"], "\(records)")
         }
     }
+
+    @Test("demo users is a table with a header that says what each user shows; --json has the same")
+    func demoUsers() async throws {
+        defer { sandbox.remove() }
+        let table = try await sandbox.run(["demo", "users"])
+        #expect(table.exitCode == 0, "\(table)")
+        let lines = table.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("user") == true && lines.first?.contains("shows") == true, "\(table)")
+        #expect(lines.contains { $0.contains("laszlo") && $0.contains("locked account") }, "\(table)")
+        #expect(lines.contains { $0.contains("yuki") && $0.contains("one-time code") }, "\(table)")
+        let json = try await sandbox.run(["demo", "users", "--json"])
+        let users = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]], "\(json)")
+        #expect(users.contains { $0["user"] as? String == "alice" && $0["shows"] as? String == "a plain login" }, "\(users)")
+    }
 }
