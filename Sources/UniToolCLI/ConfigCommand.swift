@@ -107,6 +107,19 @@ struct ConfigCommand: AsyncParsableCommand {
                 config[key] = value
             case "user":
                 let portal = try ConfigCommand.portal(globals)
+                // The demo has users of its own: a user meant for "my university" must not land on
+                // it only because no other portal was named (the README's example, copied as is).
+                let named =
+                    globals.portal != nil || config["portal"] != nil
+                    || !(ProcessInfo.processInfo.environment["UNITOOL_PORTAL"] ?? "").isEmpty
+                if portal.isDemo, !named {
+                    throw UniToolError(
+                        .usage,
+                        "'config set user' would set the user of the demo university, the portal in use, which has its own users (unitool demo users)",
+                        hint:
+                            "name your university's portal: unitool config set user \(value) --portal myuni (first 'unitool config set portal myuni'; a new university is a folder of recipes, see 'unitool recipes new --help'), or --portal demo to change the demo's user"
+                    )
+                }
                 // A top-level user from an older file becomes this portal's, if it was.
                 if config.user(forPortal: portal.id, isDemo: portal.isDemo)?.key == "user" { config.legacyUser = nil }
                 config.users[portal.id] = value

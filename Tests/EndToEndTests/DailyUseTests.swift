@@ -80,4 +80,32 @@ struct DailyUseTests {
         let users = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]], "\(json)")
         #expect(users.contains { $0["user"] as? String == "alice" && $0["shows"] as? String == "a plain login" }, "\(users)")
     }
+
+    @Test("the README's config block works as written once the university is installed; before, a user never lands on the demo")
+    func readmeConfigBlock() async throws {
+        defer { sandbox.remove() }
+        let readme = try String(contentsOf: Fixtures.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.split(separator: "\n").filter { $0.hasPrefix("unitool config set ") }.map {
+            String($0.split(separator: "#").first ?? "").trimmingCharacters(in: .whitespaces)
+        }
+        try #require(lines.count >= 3, "\(lines)")
+        // Copied before the university is installed: the user does not go to the demo.
+        let early = try await sandbox.run(["config", "set", "user", "jdoe"])
+        #expect(early.exitCode == 64 && early.stderr.contains("demo"), "\(early)")
+        let settings = sandbox.root.appendingPathComponent("config/unitool/config.yaml")
+        let before = (try? String(contentsOf: settings, encoding: .utf8)) ?? ""
+        #expect(!before.contains("jdoe"), "\(before)")
+        // With the university installed, each line as the README writes it.
+        try sandbox.installPortalCopy("myuni", at: URL(string: "https://portal.example.edu")!)
+        for line in lines {
+            let words = line.split(separator: " ").dropFirst().map(String.init)
+            let outcome = try await sandbox.run(words)
+            #expect(outcome.exitCode == 0, "\(line): \(outcome)")
+        }
+        let text = try String(contentsOf: settings, encoding: .utf8)
+        #expect(text.contains("portal: myuni") && text.contains("myuni: jdoe") && !text.contains("demo: jdoe"), "\(text)")
+        // --portal demo still sets the demo's user, when that is what is asked.
+        let demo = try await sandbox.run(["--portal", "demo", "config", "set", "user", "bence"])
+        #expect(demo.exitCode == 0, "\(demo)")
+    }
 }
