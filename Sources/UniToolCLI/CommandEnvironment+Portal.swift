@@ -39,7 +39,7 @@ extension CommandEnvironment {
         let connection = PortalConnection(
             portal: located, user: user, credentials: credentials, keepsSession: savedSession,
             configuration: configuration, startEmpty: freshLogin, terms: TermsGate.policy, history: history(),
-            termsThrough: termsConnection, userValues: UserValues.provider(portal: located.id, config: UserConfig.current),
+            termsThrough: termsConnection, userValues: UserValues.provider(portal: located.id, config: config),
             logger: logger)
         StatusLine.shared.begin("connecting to \(portal.name)", quiet: options.quiet)
         let result: Result<T, any Error>

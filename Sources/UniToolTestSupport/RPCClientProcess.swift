@@ -90,8 +90,7 @@ public final class RPCClientProcess: @unchecked Sendable {
         if status != nil { return false }
         var raw: Int32 = 0
         guard waitpid(pid, &raw, WNOHANG) == pid else { return true }
-        let signal = raw & 0x7F
-        status = signal == 0 ? (raw >> 8) & 0xFF : signal
+        status = UniToolProcess.exitCode(fromWaitStatus: raw)
         return false
     }
 

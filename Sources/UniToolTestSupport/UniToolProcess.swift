@@ -97,6 +97,12 @@ public struct UniToolProcess {
         return outcome
     }
 
+    /// What `waitpid` said, as tests compare it: the exit status, or the signal that ended it.
+    static func exitCode(fromWaitStatus status: Int32) -> Int32 {
+        let signal = status & 0x7F
+        return signal == 0 ? (status >> 8) & 0xFF : signal
+    }
+
     /// A write to a child that has gone is an error to ignore, never the SIGPIPE that would end
     /// the whole test process.
     static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
@@ -110,8 +116,7 @@ public struct UniToolProcess {
             var status: Int32 = 0
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid {
-                let signal = status & 0x7F
-                return signal == 0 ? (status >> 8) & 0xFF : signal
+                return exitCode(fromWaitStatus: status)
             }
             if result < 0 && errno != EINTR { return -1 }
             if !killed, Date() > deadline {
@@ -135,8 +140,7 @@ public struct UniToolProcess {
             if !process.isRunning { return process.terminationStatus }
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
-                let signal = status & 0x7F
-                return signal == 0 ? (status >> 8) & 0xFF : signal
+                return exitCode(fromWaitStatus: status)
             }
             if !killed, Date() > deadline {
                 kill(pid, SIGKILL)

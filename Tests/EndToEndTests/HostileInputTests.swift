@@ -210,7 +210,7 @@ final class SelfSignedTLSServer: @unchecked Sendable {
         request.standardError = FileHandle.nullDevice
         try request.run()
         _ = UniToolProcess.exitStatus(of: request)
-        port = Self.freePort()
+        port = try InteropPeer.unusedPort()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = [
             "s_server", "-accept", "127.0.0.1:\(port)", "-www", "-cert", folder.appendingPathComponent("cert.pem").path,
@@ -231,20 +231,6 @@ final class SelfSignedTLSServer: @unchecked Sendable {
     }
 
     /// A port the system has just handed out and taken back.
-    private static func freePort() -> Int {
-        let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socketDescriptor) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketDescriptor, $0, length) }
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketDescriptor, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     private func accepts() -> Bool {
         let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socketDescriptor) }

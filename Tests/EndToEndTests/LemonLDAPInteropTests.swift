@@ -23,20 +23,15 @@ struct LemonLDAPInteropTests {
         sandbox = try Sandbox()
         // shibd's socket lives in it: a short path.
         serverDirectory = sandbox.root.appendingPathComponent("llng")
-        idpPort = try SimpleSAMLphpInteropTests.freePort()
-        var sp = try SimpleSAMLphpInteropTests.freePort()
-        while sp == idpPort { sp = try SimpleSAMLphpInteropTests.freePort() }
+        idpPort = try InteropPeer.unusedPort()
+        var sp = try InteropPeer.unusedPort()
+        while sp == idpPort { sp = try InteropPeer.unusedPort() }
         spPort = sp
     }
 
     static var script: String { Fixtures.root.appendingPathComponent("Scripts/interop-lemonldap.sh").path }
 
-    /// Runs the peer's script through `system(3)`, which waits for the script alone, not for the
-    /// servers it leaves running.
-    func peer(_ arguments: [String]) -> Int32 {
-        let quoted = (["/bin/bash", Self.script] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        return system(quoted.joined(separator: " ") + " </dev/null >/dev/null 2>&1")
-    }
+    func peer(_ arguments: [String]) -> Int32 { InteropPeer.runScript(Self.script, arguments, discardingErrors: true) }
 
     /// Starts the IdP, shibd and Apache, installs the example recipes pointed at them, runs
     /// `body`, and stops them whatever happens.

@@ -17,43 +17,18 @@ struct SimpleSAMLphpInteropTests {
     init() throws {
         sandbox = try Sandbox()
         serverDirectory = sandbox.root.appendingPathComponent("simplesamlphp")
-        port = try Self.freePort()
+        port = try InteropPeer.unusedPort()
     }
 
     static var script: String { Fixtures.root.appendingPathComponent("Scripts/interop-simplesamlphp.sh").path }
 
-    /// A port nobody listens on now, chosen by the system.
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                guard bind(descriptor, pointer, length) == 0 else { return -1 }
-                return getsockname(descriptor, pointer, &length)
-            }
-        }
-        guard bound == 0 else { throw CocoaError(.fileWriteUnknown) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    /// Runs the peer's script (start or stop) through `system(3)`, which waits for the script
-    /// alone: Foundation's `Process` would also wait for the `php -S` server the script leaves
-    /// running, which inherits the socket it watches.
-    func server(_ arguments: [String]) throws -> Int32 {
-        let quoted = (["/bin/bash", Self.script] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        return system(quoted.joined(separator: " ") + " </dev/null >/dev/null")
-    }
+    func server(_ arguments: [String]) -> Int32 { InteropPeer.runScript(Self.script, arguments) }
 
     /// Starts the IdP and the portal, installs the example recipe pointed at them, runs `body`,
     /// and stops the server whatever happens.
     func withPeer(_ body: () async throws -> Void) async throws {
-        try #require(try server(["start", serverDirectory.path, String(port)]) == 0, "SimpleSAMLphp did not start")
-        defer { _ = try? server(["stop", serverDirectory.path]) }
+        try #require(server(["start", serverDirectory.path, String(port)]) == 0, "SimpleSAMLphp did not start")
+        defer { _ = server(["stop", serverDirectory.path]) }
         let folder = sandbox.root.appendingPathComponent("config/unitool/recipes/simplesamlphp")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let example = Fixtures.root.appendingPathComponent("Examples/recipes/simplesamlphp")

@@ -80,10 +80,8 @@ public struct PortalRecipe: Sendable {
         var byOrigin: [String: [RecipeHeaders.Header]] = [:]
         for origin in ownOrigins where !headers.isEmpty { byOrigin[origin] = headers }
         for (name, url) in services.sorted(by: { $0.key < $1.key }) {
-            for header in serviceHeaders[name] ?? [] {
-                byOrigin[url.origin, default: []].removeAll { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }
-                byOrigin[url.origin, default: []].append(header)
-            }
+            guard let own = serviceHeaders[name], !own.isEmpty else { continue }
+            byOrigin[url.origin] = RecipeHeaders.merging(byOrigin[url.origin] ?? [], own)
         }
         return RecipeHeaders(byOrigin: byOrigin)
     }

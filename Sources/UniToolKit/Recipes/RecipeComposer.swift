@@ -44,12 +44,13 @@ public enum RecipeComposer {
             return (replacing("login", with: merged, in: reader.rootNode), composition)
         case .data:
             guard let use = try top.string("use") else { return (reader.rootNode, nil) }
-            let platform = try load(use, platforms: platforms, with: try top.stringMap("with") ?? [], from: top)
+            let with = try top.stringMap("with") ?? []
+            let platform = try load(use, platforms: platforms, with: with, from: top)
             var merged = mergedMapping(base: platform.rootNode, over: reader.rootNode, mappingsByKey: ["fields", "options", "actions"])
             merged = removing(["use", "with", "platform", "parameters"], from: merged)
             // A per-user parameter the university's folder did not fill is each user's own value,
             // filled in at run time from the user's settings (`DataRecipe.userValues`).
-            let perUser = try userParameters(of: platform).filter { name in try top.stringMap("with")?.contains { $0.0 == name } != true }
+            let perUser = try userParameters(of: platform).filter { name in !with.contains { $0.0 == name } }
             if !perUser.isEmpty, let mapping = merged.mapping {
                 var pairs = mapping.map { ($0.key, $0.value) }
                 pairs.append((Node("user_values"), Node(perUser.map { Node($0) })))

@@ -32,8 +32,13 @@ public struct RecipeHeaders: Sendable, Equatable {
     /// portal's; any other origin gets none, whoever asked.
     public func headers(for url: URL, recipe: [Header], ownOrigins: Set<String>) -> [Header] {
         guard ownOrigins.contains(url.origin) else { return [] }
+        return Self.merging(byOrigin[url.origin] ?? [], recipe)
+    }
+
+    /// `base`, then `over`, each header replacing an earlier one of the same name (in any case).
+    public static func merging(_ base: [Header], _ over: [Header]) -> [Header] {
         var merged: [Header] = []
-        for header in (byOrigin[url.origin] ?? []) + recipe {
+        for header in base + over {
             merged.removeAll { $0.name.caseInsensitiveCompare(header.name) == .orderedSame }
             merged.append(header)
         }
