@@ -94,6 +94,40 @@ class Demo:
         self.process.wait()
 
 
+def oversize_refusal(command, env, opening, next_request, size=8_000_000, runs=5):
+    """Median time from the first byte of a `size`-byte message to the answer of the request after
+    it, through a stdio server (`unitool mcp` or `unitool rpc`): the long line is refused, the next
+    one answered. One process per run, its opening exchange done before the clock starts."""
+    import threading
+    times = []
+    line = ('{"jsonrpc":"2.0","id":2,"method":"x","params":{"pad":"' + "x" * size + '"}}\n').encode()
+    for _ in range(runs):
+        process = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        for message in opening:
+            process.stdin.write((message + "\n").encode())
+            process.stdin.flush()
+            if '"id"' in message:
+                process.stdout.readline()
+        start = time.perf_counter()
+        # Written from a thread: the pipe fills, and the writer waits for the server to read.
+        writer = threading.Thread(target=lambda: (process.stdin.write(line + (next_request + "\n").encode()), process.stdin.flush()))
+        writer.start()
+        refused = False
+        while True:
+            answer = json.loads(process.stdout.readline())
+            if answer.get("id") is None and "error" in answer:
+                refused = True
+            if answer.get("id") == 3:
+                break
+        times.append(time.perf_counter() - start)
+        writer.join()
+        process.stdin.close()
+        process.wait()
+        if not refused or "error" in answer:
+            sys.exit(f"{' '.join(command)}: the long message was not refused, or the next one not answered: {answer}")
+    return statistics.median(times)
+
+
 def machine():
     cpu = "unknown"
     try:
@@ -308,6 +342,20 @@ def main():
     row("json-rpc", "CPU per request, session.fetch / recipes.run: unitool rpc, µs", f"{fetch['server_cpu_us_per_request']:.0f} / {rpc['server_cpu_us_per_request']:.0f}",
         "demo server", f"{demo_fetch_us:.0f} / {demo_run_us:.0f}", "", "report (2 cores: 2,000,000 µs a second for all three processes)", True)
 
+    # Message size limits ---------------------------------------------------------------------
+    # An 8 MB line over the 4 MiB limit, then a small request: the SDK's own stdio transport took
+    # a minute of CPU for it (issue 33); unitool mcp's reader is linear, as unitool rpc's is.
+    demo = Demo(args.unitool)
+    demo_env = dict(env, UNITOOL_DEMO_URL=demo.url)
+    initialize = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}'
+    mcp = oversize_refusal([args.unitool, "mcp", "--portal", "demo"], demo_env,
+                           [initialize, '{"jsonrpc":"2.0","method":"notifications/initialized"}'],
+                           '{"jsonrpc":"2.0","id":3,"method":"tools/list"}', runs=max(3, runs // 2))
+    rpc = oversize_refusal([args.unitool, "rpc"], demo_env, [], '{"jsonrpc":"2.0","id":3,"method":"portals.list"}', runs=max(3, runs // 2))
+    demo.stop()
+    row("mcp", "an 8 MB message refused, the next request answered: unitool mcp, ms", f"{mcp * 1000:.0f}", "unitool rpc",
+        f"{rpc * 1000:.0f}", f"{rpc / mcp:.2f}x", "< 1 s (the SDK's transport: about 60 s)", mcp < 1)
+
     # Watch and history -------------------------------------------------------------------------
     cycles = 200 if args.quick else 1000
     demo = Demo(args.unitool)
@@ -384,6 +432,9 @@ def main():
         "  `session.fetch` (the same page) or `recipes.run` (the grades) requests in flight on one",
         "  `unitool rpc` after a warm-up, records each request's latency, and reads `unitool rpc`'s CPU",
         "  time (`getrusage` of the child) and the demo's (`/proc`).",
+        "- **MCP**: `unitool mcp` (the release `unitool-mcp`) after its `initialize`, and `unitool rpc`, each",
+        "  read one 8 MB line, over their 4 MiB limit, then `tools/list` / `portals.list`: the time from the",
+        "  first byte of the long line to the answer of the short one, the refusal (a null id) seen before it.",
         "- **Watch**: `bench-unitool watch` runs the loop of `unitool watch --every` in process against",
         "  `unitool demo serve`: each cycle a new connection with the saved session, the grades page, the",
         "  comparison with the last answer and the history write, with no pause between cycles. It reads",

@@ -26,14 +26,16 @@ struct SecurityRoundTwoTests {
         #expect(outcome.stderr.contains("not a portal id"))
     }
 
-    @Test("--timeout 5 against a server that trickles one byte every 2 s exits 21 in under 6 s")
+    @Test("--timeout 5 against a server that trickles one byte every 2 s exits 21 at the deadline, not at the body's end")
     func tricklingServer() async throws {
         let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "trickle"))
         defer { Task { await demo.stop() } }
         let outcome = try await run(["--portal", "demo", "grades", "--timeout", "5"], demo: demo)
         #expect(outcome.exitCode == 21, "\(outcome)")
         #expect(outcome.stderr.contains("did not answer in time"), "\(outcome)")
-        #expect(outcome.seconds < 6, "took \(outcome.seconds) s")
+        // A deadline per read would never fire here (a byte every 2 s); the bound leaves a loaded
+        // machine room above the 5 s and stays far below the trickle's end.
+        #expect(outcome.seconds < 15, "took \(outcome.seconds) s")
     }
 
     @Test("non-finite, negative and absurd time limits are usage errors (exit 64), never a crash")
