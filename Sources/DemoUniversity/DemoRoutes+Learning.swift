@@ -174,21 +174,29 @@ extension DemoRoutes {
                 return Self.html(KohaPages.user(user: user, rows: rows, now: self.now(), renewal: renewal, renewed: query["renewed"]))
             }
         }
+        // Koha's opac/opac-renew.pl (23.11, 24.05): every `item` of the form is renewed (one from a
+        // row's Renew link, the ticked ones from form#renewselected, each renewable one from
+        // form#renewall), then the loans again, with the item numbers renewed joined by ':' in
+        // `renewed=` and a refusal's reason in `renew_error=`.
         router.post("/cgi-bin/koha/opac-renew.pl") { request, context in
             var request = request
-            let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 16)))
+            let items = FormDecoding.decode(String(buffer: try await request.collectBody(upTo: 1 << 16)))
+                .filter { $0.0 == "item" }.map(\.1)
             return try await self.withUser(request, context) { user in
-                let item = form["item"] ?? ""
-                guard let loan = DemoData.loans[user.username]?.first(where: { KohaPages.itemNumber($0) == item }) else {
-                    return Self.redirect(to: "/cgi-bin/koha/opac-user.pl", status: .found)
+                var renewed: [String] = []
+                var refusal: String?
+                for item in items {
+                    guard let loan = DemoData.loans[user.username]?.first(where: { KohaPages.itemNumber($0) == item }) else { continue }
+                    let done = await self.state.renewalsDone(user: user.username, barcode: loan.barcode)
+                    guard !loan.reserved, loan.renewalsLeft - done > 0 else {
+                        refusal = refusal ?? (loan.reserved ? "on_reserve" : "too_many")
+                        continue
+                    }
+                    await self.state.renew(user: user.username, barcode: loan.barcode)
+                    renewed.append(item)
                 }
-                let done = await self.state.renewalsDone(user: user.username, barcode: loan.barcode)
-                guard !loan.reserved, loan.renewalsLeft - done > 0 else {
-                    return Self.redirect(
-                        to: "/cgi-bin/koha/opac-user.pl?renewed=&renew_error=\(loan.reserved ? "on_reserve" : "too_many")", status: .found)
-                }
-                await self.state.renew(user: user.username, barcode: loan.barcode)
-                return Self.redirect(to: "/cgi-bin/koha/opac-user.pl?renewed=\(item)", status: .found)
+                let error = refusal.map { "&renew_error=\($0)" } ?? ""
+                return Self.redirect(to: "/cgi-bin/koha/opac-user.pl?renewed=\(renewed.joined(separator: ":"))\(error)", status: .found)
             }
         }
         router.get("/cgi-bin/koha/opac-renew.pl") { request, context in

@@ -4,7 +4,7 @@ import Foundation
 /// `Recipes/platforms/koha/loans.yaml`: the checkouts table `#checkoutst` in `form#renewselected`,
 /// a due date cell whose `data-order` is the stored date and time (seconds included), a renew
 /// checkbox per renewable item whose value is its item number, "( N of M renewals remaining )",
-/// the "Renewed!" badge in the row of a loan just renewed (`opac-user.pl?renewed=ITEMNUMBER`),
+/// the "Renewed!" badge in the row of each loan just renewed (`opac-user.pl?renewed=ITEM:ITEM`),
 /// `form#renewall`, and the empty state as a table without an id. The structure follows Koha
 /// 24.05's `opac-user.tt` (Fixtures/platforms/koha/24.05/loans/); the text is the demo's own.
 enum KohaPages {
@@ -26,7 +26,9 @@ enum KohaPages {
             let item = itemNumber(row.loan)
             let overdue = row.due < now
             let issued = row.due.addingTimeInterval(-28 * 86_400)
-            let badge = renewed == item ? "<span class=\"badge text-bg-success\">Renewed!</span><br />" : ""
+            let badge =
+                (renewed ?? "").split(separator: ":").contains(Substring(item))
+                ? "<span class=\"badge text-bg-success\">Renewed!</span><br />" : ""
             let renew =
                 row.loan.reserved
                 ? "<span class=\"usr-msg no-renew-hold\">Not renewable <span class=\"renewals\">(on hold)</span></span>"

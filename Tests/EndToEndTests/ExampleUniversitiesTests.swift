@@ -54,7 +54,9 @@ struct ExampleUniversitiesTests {
             commands: [("grades", "code", "CS-320"), ("courses", "code", "HUN-250"), ("deadlines", "course", "CS-340")])
     }
 
-    @Test("Koha's renew: the item number read off the row of the barcode; a loan on hold is refused in Koha's words (exit 24)")
+    @Test(
+        "Koha's renew: the item number read off the row of the barcode; a loan on hold is refused in Koha's words (exit 24); renew all renews every renewable loan"
+    )
     func kohaRenew() async throws {
         try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "login=keycloak"), serviceHosts: ["127.0.0.3"]) { demo in
             func run(_ arguments: [String]) async throws -> UniToolProcess.Outcome {
@@ -67,6 +69,19 @@ struct ExampleUniversitiesTests {
             #expect(try json(renewed).first?["title"] as? String == "Operating Systems: Three Easy Pieces")
             let onHold = try await run(["loans", "renew", "31000104"])
             #expect(onHold.exitCode == 24 && onHold.stderr.contains("Not renewable (on hold)"), "\(onHold)")
+            // Renew all: form#renewall posts every renewable item, as Koha's opac-renew.pl renews
+            // each (the demo once renewed only the first).
+            let before = try json(try await run(["loans", "--json"]))
+            let renewable = before.filter { $0["item"] is String }
+            let all = try await run(["loans", "renew-all", "--json"])
+            #expect(all.exitCode == 0, "\(all)")
+            let count = try json(all).first?["renewed"] as? Int
+            #expect(renewable.count > 1 && count == renewable.count, "\(all)")
+            let after = try json(try await run(["loans", "--json"]))
+            for loan in renewable {
+                let now = after.first { $0["barcode"] as? String == loan["barcode"] as? String }
+                #expect((now?["due"] as? String ?? "") > (loan["due"] as? String ?? "~"), "\(loan) → \(String(describing: now))")
+            }
         }
     }
 
