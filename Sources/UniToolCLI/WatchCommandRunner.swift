@@ -187,7 +187,7 @@ struct WatchCommandRunner {
             }
             let spec = WatchSpec(
                 recipe: recipe, options: invocation.values, source: invocation.source, announceExisting: watch.announceExisting, due: due)
-            var channels: [any WatchChannel] = watch.exec.map(ExecChannel.init)
+            var channels: [any WatchChannel] = watch.exec.map { ExecChannel(command: $0) }
             // --timeout bounds a webhook's whole delivery too, as it bounds each request to the portal.
             let deadline = globalsOnly.timeout.map { Duration.milliseconds(Int64($0 * 1000)) } ?? WebhookChannel.defaultDeadline
             channels += try watch.webhooks.map { try WebhookChannel(url: $0, format: watch.webhookFormat, deadline: deadline) }
@@ -289,6 +289,7 @@ struct WatchCommandRunner {
             termsThroughSavedSession: !spec.recipe.login
         ) { connection in
             var failures = 0
+            let delivery = WatchDelivery(channels: channels)
             while true {
                 let outcome = try await connection.settlingSession { try await Watcher.run(spec, on: $0) }
                 // The status line belongs to the run, not to the wait that follows it.
@@ -296,28 +297,49 @@ struct WatchCommandRunner {
                 for event in outcome.events {
                     // A reader that went away (`| head`) ends the watch, quietly.
                     guard StandardOutput.write(event.json + "\n") else { return 0 }
-                    for channel in channels {
-                        do {
-                            try await channel.deliver(event)
-                        } catch {
-                            let message = (error as? UniToolError)?.message ?? "\(error)"
-                            Progress.explainWait(
-                                TerminalText.escaped("\(channel.name) did not take the '\(event.kind.rawValue)' event: \(message)"))
-                        }
-                    }
+                }
+                let report = try await Self.deliver(outcome.events, with: delivery, spec: spec, connection: connection)
+                if !json {
+                    Progress.say(
+                        TerminalText.escaped(WatchDelivery.summary(command: spec.recipe.command, events: outcome.events, report: report)))
                 }
                 if let failure = outcome.failure, outcome.events.contains(where: { $0.kind == .failing }) {
                     // Said on stderr once, with the event; later runs that still fail stay quiet.
                     _ = ErrorReporter.report(failure, json: json)
                 }
                 guard let every else {
-                    // One run: a failure is the exit code, whether or not it was announced now.
-                    return outcome.failure?.kind.exitCode ?? 0
+                    // One run: a failure is the exit code, whether or not it was announced now;
+                    // then a channel's (the event is kept for the next run all the same).
+                    return outcome.failure?.kind.exitCode ?? report.failures.first?.error.kind.exitCode ?? 0
                 }
                 failures = outcome.failure == nil ? 0 : failures + 1
                 try await Task.sleep(for: Self.pause(every: every, failures: failures))
             }
         }
+    }
+
+    /// Sends a run's events, and those kept from earlier runs, to the channels; keeps what
+    /// failed for the next run and says on stderr what failed and what was given up.
+    static func deliver(_ events: [WatchEvent], with delivery: WatchDelivery, spec: WatchSpec, connection: PortalConnection)
+        async throws -> WatchDelivery.Report
+    {
+        guard !delivery.channels.isEmpty else { return WatchDelivery.Report() }
+        let report = try await delivery.deliver(
+            events, watch: spec.memoryKey(portal: connection.portal.id, user: connection.user), history: connection.history)
+        for failure in report.failures {
+            let tries = failure.attempts > 1 ? " (try \(failure.attempts) of \(WatchDelivery.maximumAttempts))" : ""
+            // One line: a message may quote the service, and nothing from it reaches the terminal raw.
+            Progress.explainWait(
+                TerminalText.escaped(
+                    "\(failure.channel) did not take the '\(failure.event.kind.rawValue)' event\(tries): \(failure.error.message)"))
+        }
+        for given in report.givenUp {
+            Progress.explainWait(
+                TerminalText.escaped(
+                    "gave up on the '\(given.event.kind.rawValue)' event after \(given.attempts) runs: \(given.event.summary)")
+                    + "; it is in 'unitool history \(spec.recipe.command)'")
+        }
+        return report
     }
 
     /// The time to the next run: the interval with up to a tenth of jitter, so that many watches

@@ -28,6 +28,8 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
         case keyringFailed = "keyring_failed"
         case unsafeRequest = "unsafe_request"
         case actionRefused = "action_refused"
+        /// A watch's channel (`--exec`, `--notify`) did not take an event; the event is kept.
+        case channelFailed = "channel_failed"
         case usage = "usage"
         case stateCorrupt = "state_corrupt"
         /// `--offline` found no earlier answer to the same question in the history.
@@ -53,6 +55,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .portalError: return 22
             case .unsafeRequest: return 23
             case .actionRefused: return 24
+            case .channelFailed: return 25
             case .layoutChanged: return 30
             case .recipeInvalid: return 31
             case .recipeNotFound: return 32

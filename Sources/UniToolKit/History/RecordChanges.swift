@@ -37,7 +37,7 @@ public struct RecordChanges: Sendable, Equatable {
         }
     }
 
-    public struct FieldChange: Sendable, Equatable {
+    public struct FieldChange: Sendable, Equatable, Codable {
         public var field: String
         public var old: FieldValue
         public var new: FieldValue

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import Logging
 import NIOCore
@@ -9,6 +10,9 @@ import NIOHTTP1
 public protocol WatchChannel: Sendable {
     /// A name for messages: `--exec`, a webhook's host, desktop notifications.
     var name: String { get }
+    /// The same channel on a later run, to send it the events it did not take
+    /// (`PendingDelivery`). No secret: a webhook's address, which may hold a token, is hashed.
+    var identity: String { get }
     func deliver(_ event: WatchEvent) async throws
 }
 
@@ -17,11 +21,27 @@ public protocol WatchChannel: Sendable {
 /// The variables hold text from the portal, and commands print them (`notify-send
 /// "$UNITOOL_EVENT_SUMMARY"`, `echo "$UNITOOL_EVENT_KEY"`), so each passes through
 /// `TerminalText.escaped` first: no control character reaches a terminal through them.
+///
+/// Whatever the command does with its stdin does not matter: `notify-send` and `true` close
+/// it unread, `sleep 5` never reads it, a big event fills the pipe. The event is written from
+/// a thread of its own, a failed write (EPIPE) is ignored, and the exit status decides. A
+/// command that runs past ``timeout`` is killed, and that is a failure too.
 public struct ExecChannel: WatchChannel {
     public let command: String
+    public let timeout: Duration
     public var name: String { "--exec" }
+    public var identity: String { "exec \(command)" }
 
-    public init(command: String) { self.command = command }
+    /// The longest a command may run for one event.
+    public static let defaultTimeout: Duration = .seconds(120)
+    /// The most of one variable's value that is passed on, in UTF-8 bytes. Linux refuses a
+    /// single variable over 128 KiB (E2BIG, and nothing runs); a summary is meant for a line.
+    public static let variableLimit = 4096
+
+    public init(command: String, timeout: Duration = ExecChannel.defaultTimeout) {
+        self.command = command
+        self.timeout = timeout
+    }
 
     public func deliver(_ event: WatchEvent) async throws {
         let process = Process()
@@ -30,32 +50,115 @@ public struct ExecChannel: WatchChannel {
         process.environment = ProcessInfo.processInfo.environment.merging(Self.variables(for: event)) { $1 }
         let input = Pipe()
         process.standardInput = input
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-                // A command that does not read its stdin (`notify-send ...`) may end before the
-                // event is written: the write then fails with EPIPE (NIO ignores SIGPIPE), which
-                // the non-throwing `write(_:)` turns into a crash. Its exit status decides.
-                try? input.fileHandleForWriting.write(contentsOf: Data((event.json + "\n").utf8))
-                try? input.fileHandleForWriting.close()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
+        let ended = ProcessEnd()
+        process.terminationHandler = { ended.finish($0.terminationStatus, reason: $0.terminationReason) }
+        do {
+            try process.run()
+        } catch {
+            throw UniToolError(
+                .channelFailed, "--exec could not start /bin/sh: \(error.localizedDescription)", hint: "check that /bin/sh exists")
         }
-        guard status == 0 else {
-            throw UniToolError(.internal, "'\(command)' exited with status \(status)", hint: "check the command given to --exec")
+        let writer = input.fileHandleForWriting
+        let line = Data((event.json + "\n").utf8)
+        Thread.detachNewThread {
+            // A command that closed its stdin makes the write raise SIGPIPE, which ends the whole
+            // process unless something (NIO, once it runs) ignores it. Blocked on this thread
+            // alone, the write fails with EPIPE instead, and the signal dies with the thread.
+            var pipeSignal = sigset_t()
+            sigemptyset(&pipeSignal)
+            sigaddset(&pipeSignal, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+            try? writer.write(contentsOf: line)
+            try? writer.close()
+        }
+        guard let (status, signalled) = await ended.wait(timeout: timeout) else {
+            process.terminate()
+            throw UniToolError(
+                .channelFailed, "'\(TerminalText.escaped(command))' ran for more than \(timeout.components.seconds) s and was stopped",
+                hint: "make the --exec command quick, or start long work in the background (... &)")
+        }
+        guard status == 0, !signalled else {
+            let how = signalled ? "was killed by signal \(status)" : "exited with status \(status)"
+            throw UniToolError(
+                .channelFailed, "'\(TerminalText.escaped(command))' \(how)",
+                hint: "the event is kept and given to the command again on the next run; try it alone with 'unitool watch ... --test'")
         }
     }
 
     /// The variables a command gets for an event, each escaped as for a terminal (the key is a
-    /// record's key fields, read from the portal like the summary).
+    /// record's key fields, read from the portal like the summary) and cut to ``variableLimit``.
     public static func variables(for event: WatchEvent) -> [String: String] {
         [
-            "UNITOOL_EVENT": event.kind.rawValue, "UNITOOL_EVENT_SUMMARY": TerminalText.escaped(event.summary),
-            "UNITOOL_EVENT_KEY": TerminalText.escaped(event.key ?? ""), "UNITOOL_EVENT_COMMAND": TerminalText.escaped(event.command),
+            "UNITOOL_EVENT": event.kind.rawValue, "UNITOOL_EVENT_SUMMARY": capped(TerminalText.escaped(event.summary)),
+            "UNITOOL_EVENT_KEY": capped(TerminalText.escaped(event.key ?? "")),
+            "UNITOOL_EVENT_COMMAND": capped(TerminalText.escaped(event.command)),
         ]
+    }
+
+    /// `text` cut at a character boundary to fit ``variableLimit`` bytes, "…" marking the cut.
+    static func capped(_ text: String) -> String {
+        guard text.utf8.count > variableLimit else { return text }
+        var result = ""
+        var bytes = 0
+        for character in text {
+            let size = character.utf8.count
+            guard bytes + size <= variableLimit - 3 else { break }
+            result.append(character)
+            bytes += size
+        }
+        return result + "…"
+    }
+}
+
+/// The end of a child process, reported from Foundation's termination handler and awaited
+/// with a time limit.
+final class ProcessEnd: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ending: (status: Int32, signalled: Bool)?
+    private var waiter: CheckedContinuation<(Int32, Bool)?, Never>?
+
+    func finish(_ status: Int32, reason: Process.TerminationReason) {
+        lock.lock()
+        ending = (status, reason == .uncaughtSignal)
+        let waiter = self.waiter
+        self.waiter = nil
+        lock.unlock()
+        waiter?.resume(returning: ending)
+    }
+
+    /// Timed out: the waiting task ends now, without the status.
+    private func giveUp() {
+        lock.withLock {
+            let waiter = self.waiter
+            self.waiter = nil
+            return waiter
+        }?.resume(returning: nil)
+    }
+
+    /// The exit status and whether a signal ended it; nil once `timeout` has passed.
+    func wait(timeout: Duration) async -> (Int32, Bool)? {
+        await withTaskGroup(of: (Int32, Bool)?.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    self.lock.lock()
+                    if let ending = self.ending {
+                        self.lock.unlock()
+                        continuation.resume(returning: ending)
+                    } else {
+                        self.waiter = continuation
+                        self.lock.unlock()
+                    }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            if first == nil { giveUp() }
+            group.cancelAll()
+            return first
+        }
     }
 }
 
@@ -93,6 +196,7 @@ public struct WebhookChannel: WatchChannel {
     /// The time the whole delivery may take, from connecting to the last byte of the answer.
     public let deadline: Duration
     public var name: String { "the webhook at \(url.host ?? url.absoluteString)" }
+    public var identity: String { "webhook " + SHA256.hash(data: Data(url.absoluteString.utf8)).lowercaseHex }
 
     /// The deadline when `--timeout` does not name one: a webhook that takes longer is down.
     public static let defaultDeadline: Duration = .seconds(15)
@@ -279,6 +383,7 @@ extension Duration {
 /// session bus, sent with `gdbus` (GLib's D-Bus tool), as libnotify would.
 public struct DesktopNotificationChannel: WatchChannel {
     public var name: String { "desktop notifications" }
+    public var identity: String { "notify" }
     public init() {}
 
     /// The notification's body: the record's first six fields, or a failure's hint. The
@@ -312,7 +417,7 @@ public struct DesktopNotificationChannel: WatchChannel {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw UniToolError(
-                .internal, "the desktop did not take the notification: \(message.trimmingCharacters(in: .whitespacesAndNewlines))",
+                .channelFailed, "the desktop did not take the notification: \(message.trimmingCharacters(in: .whitespacesAndNewlines))",
                 hint: "is a notification daemon running in this session?")
         }
     }
@@ -337,6 +442,7 @@ public struct CommandWebhookChannel: WatchChannel {
     /// Runs the command and returns its first line.
     let address: @Sendable () throws -> String
     public var name: String { "the webhook from '\(command)'" }
+    public var identity: String { "webhook-command \(command)" }
 
     public init(
         command: String, format: WebhookChannel.Format = .json, deadline: Duration = WebhookChannel.defaultDeadline,

@@ -7,7 +7,10 @@ import Foundation
 /// - Records are compared by key and content (`RecordChanges`), never by date alone.
 /// - A failure is announced when it starts, and once more when a run works again; an hourly
 ///   watch of a broken page says so once, not every hour.
-/// - `due_soon` is announced once per record, when its date field first falls within the window.
+/// - `due_soon` is announced once per record, when its date field first falls within the window,
+///   the first run included: a reminder is about a date, not a change, and a watch started the
+///   day before a loan is due must say so (the README's `watch loans --due-within 3d` otherwise
+///   stayed silent about every loan already due).
 public struct WatchDecision: Sendable, Equatable {
     /// What the watch remembers between runs.
     public struct Memory: Sendable, Equatable, Codable {
@@ -84,8 +87,7 @@ public struct WatchDecision: Sendable, Equatable {
                     guard case .date(let date)? = record[due.field], date <= limit else { continue }
                     let key = RecordChanges.key(of: record, keys: keys) + "@" + date
                     stillDue.append(key)
-                    // The first run announces what is due only when asked to announce what exists.
-                    if !memory.announcedDue.contains(key), previous != nil || announceExisting {
+                    if !memory.announcedDue.contains(key) {
                         var soon = event(.dueSoon)
                         soon.key = RecordChanges.key(of: record, keys: keys)
                         soon.record = record

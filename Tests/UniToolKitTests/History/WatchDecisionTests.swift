@@ -56,6 +56,15 @@ struct WatchDecisionTests {
         #expect(after.events.map(\.kind) == [.changed, .dueSoon])
     }
 
+    @Test("the first run announces what is already due: a reminder is not held back as the baseline is")
+    func dueSoonOnFirstRun() {
+        let rule = WatchDecision.DueRule(field: "due", days: 3)
+        let now = loans([("1", "2026-11-27"), ("2", "2026-12-20")])
+        let first = decide(nil, .success(now), due: rule)
+        #expect(first.events.map(\.kind) == [.dueSoon] && first.events.first?.key == "1")
+        #expect(decide(now, .success(now), memory: first.memory, due: rule).events.isEmpty, "once")
+    }
+
     @Test("an event's JSON has the documented members, and its summary names the change")
     func eventJSON() throws {
         var event = template
