@@ -98,7 +98,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 try PortalID.validate(value)
                 guard catalog.portals[value] != nil else {
                     let known = catalog.portals.keys.sorted()
-                    let nearest = closestMatch(to: value, in: known)
+                    let nearest = typoSuggestion(for: value, among: known)
                     throw UniToolError(
                         .usage, "there is no portal '\(value)'",
                         hint: "installed portals: \(known.joined(separator: ", "))" + (nearest.map { "; did you mean '\($0)'?" } ?? "")

@@ -46,20 +46,18 @@ struct Dispatcher {
                 print(VersionReport.text(json: Self.wantsJSON(globals)), terminator: "")
                 return 0
             }
-            // An option that is none of unitool's is named, with the nearest one, not passed over.
-            let known = GlobalOptions.valueOptions.union(GlobalOptions.flagOptions).union(["--help", "-h", "--version"])
-            if let unknown = globals.first(where: { $0.hasPrefix("-") && !known.contains(String($0.split(separator: "=").first ?? "")) }) {
-                let nearest = closestMatch(to: unknown, in: known.sorted())
-                return ErrorReporter.report(
-                    UniToolError(
-                        .usage, "unknown option '\(unknown)'",
-                        hint: (nearest.map { "did you mean '\($0)'? " } ?? "") + "see 'unitool --help'"),
-                    json: Self.wantsJSON(arguments))
+            if let unknown = Self.unknownGlobalOption(in: globals) {
+                return ErrorReporter.report(unknown, json: Self.wantsJSON(arguments))
             }
             // The overview is what was asked for: on stdout, so that `unitool | less` shows it.
             return await printOverview(globals: globals, toStandardError: false)
         }
         let name = arguments[commandIndex]
+        // Before the command, only global options stand: `--portl demo grades` is a typo of
+        // --portal, not the command 'demo' with an option of its own.
+        if let unknown = Self.unknownGlobalOption(in: globals) {
+            return ErrorReporter.report(unknown, json: Self.wantsJSON(arguments))
+        }
         if name == "version" {
             print(VersionReport.text(json: Self.wantsJSON(arguments)), terminator: "")
             return 0
@@ -99,6 +97,21 @@ struct Dispatcher {
             }
         }
         return await RecipeCommandRunner(name: name, arguments: rest).run()
+    }
+
+    /// The long names of the global options, for "did you mean" and the checks above.
+    static var globalOptionNames: [String] {
+        GlobalOptions.valueOptions.union(GlobalOptions.flagOptions).union(["--help", "-h", "--version"]).sorted()
+    }
+
+    /// An option that is none of unitool's global ones, named with the one most likely meant.
+    static func unknownGlobalOption(in globals: [String]) -> UniToolError? {
+        let known = Set(globalOptionNames)
+        guard let unknown = globals.first(where: { $0.hasPrefix("-") && !known.contains(String($0.split(separator: "=").first ?? "")) })
+        else { return nil }
+        let nearest = typoSuggestion(for: String(unknown.split(separator: "=").first ?? ""), among: globalOptionNames)
+        return UniToolError(
+            .usage, "unknown option '\(unknown)'", hint: (nearest.map { "did you mean '\($0)'? " } ?? "") + "see 'unitool --help'")
     }
 
     /// Separates the global options before the command name from the command and its arguments.

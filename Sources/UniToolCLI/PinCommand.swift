@@ -48,7 +48,8 @@ struct PinCommand: AsyncParsableCommand {
                 guard names.contains(flag) else {
                     throw UniToolError(
                         .usage, "'\(flag)' is not an option of '\(command)'",
-                        hint: (closestMatch(to: flag, in: names).map { "did you mean '\($0)'? " } ?? "") + "see 'unitool \(command) --help'"
+                        hint: (typoSuggestion(for: flag, among: names).map { "did you mean '\($0)'? " } ?? "")
+                            + "see 'unitool \(command) --help'"
                     )
                 }
             }
@@ -66,7 +67,7 @@ struct PinCommand: AsyncParsableCommand {
             throw UniToolError(
                 .usage, "'\(command)' is not a command of '\(portal.id)' that can be pinned",
                 hint: "these can: \(known.joined(separator: ", "))"
-                    + (closestMatch(to: command, in: known).map { "; did you mean '\($0)'?" } ?? ""))
+                    + (typoSuggestion(for: command, among: known).map { "; did you mean '\($0)'?" } ?? ""))
         }
         let line = Shortcuts.line(words)
         var changed = false

@@ -26,9 +26,10 @@ struct RecipeCommandRunner {
                 recipe = try environment.catalog.recipe(portal: portalID, command: name)
             } catch let error as UniToolError where error.kind == .recipeNotFound {
                 let known = (try? everyRecipe().dataRecipes[portalID]?.keys.sorted()) ?? []
+                let meant = typoSuggestion(for: name, among: known + Dispatcher.builtins.keys.sorted() + ["watch", "help", "version"])
                 throw UniToolError(
                     .usage, "unknown command '\(name)' for portal '\(portalID)'",
-                    hint: "run 'unitool --help' to see the commands"
+                    hint: (meant.map { "did you mean '\($0)'? " } ?? "") + "run 'unitool --help' to see the commands"
                         + (known.isEmpty ? "" : "; its commands: \(known.joined(separator: ", "))"))
             }
             let invocation = try RecipeInvocation(parsing: arguments, recipe: recipe)
@@ -249,8 +250,19 @@ struct RecipeInvocation {
                     values[name] = value
                 }
             } else {
-                rest.append(argument)
                 let flagName = "--" + (parts.first ?? "")
+                // Neither the recipe's nor a global option: a typo, named with what was meant
+                // among both (`--trem` is --term), before its value is taken for an argument.
+                guard Dispatcher.globalOptionNames.contains(flagName) else {
+                    var known = names.sorted().map { "--" + $0 }
+                    if recipe.totals != nil { known.append("--summary") }
+                    let nearest = typoSuggestion(for: flagName, among: known + Dispatcher.globalOptionNames)
+                    throw UniToolError(
+                        .usage, "unknown option '\(flagName)' for '\(recipe.command)'",
+                        hint: (nearest.map { "did you mean '\($0)'? " } ?? "")
+                            + "see 'unitool \(recipe.command) \(action.map { "\($0.name) " } ?? "")--help'")
+                }
+                rest.append(argument)
                 if GlobalOptions.valueOptions.contains(flagName), parts.count == 1, index + 1 < arguments.count {
                     rest.append(arguments[index + 1])
                     index += 1

@@ -91,7 +91,7 @@ package final class CommandEnvironment: Sendable {
             try PortalID.validate(portal)
             guard catalog.portals[portal] != nil else {
                 let known = catalog.portals.keys.sorted()
-                let nearest = closestMatch(to: portal, in: known)
+                let nearest = typoSuggestion(for: portal, among: known)
                 throw UniToolError(
                     .recipeNotFound, "there is no portal '\(portal)' (from \(setting.origin))",
                     hint: "installed portals: \(known.joined(separator: ", "))" + (nearest.map { "; did you mean '\($0)'?" } ?? ""))

@@ -119,4 +119,18 @@ struct FirstContactTests {
         #expect(outage.exitCode == 20, "\(outage)")
     }
 
+    @Test(
+        "typos are named with what was meant: an option of the recipe, a global option, a command",
+        arguments: [
+            (["--portal", "demo", "grades", "--trem", "current"], "unknown option '--trem' for 'grades'", "did you mean '--term'?"),
+            (["--portal", "demo", "grades", "--trem"], "unknown option '--trem' for 'grades'", "did you mean '--term'?"),
+            (["--portl", "demo", "grades"], "unknown option '--portl'", "did you mean '--portal'?"),
+            (["--portal", "demo", "grdes"], "unknown command 'grdes'", "did you mean 'grades'?"),
+        ] as [([String], String, String)])
+    func typoSuggestions(arguments: [String], error: String, hint: String) async throws {
+        let outcome = try await sandbox.run(arguments)
+        #expect(outcome.exitCode == 64, "\(outcome)")
+        #expect(outcome.stderr.contains(error) && outcome.stderr.contains(hint), "\(outcome)")
+        #expect(!outcome.stderr.contains("'--user'") && !outcome.stderr.contains("'--port'?"), "\(outcome)")
+    }
 }

@@ -271,19 +271,31 @@ public func closestMatch(to word: String, in candidates: [String]) -> String? {
     candidates.min { editDistance($0, word) < editDistance($1, word) }
 }
 
-/// Levenshtein distance, for "did you mean" suggestions.
+/// The distance of two names for "did you mean": insertions, deletions, substitutions and a swap
+/// of neighbours each count one (`--trem` is one from `--term`). The search's distance, so that
+/// one measure of a typo serves the whole tool.
 public func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a)
-    let b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-        var current = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+    TextMatcher.damerauLevenshtein(a, b)
+}
+
+/// The name a user most likely meant by `typed`, or nil when none is close enough to be a typo
+/// of it: at most one edit in a name of up to 5 characters, two up to 10, three beyond (dashes
+/// not counted). Among equals, the one that holds every character typed, in order (a letter left
+/// out: `--portl` is `--portal`, not `--port`), then the first given.
+public func typoSuggestion(for typed: String, among candidates: [String]) -> String? {
+    let word = typed.lowercased()
+    let letters = word.drop { $0 == "-" }.count
+    let limit = letters <= 5 ? 1 : letters <= 10 ? 2 : 3
+    func holdsInOrder(_ candidate: String) -> Bool {
+        var rest = Substring(candidate.lowercased())
+        for character in word {
+            guard let found = rest.firstIndex(of: character) else { return false }
+            rest = rest[rest.index(after: found)...]
         }
-        previous = current
+        return true
     }
-    return previous[b.count]
+    let scored = candidates.map { (name: $0, distance: editDistance($0.lowercased(), word)) }.filter { $0.distance <= limit }
+    guard let best = scored.map(\.distance).min() else { return nil }
+    let closest = scored.filter { $0.distance == best }.map(\.name)
+    return closest.first(where: holdsInOrder) ?? closest.first
 }
