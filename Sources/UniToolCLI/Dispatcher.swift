@@ -81,6 +81,10 @@ struct Dispatcher {
             guard let topic = rest.first(where: { !$0.hasPrefix("-") }) else {
                 return await printOverview(globals: [], toStandardError: false)
             }
+            if let text = HelpTopics.text(topic) {
+                print(text, terminator: "")
+                return 0
+            }
             return await Dispatcher(arguments: [topic, "--help"] + rest.filter { $0 != topic }).run()
         }
         if let builtin = Self.builtins[name] {

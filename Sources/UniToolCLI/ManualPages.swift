@@ -20,7 +20,9 @@ enum ManualPages {
             }
         }
         visit(RootCommand.self, path: ["unitool"])
-        return pages
+        // watch is the dispatcher's, not swift-argument-parser's: its page is read from its help.
+        pages.append(("unitool-watch.1", page(name: "unitool-watch", help: WatchCommandRunner.help)))
+        return pages.sorted { $0.0 < $1.0 }
     }
 
     /// `unitool __man DIR`: writes every page into DIR.
@@ -55,9 +57,13 @@ enum ManualPages {
             roff += ".SH DESCRIPTION\n" + paragraphs(configuration.discussion)
         }
         // The root's page lists the global options too: every command takes them.
-        let options =
-            (type == RootCommand.self ? Self.options(inHelp: GlobalOptions.helpMessage(columns: 10_000)) : [])
-            + Self.options(inHelp: help)
+        var options: [(label: String, help: String)] = []
+        // The root's global options and its own help both list -h, --help: once is enough.
+        for option in (type == RootCommand.self ? Self.options(inHelp: GlobalOptions.helpMessage(columns: 10_000)) : [])
+            + Self.options(inHelp: help) where !options.contains(where: { $0.label == option.label })
+        {
+            options.append(option)
+        }
         if !options.isEmpty {
             roff += ".SH OPTIONS\n"
             for option in options {
@@ -72,10 +78,51 @@ enum ManualPages {
                 roff += ".TP\n.B \(escape(name))\n\(escape(subcommand.configuration.abstract))\n"
                 roff += "See \\fB\(escape((path + [name]).joined(separator: "-")))\\fR(1).\n"
             }
+            if type == RootCommand.self {
+                roff += ".TP\n.B watch\nRun a command again and again, and announce what changed.\n"
+                roff += "See \\fBunitool\\-watch\\fR(1).\n"
+            }
+        }
+        if type == RootCommand.self {
+            roff += HelpTopics.manualSections
         }
         if path.count > 1 {
             roff += ".SH SEE ALSO\n\\fB\(escape(path.dropLast().joined(separator: "-")))\\fR(1)\n"
         }
+        return roff
+    }
+
+    /// A page from help text written by hand (`watch`): its first line is the summary, the
+    /// USAGE lines the synopsis, the text before them the description, then its options and
+    /// examples.
+    static func page(name: String, help: String) -> String {
+        let lines = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let summary = lines.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+        let abstract = summary.replacingOccurrences(of: "OVERVIEW: ", with: "").trimmingCharacters(in: CharacterSet(charactersIn: " ."))
+        var roff = ".TH \(name.uppercased()) 1 \"\" \"unitool \(UniToolVersion.current)\" \"unitool manual\"\n"
+        roff += ".SH NAME\n\(escape(name)) \\- \(escape(abstract))\n"
+        let usageStart = lines.firstIndex { $0.hasPrefix("USAGE: ") } ?? lines.endIndex
+        let optionsStart = lines.firstIndex { $0.hasPrefix("OPTIONS:") } ?? lines.endIndex
+        let usage = lines[usageStart..<optionsStart].map {
+            $0.replacingOccurrences(of: "USAGE: ", with: "").trimmingCharacters(in: .whitespaces)
+        }
+        .filter { !$0.isEmpty }
+        roff += ".SH SYNOPSIS\n" + usage.map { ".B \(escape($0))\n" }.joined(separator: ".br\n")
+        let description = lines[(lines.firstIndex(of: summary) ?? 0) + 1..<usageStart].joined(separator: "\n")
+        roff += ".SH DESCRIPTION\n" + paragraphs(description.trimmingCharacters(in: .newlines))
+        let options = Self.options(inHelp: help)
+        if !options.isEmpty {
+            roff += ".SH OPTIONS\n"
+            for option in options { roff += ".TP\n.B \(escape(option.label))\n\(escape(option.help))\n" }
+        }
+        // After the options: a closing note, then "Examples:" with one command a line.
+        let after = lines[optionsStart...].drop { $0.hasPrefix("OPTIONS:") || $0.hasPrefix("  ") }
+        if let examples = after.firstIndex(where: { $0.hasPrefix("Examples:") }) {
+            let note = after[after.startIndex..<examples].joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+            if !note.isEmpty { roff += ".PP\n\(escape(note))\n" }
+            roff += ".SH EXAMPLES\n" + paragraphs(after[(examples + 1)...].joined(separator: "\n").trimmingCharacters(in: .newlines))
+        }
+        roff += ".SH SEE ALSO\n\\fBunitool\\fR(1)\n"
         return roff
     }
 

@@ -23,7 +23,9 @@ struct RootCommand: AsyncParsableCommand {
                 unitool NAME. Run unitool alone to see them all. Bundled recipe commands:
                 \(recipes.joined(separator: "\n"))
 
-                Exit codes, files and the JSON-RPC protocol are described in the README and docs/RPC.md.
+                unitool watch runs a command again and announces what changed: see unitool watch --help.
+                Reference: unitool help exit-codes, unitool help environment, unitool help files;
+                the JSON-RPC protocol is in docs/RPC.md.
                 """,
             version: UniToolVersion.current,
             subcommands: Dispatcher.builtins.sorted { $0.key < $1.key }.map { $0.value })

@@ -113,14 +113,16 @@ struct WatchCommandRunner {
     static let help = """
         OVERVIEW: Run a command again and again, and announce what changed.
 
-        The first run sets the baseline and announces nothing (unless --announce-existing). Each later run is
-        compared with the answer before it, by the recipe's key fields and by content: a grade that comes in is
-        one 'changed' event with the old and the new value. A failure (a login that no longer works, a page
-        whose layout changed) is announced once when it starts, and once when it recovers. Every answer goes
-        into the history (unitool history), so an interrupted watch picks up where it left off.
+        The first run sets the baseline: it announces no change (unless --announce-existing), only what
+        --due-within finds due. Each later run is compared with the answer before it, by the recipe's key
+        fields and by content: a grade that comes in is one 'changed' event with the old and the new value.
+        A failure (a login that no longer works, a page whose layout changed) is announced once when it
+        starts, and once when it recovers. Every answer goes into the history (unitool history), so an
+        interrupted watch picks up where it left off.
 
         Events are JSON Lines on stdout, one per line (the schema is in docs/WATCH.md), and go to every
-        channel given.
+        channel given. An event a channel did not take is kept and given to it again on the next runs
+        (up to 10); with --once, the exit code is then the channel's (25 for --exec and --notify).
 
         USAGE: unitool watch <command> [<command's options>] [--once | --every <interval>] [<channels>]
                unitool watch --all | status | install

@@ -71,6 +71,43 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
         }
 
         /// The JSON-RPC error code, in the implementation-defined range -32000 to -32099.
+        /// What the code means, for `unitool help exit-codes`, the man page's EXIT STATUS and
+        /// the README's table: one text, so that the three cannot disagree.
+        public var meaning: String {
+            switch self {
+            case .internal: return "a bug in unitool; please report it"
+            case .wrongCredentials: return "the portal rejected the user name or password"
+            case .mfaRequired: return "the portal asks for a one-time code unitool cannot give"
+            case .consentRequired: return "the portal asks for consent (attribute release)"
+            case .accountLocked: return "the portal says the account is locked"
+            case .loginFailed: return "the login did not finish for another reason (a loop, an error page)"
+            case .termsNotAccepted: return "the portal's terms of use changed and are not accepted yet"
+            case .termsUnavailable: return "the terms-version API answered, but not with a readable version"
+            case .termsVersionStale: return "terms accept --version V named a version that is not the current one"
+            case .wrongCode: return "the portal refused the one-time code unitool sent (11 is for a code unitool had none to send)"
+            case .portalUnreachable: return "no connection to the portal, or it broke"
+            case .portalTimeout: return "the portal did not answer in time"
+            case .portalError: return "the portal answered with an error (5xx, 404, a redirect loop, an oversized page)"
+            case .unsafeRequest: return "unitool refused to send a password where the recipe does not allow it"
+            case .actionRefused: return "the portal refused an action such as renewing a loan (its reason is in the message)"
+            case .channelFailed:
+                return "a watch's --exec command or desktop notification did not take an event (kept, and tried again on the next runs)"
+            case .layoutChanged:
+                return "a page no longer looks as the recipe expects (the page is saved under $XDG_CACHE_HOME/unitool/drift/)"
+            case .recipeInvalid: return "a recipe file has an error (the message names file, line and key)"
+            case .recipeNotFound: return "no such portal or recipe"
+            case .credentialsMissing: return "no password was given and none is stored"
+            case .keyringUnavailable: return "no D-Bus session bus, so the keyring cannot be reached"
+            case .keyringLocked: return "the keyring is locked (or has no default collection) and cannot prompt"
+            case .keyringNoService: return "there is a D-Bus session, but no Secret Service on it"
+            case .keyringPromptCancelled: return "the keyring's unlock prompt was dismissed"
+            case .keyringFailed: return "the keyring refused for another reason (the message says why)"
+            case .stateCorrupt: return "unitool could not write its own files"
+            case .noOfflineAnswer: return "--offline found no earlier answer to the same command and options in the history"
+            case .usage: return "a wrong command, option or value"
+            }
+        }
+
         public var rpcCode: Int { -32000 - Int(exitCode) }
     }
 

@@ -133,4 +133,14 @@ struct FirstContactTests {
         #expect(outcome.stderr.contains(error) && outcome.stderr.contains(hint), "\(outcome)")
         #expect(!outcome.stderr.contains("'--user'") && !outcome.stderr.contains("'--port'?"), "\(outcome)")
     }
+
+    @Test("help exit-codes, environment and files answer on stdout, exit 0, once unitool is installed")
+    func helpTopics() async throws {
+        let codes = try await sandbox.run(["help", "exit-codes"])
+        #expect(codes.exitCode == 0 && codes.stdout.contains("25  channel_failed") && codes.stdout.contains("64  usage"), "\(codes)")
+        let environment = try await sandbox.run(["help", "environment"])
+        #expect(environment.exitCode == 0 && environment.stdout.contains("UNITOOL_PASSWORD_COMMAND"), "\(environment)")
+        let files = try await sandbox.run(["help", "files"])
+        #expect(files.exitCode == 0 && files.stdout.contains("history.sqlite"), "\(files)")
+    }
 }

@@ -1,0 +1,86 @@
+import Foundation
+import UniToolHost
+import UniToolKit
+
+/// The reference a script author looks up once unitool is installed and the README is not at
+/// hand: `unitool help exit-codes`, `help environment` and `help files`, and the same text as
+/// the EXIT STATUS, ENVIRONMENT and FILES sections of unitool(1).
+enum HelpTopics {
+    static let names = ["exit-codes", "environment", "files"]
+
+    /// Every exit code, from `UniToolError.Kind`: the only list, so a new kind cannot be left out.
+    static var exitCodes: [(code: String, name: String, meaning: String)] {
+        [("0", "", "success")]
+            + UniToolError.Kind.allCases.sorted { $0.exitCode < $1.exitCode }.map {
+                (String($0.exitCode), $0.rawValue, $0.meaning)
+            }
+    }
+
+    static let environment: [(name: String, meaning: String)] = [
+        ("UNITOOL_PORTAL", "the portal when --portal is not given (then config.yaml's 'portal')"),
+        ("UNITOOL_USER", "the user when --user is not given (then the portal's user in config.yaml)"),
+        ("UNITOOL_FORMAT", "the output format when neither --format nor --json is given: table, json, jsonl or csv"),
+        ("UNITOOL_PASSWORD_COMMAND", "a command whose first line of output is the password (pass show uni/myuni)"),
+        ("UNITOOL_TOTP_COMMAND", "a command that prints the current one-time code (oathtool --totp -b SECRET)"),
+        ("UNITOOL_RECIPES_DIR", "the bundled recipes' folder, instead of the one beside the binary"),
+        ("UNITOOL_NOW", "the moment 'today' and due dates take as now (2026-11-30T09:00:00+01:00)"),
+        ("UNITOOL_HYPERLINKS", "1 or 0: print links as terminal hyperlinks (OSC 8) or not, whatever the terminal says"),
+        ("UNITOOL_DEMO_URL", "the demo university's address (unitool demo serve prints it) instead of one started for each command"),
+        (
+            "UNITOOL_DEMO_FAULTS",
+            "faults the demo puts on (slow, hang, layout-changed, login=keycloak, ...); see 'unitool demo serve --help'"
+        ),
+        ("NO_COLOR", "no colour in tables, whatever the terminal can show"),
+        ("COLUMNS", "the table width when the output is not a terminal"),
+        ("XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_DATA_HOME, XDG_CACHE_HOME", "where unitool's files go (see FILES)"),
+        (
+            "UNITOOL_EVENT, UNITOOL_EVENT_SUMMARY, UNITOOL_EVENT_KEY, UNITOOL_EVENT_COMMAND",
+            "set for a watch's --exec command: the event's kind, one line about it, the record's key and the command"
+        ),
+        ("UNITOOL_RPC_FD", "set for a plugin: the file descriptor of unitool's JSON-RPC channel"),
+    ]
+
+    static let files: [(path: String, meaning: String)] = [
+        ("$XDG_CONFIG_HOME/unitool/config.yaml", "your defaults: portal, user, format (unitool config)"),
+        ("$XDG_CONFIG_HOME/unitool/watches.yaml", "the watches 'unitool watch --all' runs"),
+        ("$XDG_CONFIG_HOME/unitool/recipes/<portal>/", "your own recipes and recipe packs"),
+        ("$XDG_CONFIG_HOME/unitool/plugins/unitool-<name>", "plugins (then unitool-<name> on PATH)"),
+        ("$XDG_CONFIG_HOME/unitool/terms/<portal>.json", "the terms-of-use version you accepted"),
+        ("$XDG_STATE_HOME/unitool/sessions/<portal>/<user>.json", "saved sessions (cookies only), mode 0600"),
+        ("$XDG_DATA_HOME/unitool/history.sqlite", "every answer (unitool history, --offline, search) and what watches keep"),
+        ("$XDG_CACHE_HOME/unitool/drift/", "pages that no longer matched a recipe, form values removed"),
+        ("the keyring (Secret Service)", "passwords and one-time code secrets, never a file"),
+    ]
+
+    /// The topic as text for a terminal, or nil if there is no such topic.
+    static func text(_ topic: String) -> String? {
+        switch topic {
+        case "exit-codes":
+            let rows = exitCodes.map {
+                "  \($0.code.padding(toLength: 4, withPad: " ", startingAt: 0))\($0.name.padding(toLength: 27, withPad: " ", startingAt: 0))\($0.meaning)"
+            }
+            return "Exit codes of unitool (a JSON-RPC error code is -32000 minus the exit code):\n\n" + rows.joined(separator: "\n") + "\n"
+        case "environment":
+            return "Environment variables unitool reads or sets:\n\n"
+                + environment.map { "  \($0.name)\n      \($0.meaning)" }.joined(separator: "\n") + "\n"
+        case "files":
+            return "Where unitool keeps things (XDG defaults: ~/.config, ~/.local/state, ~/.local/share, ~/.cache):\n\n"
+                + files.map { "  \($0.path)\n      \($0.meaning)" }.joined(separator: "\n") + "\n"
+        default:
+            return nil
+        }
+    }
+
+    /// The three sections of unitool(1), in roff.
+    static var manualSections: String {
+        var roff = ".SH EXIT STATUS\nA JSON\\-RPC error code is \\-32000 minus the exit code.\n"
+        for row in exitCodes {
+            roff += ".TP\n.B \(row.code)\n" + ManualPages.escape(row.name.isEmpty ? row.meaning : "\(row.name): \(row.meaning)") + "\n"
+        }
+        roff += ".SH ENVIRONMENT\n"
+        for row in environment { roff += ".TP\n.B \(ManualPages.escape(row.name))\n\(ManualPages.escape(row.meaning))\n" }
+        roff += ".SH FILES\n"
+        for row in files { roff += ".TP\n.I \(ManualPages.escape(row.path))\n\(ManualPages.escape(row.meaning))\n" }
+        return roff
+    }
+}
