@@ -29,7 +29,47 @@ actor DemoState {
     /// The version of the terms of use now in force; a test can bump it while the demo runs.
     var termsVersion: String
 
-    init(termsVersion: String) { self.termsVersion = termsVersion }
+    /// What the demo remembers across its runs when it has a file to keep it in (the CLI's
+    /// demo and `demo serve` do; a test's does not): renewals and posted grades, so that a
+    /// loan renewed by one command is still renewed for the next.
+    struct Remembered: Codable, Equatable {
+        struct PostedGrade: Codable, Equatable {
+            var grade: String
+            var points: Double?
+            var date: String
+        }
+        var renewals: [String: Int] = [:]
+        var postedGrades: [String: PostedGrade] = [:]
+    }
+
+    /// Where `Remembered` is kept, or nil.
+    private let stateFile: URL?
+
+    init(termsVersion: String, stateFile: URL? = nil) {
+        self.termsVersion = termsVersion
+        self.stateFile = stateFile
+        // A file that cannot be read is a fresh demo, not a failure: it is only the demo's memory.
+        if let stateFile, let data = try? Data(contentsOf: stateFile),
+            let remembered = try? JSONDecoder().decode(Remembered.self, from: data)
+        {
+            renewals = remembered.renewals
+            postedGrades = remembered.postedGrades.mapValues { ($0.grade, $0.points, $0.date) }
+        }
+    }
+
+    /// Writes what is remembered, atomically (a temporary file renamed over the old one), so that
+    /// two commands ending at once leave one whole file.
+    private func save() {
+        guard let stateFile else { return }
+        let remembered = Remembered(
+            renewals: renewals, postedGrades: postedGrades.mapValues { .init(grade: $0.grade, points: $0.points, date: $0.date) })
+        guard let data = try? JSONEncoder().encode(remembered) else { return }
+        let folder = stateFile.deletingLastPathComponent()
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let temporary = folder.appendingPathComponent(".\(stateFile.lastPathComponent).\(getpid()).tmp")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
+        if rename(temporary.path, stateFile.path) != 0 { try? FileManager.default.removeItem(at: temporary) }
+    }
 
     /// Grades posted while the demo runs (`DemoUniversity.postGrade`), by `user/term/code`.
     private var postedGrades: [String: (grade: String, points: Double?, date: String)] = [:]
@@ -38,6 +78,7 @@ actor DemoState {
 
     func post(grade: String, points: Double?, date: String, user: String, term: String, code: String) {
         postedGrades["\(user)/\(term)/\(code)"] = (grade, points, date)
+        save()
     }
 
     func setLayoutChanged(_ changed: Bool) { layoutChangedNow = changed }
@@ -179,10 +220,13 @@ actor DemoState {
 
     func finish(_ execution: String) { flows.removeValue(forKey: execution) }
 
-    /// Renewals done in this run of the demo, per `user/barcode`: each adds 14 days.
+    /// Renewals done, per `user/barcode`: each adds 14 days.
     private var renewals: [String: Int] = [:]
 
     func renewalsDone(user: String, barcode: String) -> Int { renewals["\(user)/\(barcode)"] ?? 0 }
 
-    func renew(user: String, barcode: String) { renewals["\(user)/\(barcode)", default: 0] += 1 }
+    func renew(user: String, barcode: String) {
+        renewals["\(user)/\(barcode)", default: 0] += 1
+        save()
+    }
 }

@@ -70,16 +70,18 @@ public final class DemoUniversity: Sendable {
         }
     }
 
+    /// - Parameter stateFile: where the demo keeps renewals and posted grades across its runs
+    ///   (`stateFile(in:)`); nil, as in the tests, starts from the same state every time.
     public static func start(
         faults: DemoFaults = DemoFaults(), port: Int = 0, stopOnSignals: Bool = false, logger: Logger? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }, serviceHosts: [String] = []
+        now: @escaping @Sendable () -> Date = { Date() }, serviceHosts: [String] = [], stateFile: URL? = nil
     ) async throws
         -> DemoUniversity
     {
         var faults = faults
         // Services signing on at one IdP need the IdP's own session, as every real IdP keeps one.
         if !serviceHosts.isEmpty { faults.loginVariants.insert(.idpSession) }
-        let state = DemoState(termsVersion: faults.termsVersion ?? initialTermsVersion)
+        let state = DemoState(termsVersion: faults.termsVersion ?? initialTermsVersion, stateFile: stateFile)
         let samlKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
         var quiet = logger ?? Logger(label: "demo-university")
         if logger == nil { quiet.logLevel = .critical }
@@ -178,6 +180,14 @@ public final class DemoUniversity: Sendable {
 
     /// The version of the terms of use the demo starts with.
     public static let initialTermsVersion = "2026-09"
+
+    /// The port `unitool demo serve` listens on unless given `--port`, and where the CLI looks
+    /// for it before starting a demo of its own, so that links a command prints stay valid while
+    /// it serves: `UNITOOL_DEMO_PORT`, else 28080 (below Linux's ephemeral ports, so that no
+    /// client's connection holds it). 0: no shared demo.
+    public static func sharedPort(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int {
+        environment["UNITOOL_DEMO_PORT"].flatMap { Int($0) }.map { (0...65535).contains($0) ? $0 : 0 } ?? 28080
+    }
 
     /// Publishes a new version of the terms of use, as a portal does when its lawyers change
     /// them: clients that accepted the old one must ask their user again.

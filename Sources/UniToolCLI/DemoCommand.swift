@@ -16,16 +16,36 @@ struct DemoCommand: AsyncParsableCommand {
             abstract: "Serve the demo university on 127.0.0.1 until interrupted.",
             discussion: HelpExamples.discussion(
                 """
-                Prints the address, then serves until Ctrl-C. Point unitool at it with
-                UNITOOL_DEMO_URL=<address> so several runs share one demo.
+                Prints the address, then serves until Ctrl-C. While it serves on its default port
+                (28080, or $UNITOOL_DEMO_PORT), every unitool command with --portal demo uses it, so
+                the links they print stay valid; on another port, point them at it with
+                UNITOOL_DEMO_URL=<address>. Renewals and grades posted are kept in
+                $XDG_STATE_HOME/unitool/demo.json, by this demo and the commands' own alike.
                 """, examples: "demo serve"))
-        @Option(help: "The port; 0 picks a free one.") var port = 0
+        @Option(help: "The port; 0 picks a free one. Default: $UNITOOL_DEMO_PORT, else 28080, where other commands find it.")
+        var port: Int?
         @Option(help: "Faults to inject, comma-separated: \(DemoFaults.known.joined(separator: ", ")).") var faults = ""
 
         func run() async throws {
             let parsed: DemoFaults
             do { parsed = try DemoFaults(parsing: faults) } catch { throw ValidationError("\(error)") }
-            let demo = try await DemoUniversity.start(faults: parsed, port: port, stopOnSignals: true)
+            let shared = DemoUniversity.sharedPort()
+            let chosen = port ?? shared
+            if chosen > 0, SharedDemo.running(onPort: chosen) != nil {
+                throw UniToolError(
+                    .usage, "a demo university already serves on port \(chosen)",
+                    hint: "use it (commands with --portal demo find it), or start another with --port 0")
+            }
+            let demo: DemoUniversity
+            do {
+                // The same memory as the commands' own demo: a loan renewed before stays renewed.
+                demo = try await DemoUniversity.start(
+                    faults: parsed, port: chosen, stopOnSignals: true, stateFile: XDGDirectories.state.appendingPathComponent("demo.json"))
+            } catch {
+                throw UniToolError(
+                    .usage, "the demo cannot listen on port \(chosen): \(error)",
+                    hint: "another program has the port: give --port 0 for a free one, or another --port")
+            }
             FileHandle.standardOutput.write(Data("\(demo.baseURL.absoluteString)\n".utf8))
             FileHandle.standardError.write(Data("demo university at \(demo.baseURL.absoluteString); press Ctrl-C to stop\n".utf8))
             await demo.waitUntilStopped()

@@ -48,6 +48,7 @@ enum HelpTopics {
         ("$XDG_CONFIG_HOME/unitool/terms/<portal>.json", "the terms-of-use version you accepted"),
         ("$XDG_STATE_HOME/unitool/sessions/<portal>/<user>.json", "saved sessions (cookies only), mode 0600"),
         ("$XDG_DATA_HOME/unitool/history.sqlite", "every answer (unitool history, --offline, search) and what watches keep"),
+        ("$XDG_STATE_HOME/unitool/demo.json", "what the demo university remembers: renewals, grades posted"),
         ("$XDG_CACHE_HOME/unitool/drift/", "pages that no longer matched a recipe, form values removed"),
         ("the keyring (Secret Service)", "passwords and one-time code secrets, never a file"),
     ]

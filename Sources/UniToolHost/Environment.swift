@@ -161,12 +161,24 @@ package final class CommandEnvironment: Sendable {
         } catch {
             throw UniToolError(.usage, "\(DemoFaults.environmentVariable): \(error)")
         }
+        // A portal whose services are on other loopback hosts gets the demo there too.
+        let serviceHosts = Set(portal.services.values.compactMap(\.host)).subtracting([portal.baseURL.host ?? ""])
+        // `unitool demo serve` on its shared port is the demo, as UNITOOL_DEMO_URL would name it:
+        // its state and the links a command prints outlive the command. Not for a demo with
+        // faults, a fixed clock or service hosts, which only a demo of the command's own has.
+        if faults == DemoFaults(), !clockIsFixed, serviceHosts.isEmpty,
+            let shared = SharedDemo.running(onPort: DemoUniversity.sharedPort(environment: environment))
+        {
+            logger.debug("using the demo university that 'unitool demo serve' runs at \(shared.absoluteString)")
+            return (portal.relocated(to: shared, hosts: [:]), nil)
+        }
         let demo: DemoUniversity
         do {
             let fixed = clockIsFixed ? now : nil
-            // A portal whose services are on other loopback hosts gets the demo there too.
-            let serviceHosts = Set(portal.services.values.compactMap(\.host)).subtracting([portal.baseURL.host ?? ""])
-            demo = try await DemoUniversity.start(faults: faults, now: { fixed ?? Date() }, serviceHosts: serviceHosts.sorted())
+            // Renewals and posted grades are remembered across commands, as a real portal does.
+            demo = try await DemoUniversity.start(
+                faults: faults, now: { fixed ?? Date() }, serviceHosts: serviceHosts.sorted(),
+                stateFile: XDGDirectories.state.appendingPathComponent("demo.json"))
         } catch {
             throw UniToolError(.internal, "\(error)")
         }

@@ -41,6 +41,9 @@ public struct Sandbox: Sendable {
             "XDG_STATE_HOME": root.appendingPathComponent("state").path,
             "XDG_CACHE_HOME": root.appendingPathComponent("cache").path,
             "XDG_DATA_HOME": root.appendingPathComponent("data").path,
+            // Each test's commands start their own demo, never one another test serves on the
+            // shared port (the test of the shared demo gives a port of its own).
+            "UNITOOL_DEMO_PORT": "0",
             "HOME": root.path,
         ]
     }

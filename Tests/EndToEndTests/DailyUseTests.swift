@@ -3,6 +3,10 @@ import Foundation
 import Testing
 import UniToolTestSupport
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Daily use that never breaks (issue 36): what a new user meets on the demo in the first days.
 @Suite("Daily use: the demo's locked user, and an overview whose next step runs")
 struct DailyUseTests {
@@ -107,5 +111,52 @@ struct DailyUseTests {
         // --portal demo still sets the demo's user, when that is what is asked.
         let demo = try await sandbox.run(["--portal", "demo", "config", "set", "user", "bence"])
         #expect(demo.exitCode == 0, "\(demo)")
+    }
+
+    /// The due date of a loan in `loans --json`.
+    func due(_ barcode: String, in outcome: UniToolProcess.Outcome) throws -> String? {
+        let loans = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]], "\(outcome)")
+        return loans.first { $0["barcode"] as? String == barcode }?["due"] as? String
+    }
+
+    @Test("the demo remembers a renewal across commands, and demo serve on its port shares that memory and keeps printed links alive")
+    func demoRemembers() async throws {
+        defer { sandbox.remove() }
+        let before = try due("31000103", in: try await sandbox.run(["--portal", "demo", "loans", "--json"]))
+        let renewed = try await sandbox.run(["--portal", "demo", "loans", "renew", "31000103"])
+        #expect(renewed.exitCode == 0, "\(renewed)")
+        let after = try due("31000103", in: try await sandbox.run(["--portal", "demo", "loans", "--json"]))
+        #expect(
+            before != nil && after != nil && after! > before!,
+            "the next command sees the renewal: \(String(describing: before)) → \(String(describing: after))")
+
+        // demo serve on the shared port: commands find it, with the same memory.
+        let port = try InteropPeer.unusedPort()
+        let shared = ["UNITOOL_DEMO_PORT": String(port)]
+        let server = try await RPCClientProcess.start(
+            command: "demo", arguments: ["serve"], environment: sandbox.environment.merging(shared) { $1 }, readsOutput: false)
+        defer { server.terminate() }
+        var served: UniToolProcess.Outcome?
+        for _ in 0..<50 {
+            let outcome = try await sandbox.run(["-v", "--portal", "demo", "news", "--json"], extra: shared)
+            if outcome.stderr.contains("using the demo university that 'unitool demo serve' runs at http://127.0.0.1:\(port)") {
+                served = outcome
+                break
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let news = try #require(served, "no command found demo serve on port \(port)")
+        #expect(news.exitCode == 0, "\(news)")
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(news.stdout.utf8)) as? [[String: Any]])
+        let link = try #require(items.compactMap { $0["link"] as? String }.first, "\(news.stdout)")
+        #expect(link.hasPrefix("http://127.0.0.1:\(port)/"), "\(link)")
+        // The command has ended; the link it printed still answers.
+        let (_, response) = try await URLSession.shared.data(from: try #require(URL(string: link)))
+        #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(link)")
+        let servedDue = try due("31000103", in: try await sandbox.run(["--portal", "demo", "loans", "--json"], extra: shared))
+        #expect(servedDue == after, "demo serve remembers the renewal made before it started")
+        // A second demo serve on the same port is refused in words, not with a bind error.
+        let second = try await sandbox.run(["demo", "serve"], extra: shared)
+        #expect(second.exitCode == 64 && second.stderr.contains("already serves on port \(port)"), "\(second)")
     }
 }
