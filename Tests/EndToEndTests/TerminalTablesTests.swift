@@ -42,6 +42,43 @@ struct TerminalTablesTests {
         }
     }
 
+    @Test("at 40 columns grades keep the course beside the grade, and loans mark the overdue ones with '!' in red")
+    func narrowTablesKeepWhatMatters() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        defer { terminal.stop() }
+        let grades = try terminal.startSession(
+            "\(terminal.unitool(in: sandbox)) grades --term all; echo EXIT=$?; sleep 30", columns: 40, rows: 200)
+        let screen = try await terminal.screen(of: grades, once: "EXIT=", attempts: 300)
+        let header = screen.split(separator: "\n").first { $0.hasPrefix("term") } ?? ""
+        #expect(header.contains("course") && header.contains("grade"), "\(screen)")
+        #expect(screen.contains("Linear"), "a course's name is shown:\n\(screen)")
+        try terminal.tmux(["kill-session", "-t", grades])
+
+        let json = try await sandbox.run(["loans", "--json"])
+        let records = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let overdue = Set(records.filter { $0["overdue"] as? Bool == true }.compactMap { $0["barcode"] as? String })
+        #expect(!overdue.isEmpty)
+        // Colour on (no NO_COLOR, a terminal), read with its escapes (capture-pane -e).
+        let loans = try terminal.startSession(
+            "env -u NO_COLOR \(terminal.unitool(in: sandbox)) loans; echo EXIT=$?; sleep 30", columns: 40, rows: 200)
+        _ = try await terminal.screen(of: loans, once: "EXIT=", attempts: 300)
+        let colored = try terminal.tmux(["capture-pane", "-p", "-e", "-t", loans, "-S", "0", "-E", "199"])
+        var marked: Set<String> = []
+        for line in colored.split(separator: "\n") {
+            guard let barcode = line.split(separator: " ").first(where: { $0.count == 8 && $0.allSatisfy(\.isNumber) }) else { continue }
+            if line.contains("!") { marked.insert(String(barcode)) }
+            if overdue.contains(String(barcode)) {
+                #expect(line.contains("\u{1B}[31m!"), "an overdue loan is marked in red: \(line.debugDescription)")
+            } else {
+                #expect(!line.contains("!"), "only overdue loans are marked: \(line.debugDescription)")
+            }
+        }
+        #expect(marked == overdue, "every overdue loan, and only those, is marked:\n\(colored)")
+        try terminal.tmux(["kill-session", "-t", loans])
+    }
+
     @Test("a slow login shows a status line on the terminal, erased before the table")
     func statusLineDuringSlowLogin() async throws {
         let sandbox = try Sandbox()

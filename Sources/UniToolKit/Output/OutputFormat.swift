@@ -108,7 +108,7 @@ public struct TableRenderer: Sendable {
         let displays = set.columns.map { display[$0] ?? .plain }
         // Cells and headers are the portal's and the recipe's text: shown escaped, so that no
         // control character reaches the terminal and a tab or line feed cannot break a row.
-        let cells = set.records.map { record in
+        var cells = set.records.map { record in
             set.columns.indices.map { index in
                 TerminalText.escaped(Self.cellText(record[set.columns[index]], dates: dates, decimals: displays[index].decimals))
             }
@@ -119,7 +119,7 @@ public struct TableRenderer: Sendable {
                 return address
             }
         }
-        let headers = set.columns.map { TerminalText.escaped($0) }
+        var headers = set.columns.map { TerminalText.escaped($0) }
         let numeric = set.columns.map { column in
             set.records.allSatisfy { record in record[column].map { $0.isNumeric || $0 == .null } ?? true }
         }
@@ -137,6 +137,13 @@ public struct TableRenderer: Sendable {
                     naturalWidth: natural[$0], numeric: numeric[$0], display: displays[$0], longestWord: longestWord[$0])
             }, maxWidth: style.maxWidth)
         let widths = plan.widths
+        // A flag squeezed to one cell shows its marker where it is set, and nothing where not.
+        for index in plan.kept where displays[index].flag && widths[index] < natural[index] {
+            headers[index] = TableLayout.flagMarker
+            for row in cells.indices {
+                cells[row][index] = set.records[row][set.columns[index]] == .bool(true) ? TableLayout.flagMarker : ""
+            }
+        }
         var lines: [String] = []
         let header = plan.kept.map { pad(DisplayWidth.truncate(headers[$0], to: widths[$0]), to: widths[$0], right: false) }
             .joined(separator: "  ")
@@ -152,6 +159,9 @@ public struct TableRenderer: Sendable {
                 let line = plan.kept.enumerated().map { position, index in
                     let piece = lineIndex < wrapped[position].count ? wrapped[position][lineIndex] : ""
                     let padded = pad(piece, to: widths[index], right: numeric[index])
+                    if displays[index].flag, set.records[rowIndex][set.columns[index]] == .bool(true), !piece.isEmpty {
+                        return style.failure(padded)
+                    }
                     guard let link = links[rowIndex][index], !piece.isEmpty else { return padded }
                     return Self.hyperlink(padded, to: link)
                 }.joined(separator: "  ")

@@ -19,11 +19,16 @@ public struct ColumnDisplay: Sendable, Equatable {
     /// Digits after the point for a number in a table (`decimals: 2` shows `3.60` beside
     /// `3.49`). JSON and CSV keep the number as it is.
     public var decimals: Int?
+    /// A yes/no that matters at a glance (`flag: true`: a loan's `overdue`): in colour where
+    /// colour is on, and never left out of a table: where there is no room for its name, it
+    /// shrinks to a one-cell column of ``TableLayout/flagMarker``s.
+    public var flag: Bool
 
-    public init(key: Bool = false, priority: Priority = .normal, decimals: Int? = nil) {
+    public init(key: Bool = false, priority: Priority = .normal, decimals: Int? = nil, flag: Bool = false) {
         self.key = key
         self.priority = priority
         self.decimals = decimals
+        self.flag = flag
     }
 
     public static let plain = ColumnDisplay()
@@ -37,6 +42,9 @@ public struct ColumnDisplay: Sendable, Equatable {
 ///    rather than being cut. Numbers and key columns never shrink.
 /// 3. If the narrowest form still does not fit, columns are left out: low-priority ones first,
 ///    then the others, right to left. Key columns are never left out, and one column always stays.
+///    A flag column is never left out either: it becomes one cell wide, a marker (`!`) where set.
+///    Before a high-priority column goes, long words may break instead (text down to
+///    ``minimumTextWidth``): a course's name broken mid-word beats a grades table without grades.
 /// A table whose key columns alone are wider than the terminal is printed wider than it: the
 /// terminal wraps the line, but every key stays whole.
 public struct TableLayout: Sendable, Equatable {
@@ -57,11 +65,12 @@ public struct TableLayout: Sendable, Equatable {
         }
 
         /// Whether this column's cells may wrap onto several lines.
-        var wraps: Bool { !numeric && !display.key }
+        var wraps: Bool { !numeric && !display.key && !display.flag }
 
         /// The narrowest this column gets before it is left out instead: its longest word, so
         /// that words stay whole, but within ``minimumTextWidth`` and ``maximumWordWidth``.
         public var minimumWidth: Int {
+            if display.flag { return 1 }
             guard wraps else { return naturalWidth }
             return min(naturalWidth, max(TableLayout.minimumTextWidth, min(longestWord, TableLayout.maximumWordWidth)))
         }
@@ -74,6 +83,8 @@ public struct TableLayout: Sendable, Equatable {
     public static let maximumWordWidth = 14
     /// Cells between columns.
     public static let gap = 2
+    /// What a flag column shows, header and set cells alike, once it is one cell wide.
+    public static let flagMarker = "!"
 
     /// The kept columns' indices, in their original order.
     public var kept: [Int]
@@ -93,14 +104,29 @@ public struct TableLayout: Sendable, Equatable {
         func total(_ indices: [Int], _ width: (Int) -> Int) -> Int {
             indices.map(width).reduce(0, +) + Self.gap * max(0, indices.count - 1)
         }
-        func minimum(_ index: Int) -> Int { columns[index].minimumWidth }
+        // Words stay whole, until the choice is between a broken word and a high-priority column.
+        var breakWords = false
+        func minimum(_ index: Int) -> Int {
+            breakWords && columns[index].wraps
+                ? min(columns[index].naturalWidth, Self.minimumTextWidth) : columns[index].minimumWidth
+        }
         // Leave out columns until the narrowest form fits: low priority first, right to left.
         let candidates = [ColumnDisplay.Priority.hidden, .low, .normal, .high].flatMap { priority in
-            columns.indices.reversed().filter { columns[$0].display.priority == priority && !columns[$0].display.key }
+            columns.indices.reversed().filter {
+                columns[$0].display.priority == priority && !columns[$0].display.key && !columns[$0].display.flag
+            }
         }
         for candidate in candidates where total(kept, minimum) > maxWidth && kept.count > 1 {
+            if columns[candidate].display.priority == .high, !breakWords {
+                breakWords = true
+                if total(kept, minimum) <= maxWidth { break }
+            }
             kept.removeAll { $0 == candidate }
             widths[candidate] = 0
+        }
+        // A flag that does not fit at its full width becomes its marker, before any text shrinks.
+        if total(kept, { widths[$0] }) > maxWidth {
+            for index in kept where columns[index].display.flag { widths[index] = 1 }
         }
         // Shrink the widest wrapping column, one cell at a time, until the table fits.
         while total(kept, { widths[$0] }) > maxWidth {

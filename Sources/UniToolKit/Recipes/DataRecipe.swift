@@ -591,7 +591,7 @@ extension FieldSpec {
         try reader.allowOnly(
             [
                 "xpath", "type", "required", "format", "timezone", "regex", "replace", "default", "keep_empty", "list", "compute",
-                "key", "priority", "decimals", "compare", "html", "map",
+                "key", "priority", "decimals", "flag", "compare", "html", "map",
             ])
         let regex = try reader.string("regex")
         if let regex, (try? Regex(regex)) == nil {
@@ -656,6 +656,13 @@ extension FieldSpec {
             throw reader.error("compare", "'\(other)' is not a way to compare; use true, false or path")
         }
         field.display = try ColumnDisplay.load(reader: reader, numeric: field.type == .integer || field.type == .number)
+        if try reader.bool("flag") == true {
+            guard field.type == .bool else {
+                throw reader.error("flag", "only a bool field (or a compute:) is a flag; this is a \(field.type.rawValue)")
+            }
+            guard !field.display.key else { throw reader.error("flag", "a key field cannot be a flag") }
+            field.display.flag = true
+        }
         if field.display.key, field.comparison != .full {
             throw reader.error("compare", "a key field identifies the record, so it is always compared")
         }

@@ -51,6 +51,31 @@ struct TableLayoutTests {
         #expect(layout.kept == [0, 3])
     }
 
+    @Test("a flag is never left out: without room for its name it is a one-cell column, before text shrinks")
+    func flagBecomesMarker() {
+        let overdue = Column(naturalWidth: 7, numeric: false, display: ColumnDisplay(flag: true))
+        let roomy = TableLayout(columns: [title, barcode, overdue], maxWidth: 200)
+        #expect(roomy.widths[2] == 7)
+        let narrow = TableLayout(columns: [title, author, barcode, renewals, overdue], maxWidth: 30)
+        #expect(narrow.kept.contains(4) && narrow.widths[4] == 1, "\(narrow)")
+        #expect(narrow.kept.contains(2))
+    }
+
+    @Test("before a high-priority column goes, words may break: a grades table keeps course and grade at 40")
+    func wordsBreakBeforeHighGoes() {
+        let term = Column(naturalWidth: 11, numeric: false, display: ColumnDisplay(key: true))
+        let course = Column(naturalWidth: 40, numeric: false, display: ColumnDisplay(priority: .high), longestWord: 15)
+        let code = Column(naturalWidth: 8, numeric: false, display: ColumnDisplay(key: true))
+        let credits = Column(naturalWidth: 7, numeric: true)
+        let grade = Column(naturalWidth: 5, numeric: false, display: ColumnDisplay(priority: .high))
+        let layout = TableLayout(columns: [term, course, code, credits, grade], maxWidth: 40)
+        #expect(layout.kept == [0, 1, 2, 4], "\(layout)")
+        #expect(layout.widths[1] >= TableLayout.minimumTextWidth && layout.widths[1] < 14)
+        // With room for whole words, words stay whole.
+        let wider = TableLayout(columns: [term, course, code, credits, grade], maxWidth: 46)
+        #expect(wider.kept == [0, 1, 2, 4] && wider.widths[1] >= 14, "\(wider)")
+    }
+
     @Test("a column keeps its longest word whole, within the limits")
     func minimumIsTheLongestWord() {
         #expect(Column(naturalWidth: 40, numeric: false, longestWord: 11).minimumWidth == 11)
@@ -160,12 +185,14 @@ struct TableRenderingTests {
         let grades = try catalog.recipe(portal: "demo", command: "grades")
         #expect(grades.keyFields == ["term", "code"])
         #expect(grades.columnDisplay["gpa"]?.decimals == 2)
+        #expect(loans.columnDisplay["overdue"]?.flag == true && loans.columnDisplay["title"]?.priority == .high)
         let base = "command: x\nsummary: x\nfetch: /x\nrows: //tr\nfields:\n"
         for (field, problem) in [
             ("  a: { xpath: td, key: true, priority: low }\n", "cannot have priority: low"),
             ("  a: { xpath: td, decimals: 2 }\n", "only an integer or number field"),
             ("  a: { xpath: td, type: number, decimals: many }\n", "from 0 to 9"),
             ("  a: { xpath: td, priority: urgent }\n", "priority"),
+            ("  a: { xpath: td, flag: true }\n", "only a bool field"),
         ] {
             #expect {
                 try DataRecipe.load(file: "x.yaml", text: base + field, portal: "p")
