@@ -1,5 +1,6 @@
 import DemoUniversity
 import Foundation
+import Synchronization
 import UniToolHost
 import UniToolKit
 
@@ -55,6 +56,11 @@ extension CommandEnvironment {
         if let trace, let path = options.trace {
             try trace.write(to: URL(fileURLWithPath: path))
             logger.info("wrote \(trace.entryCount) requests to \(path)")
+        }
+        if case .success = result, Self.standardInputPasswordUnused.load(ordering: .relaxed) {
+            Progress.note(
+                "--password-stdin was not needed: the saved session of \(user) is still valid, so the password was neither sent nor checked ('unitool auth login --password-stdin' checks it)",
+                quiet: options.quiet)
         }
         return try result.get()
     }

@@ -136,6 +136,10 @@ struct Dispatcher {
     /// Runs a built-in command. Help asked for (`--help`, `-h`, `help auth`) goes to stdout with
     /// exit 0; a wrong argument is reported in unitool's one error style (or JSON), exit 64.
     private func runBuiltin(_ type: any AsyncParsableCommand.Type, name: String, arguments: [String]) async -> Int32 {
+        let path = [name] + arguments.prefix { !$0.hasPrefix("-") }
+        if let refusal = OptionScope.refusal(for: path, arguments: arguments) {
+            return ErrorReporter.report(refusal, json: Self.wantsJSON(arguments))
+        }
         do {
             // Parsed from the root, so that help and usage name the whole command: 'unitool auth login'.
             var command = try RootCommand.parseAsRoot([name] + arguments)
@@ -152,7 +156,7 @@ struct Dispatcher {
         } catch {
             if RootCommand.exitCode(for: error) == .success {
                 // A request for help: swift-argument-parser's text for the (sub)command asked about.
-                let help = RootCommand.fullMessage(for: error)
+                let help = OptionScope.help(RootCommand.fullMessage(for: error), for: path)
                 if !help.isEmpty { print(help) }
                 return 0
             }

@@ -50,7 +50,7 @@ struct DoctorCommand: AsyncParsableCommand {
             }
             if json {
                 let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                 encoder.keyEncodingStrategy = .convertToSnakeCase
                 struct Report: Encodable {
                     let ok: Bool

@@ -45,7 +45,8 @@ enum ManualPages {
         let configuration = type.configuration
         let help =
             type == RootCommand.self
-            ? RootCommand.helpMessage(columns: 10_000) : RootCommand.helpMessage(for: type, columns: 10_000)
+            ? RootCommand.helpMessage(columns: 10_000)
+            : OptionScope.help(RootCommand.helpMessage(for: type, columns: 10_000), for: Array(path.dropFirst()))
         var roff = ".TH \(path.joined(separator: "-").uppercased()) 1 \"\" \"unitool \(UniToolVersion.current)\" \"unitool manual\"\n"
         roff += ".SH NAME\n\(escape(path.joined(separator: "-"))) \\- \(escape(configuration.abstract))\n"
         if type == RootCommand.self {

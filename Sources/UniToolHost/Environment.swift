@@ -141,6 +141,8 @@ package final class CommandEnvironment: Sendable {
     }
 
     private static let warnedAboutTLS = Atomic<Bool>(false)
+    /// True while a password given with --password-stdin has not been asked for.
+    package static let standardInputPasswordUnused = Atomic<Bool>(false)
 
     /// The recipe pointed at where the portal really is: for the demo, a demo started here
     /// (returned so it can be stopped) or the one `UNITOOL_DEMO_URL` names.
@@ -220,6 +222,16 @@ package final class CommandEnvironment: Sendable {
                 } catch let error as UniToolError {
                     throw error.adding(note: "the user '\(named.value)' comes from \(named.origin)")
                 }
+            }
+        }
+        if options.passwordStdin {
+            // Whether the password read from stdin was ever asked for: a saved session that is
+            // still valid needs none, and the user should know it was not checked.
+            Self.standardInputPasswordUnused.store(true, ordering: .relaxed)
+            let password = credentials.password
+            credentials.password = {
+                Self.standardInputPasswordUnused.store(false, ordering: .relaxed)
+                return try password()
             }
         }
         let provided = credentials

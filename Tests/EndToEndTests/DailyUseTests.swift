@@ -159,4 +159,39 @@ struct DailyUseTests {
         let second = try await sandbox.run(["demo", "serve"], extra: shared)
         #expect(second.exitCode == 64 && second.stderr.contains("already serves on port \(port)"), "\(second)")
     }
+
+    @Test("one style: --help lists only the options that apply, doctor login --json is one line, history --json keeps types")
+    func oneStyle() async throws {
+        defer { sandbox.remove() }
+        let help = try await sandbox.run(["auth", "login", "--help"])
+        #expect(help.exitCode == 0 && help.stdout.contains("--password-stdin"), "\(help)")
+        for option in ["--fields", "--sort", "--offline"] {
+            #expect(!help.stdout.contains(option), "auth login --help lists \(option)")
+        }
+        let refused = try await sandbox.run(["auth", "login", "--sort", "due"])
+        #expect(refused.exitCode == 64 && refused.stderr.contains("--sort does not apply to 'unitool auth login'"), "\(refused)")
+        #expect(try await sandbox.run(["grades", "--help"]).stdout.contains("--fields"), "a records command keeps them")
+
+        try await DemoUniversity.withRunning { demo in
+            let doctor = try await sandbox.run(["--portal", "demo", "doctor", "login", "--json"], demo: demo.baseURL)
+            #expect(doctor.exitCode == 0 && doctor.stdout.split(separator: "\n").count == 1, "compact, one line: \(doctor)")
+
+            _ = try await sandbox.run(["--portal", "demo", "grades", "--term", "2026-fall"], demo: demo.baseURL)
+            await demo.postGrade(user: "alice", term: "2026-fall", code: "HUN-250", grade: "B", points: 3.0, date: "2026-11-24")
+            _ = try await sandbox.run(["--portal", "demo", "grades", "--term", "2026-fall"], demo: demo.baseURL)
+            let history = try await sandbox.run(["--portal", "demo", "history", "grades", "--json"], demo: demo.baseURL)
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]], "\(history)")
+            let points = try #require(rows.first { $0["field"] as? String == "points" }, "\(rows)")
+            #expect(points["new"] as? Double == 3 && !(points["new"] is String), "typed as the recipe types it: \(points)")
+            #expect(points["old"] is NSNull, "\(points)")
+
+            // A saved session that is still valid needs no password: the one given is not checked, and that is said.
+            let unneeded = try await sandbox.run(
+                ["--portal", "demo", "--user", "alice", "--password-stdin", "grades", "--term", "2026-fall"], demo: demo.baseURL,
+                stdin: "not-the-password")
+            #expect(unneeded.exitCode == 0, "\(unneeded)")
+            #expect(unneeded.stderr.contains("--password-stdin was not needed"), "\(unneeded)")
+            #expect(unneeded.stderr.split(separator: "\n").filter { $0.contains("--password-stdin") }.count == 1)
+        }
+    }
 }

@@ -29,7 +29,7 @@ public enum HistoryReport {
                 func row(_ field: String?, _ was: FieldValue, _ now: FieldValue) -> Record {
                     Record(fields: [
                         ("time", time), ("options", .string(run.options)), ("change", .string(change.kind)), ("key", .string(change.key)),
-                        ("field", field.map(FieldValue.string) ?? .null), ("old", .string(was.text)), ("new", .string(now.text)),
+                        ("field", field.map(FieldValue.string) ?? .null), ("old", was), ("new", now),
                     ])
                 }
                 switch change {
