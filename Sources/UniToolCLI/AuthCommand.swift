@@ -13,7 +13,8 @@ struct AuthCommand: AsyncParsableCommand {
             """
             The password is kept in the desktop keyring (the Secret Service, such as gnome-keyring),
             never in a file, bound to the origins the portal's definition may send it to. Read it back with:
-              secret-tool lookup service unitool portal <portal> username <user> kind password
+              secret-tool lookup service unitool \\
+                portal <portal> username <user> kind password
             """, examples: "auth"),
         subcommands: [Login.self, Status.self, Logout.self, OneTimeCodes.self])
 

@@ -37,7 +37,9 @@ enum Plugins {
                 let path = folder + "/" + file
                 guard isRunnable(path) else { continue }
                 let name = String(file.dropFirst("unitool-".count))
-                guard isValidName(name) else { continue }
+                // A built-in's name is never a plugin (the built-in runs): unitool-mcp, installed
+                // beside unitool for 'unitool mcp', is unitool's own.
+                guard isValidName(name), !Dispatcher.reservedCommands.contains(name) else { continue }
                 if found[name] == nil {
                     found[name] = Plugin(name: name, path: path)
                     order.append(name)

@@ -194,4 +194,20 @@ struct DailyUseTests {
             #expect(unneeded.stderr.split(separator: "\n").filter { $0.contains("--password-stdin") }.count == 1)
         }
     }
+
+    @Test("mcp is listed once, as the built-in, with unitool-mcp on PATH beside unitool; help auth's secret-tool command is whole")
+    func mcpOnceAndWholeCommands() async throws {
+        defer { sandbox.remove() }
+        let folder = UniToolProcess.executable.deletingLastPathComponent().path
+        let path = ["PATH": folder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+        #expect(FileManager.default.isExecutableFile(atPath: folder + "/unitool-mcp"), "the test needs the built unitool-mcp")
+        let overview = try await sandbox.run([], extra: path)
+        #expect(overview.stdout.split(separator: "\n").filter { $0.hasPrefix("  mcp ") }.count == 1, "\(overview)")
+        let plugins = try await sandbox.run(["plugins", "list"], extra: path)
+        #expect(plugins.exitCode == 0 && !plugins.stdout.contains("mcp"), "\(plugins)")
+        let auth = try await sandbox.run(["help", "auth"], extra: ["COLUMNS": "80"])
+        let lines = auth.stdout.split(separator: "\n")
+        #expect(lines.contains { $0.trimmingCharacters(in: .whitespaces) == "secret-tool lookup service unitool \\" }, "\(auth)")
+        #expect(lines.contains { $0.trimmingCharacters(in: .whitespaces) == "portal <portal> username <user> kind password" }, "\(auth)")
+    }
 }
