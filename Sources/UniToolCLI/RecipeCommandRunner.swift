@@ -132,10 +132,19 @@ struct RecipeCommandRunner {
         ).apply(to: records, of: invocation.action == nil ? recipe : recipe.withoutDefaultSort)
         let format = options.outputFormat
         // The style knows whether stdout is a terminal: CSV for one is written escaped.
-        let style = TableStyle.forStandardOutput()
+        var style = TableStyle.forStandardOutput()
         guard format == .table else {
             StandardOutput.write(format.render(records, style: style))
             return 0
+        }
+        // One zone rule: a portal's times in the portal's zone, as 'today' shows them, said once
+        // when it is not the user's.
+        style.timeZone = portal.timeZone
+        if let zone = portal.timeZone, zone.secondsFromGMT() != TimeZone.current.secondsFromGMT(),
+            records.records.contains(where: { $0.fields.contains { if case .datetime = $0.value { true } else { false } } })
+        {
+            Progress.note(
+                "times are in \(zone.identifier), the portal's time zone (yours is \(TimeZone.current.identifier))", quiet: options.quiet)
         }
         var shown = records
         if options.fields == nil, !invocation.summary, recipe.tableColumns.count < recipe.columns.count {

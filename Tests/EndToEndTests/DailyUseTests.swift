@@ -210,4 +210,24 @@ struct DailyUseTests {
         #expect(lines.contains { $0.trimmingCharacters(in: .whitespaces) == "secret-tool lookup service unitool \\" }, "\(auth)")
         #expect(lines.contains { $0.trimmingCharacters(in: .whitespaces) == "portal <portal> username <user> kind password" }, "\(auth)")
     }
+
+    @Test("one zone rule: with the machine in UTC, deadlines shows the portal's times as today does, and says so once")
+    func oneZoneRule() async throws {
+        defer { sandbox.remove() }
+        let utc = ["TZ": "UTC"]
+        let json = try await sandbox.run(["--portal", "demo", "deadlines", "--json"], extra: utc)
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]], "\(json)")
+        let due = try #require(rows.first?["due"] as? String)
+        // 23:59 in Budapest is 22:59 in UTC: the table shows the portal's 11:59 PM (or 23:59).
+        #expect(due.contains("T23:59:00+01:00"), "\(due)")
+        let table = try await sandbox.run(["--portal", "demo", "deadlines"], extra: utc.merging(["COLUMNS": "200"]) { $1 })
+        #expect(table.exitCode == 0, "\(table)")
+        #expect(table.stdout.contains("11:59") || table.stdout.contains("23:59"), "\(table)")
+        #expect(!table.stdout.contains("10:59") && !table.stdout.contains("22:59"), "not the machine's UTC: \(table)")
+        let notes = table.stderr.split(separator: "\n").filter { $0.contains("the portal's time zone") }
+        #expect(notes.count == 1 && notes[0].contains("Europe/Budapest"), "\(table)")
+        // In the portal's zone itself, nothing needs saying.
+        let local = try await sandbox.run(["--portal", "demo", "deadlines"], extra: ["TZ": "Europe/Budapest"])
+        #expect(!local.stderr.contains("time zone"), "\(local)")
+    }
 }

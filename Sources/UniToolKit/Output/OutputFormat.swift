@@ -21,6 +21,9 @@ public struct TableStyle: Sendable {
     public var maxWidth: Int?
     /// Dates in the user's locale (`Nov 20, 2026`) instead of ISO 8601: a table is for people.
     public var localDates: Bool
+    /// The zone a table shows times in: the portal's (its recipe's `timezone:`), as `today` does,
+    /// so that a deadline reads the same in every command. Nil: the user's own.
+    public var timeZone: TimeZone?
     /// URLs as OSC 8 hyperlinks, so that a link cut or wrapped to fit still opens whole.
     public var hyperlinks: Bool
     /// The output goes to a terminal, so that a format that would otherwise write a portal's
@@ -104,7 +107,7 @@ public struct TableRenderer: Sendable {
 
     public func layout(_ set: RecordSet) -> Rendered {
         guard !set.records.isEmpty else { return Rendered(text: "(no records)\n", droppedColumns: []) }
-        let dates = style.localDates ? LocalDates() : nil
+        let dates = style.localDates ? LocalDates(timeZone: style.timeZone) : nil
         let displays = set.columns.map { display[$0] ?? .plain }
         // Cells and headers are the portal's and the recipe's text: shown escaped, so that no
         // control character reaches the terminal and a tab or line feed cannot break a row.
@@ -202,10 +205,13 @@ public struct TableRenderer: Sendable {
             formatter.timeStyle = .none
             return formatter
         }()
+        let timeZone: TimeZone?
+        init(timeZone: TimeZone?) { self.timeZone = timeZone }
         lazy var dateTimeFormatter: DateFormatter = {
             let formatter = DateFormatter()
             formatter.dateStyle = .medium
             formatter.timeStyle = .short
+            if let timeZone { formatter.timeZone = timeZone }
             return formatter
         }()
         let parsing = FieldTyper.DateCache()
