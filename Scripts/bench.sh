@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-./Scripts/install-deps.sh
+./Scripts/install-deps.sh --tests
 # The release build as it is installed: the Swift runtime linked in (as quickstart.sh,
 # install.sh and package-deb.sh build it).
 for product in unitool unitool-mcp bench-unitool; do

@@ -25,7 +25,7 @@ if [[ "$choice" != all ]]; then
     targets=("$choice")
 fi
 
-./Scripts/install-deps.sh
+./Scripts/install-deps.sh --tests
 (cd Fuzz && swift build -c release --sanitize=fuzzer >&2)
 runner="Fuzz/.build/release/FuzzUniTool"
 

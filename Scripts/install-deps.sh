@@ -1,13 +1,35 @@
 #!/usr/bin/env bash
-# Installs the Debian packages unitool needs to build and test, if any is missing.
-# Needs root or sudo. Safe to run again: it installs only what is missing.
+# Installs the Debian packages unitool needs to build and run, if any is missing; with --tests,
+# also those its test suite needs. Needs root or sudo. Safe to run again: it installs only what
+# is missing.
+#
+#   ./Scripts/install-deps.sh           # the quick start and install.sh
+#   ./Scripts/install-deps.sh --tests   # Scripts/test.sh
+#   ./Scripts/install-deps.sh [--tests] --list   # print the packages, install nothing
 set -euo pipefail
 
-packages=(libxml2-dev libsecret-1-dev zlib1g-dev libpsl-dev publicsuffix pkg-config gnome-keyring libsecret-tools dbus libxml2-utils python3 python3-venv openssl tmux php-cli php-xml php-mbstring zsh fish man-db libsqlite3-dev libglib2.0-bin python3-dbus python3-gi systemd python3-icalendar python3-recurring-ical-events libcurl4-openssl-dev wrk binutils time
-    # The LemonLDAP::NG + Shibboleth SP interop peer (Scripts/interop-lemonldap.sh says what each is for).
-    liblemonldap-ng-portal-perl lemonldap-ng-fastcgi-server liblasso-perl libconvert-base32-perl
-    libdigest-hmac-perl libxml-simple-perl libio-string-perl libgd-securityimage-perl libimage-magick-perl
-    starman apache2-bin libapache2-mod-shib oathtool curl)
+# What building and running unitool needs: the libraries it links (libxml2, libsecret, zlib,
+# libpsl, SQLite, and libcurl for unitool-mcp's Foundation), the keyring it keeps passwords in,
+# gdbus for desktop notifications, strip for install.sh, man for the man pages.
+packages=(libxml2-dev libsecret-1-dev zlib1g-dev libpsl-dev publicsuffix pkg-config libsqlite3-dev libcurl4-openssl-dev
+    gnome-keyring libsecret-tools dbus libglib2.0-bin binutils man-db)
+
+# With --tests (Scripts/test.sh, bench.sh, fuzz.sh): the peers the tests run unitool against.
+if [ "${1:-}" = "--tests" ]; then
+    packages+=(libxml2-utils python3 python3-venv openssl tmux php-cli php-xml php-mbstring zsh fish python3-dbus python3-gi
+        # khal: the calendar app the docs' iCalendar steps are tested with.
+        systemd python3-icalendar python3-recurring-ical-events wrk time khal
+        # The LemonLDAP::NG + Shibboleth SP interop peer (Scripts/interop-lemonldap.sh says what each is for).
+        liblemonldap-ng-portal-perl lemonldap-ng-fastcgi-server liblasso-perl libconvert-base32-perl
+        libdigest-hmac-perl libxml-simple-perl libio-string-perl libgd-securityimage-perl libimage-magick-perl
+        starman apache2-bin libapache2-mod-shib oathtool curl)
+fi
+
+# --list: print the packages this would make sure of, and install nothing.
+if [ "${1:-}" = "--list" ] || [ "${2:-}" = "--list" ]; then
+    printf '%s\n' "${packages[@]}"
+    exit 0
+fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The README's first command: install what is missing, build, and show the demo university's
+# The README's first command: install what is missing (only what running unitool needs; the test
+# suite installs its own tools), build, install into ~/.local, and show the demo university's
 # grades for the current term. No account, keyring or password needed.
 #
 # It says what it is doing in a line or two, and keeps the long output of apt and the compiler
@@ -31,24 +32,43 @@ step() {
 
 step "checking and installing system packages" ./Scripts/install-deps.sh
 # Release builds link the Swift runtime statically (the binary runs without the toolchain, and
-# starts faster); every script that builds in release mode uses the same flags, so they share one build.
-bin="$(swift build -c release --static-swift-stdlib --show-bin-path 2>>"$log")/unitool"
-if [ -x "$bin" ]; then
-    step "updating the build" swift build -c release --static-swift-stdlib --product unitool
+# starts faster), with the flags install.sh and the .deb use, so that they share this build.
+# unitool-mcp is what 'unitool mcp' runs.
+flags=(-c release --static-swift-stdlib --disable-local-rpath)
+bin="$(swift build "${flags[@]}" --show-bin-path 2>>"$log")"
+if [ -x "$bin/unitool" ] && [ -x "$bin/unitool-mcp" ]; then
+    step "updating the build" swift build "${flags[@]}" --product unitool
+    step "updating unitool-mcp" swift build "${flags[@]}" --product unitool-mcp
 else
-    step "building unitool (about 8 minutes on 2 cores)" swift build -c release --static-swift-stdlib --product unitool
+    step "building unitool (about 8 minutes on 2 cores)" swift build "${flags[@]}" --product unitool
+    step "building unitool-mcp" swift build "${flags[@]}" --product unitool-mcp
 fi
-echo "the full output of both steps is in $log" >&2
+# Installed under ~/.local as install.sh does it (the binaries, recipes, man pages, completions),
+# so that every example in the README runs as written, and 'watch install' names this path.
+prefix="$HOME/.local"
+step "installing into $prefix/bin" env UNITOOL_INSTALL_BINARIES="$bin" ./Scripts/install.sh "$prefix"
+echo "the full output of these steps is in $log" >&2
+unitool="$prefix/bin/unitool"
 
 # Step 1, shown on its own: the demo, like every portal, has terms of use, and unitool acts for
 # you only under the version you accepted. Read them with: unitool --portal demo terms show
 echo >&2
 echo "\$ unitool --portal demo terms accept" >&2
-"$bin" --portal demo terms accept
+"$unitool" --portal demo terms accept
 
 # Step 2: the main job.
 echo >&2
 echo "\$ unitool --portal demo grades --term current" >&2
-"$bin" --portal demo grades --term current
+"$unitool" --portal demo grades --term current
 echo >&2
-echo "unitool is at $bin; try: $bin --help, or man ./docs/man/unitool.1" >&2
+case ":$PATH:" in
+*":$prefix/bin:"*)
+    echo "unitool is installed in $prefix/bin; try: unitool --help, or man unitool" >&2
+    ;;
+*)
+    echo "unitool is installed in $prefix/bin, which is not on your PATH yet. Add it, for this shell and the next:" >&2
+    echo "  export PATH=\"$prefix/bin:\$PATH\"" >&2
+    echo "  echo 'export PATH=\"\$HOME/.local/bin:\$PATH\"' >> ~/.profile" >&2
+    echo "then try: unitool --help, or man unitool" >&2
+    ;;
+esac

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-./Scripts/install-deps.sh
+./Scripts/install-deps.sh --tests
 # One layout (.swift-format): a finding fails the run, as a failing test does.
 swift format lint --strict --recursive Sources Tests Package.swift Benchmarks/UniToolBench Fuzz/Sources Fuzz/Package.swift >&2
 # The outside JSON-RPC client library of the interop test (pip, into .build/interop-venv).

@@ -19,6 +19,12 @@ enum WatchInstaller {
                 directory = URL(fileURLWithPath: arguments[index + 1])
                 index += 1
             case "--print": printOnly = true
+            // The global options (put after the command by the dispatcher) change nothing here:
+            // the units run 'watch --all', whose watches name their portals themselves.
+            case let option where GlobalOptions.valueOptions.contains(String(option.split(separator: "=").first ?? "")):
+                if !option.contains("=") { index += 1 }
+            case let flag where GlobalOptions.flagOptions.contains(flag):
+                break
             default: throw WatchCommandRunner.Options.usage("'watch install' takes --directory DIR or --print, not '\(arguments[index])'")
             }
             index += 1

@@ -72,6 +72,32 @@ struct FilesAndPackagingTests {
         #expect(grades.exitCode == 0, "\(grades)")
         #expect(FileManager.default.fileExists(atPath: dataFolder.appendingPathComponent("history.sqlite").path), "\(grades)")
         #expect(try String(mode(of: dataFolder), radix: 8) == "700")
+
+        // 'watch install' from the installed unitool names the installed path, not the build's.
+        let config = sandbox.root.appendingPathComponent("config/unitool")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "watches:\n  grades:\n    command: grades\n    every: 1h\n".write(
+            to: config.appendingPathComponent("watches.yaml"), atomically: true, encoding: .utf8)
+        let units = try await runProgram(
+            prefix.appendingPathComponent("bin/unitool").path, ["--portal", "demo", "watch", "install", "--print"],
+            environment: environment, removing: ["UNITOOL_RECIPES_DIR"])
+        #expect(units.exitCode == 0 && units.stdout.contains("ExecStart=\(prefix.path)/bin/unitool watch --all"), "\(units)")
+    }
+
+    @Test("install-deps.sh installs only what running unitool needs; --tests adds the test peers")
+    func dependenciesSplit() async throws {
+        let script = Fixtures.root.appendingPathComponent("Scripts/install-deps.sh").path
+        let runtime = try await runProgram("/bin/bash", [script, "--list"], environment: [:])
+        let tests = try await runProgram("/bin/bash", [script, "--tests", "--list"], environment: [:])
+        #expect(runtime.exitCode == 0 && tests.exitCode == 0, "\(runtime) \(tests)")
+        let runtimePackages = Set(runtime.stdout.split(whereSeparator: \.isWhitespace).map(String.init))
+        let testPackages = Set(tests.stdout.split(whereSeparator: \.isWhitespace).map(String.init))
+        #expect(runtimePackages.isSuperset(of: ["libxml2-dev", "libsecret-1-dev", "gnome-keyring"]), "\(runtimePackages)")
+        for peer in ["php-cli", "zsh", "fish", "wrk", "python3-icalendar", "khal", "tmux", "libapache2-mod-shib"] {
+            #expect(!runtimePackages.contains(peer), "the quick start installs \(peer)")
+            #expect(testPackages.contains(peer), "the tests need \(peer)")
+        }
+        #expect(testPackages.isSuperset(of: runtimePackages))
     }
 
     @Test("install.sh under another prefix (/usr/local) leaves share/unitool 0755: every user reads the recipes there")
