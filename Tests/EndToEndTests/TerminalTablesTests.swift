@@ -79,6 +79,21 @@ struct TerminalTablesTests {
         try terminal.tmux(["kill-session", "-t", loans])
     }
 
+    @Test("watch --once on a terminal ends with one line saying what it found; in a pipe, stdout and stderr stay quiet")
+    func watchSaysWhatItFound() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        defer { terminal.stop() }
+        let session = try terminal.startSession(
+            "\(terminal.unitool(in: sandbox)) watch grades --term 2026-fall --once; echo EXIT=$?; sleep 30", columns: 100, rows: 20)
+        let screen = try await terminal.screen(of: session, once: "EXIT=", attempts: 300)
+        #expect(screen.contains("grades: nothing new") && screen.contains("EXIT=0"), "\(screen)")
+        try terminal.tmux(["kill-session", "-t", session])
+        let piped = try await sandbox.run(["watch", "grades", "--term", "2026-fall", "--once"])
+        #expect(piped.exitCode == 0 && piped.stdout.isEmpty && !piped.stderr.contains("nothing new"), "\(piped)")
+    }
+
     @Test("a slow login shows a status line on the terminal, erased before the table")
     func statusLineDuringSlowLogin() async throws {
         let sandbox = try Sandbox()
