@@ -102,7 +102,8 @@ struct ConfigCommand: AsyncParsableCommand {
                     throw UniToolError(
                         .usage, "there is no portal '\(value)'",
                         hint: "installed portals: \(known.joined(separator: ", "))" + (nearest.map { "; did you mean '\($0)'?" } ?? "")
-                            + "; a new university is a folder of recipes in \(RecipeCatalog.userDirectory.path)")
+                            + "; add yours with 'unitool recipes new \(value) --help' (a folder of recipes in \(RecipeCatalog.userDirectory.path)), then set it"
+                    )
                 }
                 config[key] = value
             case "user":

@@ -99,6 +99,7 @@ struct FirstContactTests {
         let refused = try await run(["config", "set", "portal", "myuni"])
         #expect(refused.exitCode == 64, "\(refused)")
         #expect(refused.stderr.contains("there is no portal 'myuni'") && refused.stderr.contains("demo"), "\(refused)")
+        #expect(refused.stderr.contains("unitool recipes new myuni"), "says how to add one: \(refused)")
         #expect(try await run(["config", "set", "portal", "demo"]).exitCode == 0)
     }
 
