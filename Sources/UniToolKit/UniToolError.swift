@@ -36,7 +36,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
         case noOfflineAnswer = "no_offline_answer"
         case `internal` = "internal"
 
-        /// The process exit code. Documented in the README; never renumber one.
+        /// The process exit code. Documented in docs/USING.md, unitool(1) and `unitool help exit-codes`; never renumber one.
         public var exitCode: Int32 {
             switch self {
             case .internal: return 1

@@ -85,10 +85,10 @@ struct DailyUseTests {
         #expect(users.contains { $0["user"] as? String == "alice" && $0["shows"] as? String == "a plain login" }, "\(users)")
     }
 
-    @Test("the README's config block works as written once the university is installed; before, a user never lands on the demo")
+    @Test("the config block of docs/USING.md works as written once the university is installed; before, a user never lands on the demo")
     func readmeConfigBlock() async throws {
         defer { sandbox.remove() }
-        let readme = try String(contentsOf: Fixtures.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Fixtures.root.appendingPathComponent("docs/USING.md"), encoding: .utf8)
         let lines = readme.split(separator: "\n").filter { $0.hasPrefix("unitool config set ") }.map {
             String($0.split(separator: "#").first ?? "").trimmingCharacters(in: .whitespaces)
         }

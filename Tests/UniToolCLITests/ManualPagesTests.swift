@@ -40,9 +40,9 @@ struct ManualPagesTests {
         }
     }
 
-    @Test("the README's exit code table has every code with its name, as help exit-codes does")
+    @Test("the exit code table of docs/USING.md has every code with its name, as help exit-codes does")
     func readmeTable() throws {
-        let readme = try String(contentsOf: Fixtures.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Fixtures.root.appendingPathComponent("docs/USING.md"), encoding: .utf8)
         let text = try #require(HelpTopics.text("exit-codes"))
         for kind in UniToolError.Kind.allCases {
             let code = String(kind.exitCode)

@@ -42,7 +42,8 @@ public struct ColumnDisplay: Sendable, Equatable {
 ///    rather than being cut. Numbers and key columns never shrink.
 /// 3. If the narrowest form still does not fit, columns are left out: low-priority ones first,
 ///    then the others, right to left. Key columns are never left out, and one column always stays.
-///    A flag column is never left out either: it becomes one cell wide, a marker (`!`) where set.
+///    A flag column is never left out either: when text at its narrowest does not make room for
+///    its name, it becomes one cell wide, a marker (`!`) where set.
 ///    Before a high-priority column goes, long words may break instead (text down to
 ///    ``minimumTextWidth``): a course's name broken mid-word beats a grades table without grades.
 /// A table whose key columns alone are wider than the terminal is printed wider than it: the
@@ -124,8 +125,10 @@ public struct TableLayout: Sendable, Equatable {
             kept.removeAll { $0 == candidate }
             widths[candidate] = 0
         }
-        // A flag that does not fit at its full width becomes its marker, before any text shrinks.
-        if total(kept, { widths[$0] }) > maxWidth {
+        // A flag keeps its name while shrinking text can make room; only when the text at its
+        // narrowest still does not fit beside it does it become its marker.
+        let flagsWhole = total(kept) { columns[$0].display.flag ? widths[$0] : minimum($0) }
+        if flagsWhole > maxWidth {
             for index in kept where columns[index].display.flag { widths[index] = 1 }
         }
         // Shrink the widest wrapping column, one cell at a time, until the table fits.

@@ -51,12 +51,15 @@ struct TableLayoutTests {
         #expect(layout.kept == [0, 3])
     }
 
-    @Test("a flag is never left out: without room for its name it is a one-cell column, before text shrinks")
+    @Test("a flag is never left out: it keeps its name while text can shrink, and is a one-cell column when it cannot")
     func flagBecomesMarker() {
         let overdue = Column(naturalWidth: 7, numeric: false, display: ColumnDisplay(flag: true))
         let roomy = TableLayout(columns: [title, barcode, overdue], maxWidth: 200)
         #expect(roomy.widths[2] == 7)
-        let narrow = TableLayout(columns: [title, author, barcode, renewals, overdue], maxWidth: 30)
+        // title (at least 11) + barcode 8 + overdue 7 + gaps 4 = 30: the title shrinks, the flag keeps its name.
+        let shrinking = TableLayout(columns: [title, barcode, overdue], maxWidth: 30)
+        #expect(shrinking.widths[2] == 7 && shrinking.widths[0] == 11, "\(shrinking)")
+        let narrow = TableLayout(columns: [title, author, barcode, renewals, overdue], maxWidth: 25)
         #expect(narrow.kept.contains(4) && narrow.widths[4] == 1, "\(narrow)")
         #expect(narrow.kept.contains(2))
     }
