@@ -286,10 +286,17 @@ struct RecipeInvocation {
         if action != nil, !values.isEmpty || source != nil || summary {
             throw usage("the options of '\(recipe.command)' do not apply to '\(recipe.command) \(action!.name)'")
         }
-        // A filter's value (a date, a weekday, a number of days within range) is checked now,
-        // by the parser every front end shares, so a mistake is named before any request.
-        for option in recipe.options where option.filter != nil && !wantsHelp {
-            if let value = values[option.name] { _ = try RecordFilter(option: option, value: value) }
+        // The one check of a request every front end runs (RecipeRequest): each option one the
+        // recipe has, a value from its list, a filter's value readable, the required ones given;
+        // named now, before any request.
+        if !wantsHelp, action == nil {
+            do {
+                _ = try RecipeRequest(
+                    recipe: recipe, options: values.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) },
+                    shape: source.map { [("source", .string($0))] } ?? [], naming: .commandLine)
+            } catch {
+                throw usage(error.message)
+            }
         }
     }
 }

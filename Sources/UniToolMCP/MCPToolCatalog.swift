@@ -53,24 +53,12 @@ public struct MCPToolCatalog: Sendable {
                         + " Fields: \(recipe.columns.joined(separator: ", ")).",
                     inputSchema: Self.schema(for: recipe), annotations: effect.annotations(title: recipe.summary)))
             for action in recipe.actions {
-                var properties: [String: Value] = [:]
-                var required: [Value] = []
-                if action.takesArgument {
-                    properties[action.argument] = .object([
-                        "type": .string("string"),
-                        "description": .string("The \(action.argument) to \(action.name), as '\(recipe.command)' lists it"),
-                    ])
-                    required.append(.string(action.argument))
-                }
                 tools.append(
                     Tool(
                         name: Self.toolName(recipe, action), title: action.summary,
                         description:
                             "\(action.summary).\n\nThis CHANGES something on the portal on the user's behalf (it submits the portal's own form); ask the user before calling it. The portal may refuse, and then says why.",
-                        inputSchema: .object([
-                            "type": .string("object"), "properties": .object(properties), "required": .array(required),
-                            "additionalProperties": .bool(false),
-                        ]),
+                        inputSchema: Self.value(Self.schema(for: action, of: recipe).json),
                         annotations: MCPToolEffect.changes.annotations(title: action.summary)))
             }
         }
@@ -83,97 +71,106 @@ public struct MCPToolCatalog: Sendable {
                     name: "today", title: "The user's day",
                     description:
                         "The user's day on one page: \(portal.today.map(\.title).joined(separator: "; ")). Answers from the history when it is fresh; 'refresh' asks the portal anyway.",
-                    inputSchema: .object([
-                        "type": .string("object"),
-                        "properties": .object([
-                            "refresh": .object([
-                                "type": .string("boolean"),
-                                "description": .string("Ask the portal even when the history has a fresh answer"),
-                            ])
-                        ]), "additionalProperties": .bool(false),
-                    ]), annotations: todayEffect.annotations(title: "Today")))
+                    inputSchema: Self.value(Self.todaySchema.json), annotations: todayEffect.annotations(title: "Today")))
         }
         tools.append(
             Tool(
                 name: "search", title: "Search what the user has seen",
                 description:
                     "Finds courses, grades, loans and news in the answers unitool has kept, typos, accents and full-width forms forgiven. No request to the portal.",
-                inputSchema: .object([
-                    "type": .string("object"),
-                    "properties": .object([
-                        "query": .object(["type": .string("string"), "description": .string("One or more words")]),
-                        "limit": .object(["type": .string("integer"), "minimum": .int(1), "default": .int(20)]),
-                    ]), "required": .array([.string("query")]), "additionalProperties": .bool(false),
-                ]), annotations: .init(title: "Search", readOnlyHint: true, destructiveHint: false, openWorldHint: false)))
+                inputSchema: Self.value(Self.searchSchema.json),
+                annotations: .init(title: "Search", readOnlyHint: true, destructiveHint: false, openWorldHint: false)))
         tools.append(
             Tool(
                 name: "history", title: "What changed in a command's answers",
                 description:
                     "What changed in a command's answers, run by run and field by field (a grade that came in, a due date that moved). No request to the portal.",
-                inputSchema: .object([
-                    "type": .string("object"),
-                    "properties": .object([
-                        "command": .object(["type": .string("string"), "enum": .array(recipes.map { .string($0.command) })]),
-                        "since": .object([
-                            "type": .string("string"), "description": .string("30d (default), 12h, today or a date such as 2026-11-01"),
-                        ]),
-                    ]), "required": .array([.string("command")]), "additionalProperties": .bool(false),
-                ]), annotations: .init(title: "History", readOnlyHint: true, destructiveHint: false, openWorldHint: false)))
+                inputSchema: Self.value(historySchema.json),
+                annotations: .init(title: "History", readOnlyHint: true, destructiveHint: false, openWorldHint: false)))
         return tools
     }
 
-    /// A recipe's options as a JSON Schema: enums from `values` and the symbolic values the
-    /// portal resolves (`current`), descriptions from the recipe's help, defaults.
-    static func schema(for recipe: DataRecipe) -> Value {
-        var properties: [String: Value] = [:]
-        for option in recipe.options {
-            var property: [String: Value] = ["type": .string("string")]
-            if let help = option.help { property["description"] = .string(help) }
-            let values = option.allowedValues + option.resolve.keys.sorted()
-            if !option.allowedValues.isEmpty { property["enum"] = .array(values.map(Value.string)) }
-            if let defaultValue = option.defaultValue { property["default"] = .string(defaultValue) }
-            properties[option.name] = .object(property)
-        }
-        if recipe.sources.count > 1 {
-            properties["source"] = .object([
-                "type": .string("string"), "enum": .array(recipe.sources.compactMap(\.name).map(Value.string)),
-                "description": .string("Where to read from"),
-            ])
-        }
-        if let totals = recipe.totals {
-            properties["summary"] = .object([
-                "type": .string("boolean"),
-                "description": .string("Totals instead of the records: \(totals.fields.map(\.name).joined(separator: ", "))"),
-            ])
-        }
-        return .object(["type": .string("object"), "properties": .object(properties), "additionalProperties": .bool(false)])
+    /// A recipe's tool schema: the request model's (`RecipeRequest.schema`), which is also
+    /// what ``request(_:for:)`` enforces.
+    static func schema(for recipe: DataRecipe) -> Value { value(RecipeRequest.schema(for: recipe).json) }
+
+    /// An action's one argument (the barcode of `loans_renew`), or none.
+    static func schema(for action: ActionSpec, of recipe: DataRecipe) -> ArgumentSchema {
+        guard action.takesArgument else { return ArgumentSchema(properties: []) }
+        return ArgumentSchema(
+            properties: [
+                .init(action.argument, .string, description: "The \(action.argument) to \(action.name), as '\(recipe.command)' lists it")
+            ],
+            required: [action.argument])
     }
 
-    /// A tool's arguments as a recipe's options, checked: an unknown argument (a `password`
-    /// among them) or a value of the wrong kind is refused before anything is asked of the portal.
-    static func options(_ arguments: [String: Value]?, for recipe: DataRecipe) throws -> (
-        options: [String: String], source: String?, summary: Bool
-    ) {
-        var options: [String: String] = [:]
-        var source: String?
-        var summary = false
-        for (name, value) in arguments ?? [:] {
-            if name == "source", recipe.sources.count > 1, let text = value.stringValue {
-                source = text
-            } else if name == "summary", recipe.totals != nil, let flag = value.boolValue {
-                summary = flag
-            } else if recipe.options.contains(where: { $0.name == name }) {
-                guard let text = value.stringValue ?? value.intValue.map(String.init) else {
-                    throw MCPError.invalidParams("'\(name)' must be a string")
-                }
-                options[name] = text
-            } else {
-                throw MCPError.invalidParams(
-                    "'\(recipe.command)' has no argument '\(name)'; its arguments are: \(recipe.options.map(\.name).joined(separator: ", "))"
-                )
-            }
+    static let todaySchema = ArgumentSchema(properties: [
+        .init("refresh", .boolean, description: "Ask the portal even when the history has a fresh answer")
+    ])
+
+    static let searchSchema = ArgumentSchema(
+        properties: [
+            .init("query", .string, description: "One or more words"),
+            .init(
+                "limit", .integer, defaultValue: "20", minimum: InputBounds.searchResults.lowerBound,
+                maximum: InputBounds.searchResults.upperBound),
+        ], required: ["query"])
+
+    var historySchema: ArgumentSchema {
+        ArgumentSchema(
+            properties: [
+                .init("command", .string, allowed: recipes.map(\.command)),
+                .init("since", .string, description: "30d (default), 12h, today or a date such as 2026-11-01"),
+            ], required: ["command"])
+    }
+
+    /// A tool's arguments checked against its schema, as the schema says: an unknown argument
+    /// (a `password` among them), a value of the wrong type or outside its list, or a missing
+    /// required one is refused before anything is asked of the portal.
+    static func checked(_ arguments: [String: Value]?, against schema: ArgumentSchema) throws -> [String: ArgumentValue] {
+        do {
+            return try schema.check((arguments ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, argument($0.value)) }, path: { $0 })
+        } catch {
+            throw MCPError.invalidParams(error.message)
         }
-        return (options, source, summary)
+    }
+
+    /// A data tool's arguments as a checked `RecipeRequest`: the one check JSON-RPC and the
+    /// command line run too.
+    static func request(_ arguments: [String: Value]?, for recipe: DataRecipe) throws -> RecipeRequest {
+        let all = try checked(arguments, against: RecipeRequest.schema(for: recipe))
+        let options = Set(recipe.options.map(\.name))
+        do {
+            return try RecipeRequest(
+                recipe: recipe, options: all.filter { options.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                shape: all.filter { !options.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, naming: .mcp)
+        } catch {
+            throw MCPError.invalidParams(error.message)
+        }
+    }
+
+    static func argument(_ value: Value) -> ArgumentValue {
+        switch value {
+        case .null: return .null
+        case .bool(let flag): return .bool(flag)
+        case .int(let number): return .integer(number)
+        case .double(let number): return .number(number)
+        case .string(let text): return .string(text)
+        case .array(let items): return .array(items.map(argument))
+        case .data: return .other(typeName: "data")
+        case .object: return .other(typeName: "an object")
+        }
+    }
+
+    /// A schema as the MCP SDK's JSON value.
+    static func value(_ schema: SchemaJSON) -> Value {
+        switch schema {
+        case .string(let text): return .string(text)
+        case .integer(let number): return .int(number)
+        case .bool(let flag): return .bool(flag)
+        case .array(let items): return .array(items.map(value))
+        case .object(let members): return .object(Dictionary(members.map { ($0.0, value($0.1)) }, uniquingKeysWith: { $1 }))
+        }
     }
 }
 

@@ -69,29 +69,23 @@ public struct UniToolMCPServer: Sendable {
     func perform(_ call: MCPToolCatalog.Call, arguments: [String: Value]) async throws -> CallTool.Result {
         switch call {
         case .run(let recipe):
-            let (options, source, summary) = try MCPToolCatalog.options(arguments, for: recipe)
+            let request = try MCPToolCatalog.request(arguments, for: recipe)
             let connection = try await host.connection(portal: portal, user: user)
-            var records = try await connection.settlingSession { try await $0.run(recipe, options: options, source: source) }
-            records = try RecordShape(summary: summary, sort: nil, fields: nil).apply(to: records, of: recipe)
+            var records = try await connection.settlingSession {
+                try await $0.run(recipe, options: request.options, source: request.source)
+            }
+            records = try request.shape.apply(to: records, of: recipe)
             return try Self.result(records)
         case .perform(let recipe, let action):
-            let argument: String
-            if action.takesArgument {
-                guard let given = arguments[action.argument]?.stringValue, arguments.count == 1 else {
-                    throw MCPError.invalidParams("'\(MCPToolCatalog.toolName(recipe, action))' takes one argument: \(action.argument)")
-                }
-                argument = given
-            } else {
-                guard arguments.isEmpty else {
-                    throw MCPError.invalidParams("'\(MCPToolCatalog.toolName(recipe, action))' takes no arguments")
-                }
-                argument = ""
-            }
+            let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.schema(for: action, of: recipe))
+            var argument = ""
+            if action.takesArgument, case .string(let text)? = given[action.argument] { argument = text }
             let connection = try await host.connection(portal: portal, user: user)
             let records = try await connection.settlingSession { try await $0.perform(action, of: recipe, argument: argument) }
             return try Self.result(records)
         case .today:
-            let refresh = arguments["refresh"]?.boolValue ?? false
+            let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.todaySchema)
+            let refresh = given["refresh"] == .bool(true)
             let service = DayService(portal: portal, user: user, recipes: recipes, history: host.history, now: try FixedClock.now())
             let live = service.todayNeedsPortal(refresh: refresh) ? try await host.liveRuns(portal: portal, user: user) : nil
             let report = await service.today(live: live?.run, checkTerms: live?.checkTerms, refresh: refresh)
@@ -99,24 +93,26 @@ public struct UniToolMCPServer: Sendable {
             let structured: Value? = try Self.value(ofJSON: text)
             return CallTool.Result(content: [.text(text)], structuredContent: structured)
         case .search:
-            guard let query = arguments["query"]?.stringValue, !query.isEmpty else { throw MCPError.invalidParams("'query' is needed") }
-            let limit = arguments["limit"]?.intValue ?? 20
-            guard InputBounds.searchResults.contains(limit) else {
-                let range = InputBounds.searchResults
-                throw MCPError.invalidParams("'limit' must be from \(range.lowerBound) to \(range.upperBound)")
-            }
+            let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.searchSchema)
+            guard case .string(let query)? = given["query"], !query.isEmpty else { throw MCPError.invalidParams("'query' is empty") }
+            var limit = 20
+            if case .integer(let number)? = given["limit"] { limit = number }
             let items = try Search.items(catalog: host.catalog, portal: portal.id, user: user, history: host.history)
             return try Self.result(Search.recordSet(Search.search(query, in: items, limit: limit)))
         case .history:
-            guard let name = arguments["command"]?.stringValue, let recipe = recipes.first(where: { $0.command == name }) else {
+            let given = try MCPToolCatalog.checked(arguments, against: catalog.historySchema)
+            guard case .string(let name)? = given["command"], let recipe = recipes.first(where: { $0.command == name }) else {
                 throw MCPError.invalidParams("'command' must be one of: \(recipes.map(\.command).joined(separator: ", "))")
             }
             guard let history = host.history else {
                 throw UniToolError(.stateCorrupt, "the history cannot be opened", hint: "run unitool with -v to see why")
             }
-            let since = try HistoryReport.start(of: arguments["since"]?.stringValue ?? "30d")
+            var since = "30d"
+            if case .string(let text)? = given["since"] { since = text }
             return try Self.result(
-                HistoryReport.changes(in: history, recipe: recipe, portal: portal.id, user: recipe.historyUser(user), since: since))
+                HistoryReport.changes(
+                    in: history, recipe: recipe, portal: portal.id, user: recipe.historyUser(user),
+                    since: try HistoryReport.start(of: since)))
         }
     }
 

@@ -475,21 +475,6 @@ struct Params {
 /// A recipe as `recipes.describe` shows it: enough for a front end to build a form.
 enum RecipeDescription {
     static func json(_ recipe: DataRecipe) -> JSONValue {
-        var properties: [(key: String, value: JSONValue)] = []
-        for option in recipe.options {
-            var schema: [(key: String, value: JSONValue)] = [("type", .string("string"))]
-            if let help = option.help { schema.append(("description", .string(help))) }
-            if let value = option.defaultValue { schema.append(("default", .string(value))) }
-            if !option.allowedValues.isEmpty {
-                schema.append(("enum", .array((option.allowedValues + option.resolve.keys.sorted()).map(JSONValue.string))))
-            } else if !option.resolve.isEmpty {
-                schema.append(("examples", .array(option.resolve.keys.sorted().map(JSONValue.string))))
-            }
-            if let filter = option.filter {
-                schema.append(("x-unitool-filter", .object([("field", .string(filter.field)), ("test", .string(filter.test.rawValue))])))
-            }
-            properties.append((option.name, .object(schema)))
-        }
         func fields(_ specs: [FieldSpec]) -> JSONValue {
             .array(
                 specs.map { field in
@@ -504,10 +489,8 @@ enum RecipeDescription {
         return .object([
             ("portal", .string(recipe.portal)), ("recipe", .string(recipe.command)), ("summary", .string(recipe.summary)),
             ("description", recipe.discussion.map(JSONValue.string) ?? .null),
-            (
-                "optionsSchema",
-                .object([("type", .string("object")), ("properties", .object(properties)), ("additionalProperties", .bool(false))])
-            ),
+            // The schema the one check enforces (RecipeRequest): the same for MCP's tools.
+            ("optionsSchema", JSONValue(RecipeRequest.optionsSchema(for: recipe).json)),
             ("sources", .array(recipe.sources.compactMap(\.name).map(JSONValue.string))),
             ("fields", fields(recipe.primary.fields)),
             ("summaryFields", recipe.totals.map { .array(($0.groupBy + $0.fields.map(\.name)).map(JSONValue.string)) } ?? .null),

@@ -1,20 +1,17 @@
 import Foundation
 import UniToolKit
 
-/// `recipes.run`'s parameters, checked against the recipe before any request is sent.
-///
-/// The command line checks the same things later, in its own words ("'grades' has no option
-/// --trem", "see 'unitool grades --help'", exit code 64), which mean nothing to a front end. Here
-/// every mistake is -32602 and names the parameter as the client wrote it (`options.trem`).
+/// `recipes.run`'s parameters as a `RecipeRequest`: the params converted, then the one check
+/// every front end runs, before any request is sent. Each mistake is -32602 and names the
+/// parameter as the client wrote it (`options.trem`), in protocol words, never the command line's.
 public struct RecipeRunParameters: Sendable, Equatable {
-    /// Option values by name, each a string as the recipe's options are text.
-    public var options: [String: String]
-    public var source: String?
-    public var summary: Bool
-    /// `sort: ["due", "-title"]`; nil keeps the recipe's own order.
-    public var sort: [SortKey]?
-    /// The fields to keep, in this order; nil for all.
-    public var fields: [String]?
+    public var request: RecipeRequest
+
+    public var options: [String: String] { request.options }
+    public var source: String? { request.source }
+    public var summary: Bool { request.summary }
+    public var sort: [SortKey]? { request.sort }
+    public var fields: [String]? { request.fields }
 
     /// The parameters `recipes.run` takes, besides `progressToken`.
     public static let names = ["portal", "user", "recipe", "options", "source", "summary", "fields", "sort", "offline"]
@@ -25,73 +22,40 @@ public struct RecipeRunParameters: Sendable, Equatable {
     }
 
     init(_ params: Params, recipe: DataRecipe) throws {
-        options = try Self.options(params.object("options") ?? [], recipe: recipe)
-        source = try params.string("source")
-        if let source, recipe.source(named: source) == nil {
-            let names = recipe.sources.compactMap(\.name)
-            throw RPCError.invalidParams(
-                "'source' \"\(source)\" is not a source of '\(recipe.command)'"
-                    + (names.isEmpty ? "; it has only one" : " (its sources: \(names.joined(separator: ", ")))"))
+        let options = try params.object("options") ?? []
+        let shape = params.members.filter { ["source", "summary", "fields", "sort"].contains($0.key) }
+        do {
+            request = try RecipeRequest(
+                recipe: recipe, options: options.map { ($0.key, $0.value.argument) }, shape: shape.map { ($0.key, $0.value.argument) },
+                naming: .rpc)
+        } catch {
+            throw RPCError.invalidParams(error.message)
         }
-        summary = try params.bool("summary") ?? false
-        let columns: [String]
-        if summary {
-            guard let totals = recipe.totals else {
-                throw RPCError.invalidParams("'\(recipe.command)' has no totals, so 'summary' does not apply")
-            }
-            columns = totals.groupBy + totals.fields.map(\.name)
-        } else {
-            columns = recipe.columns
-        }
-        sort = try params.stringList("sort").map { $0.flatMap(SortKey.parse) }
-        for key in sort ?? [] where !columns.contains(key.field) {
-            throw RPCError.invalidParams(
-                "'sort' names '\(key.field)', which \(summary ? "the summary of " : "")'\(recipe.command)' does not have (fields: \(columns.joined(separator: ", ")))"
-            )
-        }
-        fields = try params.stringList("fields")
-        for name in fields ?? [] where !name.isEmpty && !columns.contains(name) {
-            throw RPCError.invalidParams(
-                "'fields' names '\(name)', which \(summary ? "the summary of " : "")'\(recipe.command)' does not have (fields: \(columns.joined(separator: ", ")))"
-            )
+    }
+}
+
+extension JSONValue {
+    /// The value as the request model takes it.
+    var argument: ArgumentValue {
+        switch self {
+        case .string(let text): return .string(text)
+        case .bool(let flag): return .bool(flag)
+        case .number(let number): return number.rounded() == number && abs(number) < 1e15 ? .integer(Int(number)) : .number(number)
+        case .numberLiteral(let text): return Int(text).map(ArgumentValue.integer) ?? .number(Double(text) ?? .nan)
+        case .array(let items): return .array(items.map(\.argument))
+        case .null: return .null
+        case .object: return .other(typeName: "an object")
         }
     }
 
-    /// Each option must be one the recipe declares, given as a string, and one of its allowed
-    /// values when it has a list of them (a filter's value one its filter reads); an option
-    /// without a default must be given.
-    static func options(_ members: [(key: String, value: JSONValue)], recipe: DataRecipe) throws -> [String: String] {
-        var values: [String: String] = [:]
-        for member in members {
-            guard let option = recipe.options.first(where: { $0.name == member.key }) else {
-                let known = recipe.options.map(\.name)
-                throw RPCError.invalidParams(
-                    "'options.\(member.key)' is not an option of '\(recipe.command)'"
-                        + (known.isEmpty ? "; it takes none" : " (its options: \(known.joined(separator: ", ")))"))
-            }
-            if member.value == .null { continue }
-            guard case .string(let value) = member.value else {
-                throw RPCError.invalidParams("'options.\(member.key)' must be a string, not \(member.value.typeName)")
-            }
-            if !option.allowedValues.isEmpty, !option.allowedValues.contains(value), option.resolve[value] == nil {
-                throw RPCError.invalidParams(
-                    "'options.\(member.key)' must be one of: \((option.allowedValues + option.resolve.keys.sorted()).joined(separator: ", "))"
-                )
-            }
-            if option.filter != nil {
-                // A filter's value is checked (a date, a weekday, a number of days within range)
-                // by the one parser every front end uses, before anything is asked of the portal.
-                do {
-                    _ = try RecordFilter(option: option, value: value)
-                } catch let error as UniToolError {
-                    throw RPCError.invalidParams("'options.\(member.key)': \(error.message)" + (error.hint.map { "; \($0)" } ?? ""))
-                }
-            }
-            values[member.key] = value
+    /// A schema as JSON-RPC writes it.
+    init(_ schema: SchemaJSON) {
+        switch schema {
+        case .string(let text): self = .string(text)
+        case .integer(let number): self = .number(Double(number))
+        case .bool(let flag): self = .bool(flag)
+        case .array(let items): self = .array(items.map(JSONValue.init))
+        case .object(let members): self = .object(members.map { ($0.0, JSONValue($0.1)) })
         }
-        for option in recipe.options where option.filter == nil && option.defaultValue == nil && values[option.name] == nil {
-            throw RPCError.invalidParams("'options.\(option.name)' is required by '\(recipe.command)'")
-        }
-        return values
     }
 }

@@ -38,7 +38,7 @@ struct MCPToolCatalogTests {
         #expect(renew.description?.contains("CHANGES something") == true)
         #expect(renew.inputSchema.objectValue?["required"] == .array([.string("barcode")]))
         let all = try #require(tool("loans_renew-all"))
-        #expect(all.inputSchema.objectValue?["required"] == .array([]))
+        #expect(all.inputSchema.objectValue?["required"] == nil && all.inputSchema.objectValue?["properties"] == .object([:]))
         if case .perform(_, let action)? = tools.call(named: "loans_renew-all") {
             #expect(!action.takesArgument)
         } else {
@@ -54,9 +54,44 @@ struct MCPToolCatalogTests {
             #expect(tool.inputSchema.objectValue?["additionalProperties"] == .bool(false), "\(tool.name)")
         }
         let grades = try Self.catalog.recipe(portal: "demo", command: "grades")
-        #expect(throws: MCPError.self) { try MCPToolCatalog.options(["password": .string("hunter2")], for: grades) }
-        let parsed = try MCPToolCatalog.options(["term": .string("2026-fall"), "summary": .bool(true)], for: grades)
+        #expect(throws: MCPError.self) { try MCPToolCatalog.request(["password": .string("hunter2")], for: grades) }
+        let parsed = try MCPToolCatalog.request(["term": .string("2026-fall"), "summary": .bool(true)], for: grades)
         #expect(parsed.options == ["term": "2026-fall"] && parsed.summary)
+    }
+
+    @Test("what each tool's schema says is what is enforced: unknown arguments, types, lists and required ones")
+    func schemasEnforced() throws {
+        func refused(_ arguments: [String: Value], _ schema: ArgumentSchema) -> String? {
+            do {
+                _ = try MCPToolCatalog.checked(arguments, against: schema)
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        // today, search and history once took anything; a password among it.
+        #expect(refused(["password": .string("hunter2")], MCPToolCatalog.todaySchema)?.contains("'password' is not an argument") == true)
+        #expect(refused(["refresh": .string("yes")], MCPToolCatalog.todaySchema)?.contains("true or false") == true)
+        #expect(refused(["query": .string("x"), "password": .string("p")], MCPToolCatalog.searchSchema) != nil)
+        #expect(refused(["query": .int(3)], MCPToolCatalog.searchSchema)?.contains("must be a string") == true)
+        #expect(refused(["query": .string("x"), "limit": .int(0)], MCPToolCatalog.searchSchema)?.contains("at least 1") == true)
+        #expect(refused([:], MCPToolCatalog.searchSchema)?.contains("'query' is required") == true)
+        #expect(refused(["command": .string("nosuch")], tools.historySchema)?.contains("must be one of") == true)
+        #expect(refused(["command": .string("grades")], tools.historySchema) == nil)
+        // A data tool: a number is no term, and catalogue's query is required, in the schema and the check.
+        let grades = try Self.catalog.recipe(portal: "demo", command: "grades")
+        #expect(throws: MCPError.self) { try MCPToolCatalog.request(["term": .int(2026)], for: grades) }
+        let catalogue = try Self.catalog.recipe(portal: "demo", command: "catalogue")
+        let schema = MCPToolCatalog.schema(for: catalogue)
+        #expect(schema.objectValue?["required"] == .array([.string("query")]), "\(schema)")
+        #expect(throws: MCPError.self) { try MCPToolCatalog.request([:], for: catalogue) }
+        // An action's one argument, and nothing else.
+        let loans = try Self.catalog.recipe(portal: "demo", command: "loans")
+        let renew = try #require(loans.actions.first { $0.name == "renew" })
+        let renewSchema = MCPToolCatalog.schema(for: renew, of: loans)
+        #expect(refused(["barcode": .string("31000103")], renewSchema) == nil)
+        #expect(refused(["barcode": .string("31000103"), "all": .bool(true)], renewSchema) != nil)
+        #expect(refused([:], renewSchema)?.contains("required") == true)
     }
 
     @Test("a refusal that needs the user names the command to run in a terminal")

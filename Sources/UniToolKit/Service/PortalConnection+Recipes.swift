@@ -265,10 +265,13 @@ extension PortalConnection {
 
     /// Applies defaults, checks allowed values and looks up symbolic values on the portal.
     func resolveOptions(of recipe: DataRecipe, given: [String: String]) async throws -> ResolvedOptions {
-        for name in given.keys where !recipe.options.contains(where: { $0.name == name }) {
-            throw UniToolError(
-                .usage, "'\(recipe.command)' has no option --\(name)",
-                hint: "see 'unitool \(recipe.command) --help'")
+        // The one check every front end's request passes (RecipeRequest); here for a caller that
+        // skipped it, in the command line's words.
+        do {
+            _ = try RecipeRequest(
+                recipe: recipe, options: given.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }, naming: .commandLine)
+        } catch {
+            throw UniToolError(.usage, error.message, hint: "see 'unitool \(recipe.command) --help'")
         }
         var values: [String: String] = [:]
         var filters: [RecordFilter] = []

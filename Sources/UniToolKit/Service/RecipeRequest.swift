@@ -1,0 +1,157 @@
+/// What a front end asks of a data recipe, checked once against the recipe before anything is
+/// asked of the portal: the options, the source, and the shape of the answer (summary, fields,
+/// sort). The command line builds it from argv, JSON-RPC from `recipes.run`'s params, MCP from a
+/// tool's arguments; each gets the same checks and only words its messages its own way
+/// (`ArgumentNaming`). The schema front ends publish comes from the same description
+/// (``schema(for:shaping:)``), so a schema never promises what the check does not hold.
+public struct RecipeRequest: Sendable, Equatable {
+    /// Option values by name, as text (a recipe's options are text).
+    public var options: [String: String]
+    public var source: String?
+    public var summary: Bool
+    /// `["due", "-title"]` as sort keys; nil keeps the recipe's order.
+    public var sort: [SortKey]?
+    /// The fields to keep, in this order; nil for all.
+    public var fields: [String]?
+
+    public var shape: RecordShape { RecordShape(summary: summary, sort: sort, fields: fields) }
+
+    /// The recipe's options alone (JSON-RPC's `optionsSchema`): a closed list where the recipe
+    /// gives `values:` (with the symbolic values it resolves, such as `current`), those symbolic
+    /// values as examples otherwise, and each option without a default or a filter required.
+    public static func optionsSchema(for recipe: DataRecipe) -> ArgumentSchema {
+        var properties: [ArgumentSchema.Property] = []
+        var required: [String] = []
+        for option in recipe.options {
+            let symbolic = option.resolve.keys.sorted()
+            var property = ArgumentSchema.Property(
+                option.name, .string, description: option.help,
+                allowed: option.allowedValues.isEmpty ? nil : option.allowedValues + symbolic,
+                examples: option.allowedValues.isEmpty ? symbolic : [], defaultValue: option.defaultValue)
+            if let filter = option.filter { property.filter = (filter.field, filter.test.rawValue) }
+            properties.append(property)
+            if option.filter == nil, option.defaultValue == nil { required.append(option.name) }
+        }
+        return ArgumentSchema(properties: properties, required: required)
+    }
+
+    /// Everything a run of the recipe takes, flat (MCP's tool schema): its options, `source`
+    /// when it has several, `summary` when it has totals and, with `shaping`, `fields` and `sort`.
+    public static func schema(for recipe: DataRecipe, shaping: Bool = false) -> ArgumentSchema {
+        var schema = optionsSchema(for: recipe)
+        schema.properties += shapeProperties(for: recipe, shaping: shaping)
+        return schema
+    }
+
+    static func shapeProperties(for recipe: DataRecipe, shaping: Bool) -> [ArgumentSchema.Property] {
+        var properties: [ArgumentSchema.Property] = []
+        if recipe.sources.count > 1 {
+            properties.append(.init("source", .string, description: "Where to read from", allowed: recipe.sources.compactMap(\.name)))
+        }
+        if let totals = recipe.totals {
+            properties.append(
+                .init(
+                    "summary", .boolean, description: "Totals instead of the records: \(totals.fields.map(\.name).joined(separator: ", "))")
+            )
+        }
+        if shaping {
+            properties.append(.init("fields", .strings, description: "Only these fields, in this order"))
+            properties.append(.init("sort", .strings, description: "Sort by these fields; -field for descending"))
+        }
+        return properties
+    }
+
+    /// Checks a request against the recipe.
+    ///
+    /// - Parameters:
+    ///   - options: the recipe's options (JSON-RPC's `options` object, the option arguments of an
+    ///     MCP tool, the command line's `--name value`), each a string.
+    ///   - shape: `source`, `summary`, `fields`, `sort`.
+    ///   - naming: how the front end names a parameter in its messages.
+    public init(
+        recipe: DataRecipe, options: [(String, ArgumentValue)], shape: [(String, ArgumentValue)] = [], naming: ArgumentNaming
+    ) throws(ArgumentProblem) {
+        let optionValues = options
+        let checkedOptions: [String: ArgumentValue]
+        do {
+            checkedOptions = try Self.optionsSchema(for: recipe).check(optionValues, path: naming.option)
+        } catch {
+            // The recipe's own words for an unknown option, naming the options it has.
+            if !recipe.options.contains(where: { naming.option($0.name) == error.path }),
+                let name = optionValues.map(\.0).first(where: { naming.option($0) == error.path })
+            {
+                let known = recipe.options.map { naming.option($0.name) }
+                throw ArgumentProblem(
+                    path: error.path,
+                    message: "'\(naming.option(name))' is not an option of '\(recipe.command)'"
+                        + (known.isEmpty ? "; it takes none" : " (its options: \(known.joined(separator: ", ")))"))
+            }
+            throw error
+        }
+        var values: [String: String] = [:]
+        for option in recipe.options {
+            guard case .string(let value)? = checkedOptions[option.name] else { continue }
+            if option.filter != nil {
+                // A filter's value (a date, a weekday, a number of days within range) is read
+                // by the one parser the filter itself uses, before anything is asked of the portal.
+                do {
+                    _ = try RecordFilter(option: option, value: value)
+                } catch let error as UniToolError {
+                    // The filter's own message names the option as the command line does.
+                    let path = naming.option(option.name)
+                    let message = error.message.contains(path) ? error.message : "'\(path)': \(error.message)"
+                    throw ArgumentProblem(path: path, message: message + (error.hint.map { "; \($0)" } ?? ""))
+                } catch {
+                    throw ArgumentProblem(path: naming.option(option.name), message: "'\(naming.option(option.name))': \(error)")
+                }
+            }
+            values[option.name] = value
+        }
+        self.options = values
+
+        // The source first, in the recipe's words: which sources it has, or that it has one.
+        var shape = shape
+        source = nil
+        if let index = shape.firstIndex(where: { $0.0 == "source" }) {
+            let (_, value) = shape.remove(at: index)
+            if value != .null {
+                let path = naming.parameter("source")
+                guard case .string(let name) = value else {
+                    throw ArgumentProblem(path: path, message: "'\(path)' must be a string, not \(value.typeName)")
+                }
+                guard recipe.source(named: name) != nil else {
+                    let names = recipe.sources.compactMap(\.name)
+                    throw ArgumentProblem(
+                        path: path,
+                        message: "'\(path)' \"\(name)\" is not a source of '\(recipe.command)'"
+                            + (names.isEmpty ? "; it has only one" : " (its sources: \(names.joined(separator: ", ")))"))
+                }
+                source = name
+            }
+        }
+        let shapeSchema = ArgumentSchema(properties: Self.shapeProperties(for: recipe, shaping: true).filter { $0.name != "source" })
+        let checkedShape = try shapeSchema.check(shape, path: naming.parameter)
+        if case .bool(let flag)? = checkedShape["summary"] { summary = flag } else { summary = false }
+        let columns: [String]
+        if summary, let totals = recipe.totals {
+            columns = totals.groupBy + totals.fields.map(\.name)
+        } else {
+            columns = recipe.columns
+        }
+        func strings(_ name: String) -> [String]? {
+            guard case .array(let items)? = checkedShape[name] else { return nil }
+            return items.compactMap { if case .string(let text) = $0 { text } else { nil } }
+        }
+        func unknownField(_ parameter: String, _ field: String) -> ArgumentProblem {
+            let path = naming.parameter(parameter)
+            return ArgumentProblem(
+                path: path,
+                message: "'\(path)' names '\(field)', which \(summary ? "the summary of " : "")'\(recipe.command)' does not have"
+                    + " (fields: \(columns.joined(separator: ", ")))")
+        }
+        sort = strings("sort").map { $0.flatMap(SortKey.parse) }
+        for key in sort ?? [] where !columns.contains(key.field) { throw unknownField("sort", key.field) }
+        fields = strings("fields")
+        for name in fields ?? [] where !name.isEmpty && !columns.contains(name) { throw unknownField("fields", name) }
+    }
+}
