@@ -6,7 +6,7 @@ import UniToolKit
 
 extension CommandEnvironment {
     /// Runs `body` with a connection to `portal` (the demo started first if needed), saves the
-    /// session as the portal left it (`settlingSession`), and closes everything afterwards, also
+    /// session as the portal left it (`PortalService.session`), and closes everything afterwards, also
     /// on failure.
     ///
     /// With `savedSession: false` the connection starts from an empty cookie jar and never
@@ -45,7 +45,7 @@ extension CommandEnvironment {
         StatusLine.shared.begin("connecting to \(portal.name)", quiet: options.quiet)
         let result: Result<T, any Error>
         do {
-            result = .success(try await Self.reportingProgress { try await connection.settlingSession(body) })
+            result = .success(try await Self.reportingProgress { try await PortalService(connection: connection).session(body) })
         } catch {
             result = .failure(error)
         }

@@ -62,8 +62,29 @@ struct RecipeCommandRunner {
         _ recipe: DataRecipe, invocation: RecipeInvocation, options: GlobalOptions, environment: CommandEnvironment
     ) async throws -> Int32 {
         let portal = try environment.catalog.portal(try environment.portalID())
+        // The request, checked by the one check every front end runs; a calendar is every
+        // record, whatever --fields or --sort say.
+        let request = try invocation.request(
+            for: recipe, fields: invocation.calendar ? nil : options.fields, sort: invocation.calendar ? nil : options.sort)
         if options.offline {
-            return try answerOffline(recipe, invocation: invocation, options: options, portal: portal, environment: environment)
+            if let action = invocation.action {
+                throw UniToolError(
+                    .usage, "'\(recipe.command) \(action.name)' acts on the portal, so it cannot run --offline",
+                    hint: "run it without --offline when the portal is reachable")
+            }
+            // The last answer to the same question, from the history: no connection, no password.
+            let user = recipe.login ? try environment.user(for: portal) : ""
+            let service = PortalService(portal: portal, user: user, history: environment.history()) {
+                throw UniToolError(.internal, "an offline answer asked for the portal")
+            }
+            let outcome = try await service.execute(request, of: recipe, offline: true)
+            environment.rememberRun(invocation.words(for: recipe), portal: portal.id)
+            if let asOf = outcome.asOf {
+                Progress.note(
+                    "offline: '\(recipe.command)' as of \(HistoryStore.age(of: asOf)) (\(HistoryStore.timestamp(asOf))), from the history",
+                    quiet: options.quiet)
+            }
+            return try write(outcome.records, of: recipe, invocation: invocation, options: options, portal: portal, user: user)
         }
         // A public command (login: false) needs no user and never logs in.
         let credentials =
@@ -77,13 +98,19 @@ struct RecipeCommandRunner {
             portal, user: credentials.user, credentials: credentials.provide, savedSession: recipe.login,
             termsThroughSavedSession: !recipe.login
         ) { connection in
-            // Both calls pass the terms gate first, and name a mistyped option value.
+            // Both pass the terms gate first, and name a mistyped option value.
+            let service = PortalService(connection: connection)
             let records: RecordSet
             if let action = invocation.action {
                 Progress.say(TerminalText.escaped("\(action.summary): \(invocation.actionArgument ?? "")") + "…")
-                records = try await connection.perform(action, of: recipe, argument: invocation.actionArgument ?? "")
+                // An action's answer is shaped by --fields and --sort alone, in the page's order.
+                records = try RecordShape(
+                    summary: false, sort: options.sort.map(SortKey.parse), fields: options.fields.map(RecipeInvocation.fieldList)
+                ).apply(
+                    to: try await service.perform(action, of: recipe, argument: invocation.actionArgument ?? ""),
+                    of: recipe.withoutDefaultSort)
             } else {
-                records = try await connection.run(recipe, options: invocation.values, source: invocation.source)
+                records = try await service.execute(request, of: recipe).records
             }
             environment.logger.debug("HTTP requests: \(connection.session.requestCount)")
             return records
@@ -92,44 +119,16 @@ struct RecipeCommandRunner {
         return try write(records, of: recipe, invocation: invocation, options: options, portal: portal, user: credentials.user)
     }
 
-    /// `--offline`: the last answer to the same command and options, from the history, with its
-    /// age on stderr. Nothing is asked of the portal, and no password is read.
-    private func answerOffline(
-        _ recipe: DataRecipe, invocation: RecipeInvocation, options: GlobalOptions, portal: PortalRecipe, environment: CommandEnvironment
-    ) throws -> Int32 {
-        if let action = invocation.action {
-            throw UniToolError(
-                .usage, "'\(recipe.command) \(action.name)' acts on the portal, so it cannot run --offline",
-                hint: "run it without --offline when the portal is reachable")
-        }
-        guard let history = environment.history() else {
-            throw UniToolError(.stateCorrupt, "the history cannot be opened, so there is no offline answer", hint: "run with -v to see why")
-        }
-        let user = recipe.login ? try environment.user(for: portal) : ""
-        let answer = try history.offlineAnswer(
-            recipe: recipe, portal: portal.id, user: user, options: invocation.values, source: invocation.source)
-        environment.rememberRun(invocation.words(for: recipe), portal: portal.id)
-        Progress.note(
-            "offline: '\(recipe.command)' as of \(HistoryStore.age(of: answer.ranAt)) (\(HistoryStore.timestamp(answer.ranAt))), from the history",
-            quiet: options.quiet)
-        return try write(answer.records, of: recipe, invocation: invocation, options: options, portal: portal, user: user)
-    }
-
-    /// Shapes the records as asked (--summary, --sort, --fields) and prints them.
+    /// Prints the records, shaped already: a table fitted to the terminal, or JSON, CSV, ics.
     private func write(
         _ records: RecordSet, of recipe: DataRecipe, invocation: RecipeInvocation, options: GlobalOptions, portal: PortalRecipe,
         user: String
     ) throws -> Int32 {
         if invocation.calendar, invocation.action == nil {
-            // The calendar is every record, whatever --fields or --sort say.
             let day = DayService(portal: portal, user: user, recipes: [recipe], history: nil, now: Date())
             StandardOutput.write(try day.calendar(of: recipe, records: records))
             return 0
         }
-        let records = try RecordShape(
-            summary: invocation.summary, sort: options.sort.map(SortKey.parse),
-            fields: options.fields.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-        ).apply(to: records, of: invocation.action == nil ? recipe : recipe.withoutDefaultSort)
         let format = options.outputFormat
         // The style knows whether stdout is a terminal: CSV for one is written escaped.
         var style = TableStyle.forStandardOutput()
@@ -165,6 +164,26 @@ struct RecipeCommandRunner {
 /// A recipe command's own arguments, taken out of argv: its options, `--source`, `--summary`,
 /// or an action with its argument (`loans renew B-1234`). What is left is the global options.
 struct RecipeInvocation {
+    /// `--fields a, b,c` as names.
+    static func fieldList(_ text: String) -> [String] { text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+
+    /// The command's request, with the global options' --fields and --sort, through the one
+    /// check every front end runs (`RecipeRequest`), in the command line's words.
+    func request(for recipe: DataRecipe, fields: String?, sort: String?) throws -> RecipeRequest {
+        var shape: [(String, ArgumentValue)] = []
+        if let source { shape.append(("source", .string(source))) }
+        if summary { shape.append(("summary", .bool(true))) }
+        if let fields { shape.append(("fields", .array(Self.fieldList(fields).map(ArgumentValue.string)))) }
+        if let sort { shape.append(("sort", .array([.string(sort)]))) }
+        do {
+            return try RecipeRequest(
+                recipe: recipe, options: values.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }, shape: shape,
+                naming: .commandLine)
+        } catch {
+            throw UniToolError(.usage, error.message, hint: "see 'unitool \(recipe.command) --help'")
+        }
+    }
+
     var values: [String: String] = [:]
     var source: String?
     var summary = false

@@ -293,7 +293,8 @@ struct WatchCommandRunner {
             var failures = 0
             let delivery = WatchDelivery(channels: channels)
             while true {
-                let outcome = try await connection.settlingSession { try await Watcher.run(spec, on: $0) }
+                // Watcher.run settles the session itself, after the recipe's run.
+                let outcome = try await Watcher.run(spec, on: connection)
                 // The status line belongs to the run, not to the wait that follows it.
                 StatusLine.shared.end()
                 for event in outcome.events {

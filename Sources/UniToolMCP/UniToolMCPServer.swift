@@ -70,19 +70,12 @@ public struct UniToolMCPServer: Sendable {
         switch call {
         case .run(let recipe):
             let request = try MCPToolCatalog.request(arguments, for: recipe)
-            let connection = try await host.connection(portal: portal, user: user)
-            var records = try await connection.settlingSession {
-                try await $0.run(recipe, options: request.options, source: request.source)
-            }
-            records = try request.shape.apply(to: records, of: recipe)
-            return try Self.result(records)
+            return try Self.result(try await host.service(portal: portal, user: user).execute(request, of: recipe).records)
         case .perform(let recipe, let action):
             let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.schema(for: action, of: recipe))
             var argument = ""
             if action.takesArgument, case .string(let text)? = given[action.argument] { argument = text }
-            let connection = try await host.connection(portal: portal, user: user)
-            let records = try await connection.settlingSession { try await $0.perform(action, of: recipe, argument: argument) }
-            return try Self.result(records)
+            return try Self.result(try await host.service(portal: portal, user: user).perform(action, of: recipe, argument: argument))
         case .today:
             let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.todaySchema)
             let refresh = given["refresh"] == .bool(true)

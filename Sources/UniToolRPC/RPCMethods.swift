@@ -32,13 +32,20 @@ extension RPCHost {
         -> (run: LiveRecipeRun, checkTerms: @Sendable () async throws -> Void)
     {
         let connection = try await connection(portal: portal, user: user)
+        let service = PortalService(connection: connection)
         return (
             { recipe, options in
                 progress?("running \(recipe.command)")
-                return try await connection.settlingSession { try await $0.run(recipe, options: options) }
+                return try await service.run(recipe, options: options)
             },
             { try await connection.ensureTermsAccepted() }
         )
+    }
+
+    /// The portal service every method calls: the shared connection, made when a call needs the
+    /// portal, and the host's history.
+    public func service(portal: PortalRecipe, user: String) -> PortalService {
+        PortalService(portal: portal, user: user, history: history) { try await connection(portal: portal, user: user) }
     }
 
     /// No history unless the host keeps one.
@@ -244,23 +251,16 @@ public struct RPCMethods: Sendable {
         // Everything the recipe can check is checked before any request, in protocol terms.
         let run = try RecipeRunParameters(params, recipe: recipe)
         let (portal, user) = try portalAndUser(params)
-        if try params.bool("offline") == true {
-            // The last answer from the history: no connection, no request, no password.
-            guard let history = host.history else {
-                throw UniToolError(.noOfflineAnswer, "this server keeps no history", hint: "run the recipe without 'offline'")
-            }
-            let answer = try history.offlineAnswer(
-                recipe: recipe, portal: portal.id, user: recipe.historyUser(user), options: run.options, source: run.source)
-            let records = try RecordShape(summary: run.summary, sort: run.sort, fields: run.fields).apply(to: answer.records, of: recipe)
-            return Self.result(records, adding: [("asOf", .string(ISO8601DateFormatter().string(from: answer.ranAt)))])
+        let offline = try params.bool("offline") == true
+        if !offline { request.progress?("running \(recipe.command)") }
+        // run() checks the terms first, and names a mistyped option value; offline, the last
+        // answer from the history: no connection, no request, no password.
+        let outcome = try await host.service(portal: portal, user: user).execute(run.request, of: recipe, offline: offline)
+        if let asOf = outcome.asOf {
+            return Self.result(outcome.records, adding: [("asOf", .string(ISO8601DateFormatter().string(from: asOf)))])
         }
-        let connection = try await host.connection(portal: portal, user: user)
-        // run() checks the terms first, and names a mistyped option value, even offline.
-        request.progress?("running \(recipe.command)")
-        var records = try await connection.settlingSession { try await $0.run(recipe, options: run.options, source: run.source) }
-        records = try RecordShape(summary: run.summary, sort: run.sort, fields: run.fields).apply(to: records, of: recipe)
-        request.progress?(Plural.count(records.records.count, "record"))
-        return Self.result(records)
+        request.progress?(Plural.count(outcome.records.records.count, "record"))
+        return Self.result(outcome.records)
     }
 
     /// Records as every method returns them: `{columns, records}`, and anything `adding` names.
@@ -360,7 +360,7 @@ public struct RPCMethods: Sendable {
         if !action.takesArgument, try params.string("argument") != nil {
             throw RPCError.invalidParams("'\(recipe.command) \(action.name)' takes no argument")
         }
-        let result = try await connection.settlingSession { try await $0.perform(action, of: recipe, argument: argument) }
+        let result = try await PortalService(connection: connection).perform(action, of: recipe, argument: argument)
         return Self.result(result)
     }
 
@@ -369,11 +369,9 @@ public struct RPCMethods: Sendable {
         try params.allow(["portal", "user", "url"])
         let (portal, user) = try portalAndUser(params)
         let connection = try await host.connection(portal: portal, user: user)
-        let url = try connection.ownPageURL(try params.requiredString("url"))
-        request.progress?("checking the terms of use of \(portal.name)")
-        try await connection.ensureTermsAccepted()
-        request.progress?("fetching \(url.path.isEmpty ? "/" : url.path)")
-        let page = try await connection.settlingSession { try await $0.fetch(url.absoluteString) }
+        let address = try params.requiredString("url")
+        request.progress?("fetching \(address) from \(portal.name), its terms of use checked first")
+        let page = try await PortalService(connection: connection).fetch(address)
         return .object([
             ("url", .string(page.url.absoluteString)), ("status", .number(Double(page.status))),
             ("contentType", page.contentType.map(JSONValue.string) ?? .null),
