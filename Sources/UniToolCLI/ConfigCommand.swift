@@ -96,15 +96,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 let catalog = try RecipeCatalog(
                     directories: CommandEnvironment.ownRecipeDirectories, reservedCommands: Dispatcher.reservedCommands)
                 try PortalID.validate(value)
-                guard catalog.portals[value] != nil else {
-                    let known = catalog.portals.keys.sorted()
-                    let nearest = typoSuggestion(for: value, among: known)
-                    throw UniToolError(
-                        .usage, "there is no portal '\(value)'",
-                        hint: "installed portals: \(known.joined(separator: ", "))" + (nearest.map { "; did you mean '\($0)'?" } ?? "")
-                            + "; add yours with 'unitool recipes new \(value) --help' (a folder of recipes in \(RecipeCatalog.userDirectory.path)), then set it"
-                    )
-                }
+                guard catalog.portals[value] != nil else { throw catalog.unknownPortal(value) }
                 config[key] = value
             case "user":
                 let portal = try ConfigCommand.portal(globals)

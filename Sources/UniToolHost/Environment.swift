@@ -89,13 +89,7 @@ package final class CommandEnvironment: Sendable {
         if let setting = settings.portal {
             let portal = setting.value
             try PortalID.validate(portal)
-            guard catalog.portals[portal] != nil else {
-                let known = catalog.portals.keys.sorted()
-                let nearest = typoSuggestion(for: portal, among: known)
-                throw UniToolError(
-                    .recipeNotFound, "there is no portal '\(portal)' (from \(setting.origin))",
-                    hint: "installed portals: \(known.joined(separator: ", "))" + (nearest.map { "; did you mean '\($0)'?" } ?? ""))
-            }
+            guard catalog.portals[portal] != nil else { throw catalog.unknownPortal(portal, origin: "\(setting.origin)") }
             return portal
         }
         let ids = catalog.portals.keys.sorted()

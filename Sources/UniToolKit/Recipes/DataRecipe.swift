@@ -377,7 +377,7 @@ extension DataRecipe {
                 guard name != "source", name != "summary" else {
                     throw optionsReader.error(name, "'--\(name)' is unitool's own option and cannot be declared")
                 }
-                options.append(try OptionSpec.load(name: name, reader: try optionsReader.mappingReader(name)!))
+                options.append(try OptionSpec.load(name: name, reader: try optionsReader.entry(name)))
             }
         }
         var sources: [Source] = []
@@ -386,7 +386,7 @@ extension DataRecipe {
                 throw top.error(key, "belongs inside each of 'sources' when a recipe has sources")
             }
             for name in sourcesReader.keys {
-                let reader = try sourcesReader.mappingReader(name)!
+                let reader = try sourcesReader.entry(name)
                 try reader.allowOnly(sourceKeys)
                 sources.append(try Source.load(name: name, reader: reader))
             }
@@ -436,7 +436,7 @@ extension DataRecipe {
         var actions: [ActionSpec] = []
         if let actionsReader = try top.mappingReader("actions") {
             for name in actionsReader.keys {
-                actions.append(try ActionSpec.load(name: name, reader: try actionsReader.mappingReader(name)!))
+                actions.append(try ActionSpec.load(name: name, reader: try actionsReader.entry(name)))
             }
         }
         var recipe = DataRecipe(
@@ -480,7 +480,7 @@ extension DataRecipe.Source {
             throw reader.error("fields", "missing: a data recipe needs at least one field")
         }
         let fields = try fieldsReader.keys.map { name in
-            try FieldSpec.load(name: name, reader: try fieldsReader.mappingReader(name)!)
+            try FieldSpec.load(name: name, reader: try fieldsReader.entry(name))
         }
         for field in fields {
             if case .beforeToday(let other) = field.compute,
@@ -510,7 +510,7 @@ extension DataRecipe.Source {
         if !source.form.isEmpty, source.json != nil { throw reader.error("json", "a POST sends form or json, not both") }
         if let readsReader = try reader.mappingReader("read") {
             for name in readsReader.keys {
-                let entry = try readsReader.mappingReader(name)!
+                let entry = try readsReader.entry(name)
                 try entry.allowOnly(["fetch", "xpath", "regex", "method", "form", "json", "parse"])
                 let regex = try entry.string("regex")
                 if let regex, (try? Regex(regex)) == nil { throw entry.error("regex", "'\(regex)' is not a valid regular expression") }
@@ -559,7 +559,7 @@ extension OptionSpec {
         var resolve: [String: Resolution] = [:]
         if let resolveReader = try reader.mappingReader("resolve") {
             for symbol in resolveReader.keys {
-                let entry = try resolveReader.mappingReader(symbol)!
+                let entry = try resolveReader.entry(symbol)
                 try entry.allowOnly(["fetch", "xpath", "many", "shows_records"])
                 let many = try entry.bool("many") ?? false
                 let showsRecords = try entry.bool("shows_records") ?? false
@@ -621,7 +621,7 @@ extension FieldSpec {
             }
             list = NestedList(
                 rows: try listReader.requiredXPath("rows"),
-                fields: try fieldsReader.keys.map { try FieldSpec.load(name: $0, reader: try fieldsReader.mappingReader($0)!) })
+                fields: try fieldsReader.keys.map { try FieldSpec.load(name: $0, reader: try fieldsReader.entry($0)) })
         }
         var compute: Computation?
         if let computeReader = try reader.mappingReader("compute") {
@@ -682,7 +682,7 @@ extension Totals {
         }
         var aggregates: [Aggregate] = []
         for name in fieldsReader.keys {
-            let entry = try fieldsReader.mappingReader(name)!
+            let entry = try fieldsReader.entry(name)
             try entry.allowOnly(["count", "sum", "mean", "weighted_mean", "weight", "where", "decimals"])
             func field(_ key: String) throws -> String? {
                 guard let value = try entry.string(key) else { return nil }
@@ -733,7 +733,7 @@ extension ActionSpec {
         }
         var fields: [FieldSpec] = []
         if let fieldsReader = try reader.mappingReader("fields") {
-            fields = try fieldsReader.keys.map { try FieldSpec.load(name: $0, reader: try fieldsReader.mappingReader($0)!) }
+            fields = try fieldsReader.keys.map { try FieldSpec.load(name: $0, reader: try fieldsReader.entry($0)) }
         }
         var action = ActionSpec(
             name: name, summary: try reader.string("summary") ?? name, argument: argument, fetch: fetch, form: form,

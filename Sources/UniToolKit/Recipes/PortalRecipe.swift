@@ -249,7 +249,7 @@ extension PortalRecipe {
                 guard name.range(of: "^[a-z][a-z0-9-]*$", options: .regularExpression) != nil else {
                     throw servicesReader.error(name, "'\(name)' must be lowercase letters, digits and dashes")
                 }
-                let service = try servicesReader.mappingReader(name)!
+                let service = try servicesReader.entry(name)
                 try service.allowOnly(["base_url", "headers"])
                 recipe.services[name] = try service.url("base_url", required: true)!
                 recipe.serviceHeaders[name] = try service.headers()

@@ -275,13 +275,21 @@ public struct RecipeCatalog: Sendable {
 
     public func portal(_ id: String) throws -> PortalRecipe {
         try PortalID.validate(id)
-        guard let portal = portals[id] else {
-            let known = portals.keys.sorted().joined(separator: ", ")
-            throw UniToolError(
-                .recipeNotFound, "no portal named '\(id)'",
-                hint: known.isEmpty ? "no portal recipes were found" : "known portals: \(known)")
-        }
+        guard let portal = portals[id] else { throw unknownPortal(id) }
         return portal
+    }
+
+    /// The one error for a portal that is not installed, wherever its name came from (`origin`:
+    /// `--portal`, `$UNITOOL_PORTAL`, `config.yaml:2`): the installed ones, the one most likely
+    /// meant, and how to add one.
+    public func unknownPortal(_ id: String, origin: String? = nil) -> UniToolError {
+        let known = portals.keys.sorted()
+        let nearest = typoSuggestion(for: id, among: known)
+        return UniToolError(
+            .recipeNotFound, "there is no portal '\(id)'" + (origin.map { " (from \($0))" } ?? ""),
+            hint: (known.isEmpty ? "no portal recipes were found" : "installed portals: \(known.joined(separator: ", "))")
+                + (nearest.map { "; did you mean '\($0)'?" } ?? "")
+                + "; add yours with 'unitool recipes new \(id) --help' (a folder of recipes in \(Self.userDirectory.path))")
     }
 
     public func recipe(portal: String, command: String) throws -> DataRecipe {

@@ -207,14 +207,14 @@ struct MappingReader {
     /// A mapping of names to plain values, in file order.
     func stringMap(_ key: String) throws -> [(String, String)]? {
         guard child(key) != nil else { return nil }
-        let nested = try mappingReader(key)!
+        let nested = try entry(key)
         return try nested.keys.map { name in (name, try nested.requiredString(name)) }
     }
 
     /// Like `stringMap`, but an empty value is allowed: a replacement with nothing, an empty field.
     func stringMapAllowingEmpty(_ key: String) throws -> [(String, String)]? {
         guard child(key) != nil else { return nil }
-        let nested = try mappingReader(key)!
+        let nested = try entry(key)
         return try nested.keys.map { name in (name, try nested.string(name) ?? "") }
     }
 
@@ -230,6 +230,13 @@ struct MappingReader {
     func mappingReader(_ key: String) throws -> MappingReader? {
         guard let value = child(key) else { return nil }
         return try MappingReader(reader: reader, node: value, path: keyPath(key))
+    }
+
+    /// The mapping under a key this reader lists (one of `keys`): there by construction, and a
+    /// recipe error rather than a crash if it ever is not.
+    func entry(_ key: String) throws -> MappingReader {
+        guard let nested = try mappingReader(key) else { throw error(key, "is missing") }
+        return nested
     }
 
     func list(_ key: String) throws -> [MappingReader]? {

@@ -218,31 +218,42 @@ public struct TraceScrubber: Sendable, Equatable {
 
     private static let protocolNames = protocolFieldNames.joined(separator: "|")
 
+    /// A pattern written here, not read from anywhere: one that does not compile is a mistake in
+    /// this file, which every run of the scrubber's tests finds at once, so it stops the program
+    /// with the pattern named rather than scrubbing nothing.
+    private static func constant(pattern: String, options: NSRegularExpression.Options = []) -> NSRegularExpression {
+        do {
+            return try NSRegularExpression(pattern: pattern, options: options)
+        } catch {
+            preconditionFailure("TraceScrubber's pattern \(pattern) does not compile: \(error)")
+        }
+    }
+
     /// `SAMLResponse=...` in a query or form body (also after `&amp;` in HTML), and in JSON.
-    private static let protocolParameter = try! NSRegularExpression(
+    private static let protocolParameter = constant(
         pattern: #"(^|[?&;#\s"'>/])((?:"# + protocolNames + #")=)[^&#\s"'<>]+"#, options: [.caseInsensitive])
-    private static let protocolJSON = try! NSRegularExpression(
+    private static let protocolJSON = constant(
         pattern: #"("(?:"# + protocolNames + #")"\s*:\s*")(?:[^"\\]|\\.)*(")"#, options: [.caseInsensitive])
     /// `<textarea name=SAMLResponse>...</textarea>`, the name quoted or not.
-    private static let protocolTextarea = try! NSRegularExpression(
+    private static let protocolTextarea = constant(
         pattern: #"(<textarea\b[^>]*[\s"']name\s*=\s*["']?(?:"# + protocolNames + #")\b[^>]*>)(.*?)(</textarea)"#,
         options: [.caseInsensitive, .dotMatchesLineSeparators])
-    private static let inputTag = try! NSRegularExpression(
+    private static let inputTag = constant(
         pattern: #"<input\b[^>]*>"#, options: [.caseInsensitive])
     /// Inside an `<input>` tag: a name that makes the value secret, quoted or not.
-    private static let secretInputName = try! NSRegularExpression(
+    private static let secretInputName = constant(
         pattern: #"[\s"'/]name\s*=\s*["']?(?:"# + protocolNames + #")(?=["'\s/>]|$)"#, options: [.caseInsensitive])
-    private static let passwordInputType = try! NSRegularExpression(
+    private static let passwordInputType = constant(
         pattern: #"[\s"'/]type\s*=\s*["']?password(?=["'\s/>]|$)"#, options: [.caseInsensitive])
-    private static let valueAttribute = try! NSRegularExpression(
+    private static let valueAttribute = constant(
         pattern: #"([\s"'/]value\s*=\s*)(?:"[^"]*"|'[^']*'|[^\s"'<>`]+)"#, options: [.caseInsensitive])
     /// Base64 of `<samlp:`, `<saml2p:`, `<saml:` or `<?xml ` wherever it stands: a SAML message
     /// carried in a place no other rule knows (a script variable, a data attribute).
-    private static let base64SAML = try! NSRegularExpression(
+    private static let base64SAML = constant(
         pattern: #"(?:PHNhbWxwO|PHNhbWwycD|PHNhbWw6|PD94bWwg)[A-Za-z0-9+/]{8,}={0,2}"#)
     /// A CAS ticket wherever it stands (`ST-12-aBcD...-cas01`, `PT-`, `PGT-`, `PGTIOU-`,
     /// `TGT-`): in a link, a script or a page's text, as CAS servers write them.
-    private static let casTicket = try! NSRegularExpression(
+    private static let casTicket = constant(
         pattern: #"\b(?:ST|PT|PGT|PGTIOU|TGT)-\d+-[A-Za-z0-9._-]{6,}"#)
 
     static func scrubProtocolValues(_ text: String) -> String {

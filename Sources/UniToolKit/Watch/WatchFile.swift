@@ -68,7 +68,7 @@ public struct WatchFile: Sendable {
         }
         var entries: [Entry] = []
         for name in watches.keys {
-            let entry = try watches.mappingReader(name)!
+            let entry = try watches.entry(name)
             try entry.allowOnly(
                 [
                     "portal", "command", "options", "source", "every", "exec", "webhook_command", "webhook_format", "notify", "due_within",
