@@ -1,0 +1,450 @@
+import Foundation
+import WebEncoding
+
+// Reading a data recipe: the YAML, checked key by key, into the model of DataRecipe.swift.
+// Every problem names the file, line and key.
+
+extension DataRecipe {
+    /// The keys a source may have.
+    static let sourceKeys = [
+        "fetch", "parse", "namespaces", "rows", "empty_when", "next", "max_pages", "fields", "charset", "method", "form", "json", "read",
+    ]
+
+    /// Reads and validates a data recipe. Every problem names the file, line and key.
+    ///
+    /// - Parameter reserved: command names a recipe may not take: the front end's own commands
+    ///   (the CLI passes its built-in commands, which it owns).
+    public static func load(
+        file: String, text: String, portal: String, reserved: Set<String> = [], platforms: URL = RecipeComposer.bundledPlatforms
+    ) throws -> DataRecipe {
+        let (node, platform) = try RecipeComposer.compose(RecipeReader(file: file, text: text), platforms: platforms, kind: .data)
+        let top = try RecipeReader(file: platform.map { "\(file) (on platform \($0.platform))" } ?? file, root: node).top
+        try top.allowOnly(
+            [
+                "command", "summary", "description", "options", "sources", "totals", "actions", "login", "sort", "calendar", "service",
+                "max_records", "headers", "user_values",
+            ] + sourceKeys)
+        let command = try top.requiredString("command")
+        guard NameSyntax.isCommandName(command) else {
+            throw top.error("command", "'\(command)' must be lowercase letters, digits and dashes")
+        }
+        guard !reserved.contains(command) else {
+            throw top.error(
+                "command", "'\(command)' is a built-in command of unitool, and a recipe cannot replace it",
+                hint: "choose another name, such as '\(command)-\(portal)'")
+        }
+        var options: [OptionSpec] = []
+        if let optionsReader = try top.mappingReader("options") {
+            for name in optionsReader.keys {
+                guard name != "source", name != "summary" else {
+                    throw optionsReader.error(name, "'--\(name)' is unitool's own option and cannot be declared")
+                }
+                options.append(try OptionSpec.load(name: name, reader: try optionsReader.entry(name)))
+            }
+        }
+        var sources: [Source] = []
+        if let sourcesReader = try top.mappingReader("sources") {
+            for key in sourceKeys where top.child(key) != nil {
+                throw top.error(key, "belongs inside each of 'sources' when a recipe has sources")
+            }
+            for name in sourcesReader.keys {
+                let reader = try sourcesReader.entry(name)
+                try reader.allowOnly(sourceKeys)
+                sources.append(try Source.load(name: name, reader: reader))
+            }
+            guard !sources.isEmpty else { throw top.error("sources", "must name at least one source") }
+        } else {
+            sources.append(try Source.load(name: nil, reader: top))
+        }
+        let columns = sources[0].fields.map(\.name)
+        for source in sources.dropFirst() where source.fields.map(\.name) != columns {
+            throw top.error(
+                "sources",
+                "source '\(source.name ?? "")' has the fields \(source.fields.map(\.name)), but '\(sources[0].name ?? "")' has \(columns); every source must give the same fields in the same order"
+            )
+        }
+        let userValues = try top.stringList("user_values") ?? []
+        let builtIn = Set(DataRecipe.builtInValues)
+        for name in userValues where !NameSyntax.isValueName(name) {
+            throw top.error("user_values", "'\(name)' must be lowercase letters, digits and underscores")
+        }
+        for source in sources {
+            let known = Set(options.map(\.name)).union(source.reads.map(\.name)).union(userValues).union(builtIn)
+            let templates = [("fetch", source.fetch)] + source.form.map { ("form", $0.value) } + (source.json.map { [("json", $0)] } ?? [])
+            for (key, template) in templates {
+                for variable in template.variables where !known.contains(variable) {
+                    throw top.error(key, "uses {{\(variable)}}, but no option or read: value of that name is declared")
+                }
+            }
+            for read in source.reads {
+                for (key, template) in read.templates {
+                    for variable in template.variables
+                    where !options.contains(where: { $0.name == variable }) && !userValues.contains(variable) && !builtIn.contains(variable)
+                    {
+                        throw top.error("read", "'\(read.name)' uses {{\(variable)}} in its \(key), but no option of that name is declared")
+                    }
+                }
+            }
+        }
+        for option in options {
+            if let filter = option.filter, !sources[0].hasField(path: filter.field) {
+                throw top.error(
+                    "options",
+                    "option '\(option.name)' filters on '\(filter.field)', which is not a field (fields: \(columns.joined(separator: ", ")))"
+                )
+            }
+        }
+        let totals = try top.mappingReader("totals").map { try Totals.load(reader: $0, columns: columns) }
+        var actions: [ActionSpec] = []
+        if let actionsReader = try top.mappingReader("actions") {
+            for name in actionsReader.keys {
+                actions.append(try ActionSpec.load(name: name, reader: try actionsReader.entry(name)))
+            }
+        }
+        var recipe = DataRecipe(
+            command: command, summary: try top.string("summary") ?? command,
+            discussion: try top.string("description"), options: options, sources: sources, totals: totals,
+            actions: actions, file: file, portal: portal)
+        recipe.login = try top.bool("login") ?? true
+        recipe.headers = try top.headers()
+        recipe.userValues = userValues
+        if let maxRecords = try top.integer("max_records") {
+            guard maxRecordsRange.contains(maxRecords) else {
+                throw top.error("max_records", "must be from 1 to 1000000 (the default is \(defaultMaxRecords))")
+            }
+            recipe.maxRecords = maxRecords
+        }
+        recipe.service = try top.string("service")
+        recipe.platform = platform
+        recipe.sort = SortKey.parse(try top.string("sort") ?? "")
+        for key in recipe.sort where !columns.contains(key.field) {
+            throw top.error("sort", "'\(key.field)' is not a field (fields: \(columns.joined(separator: ", ")))")
+        }
+        recipe.calendar = try top.mappingReader("calendar").map { try CalendarSpec.load(reader: $0, fields: sources[0].fields) }
+        if !recipe.login, !recipe.actions.isEmpty {
+            throw top.error("login", "a public command (login: false) cannot have actions: changing something needs a login")
+        }
+        return recipe
+    }
+}
+
+extension DataRecipe.Source {
+    /// `day`, or `meetings.day` for a field of a nested list.
+    func hasField(path: String) -> Bool {
+        let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
+        guard let field = fields.first(where: { $0.name == parts[0] }) else { return false }
+        if parts.count == 1 { return true }
+        return field.list?.fields.contains { $0.name == parts[1] } ?? false
+    }
+
+    static func load(name: String?, reader: MappingReader) throws -> Self {
+        guard let fieldsReader = try reader.mappingReader("fields"), !fieldsReader.keys.isEmpty else {
+            throw reader.error("fields", "missing: a data recipe needs at least one field")
+        }
+        let fields = try fieldsReader.keys.map { name in
+            try FieldSpec.load(name: name, reader: try fieldsReader.entry(name))
+        }
+        for field in fields {
+            if case .beforeToday(let other) = field.compute,
+                !fields.contains(where: { $0.name == other && ($0.type == .date || $0.type == .datetime) })
+            {
+                throw fieldsReader.error(field.name, "compute: before_today needs a date field, and '\(other)' is not one")
+            }
+        }
+        let maxPages = try reader.integer("max_pages") ?? 20
+        guard maxPages >= 1 else { throw reader.error("max_pages", "must be at least 1") }
+        var source = Self(
+            name: name, fetch: Template(try reader.requiredString("fetch")),
+            parser: try reader.choice("parse", of: Parser.self) ?? .html,
+            namespaces: Dictionary(uniqueKeysWithValues: try reader.stringMap("namespaces") ?? []),
+            rows: try reader.requiredXPath("rows"), emptyWhen: try reader.xpath("empty_when"),
+            next: try reader.xpath("next"), maxPages: maxPages, fields: fields, charset: try reader.charsetLabel("charset"))
+        switch try reader.string("method")?.lowercased() {
+        case nil, "get": source.post = false
+        case "post": source.post = true
+        case let other?: throw reader.error("method", "'\(other)' is not a method a recipe may use; use get or post")
+        }
+        source.form = (try reader.stringMapAllowingEmpty("form") ?? []).map { ($0.0, Template($0.1)) }
+        source.json = try reader.string("json").map(Template.init)
+        if !source.post, !source.form.isEmpty || source.json != nil {
+            throw reader.error(source.json != nil ? "json" : "form", "a body is sent with method: post only")
+        }
+        if !source.form.isEmpty, source.json != nil { throw reader.error("json", "a POST sends form or json, not both") }
+        if let readsReader = try reader.mappingReader("read") {
+            for name in readsReader.keys {
+                let entry = try readsReader.entry(name)
+                try entry.allowOnly(["fetch", "xpath", "regex", "method", "form", "json", "parse"])
+                let regex = try entry.string("regex")
+                if let regex, (try? Regex(regex)) == nil { throw entry.error("regex", "'\(regex)' is not a valid regular expression") }
+                var read = Read(
+                    name: name, fetch: Template(try entry.requiredString("fetch")), xpath: try entry.requiredXPath("xpath"),
+                    regex: regex)
+                switch try entry.string("method")?.lowercased() {
+                case nil, "get": read.post = false
+                case "post": read.post = true
+                case let other?: throw entry.error("method", "'\(other)' is not a method a recipe may use; use get or post")
+                }
+                read.form = (try entry.stringMapAllowingEmpty("form") ?? []).map { ($0.0, Template($0.1)) }
+                read.json = try entry.string("json").map(Template.init)
+                if !read.post, !read.form.isEmpty || read.json != nil {
+                    throw entry.error(read.json != nil ? "json" : "form", "a body is sent with method: post only")
+                }
+                if !read.form.isEmpty, read.json != nil { throw entry.error("json", "a POST sends form or json, not both") }
+                read.parser = try entry.choice("parse", of: Parser.self) ?? .html
+                guard read.parser == .html || read.parser == .json else {
+                    throw entry.error("parse", "a read: value is taken from an HTML page or a JSON answer: use html or json")
+                }
+                source.reads.append(read)
+            }
+        }
+        return source
+    }
+}
+
+extension MappingReader {
+    /// An encoding label (`charset:` on a portal or a source), checked against the labels
+    /// browsers know, so that a typo is found before any request.
+    func charsetLabel(_ key: String) throws -> String? {
+        guard let label = try string(key) else { return nil }
+        guard WebEncoding(label: label) != nil else {
+            throw error(
+                key,
+                "'\(label)' is not an encoding label browsers know; use one such as Shift_JIS, EUC-JP, UTF-8, windows-1252 or ISO-8859-2")
+        }
+        return label
+    }
+}
+
+extension OptionSpec {
+    static func load(name: String, reader: MappingReader) throws -> OptionSpec {
+        try reader.allowOnly(["default", "help", "values", "resolve", "filter"])
+        var resolve: [String: Resolution] = [:]
+        if let resolveReader = try reader.mappingReader("resolve") {
+            for symbol in resolveReader.keys {
+                let entry = try resolveReader.entry(symbol)
+                try entry.allowOnly(["fetch", "xpath", "many", "shows_records"])
+                let many = try entry.bool("many") ?? false
+                let showsRecords = try entry.bool("shows_records") ?? false
+                if many && showsRecords {
+                    throw entry.error(
+                        "shows_records",
+                        "'shows_records' is for a value that resolves to one page's records; with 'many: true' every value is fetched")
+                }
+                resolve[symbol] = Resolution(
+                    fetch: Template(try entry.requiredString("fetch")), xpath: try entry.requiredXPath("xpath"),
+                    many: many, showsRecords: showsRecords)
+            }
+        }
+        var filter: Filter?
+        if let filterReader = try reader.mappingReader("filter") {
+            try filterReader.allowOnly(["field", "test"])
+            filter = Filter(
+                field: try filterReader.requiredString("field"),
+                test: try filterReader.choice("test", of: Filter.Test.self) ?? .equals)
+        }
+        return OptionSpec(
+            name: name, help: try reader.string("help"), defaultValue: try reader.string("default"),
+            allowedValues: try reader.stringList("values") ?? [], resolve: resolve, filter: filter)
+    }
+}
+
+extension FieldSpec {
+    static func load(name: String, reader: MappingReader) throws -> FieldSpec {
+        try reader.allowOnly(
+            [
+                "xpath", "type", "required", "format", "timezone", "regex", "replace", "default", "keep_empty", "list", "compute",
+                "key", "priority", "decimals", "flag", "compare", "html", "map",
+            ])
+        let regex = try reader.string("regex")
+        if let regex, (try? Regex(regex)) == nil {
+            throw reader.error("regex", "'\(regex)' is not a valid regular expression")
+        }
+        var replacements: [(pattern: String, with: String)] = []
+        for (pattern, replacement) in try reader.stringMapAllowingEmpty("replace") ?? [] {
+            guard (try? Regex(pattern)) != nil else {
+                throw reader.error("replace", "'\(pattern)' is not a valid regular expression")
+            }
+            replacements.append((pattern, replacement))
+        }
+        let type = try reader.choice("type", of: FieldType.self) ?? .string
+        let format = try reader.string("format")
+        if type == .date || type == .datetime, format == nil {
+            throw reader.error("format", "a \(type.rawValue) field needs a format, such as yyyy-MM-dd, iso8601 or rfc822")
+        }
+        let timeZone = try reader.string("timezone")
+        if let timeZone, TimeZone(identifier: timeZone) == nil {
+            throw reader.error("timezone", "'\(timeZone)' is not a time zone; use a name such as Europe/Budapest or Asia/Tokyo")
+        }
+        var list: NestedList?
+        if let listReader = try reader.mappingReader("list") {
+            try listReader.allowOnly(["rows", "fields"])
+            guard let fieldsReader = try listReader.mappingReader("fields"), !fieldsReader.keys.isEmpty else {
+                throw listReader.error("fields", "missing: a list needs at least one field")
+            }
+            list = NestedList(
+                rows: try listReader.requiredXPath("rows"),
+                fields: try fieldsReader.keys.map { try FieldSpec.load(name: $0, reader: try fieldsReader.entry($0)) })
+        }
+        var compute: Computation?
+        if let computeReader = try reader.mappingReader("compute") {
+            try computeReader.allowOnly(["before_today"])
+            compute = .beforeToday(try computeReader.requiredString("before_today"))
+        }
+        let xpath = try reader.xpath("xpath")
+        if xpath == nil, list == nil, compute == nil {
+            throw reader.error("xpath", "missing: a field needs an xpath, a list or a compute")
+        }
+        let keepEmpty = try reader.bool("keep_empty") ?? false
+        if keepEmpty, type != .string || list != nil || compute != nil {
+            throw reader.error(
+                "keep_empty", "only a string field read by xpath can keep empty text; a \(type.rawValue) without text is null")
+        }
+        var field = FieldSpec(
+            name: name, xpath: xpath, type: compute == nil ? type : .bool,
+            required: try reader.bool("required") ?? false, format: format, timeZone: timeZone, regex: regex,
+            replacements: replacements, defaultValue: try reader.string("default"), list: list, compute: compute)
+        field.keepEmpty = keepEmpty
+        field.valueMap = (try reader.stringMapAllowingEmpty("map") ?? []).map { (text: $0.0, value: $0.1) }
+        field.html = try reader.bool("html") ?? false
+        switch try reader.string("compare") {
+        case nil, "true": field.comparison = .full
+        case "false": field.comparison = .ignored
+        case "path":
+            guard field.type == .url else {
+                throw reader.error("compare", "compare: path is for a url field; this is a \(field.type.rawValue)")
+            }
+            field.comparison = .path
+        case let other?:
+            throw reader.error("compare", "'\(other)' is not a way to compare; use true, false or path")
+        }
+        field.display = try ColumnDisplay.load(reader: reader, numeric: field.type == .integer || field.type == .number)
+        if try reader.bool("flag") == true {
+            guard field.type == .bool else {
+                throw reader.error("flag", "only a bool field (or a compute:) is a flag; this is a \(field.type.rawValue)")
+            }
+            guard !field.display.key else { throw reader.error("flag", "a key field cannot be a flag") }
+            field.display.flag = true
+        }
+        if field.display.key, field.comparison != .full {
+            throw reader.error("compare", "a key field identifies the record, so it is always compared")
+        }
+        return field
+    }
+}
+
+extension Totals {
+    static func load(reader: MappingReader, columns: [String]) throws -> Totals {
+        try reader.allowOnly(["group_by", "fields"])
+        let groupBy = try reader.stringList("group_by") ?? []
+        for name in groupBy where !columns.contains(name) {
+            throw reader.error("group_by", "'\(name)' is not a field of the recipe")
+        }
+        guard let fieldsReader = try reader.mappingReader("fields"), !fieldsReader.keys.isEmpty else {
+            throw reader.error("fields", "missing: totals need at least one field")
+        }
+        var aggregates: [Aggregate] = []
+        for name in fieldsReader.keys {
+            let entry = try fieldsReader.entry(name)
+            try entry.allowOnly(["count", "sum", "mean", "weighted_mean", "weight", "where", "decimals"])
+            func field(_ key: String) throws -> String? {
+                guard let value = try entry.string(key) else { return nil }
+                guard columns.contains(value) else { throw entry.error(key, "'\(value)' is not a field of the recipe") }
+                return value
+            }
+            let kind: Aggregate.Kind
+            if let summed = try field("sum") {
+                kind = .sum(summed)
+            } else if let averaged = try field("mean") {
+                kind = .mean(averaged)
+            } else if let averaged = try field("weighted_mean") {
+                guard let weight = try field("weight") else { throw entry.error("weight", "missing: weighted_mean needs a weight field") }
+                kind = .weightedMean(averaged, weight: weight)
+            } else if entry.child("count") != nil {
+                kind = .count
+            } else {
+                throw entry.error("sum", "missing: say count, sum, mean or weighted_mean")
+            }
+            var aggregate = Aggregate(name: name, kind: kind, whereField: try field("where"))
+            aggregate.decimals = try ColumnDisplay.load(reader: entry, numeric: true, allowing: ["decimals"]).decimals
+            aggregates.append(aggregate)
+        }
+        return Totals(groupBy: groupBy, fields: aggregates)
+    }
+}
+
+extension ActionSpec {
+    static func load(name: String, reader: MappingReader) throws -> ActionSpec {
+        try reader.allowOnly([
+            "summary", "argument", "fetch", "form", "fill", "submit", "success_when", "refused_when", "fields", "nothing_when",
+            "fill_from_page",
+        ])
+        let argument = try reader.string("argument") ?? ""
+        let fetch = Template(try reader.requiredString("fetch"))
+        for variable in fetch.variables where variable != argument || argument.isEmpty {
+            throw reader.error(
+                "fetch",
+                argument.isEmpty
+                    ? "uses {{\(variable)}}, but the action takes no argument"
+                    : "uses {{\(variable)}}; an action knows only {{\(argument)}}")
+        }
+        let form = try reader.requiredString("form")
+        do {
+            try XPathSyntax.check(Template(form).render([argument: "x"]))
+        } catch {
+            throw reader.error("form", "\(error)")
+        }
+        var fields: [FieldSpec] = []
+        if let fieldsReader = try reader.mappingReader("fields") {
+            fields = try fieldsReader.keys.map { try FieldSpec.load(name: $0, reader: try fieldsReader.entry($0)) }
+        }
+        var action = ActionSpec(
+            name: name, summary: try reader.string("summary") ?? name, argument: argument, fetch: fetch, form: form,
+            fill: (try reader.stringMapAllowingEmpty("fill") ?? []).map { ($0.0, Template($0.1)) },
+            submit: try reader.xpath("submit"), successWhen: try reader.requiredXPath("success_when"),
+            refusedWhen: try reader.string("refused_when"), fields: fields)
+        action.nothingWhen = try reader.xpath("nothing_when")
+        if let refusedWhen = action.refusedWhen {
+            do {
+                try XPathSyntax.check(Template(refusedWhen).render([argument: "x"], encode: Template.xpathLiteral))
+            } catch {
+                throw reader.error("refused_when", "\(error)")
+            }
+            for variable in Template(refusedWhen).variables where variable != argument || argument.isEmpty {
+                throw reader.error("refused_when", "uses {{\(variable)}}; an action knows only {{\(argument)}}")
+            }
+        }
+        for (field, xpath) in try reader.stringMap("fill_from_page") ?? [] {
+            do {
+                try XPathSyntax.check(Template(xpath).render([argument: "x"], encode: Template.xpathLiteral))
+            } catch {
+                throw reader.error("fill_from_page", "\(field): \(error)")
+            }
+            action.fillFromPage.append((field, xpath))
+        }
+        return action
+    }
+}
+
+extension ColumnDisplay {
+    /// Reads `key`, `priority` and `decimals` from a field's mapping.
+    static func load(reader: MappingReader, numeric: Bool, allowing keys: Set<String> = ["key", "priority", "decimals"]) throws
+        -> ColumnDisplay
+    {
+        var display = ColumnDisplay()
+        if keys.contains("key") { display.key = try reader.bool("key") ?? false }
+        if keys.contains("priority") { display.priority = try reader.choice("priority", of: Priority.self) ?? .normal }
+        // A hidden key identifies records without being shown (a calendar's UID); a key that is
+        // shown is never the first column to go.
+        if display.key, display.priority == .low {
+            throw reader.error("priority", "a key field is never left out of a table, so it cannot have priority: low (hidden is allowed)")
+        }
+        if let decimals = try reader.string("decimals") {
+            guard let digits = Int(decimals), (0...9).contains(digits) else {
+                throw reader.error("decimals", "'\(decimals)' is not a number of digits from 0 to 9")
+            }
+            guard numeric else { throw reader.error("decimals", "only an integer or number field has decimals") }
+            display.decimals = digits
+        }
+        return display
+    }
+}
