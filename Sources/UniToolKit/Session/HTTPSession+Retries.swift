@@ -1,0 +1,41 @@
+import Foundation
+import Logging
+
+extension HTTPSession {
+    var retryPolicy: RetryPolicy {
+        RetryPolicy(retries: configuration.retries, delay: configuration.retryDelay, maxRetryAfter: configuration.maxRetryAfter)
+    }
+
+    /// `perform`, asked again as `RetryPolicy` decides, each time within the per-origin limit.
+    func performWithRetries(
+        method: String, url: URL, form: [(name: String, value: String)]?, json: String?, charset: String?, secretFields: Set<String>,
+        browser: BrowserRequest
+    ) async throws -> RawResponse {
+        let policy = retryPolicy
+        var attempt = 0
+        while true {
+            let wait: Duration
+            do {
+                await limiter.acquire(url.origin)
+                let result = await Result {
+                    try await perform(
+                        method: method, url: url, form: form, json: json, charset: charset, secretFields: secretFields, browser: browser)
+                }
+                await limiter.release(url.origin)
+                let response = try result.get()
+                let outcome = RetryPolicy.Outcome.response(status: response.status, retryAfter: response.headers.first(name: "retry-after"))
+                guard let next = policy.wait(after: outcome, method: method, attempt: attempt) else { return response }
+                wait = next
+                logger.debug("\(response.status) from \(url.redactedForLog); trying again in \(wait)")
+            } catch let transport as TransportError {
+                // A request its caller cancelled ends there: it is no failure to try again.
+                let outcome = RetryPolicy.Outcome.failure(worthRetry: transport.failure.isWorthRetry && !Task.isCancelled)
+                guard let next = policy.wait(after: outcome, method: method, attempt: attempt) else { throw transport.error }
+                wait = next
+                logger.debug("\(transport.error.message); trying again in \(wait)")
+            }
+            try await Task.sleep(for: wait)
+            attempt += 1
+        }
+    }
+}
