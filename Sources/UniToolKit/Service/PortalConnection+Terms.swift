@@ -18,10 +18,10 @@ extension PortalConnection {
     /// own kind. Either way unitool fails closed: a version it cannot read is one it cannot compare.
     public func currentTerms() async throws -> CurrentTerms? {
         guard let recipe = portal.terms else { return nil }
-        if let cached = termsCache.withLock({ $0 }) { return cached }
+        if let cached = state.withLock({ $0.currentTerms }) { return cached }
         if let termsThrough {
             let terms = try await termsThrough.currentTerms()
-            termsCache.withLock { $0 = terms }
+            state.withLock { $0.currentTerms = terms }
             return terms
         }
         let url = try portal.url(for: recipe.versionAPI)
@@ -58,7 +58,7 @@ extension PortalConnection {
         }
         let terms = try CurrentTerms.decode(page.body, from: page.url, recipe: recipe)
         logger.debug("the terms of use of \(portal.id) are at version \(terms.version)")
-        termsCache.withLock { $0 = terms }
+        state.withLock { $0.currentTerms = terms }
         return terms
     }
 

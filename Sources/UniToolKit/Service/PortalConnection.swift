@@ -21,24 +21,10 @@ public final class PortalConnection: Sendable {
     let credentials: CredentialProvider
     let store: SessionStore?
     let logger: Logger
-    /// The terms version, asked of the portal at most once per connection (so once per run).
-    let termsCache = Mutex<CurrentTerms?>(nil)
     /// Makes concurrent requests share one login.
     private let logins = LoginCoordinator()
-    /// The jar as it is on disk, so that an unchanged session is not written again.
-    private let savedJar: Mutex<CookieJar?>
-    /// The session file as this connection last read or wrote it: a different stamp means
-    /// another process saved a session since.
-    private let diskStamp: Mutex<FileStamp?>
-    private let startedEmpty: Bool
-    /// Whether the session folder can be written, found out the first time it matters.
-    private let storeWritable = Mutex<Bool?>(nil)
-    /// The jar as it was when a login that then failed began: what is saved instead of the
-    /// half-finished login's cookies. Nil once a login succeeds.
-    private let jarBeforeFailedLogin = Mutex<CookieJar?>(nil)
-    /// Whether a login finished on this connection: one that started empty (to check a
-    /// password) saves nothing until then, so a wrong password never replaces a good session.
-    private let loggedIn = Mutex(false)
+    /// The session and terms as this command found them (`ConnectionState`), under one lock.
+    let state: Mutex<ConnectionState>
 
     /// How this connection treats the terms of use (`TermsPolicy`).
     let terms: TermsPolicy
@@ -46,8 +32,6 @@ public final class PortalConnection: Sendable {
     let offeredValues: OfferedValuesStore
     /// Where successful runs are recorded, for `history`, `watch` and `--offline`; nil keeps none.
     public let history: HistoryStore?
-    /// Set once the terms were found accepted (or accepted now) on this connection.
-    private let termsCleared = Mutex(false)
     /// Where the terms version is read instead, for a public command (no user, no cookies): a
     /// connection with the user's saved session, since many portals put the terms API behind the
     /// login. It never logs in.
@@ -79,11 +63,10 @@ public final class PortalConnection: Sendable {
         self.terms = terms
         self.store = store
         self.logger = logger
-        self.diskStamp = Mutex(store?.stamp(portal: portal.id, user: user))
-        self.startedEmpty = startEmpty
         let loaded = startEmpty ? nil : store?.load(portal: portal.id, user: user)
         let jar = loaded ?? CookieJar()
-        self.savedJar = Mutex(loaded)
+        self.state = Mutex(
+            ConnectionState(startedEmpty: startEmpty, savedJar: loaded, diskStamp: store?.stamp(portal: portal.id, user: user)))
         var configuration = configuration
         if portal.idpURL != portal.baseURL { configuration.loginServiceURL = portal.idpURL }
         if let language = portal.language {
@@ -146,23 +129,21 @@ public final class PortalConnection: Sendable {
     /// write is atomic, locked and fsynced, and the benchmarks showed it dominating a warm
     /// `recipes.run` over JSON-RPC.
     public func saveSession() throws {
-        if startedEmpty, !loggedIn.withLock({ $0 }) { return }
-        guard let store = writableStore() else { return }
-        let jar = jarBeforeFailedLogin.withLock { $0 } ?? session.cookieJar
-        guard savedJar.withLock({ $0 != jar }) else { return }
+        let current = session.cookieJar
+        guard let jar = state.withLock({ $0.jarToSave(current: current) }), let store = writableStore() else { return }
         try store.save(jar, portal: portal.id, user: user)
-        savedJar.withLock { $0 = jar }
-        diskStamp.withLock { $0 = store.stamp(portal: portal.id, user: user) }
+        let stamp = store.stamp(portal: portal.id, user: user)
+        state.withLock { $0.saved(jar, stamp: stamp) }
     }
 
     /// The session store, unless its folder cannot be written: then this run goes on without
     /// saving (said once, as a warning) rather than failing a command that needs no file.
     private func writableStore() -> SessionStore? {
         guard let store else { return nil }
-        return storeWritable.withLock { writable in
-            if let writable { return writable ? store : nil }
+        return state.withLock { state in
+            if let writable = state.storeWritable { return writable ? store : nil }
             let canWrite = store.isWritable(portal: portal.id, user: user)
-            writable = canWrite
+            state.storeWritable = canWrite
             if !canWrite {
                 logger.warning(
                     "cannot write to \(store.directory.path): this run works without saving its session, so the next one logs in again. Make the folder writable (or set XDG_STATE_HOME) to keep sessions"
@@ -209,11 +190,10 @@ public final class PortalConnection: Sendable {
         let before = session.cookieJar
         do {
             let landing = try await login()
-            jarBeforeFailedLogin.withLock { $0 = nil }
-            loggedIn.withLock { $0 = true }
+            state.withLock { $0.loginSucceeded() }
             return landing
         } catch {
-            jarBeforeFailedLogin.withLock { if $0 == nil { $0 = before } }
+            state.withLock { $0.loginFailed(jarBefore: before) }
             throw error
         }
     }
@@ -237,7 +217,7 @@ public final class PortalConnection: Sendable {
     /// before they send anything, `run` while its pages are fetched (`whileCheckingTerms`). unitool
     /// fails closed.
     public func ensureTermsAccepted() async throws {
-        if termsCleared.withLock({ $0 }) { return }
+        if state.withLock({ $0.termsCleared }) { return }
         let status = try await termsStatus(terms.accepted)
         if let refusal = status.refusal, let current = status.current {
             guard let ask = terms.ask, try await ask(status, self) else {
@@ -245,7 +225,7 @@ public final class PortalConnection: Sendable {
             }
             try terms.accepted.save(AcceptedTerms(portal: portal.id, version: current.version))
         }
-        termsCleared.withLock { $0 = true }
+        state.withLock { $0.termsCleared = true }
     }
 
     /// Runs `fetch` while the terms of use are checked, instead of after: a warm run then costs
@@ -258,7 +238,7 @@ public final class PortalConnection: Sendable {
     /// Only once the user has accepted some version of this portal's terms: on the very first
     /// run nothing is fetched until they are accepted.
     func whileCheckingTerms<T: Sendable>(_ fetch: @escaping @Sendable () async throws -> T) async throws -> T {
-        if termsCleared.withLock({ $0 }) { return try await fetch() }
+        if state.withLock({ $0.termsCleared }) { return try await fetch() }
         guard (try? terms.accepted.load(portal: portal.id)) != nil else {
             try await ensureTermsAccepted()
             return try await fetch()
@@ -425,13 +405,12 @@ public final class PortalConnection: Sendable {
         // or not this one had to wait for the lock.
         // (Not when this connection was asked to start empty, to check a password for real.)
         let stamp = store.stamp(portal: portal.id, user: user)
-        let sessionChanged = !startedEmpty && stamp != nil && stamp != diskStamp.withLock { $0 }
+        let sessionChanged = state.withLock { $0.isNewer(stamp) }
         if sessionChanged {
             logger.debug("another unitool process logged in meanwhile; using its session")
             let saved = store.load(portal: portal.id, user: user)
             session.adopt(saved)
-            savedJar.withLock { $0 = saved }
-            diskStamp.withLock { $0 = stamp }
+            state.withLock { $0.adopted(saved, stamp: stamp) }
         }
         if lock.waited || sessionChanged {
             let page = try await session.get(url)
