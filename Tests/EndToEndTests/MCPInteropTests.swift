@@ -1,6 +1,7 @@
 import DemoUniversity
 import Foundation
 import Testing
+import UniToolKit
 import UniToolRPC
 import UniToolTestSupport
 

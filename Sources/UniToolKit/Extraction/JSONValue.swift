@@ -1,9 +1,9 @@
 import Foundation
-import UniToolKit
 
-/// A JSON value that keeps object keys in order, for the JSON-RPC protocol.
+/// A JSON value that keeps object keys in order: JSON-RPC's messages, and a portal's JSON
+/// answers before they become XML for a recipe (`StructuredText`). One parser for both.
 ///
-/// unitool parses protocol messages itself (RFC 8259, strictly) rather than through
+/// unitool parses JSON itself (RFC 8259, strictly for protocol messages) rather than through
 /// `JSONSerialization`: that keeps `true` apart from `1` on every platform, keeps a record's keys
 /// in the recipe's order, lets the parser enforce a nesting limit on hostile input, and keeps a
 /// number's exact text where a `Double` would change it.
@@ -161,9 +161,18 @@ public struct JSONParser {
 
     private let bytes: [UInt8]
     private var index = 0
+    /// Text as a browser reads a page's JSON: invalid UTF-8 and a lone surrogate become U+FFFD
+    /// and an unknown escape the character itself, instead of refusals. For a portal's answer,
+    /// never for a protocol message.
+    private let lenientText: Bool
 
-    public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
-        var parser = JSONParser(bytes: bytes)
+    private init(bytes: [UInt8], lenientText: Bool) {
+        self.bytes = bytes
+        self.lenientText = lenientText
+    }
+
+    public static func parse(_ bytes: [UInt8], lenientText: Bool = false) throws -> JSONValue {
+        var parser = JSONParser(bytes: bytes, lenientText: lenientText)
         parser.skipWhitespace()
         let value = try parser.parseValue(enclosingContainers: 0)
         parser.skipWhitespace()
@@ -172,8 +181,6 @@ public struct JSONParser {
     }
 
     public static func parse(_ text: String) throws -> JSONValue { try parse(Array(text.utf8)) }
-
-    private init(bytes: [UInt8]) { self.bytes = bytes }
 
     private func failure(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
 
@@ -268,7 +275,9 @@ public struct JSONParser {
         var run: [UInt8] = []
         func flush() throws {
             guard !run.isEmpty else { return }
-            guard let text = String(validating: run, as: UTF8.self) else { throw failure("invalid UTF-8 in a string") }
+            guard let text = String(validating: run, as: UTF8.self) ?? (lenientText ? String(decoding: run, as: UTF8.self) : nil) else {
+                throw failure("invalid UTF-8 in a string")
+            }
             scalars.append(contentsOf: text.unicodeScalars)
             run.removeAll(keepingCapacity: true)
         }
@@ -298,17 +307,29 @@ public struct JSONParser {
                     var code = try hex4()
                     if (0xD800..<0xDC00).contains(code) {
                         guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                            throw failure("a lone surrogate in \\u escape")
+                            guard lenientText else { throw failure("a lone surrogate in \\u escape") }
+                            scalars.append("\u{FFFD}")
+                            continue
                         }
                         index += 2
                         let low = try hex4()
-                        guard (0xDC00..<0xE000).contains(low) else { throw failure("invalid surrogate pair") }
+                        guard (0xDC00..<0xE000).contains(low) else {
+                            guard lenientText else { throw failure("invalid surrogate pair") }
+                            scalars.append("\u{FFFD}")
+                            scalars.append(UnicodeScalar(low) ?? "\u{FFFD}")
+                            continue
+                        }
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
-                    guard let scalar = UnicodeScalar(code) else { throw failure("invalid \\u escape") }
+                    guard let scalar = UnicodeScalar(code) else {
+                        guard lenientText else { throw failure("invalid \\u escape") }
+                        scalars.append("\u{FFFD}")
+                        continue
+                    }
                     scalars.append(scalar)
                 default:
-                    throw failure("invalid escape")
+                    guard lenientText else { throw failure("invalid escape") }
+                    scalars.append(UnicodeScalar(escape))
                 }
             case 0x00..<0x20:
                 throw failure("a control character inside a string")

@@ -18,13 +18,45 @@ public enum StructuredText {
     /// `<json type="object"><data type="object"><courses type="array"><item type="object"><id type="number">7</id>…`,
     /// so rows are `/json/data/courses/item` and a field is `fullname`.
     public static func xml(fromJSON bytes: [UInt8]) throws -> String {
-        var reader = JSONReader(bytes: bytes)
+        // A byte order mark is allowed before a JSON text read from the web.
+        let hasMark = bytes.starts(with: [0xEF, 0xBB, 0xBF])
+        let value: JSONValue
+        do {
+            // The one JSON parser (JSON-RPC's), reading text as a browser does.
+            value = try JSONParser.parse(Array(hasMark ? bytes.dropFirst(3) : bytes[...]), lenientText: true)
+        } catch let failure as JSONParser.Failure {
+            throw UniToolError(
+                .layoutChanged, "the response is not valid JSON at byte \(failure.offset + (hasMark ? 3 : 0)): \(failure.reason)")
+        }
         var output = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        reader.skipWhitespace()
-        try reader.value(named: "json", key: nil, depth: 0, into: &output)
-        reader.skipWhitespace()
-        guard reader.atEnd else { throw reader.failure("unexpected text after the JSON value") }
+        write(value, named: "json", key: nil, into: &output)
         return output
+    }
+
+    /// A JSON value as XML: an element per value, typed; a key that is no XML name goes in a
+    /// `key` attribute of an element named `_`.
+    static func write(_ value: JSONValue, named name: String, key: String?, into output: inout String) {
+        let keyAttribute = key.map { " key=\"\(escape($0))\"" } ?? ""
+        func element(_ type: String, _ content: String) {
+            output += "<\(name)\(keyAttribute) type=\"\(type)\">" + content + "</\(name)>"
+        }
+        switch value {
+        case .object(let members):
+            output += "<\(name)\(keyAttribute) type=\"object\">"
+            for member in members {
+                let usable = isName(member.key)
+                write(member.value, named: usable ? member.key : "_", key: usable ? nil : member.key, into: &output)
+            }
+            output += "</\(name)>"
+        case .array(let items):
+            output += "<\(name)\(keyAttribute) type=\"array\">"
+            for item in items { write(item, named: "item", key: nil, into: &output) }
+            output += "</\(name)>"
+        case .string(let text): element("string", escape(text))
+        case .bool(let flag): element("boolean", flag ? "true" : "false")
+        case .null: element("null", "")
+        case .number, .numberLiteral: element("number", value.serialized)
+        }
     }
 
     /// An iCalendar file (RFC 5545) as XML: each component (`VCALENDAR`, `VEVENT`, `VTODO`, …) an
@@ -195,160 +227,5 @@ public enum StructuredText {
             }
             return text
         }
-    }
-}
-
-/// A small JSON reader that writes XML as it reads (RFC 8259; numbers kept as written).
-private struct JSONReader {
-    let bytes: [UInt8]
-    var index = 0
-    static let maxDepth = 64
-
-    init(bytes: [UInt8]) {
-        // A byte order mark is allowed before a JSON text read from the web.
-        self.bytes = Array(bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...])
-    }
-
-    var atEnd: Bool { index >= bytes.count }
-
-    func failure(_ reason: String) -> UniToolError {
-        UniToolError(.layoutChanged, "the response is not valid JSON at byte \(index): \(reason)")
-    }
-
-    mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
-    }
-
-    mutating func value(named name: String, key: String?, depth: Int, into output: inout String) throws {
-        guard depth <= Self.maxDepth else { throw failure("nested more than \(Self.maxDepth) levels") }
-        guard index < bytes.count else { throw failure("the text ends where a value should be") }
-        let keyAttribute = key.map { " key=\"\(StructuredText.escape($0))\"" } ?? ""
-        func open(_ type: String) -> String { "<\(name)\(keyAttribute) type=\"\(type)\">" }
-        switch bytes[index] {
-        case UInt8(ascii: "{"):
-            index += 1
-            output += open("object")
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-            } else {
-                while true {
-                    skipWhitespace()
-                    let member = try string()
-                    skipWhitespace()
-                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a key") }
-                    index += 1
-                    skipWhitespace()
-                    let usable = StructuredText.isName(member)
-                    try value(named: usable ? member : "_", key: usable ? nil : member, depth: depth + 1, into: &output)
-                    skipWhitespace()
-                    guard index < bytes.count else { throw failure("the text ends inside an object") }
-                    if bytes[index] == UInt8(ascii: ",") {
-                        index += 1
-                        continue
-                    }
-                    guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
-                    index += 1
-                    break
-                }
-            }
-            output += "</\(name)>"
-        case UInt8(ascii: "["):
-            index += 1
-            output += open("array")
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-            } else {
-                while true {
-                    skipWhitespace()
-                    try value(named: "item", key: nil, depth: depth + 1, into: &output)
-                    skipWhitespace()
-                    guard index < bytes.count else { throw failure("the text ends inside an array") }
-                    if bytes[index] == UInt8(ascii: ",") {
-                        index += 1
-                        continue
-                    }
-                    guard bytes[index] == UInt8(ascii: "]") else { throw failure("expected ',' or ']'") }
-                    index += 1
-                    break
-                }
-            }
-            output += "</\(name)>"
-        case UInt8(ascii: "\""):
-            output += open("string") + StructuredText.escape(try string()) + "</\(name)>"
-        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-            for (word, type) in [("true", "boolean"), ("false", "boolean"), ("null", "null")]
-            where bytes[index...].starts(with: Array(word.utf8)) {
-                index += word.utf8.count
-                output += open(type) + (type == "null" ? "" : word) + "</\(name)>"
-                return
-            }
-            throw failure("expected a value")
-        default:
-            let start = index
-            while index < bytes.count, "+-0123456789.eE".utf8.contains(bytes[index]) { index += 1 }
-            let number = String(decoding: bytes[start..<index], as: UTF8.self)
-            guard !number.isEmpty, Double(number) != nil,
-                number.range(of: #"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$"#, options: .regularExpression) != nil
-            else {
-                index = start
-                throw failure("expected a value")
-            }
-            output += open("number") + number + "</\(name)>"
-        }
-    }
-
-    mutating func string() throws -> String {
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string") }
-        index += 1
-        var scalars = String.UnicodeScalarView()
-        var raw: [UInt8] = []
-        func flush() {
-            scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars)
-            raw.removeAll()
-        }
-        while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            switch byte {
-            case UInt8(ascii: "\""):
-                flush()
-                return String(scalars)
-            case UInt8(ascii: "\\"):
-                flush()
-                guard index < bytes.count else { throw failure("the text ends inside a string") }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "t"): scalars.append("\t")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "b"): scalars.append("\u{8}")
-                case UInt8(ascii: "f"): scalars.append("\u{C}")
-                case UInt8(ascii: "u"):
-                    var code = try hex4()
-                    if (0xD800...0xDBFF).contains(code), bytes[index...].starts(with: Array("\\u".utf8)) {
-                        index += 2
-                        let low = try hex4()
-                        if (0xDC00...0xDFFF).contains(low) { code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00) }
-                    }
-                    scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
-                default: scalars.append(Unicode.Scalar(escape))
-                }
-            default:
-                guard byte >= 0x20 else { throw failure("a control character inside a string") }
-                raw.append(byte)
-            }
-        }
-        throw failure("the text ends inside a string")
-    }
-
-    mutating func hex4() throws -> UInt32 {
-        guard index + 4 <= bytes.count, let code = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
-            throw failure("a \\u escape needs four hexadecimal digits")
-        }
-        index += 4
-        return code
     }
 }

@@ -85,4 +85,15 @@ struct StructuredTextTests {
             RecordExtractor.plainText(ofHTML: "<script>alert(1)</script><STYLE>p{}</STYLE>plain &lt;b&gt;").collapsingWhitespace()
                 == "plain <b>")
     }
+
+    @Test("a portal's JSON is read by the one JSON parser, text as a browser reads it: a mark, a lone surrogate, an odd escape")
+    func lenientText() throws {
+        let xml = try StructuredText.xml(fromJSON: [0xEF, 0xBB, 0xBF] + Array(#"{"a":"x\ud83d y","b":"\q","n":1.5e3}"#.utf8))
+        #expect(xml.contains("<a type=\"string\">x\u{FFFD} y</a>"), "\(xml)")
+        #expect(xml.contains("<b type=\"string\">q</b>"), "\(xml)")
+        #expect(xml.contains("<n type=\"number\">1.5e3</n>"), "numbers a Double would respell stay as written: \(xml)")
+        // A protocol message gets no such leniency.
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(#"{"a":"\ud83d"}"#.utf8)) }
+        #expect(throws: UniToolError.self) { try StructuredText.xml(fromJSON: Array(#"{"a":1,}"#.utf8)) }
+    }
 }
