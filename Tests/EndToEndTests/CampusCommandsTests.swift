@@ -29,67 +29,67 @@ struct CampusCommandsTests {
     @Test(
         "every demo command gives typed records in table, json, jsonl and csv", arguments: ["courses", "loans", "news", "library-calendar"])
     func everyFormat(command: String) async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let table = try await run([command], demo: demo)
-        let records = try json(try await run([command, "--json"], demo: demo))
-        let lines = try await run([command, "--format", "jsonl"], demo: demo)
-        let csv = try await run([command, "--format", "csv"], demo: demo)
-        for outcome in [table, lines, csv] { #expect(outcome.exitCode == 0, "\(outcome)") }
-        #expect(!records.isEmpty)
-        // JSON Lines: each line is one record, the same as in the JSON array.
-        let jsonl = try lines.stdout.split(separator: "\n").map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        try await DemoUniversity.withRunning { demo in
+            let table = try await run([command], demo: demo)
+            let records = try json(try await run([command, "--json"], demo: demo))
+            let lines = try await run([command, "--format", "jsonl"], demo: demo)
+            let csv = try await run([command, "--format", "csv"], demo: demo)
+            for outcome in [table, lines, csv] { #expect(outcome.exitCode == 0, "\(outcome)") }
+            #expect(!records.isEmpty)
+            // JSON Lines: each line is one record, the same as in the JSON array.
+            let jsonl = try lines.stdout.split(separator: "\n").map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            }
+            #expect(jsonl.count == records.count)
+            func canonical(_ object: [String: Any]) throws -> String {
+                String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+            }
+            for (line, record) in zip(jsonl, records) {
+                #expect(try canonical(line) == canonical(record))
+            }
+            // CSV: the columns as its header, then a CRLF-ended line per record (no field of the demo
+            // holds a newline), each with a value per column.
+            let rows = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            #expect(rows.count == records.count + 1)
+            let columns = Array(try #require(records.first).keys)
+            for column in columns where !column.isEmpty { #expect(rows[0].contains(column), "\(column) not in \(rows[0])") }
+            // The table: a header naming the columns, a rule, and a line per record.
+            let tableLines = table.stdout.split(separator: "\n")
+            #expect(tableLines.count == records.count + 2)
+            #expect(tableLines.count > 1 && tableLines[1].allSatisfy { $0 == "─" || $0 == " " })
         }
-        #expect(jsonl.count == records.count)
-        func canonical(_ object: [String: Any]) throws -> String {
-            String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
-        }
-        for (line, record) in zip(jsonl, records) {
-            #expect(try canonical(line) == canonical(record))
-        }
-        // CSV: the columns as its header, then a CRLF-ended line per record (no field of the demo
-        // holds a newline), each with a value per column.
-        let rows = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-        #expect(rows.count == records.count + 1)
-        let columns = Array(try #require(records.first).keys)
-        for column in columns where !column.isEmpty { #expect(rows[0].contains(column), "\(column) not in \(rows[0])") }
-        // The table: a header naming the columns, a rule, and a line per record.
-        let tableLines = table.stdout.split(separator: "\n")
-        #expect(tableLines.count == records.count + 2)
-        #expect(tableLines.count > 1 && tableLines[1].allSatisfy { $0 == "─" || $0 == " " })
     }
 
     @Test("an action through the command line: loans renew, and a refusal is exit 24 with the portal's reason, as JSON when asked")
     func renewFromTheCommandLine() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let renewed = try await run(["loans", "renew", "31000103", "--json"], demo: demo)
-        #expect(renewed.exitCode == 0, "\(renewed)")
-        #expect(try json(renewed).first?["barcode"] as? String == "31000103")
-        let refused = try await run(["loans", "renew", "31000102", "--json"], demo: demo)
-        #expect(refused.exitCode == 24, "\(refused)")
-        #expect(refused.stderr.contains("\"kind\": \"action_refused\"") && refused.stderr.contains("No renewals left"))
-        #expect(refused.stdout.isEmpty)
+        try await DemoUniversity.withRunning { demo in
+            let renewed = try await run(["loans", "renew", "31000103", "--json"], demo: demo)
+            #expect(renewed.exitCode == 0, "\(renewed)")
+            #expect(try json(renewed).first?["barcode"] as? String == "31000103")
+            let refused = try await run(["loans", "renew", "31000102", "--json"], demo: demo)
+            #expect(refused.exitCode == 24, "\(refused)")
+            #expect(refused.stderr.contains("\"kind\": \"action_refused\"") && refused.stderr.contains("No renewals left"))
+            #expect(refused.stdout.isEmpty)
+        }
     }
 
     @Test("a drifted page is exit 30 naming recipe, field and XPath, and is saved without form values")
     func driftIsSaved() async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "layout-changed"))
-        defer { Task { await demo.stop() } }
-        let outcome = try await run(["grades", "--term", "2026-spring"], demo: demo)
-        #expect(outcome.exitCode == 30, "\(outcome)")
-        #expect(outcome.stderr.contains("required field 'course'"))
-        #expect(outcome.stderr.contains("td[@class='course']"))
-        #expect(outcome.stderr.contains("the page is saved at"))
-        let saved = sandbox.allFiles().filter { $0.path.contains("/cache/unitool/drift/") }
-        let file = try #require(saved.first)
-        #expect(file.lastPathComponent.hasPrefix("demo-grades-"))
-        let text = try String(contentsOf: file, encoding: .utf8)
-        #expect(text.contains("course-title"), "the page as the portal sent it")
-        #expect(text.range(of: #"<input[^>]*\bvalue="#, options: .regularExpression) == nil, "form values are removed")
-        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
-        #expect(mode == 0o600)
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "layout-changed")) { demo in
+            let outcome = try await run(["grades", "--term", "2026-spring"], demo: demo)
+            #expect(outcome.exitCode == 30, "\(outcome)")
+            #expect(outcome.stderr.contains("required field 'course'"))
+            #expect(outcome.stderr.contains("td[@class='course']"))
+            #expect(outcome.stderr.contains("the page is saved at"))
+            let saved = sandbox.allFiles().filter { $0.path.contains("/cache/unitool/drift/") }
+            let file = try #require(saved.first)
+            #expect(file.lastPathComponent.hasPrefix("demo-grades-"))
+            let text = try String(contentsOf: file, encoding: .utf8)
+            #expect(text.contains("course-title"), "the page as the portal sent it")
+            #expect(text.range(of: #"<input[^>]*\bvalue="#, options: .regularExpression) == nil, "form values are removed")
+            let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+        }
     }
 
     @Test("the bundled recipes pass their offline tests")
@@ -122,14 +122,14 @@ struct CampusCommandsTests {
 
     @Test("a table wider than the terminal wraps its long text and keeps the barcode whole; dates are local for people")
     func tableFitsTerminal() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let outcome = try await run(["loans"], demo: demo, extra: ["COLUMNS": "80"])
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        let lines = outcome.stdout.split(separator: "\n")
-        #expect(lines.allSatisfy { line in line.reduce(0) { $0 + (($1.unicodeScalars.first?.value ?? 0) > 0x3000 ? 2 : 1) } <= 80 })
-        #expect(!outcome.stdout.contains("…"), "long text wraps rather than being cut")
-        #expect(outcome.stdout.contains("31000108"))
-        #expect(outcome.stdout.range(of: #"\d{4}-\d{2}-\d{2}"#, options: .regularExpression) == nil, "ISO dates are for machines")
+        try await DemoUniversity.withRunning { demo in
+            let outcome = try await run(["loans"], demo: demo, extra: ["COLUMNS": "80"])
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            let lines = outcome.stdout.split(separator: "\n")
+            #expect(lines.allSatisfy { line in line.reduce(0) { $0 + (($1.unicodeScalars.first?.value ?? 0) > 0x3000 ? 2 : 1) } <= 80 })
+            #expect(!outcome.stdout.contains("…"), "long text wraps rather than being cut")
+            #expect(outcome.stdout.contains("31000108"))
+            #expect(outcome.stdout.range(of: #"\d{4}-\d{2}-\d{2}"#, options: .regularExpression) == nil, "ISO dates are for machines")
+        }
     }
 }

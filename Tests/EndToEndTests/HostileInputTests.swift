@@ -24,81 +24,82 @@ struct HostileInputTests {
 
     @Test("external entities and an external DTD in the RSS feed, the SAML page and a data page are never fetched or read")
     func externalEntities() async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "hostile-xml=xxe"))
-        defer { Task { await demo.stop() } }
-        // A fresh login passes the SAML POST page, which carries the same DOCTYPE.
-        // The grades page carries it too, with the entities in every course cell.
-        let login = try await run(["--portal", "demo", "grades", "--json"], demo: demo)
-        #expect(login.exitCode == 0, "\(login)")
-        #expect(login.stdout.contains("Probability Theory"), "\(login)")
-        #expect(!login.stdout.contains("root:"))
-        // A feed that declares entities is refused outright (libxml2 2.9 has no amplification limit).
-        let outcome = try await run(["--portal", "demo", "news", "--source", "rss", "--json"], demo: demo)
-        #expect(outcome.exitCode == 30, "\(outcome)")
-        #expect(outcome.stderr.contains("declares entities"), "\(outcome)")
-        #expect(!outcome.stdout.contains("root:") && !outcome.stderr.contains("root:"), "the local file's content must not appear")
-        let requests = await demo.requests
-        #expect(requests.contains { $0.path == "/Shibboleth.sso/SAML2/POST" }, "the login went through the hostile SAML page")
-        #expect(!requests.contains { $0.path.hasPrefix("/lab/hostile") }, "nothing is fetched for a DTD or entity: \(requests)")
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "hostile-xml=xxe")) { demo in
+            // A fresh login passes the SAML POST page, which carries the same DOCTYPE.
+            // The grades page carries it too, with the entities in every course cell.
+            let login = try await run(["--portal", "demo", "grades", "--json"], demo: demo)
+            #expect(login.exitCode == 0, "\(login)")
+            #expect(login.stdout.contains("Probability Theory"), "\(login)")
+            #expect(!login.stdout.contains("root:"))
+            // A feed that declares entities is refused outright (libxml2 2.9 has no amplification limit).
+            let outcome = try await run(["--portal", "demo", "news", "--source", "rss", "--json"], demo: demo)
+            #expect(outcome.exitCode == 30, "\(outcome)")
+            #expect(outcome.stderr.contains("declares entities"), "\(outcome)")
+            #expect(!outcome.stdout.contains("root:") && !outcome.stderr.contains("root:"), "the local file's content must not appear")
+            let requests = await demo.requests
+            #expect(requests.contains { $0.path == "/Shibboleth.sso/SAML2/POST" }, "the login went through the hostile SAML page")
+            #expect(!requests.contains { $0.path.hasPrefix("/lab/hostile") }, "nothing is fetched for a DTD or entity: \(requests)")
+        }
     }
 
     @Test("nested entities (billion laughs) in a feed are refused quickly; on the SAML page they are inert")
     func billionLaughs() async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "hostile-xml=laughs"))
-        defer { Task { await demo.stop() } }
-        let login = try await run(["--portal", "demo", "grades", "--json"], demo: demo)
-        #expect(login.exitCode == 0, "the SAML page's and the grades page's entities are not expanded: \(login)")
-        #expect(!login.stdout.contains("lollol"), "\(login)")
-        #expect(login.stdout.contains("Probability Theory"), "\(login)")
-        let feed = try await run(["--portal", "demo", "news", "--source", "rss"], demo: demo)
-        #expect(feed.exitCode == 30, "\(feed)")
-        #expect(feed.stderr.contains("not well-formed XML"), "\(feed)")
-        #expect(feed.stderr.lowercased().contains("entit"), "\(feed)")
-        #expect(feed.seconds < 20)
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "hostile-xml=laughs")) { demo in
+            let login = try await run(["--portal", "demo", "grades", "--json"], demo: demo)
+            #expect(login.exitCode == 0, "the SAML page's and the grades page's entities are not expanded: \(login)")
+            #expect(!login.stdout.contains("lollol"), "\(login)")
+            #expect(login.stdout.contains("Probability Theory"), "\(login)")
+            let feed = try await run(["--portal", "demo", "news", "--source", "rss"], demo: demo)
+            #expect(feed.exitCode == 30, "\(feed)")
+            #expect(feed.stderr.contains("not well-formed XML"), "\(feed)")
+            #expect(feed.stderr.lowercased().contains("entit"), "\(feed)")
+            #expect(feed.seconds < 20)
+        }
     }
 
     // MARK: Where a password may go
 
     @Test("a 307 that would repeat the password POST to a look-alike origin is refused; nothing is sent there")
     func passwordRedirect() async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "password-redirect"))
-        defer { Task { await demo.stop() } }
-        let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
-        #expect(outcome.exitCode == 23, "\(outcome)")
-        #expect(outcome.stderr.contains("refusing to send the password to http://localhost:"), "\(outcome)")
-        #expect(!(await demo.requests).contains { $0.host.hasPrefix("localhost") })
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "password-redirect")) { demo in
+            let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
+            #expect(outcome.exitCode == 23, "\(outcome)")
+            #expect(outcome.stderr.contains("refusing to send the password to http://localhost:"), "\(outcome)")
+            #expect(!(await demo.requests).contains { $0.host.hasPrefix("localhost") })
+        }
     }
 
     @Test("a sign-in button whose formaction points at a look-alike origin is refused; nothing is sent there")
     func formactionLookalike() async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "formaction-lookalike"))
-        defer { Task { await demo.stop() } }
-        let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
-        #expect(outcome.exitCode == 23, "\(outcome)")
-        #expect(outcome.stderr.contains("refusing to send the password to http://localhost:"), "\(outcome)")
-        #expect(!(await demo.requests).contains { $0.host.hasPrefix("localhost") })
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "formaction-lookalike")) { demo in
+            let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
+            #expect(outcome.exitCode == 23, "\(outcome)")
+            #expect(outcome.stderr.contains("refusing to send the password to http://localhost:"), "\(outcome)")
+            #expect(!(await demo.requests).contains { $0.host.hasPrefix("localhost") })
+        }
     }
 
     // MARK: Private files
 
     @Test("a session, settings or terms file that others can read is fixed to 0600 with a warning")
     func loosePermissionsAreFixed() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        #expect(try await run(["config", "set", "format", "json"], demo: demo).exitCode == 0)
-        #expect(try await run(["--portal", "demo", "grades"], demo: demo).exitCode == 0)
-        let files = [
-            "state/unitool/sessions/demo/alice.json", "config/unitool/config.yaml", "config/unitool/terms/demo.json",
-        ].map { sandbox.root.appendingPathComponent($0) }
-        for file in files {
-            #expect(try mode(of: file) == 0o600, "\(file.path) is written private")
-            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
-        }
-        let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        for file in files {
-            #expect(outcome.stderr.contains("\(file.lastPathComponent) was readable by others (mode 644); it is now 0600"), "\(outcome)")
-            #expect(try mode(of: file) == 0o600)
+        try await DemoUniversity.withRunning { demo in
+            #expect(try await run(["config", "set", "format", "json"], demo: demo).exitCode == 0)
+            #expect(try await run(["--portal", "demo", "grades"], demo: demo).exitCode == 0)
+            let files = [
+                "state/unitool/sessions/demo/alice.json", "config/unitool/config.yaml", "config/unitool/terms/demo.json",
+            ].map { sandbox.root.appendingPathComponent($0) }
+            for file in files {
+                #expect(try mode(of: file) == 0o600, "\(file.path) is written private")
+                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+            }
+            let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            for file in files {
+                #expect(
+                    outcome.stderr.contains("\(file.lastPathComponent) was readable by others (mode 644); it is now 0600"), "\(outcome)")
+                #expect(try mode(of: file) == 0o600)
+            }
         }
     }
 
@@ -106,13 +107,13 @@ struct HostileInputTests {
         "a state file that belongs to another user is refused, not trusted",
         .enabled(if: getuid() == 0, "needs root to give a file away"))
     func foreignOwnerRefused() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let terms = sandbox.root.appendingPathComponent("config/unitool/terms/demo.json")
-        #expect(chown(terms.path, 65534, 65534) == 0)
-        let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
-        #expect(outcome.exitCode == 50, "\(outcome)")
-        #expect(outcome.stderr.contains("belongs to another user"), "\(outcome)")
+        try await DemoUniversity.withRunning { demo in
+            let terms = sandbox.root.appendingPathComponent("config/unitool/terms/demo.json")
+            #expect(chown(terms.path, 65534, 65534) == 0)
+            let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
+            #expect(outcome.exitCode == 50, "\(outcome)")
+            #expect(outcome.stderr.contains("belongs to another user"), "\(outcome)")
+        }
     }
 
     func mode(of file: URL) throws -> Int {
@@ -140,22 +141,22 @@ struct HostileInputTests {
 
     @Test("a recipe cannot read local files: a file:// fetch is refused and nothing is read")
     func recipeCannotReadFiles() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let folder = sandbox.root.appendingPathComponent("config/unitool/recipes/demo")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try """
-        command: passwd
-        summary: reads a local file
-        fetch: file:///etc/passwd
-        rows: "//body"
-        fields:
-          text: { xpath: "." }
-        """.write(to: folder.appendingPathComponent("passwd.yaml"), atomically: true, encoding: .utf8)
-        let outcome = try await run(["--portal", "demo", "passwd", "--json"], demo: demo)
-        #expect(outcome.exitCode == 23, "\(outcome)")
-        #expect(outcome.stderr.contains("only http and https"), "\(outcome)")
-        #expect(!outcome.stdout.contains("root:"))
+        try await DemoUniversity.withRunning { demo in
+            let folder = sandbox.root.appendingPathComponent("config/unitool/recipes/demo")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try """
+            command: passwd
+            summary: reads a local file
+            fetch: file:///etc/passwd
+            rows: "//body"
+            fields:
+              text: { xpath: "." }
+            """.write(to: folder.appendingPathComponent("passwd.yaml"), atomically: true, encoding: .utf8)
+            let outcome = try await run(["--portal", "demo", "passwd", "--json"], demo: demo)
+            #expect(outcome.exitCode == 23, "\(outcome)")
+            #expect(outcome.stderr.contains("only http and https"), "\(outcome)")
+            #expect(!outcome.stdout.contains("root:"))
+        }
     }
 
     @Test("a plugin is never run from the current folder, even with '.' on PATH")

@@ -49,96 +49,96 @@ struct LoginPagesTests {
     func pageTypes(variants: String, expected: [String]) async throws {
         var faults = try DemoFaults(parsing: variants)
         faults.latencyMilliseconds = 0
-        let demo = try await DemoUniversity.start(faults: faults)
-        defer { Task { await demo.stop() } }
-        let outcome = try await run(["--portal", "demo", "grades", "--json", "-v"], demo: demo)
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        #expect(outcome.stdout.contains("Probability Theory"))
-        #expect(loginPages(outcome.stderr) == expected)
+        try await DemoUniversity.withRunning(faults: faults) { demo in
+            let outcome = try await run(["--portal", "demo", "grades", "--json", "-v"], demo: demo)
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            #expect(outcome.stdout.contains("Probability Theory"))
+            #expect(loginPages(outcome.stderr) == expected)
+        }
     }
 
     @Test("an IdP error page stops the login with the IdP's own words: exit 14, not 'wrong password'")
     func idpErrorPage() async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "login=error-page"))
-        defer { Task { await demo.stop() } }
-        let outcome = try await run(["--portal", "demo", "grades", "-v"], demo: demo)
-        #expect(outcome.exitCode == 14, "\(outcome)")
-        #expect(outcome.stderr.contains("the login failed on the 'idp error' page"), "\(outcome)")
-        #expect(outcome.stderr.contains("down for maintenance until 06:00"))
-        #expect(!outcome.stderr.contains("wrong user name"))
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "login=error-page")) { demo in
+            let outcome = try await run(["--portal", "demo", "grades", "-v"], demo: demo)
+            #expect(outcome.exitCode == 14, "\(outcome)")
+            #expect(outcome.stderr.contains("the login failed on the 'idp error' page"), "\(outcome)")
+            #expect(outcome.stderr.contains("down for maintenance until 06:00"))
+            #expect(!outcome.stderr.contains("wrong user name"))
+        }
     }
 
     @Test("attribute release (consent) is accepted by the recipe with only the Accept button sent")
     func consentAccepted() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let outcome = try await run(
-            ["--portal", "demo", "--user", "dora", "--password-stdin", "grades", "--json", "-v"], demo: demo, stdin: "explorer-2026")
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        #expect(outcome.stdout.contains("Introduction to Programming"))
-        #expect(loginPages(outcome.stderr) == ["user id", "password", "attribute release", "saml post"])
+        try await DemoUniversity.withRunning { demo in
+            let outcome = try await run(
+                ["--portal", "demo", "--user", "dora", "--password-stdin", "grades", "--json", "-v"], demo: demo, stdin: "explorer-2026")
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            #expect(outcome.stdout.contains("Introduction to Programming"))
+            #expect(loginPages(outcome.stderr) == ["user id", "password", "attribute release", "saml post"])
+        }
     }
 
     @Test("a recipe that must not consent for the user fails with 'consent required', exit 12")
     func consentRefusedByRecipe() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        // The bundled portal recipe with its consent rule turned into a failure, as a user's override.
-        // In the user's own recipe folder: a --recipes pack may not redefine a portal untrusted.
-        let recipes = sandbox.root.appendingPathComponent("config/unitool/recipes/demo")
-        try FileManager.default.createDirectory(at: recipes, withIntermediateDirectories: true)
-        var portal = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
-        let acceptRule =
-            #"      fill: { _shib_idp_consentOptions: "_shib_idp_doNotRememberConsent" }"# + "\n"
-            + #"      submit: ".//button[@name='_eventId_proceed']""# + "\n"
-        try #require(portal.contains(acceptRule))
-        portal = portal.replacingOccurrences(of: acceptRule, with: "      fail: consent_required\n")
-        try portal.write(to: recipes.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
-        let outcome = try await run(
-            ["--portal", "demo", "--user", "dora", "--password-stdin", "grades"],
-            demo: demo, stdin: "explorer-2026")
-        #expect(outcome.exitCode == 12, "\(outcome)")
-        #expect(outcome.stderr.contains("consent required"))
-        #expect(outcome.stderr.contains("open the portal once in a browser"))
+        try await DemoUniversity.withRunning { demo in
+            // The bundled portal recipe with its consent rule turned into a failure, as a user's override.
+            // In the user's own recipe folder: a --recipes pack may not redefine a portal untrusted.
+            let recipes = sandbox.root.appendingPathComponent("config/unitool/recipes/demo")
+            try FileManager.default.createDirectory(at: recipes, withIntermediateDirectories: true)
+            var portal = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
+            let acceptRule =
+                #"      fill: { _shib_idp_consentOptions: "_shib_idp_doNotRememberConsent" }"# + "\n"
+                + #"      submit: ".//button[@name='_eventId_proceed']""# + "\n"
+            try #require(portal.contains(acceptRule))
+            portal = portal.replacingOccurrences(of: acceptRule, with: "      fail: consent_required\n")
+            try portal.write(to: recipes.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
+            let outcome = try await run(
+                ["--portal", "demo", "--user", "dora", "--password-stdin", "grades"],
+                demo: demo, stdin: "explorer-2026")
+            #expect(outcome.exitCode == 12, "\(outcome)")
+            #expect(outcome.stderr.contains("consent required"))
+            #expect(outcome.stderr.contains("open the portal once in a browser"))
+        }
     }
 
     @Test("a second run within the session's lifetime sends exactly one request for the data, and no login")
     func savedSessionOneRequest() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        // An explicit term: `--term current` would first read the current term off the portal.
-        #expect(try await run(["--portal", "demo", "grades", "--term", "2026-spring"], demo: demo).exitCode == 0)
-        let before = await demo.requests.count
-        let second = try await run(["--portal", "demo", "grades", "--term", "2026-spring"], demo: demo)
-        #expect(second.exitCode == 0, "\(second)")
-        let requests = Array(await demo.requests.dropFirst(before))
-        #expect(requests.filter { !$0.isTermsCheck }.map(\.path) == ["/grades"], "\(requests)")
-        #expect(requests.filter(\.isTermsCheck).count == 1, "the terms version is asked once per run")
+        try await DemoUniversity.withRunning { demo in
+            // An explicit term: `--term current` would first read the current term off the portal.
+            #expect(try await run(["--portal", "demo", "grades", "--term", "2026-spring"], demo: demo).exitCode == 0)
+            let before = await demo.requests.count
+            let second = try await run(["--portal", "demo", "grades", "--term", "2026-spring"], demo: demo)
+            #expect(second.exitCode == 0, "\(second)")
+            let requests = Array(await demo.requests.dropFirst(before))
+            #expect(requests.filter { !$0.isTermsCheck }.map(\.path) == ["/grades"], "\(requests)")
+            #expect(requests.filter(\.isTermsCheck).count == 1, "the terms version is asked once per run")
+        }
     }
 
     @Test("several unitool processes at once share one login and one session file, and never corrupt it")
     func concurrentRunsKeepTheSessionValid() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let outcomes = try await withThrowingTaskGroup(of: UniToolProcess.Outcome.self) { group in
-            for term in ["2025-fall", "2026-spring", "2026-fall", "2025-fall", "2026-spring", "2026-fall"] {
-                group.addTask { try await run(["--portal", "demo", "grades", "--term", term, "--json"], demo: demo) }
+        try await DemoUniversity.withRunning { demo in
+            let outcomes = try await withThrowingTaskGroup(of: UniToolProcess.Outcome.self) { group in
+                for term in ["2025-fall", "2026-spring", "2026-fall", "2025-fall", "2026-spring", "2026-fall"] {
+                    group.addTask { try await run(["--portal", "demo", "grades", "--term", term, "--json"], demo: demo) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
+            for outcome in outcomes { #expect(outcome.exitCode == 0, "\(outcome)") }
+            // They take turns at the login: the first logs in, the others wait and use its session.
+            let logins = await demo.requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }
+            #expect(logins.count == 1, "six processes, one login: \(logins.count)")
+            let directory = sandbox.root.appendingPathComponent("state/unitool/sessions/demo")
+            let session = try Data(contentsOf: directory.appendingPathComponent("alice.json"))
+            #expect(try JSONSerialization.jsonObject(with: session) is [String: Any])
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }
+            #expect(leftovers.isEmpty, "\(leftovers)")
+            // The saved session works: the next run needs no login.
+            let before = await demo.requests.count
+            #expect(try await run(["--portal", "demo", "grades", "--term", "2026-fall"], demo: demo).exitCode == 0)
+            #expect(await demo.requests.dropFirst(before).allSatisfy { !$0.isLogin })
         }
-        for outcome in outcomes { #expect(outcome.exitCode == 0, "\(outcome)") }
-        // They take turns at the login: the first logs in, the others wait and use its session.
-        let logins = await demo.requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }
-        #expect(logins.count == 1, "six processes, one login: \(logins.count)")
-        let directory = sandbox.root.appendingPathComponent("state/unitool/sessions/demo")
-        let session = try Data(contentsOf: directory.appendingPathComponent("alice.json"))
-        #expect(try JSONSerialization.jsonObject(with: session) is [String: Any])
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }
-        #expect(leftovers.isEmpty, "\(leftovers)")
-        // The saved session works: the next run needs no login.
-        let before = await demo.requests.count
-        #expect(try await run(["--portal", "demo", "grades", "--term", "2026-fall"], demo: demo).exitCode == 0)
-        #expect(await demo.requests.dropFirst(before).allSatisfy { !$0.isLogin })
     }
 
     @Test("an expired session triggers exactly one transparent re-login")
@@ -147,61 +147,61 @@ struct LoginPagesTests {
         #expect(try await run(["--portal", "demo", "grades"], demo: first).exitCode == 0)
         await first.stop()
         // A restarted portal that has dropped every session issued before it started.
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "expire-sessions"))
-        defer { Task { await demo.stop() } }
-        let outcome = try await run(["--portal", "demo", "grades", "--json"], demo: demo)
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        #expect(outcome.stdout.contains("Probability Theory"))
-        let requests = await demo.requests
-        #expect(requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }.count == 1, "\(requests)")
-        #expect(requests.filter { $0.method == "GET" && $0.path == "/idp/profile/SAML2/Redirect/SSO" }.count == 1)
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "expire-sessions")) { demo in
+            let outcome = try await run(["--portal", "demo", "grades", "--json"], demo: demo)
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            #expect(outcome.stdout.contains("Probability Theory"))
+            let requests = await demo.requests
+            #expect(requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }.count == 1, "\(requests)")
+            #expect(requests.filter { $0.method == "GET" && $0.path == "/idp/profile/SAML2/Redirect/SSO" }.count == 1)
+        }
     }
 
     @Test("a portal that bounces to the login again right after a successful one is an error, not a loop: exit 14")
     func secondBounceIsAnError() async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "reject-sessions"))
-        defer { Task { await demo.stop() } }
-        let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
-        #expect(outcome.exitCode == 14, "\(outcome)")
-        #expect(outcome.stderr.contains("asked for a login again right after a successful one"))
-        let logins = await demo.requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }
-        #expect(logins.count == 1, "unitool logged in more than once")
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "reject-sessions")) { demo in
+            let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
+            #expect(outcome.exitCode == 14, "\(outcome)")
+            #expect(outcome.stderr.contains("asked for a login again right after a successful one"))
+            let logins = await demo.requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }
+            #expect(logins.count == 1, "unitool logged in more than once")
+        }
     }
 
     @Test("--trace writes a HAR file of the whole run, bodies included on request, with no secret in it")
     func traceHasNoSecrets() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let trace = sandbox.root.appendingPathComponent("run.har")
-        let outcome = try await run(
-            ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", trace.path, "--trace-bodies"],
-            demo: demo, stdin: "Kaland-2026")
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        let failedTrace = sandbox.root.appendingPathComponent("failed.har")
-        let failed = try await run(
-            ["--portal", "demo", "--user", "dora", "--password-stdin", "grades", "--trace", failedTrace.path, "--trace-bodies"],
-            demo: demo, stdin: "Wrong-Canary-77")
-        #expect(failed.exitCode == 10, "\(failed)")
+        try await DemoUniversity.withRunning { demo in
+            let trace = sandbox.root.appendingPathComponent("run.har")
+            let outcome = try await run(
+                ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", trace.path, "--trace-bodies"],
+                demo: demo, stdin: "Kaland-2026")
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            let failedTrace = sandbox.root.appendingPathComponent("failed.har")
+            let failed = try await run(
+                ["--portal", "demo", "--user", "dora", "--password-stdin", "grades", "--trace", failedTrace.path, "--trace-bodies"],
+                demo: demo, stdin: "Wrong-Canary-77")
+            #expect(failed.exitCode == 10, "\(failed)")
 
-        for file in [trace, failedTrace] {
-            let data = try Data(contentsOf: file)
-            let har = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-            let log = try #require(har["log"] as? [String: Any])
-            #expect(log["version"] as? String == "1.2")
-            let entries = try #require(log["entries"] as? [[String: Any]])
-            #expect(entries.count >= 5, "the login's requests should all be there")
-            let text = String(decoding: data, as: UTF8.self)
-            for secret in [
-                "Kaland-2026", "Wrong-Canary-77", "demo_sp_session=bence", "demo_sp_session=dora", "PHNhbWxwOlJlc3BvbnNl", "PD94bWwg",
-            ] {
-                #expect(!text.contains(secret), "\(file.lastPathComponent) contains \(secret)")
+            for file in [trace, failedTrace] {
+                let data = try Data(contentsOf: file)
+                let har = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+                let log = try #require(har["log"] as? [String: Any])
+                #expect(log["version"] as? String == "1.2")
+                let entries = try #require(log["entries"] as? [[String: Any]])
+                #expect(entries.count >= 5, "the login's requests should all be there")
+                let text = String(decoding: data, as: UTF8.self)
+                for secret in [
+                    "Kaland-2026", "Wrong-Canary-77", "demo_sp_session=bence", "demo_sp_session=dora", "PHNhbWxwOlJlc3BvbnNl", "PD94bWwg",
+                ] {
+                    #expect(!text.contains(secret), "\(file.lastPathComponent) contains \(secret)")
+                }
+                #expect(text.contains("<redacted>"))
             }
-            #expect(text.contains("<redacted>"))
+            let text = try String(contentsOf: trace, encoding: .utf8)
+            #expect(text.contains("Számítógépes hálózatok"), "--trace-bodies should keep the page bodies")
+            let attributes = try FileManager.default.attributesOfItem(atPath: trace.path)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
         }
-        let text = try String(contentsOf: trace, encoding: .utf8)
-        #expect(text.contains("Számítógépes hálózatok"), "--trace-bodies should keep the page bodies")
-        let attributes = try FileManager.default.attributesOfItem(atPath: trace.path)
-        #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
 
     /// Every `postData` parameter of every entry of a HAR file.
@@ -218,61 +218,61 @@ struct LoginPagesTests {
         "a portal that echoes secrets: the trace holds neither the password it repeats in a hidden field nor its unquoted or textarea SAML values, and the error quotes the portal without the password, however short"
     )
     func echoedSecretsStayOutOfTracesAndErrors() async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "echo-secrets"))
-        defer { Task { await demo.stop() } }
-        let trace = sandbox.root.appendingPathComponent("echo.har")
-        let outcome = try await run(
-            ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", trace.path, "--trace-bodies"],
-            demo: demo, stdin: "Kaland-2026")
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        let text = try String(contentsOf: trace, encoding: .utf8)
-        for secret in ["Kaland-2026", "PHNhbWxwOlJlc3BvbnNl", "PD94bWwg", "demo_sp_session=bence"] {
-            #expect(!text.contains(secret), "the trace contains \(secret)")
-        }
-        #expect(text.contains("<textarea name=RelayState hidden><redacted></textarea>"), "the RelayState textarea was not scrubbed")
-        let echoed = try postedParameters(trace).filter { $0["name"] == "typed" }
-        #expect(echoed.count == 1, "the SAML POST form should carry the echoed password")
-        #expect(echoed.allSatisfy { $0["value"] == "<redacted>" })
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "echo-secrets")) { demo in
+            let trace = sandbox.root.appendingPathComponent("echo.har")
+            let outcome = try await run(
+                ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", trace.path, "--trace-bodies"],
+                demo: demo, stdin: "Kaland-2026")
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            let text = try String(contentsOf: trace, encoding: .utf8)
+            for secret in ["Kaland-2026", "PHNhbWxwOlJlc3BvbnNl", "PD94bWwg", "demo_sp_session=bence"] {
+                #expect(!text.contains(secret), "the trace contains \(secret)")
+            }
+            #expect(text.contains("<textarea name=RelayState hidden><redacted></textarea>"), "the RelayState textarea was not scrubbed")
+            let echoed = try postedParameters(trace).filter { $0["name"] == "typed" }
+            #expect(echoed.count == 1, "the SAML POST form should carry the echoed password")
+            #expect(echoed.allSatisfy { $0["value"] == "<redacted>" })
 
-        for password in ["Zq", "Wrong-Canary-77"] {
-            // End the session the first run saved, so that the next one must log in.
-            let logout = try await run(["auth", "logout", "--portal", "demo", "--user", "bence", "--keep-password"], demo: demo)
-            #expect(logout.exitCode == 0, "\(logout)")
-            let wrongTrace = sandbox.root.appendingPathComponent("wrong-\(password.count).har")
-            let wrong = try await run(
-                ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", wrongTrace.path, "--trace-bodies"],
-                demo: demo, stdin: password)
-            #expect(wrong.exitCode == 10, "\(wrong)")
-            #expect(wrong.stderr.contains("the portal says"), "\(wrong.stderr)")
-            #expect(wrong.stderr.contains("you typed '<redacted>'"), "\(wrong.stderr)")
-            #expect(!wrong.stderr.contains(password) && !wrong.stdout.contains(password))
-            let wrongText = try String(contentsOf: wrongTrace, encoding: .utf8)
-            #expect(!wrongText.contains("&#39;\(password)&#39;") && !wrongText.contains("'\(password)'"), "\(password) in the trace")
-            #expect(!wrongText.contains("\"\(password)\""), "\(password) as a whole value in the trace")
+            for password in ["Zq", "Wrong-Canary-77"] {
+                // End the session the first run saved, so that the next one must log in.
+                let logout = try await run(["auth", "logout", "--portal", "demo", "--user", "bence", "--keep-password"], demo: demo)
+                #expect(logout.exitCode == 0, "\(logout)")
+                let wrongTrace = sandbox.root.appendingPathComponent("wrong-\(password.count).har")
+                let wrong = try await run(
+                    ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", wrongTrace.path, "--trace-bodies"],
+                    demo: demo, stdin: password)
+                #expect(wrong.exitCode == 10, "\(wrong)")
+                #expect(wrong.stderr.contains("the portal says"), "\(wrong.stderr)")
+                #expect(wrong.stderr.contains("you typed '<redacted>'"), "\(wrong.stderr)")
+                #expect(!wrong.stderr.contains(password) && !wrong.stdout.contains(password))
+                let wrongText = try String(contentsOf: wrongTrace, encoding: .utf8)
+                #expect(!wrongText.contains("&#39;\(password)&#39;") && !wrongText.contains("'\(password)'"), "\(password) in the trace")
+                #expect(!wrongText.contains("\"\(password)\""), "\(password) as a whole value in the trace")
+            }
         }
     }
 
     @Test("a GET answered 503, or 429 with Retry-After, is tried again and the run succeeds", arguments: ["busy=503", "busy=429"])
     func busyPortalIsRetried(fault: String) async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: fault))
-        defer { Task { await demo.stop() } }
-        let outcome = try await run(["--portal", "demo", "grades", "--term", "2026-spring", "--json", "-v"], demo: demo)
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        #expect(outcome.stdout.contains("Analysis II"))
-        #expect(outcome.stderr.contains("trying again in"))
-        let grades = await demo.requests.filter { $0.path == "/grades" }
-        #expect(grades.count >= 3, "the busy answer, the login's return and the retried page: \(grades)")
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: fault)) { demo in
+            let outcome = try await run(["--portal", "demo", "grades", "--term", "2026-spring", "--json", "-v"], demo: demo)
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            #expect(outcome.stdout.contains("Analysis II"))
+            #expect(outcome.stderr.contains("trying again in"))
+            let grades = await demo.requests.filter { $0.path == "/grades" }
+            #expect(grades.count >= 3, "the busy answer, the login's return and the retried page: \(grades)")
+        }
     }
 
     @Test("a password form aimed at a look-alike origin is refused (exit 23) and nothing is sent there")
     func lookalikeOriginRefused() async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "lookalike-idp"))
-        defer { Task { await demo.stop() } }
-        let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
-        #expect(outcome.exitCode == 23, "\(outcome)")
-        #expect(outcome.stderr.contains("refusing to send the password to http://localhost:"))
-        let requests = await demo.requests
-        #expect(!requests.contains { $0.host.hasPrefix("localhost") }, "\(requests)")
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "lookalike-idp")) { demo in
+            let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
+            #expect(outcome.exitCode == 23, "\(outcome)")
+            #expect(outcome.stderr.contains("refusing to send the password to http://localhost:"))
+            let requests = await demo.requests
+            #expect(!requests.contains { $0.host.hasPrefix("localhost") }, "\(requests)")
+        }
     }
 }
 
@@ -299,164 +299,164 @@ struct OneTimeCodeLoginTests {
     @Test("five logins in a row for a TOTP user all succeed, and no code is sent twice (unitool waits for the next one)")
     func codesNeverReused() async throws {
         // Codes of 2 s, so that waiting for the next one takes a moment, not half a minute.
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "totp-period=2"))
-        defer { Task { await demo.stop() } }
-        let store = try await pages.run(
-            ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo,
-            stdin: "otpauth://totp/Demo:yuki?secret=JBSWY3DPEHPK3PXP&period=2")
-        #expect(store.exitCode == 0, "\(store)")
-        defer { removeSecret() }
-        var waited = 0
-        var seconds: [Double] = []
-        for run in 1...5 {
-            forgetSession("yuki")
-            let started = Date()
-            let outcome = try await pages.run(
-                ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades", "--term", "2026-fall", "--json"], demo: demo,
-                stdin: "sakura-2026")
-            #expect(outcome.exitCode == 0, "run \(run): \(outcome)")
-            if outcome.stderr.contains("already used; waiting") { waited += 1 }
-            seconds.append(Date().timeIntervalSince(started))
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "totp-period=2")) { demo in
+            let store = try await pages.run(
+                ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo,
+                stdin: "otpauth://totp/Demo:yuki?secret=JBSWY3DPEHPK3PXP&period=2")
+            #expect(store.exitCode == 0, "\(store)")
+            defer { removeSecret() }
+            var waited = 0
+            var seconds: [Double] = []
+            for run in 1...5 {
+                forgetSession("yuki")
+                let started = Date()
+                let outcome = try await pages.run(
+                    ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades", "--term", "2026-fall", "--json"], demo: demo,
+                    stdin: "sakura-2026")
+                #expect(outcome.exitCode == 0, "run \(run): \(outcome)")
+                if outcome.stderr.contains("already used; waiting") { waited += 1 }
+                seconds.append(Date().timeIntervalSince(started))
+            }
+            #expect(await demo.reusedCodes == 0, "a code was sent twice")
+            let codePosts = await demo.requests.filter { $0.method == "POST" && $0.path.hasPrefix("/idp/profile/SAML2/Redirect/SSO") }.count
+            #expect(codePosts >= 15, "user ID, password and code, five times")
+            // A run that takes d seconds lands in the same 2-second step as the code before it with a
+            // chance of 1 - d/2. When the machine is so busy that the runs are slow, none need share a
+            // step; when they are quick, the chance that no run had to wait is below 1 in 250.
+            let expectedWaits = seconds.dropFirst().map { max(0, 1 - $0 / 2) }.reduce(0, +)
+            if expectedWaits >= 3 {
+                #expect(waited >= 1, "five quick logins (\(seconds) s) must wait for a new code at least once")
+            }
+            // The ledger keeps the step, never the code.
+            let ledger = try String(
+                contentsOf: pages.sandbox.root.appendingPathComponent("state/unitool/sessions/demo/yuki.otp.json"), encoding: .utf8)
+            #expect(ledger.contains("\"step\""))
         }
-        #expect(await demo.reusedCodes == 0, "a code was sent twice")
-        let codePosts = await demo.requests.filter { $0.method == "POST" && $0.path.hasPrefix("/idp/profile/SAML2/Redirect/SSO") }.count
-        #expect(codePosts >= 15, "user ID, password and code, five times")
-        // A run that takes d seconds lands in the same 2-second step as the code before it with a
-        // chance of 1 - d/2. When the machine is so busy that the runs are slow, none need share a
-        // step; when they are quick, the chance that no run had to wait is below 1 in 250.
-        let expectedWaits = seconds.dropFirst().map { max(0, 1 - $0 / 2) }.reduce(0, +)
-        if expectedWaits >= 3 {
-            #expect(waited >= 1, "five quick logins (\(seconds) s) must wait for a new code at least once")
-        }
-        // The ledger keeps the step, never the code.
-        let ledger = try String(
-            contentsOf: pages.sandbox.root.appendingPathComponent("state/unitool/sessions/demo/yuki.otp.json"), encoding: .utf8)
-        #expect(ledger.contains("\"step\""))
     }
 
     @Test("auth logout (CLI) and auth.logout (JSON-RPC) are the same logout: both remove the TOTP secret")
     func logoutRemovesTOTPBothWays() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        func lookup() throws -> String {
-            try SecretTool.run(["lookup", "service", "unitool", "portal", "demo", "username", "yuki", "kind", "totp"])
-        }
-        for frontEnd in ["cli", "rpc"] {
-            let store = try await pages.run(
-                ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "JBSWY3DPEHPK3PXP")
-            #expect(store.exitCode == 0, "\(store)")
-            #expect(try !lookup().isEmpty)
-            if frontEnd == "cli" {
-                let logout = try await pages.run(["auth", "logout", "--portal", "demo", "--user", "yuki"], demo: demo)
-                #expect(logout.exitCode == 0, "\(logout)")
-                #expect(logout.stderr.contains("the TOTP secret"), "\(logout)")
-            } else {
-                var environment = pages.sandbox.environment
-                environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString
-                let client = try await RPCClientProcess.start(environment: environment)
-                defer { client.terminate() }
-                client.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"auth.logout","params":{"portal":"demo","user":"yuki"}}"#)
-                let answer = await client.nextLine()
-                #expect(answer?["result"]?["totpRemoved"] == .bool(true), "\(String(describing: answer))")
+        try await DemoUniversity.withRunning { demo in
+            func lookup() throws -> String {
+                try SecretTool.run(["lookup", "service", "unitool", "portal", "demo", "username", "yuki", "kind", "totp"])
             }
-            #expect(try lookup().isEmpty, "\(frontEnd): the TOTP secret is still in the keyring")
+            for frontEnd in ["cli", "rpc"] {
+                let store = try await pages.run(
+                    ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "JBSWY3DPEHPK3PXP")
+                #expect(store.exitCode == 0, "\(store)")
+                #expect(try !lookup().isEmpty)
+                if frontEnd == "cli" {
+                    let logout = try await pages.run(["auth", "logout", "--portal", "demo", "--user", "yuki"], demo: demo)
+                    #expect(logout.exitCode == 0, "\(logout)")
+                    #expect(logout.stderr.contains("the TOTP secret"), "\(logout)")
+                } else {
+                    var environment = pages.sandbox.environment
+                    environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString
+                    let client = try await RPCClientProcess.start(environment: environment)
+                    defer { client.terminate() }
+                    client.sendLine(#"{"jsonrpc":"2.0","id":1,"method":"auth.logout","params":{"portal":"demo","user":"yuki"}}"#)
+                    let answer = await client.nextLine()
+                    #expect(answer?["result"]?["totpRemoved"] == .bool(true), "\(String(describing: answer))")
+                }
+                #expect(try lookup().isEmpty, "\(frontEnd): the TOTP secret is still in the keyring")
+            }
         }
     }
 
     @Test("auth login uses the stored TOTP secret")
     func authLoginWithTOTP() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let store = try await pages.run(
-            ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "JBSWY3DPEHPK3PXP")
-        #expect(store.exitCode == 0, "\(store)")
-        defer { removeSecret() }
-        let login = try await pages.run(
-            ["auth", "login", "--portal", "demo", "--user", "yuki", "--password-stdin"], demo: demo, stdin: "sakura-2026")
-        #expect(login.exitCode == 0, "\(login)")
-        #expect(login.stderr.contains("Logged in and stored the password"), "\(login)")
-        _ = try await pages.run(["auth", "logout", "--portal", "demo", "--user", "yuki"], demo: demo)
+        try await DemoUniversity.withRunning { demo in
+            let store = try await pages.run(
+                ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "JBSWY3DPEHPK3PXP")
+            #expect(store.exitCode == 0, "\(store)")
+            defer { removeSecret() }
+            let login = try await pages.run(
+                ["auth", "login", "--portal", "demo", "--user", "yuki", "--password-stdin"], demo: demo, stdin: "sakura-2026")
+            #expect(login.exitCode == 0, "\(login)")
+            #expect(login.stderr.contains("Logged in and stored the password"), "\(login)")
+            _ = try await pages.run(["auth", "logout", "--portal", "demo", "--user", "yuki"], demo: demo)
+        }
     }
 
     @Test("UNITOOL_TOTP_COMMAND gives the code when no secret is stored; a failing command is exit 11")
     func codeFromCommand() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        removeSecret()
-        let python =
-            "import base64,hmac,struct,time,hashlib;k=base64.b32decode('JBSWY3DPEHPK3PXP');"
-            + "h=hmac.new(k,struct.pack('>Q',int(time.time())//30),hashlib.sha1).digest();o=h[-1]&15;"
-            + "print('%06d'%((struct.unpack('>I',h[o:o+4])[0]&0x7fffffff)%1000000))"
-        let outcome = try await pages.run(
-            ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades", "--json"], demo: demo, stdin: "sakura-2026",
-            extra: ["UNITOOL_TOTP_COMMAND": "python3 -c \"\(python)\""])
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        forgetSession("yuki")
-        let failing = try await pages.run(
-            ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades"], demo: demo, stdin: "sakura-2026",
-            extra: ["UNITOOL_TOTP_COMMAND": "exit 3"])
-        #expect(failing.exitCode == 11, "\(failing)")
-        #expect(failing.stderr.contains("UNITOOL_TOTP_COMMAND failed"), "\(failing)")
+        try await DemoUniversity.withRunning { demo in
+            removeSecret()
+            let python =
+                "import base64,hmac,struct,time,hashlib;k=base64.b32decode('JBSWY3DPEHPK3PXP');"
+                + "h=hmac.new(k,struct.pack('>Q',int(time.time())//30),hashlib.sha1).digest();o=h[-1]&15;"
+                + "print('%06d'%((struct.unpack('>I',h[o:o+4])[0]&0x7fffffff)%1000000))"
+            let outcome = try await pages.run(
+                ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades", "--json"], demo: demo, stdin: "sakura-2026",
+                extra: ["UNITOOL_TOTP_COMMAND": "python3 -c \"\(python)\""])
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            forgetSession("yuki")
+            let failing = try await pages.run(
+                ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades"], demo: demo, stdin: "sakura-2026",
+                extra: ["UNITOOL_TOTP_COMMAND": "exit 3"])
+            #expect(failing.exitCode == 11, "\(failing)")
+            #expect(failing.stderr.contains("UNITOOL_TOTP_COMMAND failed"), "\(failing)")
+        }
     }
 
     @Test("a one-time-code page is answered from the TOTP secret in the keyring; the code is never logged")
     func fromKeyring() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let store = try await pages.run(
-            ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo,
-            stdin: "otpauth://totp/Demo%20University:yuki?secret=JBSWY3DPEHPK3PXP&issuer=Demo")
-        #expect(store.exitCode == 0, "\(store)")
-        #expect(store.stderr.contains("Stored the TOTP secret of yuki on demo"))
-        defer { removeSecret() }
+        try await DemoUniversity.withRunning { demo in
+            let store = try await pages.run(
+                ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo,
+                stdin: "otpauth://totp/Demo%20University:yuki?secret=JBSWY3DPEHPK3PXP&issuer=Demo")
+            #expect(store.exitCode == 0, "\(store)")
+            #expect(store.stderr.contains("Stored the TOTP secret of yuki on demo"))
+            defer { removeSecret() }
 
-        let outcome = try await pages.run(
-            ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades", "--json", "-v"], demo: demo, stdin: "sakura-2026")
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        #expect(outcome.stdout.contains("情報理論 (Information Theory)"))
-        #expect(pages.loginPages(outcome.stderr) == ["user id", "password", "one-time code", "saml post"])
-        let totp = try TOTP(parsing: "JBSWY3DPEHPK3PXP")
-        let now = Date()
-        for offset in [-30.0, 0, 30] {
-            #expect(!outcome.stderr.contains(totp.code(at: now.addingTimeInterval(offset))), "a one-time code was logged")
+            let outcome = try await pages.run(
+                ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades", "--json", "-v"], demo: demo, stdin: "sakura-2026")
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            #expect(outcome.stdout.contains("情報理論 (Information Theory)"))
+            #expect(pages.loginPages(outcome.stderr) == ["user id", "password", "one-time code", "saml post"])
+            let totp = try TOTP(parsing: "JBSWY3DPEHPK3PXP")
+            let now = Date()
+            for offset in [-30.0, 0, 30] {
+                #expect(!outcome.stderr.contains(totp.code(at: now.addingTimeInterval(offset))), "a one-time code was logged")
+            }
         }
     }
 
     @Test("a one-time-code page with no stored secret and no terminal is exit 11, naming 'auth totp set'")
     func missingSecret() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let outcome = try await pages.run(
-            ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades"], demo: demo, stdin: "sakura-2026")
-        #expect(outcome.exitCode == 11, "\(outcome)")
-        #expect(outcome.stderr.contains("asks for a one-time code, and no TOTP secret is stored for yuki"))
-        #expect(outcome.stderr.contains("unitool auth totp set --portal demo --user yuki"))
+        try await DemoUniversity.withRunning { demo in
+            let outcome = try await pages.run(
+                ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades"], demo: demo, stdin: "sakura-2026")
+            #expect(outcome.exitCode == 11, "\(outcome)")
+            #expect(outcome.stderr.contains("asks for a one-time code, and no TOTP secret is stored for yuki"))
+            #expect(outcome.stderr.contains("unitool auth totp set --portal demo --user yuki"))
+        }
     }
 
     @Test("a wrong one-time code is its own error: exit 18, with the portal's own words")
     func wrongCode() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let store = try await pages.run(
-            ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "GEZDGNBVGY3TQOJQ")
-        #expect(store.exitCode == 0, "\(store)")
-        defer { removeSecret() }
-        let outcome = try await pages.run(
-            ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades"], demo: demo, stdin: "sakura-2026")
-        #expect(outcome.exitCode == 18, "\(outcome)")
-        #expect(outcome.stderr.contains("rejected the one-time code"))
-        #expect(outcome.stderr.contains("That code is not valid"))
+        try await DemoUniversity.withRunning { demo in
+            let store = try await pages.run(
+                ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "GEZDGNBVGY3TQOJQ")
+            #expect(store.exitCode == 0, "\(store)")
+            defer { removeSecret() }
+            let outcome = try await pages.run(
+                ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades"], demo: demo, stdin: "sakura-2026")
+            #expect(outcome.exitCode == 18, "\(outcome)")
+            #expect(outcome.stderr.contains("rejected the one-time code"))
+            #expect(outcome.stderr.contains("That code is not valid"))
+        }
     }
 
     @Test("a secret that is not base32 or an otpauth URI is refused, and nothing is stored")
     func badSecret() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let outcome = try await pages.run(
-            ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "not a secret!")
-        #expect(outcome.exitCode == 64, "\(outcome)")
-        #expect(outcome.stderr.contains("not a TOTP secret"))
-        let status = try await pages.run(["auth", "status", "--portal", "demo", "--user", "yuki", "--json"], demo: demo)
-        #expect(status.stdout.contains("\"totp\": \"not stored\""), "\(status)")
+        try await DemoUniversity.withRunning { demo in
+            let outcome = try await pages.run(
+                ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "not a secret!")
+            #expect(outcome.exitCode == 64, "\(outcome)")
+            #expect(outcome.stderr.contains("not a TOTP secret"))
+            let status = try await pages.run(["auth", "status", "--portal", "demo", "--user", "yuki", "--json"], demo: demo)
+            #expect(status.stdout.contains("\"totp\": \"not stored\""), "\(status)")
+        }
     }
 }

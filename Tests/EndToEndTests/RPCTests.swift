@@ -99,53 +99,53 @@ struct RPCTests {
     func outOfOrder() async throws {
         var faults = DemoFaults()
         faults.latencyMilliseconds = 400
-        let demo = try await DemoUniversity.start(faults: faults)
-        defer { Task { await demo.stop() } }
-        let client = try await start(demo: demo)
-        defer { client.terminate() }
-        client.sendLine(Self.request(1, "recipes.run", #"{"portal":"demo","recipe":"grades","options":{"term":"2026-fall"}}"#))
-        client.sendLine(Self.request(2, "recipes.describe", #"{"portal":"demo","recipe":"loans"}"#))
-        let first = await client.nextLine()
-        let second = await client.nextLine()
-        #expect(first?["id"] == .number(2))
-        #expect(second?["id"] == .number(1))
-        #expect(second?["result"]?["records"] != nil)
-        // The answer is in the history: offline, the same records come back with their age.
-        client.sendLine(
-            Self.request(3, "recipes.run", #"{"portal":"demo","recipe":"grades","options":{"term":"2026-fall"},"offline":true}"#))
-        let offline = await client.nextLine()
-        #expect(offline?["result"]?["records"] == second?["result"]?["records"], "\(String(describing: offline))")
-        #expect(offline?["result"]?["asOf"]?.stringValue != nil)
-        client.sendLine(Self.request(4, "history.query", #"{"portal":"demo","recipe":"grades","since":"1d"}"#))
-        let history = await client.nextLine()
-        #expect(history?["result"]?["records"] == .array([]), "one run has no changes yet: \(String(describing: history))")
-        client.sendLine(Self.request(6, "search", #"{"portal":"demo","query":"probabilty"}"#))
-        let found = await client.nextLine()
-        #expect(
-            found?["result"]?["records"]?.arrayValue?.first?["text"]?.stringValue?.contains("Probability Theory") == true,
-            "\(String(describing: found))")
-        client.sendLine(Self.request(5, "recipes.run", #"{"portal":"demo","recipe":"loans","offline":true}"#))
-        #expect(await client.nextLine()?["error"]?["code"] == .number(-32051))
+        try await DemoUniversity.withRunning(faults: faults) { demo in
+            let client = try await start(demo: demo)
+            defer { client.terminate() }
+            client.sendLine(Self.request(1, "recipes.run", #"{"portal":"demo","recipe":"grades","options":{"term":"2026-fall"}}"#))
+            client.sendLine(Self.request(2, "recipes.describe", #"{"portal":"demo","recipe":"loans"}"#))
+            let first = await client.nextLine()
+            let second = await client.nextLine()
+            #expect(first?["id"] == .number(2))
+            #expect(second?["id"] == .number(1))
+            #expect(second?["result"]?["records"] != nil)
+            // The answer is in the history: offline, the same records come back with their age.
+            client.sendLine(
+                Self.request(3, "recipes.run", #"{"portal":"demo","recipe":"grades","options":{"term":"2026-fall"},"offline":true}"#))
+            let offline = await client.nextLine()
+            #expect(offline?["result"]?["records"] == second?["result"]?["records"], "\(String(describing: offline))")
+            #expect(offline?["result"]?["asOf"]?.stringValue != nil)
+            client.sendLine(Self.request(4, "history.query", #"{"portal":"demo","recipe":"grades","since":"1d"}"#))
+            let history = await client.nextLine()
+            #expect(history?["result"]?["records"] == .array([]), "one run has no changes yet: \(String(describing: history))")
+            client.sendLine(Self.request(6, "search", #"{"portal":"demo","query":"probabilty"}"#))
+            let found = await client.nextLine()
+            #expect(
+                found?["result"]?["records"]?.arrayValue?.first?["text"]?.stringValue?.contains("Probability Theory") == true,
+                "\(String(describing: found))")
+            client.sendLine(Self.request(5, "recipes.run", #"{"portal":"demo","recipe":"loans","offline":true}"#))
+            #expect(await client.nextLine()?["error"]?["code"] == .number(-32051))
+        }
     }
 
     @Test("$/cancelRequest stops work in flight with -32800; the server goes on")
     func cancellation() async throws {
         var faults = DemoFaults()
         faults.latencyMilliseconds = 1500
-        let demo = try await DemoUniversity.start(faults: faults)
-        defer { Task { await demo.stop() } }
-        let client = try await start(demo: demo)
-        defer { client.terminate() }
-        let started = Date()
-        client.sendLine(Self.request(7, "recipes.run", #"{"portal":"demo","recipe":"loans"}"#))
-        try await Task.sleep(for: .milliseconds(300))
-        client.sendLine(#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":7}}"#)
-        let answer = await client.nextLine()
-        #expect(answer?["id"] == .number(7))
-        #expect(errorCode(answer) == -32800, "\(String(describing: answer))")
-        #expect(Date().timeIntervalSince(started) < 10, "a login and three pages at 1.5 s each would take far longer")
-        client.sendLine(Self.request(8, "portals.list"))
-        #expect(await client.nextLine()?["id"] == .number(8))
+        try await DemoUniversity.withRunning(faults: faults) { demo in
+            let client = try await start(demo: demo)
+            defer { client.terminate() }
+            let started = Date()
+            client.sendLine(Self.request(7, "recipes.run", #"{"portal":"demo","recipe":"loans"}"#))
+            try await Task.sleep(for: .milliseconds(300))
+            client.sendLine(#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":7}}"#)
+            let answer = await client.nextLine()
+            #expect(answer?["id"] == .number(7))
+            #expect(errorCode(answer) == -32800, "\(String(describing: answer))")
+            #expect(Date().timeIntervalSince(started) < 10, "a login and three pages at 1.5 s each would take far longer")
+            client.sendLine(Self.request(8, "portals.list"))
+            #expect(await client.nextLine()?["id"] == .number(8))
+        }
     }
 
     @Test("stdout carries protocol messages only, even with -v")
@@ -268,23 +268,23 @@ struct RPCTests {
 
     @Test("a notification after shutdown never runs; one before the end of input runs to completion first")
     func notificationsAfterShutdownAndAtTheEnd() async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "terms-version=2027-01"))
-        defer { Task { await demo.stop() } }
-        let accept = #"{"jsonrpc":"2.0","method":"terms.accept","params":{"portal":"demo","version":"2027-01"}}"#
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "terms-version=2027-01")) { demo in
+            let accept = #"{"jsonrpc":"2.0","method":"terms.accept","params":{"portal":"demo","version":"2027-01"}}"#
 
-        let late = try await start(demo: demo)
-        late.sendLine(Self.request(1, "shutdown"))
-        #expect(await late.nextLine()?["result"] == .null)
-        late.sendLine(accept)
-        late.sendLine(#"{"jsonrpc":"2.0","method":"exit"}"#)
-        #expect(await late.waitForExit() == 0)
-        #expect(try await acceptedVersion(demo) == DemoUniversity.initialTermsVersion, "terms.accept ran after shutdown")
+            let late = try await start(demo: demo)
+            late.sendLine(Self.request(1, "shutdown"))
+            #expect(await late.nextLine()?["result"] == .null)
+            late.sendLine(accept)
+            late.sendLine(#"{"jsonrpc":"2.0","method":"exit"}"#)
+            #expect(await late.waitForExit() == 0)
+            #expect(try await acceptedVersion(demo) == DemoUniversity.initialTermsVersion, "terms.accept ran after shutdown")
 
-        // Sent, then the end of input at once: the server may not exit before it has finished.
-        let outcome = try await sandbox.run(["rpc"], demo: demo.baseURL, stdin: accept + "\n")
-        #expect(outcome.exitCode == 0)
-        #expect(outcome.stdout.isEmpty, "a notification has no answer")
-        #expect(try await acceptedVersion(demo) == "2027-01", "the notification was not run to completion")
+            // Sent, then the end of input at once: the server may not exit before it has finished.
+            let outcome = try await sandbox.run(["rpc"], demo: demo.baseURL, stdin: accept + "\n")
+            #expect(outcome.exitCode == 0)
+            #expect(outcome.stdout.isEmpty, "a notification has no answer")
+            #expect(try await acceptedVersion(demo) == "2027-01", "the notification was not run to completion")
+        }
     }
 
     /// The accepted terms version as a fresh server reads it.

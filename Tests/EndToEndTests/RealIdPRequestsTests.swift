@@ -15,15 +15,17 @@ struct RealIdPRequestsTests {
     }
 
     /// The demo with its terms API behind the login, as a copy named `campus` (no default user).
-    func protectedTermsCampus(doneWhen: String? = nil) async throws -> DemoUniversity {
+    /// Runs `body` with a campus whose terms API is behind the login, stopped afterwards.
+    func withProtectedTermsCampus(doneWhen: String? = nil, _ body: (DemoUniversity) async throws -> Void) async throws {
         var faults = DemoFaults()
         faults.termsAPI = .protected
-        let demo = try await DemoUniversity.start(faults: faults)
-        try sandbox.installPortalCopy("campus", at: demo.baseURL, commands: ["grades", "headlines"]) { portal in
-            guard let doneWhen else { return portal }
-            return portal.replacingOccurrences(of: "done_when: { xpath: \"//a[@id='logout']\" }", with: "done_when: \(doneWhen)")
+        try await DemoUniversity.withRunning(faults: faults) { demo in
+            try sandbox.installPortalCopy("campus", at: demo.baseURL, commands: ["grades", "headlines"]) { portal in
+                guard let doneWhen else { return portal }
+                return portal.replacingOccurrences(of: "done_when: { xpath: \"//a[@id='logout']\" }", with: "done_when: \(doneWhen)")
+            }
+            try await body(demo)
         }
-        return demo
     }
 
     func samlPosts(_ demo: DemoUniversity) async -> Int {
@@ -33,20 +35,20 @@ struct RealIdPRequestsTests {
     @Test("a terms API behind the login, with done_when written for the start page: the login ends back at the API")
     func loginEndsAtTheRequestedPage() async throws {
         defer { sandbox.remove() }
-        let demo = try await protectedTermsCampus(doneWhen: "{ url: \"^/home\" }")
-        defer { Task { await demo.stop() } }
-        let status = try await sandbox.run(
-            ["--portal", "campus", "--user", "alice", "--password-stdin", "terms", "status", "--json"], demo: demo.baseURL,
-            stdin: "wonderland")
-        #expect(status.exitCode == 0, "\(status)")
-        #expect(status.stdout.contains("\"current\": \"\(DemoUniversity.initialTermsVersion)\""), "\(status)")
-        #expect(await samlPosts(demo) == 1)
-        // A page elsewhere on the portal that fails done_when is still the recipe's error.
-        let accept = try await sandbox.run(["--portal", "campus", "--user", "alice", "terms", "accept"], demo: demo.baseURL)
-        #expect(accept.exitCode == 0, "\(accept)")
-        let grades = try await sandbox.run(
-            ["--portal", "campus", "--user", "alice", "grades", "--term", "2026-spring"], demo: demo.baseURL)
-        #expect(grades.exitCode == 0 && grades.stdout.contains("Analysis II"), "\(grades)")
+        try await withProtectedTermsCampus(doneWhen: "{ url: \"^/home\" }") { demo in
+            let status = try await sandbox.run(
+                ["--portal", "campus", "--user", "alice", "--password-stdin", "terms", "status", "--json"], demo: demo.baseURL,
+                stdin: "wonderland")
+            #expect(status.exitCode == 0, "\(status)")
+            #expect(status.stdout.contains("\"current\": \"\(DemoUniversity.initialTermsVersion)\""), "\(status)")
+            #expect(await samlPosts(demo) == 1)
+            // A page elsewhere on the portal that fails done_when is still the recipe's error.
+            let accept = try await sandbox.run(["--portal", "campus", "--user", "alice", "terms", "accept"], demo: demo.baseURL)
+            #expect(accept.exitCode == 0, "\(accept)")
+            let grades = try await sandbox.run(
+                ["--portal", "campus", "--user", "alice", "grades", "--term", "2026-spring"], demo: demo.baseURL)
+            #expect(grades.exitCode == 0 && grades.stdout.contains("Analysis II"), "\(grades)")
+        }
     }
 
     @Test(
@@ -54,25 +56,25 @@ struct RealIdPRequestsTests {
     )
     func publicCommandTerms() async throws {
         defer { sandbox.remove() }
-        let demo = try await protectedTermsCampus()
-        defer { Task { await demo.stop() } }
-        let cold = try await sandbox.run(["--portal", "campus", "--user", "alice", "headlines", "--json"], demo: demo.baseURL)
-        #expect(cold.exitCode == 40, "\(cold)")
-        #expect(cold.stderr.contains("terms of use") && cold.stderr.contains("behind the login"), "\(cold)")
-        #expect(cold.stderr.contains("unitool auth login --portal campus") && !cold.stderr.contains("remove 'login: false'"), "\(cold)")
-        #expect(await demo.passwordsReceived == 0)
+        try await withProtectedTermsCampus { demo in
+            let cold = try await sandbox.run(["--portal", "campus", "--user", "alice", "headlines", "--json"], demo: demo.baseURL)
+            #expect(cold.exitCode == 40, "\(cold)")
+            #expect(cold.stderr.contains("terms of use") && cold.stderr.contains("behind the login"), "\(cold)")
+            #expect(cold.stderr.contains("unitool auth login --portal campus") && !cold.stderr.contains("remove 'login: false'"), "\(cold)")
+            #expect(await demo.passwordsReceived == 0)
 
-        let accept = try await sandbox.run(
-            ["--portal", "campus", "--user", "alice", "--password-stdin", "terms", "accept"], demo: demo.baseURL, stdin: "wonderland")
-        #expect(accept.exitCode == 0, "\(accept)")
-        let passwords = await demo.passwordsReceived
-        let posts = await samlPosts(demo)
-        let warm = try await sandbox.run(["--portal", "campus", "--user", "alice", "headlines", "--json"], demo: demo.baseURL)
-        #expect(warm.exitCode == 0, "\(warm)")
-        #expect(warm.stdout.contains("\"title\""), "\(warm)")
-        let passwordsAfter = await demo.passwordsReceived
-        let postsAfter = await samlPosts(demo)
-        #expect(passwordsAfter == passwords && postsAfter == posts, "no login: the saved session answered")
+            let accept = try await sandbox.run(
+                ["--portal", "campus", "--user", "alice", "--password-stdin", "terms", "accept"], demo: demo.baseURL, stdin: "wonderland")
+            #expect(accept.exitCode == 0, "\(accept)")
+            let passwords = await demo.passwordsReceived
+            let posts = await samlPosts(demo)
+            let warm = try await sandbox.run(["--portal", "campus", "--user", "alice", "headlines", "--json"], demo: demo.baseURL)
+            #expect(warm.exitCode == 0, "\(warm)")
+            #expect(warm.stdout.contains("\"title\""), "\(warm)")
+            let passwordsAfter = await demo.passwordsReceived
+            let postsAfter = await samlPosts(demo)
+            #expect(passwordsAfter == passwords && postsAfter == posts, "no login: the saved session answered")
+        }
     }
 
     @Test("terms behind the login and a live IdP session: the terms check and the page meet the login together, and the IdP is asked once")
@@ -80,53 +82,56 @@ struct RealIdPRequestsTests {
         defer { sandbox.remove() }
         var faults = try DemoFaults(parsing: "login=idp-session")
         faults.termsAPI = .protected
-        let demo = try await DemoUniversity.start(faults: faults)
-        defer { Task { await demo.stop() } }
-        try sandbox.installPortalCopy("campus", at: demo.baseURL, commands: ["grades"])
-        let first = try await sandbox.run(
-            ["--portal", "campus", "--user", "alice", "--password-stdin", "terms", "accept"], demo: demo.baseURL, stdin: "wonderland")
-        #expect(first.exitCode == 0, "\(first)")
-        // The portal's session ends; the IdP's stays.
-        let file = sandbox.root.appendingPathComponent("state/unitool/sessions/campus/alice.json")
-        var session = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
-        let cookies = try #require(session["cookies"] as? [[String: Any]])
-        session["cookies"] = cookies.filter { $0["name"] as? String != DemoUniversity.sessionCookie }
-        try JSONSerialization.data(withJSONObject: session).write(to: file)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        try await DemoUniversity.withRunning(faults: faults) { demo in
+            try sandbox.installPortalCopy("campus", at: demo.baseURL, commands: ["grades"])
+            let first = try await sandbox.run(
+                ["--portal", "campus", "--user", "alice", "--password-stdin", "terms", "accept"], demo: demo.baseURL, stdin: "wonderland")
+            #expect(first.exitCode == 0, "\(first)")
+            // The portal's session ends; the IdP's stays.
+            let file = sandbox.root.appendingPathComponent("state/unitool/sessions/campus/alice.json")
+            var session = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            let cookies = try #require(session["cookies"] as? [[String: Any]])
+            session["cookies"] = cookies.filter { $0["name"] as? String != DemoUniversity.sessionCookie }
+            try JSONSerialization.data(withJSONObject: session).write(to: file)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
 
-        for round in 1...3 {
-            let before = await demo.requests.count
-            let grades = try await sandbox.run(
-                ["--portal", "campus", "--user", "alice", "grades", "--term", "2026-spring"], demo: demo.baseURL)
-            #expect(grades.exitCode == 0 && grades.stdout.contains("Analysis II"), "\(grades)")
-            let requests = Array(await demo.requests.dropFirst(before)).map { "\($0.method) \($0.path)" }
-            #expect(requests.filter { $0.hasPrefix("GET /idp/") }.count == 1, "round \(round): \(requests)")
-            #expect(requests.count == 6, "round \(round): the page and the terms API twice each, one sign-on, one SAML POST: \(requests)")
-            // Again from a portal session that is gone.
-            var again = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
-            again["cookies"] = (again["cookies"] as? [[String: Any]] ?? []).filter { $0["name"] as? String != DemoUniversity.sessionCookie }
-            try JSONSerialization.data(withJSONObject: again).write(to: file)
+            for round in 1...3 {
+                let before = await demo.requests.count
+                let grades = try await sandbox.run(
+                    ["--portal", "campus", "--user", "alice", "grades", "--term", "2026-spring"], demo: demo.baseURL)
+                #expect(grades.exitCode == 0 && grades.stdout.contains("Analysis II"), "\(grades)")
+                let requests = Array(await demo.requests.dropFirst(before)).map { "\($0.method) \($0.path)" }
+                #expect(requests.filter { $0.hasPrefix("GET /idp/") }.count == 1, "round \(round): \(requests)")
+                #expect(
+                    requests.count == 6, "round \(round): the page and the terms API twice each, one sign-on, one SAML POST: \(requests)")
+                // Again from a portal session that is gone.
+                var again = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+                again["cookies"] = (again["cookies"] as? [[String: Any]] ?? []).filter {
+                    $0["name"] as? String != DemoUniversity.sessionCookie
+                }
+                try JSONSerialization.data(withJSONObject: again).write(to: file)
+            }
         }
     }
 
     @Test("the portal's timezone: applies to a date-time with no zone of its own, and JSON keeps the offset")
     func portalZone() async throws {
         defer { sandbox.remove() }
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let folder = try sandbox.installPortalCopy("campus", at: demo.baseURL, commands: ["headlines"])
-        let file = folder.appendingPathComponent("headlines.yaml")
-        let recipe = try String(contentsOf: file, encoding: .utf8)
-        try #require(recipe.contains("timezone: Europe/Budapest, "))
-        try recipe.replacingOccurrences(of: "timezone: Europe/Budapest, ", with: "").write(to: file, atomically: true, encoding: .utf8)
-        try sandbox.acceptTerms(portal: "campus", version: DemoUniversity.initialTermsVersion)
-        let outcome = try await sandbox.run(["--portal", "campus", "headlines", "--json"], demo: demo.baseURL)
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        let records = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]])
-        let dates = records.compactMap { $0["date"] as? String }
-        #expect(!dates.isEmpty && dates.count == records.count)
-        // Budapest is UTC+1 in winter and UTC+2 in summer; never Z.
-        #expect(dates.allSatisfy { $0.hasSuffix("+01:00") || $0.hasSuffix("+02:00") }, "\(dates)")
+        try await DemoUniversity.withRunning { demo in
+            let folder = try sandbox.installPortalCopy("campus", at: demo.baseURL, commands: ["headlines"])
+            let file = folder.appendingPathComponent("headlines.yaml")
+            let recipe = try String(contentsOf: file, encoding: .utf8)
+            try #require(recipe.contains("timezone: Europe/Budapest, "))
+            try recipe.replacingOccurrences(of: "timezone: Europe/Budapest, ", with: "").write(to: file, atomically: true, encoding: .utf8)
+            try sandbox.acceptTerms(portal: "campus", version: DemoUniversity.initialTermsVersion)
+            let outcome = try await sandbox.run(["--portal", "campus", "headlines", "--json"], demo: demo.baseURL)
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            let records = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]])
+            let dates = records.compactMap { $0["date"] as? String }
+            #expect(!dates.isEmpty && dates.count == records.count)
+            // Budapest is UTC+1 in winter and UTC+2 in summer; never Z.
+            #expect(dates.allSatisfy { $0.hasSuffix("+01:00") || $0.hasSuffix("+02:00") }, "\(dates)")
+        }
     }
 
     @Test(
@@ -181,21 +186,21 @@ struct RealIdPRequestsTests {
     )
     func portalHeadersReachTheLogin() async throws {
         defer { sandbox.remove() }
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        try sandbox.installPortalCopy("campus", at: demo.baseURL) { portal in
-            portal.replacingOccurrences(of: "\nlogin:\n", with: "\nheaders: { Accept: \"application/json\" }\nlogin:\n")
+        try await DemoUniversity.withRunning { demo in
+            try sandbox.installPortalCopy("campus", at: demo.baseURL) { portal in
+                portal.replacingOccurrences(of: "\nlogin:\n", with: "\nheaders: { Accept: \"application/json\" }\nlogin:\n")
+            }
+            let login = try await sandbox.run(
+                ["--portal", "campus", "--user", "alice", "--password-stdin", "auth", "login"], demo: demo.baseURL, stdin: "wonderland")
+            #expect(login.exitCode == 14, "\(login)")
+            #expect(login.stderr.contains("an answer for a script") && login.stderr.contains("application/json"), "\(login)")
+            #expect(login.stderr.contains("headers:"), "\(login)")
+            let doctor = try await sandbox.run(
+                ["--portal", "campus", "--user", "alice", "--password-stdin", "doctor", "login"], demo: demo.baseURL, stdin: "wonderland")
+            let said = doctor.stdout + doctor.stderr
+            #expect(doctor.exitCode != 0 && said.contains("an answer for a script") && said.contains("headers:"), "\(doctor)")
+            #expect(await demo.passwordsReceived == 0)
         }
-        let login = try await sandbox.run(
-            ["--portal", "campus", "--user", "alice", "--password-stdin", "auth", "login"], demo: demo.baseURL, stdin: "wonderland")
-        #expect(login.exitCode == 14, "\(login)")
-        #expect(login.stderr.contains("an answer for a script") && login.stderr.contains("application/json"), "\(login)")
-        #expect(login.stderr.contains("headers:"), "\(login)")
-        let doctor = try await sandbox.run(
-            ["--portal", "campus", "--user", "alice", "--password-stdin", "doctor", "login"], demo: demo.baseURL, stdin: "wonderland")
-        let said = doctor.stdout + doctor.stderr
-        #expect(doctor.exitCode != 0 && said.contains("an answer for a script") && said.contains("headers:"), "\(doctor)")
-        #expect(await demo.passwordsReceived == 0)
     }
 
     @Test("read: may POST a form or JSON and read the value from a JSON answer (issue 35)")

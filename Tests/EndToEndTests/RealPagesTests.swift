@@ -115,18 +115,19 @@ struct RealPagesTests {
     func termsBehindTheLogin() async throws {
         var faults = DemoFaults()
         faults.termsAPI = .protected
-        let demo = try await DemoUniversity.start(faults: faults)
-        defer { Task { await demo.stop() } }
-        #expect(!FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("state/unitool/sessions/demo/alice.json").path))
-        let outcome = try await run(["grades", "--term", "2026-spring", "--json"], demo: demo)
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        #expect(outcome.stdout.contains("Analysis II"))
-        #expect(await samlPosts(demo) == 1, "the terms check logs in, and the data request uses that login")
-        // The terms commands from a cold session too.
-        try FileManager.default.removeItem(at: sandbox.root.appendingPathComponent("state/unitool/sessions/demo/alice.json"))
-        let status = try await run(["terms", "status", "--json"], demo: demo)
-        #expect(status.exitCode == 0, "\(status)")
-        #expect(status.stdout.contains("\"up_to_date\": true"), "\(status)")
+        try await DemoUniversity.withRunning(faults: faults) { demo in
+            #expect(
+                !FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("state/unitool/sessions/demo/alice.json").path))
+            let outcome = try await run(["grades", "--term", "2026-spring", "--json"], demo: demo)
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            #expect(outcome.stdout.contains("Analysis II"))
+            #expect(await samlPosts(demo) == 1, "the terms check logs in, and the data request uses that login")
+            // The terms commands from a cold session too.
+            try FileManager.default.removeItem(at: sandbox.root.appendingPathComponent("state/unitool/sessions/demo/alice.json"))
+            let status = try await run(["terms", "status", "--json"], demo: demo)
+            #expect(status.exitCode == 0, "\(status)")
+            #expect(status.stdout.contains("\"up_to_date\": true"), "\(status)")
+        }
     }
 
     @Test("terms commands need no --user, unless the portal's terms API is behind the login")
@@ -160,72 +161,75 @@ struct RealPagesTests {
 
     @Test("the overview mentions terms only for a portal whose recipe has them")
     func overviewWithoutTerms() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        try campusPortal(at: demo)
-        let folder = sandbox.root.appendingPathComponent("config/unitool/recipes/campus")
-        var portal = try String(contentsOf: folder.appendingPathComponent("portal.yaml"), encoding: .utf8)
-        let terms = try #require(portal.range(of: "\nterms:"))
-        portal = String(portal[..<terms.lowerBound]) + "\n"
-        try portal.write(to: folder.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
-        // Without a command, the overview is what was asked for: on stdout.
-        let overview = try await UniToolProcess.run(["--portal", "campus", "--user", "alice"], environment: sandbox.environment)
-        #expect(overview.stdout.contains("PORTAL: Demo University (campus)"), "\(overview)")
-        #expect(!overview.stdout.contains("terms:") && !overview.stdout.contains("terms accept"), "\(overview)")
-        let withTerms = try await run([], demo: demo)
-        #expect(withTerms.stdout.contains("terms:"), "\(withTerms)")
+        try await DemoUniversity.withRunning { demo in
+            try campusPortal(at: demo)
+            let folder = sandbox.root.appendingPathComponent("config/unitool/recipes/campus")
+            var portal = try String(contentsOf: folder.appendingPathComponent("portal.yaml"), encoding: .utf8)
+            let terms = try #require(portal.range(of: "\nterms:"))
+            portal = String(portal[..<terms.lowerBound]) + "\n"
+            try portal.write(to: folder.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
+            // Without a command, the overview is what was asked for: on stdout.
+            let overview = try await UniToolProcess.run(["--portal", "campus", "--user", "alice"], environment: sandbox.environment)
+            #expect(overview.stdout.contains("PORTAL: Demo University (campus)"), "\(overview)")
+            #expect(!overview.stdout.contains("terms:") && !overview.stdout.contains("terms accept"), "\(overview)")
+            let withTerms = try await run([], demo: demo)
+            #expect(withTerms.stdout.contains("terms:"), "\(withTerms)")
+        }
     }
 
     @Test("a terms API that answers JSON with a trailing comma is read")
     func trailingComma() async throws {
         var faults = DemoFaults()
         faults.termsAPI = .trailingComma
-        let demo = try await DemoUniversity.start(faults: faults)
-        defer { Task { await demo.stop() } }
-        let status = try await run(["terms", "status", "--json"], demo: demo)
-        #expect(status.exitCode == 0, "\(status)")
-        #expect(status.stdout.contains("\"current\": \"\(DemoUniversity.initialTermsVersion)\""), "\(status)")
+        try await DemoUniversity.withRunning(faults: faults) { demo in
+            let status = try await run(["terms", "status", "--json"], demo: demo)
+            #expect(status.exitCode == 0, "\(status)")
+            #expect(status.stdout.contains("\"current\": \"\(DemoUniversity.initialTermsVersion)\""), "\(status)")
+        }
     }
 
     @Test("a HAR of a cold login holds no SAML message, RelayState, cookie value or password in any field, and no size that tells one")
     func traceByteScan() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let trace = sandbox.root.appendingPathComponent("login.har")
-        let outcome = try await sandbox.run(
-            ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", trace.path, "--trace-bodies"],
-            demo: demo.baseURL, stdin: "Kaland-2026")
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        let data = try Data(contentsOf: trace)
-        let har = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let fields = jsonStrings(in: har)
-        // The cookie values the portal set, as the saved session holds them.
-        let session = try #require(
-            try JSONSerialization.jsonObject(
-                with: Data(contentsOf: sandbox.root.appendingPathComponent("state/unitool/sessions/demo/bence.json"))) as? [String: Any])
-        let cookieValues = ((session["cookies"] as? [[String: Any]]) ?? []).compactMap { $0["value"] as? String }.filter { $0.count >= 8 }
-        #expect(!cookieValues.isEmpty)
-        let protocolValue = try Regex(
-            #"(?i)(SAMLRequest|SAMLResponse|RelayState|ticket|SAMLart)(=|%3D)(?!<redacted>|%3Credacted%3E)[^&"\s]"#)
-        var samlParameters = 0
-        for field in fields {
-            #expect(!field.contains("Kaland-2026"), "the password in \(field.prefix(200))")
-            for value in cookieValues { #expect(!field.contains(value), "a cookie value in \(field.prefix(200))") }
-            #expect(field.firstMatch(of: protocolValue) == nil, "a protocol value in \(field.prefix(300))")
-            #expect(!field.contains("PHNhbWxw") && !field.contains("PD94bWwg"), "a SAML message in \(field.prefix(200))")
-            if field.contains("SAMLRequest=<redacted>") { samlParameters += 1 }
+        try await DemoUniversity.withRunning { demo in
+            let trace = sandbox.root.appendingPathComponent("login.har")
+            let outcome = try await sandbox.run(
+                ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", trace.path, "--trace-bodies"],
+                demo: demo.baseURL, stdin: "Kaland-2026")
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            let data = try Data(contentsOf: trace)
+            let har = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let fields = jsonStrings(in: har)
+            // The cookie values the portal set, as the saved session holds them.
+            let session = try #require(
+                try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: sandbox.root.appendingPathComponent("state/unitool/sessions/demo/bence.json"))) as? [String: Any]
+            )
+            let cookieValues = ((session["cookies"] as? [[String: Any]]) ?? []).compactMap { $0["value"] as? String }.filter {
+                $0.count >= 8
+            }
+            #expect(!cookieValues.isEmpty)
+            let protocolValue = try Regex(
+                #"(?i)(SAMLRequest|SAMLResponse|RelayState|ticket|SAMLart)(=|%3D)(?!<redacted>|%3Credacted%3E)[^&"\s]"#)
+            var samlParameters = 0
+            for field in fields {
+                #expect(!field.contains("Kaland-2026"), "the password in \(field.prefix(200))")
+                for value in cookieValues { #expect(!field.contains(value), "a cookie value in \(field.prefix(200))") }
+                #expect(field.firstMatch(of: protocolValue) == nil, "a protocol value in \(field.prefix(300))")
+                #expect(!field.contains("PHNhbWxw") && !field.contains("PD94bWwg"), "a SAML message in \(field.prefix(200))")
+                if field.contains("SAMLRequest=<redacted>") { samlParameters += 1 }
+            }
+            #expect(samlParameters > 0, "the trace should show where the SAML request went, redacted")
+            // The password's POST is sized as shown, so its size does not tell the password's length.
+            let entries = try #require((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+            let passwordPost = try #require(
+                entries.first { entry in
+                    let params = ((entry["request"] as? [String: Any])?["postData"] as? [String: Any])?["params"] as? [[String: String]]
+                    return params?.contains { $0["name"] == "j_password" } == true
+                })
+            let request = try #require(passwordPost["request"] as? [String: Any])
+            let text = try #require((request["postData"] as? [String: Any])?["text"] as? String)
+            #expect(request["bodySize"] as? Int == text.utf8.count)
         }
-        #expect(samlParameters > 0, "the trace should show where the SAML request went, redacted")
-        // The password's POST is sized as shown, so its size does not tell the password's length.
-        let entries = try #require((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
-        let passwordPost = try #require(
-            entries.first { entry in
-                let params = ((entry["request"] as? [String: Any])?["postData"] as? [String: Any])?["params"] as? [[String: String]]
-                return params?.contains { $0["name"] == "j_password" } == true
-            })
-        let request = try #require(passwordPost["request"] as? [String: Any])
-        let text = try #require((request["postData"] as? [String: Any])?["text"] as? String)
-        #expect(request["bodySize"] as? Int == text.utf8.count)
     }
 
     @Test("a time-out page that deletes the session cookie: that run fails, its cookie change is kept, the next run logs in and works")
@@ -239,19 +243,19 @@ struct RealPagesTests {
 
         var faults = DemoFaults()
         faults.sessionTimeout = true
-        let demo = try await DemoUniversity.start(faults: faults)
-        defer { Task { await demo.stop() } }
-        let before = sandbox.snapshot()
-        let timedOut = try await run(["grades", "--term", "2026-spring"], demo: demo)
-        #expect(timedOut.exitCode == 30, "\(timedOut)")
-        #expect(timedOut.stdout.isEmpty)
-        // The portal deleted its cookie; the saved session says so, and no temporary is left.
-        #expect(!(try String(contentsOf: sessionFile, encoding: .utf8)).contains("\"\(DemoUniversity.sessionCookie)\""))
-        #expect(sandbox.stateProblems(since: before).isEmpty, "\(sandbox.stateProblems(since: before))")
+        try await DemoUniversity.withRunning(faults: faults) { demo in
+            let before = sandbox.snapshot()
+            let timedOut = try await run(["grades", "--term", "2026-spring"], demo: demo)
+            #expect(timedOut.exitCode == 30, "\(timedOut)")
+            #expect(timedOut.stdout.isEmpty)
+            // The portal deleted its cookie; the saved session says so, and no temporary is left.
+            #expect(!(try String(contentsOf: sessionFile, encoding: .utf8)).contains("\"\(DemoUniversity.sessionCookie)\""))
+            #expect(sandbox.stateProblems(since: before).isEmpty, "\(sandbox.stateProblems(since: before))")
 
-        let next = try await run(["grades", "--term", "2026-spring", "--json"], demo: demo)
-        #expect(next.exitCode == 0, "\(next)")
-        #expect(next.stdout.contains("Analysis II"))
-        #expect(await samlPosts(demo) == 1, "the next run logs in once, without the dead cookie")
+            let next = try await run(["grades", "--term", "2026-spring", "--json"], demo: demo)
+            #expect(next.exitCode == 0, "\(next)")
+            #expect(next.stdout.contains("Analysis II"))
+            #expect(await samlPosts(demo) == 1, "the next run logs in once, without the dead cookie")
+        }
     }
 }

@@ -28,14 +28,14 @@ struct SecurityRoundTwoTests {
 
     @Test("--timeout 5 against a server that trickles one byte every 2 s exits 21 at the deadline, not at the body's end")
     func tricklingServer() async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "trickle"))
-        defer { Task { await demo.stop() } }
-        let outcome = try await run(["--portal", "demo", "grades", "--timeout", "5"], demo: demo)
-        #expect(outcome.exitCode == 21, "\(outcome)")
-        #expect(outcome.stderr.contains("did not answer in time"), "\(outcome)")
-        // A deadline per read would never fire here (a byte every 2 s); the bound leaves a loaded
-        // machine room above the 5 s and stays far below the trickle's end.
-        #expect(outcome.seconds < 15, "took \(outcome.seconds) s")
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "trickle")) { demo in
+            let outcome = try await run(["--portal", "demo", "grades", "--timeout", "5"], demo: demo)
+            #expect(outcome.exitCode == 21, "\(outcome)")
+            #expect(outcome.stderr.contains("did not answer in time"), "\(outcome)")
+            // A deadline per read would never fire here (a byte every 2 s); the bound leaves a loaded
+            // machine room above the 5 s and stays far below the trickle's end.
+            #expect(outcome.seconds < 15, "took \(outcome.seconds) s")
+        }
     }
 
     @Test("non-finite, negative and absurd time limits are usage errors (exit 64), never a crash")
@@ -80,17 +80,17 @@ struct SecurityRoundTwoTests {
 
     @Test("a quadratic-entity feed is refused within 5 s and 200 MB")
     func quadraticEntityFeed() async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "hostile-xml=quadratic"))
-        defer { Task { await demo.stop() } }
-        // This run's own peak (`MeasuredRun`), not the largest child of the whole test process.
-        let measured = try await sandbox.measured(["--portal", "demo", "news", "--source", "rss"], demo: demo.baseURL)
-        let outcome = measured.outcome
-        #expect(outcome.exitCode == 30, "\(outcome)")
-        #expect(outcome.stderr.contains("declares entities"), "\(outcome)")
-        // Its own CPU time, as its own memory: the wall clock of one run among the whole suite's
-        // on two cores measures the suite (5.7 s once), not the parser.
-        #expect(measured.cpuSeconds < 5, "\(measured)")
-        #expect(measured.peakKiB < 200 * 1024, "\(measured)")
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "hostile-xml=quadratic")) { demo in
+            // This run's own peak (`MeasuredRun`), not the largest child of the whole test process.
+            let measured = try await sandbox.measured(["--portal", "demo", "news", "--source", "rss"], demo: demo.baseURL)
+            let outcome = measured.outcome
+            #expect(outcome.exitCode == 30, "\(outcome)")
+            #expect(outcome.stderr.contains("declares entities"), "\(outcome)")
+            // Its own CPU time, as its own memory: the wall clock of one run among the whole suite's
+            // on two cores measures the suite (5.7 s once), not the parser.
+            #expect(measured.cpuSeconds < 5, "\(measured)")
+            #expect(measured.peakKiB < 200 * 1024, "\(measured)")
+        }
     }
 
     @Test("UNITOOL_PASSWORD_COMMAND's output is capped at 64 KiB; a background child holding the pipe does not hold unitool")
@@ -149,25 +149,25 @@ struct SecurityRoundTwoTests {
 
     @Test("431 from the portal says it got more than it accepts and hints 'auth logout', with no retry")
     func requestTooLarge() async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "request-too-large"))
-        defer { Task { await demo.stop() } }
-        let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
-        #expect(outcome.exitCode == 22, "\(outcome)")
-        #expect(outcome.stderr.contains("more than unitool accepts"), "\(outcome)")
-        #expect(outcome.stderr.contains("unitool auth logout"), "\(outcome)")
-        #expect(!outcome.stderr.contains("try again later"), "\(outcome)")
-        let grades = await demo.requests.filter { $0.path == "/grades" }
-        #expect(grades.count == 1, "431 is not retried: \(grades)")
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "request-too-large")) { demo in
+            let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
+            #expect(outcome.exitCode == 22, "\(outcome)")
+            #expect(outcome.stderr.contains("more than unitool accepts"), "\(outcome)")
+            #expect(outcome.stderr.contains("unitool auth logout"), "\(outcome)")
+            #expect(!outcome.stderr.contains("try again later"), "\(outcome)")
+            let grades = await demo.requests.filter { $0.path == "/grades" }
+            #expect(grades.count == 1, "431 is not retried: \(grades)")
+        }
     }
 
     @Test("a data page that redirects to a foreign origin is named as such (exit 23); no login is tried there")
     func foreignRedirect() async throws {
-        let demo = try await DemoUniversity.start(faults: try DemoFaults(parsing: "foreign-redirect"))
-        defer { Task { await demo.stop() } }
-        let outcome = try await run(["--portal", "demo", "--user", "nobody-\(UUID().uuidString.prefix(6))", "grades"], demo: demo)
-        #expect(outcome.exitCode == 23, "\(outcome)")
-        #expect(outcome.stderr.contains("neither the portal"), "\(outcome)")
-        #expect(!outcome.stderr.contains("keyring") && !outcome.stderr.contains("password"), "no login was started: \(outcome)")
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "foreign-redirect")) { demo in
+            let outcome = try await run(["--portal", "demo", "--user", "nobody-\(UUID().uuidString.prefix(6))", "grades"], demo: demo)
+            #expect(outcome.exitCode == 23, "\(outcome)")
+            #expect(outcome.stderr.contains("neither the portal"), "\(outcome)")
+            #expect(!outcome.stderr.contains("keyring") && !outcome.stderr.contains("password"), "no login was started: \(outcome)")
+        }
     }
 
     @Test("a state folder that cannot be written: a warning, and the command still works without saving")

@@ -64,37 +64,37 @@ struct TermsCommandTests {
 
     @Test("a terms bump while the portal runs: refused with both versions until the new one is accepted; a stale --version is refused")
     func bumpAtRunTime() async throws {
-        let demo = try await DemoUniversity.start()
-        defer { Task { await demo.stop() } }
-        let external = ["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]
+        try await DemoUniversity.withRunning { demo in
+            let external = ["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]
 
-        #expect(try await run(["--portal", "demo", "terms", "accept", "--version", "2026-09"], extra: external).exitCode == 0)
-        #expect(try await run(["--portal", "demo", "grades"], extra: external).exitCode == 0)
+            #expect(try await run(["--portal", "demo", "terms", "accept", "--version", "2026-09"], extra: external).exitCode == 0)
+            #expect(try await run(["--portal", "demo", "grades"], extra: external).exitCode == 0)
 
-        await demo.publishTerms(version: "2027-02")
-        let refused = try await run(["--portal", "demo", "grades"], extra: external)
-        #expect(refused.exitCode == 15, "\(refused)")
-        #expect(refused.stdout.isEmpty)
-        #expect(refused.stderr.contains("you accepted version 2026-09, the portal now has version 2027-02"))
-        #expect(refused.stderr.contains("terms accept"))
+            await demo.publishTerms(version: "2027-02")
+            let refused = try await run(["--portal", "demo", "grades"], extra: external)
+            #expect(refused.exitCode == 15, "\(refused)")
+            #expect(refused.stdout.isEmpty)
+            #expect(refused.stderr.contains("you accepted version 2026-09, the portal now has version 2027-02"))
+            #expect(refused.stderr.contains("terms accept"))
 
-        let before = try #require(acceptedBytes())
-        let stale = try await run(["--portal", "demo", "terms", "accept", "--version", "2026-09"], extra: external)
-        #expect(stale.exitCode == 17, "\(stale)")
-        #expect(stale.stderr.contains("version 2026-09 is not the current version"))
-        #expect(stale.stderr.contains("current: 2027-02"))
-        #expect(acceptedBytes() == before, "a refused accept changed the record of accepted terms")
-        #expect(try await run(["--portal", "demo", "grades"], extra: external).exitCode == 15)
+            let before = try #require(acceptedBytes())
+            let stale = try await run(["--portal", "demo", "terms", "accept", "--version", "2026-09"], extra: external)
+            #expect(stale.exitCode == 17, "\(stale)")
+            #expect(stale.stderr.contains("version 2026-09 is not the current version"))
+            #expect(stale.stderr.contains("current: 2027-02"))
+            #expect(acceptedBytes() == before, "a refused accept changed the record of accepted terms")
+            #expect(try await run(["--portal", "demo", "grades"], extra: external).exitCode == 15)
 
-        let status = try await run(["--portal", "demo", "terms", "status"], extra: external)
-        #expect(status.stdout.contains("current:   2027-02"))
-        #expect(status.stdout.contains("accepted:  2026-09"))
-        #expect(status.stdout.contains("not accepted"))
+            let status = try await run(["--portal", "demo", "terms", "status"], extra: external)
+            #expect(status.stdout.contains("current:   2027-02"))
+            #expect(status.stdout.contains("accepted:  2026-09"))
+            #expect(status.stdout.contains("not accepted"))
 
-        #expect(try await run(["--portal", "demo", "terms", "accept", "--version", "2027-02"], extra: external).exitCode == 0)
-        let after = try await run(["--portal", "demo", "grades", "--json"], extra: external)
-        #expect(after.exitCode == 0, "\(after)")
-        #expect(after.stdout.contains("Probability Theory"))
+            #expect(try await run(["--portal", "demo", "terms", "accept", "--version", "2027-02"], extra: external).exitCode == 0)
+            let after = try await run(["--portal", "demo", "grades", "--json"], extra: external)
+            #expect(after.exitCode == 0, "\(after)")
+            #expect(after.stdout.contains("Probability Theory"))
+        }
     }
 
     @Test(
@@ -141,30 +141,30 @@ struct TermsCommandTests {
     func hostileVersionIsEscaped() async throws {
         var faults = DemoFaults()
         faults.termsVersion = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{9B}31m"
-        let demo = try await DemoUniversity.start(faults: faults)
-        defer { Task { await demo.stop() } }
-        let external = ["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]
-        let shown = "\\x1b]0;pwned\\x07\\x1b[2J\\u009b31m"
+        try await DemoUniversity.withRunning(faults: faults) { demo in
+            let external = ["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]
+            let shown = "\\x1b]0;pwned\\x07\\x1b[2J\\u009b31m"
 
-        let status = try await run(["--portal", "demo", "terms", "status"], extra: external)
-        #expect(status.exitCode == 0, "\(status)")
-        #expect(status.stdout.contains("current:   \(shown)"), "\(status.stdout)")
-        let show = try await run(["--portal", "demo", "terms", "show"], extra: external)
-        #expect(show.exitCode == 0, "\(show)")
-        #expect(show.stdout.contains("version \(shown)"), "\(show.stdout)")
-        let refused = try await run(["--portal", "demo", "grades"], extra: external)
-        #expect(refused.exitCode == 15, "\(refused)")
-        #expect(refused.stderr.contains("current version \(shown)"), "\(refused.stderr)")
-        let verbose = try await run(["--portal", "demo", "grades", "-v"], extra: external)
-        #expect(verbose.exitCode == 15, "\(verbose)")
-        let json = try await run(["--portal", "demo", "terms", "status", "--json"], extra: external)
-        #expect(json.stdout.contains("\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m"), "\(json.stdout)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
-        #expect(object["current"] as? String == faults.termsVersion, "JSON must read back as the very version served")
+            let status = try await run(["--portal", "demo", "terms", "status"], extra: external)
+            #expect(status.exitCode == 0, "\(status)")
+            #expect(status.stdout.contains("current:   \(shown)"), "\(status.stdout)")
+            let show = try await run(["--portal", "demo", "terms", "show"], extra: external)
+            #expect(show.exitCode == 0, "\(show)")
+            #expect(show.stdout.contains("version \(shown)"), "\(show.stdout)")
+            let refused = try await run(["--portal", "demo", "grades"], extra: external)
+            #expect(refused.exitCode == 15, "\(refused)")
+            #expect(refused.stderr.contains("current version \(shown)"), "\(refused.stderr)")
+            let verbose = try await run(["--portal", "demo", "grades", "-v"], extra: external)
+            #expect(verbose.exitCode == 15, "\(verbose)")
+            let json = try await run(["--portal", "demo", "terms", "status", "--json"], extra: external)
+            #expect(json.stdout.contains("\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m"), "\(json.stdout)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(object["current"] as? String == faults.termsVersion, "JSON must read back as the very version served")
 
-        for outcome in [status, show, refused, verbose, json] {
-            for text in [outcome.stdout, outcome.stderr] {
-                #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B }, "\(outcome)")
+            for outcome in [status, show, refused, verbose, json] {
+                for text in [outcome.stdout, outcome.stderr] {
+                    #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B }, "\(outcome)")
+                }
             }
         }
     }
@@ -173,19 +173,20 @@ struct TermsCommandTests {
     func decomposedVersionIsNotTheServedOne() async throws {
         var faults = DemoFaults()
         faults.termsVersion = "2026-\u{E9}t\u{E9}"
-        let demo = try await DemoUniversity.start(faults: faults)
-        defer { Task { await demo.stop() } }
-        let external = ["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]
-        let stale = try await run(["--portal", "demo", "terms", "accept", "--version", "2026-e\u{301}te\u{301}"], extra: external)
-        #expect(stale.exitCode == 17, "\(stale)")
-        #expect(acceptedBytes() == nil, "terms were accepted under a version the portal did not serve")
+        try await DemoUniversity.withRunning(faults: faults) { demo in
+            let external = ["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]
+            let stale = try await run(["--portal", "demo", "terms", "accept", "--version", "2026-e\u{301}te\u{301}"], extra: external)
+            #expect(stale.exitCode == 17, "\(stale)")
+            #expect(acceptedBytes() == nil, "terms were accepted under a version the portal did not serve")
 
-        try sandbox.acceptTerms(portal: "demo", version: "2026-e\u{301}te\u{301}")
-        let refused = try await run(["--portal", "demo", "grades"], extra: external)
-        #expect(refused.exitCode == 15, "\(refused)")
+            try sandbox.acceptTerms(portal: "demo", version: "2026-e\u{301}te\u{301}")
+            let refused = try await run(["--portal", "demo", "grades"], extra: external)
+            #expect(refused.exitCode == 15, "\(refused)")
 
-        #expect(try await run(["--portal", "demo", "terms", "accept", "--version", "2026-\u{E9}t\u{E9}"], extra: external).exitCode == 0)
-        #expect(try await run(["--portal", "demo", "grades"], extra: external).exitCode == 0)
+            #expect(
+                try await run(["--portal", "demo", "terms", "accept", "--version", "2026-\u{E9}t\u{E9}"], extra: external).exitCode == 0)
+            #expect(try await run(["--portal", "demo", "grades"], extra: external).exitCode == 0)
+        }
     }
 
     @Test("terms show prints the terms text, asking the version API once")
