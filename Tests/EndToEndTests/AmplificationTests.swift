@@ -190,7 +190,9 @@ struct AmplificationTests {
         #expect(!seen.contains { $0["id"] == .number(2) }, "the over-long request was not run")
     }
 
-    @Test("the official MCP client sees a method: post command as neither read-only nor safe; a GET command stays read-only")
+    @Test(
+        "the official MCP client sees a method: post command as neither read-only nor safe; a GET command stays read-only",
+        .enabled(if: InteropPython.isAvailableOrRequired, "UNITOOL_SKIP_INTEROP=1 and no interop venv"))
     func mcpPostIsNotReadOnly() async throws {
         let folder = sandbox.root.appendingPathComponent("config/unitool/recipes/demo")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -209,14 +211,11 @@ struct AmplificationTests {
         try await DemoUniversity.withRunning { demo in
             var environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }
             environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString
-            let python =
-                environment["UNITOOL_INTEROP_PYTHON"] ?? Fixtures.root.appendingPathComponent(".build/interop-venv/bin/python").path
-            guard FileManager.default.isExecutableFile(atPath: python) else {
-                if environment["UNITOOL_SKIP_INTEROP"] != "1" {
-                    Issue.record("no Python with the mcp package at \(python): run Scripts/interop-venv.sh (or set UNITOOL_SKIP_INTEROP=1)")
-                }
+            guard InteropPython.isInstalled else {
+                Issue.record(Comment(rawValue: InteropPython.missing))
                 return
             }
+            let python = InteropPython.path
             let script = Fixtures.root.appendingPathComponent("Tests/EndToEndTests/Interop/mcp_client.py").path
             let childEnvironment = environment
             let outcome = try await UniToolProcess.run(

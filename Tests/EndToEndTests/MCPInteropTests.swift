@@ -7,7 +7,9 @@ import UniToolTestSupport
 
 /// `unitool mcp` driven by the official MCP SDK for Python (`mcp` from PyPI, installed by
 /// Scripts/interop-venv.sh), as an AI assistant's client drives it.
-@Suite("MCP: unitool as a Model Context Protocol server, with the official Python client")
+@Suite(
+    "MCP: unitool as a Model Context Protocol server, with the official Python client",
+    .enabled(if: InteropPython.isAvailableOrRequired, "UNITOOL_SKIP_INTEROP=1 and no interop venv"))
 struct MCPInteropTests {
     let sandbox: Sandbox
 
@@ -18,13 +20,11 @@ struct MCPInteropTests {
         let environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }.merging([
             "UNITOOL_DEMO_URL": demo.baseURL.absoluteString, "NO_COLOR": "1",
         ]) { $1 }
-        let python = environment["UNITOOL_INTEROP_PYTHON"] ?? Fixtures.root.appendingPathComponent(".build/interop-venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            if environment["UNITOOL_SKIP_INTEROP"] != "1" {
-                Issue.record("no Python with the mcp package at \(python): run Scripts/interop-venv.sh (or set UNITOOL_SKIP_INTEROP=1)")
-            }
+        guard InteropPython.isInstalled else {
+            Issue.record(Comment(rawValue: InteropPython.missing))
             return nil
         }
+        let python = InteropPython.path
         let script = Fixtures.root.appendingPathComponent("Tests/EndToEndTests/Interop/mcp_client.py").path
         // On a thread of its own: the demo serving the server runs on this process's cooperative pool.
         let outcome = try await UniToolProcess.run(

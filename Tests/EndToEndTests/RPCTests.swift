@@ -295,17 +295,17 @@ struct RPCTests {
         return await client.nextLine()?["result"]?["accepted"]?.stringValue
     }
 
-    @Test("interop: python-lsp-jsonrpc drives unitool rpc over Content-Length framing")
+    @Test(
+        "interop: python-lsp-jsonrpc drives unitool rpc over Content-Length framing",
+        .enabled(if: InteropPython.isAvailableOrRequired, "UNITOOL_SKIP_INTEROP=1 and no interop venv"))
     func interopWithPylspJsonrpc() async throws {
         // Scripts/test.sh sets UNITOOL_INTEROP_PYTHON from Scripts/interop-venv.sh.
         let environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }
-        let python =
-            environment["UNITOOL_INTEROP_PYTHON"] ?? Fixtures.root.appendingPathComponent(".build/interop-venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            if environment["UNITOOL_SKIP_INTEROP"] == "1" { return }
-            Issue.record("no Python with python-lsp-jsonrpc at \(python): run Scripts/interop-venv.sh (or set UNITOOL_SKIP_INTEROP=1)")
+        guard InteropPython.isInstalled else {
+            Issue.record(Comment(rawValue: InteropPython.missing))
             return
         }
+        let python = InteropPython.path
         let script = Fixtures.root.appendingPathComponent("Tests/EndToEndTests/Interop/pylsp_jsonrpc_client.py").path
         let (status, text, stderr) = try await runOnThread(python, [script, UniToolProcess.executable.path], environment: environment)
         #expect(status == 0, "\(text)\n\(stderr)")

@@ -1,0 +1,27 @@
+import Foundation
+
+/// The Python of the interop peers (Scripts/interop-venv.sh: the official MCP client,
+/// python-lsp-jsonrpc), for the tests that drive unitool with them.
+///
+/// Outside Scripts/test.sh it may be missing. With `UNITOOL_SKIP_INTEROP=1` those tests are
+/// skipped, and say so (`.enabled(if: InteropPython.isAvailableOrRequired, ...)`); without it a
+/// missing venv is a failure that says how to make it, never a quiet pass.
+public enum InteropPython {
+    /// Its path: `UNITOOL_INTEROP_PYTHON` (Scripts/test.sh sets it), else the venv in .build.
+    public static var path: String {
+        ProcessInfo.processInfo.environment["UNITOOL_INTEROP_PYTHON"]
+            ?? Fixtures.root.appendingPathComponent(".build/interop-venv/bin/python").path
+    }
+
+    public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+    /// False only when it is missing and the run asked to skip interop tests.
+    public static var isAvailableOrRequired: Bool {
+        isInstalled || ProcessInfo.processInfo.environment["UNITOOL_SKIP_INTEROP"] != "1"
+    }
+
+    /// What a test records when the venv is missing and the run did not ask to skip.
+    public static var missing: String {
+        "no Python with the interop packages at \(path): run Scripts/interop-venv.sh (or set UNITOOL_SKIP_INTEROP=1)"
+    }
+}
