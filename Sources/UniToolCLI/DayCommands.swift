@@ -35,7 +35,7 @@ extension CommandEnvironment {
 }
 
 /// `unitool calendar`: every calendar-capable command of the portal in one iCalendar file.
-struct CalendarCommand: AsyncParsableCommand {
+struct CalendarCommand: UniToolCommand {
     static let configuration = CommandConfiguration(
         commandName: "calendar", abstract: "Export your classes, exams and due dates as one calendar file (.ics).",
         discussion: HelpExamples.discussion(
@@ -54,8 +54,7 @@ struct CalendarCommand: AsyncParsableCommand {
         help: ArgumentHelp("Write the calendar to this file (atomically) instead of standard output.", valueName: "file"))
     var output: String?
 
-    func run() async throws {
-        let environment = try CommandEnvironment(options: globals)
+    func run(_ environment: CommandEnvironment) async throws {
         let (service, _) = try environment.dayService(offline: globals.offline)
         let calendar = try await environment.withLiveRuns(service, offline: globals.offline) { live, _ in
             try await service.calendar(live: live)
@@ -83,7 +82,7 @@ struct CalendarCommand: AsyncParsableCommand {
 }
 
 /// `unitool today`: the day's classes, what is due, and what is new, on one screen.
-struct TodayCommand: AsyncParsableCommand {
+struct TodayCommand: UniToolCommand {
     static let configuration = CommandConfiguration(
         commandName: "today", abstract: "Your day on one screen: classes, exams, loans due, and what is new since you last looked.",
         discussion: HelpExamples.discussion(
@@ -99,8 +98,7 @@ struct TodayCommand: AsyncParsableCommand {
     @OptionGroup var globals: GlobalOptions
     @Flag(help: "Ask the portal even when the history has a fresh answer.") var refresh = false
 
-    func run() async throws {
-        let environment = try CommandEnvironment(options: globals)
+    func run(_ environment: CommandEnvironment) async throws {
         let (service, portal) = try environment.dayService(offline: globals.offline)
         guard !portal.today.isEmpty else {
             throw UniToolError(

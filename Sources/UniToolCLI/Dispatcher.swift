@@ -149,21 +149,15 @@ struct Dispatcher {
                 try command.run()
             }
             return 0
-        } catch let exit as CommandExit {
-            return exit.code
-        } catch let error as UniToolError {
-            return ErrorReporter.report(error, json: Self.wantsJSON(arguments))
         } catch {
-            if RootCommand.exitCode(for: error) == .success {
+            if !(error is UniToolError), !(error is CommandExit), RootCommand.exitCode(for: error) == .success {
                 // A request for help: swift-argument-parser's text for the (sub)command asked about.
                 let help = OptionScope.help(RootCommand.fullMessage(for: error), for: path)
                 if !help.isEmpty { print(help) }
                 return 0
             }
-            let command = ([name] + arguments.prefix { !$0.hasPrefix("-") }).joined(separator: " ")
-            return ErrorReporter.report(
-                UniToolError(.usage, RootCommand.message(for: error), hint: "see 'unitool \(command) --help'"),
-                json: Self.wantsJSON(arguments))
+            return CommandFailure.exitCode(
+                for: error, command: path.joined(separator: " "), arguments: arguments, parserMessage: RootCommand.message(for:))
         }
     }
 

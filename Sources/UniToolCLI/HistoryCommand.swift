@@ -4,7 +4,7 @@ import UniToolHost
 import UniToolKit
 
 /// `unitool history grades --since 30d`: what changed in a recipe's answers, run by run.
-struct HistoryCommand: AsyncParsableCommand {
+struct HistoryCommand: UniToolCommand {
     static let configuration = CommandConfiguration(
         commandName: "history", abstract: "Show what changed in a command's answers, run by run, from the local history.",
         discussion: HelpExamples.discussion(
@@ -18,8 +18,7 @@ struct HistoryCommand: AsyncParsableCommand {
     @Argument(help: "A recipe command, such as grades or loans. Without it, the commands the history has.") var command: String?
     @Option(help: ArgumentHelp("Only runs since then: 30d, 12h, today or 2026-11-01.", valueName: "when")) var since = "30d"
 
-    func run() async throws {
-        let environment = try CommandEnvironment(options: globals)
+    func run(_ environment: CommandEnvironment) async throws {
         let portal = try environment.catalog.portal(try environment.portalID())
         guard let history = environment.history() else {
             throw UniToolError(.stateCorrupt, "the history cannot be opened", hint: "run with -v to see why")

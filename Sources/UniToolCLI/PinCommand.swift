@@ -4,7 +4,7 @@ import UniToolHost
 import UniToolKit
 
 /// `unitool pin grades --term current`: a favourite that the overview lists first.
-struct PinCommand: AsyncParsableCommand {
+struct PinCommand: UniToolCommand {
     static let configuration = CommandConfiguration(
         commandName: "pin", abstract: "Pin a command you run often, so that 'unitool' lists it first.",
         discussion: HelpExamples.discussion(
@@ -21,8 +21,7 @@ struct PinCommand: AsyncParsableCommand {
     /// Built-in commands worth a pin: those that read, with options of their own.
     static let pinnableBuiltins: Set<String> = ["today", "calendar", "search", "history"]
 
-    func run() async throws {
-        let environment = try CommandEnvironment(options: globals)
+    func run(_ environment: CommandEnvironment) async throws {
         let portal = try environment.catalog.portal(try environment.portalID())
         let store = ShortcutsStore()
         guard let command = words.first else {

@@ -8,7 +8,7 @@ import UniToolKit
 import UniToolRPC
 
 /// `unitool rpc`: JSON-RPC 2.0 over stdin and stdout, for GUIs, editors and plugins.
-struct RPCCommand: AsyncParsableCommand {
+struct RPCCommand: UniToolCommand {
     static let configuration = CommandConfiguration(
         commandName: "rpc", abstract: "Serve JSON-RPC 2.0 on stdin and stdout, for front ends and plugins.",
         discussion: HelpExamples.discussion(
@@ -35,13 +35,12 @@ struct RPCCommand: AsyncParsableCommand {
         static var allValueStrings: [String] { RPCFraming.allCases.map(\.rawValue) }
     }
 
-    func run() async throws {
+    func run(_ environment: CommandEnvironment) async throws {
         // A client that goes away must end the server, not kill it with SIGPIPE mid-write.
         signal(SIGPIPE, SIG_IGN)
         // Both limits are sizes of buffers: 0, a negative number or Int.max is a mistake, refused here.
         try InputBounds.count(maxMessageBytes, option: "--max-message-bytes", in: InputBounds.messageBytes)
         try InputBounds.count(maxUnreadBytes, option: "--max-unread-bytes", in: InputBounds.unreadBytes)
-        let environment = try CommandEnvironment(options: globals)
         let host = CommandLineRPCHost(environment: environment)
         let logger = environment.logger
         let output = FileDescriptorOutput(descriptor: STDOUT_FILENO, maxBacklog: maxUnreadBytes) { reason in

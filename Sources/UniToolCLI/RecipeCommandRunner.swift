@@ -49,12 +49,8 @@ struct RecipeCommandRunner {
             // parse was a tenth of a warm command's CPU).
             let options = invocation.rest == globalArguments ? globalsOnly : try GlobalOptions.parse(invocation.rest)
             return try await execute(recipe, invocation: invocation, options: options, environment: environment)
-        } catch let error as UniToolError {
-            return ErrorReporter.report(error, json: Dispatcher.wantsJSON(arguments))
         } catch {
-            let message = GlobalOptions.message(for: error)
-            return ErrorReporter.report(
-                UniToolError(.usage, message, hint: "see 'unitool \(name) --help'"), json: Dispatcher.wantsJSON(arguments))
+            return CommandFailure.exitCode(for: error, command: name, arguments: arguments)
         }
     }
 

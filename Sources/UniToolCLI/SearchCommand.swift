@@ -5,7 +5,7 @@ import UniToolKit
 
 /// `unitool search QUERY`: every record in the history and the portal's command and option names,
 /// typo-tolerant, offline.
-struct SearchCommand: AsyncParsableCommand {
+struct SearchCommand: UniToolCommand {
     static let configuration = CommandConfiguration(
         commandName: "search", abstract: "Find a course, grade, loan or news item you have seen, and commands, even with typos.",
         discussion: HelpExamples.discussion(
@@ -20,9 +20,8 @@ struct SearchCommand: AsyncParsableCommand {
     @Argument(help: "What to look for: one or more words.") var query: [String]
     @Option(help: "At most this many results.") var limit = 20
 
-    func run() async throws {
+    func run(_ environment: CommandEnvironment) async throws {
         try InputBounds.count(limit, option: "--limit", in: InputBounds.searchResults)
-        let environment = try CommandEnvironment(options: globals)
         let portal = try environment.catalog.portal(try environment.portalID())
         let user = (try? environment.user(for: portal)) ?? ""
         let items = try Search.items(catalog: environment.catalog, portal: portal.id, user: user, history: environment.history())

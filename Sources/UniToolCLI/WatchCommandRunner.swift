@@ -205,11 +205,8 @@ struct WatchCommandRunner {
             if watch.notify { channels.append(DesktopNotificationChannel()) }
             if watch.test { return await Self.test(channels, spec: spec, portal: portal) }
             return try await loop(spec, every: watch.every, channels: channels, options: options, environment: environment, portal: portal)
-        } catch let error as UniToolError {
-            return ErrorReporter.report(error, json: json)
         } catch {
-            return ErrorReporter.report(
-                UniToolError(.usage, GlobalOptions.message(for: error), hint: "see 'unitool watch --help'"), json: json)
+            return CommandFailure.exitCode(for: error, command: "watch", arguments: arguments)
         }
     }
 
@@ -229,10 +226,8 @@ struct WatchCommandRunner {
                 if status == 0 { status = code }
             }
             return status
-        } catch let error as UniToolError {
-            return ErrorReporter.report(error, json: Dispatcher.wantsJSON(arguments))
         } catch {
-            return ErrorReporter.report(UniToolError(.usage, GlobalOptions.message(for: error)), json: Dispatcher.wantsJSON(arguments))
+            return CommandFailure.exitCode(for: error, command: "watch --all", arguments: arguments)
         }
     }
 
