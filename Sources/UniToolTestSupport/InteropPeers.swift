@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -7,24 +8,37 @@ import Foundation
 /// Ports and scripts of the interop peers (SimpleSAMLphp, LemonLDAP::NG with the Shibboleth SP,
 /// an openssl server): one copy for every suite that starts one.
 public enum InteropPeer {
-    /// A port on 127.0.0.1 that nobody listens on now, chosen by the system (bound to port 0 and
-    /// let go at once).
+    /// A port on 127.0.0.1 for a server a test starts by number (php -S, starman, Apache,
+    /// `unitool demo serve`), free now and out of the way of the system's own choices.
+    ///
+    /// Why not the system's pick (bind to port 0, let go, hand the number on): until the server
+    /// binds it, the same number may go to any connection the system opens meanwhile, since
+    /// ports the system picks come from its ephemeral range. Here the port is below that range
+    /// (Linux: 32768 and up), which the system never picks by itself, chosen at random, checked
+    /// free by binding it, and never handed out twice in this process.
     public static func unusedPort() throws -> Int {
+        for _ in 0..<200 {
+            let port = Int.random(in: 20_000..<32_000)
+            guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
+            if isFree(port) { return port }
+        }
+        throw CocoaError(.fileWriteUnknown)
+    }
+
+    private static let handedOut = Mutex<Set<Int>>([])
+
+    /// Whether a server could bind `port` on 127.0.0.1 now.
+    static func isFree(_ port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                guard bind(descriptor, pointer, length) == 0 else { return -1 }
-                return getsockname(descriptor, pointer, &length)
-            }
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
-        guard bound == 0 else { throw CocoaError(.fileWriteUnknown) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Runs a peer's script (start or stop) with bash through `system(3)`, which waits for the
