@@ -7,7 +7,7 @@ import UniToolRPC
 public final class RPCClientProcess: @unchecked Sendable {
     /// The child, started with posix_spawn (`ChildProcess.spawn`: Foundation's `Process.run()`
     /// can crash while it lists /proc/self/fd).
-    private var pid: pid_t = 0
+    public private(set) var pid: pid_t = 0
     private var status: Int32?
     private let input = Pipe()
     private let condition = NSCondition()

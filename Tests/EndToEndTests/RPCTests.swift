@@ -136,8 +136,10 @@ struct RPCTests {
             let client = try await start(demo: demo)
             defer { client.terminate() }
             let started = Date()
+            let before = await demo.requestCount
             client.sendLine(Self.request(7, "recipes.run", #"{"portal":"demo","recipe":"loans"}"#))
-            try await Task.sleep(for: .milliseconds(300))
+            // Cancelled once it is under way: the demo has seen its first request (then held for 1.5 s).
+            for _ in 0..<500 where await demo.requestCount == before { try await Task.sleep(for: .milliseconds(10)) }
             client.sendLine(#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":7}}"#)
             let answer = await client.nextLine()
             #expect(answer?["id"] == .number(7))

@@ -52,29 +52,20 @@ struct SecurityRoundTwoTests {
 
     @Test("unitool runs with core dumps off (RLIMIT_CORE 0), so a crash cannot write the password to disk")
     func noCoreDumps() async throws {
-        let process = Process()
-        process.executableURL = UniToolProcess.executable
-        process.arguments = ["rpc"]
-        process.environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }
-        let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        defer {
-            try? input.fileHandleForWriting.close()
-            _ = UniToolProcess.exitStatus(of: process)
-        }
-        var limits = ""
-        for _ in 0..<100 {
-            limits = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)) ?? ""
-            if limits.contains("Max core file size") { break }
+        // Started with posix_spawn (RPCClientProcess), not Foundation's Process (its /proc/self/fd
+        // over-read); it waits on stdin until the end of the test.
+        let server = try await RPCClientProcess.start(command: "rpc", environment: sandbox.environment, readsOutput: false)
+        defer { server.terminate() }
+        // Read until main() has set the limit (or 5 s have passed): the condition itself, not a pause.
+        var line = ""
+        var numbers: [Substring] = []
+        for _ in 0..<250 {
+            let limits = (try? String(contentsOfFile: "/proc/\(server.pid)/limits", encoding: .utf8)) ?? ""
+            line = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }.map(String.init) ?? line
+            numbers = line.split(separator: " ").filter { $0.allSatisfy(\.isNumber) }
+            if numbers.prefix(2) == ["0", "0"] { break }
             try await Task.sleep(for: .milliseconds(20))
         }
-        // Give the process a moment to reach main() before the limits are read again.
-        try await Task.sleep(for: .milliseconds(300))
-        limits = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)) ?? limits
-        let line = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") } ?? ""
-        let numbers = line.split(separator: " ").filter { $0.allSatisfy(\.isNumber) }
         #expect(numbers.prefix(2) == ["0", "0"], "\(line)")
     }
 
