@@ -71,7 +71,7 @@ public struct ExecChannel: WatchChannel {
             try? writer.write(contentsOf: line)
             try? writer.close()
         }
-        guard let (status, signalled) = await ended.wait(timeout: timeout) else {
+        guard let (status, signalled) = try await within(timeout, { await ended.status() }) ?? nil else {
             process.terminate()
             throw UniToolError(
                 .channelFailed, "'\(TerminalText.escaped(command))' ran for more than \(timeout.components.seconds) s and was stopped",
@@ -110,54 +110,41 @@ public struct ExecChannel: WatchChannel {
     }
 }
 
-/// The end of a child process, reported from Foundation's termination handler and awaited
-/// with a time limit.
+/// The end of a child process, reported from Foundation's termination handler. Waiting for it
+/// ends early when the waiting task is cancelled (`within`'s time limit), with no status.
 final class ProcessEnd: @unchecked Sendable {
     private let lock = NSLock()
     private var ending: (status: Int32, signalled: Bool)?
     private var waiter: CheckedContinuation<(Int32, Bool)?, Never>?
 
     func finish(_ status: Int32, reason: Process.TerminationReason) {
-        lock.lock()
-        ending = (status, reason == .uncaughtSignal)
-        let waiter = self.waiter
-        self.waiter = nil
-        lock.unlock()
-        waiter?.resume(returning: ending)
+        let waiter = lock.withLock {
+            ending = (status, reason == .uncaughtSignal)
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume(returning: (status, reason == .uncaughtSignal))
     }
 
-    /// Timed out: the waiting task ends now, without the status.
-    private func giveUp() {
-        lock.withLock {
-            let waiter = self.waiter
-            self.waiter = nil
-            return waiter
-        }?.resume(returning: nil)
-    }
-
-    /// The exit status and whether a signal ended it; nil once `timeout` has passed.
-    func wait(timeout: Duration) async -> (Int32, Bool)? {
-        await withTaskGroup(of: (Int32, Bool)?.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    self.lock.lock()
-                    if let ending = self.ending {
-                        self.lock.unlock()
-                        continuation.resume(returning: ending)
-                    } else {
-                        self.waiter = continuation
-                        self.lock.unlock()
-                    }
+    /// The exit status and whether a signal ended it; nil if the waiting task was cancelled.
+    func status() async -> (Int32, Bool)? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                // Under the lock: an end or a cancellation that came first answers at once;
+                // either that comes later finds the waiter here.
+                let answer: (Int32, Bool)?? = lock.withLock {
+                    if let ending { return .some(ending) }
+                    if Task.isCancelled { return .some(nil) }
+                    waiter = continuation
+                    return nil
                 }
+                if let answer { continuation.resume(returning: answer) }
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            if first == nil { giveUp() }
-            group.cancelAll()
-            return first
+        } onCancel: {
+            lock.withLock {
+                defer { waiter = nil }
+                return waiter
+            }?.resume(returning: nil)
         }
     }
 }
@@ -272,7 +259,7 @@ public struct WebhookChannel: WatchChannel {
         let limit = deadline
         let answer: (status: UInt, location: String?)?
         do {
-            answer = try await Self.within(limit) {
+            answer = try await within(limit) {
                 let response = try await Self.client.execute(prepared, deadline: .now() + .nanoseconds(limit.webhookNanoseconds))
                 // Read to the end, inside the deadline: a trickling body is a failure. Nothing of it
                 // is used, so past a few KiB the rest is left unread and the connection closed.
@@ -316,20 +303,6 @@ public struct WebhookChannel: WatchChannel {
         configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
-
-    /// Runs `operation`, cancelling it when `limit` has passed; nil then. async-http-client's own
-    /// deadline ends with the headers, and its read timeout restarts with every byte.
-    static func within<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T? {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                return nil
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
-        }
-    }
 
     /// A transport failure as one line that names the webhook by its origin only (its path and
     /// query often carry a token), told by the error's type, never by its text.
@@ -460,5 +433,20 @@ public struct CommandWebhookChannel: WatchChannel {
             throw UniToolError(.usage, "'\(command)' did not print a web address", hint: "check webhook_command in watches.yaml")
         }
         try await WebhookChannel(url: url, format: format, deadline: deadline).deliver(event)
+    }
+}
+
+/// Runs `operation`, cancelling it when `limit` has passed; nil then. The time limit of a
+/// channel's delivery: a webhook's whole exchange (async-http-client's own deadline ends with the
+/// headers, and its read timeout restarts with every byte) and an `--exec` command's run.
+func within<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T? {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        return try await group.next() ?? nil
     }
 }
