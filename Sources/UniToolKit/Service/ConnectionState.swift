@@ -48,8 +48,9 @@ struct ConnectionState: Sendable, Equatable {
         return jar == savedJar ? nil : jar
     }
 
-    /// The jar was written, and the file now has `stamp`.
-    mutating func saved(_ jar: CookieJar, stamp: FileStamp?) {
+    /// The session file now holds `jar`, with `stamp`: written by this connection, or saved by
+    /// another process and taken in.
+    mutating func onDisk(_ jar: CookieJar, stamp: FileStamp?) {
         savedJar = jar
         diskStamp = stamp
     }
@@ -58,11 +59,5 @@ struct ConnectionState: Sendable, Equatable {
     /// not for one that started empty, which must log in itself.
     func isNewer(_ stamp: FileStamp?) -> Bool {
         !startedEmpty && stamp != nil && stamp != diskStamp
-    }
-
-    /// Another process's session, taken in.
-    mutating func adopted(_ jar: CookieJar, stamp: FileStamp?) {
-        savedJar = jar
-        diskStamp = stamp
     }
 }

@@ -133,7 +133,7 @@ public final class PortalConnection: Sendable {
         guard let jar = state.withLock({ $0.jarToSave(current: current) }), let store = writableStore() else { return }
         try store.save(jar, portal: portal.id, user: user)
         let stamp = store.stamp(portal: portal.id, user: user)
-        state.withLock { $0.saved(jar, stamp: stamp) }
+        state.withLock { $0.onDisk(jar, stamp: stamp) }
     }
 
     /// The session store, unless its folder cannot be written: then this run goes on without
@@ -410,7 +410,7 @@ public final class PortalConnection: Sendable {
             logger.debug("another unitool process logged in meanwhile; using its session")
             let saved = store.load(portal: portal.id, user: user)
             session.adopt(saved)
-            state.withLock { $0.adopted(saved, stamp: stamp) }
+            state.withLock { $0.onDisk(saved, stamp: stamp) }
         }
         if lock.waited || sessionChanged {
             let page = try await session.get(url)

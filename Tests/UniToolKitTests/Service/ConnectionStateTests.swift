@@ -28,7 +28,7 @@ struct ConnectionStateTests {
         var state = ConnectionState(startedEmpty: false, savedJar: jar("a"), diskStamp: nil)
         #expect(state.jarToSave(current: jar("a")) == nil)
         #expect(state.jarToSave(current: jar("b")) == jar("b"))
-        state.saved(jar("b"), stamp: nil)
+        state.onDisk(jar("b"), stamp: nil)
         #expect(state.jarToSave(current: jar("b")) == nil)
     }
 
@@ -58,7 +58,7 @@ struct ConnectionStateTests {
         var state = ConnectionState(startedEmpty: false, savedJar: jar("mine"), diskStamp: mine)
         #expect(!state.isNewer(mine) && !state.isNewer(nil))
         #expect(state.isNewer(theirs))
-        state.adopted(jar("theirs"), stamp: theirs)
+        state.onDisk(jar("theirs"), stamp: theirs)
         #expect(!state.isNewer(theirs) && state.jarToSave(current: jar("theirs")) == nil)
     }
 }
