@@ -82,7 +82,12 @@ public struct ArgumentSchema: Sendable, Equatable {
         public var minimum: Int?
         public var maximum: Int?
         /// `x-unitool-filter`: the field and test of a filtering option, for front ends that build forms.
-        public var filter: (field: String, test: String)?
+        public var filter: Filter?
+
+        public struct Filter: Sendable, Equatable {
+            public var field: String
+            public var test: String
+        }
 
         public init(
             _ name: String, _ kind: Kind, description: String? = nil, allowed: [String]? = nil, examples: [String] = [],
@@ -96,12 +101,6 @@ public struct ArgumentSchema: Sendable, Equatable {
             self.defaultValue = defaultValue
             self.minimum = minimum
             self.maximum = maximum
-        }
-
-        public static func == (lhs: Property, rhs: Property) -> Bool {
-            lhs.name == rhs.name && lhs.kind == rhs.kind && lhs.description == rhs.description && lhs.allowed == rhs.allowed
-                && lhs.examples == rhs.examples && lhs.defaultValue == rhs.defaultValue && lhs.minimum == rhs.minimum
-                && lhs.maximum == rhs.maximum && lhs.filter?.field == rhs.filter?.field && lhs.filter?.test == rhs.filter?.test
         }
     }
 

@@ -28,7 +28,7 @@ public struct RecipeRequest: Sendable, Equatable {
                 option.name, .string, description: option.help,
                 allowed: option.allowedValues.isEmpty ? nil : option.allowedValues + symbolic,
                 examples: option.allowedValues.isEmpty ? symbolic : [], defaultValue: option.defaultValue)
-            if let filter = option.filter { property.filter = (filter.field, filter.test.rawValue) }
+            if let filter = option.filter { property.filter = .init(field: filter.field, test: filter.test.rawValue) }
             properties.append(property)
             if option.filter == nil, option.defaultValue == nil { required.append(option.name) }
         }
@@ -71,23 +71,15 @@ public struct RecipeRequest: Sendable, Equatable {
     public init(
         recipe: DataRecipe, options: [(String, ArgumentValue)], shape: [(String, ArgumentValue)] = [], naming: ArgumentNaming
     ) throws(ArgumentProblem) {
-        let optionValues = options
-        let checkedOptions: [String: ArgumentValue]
-        do {
-            checkedOptions = try Self.optionsSchema(for: recipe).check(optionValues, path: naming.option)
-        } catch {
-            // The recipe's own words for an unknown option, naming the options it has.
-            if !recipe.options.contains(where: { naming.option($0.name) == error.path }),
-                let name = optionValues.map(\.0).first(where: { naming.option($0) == error.path })
-            {
-                let known = recipe.options.map { naming.option($0.name) }
-                throw ArgumentProblem(
-                    path: error.path,
-                    message: "'\(naming.option(name))' is not an option of '\(recipe.command)'"
-                        + (known.isEmpty ? "; it takes none" : " (its options: \(known.joined(separator: ", ")))"))
-            }
-            throw error
+        // An unknown option in the recipe's own words, naming the options it has.
+        if let (name, _) = options.first(where: { name, _ in !recipe.options.contains { $0.name == name } }) {
+            let known = recipe.options.map { naming.option($0.name) }
+            throw ArgumentProblem(
+                path: naming.option(name),
+                message: "'\(naming.option(name))' is not an option of '\(recipe.command)'"
+                    + (known.isEmpty ? "; it takes none" : " (its options: \(known.joined(separator: ", ")))"))
         }
+        let checkedOptions = try Self.optionsSchema(for: recipe).check(options, path: naming.option)
         var values: [String: String] = [:]
         for option in recipe.options {
             guard case .string(let value)? = checkedOptions[option.name] else { continue }
