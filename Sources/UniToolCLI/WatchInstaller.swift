@@ -11,21 +11,23 @@ enum WatchInstaller {
     static func install(arguments: [String]) throws -> Int32 {
         var directory = XDGDirectories.config.deletingLastPathComponent().appendingPathComponent("systemd/user")
         var printOnly = false
+        // The global options (put after the command by the dispatcher) change nothing here: the
+        // units run 'watch --all', whose watches name their portals themselves. The one walker of
+        // global options leaves out each with its value; what is left is install's own.
+        var own: [String] = []
+        _ = GlobalOptions.scan(arguments) { argument, _ in
+            if !GlobalOptions.flagOptions.contains(argument) { own.append(argument) }
+            return .skip
+        }
         var index = 0
-        while index < arguments.count {
-            switch arguments[index] {
+        while index < own.count {
+            switch own[index] {
             case "--directory":
-                guard index + 1 < arguments.count else { throw WatchCommandRunner.Options.usage("--directory needs a folder") }
-                directory = URL(fileURLWithPath: arguments[index + 1])
+                guard index + 1 < own.count else { throw WatchCommandRunner.Options.usage("--directory needs a folder") }
+                directory = URL(fileURLWithPath: own[index + 1])
                 index += 1
             case "--print": printOnly = true
-            // The global options (put after the command by the dispatcher) change nothing here:
-            // the units run 'watch --all', whose watches name their portals themselves.
-            case let option where GlobalOptions.valueOptions.contains(String(option.split(separator: "=").first ?? "")):
-                if !option.contains("=") { index += 1 }
-            case let flag where GlobalOptions.flagOptions.contains(flag):
-                break
-            default: throw WatchCommandRunner.Options.usage("'watch install' takes --directory DIR or --print, not '\(arguments[index])'")
+            default: throw WatchCommandRunner.Options.usage("'watch install' takes --directory DIR or --print, not '\(own[index])'")
             }
             index += 1
         }
