@@ -47,8 +47,7 @@ enum ManualPages {
             type == RootCommand.self
             ? RootCommand.helpMessage(columns: 10_000)
             : OptionScope.help(RootCommand.helpMessage(for: type, columns: 10_000), for: Array(path.dropFirst()))
-        var roff = ".TH \(path.joined(separator: "-").uppercased()) 1 \"\" \"unitool \(UniToolVersion.current)\" \"unitool manual\"\n"
-        roff += ".SH NAME\n\(escape(path.joined(separator: "-"))) \\- \(escape(configuration.abstract))\n"
+        var roff = header(name: path.joined(separator: "-"), abstract: configuration.abstract)
         if type == RootCommand.self {
             roff += ".SH SYNOPSIS\n.B unitool [\\-\\-portal <portal>] [\\-\\-user <user>] <command> [<options>]\n"
         } else if let usage = help.split(separator: "\n").first(where: { $0.hasPrefix("USAGE: ") }) {
@@ -65,12 +64,7 @@ enum ManualPages {
         {
             options.append(option)
         }
-        if !options.isEmpty {
-            roff += ".SH OPTIONS\n"
-            for option in options {
-                roff += ".TP\n.B \(escape(option.label))\n\(escape(option.help))\n"
-            }
-        }
+        roff += optionsSection(options)
         let subcommands = configuration.subcommands
         if !subcommands.isEmpty {
             roff += ".SH COMMANDS\n"
@@ -93,6 +87,18 @@ enum ManualPages {
         return roff
     }
 
+    /// A page's title line and NAME section.
+    static func header(name: String, abstract: String) -> String {
+        ".TH \(name.uppercased()) 1 \"\" \"unitool \(UniToolVersion.current)\" \"unitool manual\"\n"
+            + ".SH NAME\n\(escape(name)) \\- \(escape(abstract))\n"
+    }
+
+    /// The OPTIONS section, one tagged paragraph an option; nothing without options.
+    static func optionsSection(_ options: [(label: String, help: String)]) -> String {
+        guard !options.isEmpty else { return "" }
+        return ".SH OPTIONS\n" + options.map { ".TP\n.B \(escape($0.label))\n\(escape($0.help))\n" }.joined()
+    }
+
     /// A page from help text written by hand (`watch`): its first line is the summary, the
     /// USAGE lines the synopsis, the text before them the description, then its options and
     /// examples.
@@ -100,8 +106,7 @@ enum ManualPages {
         let lines = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let summary = lines.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
         let abstract = summary.replacingOccurrences(of: "OVERVIEW: ", with: "").trimmingCharacters(in: CharacterSet(charactersIn: " ."))
-        var roff = ".TH \(name.uppercased()) 1 \"\" \"unitool \(UniToolVersion.current)\" \"unitool manual\"\n"
-        roff += ".SH NAME\n\(escape(name)) \\- \(escape(abstract))\n"
+        var roff = header(name: name, abstract: abstract)
         let usageStart = lines.firstIndex { $0.hasPrefix("USAGE: ") } ?? lines.endIndex
         let optionsStart = lines.firstIndex { $0.hasPrefix("OPTIONS:") } ?? lines.endIndex
         let usage = lines[usageStart..<optionsStart].map {
@@ -111,11 +116,7 @@ enum ManualPages {
         roff += ".SH SYNOPSIS\n" + usage.map { ".B \(escape($0))\n" }.joined(separator: ".br\n")
         let description = lines[(lines.firstIndex(of: summary) ?? 0) + 1..<usageStart].joined(separator: "\n")
         roff += ".SH DESCRIPTION\n" + paragraphs(description.trimmingCharacters(in: .newlines))
-        let options = Self.options(inHelp: help)
-        if !options.isEmpty {
-            roff += ".SH OPTIONS\n"
-            for option in options { roff += ".TP\n.B \(escape(option.label))\n\(escape(option.help))\n" }
-        }
+        roff += optionsSection(Self.options(inHelp: help))
         // After the options: a closing note, then "Examples:" with one command a line.
         let after = lines[optionsStart...].drop { $0.hasPrefix("OPTIONS:") || $0.hasPrefix("  ") }
         if let examples = after.firstIndex(where: { $0.hasPrefix("Examples:") }) {
