@@ -132,7 +132,10 @@ let package = Package(
         .target(name: "UniToolFuzzTargets", dependencies: ["UniToolKit", "UniToolRPC", "LibXML"]),
 
         // Fixtures, sandboxes and a runner for the real executable, shared by the test targets.
-        .target(name: "UniToolTestSupport", dependencies: ["UniToolKit", "UniToolRPC", "UniToolHost"], path: "Sources/UniToolTestSupport"),
+        .target(
+            name: "UniToolTestSupport",
+            dependencies: ["UniToolKit", "UniToolRPC", "UniToolHost", "DemoUniversity", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/UniToolTestSupport"),
 
         .testTarget(name: "LibXMLTests", dependencies: ["LibXML", "UniToolTestSupport"]),
         .testTarget(name: "WebEncodingTests", dependencies: ["WebEncoding"]),

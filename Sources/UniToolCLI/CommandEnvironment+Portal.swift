@@ -5,18 +5,33 @@ import UniToolHost
 import UniToolKit
 
 extension CommandEnvironment {
-    /// Runs `body` with a connection to `portal` (the demo started first if needed), saves the
-    /// session as the portal left it (`PortalService.session`), and closes everything afterwards, also
-    /// on failure.
+    /// What the service asks of the person at the command line (`TerminalInteraction`).
+    var interaction: any Interaction { TerminalInteraction() }
+
+    /// Runs `body` with a connection to `portal` (the demo started first if needed), the terminal
+    /// asked meanwhile, and the session saved as the portal left it (`PortalService.session`).
+    /// Everything is closed afterwards, also on failure (`withService`).
+    func withPortal<T: Sendable>(
+        _ portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, savedSession: Bool = true,
+        freshLogin: Bool = false, termsThroughSavedSession: Bool = false, _ body: (PortalConnection) async throws -> T
+    ) async throws -> T {
+        try await withService(
+            portal, user: user, credentials: credentials, savedSession: savedSession, freshLogin: freshLogin,
+            termsThroughSavedSession: termsThroughSavedSession
+        ) { service in try await service.session(interaction: interaction, body) }
+    }
+
+    /// Runs `body` with the service of one connection to `portal` (the demo started first if
+    /// needed), and closes everything afterwards, also on failure.
     ///
     /// With `savedSession: false` the connection starts from an empty cookie jar and never
     /// writes the session store, so a diagnosis leaves the user's saved session as it was.
     ///
     /// `termsThroughSavedSession`: for a public command, read the terms version through the
     /// saved session of the user named for this portal, if there is one (`PortalConnection.termsThrough`).
-    func withPortal<T: Sendable>(
+    func withService<T: Sendable>(
         _ portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, savedSession: Bool = true,
-        freshLogin: Bool = false, termsThroughSavedSession: Bool = false, _ body: (PortalConnection) async throws -> T
+        freshLogin: Bool = false, termsThroughSavedSession: Bool = false, _ body: (PortalService) async throws -> T
     ) async throws -> T {
         let (located, demo) = try await locate(portal)
         var configuration = sessionConfiguration()
@@ -39,13 +54,14 @@ extension CommandEnvironment {
         }
         let connection = PortalConnection(
             portal: located, user: user, credentials: credentials, keepsSession: savedSession,
-            configuration: configuration, startEmpty: freshLogin, terms: TermsGate.policy, history: history(),
+            configuration: configuration, startEmpty: freshLogin, history: history(),
             termsThrough: termsConnection, userValues: UserValues.provider(portal: located.id, config: config),
             logger: logger)
         StatusLine.shared.begin("connecting to \(portal.name)", quiet: options.quiet)
         let result: Result<T, any Error>
         do {
-            result = .success(try await Self.reportingProgress { try await PortalService(connection: connection).session(body) })
+            let now = self.now
+            result = .success(try await body(PortalService(connection: connection, clock: { now })))
         } catch {
             result = .failure(error)
         }

@@ -25,11 +25,11 @@ extension CommandEnvironment {
     ) async throws -> T {
         guard !offline else { return try await body(nil, nil) }
         let credentials = try credentialProvider(for: service.portal)
-        let today = RecordExtractor.localToday(now)
-        return try await withPortal(service.portal, user: credentials.user, credentials: credentials.provide) { connection in
+        let interaction = interaction
+        return try await withService(service.portal, user: credentials.user, credentials: credentials.provide) { portal in
             try await body(
-                { recipe, options in try await connection.run(recipe, options: options, today: today) },
-                { try await connection.ensureTermsAccepted() })
+                { recipe, options in try await portal.run(recipe, options: options, interaction: interaction) },
+                { try await portal.session(interaction: interaction) { try await $0.ensureTermsAccepted() } })
         }
     }
 }

@@ -40,12 +40,10 @@ struct PageCommand: PortalCommand {
 
     func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
         let credentials = try environment.credentialProvider(for: portal)
-        let (page, override) = try await environment.withPortal(portal, user: credentials.user, credentials: credentials.provide) {
-            connection in
-            let url = try connection.ownPageURL(path)
-            let page = try await connection.fetch(url.absoluteString)
-            return (page, connection.portal.charsetOverride(for: page.url))
+        let fetched = try await environment.withService(portal, user: credentials.user, credentials: credentials.provide) {
+            try await $0.fetch(path, interaction: environment.interaction)
         }
+        let page = fetched.page
         if let fixture {
             try Self.saveFixture(page, to: URL(fileURLWithPath: fixture))
             Progress.say(
@@ -53,7 +51,7 @@ struct PageCommand: PortalCommand {
             )
             return
         }
-        let text = Self.readable(page, charsetOverride: override)
+        let text = Self.readable(page, charsetOverride: fetched.charsetOverride)
         // On a terminal, the page's control characters are shown escaped (`TerminalText`), lines kept.
         if isatty(STDOUT_FILENO) == 1 {
             FileHandle.standardOutput.write(Data(TerminalText.escaped(text, keepingLineBreaks: true).utf8))

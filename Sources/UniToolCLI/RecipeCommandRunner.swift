@@ -73,7 +73,7 @@ struct RecipeCommandRunner {
             let service = PortalService(portal: portal, user: user, history: environment.history()) {
                 throw UniToolError(.internal, "an offline answer asked for the portal")
             }
-            let outcome = try await service.execute(request, of: recipe, offline: true)
+            let outcome = try await service.execute(request, of: recipe, offline: true, interaction: environment.interaction)
             environment.rememberRun(invocation.words(for: recipe), portal: portal.id)
             if let asOf = outcome.asOf {
                 Progress.note(
@@ -90,12 +90,11 @@ struct RecipeCommandRunner {
                 user: "",
                 provide: PortalConnection.noLogin(because: "'\(recipe.command)' is a public command (login: false in \(recipe.file))")
             )
-        let records = try await environment.withPortal(
+        let records = try await environment.withService(
             portal, user: credentials.user, credentials: credentials.provide, savedSession: recipe.login,
             termsThroughSavedSession: !recipe.login
-        ) { connection in
+        ) { service in
             // Both pass the terms gate first, and name a mistyped option value.
-            let service = PortalService(connection: connection)
             let records: RecordSet
             if let action = invocation.action {
                 Progress.say(TerminalText.escaped("\(action.summary): \(invocation.actionArgument ?? "")") + "…")
@@ -103,12 +102,12 @@ struct RecipeCommandRunner {
                 records = try RecordShape(
                     summary: false, sort: options.sort.map(SortKey.parse), fields: options.fields.map(RecipeInvocation.fieldList)
                 ).apply(
-                    to: try await service.perform(action, of: recipe, argument: invocation.actionArgument ?? ""),
+                    to: try await service.perform(
+                        action, of: recipe, argument: invocation.actionArgument ?? "", interaction: environment.interaction),
                     of: recipe.withoutDefaultSort)
             } else {
-                records = try await service.execute(request, of: recipe).records
+                records = try await service.execute(request, of: recipe, interaction: environment.interaction).records
             }
-            environment.logger.debug("HTTP requests: \(connection.session.requestCount)")
             return records
         }
         if invocation.action == nil { environment.rememberRun(invocation.words(for: recipe), portal: portal.id) }

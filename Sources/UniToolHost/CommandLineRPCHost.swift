@@ -49,7 +49,7 @@ package final class CommandLineRPCHost: RPCHost {
                 let located = try await self.locate(portal)
                 return PortalConnection(
                     portal: located, user: user, credentials: self.credentials(portal: portal, user: user),
-                    configuration: self.environment.sessionConfiguration(), terms: Self.termsPolicy, history: self.history,
+                    configuration: self.environment.sessionConfiguration(), history: self.history,
                     userValues: UserValues.provider(portal: portal.id, config: UserConfig.current), logger: self.environment.logger)
             }
             tasks[key(portal.id, user)] = task
@@ -63,7 +63,7 @@ package final class CommandLineRPCHost: RPCHost {
         let oneTimeCode = Self.oneTimeCodes(Account(portal: portal, user: user))
         return PortalConnection(
             portal: located, user: user, credentials: { Credentials(username: user, password: password, oneTimeCode: oneTimeCode) },
-            configuration: environment.sessionConfiguration(), startEmpty: true, terms: Self.termsPolicy, logger: environment.logger)
+            configuration: environment.sessionConfiguration(), startEmpty: true, logger: environment.logger)
     }
 
     package func usePassword(_ password: Secret, portal: String, user: String) {
@@ -92,10 +92,6 @@ package final class CommandLineRPCHost: RPCHost {
         let demos = located.withLock { Array($0.values) }
         for task in demos { if let demo = try? await task.value.1 { await demo.stop() } }
     }
-
-    /// Data calls refuse terms that are not accepted, with a hint in the protocol's own words.
-    package static let termsPolicy = TermsPolicy(
-        refusalHint: "show the terms to the user (terms.status gives their URL), then call terms.accept")
 
     /// Where a login's password comes from (`Account.credentials`): one given to `auth.login` for
     /// this server, `UNITOOL_PASSWORD_COMMAND`, the keyring, then a demo user's known password.

@@ -101,11 +101,6 @@ package final class CommandEnvironment: Sendable {
             hint: "installed portals: \(ids.joined(separator: ", ")); or set UNITOOL_PORTAL, or 'unitool config set portal NAME'")
     }
 
-    /// Runs `body` with the service's progress going to the status line.
-    package static func reportingProgress<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        try await ServiceProgress.reporting(to: { StatusLine.shared.update($0) }, body)
-    }
-
     /// The history of recipe runs; without it (a read-only home) commands still work, and the
     /// log says why nothing is recorded.
     package func history() -> HistoryStore? {
@@ -250,16 +245,12 @@ package final class CommandEnvironment: Sendable {
     }
 
     /// Where a one-time code comes from when the portal asks for one: the account's sources
-    /// (`OneTimeCodeSource`), with the terminal as the last, and a wait for a new code said on stderr.
+    /// (`OneTimeCodeSource`), each code registered with the trace; the terminal, last, is the
+    /// call's `Interaction`.
     package static func oneTimeCode(for account: Account, trace: HTTPTrace?) -> @Sendable () throws -> Secret {
-        let onTerminal = isatty(STDIN_FILENO) == 1 || isatty(STDERR_FILENO) == 1
-        var prompt: (@Sendable (String) -> String?)?
-        // A code is typed as a password is: not echoed (someone may be looking at the screen).
-        if onTerminal { prompt = { @Sendable question in (try? TerminalPrompt.readPassword(prompt: question))?.reveal() } }
-        let register: @Sendable (String) -> Void = { secret in trace?.register(secret: secret) }
-        return account.oneTimeCodes(
-            command: oneTimeCodeCommand(portal: account.portal.id, user: account.user), prompt: prompt,
-            notify: { message in Progress.explainWait(message) }, registerSecret: register)
+        account.oneTimeCodes(
+            command: oneTimeCodeCommand(portal: account.portal.id, user: account.user),
+            registerSecret: { secret in trace?.register(secret: secret) })
     }
 
     /// `UNITOOL_TOTP_COMMAND`, if it is set, as a code source.

@@ -28,6 +28,8 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
         case keyringFailed = "keyring_failed"
         case unsafeRequest = "unsafe_request"
         case actionRefused = "action_refused"
+        /// An action that changes something was put to the front end's `Interaction`, which said no.
+        case declined = "declined"
         /// A watch's channel (`--exec`, `--notify`) did not take an event; the event is kept.
         case channelFailed = "channel_failed"
         case usage = "usage"
@@ -56,6 +58,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .unsafeRequest: return 23
             case .actionRefused: return 24
             case .channelFailed: return 25
+            case .declined: return 26
             case .layoutChanged: return 30
             case .recipeInvalid: return 31
             case .recipeNotFound: return 32
@@ -90,6 +93,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .portalError: return "the portal answered with an error (5xx, 404, a redirect loop, an oversized page)"
             case .unsafeRequest: return "unitool refused to send a password where the recipe does not allow it"
             case .actionRefused: return "the portal refused an action such as renewing a loan (its reason is in the message)"
+            case .declined: return "an action that changes something on the portal was not confirmed; nothing was sent"
             case .channelFailed:
                 return "a watch's --exec command or desktop notification did not take an event (kept, and tried again on the next runs)"
             case .layoutChanged:

@@ -58,29 +58,31 @@ public struct UniToolMCPServer: Sendable {
             }
         }
         do {
-            return try await ServiceProgress.reporting(to: report) {
-                try await self.perform(call, arguments: params.arguments ?? [:])
-            }
+            return try await perform(call, arguments: params.arguments ?? [:], interaction: MCPInteraction(report: report))
         } catch let error as UniToolError {
             throw Self.protocolError(error, portal: portal.id, user: user)
         }
     }
 
-    func perform(_ call: MCPToolCatalog.Call, arguments: [String: Value]) async throws -> CallTool.Result {
+    func perform(_ call: MCPToolCatalog.Call, arguments: [String: Value], interaction: any Interaction) async throws -> CallTool.Result {
         switch call {
         case .run(let recipe):
             let request = try MCPToolCatalog.request(arguments, for: recipe)
-            return try Self.result(try await host.service(portal: portal, user: user).execute(request, of: recipe).records)
+            return try Self.result(
+                try await host.service(portal: portal, user: user).execute(request, of: recipe, interaction: interaction).records)
         case .perform(let recipe, let action):
             let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.schema(for: action, of: recipe))
             var argument = ""
             if action.takesArgument, case .string(let text)? = given[action.argument] { argument = text }
-            return try Self.result(try await host.service(portal: portal, user: user).perform(action, of: recipe, argument: argument))
+            return try Self.result(
+                try await host.service(portal: portal, user: user).perform(
+                    action, of: recipe, argument: argument, interaction: interaction))
         case .today:
             let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.todaySchema)
             let refresh = given["refresh"] == .bool(true)
             let service = DayService(portal: portal, user: user, recipes: recipes, history: host.history, now: try FixedClock.now())
-            let live = service.todayNeedsPortal(refresh: refresh) ? try await host.liveRuns(portal: portal, user: user) : nil
+            let live =
+                service.todayNeedsPortal(refresh: refresh) ? host.liveRuns(portal: portal, user: user, interaction: interaction) : nil
             let report = await service.today(live: live?.run, checkTerms: live?.checkTerms, refresh: refresh)
             let text = service.json(report)
             let structured: Value? = try Self.value(ofJSON: text)
@@ -198,4 +200,15 @@ public struct UniToolMCPServer: Sendable {
             throw MCPError.invalidParams("no resource '\(uri)'")
         }
     }
+}
+
+/// MCP's answers to what the service asks on the way (`Interaction`). A tool call never prompts:
+/// stdin is the protocol. Progress goes out as `notifications/progress` when the call asked for it;
+/// terms not yet accepted are refused with the CLI's hint, which the assistant passes on (the
+/// server's instructions say so); an action is confirmed by the call itself, since its tool is
+/// marked destructive and the host asks the user before it calls one.
+struct MCPInteraction: Interaction {
+    let report: @Sendable (String) -> Void
+
+    func progress(_ message: String) { report(message) }
 }

@@ -28,17 +28,16 @@ public protocol RPCHost: Sendable {
 extension RPCHost {
     /// How the day's views (`today`, `calendar`) run recipes on the portal: through the shared
     /// connection, its session saved after each run, and its terms gate, asked first.
-    public func liveRuns(portal: PortalRecipe, user: String, progress: (@Sendable (String) -> Void)? = nil) async throws
-        -> (run: LiveRecipeRun, checkTerms: @Sendable () async throws -> Void)
-    {
-        let connection = try await connection(portal: portal, user: user)
-        let service = PortalService(connection: connection)
+    public func liveRuns(portal: PortalRecipe, user: String, interaction: any Interaction) -> (
+        run: LiveRecipeRun, checkTerms: @Sendable () async throws -> Void
+    ) {
+        let service = service(portal: portal, user: user)
         return (
             { recipe, options in
-                progress?("running \(recipe.command)")
-                return try await service.run(recipe, options: options)
+                interaction.progress("running \(recipe.command)")
+                return try await service.run(recipe, options: options, interaction: interaction)
             },
-            { try await connection.ensureTermsAccepted() }
+            { try await service.session(interaction: interaction) { try await $0.ensureTermsAccepted() } }
         )
     }
 
@@ -139,8 +138,10 @@ public struct RPCMethods: Sendable {
         var session = "none"
         if account.hasSavedSession {
             request.progress?("checking the saved session with \(portal.name)")
-            let connection = try await host.connection(portal: portal, user: user)
-            session = try await connection.isSessionValid() ? "valid" : "expired"
+            let valid = try await host.service(portal: portal, user: user).session(interaction: request.interaction) {
+                try await $0.isSessionValid()
+            }
+            session = valid ? "valid" : "expired"
         }
         return .object([
             ("portal", .string(portal.id)), ("user", .string(user)), ("password", .string(account.password.description)),
@@ -160,9 +161,9 @@ public struct RPCMethods: Sendable {
         let password = try account.credentials(given: given, oneTimeCode: nil, missingHint: "pass 'password' in the params").password()
         request.progress?("logging in to \(portal.name) as \(user)")
         let connection = try await host.freshConnection(portal: portal, user: user, password: password)
+        // The session is saved only once the login finished (the connection started empty).
         let result = await Result {
-            try await connection.provePassword()
-            try connection.saveSession()
+            try await PortalService(connection: connection).session(interaction: request.interaction) { try await $0.provePassword() }
         }
         await connection.close()
         try result.get()
@@ -201,7 +202,9 @@ public struct RPCMethods: Sendable {
         try params.allow(["portal", "user"])
         let (portal, user) = try portalAndUser(params)
         request.progress?("asking \(portal.name) for its terms of use")
-        let status = try await host.connection(portal: portal, user: user).termsStatus(host.acceptedTerms)
+        let status = try await host.service(portal: portal, user: user).session(interaction: request.interaction) {
+            try await $0.termsStatus(host.acceptedTerms)
+        }
         return .object([
             ("portal", .string(portal.id)), ("current", status.current.map { .string($0.version) } ?? .null),
             ("url", status.current?.url.map { .string($0.absoluteString) } ?? .null),
@@ -214,9 +217,11 @@ public struct RPCMethods: Sendable {
         try params.allow(["portal", "user", "version"])
         let (portal, user) = try portalAndUser(params)
         request.progress?("asking \(portal.name) for its terms of use")
-        let accepted = try await host.connection(portal: portal, user: user).acceptTerms(
-            version: try params.string("version"), store: host.acceptedTerms,
-            staleHint: { "show the current terms to the user, then accept version \($0)" })
+        let version = try params.string("version")
+        let accepted = try await host.service(portal: portal, user: user).session(interaction: request.interaction) {
+            try await $0.acceptTerms(
+                version: version, store: host.acceptedTerms, staleHint: { "show the current terms to the user, then accept version \($0)" })
+        }
         return .object([("portal", .string(portal.id)), ("accepted", accepted.map(JSONValue.string) ?? .null)])
     }
 
@@ -255,7 +260,8 @@ public struct RPCMethods: Sendable {
         if !offline { request.progress?("running \(recipe.command)") }
         // run() checks the terms first, and names a mistyped option value; offline, the last
         // answer from the history: no connection, no request, no password.
-        let outcome = try await host.service(portal: portal, user: user).execute(run.request, of: recipe, offline: offline)
+        let outcome = try await host.service(portal: portal, user: user).execute(
+            run.request, of: recipe, offline: offline, interaction: request.interaction)
         if let asOf = outcome.asOf {
             return Self.result(outcome.records, adding: [("asOf", .string(ISO8601DateFormatter().string(from: asOf)))])
         }
@@ -293,7 +299,7 @@ public struct RPCMethods: Sendable {
         let recipes = host.catalog.recipes(of: portal.id)
         let service = DayService(portal: portal, user: user, recipes: recipes, history: host.history, now: try FixedClock.now())
         guard try params.bool("offline") != true, needsPortal(service) else { return (service, nil, nil) }
-        let (live, checkTerms) = try await host.liveRuns(portal: portal, user: user, progress: request.progress)
+        let (live, checkTerms) = host.liveRuns(portal: portal, user: user, interaction: request.interaction)
         return (service, live, checkTerms)
     }
 
@@ -352,15 +358,13 @@ public struct RPCMethods: Sendable {
                 "'\(recipe.command)' has no action '\(name)' (actions: \(recipe.actions.map(\.name).joined(separator: ", ")))")
         }
         let (portal, user) = try portalAndUser(params)
-        let connection = try await host.connection(portal: portal, user: user)
-        request.progress?("checking the terms of use of \(portal.name)")
-        try await connection.ensureTermsAccepted()
-        request.progress?("performing \(action.name) of \(recipe.command)")
         let argument = action.takesArgument ? try params.requiredString("argument") : ""
         if !action.takesArgument, try params.string("argument") != nil {
             throw RPCError.invalidParams("'\(recipe.command) \(action.name)' takes no argument")
         }
-        let result = try await PortalService(connection: connection).perform(action, of: recipe, argument: argument)
+        request.progress?("performing \(action.name) of \(recipe.command), the terms of use checked first")
+        let result = try await host.service(portal: portal, user: user).perform(
+            action, of: recipe, argument: argument, interaction: request.interaction)
         return Self.result(result)
     }
 
@@ -368,14 +372,13 @@ public struct RPCMethods: Sendable {
         let params = try Params(request)
         try params.allow(["portal", "user", "url"])
         let (portal, user) = try portalAndUser(params)
-        let connection = try await host.connection(portal: portal, user: user)
         let address = try params.requiredString("url")
         request.progress?("fetching \(address) from \(portal.name), its terms of use checked first")
-        let page = try await PortalService(connection: connection).fetch(address)
+        let fetched = try await host.service(portal: portal, user: user).fetch(address, interaction: request.interaction)
+        let page = fetched.page
         return .object([
             ("url", .string(page.url.absoluteString)), ("status", .number(Double(page.status))),
-            ("contentType", page.contentType.map(JSONValue.string) ?? .null),
-            ("body", .string(page.decodedText(charsetOverride: connection.portal.charsetOverride(for: page.url)))),
+            ("contentType", page.contentType.map(JSONValue.string) ?? .null), ("body", .string(fetched.text)),
         ])
     }
 

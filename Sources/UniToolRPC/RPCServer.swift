@@ -352,8 +352,9 @@ public final class RPCServer: Sendable {
             return response(id: id, error: .methodNotFound(request.method))
         }
         do {
-            // The service's own progress (login pages, terms read) goes to the same client.
-            let result = try await ServiceProgress.reporting(to: request.progress) { try await method(request) }
+            // Each method hands the service `request.interaction`, so that its own progress
+            // (login pages, terms read) goes to the same client.
+            let result = try await method(request)
             if Task.isCancelled { return response(id: id, error: .requestCancelled) }
             return response(id: id, result: result)
         } catch let error as RPCError {

@@ -35,7 +35,7 @@ final class DemoRPCHost: RPCHost {
     func defaultPortal() throws -> String { "demo" }
     func defaultUser(for portal: PortalRecipe) throws -> String { DemoData.defaultUser.username }
 
-    private var terms: TermsPolicy { TermsPolicy(accepted: acceptedTerms, refusalHint: "call terms.accept") }
+    private var terms: TermsPolicy { TermsPolicy(accepted: acceptedTerms) }
 
     func connection(portal: PortalRecipe, user: String) async throws -> PortalConnection {
         connections.withLock { connections in
@@ -191,7 +191,9 @@ struct RPCMethodsTests {
                 ], host: host)
             #expect(answers["1"]?["result"]?["upToDate"] == .bool(false))
             #expect(answers["2"]?["error"]?["code"] == .number(-32015))
-            #expect(answers["2"]?["error"]?["data"]?["hint"] == .string("call terms.accept"))
+            #expect(
+                answers["2"]?["error"]?["data"]?["hint"]
+                    == .string("show the terms to the user (terms.status gives their URL), then call terms.accept"))
             #expect(answers["3"]?["error"]?["code"] == .number(-32017))
             // Requests run concurrently: the run is asked once the acceptance has answered.
             let accepted = await Self.call(

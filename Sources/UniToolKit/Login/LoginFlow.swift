@@ -47,7 +47,7 @@ public struct LoginFlow: Sendable {
         var pageNumber = 0
         while true {
             pageNumber += 1
-            ServiceProgress.report("signing in to \(portal.name): page \(pageNumber) of the login")
+            CurrentInteraction.report("signing in to \(portal.name): page \(pageNumber) of the login")
             let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
             let matched = try classify(document)
             var step = observer.map { _ in self.step(on: page, document: document, matched: matched?.rule) }
@@ -251,7 +251,7 @@ public struct LoginFlow: Sendable {
             let start = try portal.url(for: portal.login.start)
             step?.submitted = "GET \(start.redactedForLog)"
             logger.debug("'\(rule.name)': the portal's session timed out; starting a fresh login at \(start.redactedForLog)")
-            ServiceProgress.report("the login page of \(portal.name) had expired ('\(rule.name)'); signing in again")
+            CurrentInteraction.report("the login page of \(portal.name) had expired ('\(rule.name)'); signing in again")
             return try await session.get(start)
         default:
             break

@@ -129,12 +129,11 @@ public struct Account: Sendable {
     }
 
     /// Where one-time codes come from for this account (`OneTimeCodeSource`): the TOTP secret in
-    /// the keyring, then `command`, then `prompt`; never the same code twice. The secret and the
-    /// command serve only where the password would (`OneTimeCodeKeyring`, `checkOutsideSecret`):
-    /// a code opens the account as the password does.
+    /// the keyring, then `command`, then the person behind the call's `Interaction`, if one can
+    /// type; never the same code twice. The secret and the command serve only where the password
+    /// would (`OneTimeCodeKeyring`, `checkOutsideSecret`): a code opens the account as the password does.
     public func oneTimeCodes(
-        command: (@Sendable () throws -> Secret)? = nil, prompt: (@Sendable (String) -> String?)? = nil,
-        notify: @escaping @Sendable (String) -> Void = { _ in }, registerSecret: @escaping @Sendable (String) -> Void = { _ in }
+        command: (@Sendable () throws -> Secret)? = nil, registerSecret: @escaping @Sendable (String) -> Void = { _ in }
     ) -> @Sendable () throws -> Secret {
         let codes = self.codes
         let user = self.user
@@ -145,9 +144,15 @@ public struct Account: Sendable {
                 return try command()
             }
         }
-        let source = OneTimeCodeSource(
-            portal: portal.id, user: user, storedGenerator: { try codes.generator(for: user) }, command: checkedCommand, prompt: prompt,
-            notify: notify, registerSecret: registerSecret, ledger: OneTimeCodeLedger(portal: portal.id, user: user, store: sessions))
-        return { try source.code() }
+        let ledger = OneTimeCodeLedger(portal: portal.id, user: user, store: sessions)
+        return { @Sendable () throws -> Secret in
+            // Asked when the portal shows its code page, inside the call, so the call's own interaction answers.
+            let interaction = CurrentInteraction.value
+            let source = OneTimeCodeSource(
+                portal: portal.id, user: user, storedGenerator: { try codes.generator(for: user) }, command: checkedCommand,
+                prompt: interaction.canTypeOneTimeCode ? { @Sendable question in interaction.typeOneTimeCode(question) } : nil,
+                notify: { interaction.explainWait($0) }, registerSecret: registerSecret, ledger: ledger)
+            return try source.code()
+        }
     }
 }

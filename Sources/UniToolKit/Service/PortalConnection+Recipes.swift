@@ -76,7 +76,7 @@ extension PortalConnection {
                     results[index] = records
                     finished += 1
                     if runs.count > 1 {
-                        ServiceProgress.report("reading \(Plural.count(runs.count, what ?? "page")): \(finished)/\(runs.count)")
+                        CurrentInteraction.report("reading \(Plural.count(runs.count, what ?? "page")): \(finished)/\(runs.count)")
                     }
                 }
                 return results
@@ -155,7 +155,7 @@ extension PortalConnection {
         var seen: Set<String> = []
         var pages = 0
         while let next = url, pages < source.maxPages, seen.insert(next.absoluteString).inserted {
-            if pages > 0 { ServiceProgress.report("reading \(extractor.recipe.command): page \(pages + 1)") }
+            if pages > 0 { CurrentInteraction.report("reading \(extractor.recipe.command): page \(pages + 1)") }
             let page: Page
             if pages == 0, let firstPage {
                 page = firstPage

@@ -211,8 +211,8 @@ public final class PortalConnection: Sendable {
         return try await loadPage(pathOrURL, as: .page)
     }
 
-    /// Passes when the current terms of use are accepted; otherwise asks the policy's `ask`
-    /// (a person at a terminal), and refuses when there is none or the answer is no. Every data
+    /// Passes when the current terms of use are accepted; otherwise asks the call's `Interaction`
+    /// (a person at a terminal may accept), and refuses when the answer is no. Every data
     /// call passes here inside the service, so no front end can skip it: `perform` and `fetch`
     /// before they send anything, `run` while its pages are fetched (`whileCheckingTerms`). unitool
     /// fails closed.
@@ -220,8 +220,9 @@ public final class PortalConnection: Sendable {
         if state.withLock({ $0.termsCleared }) { return }
         let status = try await termsStatus(terms.accepted)
         if let refusal = status.refusal, let current = status.current {
-            guard let ask = terms.ask, try await ask(status, self) else {
-                throw terms.refusalHint.map { UniToolError(refusal.kind, refusal.message, hint: $0) } ?? refusal
+            let interaction = CurrentInteraction.value
+            guard try await interaction.acceptTerms(status, through: self) else {
+                throw interaction.termsRefusalHint.map { UniToolError(refusal.kind, refusal.message, hint: $0) } ?? refusal
             }
             try terms.accepted.save(AcceptedTerms(portal: portal.id, version: current.version))
         }

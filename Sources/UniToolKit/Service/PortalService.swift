@@ -5,28 +5,35 @@ import Foundation
 /// their input to these calls and their output from these values; none of them keeps sessions,
 /// reads the history for an offline answer or shapes records itself.
 ///
-/// Each call that asks the portal saves the session as the portal left it afterwards
-/// (`PortalConnection.settlingSession`), failed or not. An offline answer needs no connection:
-/// it is made only when a call needs the portal.
+/// Each call takes the `Interaction` of the front end that makes it: whatever the service must
+/// ask on the way (terms, a one-time code, a confirmation) or report (progress) goes there, and
+/// nowhere else. Each call that asks the portal saves the session as the portal left it
+/// afterwards (`PortalConnection.settlingSession`), failed or not. An offline answer needs no
+/// connection: it is made only when a call needs the portal.
 public struct PortalService: Sendable {
     public let portal: PortalRecipe
     public let user: String
     public let history: HistoryStore?
     /// The connection to ask the portal through, made (or shared) when a call needs it.
     let connect: @Sendable () async throws -> PortalConnection
+    /// What "now" is for every front end: the time, or `UNITOOL_NOW` (`FixedClock`). A recipe's
+    /// `today` filters and relative dates are read against it.
+    let clock: @Sendable () throws -> Date
 
     public init(
-        portal: PortalRecipe, user: String, history: HistoryStore?, connect: @escaping @Sendable () async throws -> PortalConnection
+        portal: PortalRecipe, user: String, history: HistoryStore?, clock: @escaping @Sendable () throws -> Date = { try FixedClock.now() },
+        connect: @escaping @Sendable () async throws -> PortalConnection
     ) {
         self.portal = portal
         self.user = user
         self.history = history
+        self.clock = clock
         self.connect = connect
     }
 
     /// A service over one connection that is already made.
-    public init(connection: PortalConnection) {
-        self.init(portal: connection.portal, user: connection.user, history: connection.history, connect: { connection })
+    public init(connection: PortalConnection, clock: @escaping @Sendable () throws -> Date = { try FixedClock.now() }) {
+        self.init(portal: connection.portal, user: connection.user, history: connection.history, clock: clock, connect: { connection })
     }
 
     /// A recipe's answer, and where it came from.
@@ -39,7 +46,9 @@ public struct PortalService: Sendable {
     /// Runs a checked request: on the portal (the terms gate first, the answer recorded in the
     /// history), or with `offline` from the last answer the history has to the same question.
     /// The records come back shaped as the request asks (summary, fields, sort).
-    public func execute(_ request: RecipeRequest, of recipe: DataRecipe, offline: Bool = false) async throws -> RecipeOutcome {
+    public func execute(
+        _ request: RecipeRequest, of recipe: DataRecipe, offline: Bool = false, interaction: any Interaction
+    ) async throws -> RecipeOutcome {
         if offline {
             guard let history else {
                 throw UniToolError(
@@ -49,36 +58,57 @@ public struct PortalService: Sendable {
                 recipe: recipe, portal: portal.id, user: recipe.historyUser(user), options: request.options, source: request.source)
             return RecipeOutcome(records: try request.shape.apply(to: answer.records, of: recipe), asOf: answer.ranAt)
         }
-        let connection = try await connect()
-        let records = try await connection.settlingSession {
-            try await $0.run(recipe, options: request.options, source: request.source)
+        let today = RecordExtractor.localToday(try clock())
+        let records = try await session(interaction: interaction) {
+            try await $0.run(recipe, options: request.options, source: request.source, today: today)
         }
         return RecipeOutcome(records: try request.shape.apply(to: records, of: recipe), asOf: nil)
     }
 
-    /// An action of a recipe (`loans renew B-1`): the portal's own form, submitted once.
-    public func perform(_ action: ActionSpec, of recipe: DataRecipe, argument: String) async throws -> RecordSet {
-        let connection = try await connect()
-        return try await connection.settlingSession { try await $0.perform(action, of: recipe, argument: argument) }
+    /// An action of a recipe (`loans renew B-1`): the portal's own form, submitted once, if the
+    /// interaction confirms it. A declined action sends nothing, not even the login.
+    public func perform(
+        _ action: ActionSpec, of recipe: DataRecipe, argument: String, interaction: any Interaction
+    ) async throws -> RecordSet {
+        guard try await interaction.confirm(action, argument: argument, on: portal) else {
+            throw UniToolError(
+                .declined,
+                "'\(recipe.command) \(action.name)\(argument.isEmpty ? "" : " " + argument)' was not confirmed; nothing was sent",
+                hint: "run it again and confirm it")
+        }
+        return try await session(interaction: interaction) { try await $0.perform(action, of: recipe, argument: argument) }
+    }
+
+    /// A page of the portal, and the charset its recipe says to read it in (`charset:`), if any.
+    public struct FetchedPage: Sendable {
+        public var page: Page
+        public var charsetOverride: String?
+
+        /// The body as text, decoded as a browser would with the recipe's charset.
+        public var text: String { page.decodedText(charsetOverride: charsetOverride) }
     }
 
     /// A page of the portal's own origins, through the session (the terms gate first).
-    public func fetch(_ address: String) async throws -> Page {
-        let connection = try await connect()
-        // A foreign address is refused before anything is sent; fetch passes the terms gate.
-        let url = try connection.ownPageURL(address)
-        return try await connection.settlingSession { try await $0.fetch(url.absoluteString) }
+    public func fetch(_ address: String, interaction: any Interaction) async throws -> FetchedPage {
+        try await session(interaction: interaction) { connection in
+            // A foreign address is refused before anything is sent; fetch passes the terms gate.
+            let url = try connection.ownPageURL(address)
+            let page = try await connection.fetch(url.absoluteString)
+            return FetchedPage(page: page, charsetOverride: connection.portal.charsetOverride(for: page.url))
+        }
     }
 
     /// Runs a recipe for the day's views (`today`, `calendar`), which shape their own answers.
-    public func run(_ recipe: DataRecipe, options: [String: String]) async throws -> RecordSet {
-        let connection = try await connect()
-        return try await connection.settlingSession { try await $0.run(recipe, options: options) }
+    public func run(_ recipe: DataRecipe, options: [String: String], interaction: any Interaction) async throws -> RecordSet {
+        let today = RecordExtractor.localToday(try clock())
+        return try await session(interaction: interaction) { try await $0.run(recipe, options: options, today: today) }
     }
 
     /// Work a command does on the connection itself, several steps long (a login checked, the
-    /// terms read, a page explained), with the session settled once at its end.
-    public func session<T>(_ body: (PortalConnection) async throws -> T) async throws -> T {
-        try await connect().settlingSession(body)
+    /// terms read, a page explained), with `interaction` asked throughout and the session settled
+    /// once at its end.
+    public func session<T>(interaction: any Interaction, _ body: (PortalConnection) async throws -> T) async throws -> T {
+        let connection = try await connect()
+        return try await CurrentInteraction.with(interaction) { try await connection.settlingSession(body) }
     }
 }

@@ -1,20 +1,12 @@
 /// How a connection treats the terms of use. Every data call (`run`, `perform`, `fetch`) checks
 /// them first, inside the service, so that no front end can forget to: unitool fails closed.
+/// A version not yet accepted is put to the call's `Interaction` (`acceptTerms`), which a person
+/// at a terminal may answer; everyone else refuses.
 public struct TermsPolicy: Sendable {
     /// Where the accepted versions are kept.
     public var accepted: AcceptedTermsStore
-    /// Asked when the current version is not accepted: true to accept it now. A front end with a
-    /// person at a terminal shows the terms and asks; nil refuses.
-    public var ask: (@Sendable (TermsStatus, PortalConnection) async throws -> Bool)?
-    /// The refusal's hint in the front end's own terms (JSON-RPC names its methods), if not the CLI's.
-    public var refusalHint: String?
 
-    public init(
-        accepted: AcceptedTermsStore = AcceptedTermsStore(), refusalHint: String? = nil,
-        ask: (@Sendable (TermsStatus, PortalConnection) async throws -> Bool)? = nil
-    ) {
+    public init(accepted: AcceptedTermsStore = AcceptedTermsStore()) {
         self.accepted = accepted
-        self.refusalHint = refusalHint
-        self.ask = ask
     }
 }

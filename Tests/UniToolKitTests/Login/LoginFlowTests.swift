@@ -199,12 +199,15 @@ struct LoginFlowTests {
             #expect(connection.session.requestCount == 1, "only the terms API was asked")
 
             // A front end that asks (a person at a terminal) may accept; the service records it.
-            let asking = TermsPolicy(accepted: empty.accepted, ask: { _, _ in true })
             let accepting = PortalConnection(
                 portal: portal, user: "alice", credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
-                keepsSession: false, terms: asking, logger: Logger(label: "test"))
-            let set = try await using(accepting) { try await $0.run(grades, options: ["term": "2026-spring"]) }
+                keepsSession: false, terms: empty, logger: Logger(label: "test"))
+            let person = ScriptedInteraction(acceptsTerms: true)
+            let set = try await using(accepting) { connection in
+                try await PortalService(connection: connection).run(grades, options: ["term": "2026-spring"], interaction: person)
+            }
             #expect(set.records.count == 4)
+            #expect(person.events.first == .terms(version: DemoUniversity.initialTermsVersion), "\(person.events)")
             #expect(try empty.accepted.load(portal: "demo")?.version == DemoUniversity.initialTermsVersion)
         }
     }

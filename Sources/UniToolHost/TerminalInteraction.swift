@@ -1,0 +1,62 @@
+import Foundation
+import UniToolKit
+
+/// The command line's answers to what the service asks on the way (`Interaction`), for a person
+/// who may be at a terminal:
+/// - progress: the one-line status on stderr (`StatusLine`), only on a terminal;
+/// - terms not yet accepted: on a terminal, where to read them and a question, as a portal app's
+///   agreement screen does; anywhere else (a script, cron), a refusal;
+/// - a one-time code: typed at the terminal, not echoed, when no stored secret or command gives one;
+/// - an action: confirmed by the command line that names it (`loans renew B-1`).
+package struct TerminalInteraction: Interaction {
+    package init() {}
+
+    /// Whether a person can answer here: both stdin (to type) and stderr (to see the question)
+    /// are a terminal.
+    private var personPresent: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1 }
+
+    package func progress(_ message: String) { StatusLine.shared.update(message) }
+
+    package func explainWait(_ message: String) { Progress.explainWait(message) }
+
+    /// A code is typed as a password is: not echoed, since someone may be looking at the screen.
+    package var canTypeOneTimeCode: Bool { isatty(STDIN_FILENO) == 1 || isatty(STDERR_FILENO) == 1 }
+
+    package func typeOneTimeCode(_ question: String) -> String? {
+        (try? TerminalPrompt.readPassword(prompt: question))?.reveal()
+    }
+
+    /// True to accept the current terms now. Everything shown quotes the portal (versions, the
+    /// address, the terms), so it is escaped: the prompt is on the user's terminal.
+    package func acceptTerms(_ status: TermsStatus, through connection: PortalConnection) async throws -> Bool {
+        guard let refusal = status.refusal, let current = status.current else { return true }
+        guard personPresent else { return false }
+        let portal = connection.portal
+        let shown = { (text: String) in TerminalText.escaped(text) }
+        var intro = shown(refusal.message).replacingOccurrences(of: "; nothing was fetched", with: ".")
+        intro = intro.prefix(1).uppercased() + intro.dropFirst()
+        var text = "\(intro)\n"
+        if let url = current.url, !portal.isDemo || ProcessInfo.processInfo.environment["UNITOOL_DEMO_URL"] != nil {
+            text += "Read them at \(shown(url.absoluteString)), or answer s to show them here.\n"
+        } else {
+            text += "Answer s to show them here, or read them later with 'unitool terms show --portal \(portal.id)'.\n"
+        }
+        while true {
+            guard let answer = TerminalPrompt.ask(text + "Accept version \(shown(current.version))? [y]es, [n]o, [s]how them: ") else {
+                return false
+            }
+            text = ""
+            switch answer.lowercased() {
+            case "y", "yes":
+                Progress.say("Accepted the terms of use of \(shown(portal.name)), version \(shown(current.version)).")
+                return true
+            case "s", "show":
+                let (terms, url) = try await connection.termsText()
+                let shownTerms = terms.map { TerminalText.escaped($0, keepingLineBreaks: true) }
+                TerminalPrompt.tell("\n" + (shownTerms ?? url.map { "Read them at \(shown($0.absoluteString))" } ?? "") + "\n\n")
+            default:
+                return false
+            }
+        }
+    }
+}

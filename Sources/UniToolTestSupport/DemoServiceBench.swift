@@ -1,0 +1,105 @@
+import DemoUniversity
+import Foundation
+import Logging
+import Synchronization
+import UniToolKit
+
+/// The service as every front end uses it, in process, against a running demo university: the
+/// bundled recipes, and the user's files (sessions, accepted terms, history) in a `Sandbox` laid
+/// out as unitool lays out its XDG folders, so a test can look at them as a user would. Drive it
+/// with a `ScriptedInteraction` in place of the person at the terminal; the log is kept
+/// (`LogCapture`) for tests that follow the login page by page.
+///
+/// For behaviour that does not depend on the process boundary; the binary is spawned only where
+/// that boundary is the point (exit codes, stdout and stderr, a terminal, a second process).
+public struct DemoServiceBench: Sendable {
+    public let sandbox: Sandbox
+    public let catalog: RecipeCatalog
+    public let log = LogCapture()
+
+    /// - Parameter acceptingTerms: the demo's terms accepted first, for tests about something else.
+    public init(acceptingTerms: Bool = true, recipes: [URL] = []) throws {
+        sandbox = try Sandbox()
+        catalog = try RecipeCatalog(directories: [Fixtures.recipes] + recipes)
+        if acceptingTerms { try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion) }
+    }
+
+    public var sessions: SessionStore { SessionStore(directory: sandbox.root.appendingPathComponent("state/unitool/sessions")) }
+    public var acceptedTerms: AcceptedTermsStore {
+        AcceptedTermsStore(directory: sandbox.root.appendingPathComponent("config/unitool/terms"))
+    }
+    public var historyFile: URL { sandbox.root.appendingPathComponent("data/unitool/history.sqlite") }
+
+    public func recipe(_ command: String, portal: String = "demo") throws -> DataRecipe {
+        try catalog.recipe(portal: portal, command: command)
+    }
+
+    /// The user's account on the demo, with its session and one-time-code ledger in the sandbox.
+    public func account(_ user: String, portal: String = "demo") throws -> Account {
+        Account(portal: try catalog.portal(portal), user: user, sessions: sessions)
+    }
+
+    /// Runs `body` with a service for `user` on `demo` (and its one connection), closing the
+    /// connection afterwards whatever happens. The password is `password`, or the demo user's
+    /// own; one-time codes come from the account's sources, then the call's interaction.
+    public func withService<T: Sendable>(
+        on demo: DemoUniversity, user: String = "alice", password: String? = nil, startEmpty: Bool = false,
+        keepingHistory: Bool = false, portal: String = "demo", _ body: (PortalService, PortalConnection) async throws -> T
+    ) async throws -> T {
+        let account = try self.account(user, portal: portal)
+        let secret = Secret(password ?? DemoData.users.first { $0.username == user }?.password ?? "")
+        let codes = account.oneTimeCodes()
+        let connection = PortalConnection(
+            portal: try catalog.portal(portal).relocated(to: demo.baseURL), user: user,
+            credentials: { Credentials(username: user, password: secret, oneTimeCode: codes) }, sessions: sessions,
+            startEmpty: startEmpty, terms: TermsPolicy(accepted: acceptedTerms),
+            offeredValues: OfferedValuesStore(directory: sandbox.root.appendingPathComponent("cache/unitool/values")),
+            history: keepingHistory ? try HistoryStore(file: historyFile) : nil, logger: log.logger)
+        let result = await Result { try await body(PortalService(connection: connection), connection) }
+        await connection.close()
+        return try result.get()
+    }
+
+    public func remove() { sandbox.remove() }
+}
+
+/// A logger whose messages (debug and up) are kept, for tests that read what the service logged.
+public final class LogCapture: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    public init() {}
+
+    public var messages: [String] { lines.withLock { $0 } }
+
+    public var logger: Logger {
+        var logger = Logger(label: "test") { _ in Handler(capture: self) }
+        logger.logLevel = .debug
+        return logger
+    }
+
+    /// The login pages the log shows the login acting on, in order ("user id", "saml post").
+    public var loginPages: [String] {
+        messages.compactMap { line in
+            guard let start = line.range(of: "login page '"), let end = line[start.upperBound...].firstIndex(of: "'") else { return nil }
+            return String(line[start.upperBound..<end])
+        }
+    }
+
+    struct Handler: LogHandler {
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .debug
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(
+            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String,
+            line: UInt
+        ) {
+            capture.lines.withLock { $0.append(message.description) }
+        }
+    }
+}

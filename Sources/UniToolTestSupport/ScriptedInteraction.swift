@@ -1,0 +1,65 @@
+import Synchronization
+import UniToolKit
+
+/// An `Interaction` that answers from a script and remembers what it was asked: the person at
+/// the terminal, played by a test. `PortalService` is driven with it in process, so a test sees
+/// every question the service asks, in order, without a terminal or a child process.
+public final class ScriptedInteraction: Interaction {
+    /// What the service asked or told, in order.
+    public enum Event: Sendable, Equatable {
+        case progress(String)
+        case terms(version: String?)
+        case oneTimeCode(question: String)
+        case wait(String)
+        case confirm(action: String, argument: String)
+    }
+
+    private let acceptsTerms: Bool
+    private let confirms: Bool
+    private let codes: Mutex<[String]>
+    private let log = Mutex<[Event]>([])
+    public let termsRefusalHint: String?
+
+    /// - Parameters:
+    ///   - acceptsTerms: the answer to terms not yet accepted.
+    ///   - codes: the one-time codes typed, one per question; none means nobody can type.
+    ///   - confirms: the answer to an action.
+    ///   - termsRefusalHint: the front end's own hint for refused terms.
+    public init(acceptsTerms: Bool = false, codes: [String] = [], confirms: Bool = true, termsRefusalHint: String? = nil) {
+        self.acceptsTerms = acceptsTerms
+        self.confirms = confirms
+        self.codes = Mutex(codes)
+        self.termsRefusalHint = termsRefusalHint
+        canTypeOneTimeCode = !codes.isEmpty
+    }
+
+    public var events: [Event] { log.withLock { $0 } }
+    /// The progress messages alone.
+    public var progressMessages: [String] {
+        events.compactMap {
+            if case .progress(let message) = $0 { return message }
+            return nil
+        }
+    }
+
+    public func progress(_ message: String) { log.withLock { $0.append(.progress(message)) } }
+
+    public func acceptTerms(_ status: TermsStatus, through connection: PortalConnection) async throws -> Bool {
+        log.withLock { $0.append(.terms(version: status.current?.version)) }
+        return acceptsTerms
+    }
+
+    public let canTypeOneTimeCode: Bool
+
+    public func typeOneTimeCode(_ question: String) -> String? {
+        log.withLock { $0.append(.oneTimeCode(question: question)) }
+        return codes.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+    }
+
+    public func explainWait(_ message: String) { log.withLock { $0.append(.wait(message)) } }
+
+    public func confirm(_ action: ActionSpec, argument: String, on portal: PortalRecipe) async throws -> Bool {
+        log.withLock { $0.append(.confirm(action: action.name, argument: argument)) }
+        return confirms
+    }
+}
