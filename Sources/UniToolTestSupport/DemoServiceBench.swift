@@ -34,6 +34,23 @@ public struct DemoServiceBench: Sendable {
         try catalog.recipe(portal: portal, command: command)
     }
 
+    /// A request for `command` checked as every front end checks one, with these options.
+    public func request(_ command: String, _ options: [String: String] = [:], portal: String = "demo") throws -> RecipeRequest {
+        try RecipeRequest(recipe: recipe(command, portal: portal), options: options.map { ($0.key, .string($0.value)) }, naming: .rpc)
+    }
+
+    /// Runs `command` once through a service of its own, as one front-end call does, and returns its records.
+    public func run(
+        _ command: String, _ options: [String: String] = [:], on demo: DemoUniversity, user: String = "alice",
+        interaction: any Interaction = Unattended()
+    ) async throws -> RecordSet {
+        let recipe = try recipe(command)
+        let request = try request(command, options)
+        return try await withService(on: demo, user: user) { service, _ in
+            try await service.execute(request, of: recipe, interaction: interaction).records
+        }
+    }
+
     /// The user's account on the demo, with its session and one-time-code ledger in the sandbox.
     public func account(_ user: String, portal: String = "demo") throws -> Account {
         Account(portal: try catalog.portal(portal), user: user, sessions: sessions)
@@ -46,11 +63,22 @@ public struct DemoServiceBench: Sendable {
         on demo: DemoUniversity, user: String = "alice", password: String? = nil, startEmpty: Bool = false,
         keepingHistory: Bool = false, portal: String = "demo", _ body: (PortalService, PortalConnection) async throws -> T
     ) async throws -> T {
+        try await withService(
+            at: demo.baseURL, user: user, password: password, startEmpty: startEmpty, keepingHistory: keepingHistory, portal: portal,
+            body)
+    }
+
+    /// The same, with the portal at `baseURL` (an address where nothing listens, for a test of
+    /// an unreachable portal).
+    public func withService<T: Sendable>(
+        at baseURL: URL, user: String = "alice", password: String? = nil, startEmpty: Bool = false,
+        keepingHistory: Bool = false, portal: String = "demo", _ body: (PortalService, PortalConnection) async throws -> T
+    ) async throws -> T {
         let account = try self.account(user, portal: portal)
         let secret = Secret(password ?? DemoData.users.first { $0.username == user }?.password ?? "")
         let codes = account.oneTimeCodes()
         let connection = PortalConnection(
-            portal: try catalog.portal(portal).relocated(to: demo.baseURL), user: user,
+            portal: try catalog.portal(portal).relocated(to: baseURL), user: user,
             credentials: { Credentials(username: user, password: secret, oneTimeCode: codes) }, sessions: sessions,
             startEmpty: startEmpty, terms: TermsPolicy(accepted: acceptedTerms),
             offeredValues: OfferedValuesStore(directory: sandbox.root.appendingPathComponent("cache/unitool/values")),

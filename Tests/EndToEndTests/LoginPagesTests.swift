@@ -6,9 +6,9 @@ import UniToolKit
 import UniToolRPC
 import UniToolTestSupport
 
-/// The login through every page type the demo university can put in the way, with the real
-/// executable, the bundled recipe and a demo started by the test so that the test can see every
-/// request that reached the server.
+/// The login where the process is the point, with the real executable: its exit codes, several
+/// processes sharing one session file, the `--trace` files it writes. The page types themselves
+/// are tested in process (UniToolKitTests/Login/LoginPagesServiceTests).
 @Suite("Login pages, sessions and where a password may go, end to end")
 struct LoginPagesTests {
     let sandbox: Sandbox
@@ -22,61 +22,6 @@ struct LoginPagesTests {
         -> UniToolProcess.Outcome
     {
         try await sandbox.run(arguments, demo: demo.baseURL, stdin: stdin, extra: extra)
-    }
-
-    /// The pages the log shows the login acting on, in order.
-    func loginPages(_ stderr: String) -> [String] {
-        stderr.split(separator: "\n").compactMap { line in
-            guard let start = line.range(of: "login page '"), let end = line[start.upperBound...].firstIndex(of: "'") else {
-                return nil
-            }
-            return String(line[start.upperBound..<end])
-        }
-    }
-
-    @Test(
-        "each login page type is recognised and handled by the bundled recipe",
-        arguments: [
-            ("login=discovery", ["where are you from", "user id", "password", "saml post"]),
-            ("login=local-storage", ["local storage", "user id", "password", "saml post"]),
-            ("login=combined-login", ["user id and password", "saml post"]),
-            ("login=meta-refresh", ["meta refresh", "user id", "password", "saml post"]),
-            (
-                "login=discovery,login=meta-refresh,login=local-storage,login=combined-login",
-                ["meta refresh", "where are you from", "meta refresh", "local storage", "user id and password", "saml post"]
-            ),
-        ])
-    func pageTypes(variants: String, expected: [String]) async throws {
-        var faults = try DemoFaults(parsing: variants)
-        faults.latencyMilliseconds = 0
-        try await DemoUniversity.withRunning(faults: faults) { demo in
-            let outcome = try await run(["--portal", "demo", "grades", "--json", "-v"], demo: demo)
-            #expect(outcome.exitCode == 0, "\(outcome)")
-            #expect(outcome.stdout.contains("Probability Theory"))
-            #expect(loginPages(outcome.stderr) == expected)
-        }
-    }
-
-    @Test("an IdP error page stops the login with the IdP's own words: exit 14, not 'wrong password'")
-    func idpErrorPage() async throws {
-        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "login=error-page")) { demo in
-            let outcome = try await run(["--portal", "demo", "grades", "-v"], demo: demo)
-            #expect(outcome.exitCode == 14, "\(outcome)")
-            #expect(outcome.stderr.contains("the login failed on the 'idp error' page"), "\(outcome)")
-            #expect(outcome.stderr.contains("down for maintenance until 06:00"))
-            #expect(!outcome.stderr.contains("wrong user name"))
-        }
-    }
-
-    @Test("attribute release (consent) is accepted by the recipe with only the Accept button sent")
-    func consentAccepted() async throws {
-        try await DemoUniversity.withRunning { demo in
-            let outcome = try await run(
-                ["--portal", "demo", "--user", "dora", "--password-stdin", "grades", "--json", "-v"], demo: demo, stdin: "explorer-2026")
-            #expect(outcome.exitCode == 0, "\(outcome)")
-            #expect(outcome.stdout.contains("Introduction to Programming"))
-            #expect(loginPages(outcome.stderr) == ["user id", "password", "attribute release", "saml post"])
-        }
     }
 
     @Test("a recipe that must not consent for the user fails with 'consent required', exit 12")
@@ -102,20 +47,6 @@ struct LoginPagesTests {
         }
     }
 
-    @Test("a second run within the session's lifetime sends exactly one request for the data, and no login")
-    func savedSessionOneRequest() async throws {
-        try await DemoUniversity.withRunning { demo in
-            // An explicit term: `--term current` would first read the current term off the portal.
-            #expect(try await run(["--portal", "demo", "grades", "--term", "2026-spring"], demo: demo).exitCode == 0)
-            let before = await demo.requests.count
-            let second = try await run(["--portal", "demo", "grades", "--term", "2026-spring"], demo: demo)
-            #expect(second.exitCode == 0, "\(second)")
-            let requests = Array(await demo.requests.dropFirst(before))
-            #expect(requests.filter { !$0.isTermsCheck }.map(\.path) == ["/grades"], "\(requests)")
-            #expect(requests.filter(\.isTermsCheck).count == 1, "the terms version is asked once per run")
-        }
-    }
-
     @Test("several unitool processes at once share one login and one session file, and never corrupt it")
     func concurrentRunsKeepTheSessionValid() async throws {
         try await DemoUniversity.withRunning { demo in
@@ -138,33 +69,6 @@ struct LoginPagesTests {
             let before = await demo.requests.count
             #expect(try await run(["--portal", "demo", "grades", "--term", "2026-fall"], demo: demo).exitCode == 0)
             #expect(await demo.requests.dropFirst(before).allSatisfy { !$0.isLogin })
-        }
-    }
-
-    @Test("an expired session triggers exactly one transparent re-login")
-    func expiredSessionOneRelogin() async throws {
-        let first = try await DemoUniversity.start()
-        #expect(try await run(["--portal", "demo", "grades"], demo: first).exitCode == 0)
-        await first.stop()
-        // A restarted portal that has dropped every session issued before it started.
-        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "expire-sessions")) { demo in
-            let outcome = try await run(["--portal", "demo", "grades", "--json"], demo: demo)
-            #expect(outcome.exitCode == 0, "\(outcome)")
-            #expect(outcome.stdout.contains("Probability Theory"))
-            let requests = await demo.requests
-            #expect(requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }.count == 1, "\(requests)")
-            #expect(requests.filter { $0.method == "GET" && $0.path == "/idp/profile/SAML2/Redirect/SSO" }.count == 1)
-        }
-    }
-
-    @Test("a portal that bounces to the login again right after a successful one is an error, not a loop: exit 14")
-    func secondBounceIsAnError() async throws {
-        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "reject-sessions")) { demo in
-            let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
-            #expect(outcome.exitCode == 14, "\(outcome)")
-            #expect(outcome.stderr.contains("asked for a login again right after a successful one"))
-            let logins = await demo.requests.filter { $0.method == "POST" && $0.path == "/Shibboleth.sso/SAML2/POST" }
-            #expect(logins.count == 1, "unitool logged in more than once")
         }
     }
 
@@ -252,28 +156,6 @@ struct LoginPagesTests {
         }
     }
 
-    @Test("a GET answered 503, or 429 with Retry-After, is tried again and the run succeeds", arguments: ["busy=503", "busy=429"])
-    func busyPortalIsRetried(fault: String) async throws {
-        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: fault)) { demo in
-            let outcome = try await run(["--portal", "demo", "grades", "--term", "2026-spring", "--json", "-v"], demo: demo)
-            #expect(outcome.exitCode == 0, "\(outcome)")
-            #expect(outcome.stdout.contains("Analysis II"))
-            #expect(outcome.stderr.contains("trying again in"))
-            let grades = await demo.requests.filter { $0.path == "/grades" }
-            #expect(grades.count >= 3, "the busy answer, the login's return and the retried page: \(grades)")
-        }
-    }
-
-    @Test("a password form aimed at a look-alike origin is refused (exit 23) and nothing is sent there")
-    func lookalikeOriginRefused() async throws {
-        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "lookalike-idp")) { demo in
-            let outcome = try await run(["--portal", "demo", "grades"], demo: demo)
-            #expect(outcome.exitCode == 23, "\(outcome)")
-            #expect(outcome.stderr.contains("refusing to send the password to http://localhost:"))
-            let requests = await demo.requests
-            #expect(!requests.contains { $0.host.hasPrefix("localhost") }, "\(requests)")
-        }
-    }
 }
 
 /// One-time codes, against the real keyring of Scripts/test.sh. Serialized: the tests store and
@@ -413,7 +295,8 @@ struct OneTimeCodeLoginTests {
                 ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades", "--json", "-v"], demo: demo, stdin: "sakura-2026")
             #expect(outcome.exitCode == 0, "\(outcome)")
             #expect(outcome.stdout.contains("情報理論 (Information Theory)"))
-            #expect(pages.loginPages(outcome.stderr) == ["user id", "password", "one-time code", "saml post"])
+            // The log names each login page it acts on.
+            #expect(outcome.stderr.contains("login page 'one-time code'"), "\(outcome.stderr)")
             let totp = try TOTP(parsing: "JBSWY3DPEHPK3PXP")
             let now = Date()
             for offset in [-30.0, 0, 30] {

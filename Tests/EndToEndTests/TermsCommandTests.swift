@@ -3,7 +3,9 @@ import Foundation
 import Testing
 import UniToolTestSupport
 
-/// `unitool terms` and the terms check of every data command, against the demo's terms API.
+/// `unitool terms` and the terms prompt of a data command on a terminal, against the demo's terms
+/// API. The gate itself (refusals, bumps, broken APIs) is tested in process
+/// (UniToolKitTests/Terms/TermsGateTests).
 @Suite("Terms of use, end to end")
 struct TermsCommandTests {
     let sandbox: Sandbox
@@ -15,22 +17,6 @@ struct TermsCommandTests {
     }
 
     var acceptedFile: URL { sandbox.root.appendingPathComponent("config/unitool/terms/demo.json") }
-
-    /// The accepted-terms file's bytes, or nil if there is none.
-    func acceptedBytes() -> Data? { try? Data(contentsOf: acceptedFile) }
-
-    @Test("on a fresh state, a data command in a pipe refuses, names 'terms accept', and fetches nothing")
-    func firstRunRefuses() async throws {
-        let outcome = try await run(["--portal", "demo", "grades", "-v"])
-        #expect(outcome.exitCode == 15, "\(outcome)")
-        #expect(outcome.stdout.isEmpty)
-        #expect(outcome.stderr.contains("you have not accepted the terms of use of Demo University (current version 2026-09)"))
-        #expect(outcome.stderr.contains("unitool terms accept --portal demo"))
-        #expect(outcome.stderr.contains("unitool terms show --portal demo"))
-        #expect(outcome.stderr.contains("GET http://127.0.0.1"), "--verbose should log the terms request")
-        #expect(!outcome.stderr.contains("/grades"), "a data page was requested before the terms were accepted")
-        #expect(!outcome.stderr.contains("/idp/"), "unitool logged in before the terms were accepted")
-    }
 
     @Test("after 'terms accept', the data command works, and status says up to date")
     func acceptThenWork() async throws {
@@ -48,91 +34,6 @@ struct TermsCommandTests {
         #expect(object["accepted"] as? String == "2026-09")
         #expect(object["up_to_date"] as? Bool == true)
         #expect(object["accepted_at"] is String)
-    }
-
-    @Test("a damaged record of accepted terms stops data commands (exit 50), and 'terms accept' replaces it, as the hint says")
-    func damagedRecordIsReplacedByAccept() async throws {
-        try FileManager.default.createDirectory(at: acceptedFile.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try "garbage".write(to: acceptedFile, atomically: true, encoding: .utf8)
-        let refused = try await run(["--portal", "demo", "library-calendar"])
-        #expect(refused.exitCode == 50, "\(refused)")
-        #expect(refused.stderr.contains("run 'unitool terms accept --portal demo'"))
-        let accepted = try await run(["--portal", "demo", "terms", "accept"])
-        #expect(accepted.exitCode == 0, "\(accepted)")
-        #expect(try await run(["--portal", "demo", "library-calendar"]).exitCode == 0)
-    }
-
-    @Test("a terms bump while the portal runs: refused with both versions until the new one is accepted; a stale --version is refused")
-    func bumpAtRunTime() async throws {
-        try await DemoUniversity.withRunning { demo in
-            let external = ["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]
-
-            #expect(try await run(["--portal", "demo", "terms", "accept", "--version", "2026-09"], extra: external).exitCode == 0)
-            #expect(try await run(["--portal", "demo", "grades"], extra: external).exitCode == 0)
-
-            await demo.publishTerms(version: "2027-02")
-            let refused = try await run(["--portal", "demo", "grades"], extra: external)
-            #expect(refused.exitCode == 15, "\(refused)")
-            #expect(refused.stdout.isEmpty)
-            #expect(refused.stderr.contains("you accepted version 2026-09, the portal now has version 2027-02"))
-            #expect(refused.stderr.contains("terms accept"))
-
-            let before = try #require(acceptedBytes())
-            let stale = try await run(["--portal", "demo", "terms", "accept", "--version", "2026-09"], extra: external)
-            #expect(stale.exitCode == 17, "\(stale)")
-            #expect(stale.stderr.contains("version 2026-09 is not the current version"))
-            #expect(stale.stderr.contains("current: 2027-02"))
-            #expect(acceptedBytes() == before, "a refused accept changed the record of accepted terms")
-            #expect(try await run(["--portal", "demo", "grades"], extra: external).exitCode == 15)
-
-            let status = try await run(["--portal", "demo", "terms", "status"], extra: external)
-            #expect(status.stdout.contains("current:   2027-02"))
-            #expect(status.stdout.contains("accepted:  2026-09"))
-            #expect(status.stdout.contains("not accepted"))
-
-            #expect(try await run(["--portal", "demo", "terms", "accept", "--version", "2027-02"], extra: external).exitCode == 0)
-            let after = try await run(["--portal", "demo", "grades", "--json"], extra: external)
-            #expect(after.exitCode == 0, "\(after)")
-            #expect(after.stdout.contains("Probability Theory"))
-        }
-    }
-
-    @Test(
-        "every failure of the terms API is exit 16 with its cause; nothing is shown, no login is made, and the accepted terms are kept",
-        arguments: [
-            ("terms-api=error", "answered 500"),
-            ("terms-api=not-json", "did not answer with JSON"),
-            ("terms-api=no-version", "without the field 'version'"),
-            ("terms-api=number-version", "gave 'version' as a number"),
-        ])
-    func apiFailures(fault: String, cause: String) async throws {
-        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
-        let before = try #require(acceptedBytes())
-        let outcome = try await run(["--portal", "demo", "grades", "--json", "-v"], extra: ["UNITOOL_DEMO_FAULTS": fault])
-        #expect(outcome.exitCode == 16, "\(outcome)")
-        #expect(outcome.stdout.isEmpty)
-        #expect(outcome.stderr.contains(cause), "\(outcome.stderr)")
-        #expect(outcome.stderr.contains("\"kind\": \"terms_unavailable\""))
-        // With terms accepted before, the first page is asked for beside the check, but the
-        // login it meets waits for the verdict: no form is posted to the IdP.
-        #expect(!outcome.stderr.contains("POST http"), "\(outcome.stderr)")
-        #expect(acceptedBytes() == before)
-
-        let status = try await run(["--portal", "demo", "terms", "status"], extra: ["UNITOOL_DEMO_FAULTS": fault])
-        #expect(status.exitCode == 16)
-        let accept = try await run(["--portal", "demo", "terms", "accept"], extra: ["UNITOOL_DEMO_FAULTS": fault])
-        #expect(accept.exitCode == 16, "terms of an unreadable version were accepted")
-        #expect(acceptedBytes() == before)
-    }
-
-    @Test("an unreachable terms API fails closed with the network's exit code, 20, and says the terms could not be checked")
-    func unreachableAPI() async throws {
-        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
-        let outcome = try await run(["--portal", "demo", "grades"], extra: ["UNITOOL_DEMO_URL": "http://127.0.0.1:1"])
-        #expect(outcome.exitCode == 20, "\(outcome)")
-        #expect(outcome.stdout.isEmpty)
-        #expect(outcome.stderr.contains("cannot check the terms of use of Demo University"))
-        #expect(outcome.stderr.contains("127.0.0.1:1"))
     }
 
     @Test(
@@ -166,26 +67,6 @@ struct TermsCommandTests {
                     #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B }, "\(outcome)")
                 }
             }
-        }
-    }
-
-    @Test("versions compare by exact code points: accepting an NFD version when the portal serves NFC is refused as stale")
-    func decomposedVersionIsNotTheServedOne() async throws {
-        var faults = DemoFaults()
-        faults.termsVersion = "2026-\u{E9}t\u{E9}"
-        try await DemoUniversity.withRunning(faults: faults) { demo in
-            let external = ["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]
-            let stale = try await run(["--portal", "demo", "terms", "accept", "--version", "2026-e\u{301}te\u{301}"], extra: external)
-            #expect(stale.exitCode == 17, "\(stale)")
-            #expect(acceptedBytes() == nil, "terms were accepted under a version the portal did not serve")
-
-            try sandbox.acceptTerms(portal: "demo", version: "2026-e\u{301}te\u{301}")
-            let refused = try await run(["--portal", "demo", "grades"], extra: external)
-            #expect(refused.exitCode == 15, "\(refused)")
-
-            #expect(
-                try await run(["--portal", "demo", "terms", "accept", "--version", "2026-\u{E9}t\u{E9}"], extra: external).exitCode == 0)
-            #expect(try await run(["--portal", "demo", "grades"], extra: external).exitCode == 0)
         }
     }
 
