@@ -263,31 +263,15 @@ enum CampusPages {
     }
 
     /// `2026.11.20. 09:00`, campus time.
-    static func campusDate(_ iso: String) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = DemoData.campusTimeZone
-        formatter.dateFormat = "yyyy.MM.dd. HH:mm"
-        return formatter.string(from: parseISO(iso))
-    }
+    static func campusDate(_ iso: String) -> String { DemoData.campusText(parseISO(iso), format: "yyyy.MM.dd. HH:mm") }
 
-    static func rfc822(_ iso: String) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = DemoData.campusTimeZone
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss Z"
-        return formatter.string(from: parseISO(iso))
-    }
+    static func rfc822(_ iso: String) -> String { DemoData.campusText(parseISO(iso), format: "EEE, dd MMM yyyy HH:mm:ss Z") }
 
     /// `dd/MM/yyyy` for a date some days from today, campus time.
     static func dueDate(inDays days: Int, from now: Date = Date()) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = DemoData.campusTimeZone
         let date = calendar.date(byAdding: .day, value: days, to: now)!
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = DemoData.campusTimeZone
-        formatter.dateFormat = "dd/MM/yyyy"
-        return formatter.string(from: date)
+        return DemoData.campusText(date, format: "dd/MM/yyyy")
     }
 }

@@ -42,6 +42,15 @@ extension DemoData {
     /// The campus's time zone: dates on its pages are local to it.
     static let campusTimeZone = TimeZone(identifier: "Europe/Budapest")!
 
+    /// `date` as the campus's pages print it: in its time zone, with `format`.
+    static func campusText(_ date: Date, format: String) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = campusTimeZone
+        formatter.dateFormat = format
+        return formatter.string(from: date)
+    }
+
     static let courses: [String: [DemoCourse]] = [
         "alice": [
             DemoCourse(

@@ -85,37 +85,19 @@ public final class DemoUniversity: Sendable {
         let samlKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
         var quiet = logger ?? Logger(label: "demo-university")
         if logger == nil { quiet.logLevel = .critical }
-        let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
-        let router = Router()
-        router.middlewares.add(FaultMiddleware(faults: faults, state: state))
         let idpOrigin = DemoIdPOrigin()
         let routes = DemoRoutes(
             state: state, samlKeyBytes: samlKey, faults: faults, bootID: String(UInt64.random(in: 0...UInt64.max), radix: 36), now: now,
             idpOrigin: idpOrigin)
-        routes.register(on: router)
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "DemoUniversity"),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
+        let idp = await serve(
+            routes, faults: faults, state: state, host: "127.0.0.1", port: port, stopOnSignals: stopOnSignals,
             logger: quiet)
-        let group = ServiceGroup(
-            configuration: .init(services: [app], gracefulShutdownSignals: stopOnSignals ? [.sigint, .sigterm] : [], logger: quiet))
-        var groups = [group]
-        let task = Task { try await group.run() }
-        var iterator = portStream.makeAsyncIterator()
-        let startup = Task {
-            try await Task.sleep(for: .seconds(15))
-            portContinuation.finish()
-        }
-        let boundPort = await iterator.next()
-        startup.cancel()
-        guard let boundPort, boundPort > 0 else {
-            task.cancel()
+        guard let boundPort = idp.port else {
+            idp.task.cancel()
             throw DemoError.couldNotStart("the server did not start listening on 127.0.0.1")
         }
+        let task = idp.task
+        var groups = [idp.group]
         let base = URL(string: "http://127.0.0.1:\(boundPort)")!
         if !serviceHosts.isEmpty { idpOrigin.set(base.absoluteString) }
         // The services: the same routes and state on other loopback addresses, signing on at the
@@ -123,28 +105,10 @@ public final class DemoUniversity: Sendable {
         var hosts: [String: URL] = [:]
         var serviceTasks: [Task<Void, any Error>] = []
         for host in serviceHosts {
-            let (hostPorts, hostContinuation) = AsyncStream<Int>.makeStream()
-            let serviceRouter = Router()
-            serviceRouter.middlewares.add(FaultMiddleware(faults: faults, state: state))
-            routes.register(on: serviceRouter)
-            let serviceApp = Application(
-                router: serviceRouter, configuration: .init(address: .hostname(host, port: 0), serverName: "DemoUniversity"),
-                onServerRunning: { channel in
-                    hostContinuation.yield(channel.localAddress?.port ?? 0)
-                    hostContinuation.finish()
-                }, logger: quiet)
-            let serviceGroup = ServiceGroup(configuration: .init(services: [serviceApp], gracefulShutdownSignals: [], logger: quiet))
-            groups.append(serviceGroup)
-            let serviceTask = Task { try await serviceGroup.run() }
-            serviceTasks.append(serviceTask)
-            var hostIterator = hostPorts.makeAsyncIterator()
-            let hostStartup = Task {
-                try await Task.sleep(for: .seconds(15))
-                hostContinuation.finish()
-            }
-            let hostPort = await hostIterator.next()
-            hostStartup.cancel()
-            guard let hostPort, hostPort > 0 else {
+            let service = await serve(routes, faults: faults, state: state, host: host, port: 0, stopOnSignals: false, logger: quiet)
+            groups.append(service.group)
+            serviceTasks.append(service.task)
+            guard let hostPort = service.port else {
                 task.cancel()
                 for started in serviceTasks { started.cancel() }
                 throw DemoError.couldNotStart("the server did not start listening on \(host)")
@@ -152,6 +116,37 @@ public final class DemoUniversity: Sendable {
             hosts[host] = URL(string: "http://\(host):\(hostPort)")!
         }
         return DemoUniversity(baseURL: base, task: task, state: state, serviceHosts: hosts, serviceTasks: serviceTasks, groups: groups)
+    }
+
+    /// One server of the demo: `routes` behind the fault middleware on `host:port` (0 for any
+    /// free port), run in a service group of its own (stopped gracefully by SIGINT and SIGTERM
+    /// with `stopOnSignals`, for `unitool demo serve`). Returns once it listens, with the port it
+    /// bound; nil for the port when it did not start within 15 seconds.
+    private static func serve(
+        _ routes: DemoRoutes, faults: DemoFaults, state: DemoState, host: String, port: Int, stopOnSignals: Bool,
+        logger: Logger
+    ) async -> (group: ServiceGroup, task: Task<Void, any Error>, port: Int?) {
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let router = Router()
+        router.middlewares.add(FaultMiddleware(faults: faults, state: state))
+        routes.register(on: router)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "DemoUniversity"),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            }, logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(services: [app], gracefulShutdownSignals: stopOnSignals ? [.sigint, .sigterm] : [], logger: logger))
+        let task = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        let startup = Task {
+            try await Task.sleep(for: .seconds(15))
+            continuation.finish()
+        }
+        let bound = await iterator.next()
+        startup.cancel()
+        return (group, task, bound.flatMap { $0 > 0 ? $0 : nil })
     }
 
     /// Stops the server and waits until it has.

@@ -14,14 +14,6 @@ enum KohaPages {
     static func user(
         user: DemoUser, rows: [(loan: DemoLoan, due: Date, renewalsLeft: Int)], now: Date, renewal: String? = nil, renewed: String? = nil
     ) -> String {
-        let iso = DateFormatter()
-        iso.locale = Locale(identifier: "en_US_POSIX")
-        iso.timeZone = DemoData.campusTimeZone
-        iso.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        let shown = DateFormatter()
-        shown.locale = Locale(identifier: "en_US_POSIX")
-        shown.timeZone = DemoData.campusTimeZone
-        shown.dateFormat = "MM/dd/yyyy"
         let lines = rows.map { row -> String in
             let item = itemNumber(row.loan)
             let overdue = row.due < now
@@ -39,8 +31,8 @@ enum KohaPages {
                         <tr\(overdue ? " class=\"overdue\"" : "")>
                           <td class="title"><a href="/cgi-bin/koha/opac-detail.pl?biblionumber=\(item)" class="title"><span class="biblio-title">\(HTML.escape(row.loan.title))</span></a></td>
                           <td class="author">\(HTML.escape(row.loan.author))</td>
-                          <td class="checkout_date" data-order="\(iso.string(from: issued))"> \(shown.string(from: issued)) </td>
-                          <td class="date_due\(overdue ? " overdue" : "")" data-order="\(iso.string(from: row.due))"> \(shown.string(from: row.due)) </td>
+                          <td class="checkout_date" data-order="\(DemoData.campusText(issued, format: "yyyy-MM-dd HH:mm:ss"))"> \(DemoData.campusText(issued, format: "MM/dd/yyyy")) </td>
+                          <td class="date_due\(overdue ? " overdue" : "")" data-order="\(DemoData.campusText(row.due, format: "yyyy-MM-dd HH:mm:ss"))"> \(DemoData.campusText(row.due, format: "MM/dd/yyyy")) </td>
                           <td class="itype"><span class="itypetext">Book</span></td>
                           <td class="barcode"> \(row.loan.barcode) </td>
                           <td class="call_no"> QA76.\(item) </td>

@@ -299,7 +299,7 @@ enum VersionReport {
     static func text(json: Bool) -> String {
         let components = UniToolVersion.components
         if json {
-            return "{" + components.map { "\(JSONRenderer.string($0.name)): \(JSONRenderer.string($0.version))" }.joined(separator: ", ")
+            return "{" + components.map { "\(JSONString.quoted($0.name)): \(JSONString.quoted($0.version))" }.joined(separator: ", ")
                 + "}\n"
         }
         return "unitool \(UniToolVersion.current)\n"

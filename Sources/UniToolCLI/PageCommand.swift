@@ -84,10 +84,10 @@ struct PageCommand: PortalCommand {
         }
         let expectation = RecipeTester.expectationFile(for: file)
         let fields = [
-            "  \"url\": \(JSONRenderer.string(page.url.absoluteString))",
-            "  \"content_type\": \(page.contentType.map(JSONRenderer.string) ?? "null")",
+            "  \"url\": \(JSONString.quoted(page.url.absoluteString))",
+            "  \"content_type\": \(page.contentType.map(JSONString.quoted) ?? "null")",
             "  \"source\": null",
-            "  \"today\": \(JSONRenderer.string(RecordExtractor.localToday()))",
+            "  \"today\": \(JSONString.quoted(RecordExtractor.localToday()))",
             "  \"records\": null",
         ]
         do {

@@ -30,7 +30,7 @@ struct PinCommand: UniToolCommand {
             }
             let pins = store.load().pinned[portal.id] ?? []
             if globals.outputFormat == .json {
-                print("[" + pins.map { JSONRenderer.string("unitool " + $0) }.joined(separator: ", ") + "]")
+                print("[" + pins.map { JSONString.quoted("unitool " + $0) }.joined(separator: ", ") + "]")
             } else if pins.isEmpty {
                 print("(nothing pinned for \(portal.id); pin a command with: unitool pin grades --term current)")
             } else {

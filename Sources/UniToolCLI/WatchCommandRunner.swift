@@ -93,7 +93,7 @@ struct WatchCommandRunner {
         /// `30s`, `15m`, `1h`, `1d`: at least a minute apart, so that no portal is hammered, and at
         /// most 366 days, so that the pause between runs fits the clock.
         static func interval(_ text: String) throws -> Duration {
-            guard let seconds = WatchFile.seconds(text) else {
+            guard let seconds = InputBounds.seconds(text) else {
                 throw usage("'\(TerminalText.escaped(text))' is not an interval; use 15m, 1h or 1d (from \(WatchFile.allowedRange))")
             }
             guard seconds >= WatchFile.minimumSeconds else {

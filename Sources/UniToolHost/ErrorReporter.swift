@@ -19,7 +19,7 @@ package enum ErrorReporter {
         let text: String
         if json {
             text =
-                "{\"error\": {\"kind\": \(JSONRenderer.string(error.kind.rawValue)), \"message\": \(JSONRenderer.string(error.message)), \"hint\": \(error.hint.map(JSONRenderer.string) ?? "null"), \"exit_code\": \(error.kind.exitCode)}}\n"
+                "{\"error\": {\"kind\": \(JSONString.quoted(error.kind.rawValue)), \"message\": \(JSONString.quoted(error.message)), \"hint\": \(error.hint.map(JSONString.quoted) ?? "null"), \"exit_code\": \(error.kind.exitCode)}}\n"
         } else {
             text =
                 "unitool: error: \(TerminalText.escaped(error.message, keepingLineBreaks: true))\n"

@@ -113,7 +113,7 @@ public struct UniToolMCPServer: Sendable {
 
     /// Records as the tool's answer: JSON text for the model, and the same as structured content.
     static func result(_ records: RecordSet) throws -> CallTool.Result {
-        let columns = "[" + records.columns.map(JSONRenderer.string).joined(separator: ", ") + "]"
+        let columns = "[" + records.columns.map(JSONString.quoted).joined(separator: ", ") + "]"
         let text = "{\"columns\": \(columns), \"records\": \(JSONRenderer.array(records).trimmingCharacters(in: .whitespacesAndNewlines))}"
         let structured: Value? = try value(ofJSON: text)
         return CallTool.Result(content: [.text(text)], structuredContent: structured)
@@ -174,7 +174,7 @@ public struct UniToolMCPServer: Sendable {
         if path == "terms" {
             let accepted = (try? host.acceptedTerms.load(portal: portal.id)) ?? nil
             let text =
-                "{\"portal\": \(JSONRenderer.string(portal.id)), \"accepted\": \(accepted.map { JSONRenderer.string($0.version) } ?? "null"), \"check\": \(JSONRenderer.string("unitool --portal \(portal.id) terms status"))}"
+                "{\"portal\": \(JSONString.quoted(portal.id)), \"accepted\": \(accepted.map { JSONString.quoted($0.version) } ?? "null"), \"check\": \(JSONString.quoted("unitool --portal \(portal.id) terms status"))}"
             return ReadResource.Result(contents: [.text(text, uri: uri, mimeType: "application/json")])
         }
         let parts = path.split(separator: "/", maxSplits: 1).map(String.init)
@@ -188,7 +188,7 @@ public struct UniToolMCPServer: Sendable {
                 let answer = try history.offlineAnswer(
                     recipe: recipe, portal: portal.id, user: recipe.historyUser(user), options: [:], source: nil)
                 let text =
-                    "{\"as_of\": \(JSONRenderer.string(HistoryStore.iso8601(answer.ranAt))), \"records\": \(JSONRenderer.array(answer.records).trimmingCharacters(in: .whitespacesAndNewlines))}"
+                    "{\"as_of\": \(JSONString.quoted(HistoryStore.iso8601(answer.ranAt))), \"records\": \(JSONRenderer.array(answer.records).trimmingCharacters(in: .whitespacesAndNewlines))}"
                 return ReadResource.Result(contents: [.text(text, uri: uri, mimeType: "application/json")])
             } catch let error as UniToolError {
                 throw Self.protocolError(error, portal: portal.id, user: user)

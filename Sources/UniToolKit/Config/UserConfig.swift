@@ -1,6 +1,10 @@
 import Foundation
 import Yams
 
+/// Supplies a value the user keeps in their own settings (`user_values:` of a recipe), by name,
+/// for the recipe that needs it.
+public typealias UserValueProvider = @Sendable (String, DataRecipe) throws -> String
+
 /// The user's defaults: `$XDG_CONFIG_HOME/unitool/config.yaml`.
 ///
 ///     portal: myuni

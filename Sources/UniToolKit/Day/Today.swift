@@ -256,12 +256,12 @@ extension DayService {
         func error(_ error: UniToolError?) -> String {
             guard let error else { return "null" }
             return
-                "{\"kind\": \(JSONRenderer.string(error.kind.rawValue)), \"message\": \(JSONRenderer.string(error.message)), \"hint\": \(error.hint.map(JSONRenderer.string) ?? "null"), \"exit_code\": \(error.kind.exitCode)}"
+                "{\"kind\": \(JSONString.quoted(error.kind.rawValue)), \"message\": \(JSONString.quoted(error.message)), \"hint\": \(error.hint.map(JSONString.quoted) ?? "null"), \"exit_code\": \(error.kind.exitCode)}"
         }
         let sections = report.sections.map { section -> String in
             let key = section.item.show == .events ? "events" : section.item.show == .changes ? "changes" : "records"
             return """
-                  \(JSONRenderer.string(section.item.key)): {"title": \(JSONRenderer.string(section.item.title)), "command": \(JSONRenderer.string(section.item.command)), "show": \(JSONRenderer.string(section.item.show.rawValue)), "as_of": \(section.readAt.map { JSONRenderer.string(HistoryStore.iso8601($0)) } ?? "null"), "from_history": \(section.fromHistory), "first_look": \(section.firstLook), "error": \(error(section.error)), \(JSONRenderer.string(key)): \(JSONRenderer.array(section.rows).trimmingCharacters(in: .whitespacesAndNewlines))}
+                  \(JSONString.quoted(section.item.key)): {"title": \(JSONString.quoted(section.item.title)), "command": \(JSONString.quoted(section.item.command)), "show": \(JSONString.quoted(section.item.show.rawValue)), "as_of": \(section.readAt.map { JSONString.quoted(HistoryStore.iso8601($0)) } ?? "null"), "from_history": \(section.fromHistory), "first_look": \(section.firstLook), "error": \(error(section.error)), \(JSONString.quoted(key)): \(JSONRenderer.array(section.rows).trimmingCharacters(in: .whitespacesAndNewlines))}
                 """
         }.joined(separator: ",\n")
         let terms: String
@@ -269,14 +269,14 @@ extension DayService {
         case .accepted: terms = "{\"status\": \"accepted\", \"error\": null}"
         case .needAccepting(let refusal): terms = "{\"status\": \"need_accepting\", \"error\": \(error(refusal))}"
         case .notChecked(let why):
-            terms = "{\"status\": \"not_checked\", \"reason\": \(JSONRenderer.string(why))}"
+            terms = "{\"status\": \"not_checked\", \"reason\": \(JSONString.quoted(why))}"
         }
         return """
             {
-              "date": \(JSONRenderer.string(report.day.description)),
-              "now": \(JSONRenderer.string(HistoryStore.iso8601(report.now))),
-              "portal": \(JSONRenderer.string(portal.id)),
-              "user": \(JSONRenderer.string(user)),
+              "date": \(JSONString.quoted(report.day.description)),
+              "now": \(JSONString.quoted(HistoryStore.iso8601(report.now))),
+              "portal": \(JSONString.quoted(portal.id)),
+              "user": \(JSONString.quoted(user)),
               "sections": {
             \(sections)
               },

@@ -107,7 +107,7 @@ public enum JSONValue: Sendable, Equatable {
         case .number(let number):
             output += number.isFinite ? FieldValue.numberText(number) : "null"
         case .numberLiteral(let text): output += text
-        case .string(let text): output += JSONRenderer.string(text)
+        case .string(let text): output += JSONString.quoted(text)
         case .array(let items):
             output += "["
             for (index, item) in items.enumerated() {
@@ -119,7 +119,7 @@ public enum JSONValue: Sendable, Equatable {
             output += "{"
             for (index, member) in members.enumerated() {
                 if index > 0 { output += "," }
-                output += JSONRenderer.string(member.key)
+                output += JSONString.quoted(member.key)
                 output += ":"
                 member.value.write(to: &output)
             }
@@ -221,52 +221,46 @@ public struct JSONParser {
         index += 1
         var members: [(key: String, value: JSONValue)] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
+        if consume(UInt8(ascii: "}")) { return .object(members) }
+        repeat {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key in quotes") }
             let key = try parseString()
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a key") }
-            index += 1
+            guard consume(UInt8(ascii: ":")) else { throw failure("expected ':' after a key") }
             skipWhitespace()
             members.append((key, try parseValue(enclosingContainers: level)))
-            skipWhitespace()
-            guard index < bytes.count else { throw failure("unexpected end of input in an object") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
-            index += 1
-            return .object(members)
-        }
+        } while try anotherMember(closing: "}", in: "an object")
+        return .object(members)
     }
 
     private mutating func parseArray(level: Int) throws -> JSONValue {
         index += 1
         var items: [JSONValue] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(items)
-        }
-        while true {
+        if consume(UInt8(ascii: "]")) { return .array(items) }
+        repeat {
             skipWhitespace()
             items.append(try parseValue(enclosingContainers: level))
-            skipWhitespace()
-            guard index < bytes.count else { throw failure("unexpected end of input in an array") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "]") else { throw failure("expected ',' or ']'") }
-            index += 1
-            return .array(items)
-        }
+        } while try anotherMember(closing: "]", in: "an array")
+        return .array(items)
+    }
+
+    /// Steps over `byte` if it is next.
+    private mutating func consume(_ byte: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    /// After a member of an object or an array: true at a comma (another member follows), false
+    /// at the `closing` bracket (the container ends); anything else is an error.
+    private mutating func anotherMember(closing: Unicode.Scalar, in container: String) throws -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw failure("unexpected end of input in \(container)") }
+        if consume(UInt8(ascii: ",")) { return true }
+        guard consume(UInt8(ascii: closing)) else { throw failure("expected ',' or '\(closing)'") }
+        return false
     }
 
     private mutating func parseString() throws -> String {

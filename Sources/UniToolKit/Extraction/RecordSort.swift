@@ -1,23 +1,5 @@
 import Foundation
 
-/// One key of a sort order: a field, ascending or (`-field`) descending.
-public struct SortKey: Sendable, Equatable {
-    public var field: String
-    public var descending: Bool
-
-    public init(field: String, descending: Bool = false) {
-        self.field = field
-        self.descending = descending
-    }
-
-    /// `due,-title`: fields separated by commas, each descending when it starts with `-`.
-    public static func parse(_ text: String) -> [SortKey] {
-        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map { item in
-            item.hasPrefix("-") ? SortKey(field: String(item.dropFirst()), descending: true) : SortKey(field: item)
-        }
-    }
-}
-
 extension FieldValue {
     /// The order records sort in: numbers by value, dates and text by their text (ISO 8601 sorts
     /// as time does), no before yes; and an empty value after every other, whichever direction.

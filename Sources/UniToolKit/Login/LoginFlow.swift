@@ -13,12 +13,19 @@ public struct LoginFlow: Sendable {
     public let logger: Logger
     /// Told about each page as the login leaves it; `unitool doctor login` prints them.
     public let observer: LoginObserver?
+    /// Told what the login is doing, for the person waiting ("page 3 of the login"): the
+    /// connection passes its caller's `Interaction`.
+    let progress: @Sendable (String) -> Void
 
-    public init(portal: PortalRecipe, session: HTTPSession, logger: Logger, observer: LoginObserver? = nil) {
+    public init(
+        portal: PortalRecipe, session: HTTPSession, logger: Logger, observer: LoginObserver? = nil,
+        progress: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.portal = portal
         self.session = session
         self.logger = logger
         self.observer = observer
+        self.progress = progress
     }
 
     /// Logs in from the portal's start page.
@@ -47,7 +54,7 @@ public struct LoginFlow: Sendable {
         var pageNumber = 0
         while true {
             pageNumber += 1
-            CurrentInteraction.report("signing in to \(portal.name): page \(pageNumber) of the login")
+            progress("signing in to \(portal.name): page \(pageNumber) of the login")
             let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
             let matched = try classify(document)
             var step = observer.map { _ in self.step(on: page, document: document, matched: matched?.rule) }
@@ -251,7 +258,7 @@ public struct LoginFlow: Sendable {
             let start = try portal.url(for: portal.login.start)
             step?.submitted = "GET \(start.redactedForLog)"
             logger.debug("'\(rule.name)': the portal's session timed out; starting a fresh login at \(start.redactedForLog)")
-            CurrentInteraction.report("the login page of \(portal.name) had expired ('\(rule.name)'); signing in again")
+            progress("the login page of \(portal.name) had expired ('\(rule.name)'); signing in again")
             return try await session.get(start)
         default:
             break

@@ -1,39 +1,3 @@
-/// How one column of a table is shown, as its recipe declares it.
-public struct ColumnDisplay: Sendable, Equatable {
-    /// How readily a column is left out of a table too wide for the terminal.
-    public enum Priority: String, Sendable, CaseIterable {
-        /// Left out first: an author beside a title, a long description.
-        case low
-        case normal
-        /// Left out last, after every other column but the keys: the grade in a grades table.
-        case high
-        /// Never in a table unless `--fields` names it: data for calendars and scripts, such as
-        /// the first day of the term beside every course. JSON and CSV carry it as usual.
-        case hidden
-    }
-
-    /// A key field (`key: true`): what the user types back (a barcode for `loans renew`) or
-    /// what tells records apart. It is never cut, never wrapped and never left out.
-    public var key: Bool
-    public var priority: Priority
-    /// Digits after the point for a number in a table (`decimals: 2` shows `3.60` beside
-    /// `3.49`). JSON and CSV keep the number as it is.
-    public var decimals: Int?
-    /// A yes/no that matters at a glance (`flag: true`: a loan's `overdue`): in colour where
-    /// colour is on, and never left out of a table: where there is no room for its name, it
-    /// shrinks to a one-cell column of ``TableLayout/flagMarker``s.
-    public var flag: Bool
-
-    public init(key: Bool = false, priority: Priority = .normal, decimals: Int? = nil, flag: Bool = false) {
-        self.key = key
-        self.priority = priority
-        self.decimals = decimals
-        self.flag = flag
-    }
-
-    public static let plain = ColumnDisplay()
-}
-
 /// Which columns a table keeps and how wide each is, for a given terminal width.
 ///
 /// A pure decision, kept apart from the rendering so that it can be tested on its own. In order:

@@ -159,17 +159,7 @@ extension DataRecipe.Source {
             namespaces: Dictionary(uniqueKeysWithValues: try reader.stringMap("namespaces") ?? []),
             rows: try reader.requiredXPath("rows"), emptyWhen: try reader.xpath("empty_when"),
             next: try reader.xpath("next"), maxPages: maxPages, fields: fields, charset: try reader.charsetLabel("charset"))
-        switch try reader.string("method")?.lowercased() {
-        case nil, "get": source.post = false
-        case "post": source.post = true
-        case let other?: throw reader.error("method", "'\(other)' is not a method a recipe may use; use get or post")
-        }
-        source.form = (try reader.stringMapAllowingEmpty("form") ?? []).map { ($0.0, Template($0.1)) }
-        source.json = try reader.string("json").map(Template.init)
-        if !source.post, !source.form.isEmpty || source.json != nil {
-            throw reader.error(source.json != nil ? "json" : "form", "a body is sent with method: post only")
-        }
-        if !source.form.isEmpty, source.json != nil { throw reader.error("json", "a POST sends form or json, not both") }
+        (source.post, source.form, source.json) = try reader.requestBody()
         if let readsReader = try reader.mappingReader("read") {
             for name in readsReader.keys {
                 let entry = try readsReader.entry(name)
@@ -179,17 +169,7 @@ extension DataRecipe.Source {
                 var read = Read(
                     name: name, fetch: Template(try entry.requiredString("fetch")), xpath: try entry.requiredXPath("xpath"),
                     regex: regex)
-                switch try entry.string("method")?.lowercased() {
-                case nil, "get": read.post = false
-                case "post": read.post = true
-                case let other?: throw entry.error("method", "'\(other)' is not a method a recipe may use; use get or post")
-                }
-                read.form = (try entry.stringMapAllowingEmpty("form") ?? []).map { ($0.0, Template($0.1)) }
-                read.json = try entry.string("json").map(Template.init)
-                if !read.post, !read.form.isEmpty || read.json != nil {
-                    throw entry.error(read.json != nil ? "json" : "form", "a body is sent with method: post only")
-                }
-                if !read.form.isEmpty, read.json != nil { throw entry.error("json", "a POST sends form or json, not both") }
+                (read.post, read.form, read.json) = try entry.requestBody()
                 read.parser = try entry.choice("parse", of: Parser.self) ?? .html
                 guard read.parser == .html || read.parser == .json else {
                     throw entry.error("parse", "a read: value is taken from an HTML page or a JSON answer: use html or json")
@@ -446,5 +426,23 @@ extension ColumnDisplay {
             display.decimals = digits
         }
         return display
+    }
+}
+
+extension MappingReader {
+    /// `method:`, `form:` and `json:` of a source or a `read:` entry: whether the page is asked
+    /// for with a POST, and its body. A body without `method: post`, or both bodies, is an error.
+    func requestBody() throws -> (post: Bool, form: [(name: String, value: Template)], json: Template?) {
+        let post: Bool
+        switch try string("method")?.lowercased() {
+        case nil, "get": post = false
+        case "post": post = true
+        case let other?: throw error("method", "'\(other)' is not a method a recipe may use; use get or post")
+        }
+        let form = (try stringMapAllowingEmpty("form") ?? []).map { (name: $0.0, value: Template($0.1)) }
+        let json = try string("json").map(Template.init)
+        if !post, !form.isEmpty || json != nil { throw error(json != nil ? "json" : "form", "a body is sent with method: post only") }
+        if !form.isEmpty, json != nil { throw error("json", "a POST sends form or json, not both") }
+        return (post, form, json)
     }
 }

@@ -49,7 +49,7 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
 
     /// A value inside a JSON string literal of a template (`"args": {"q": "{{query}}"}`).
     public static func jsonEscape(_ value: String) -> String {
-        String(JSONRenderer.string(value).dropFirst().dropLast())
+        String(JSONString.quoted(value).dropFirst().dropLast())
     }
 
     /// Percent-encodes a value for use inside a URL query or path segment.

@@ -7,10 +7,6 @@ import Synchronization
 /// touches the keyring or asks for a password.
 public typealias CredentialProvider = @Sendable () throws -> Credentials
 
-/// Supplies a value the user keeps in their own settings (`user_values:` of a recipe), by name,
-/// for the recipe that needs it.
-public typealias UserValueProvider = @Sendable (String, DataRecipe) throws -> String
-
 /// One logged-in (or about to be) connection to a portal: the service API that the CLI and the
 /// JSON-RPC server both stand on. "Get me this page as this user" and "run this recipe" are
 /// its whole surface; the login happens underneath when the portal asks for it.
@@ -156,7 +152,7 @@ public final class PortalConnection: Sendable {
     /// Logs in from the start page, whatever the saved session says. The observer, if any, is
     /// told about each login page as the flow leaves it.
     public func logIn(observer: LoginObserver? = nil) async throws -> Page {
-        let flow = LoginFlow(portal: portal, session: session, logger: logger, observer: observer)
+        let flow = loginFlow(observer: observer)
         return try await keepingJarIfLoginFails { try await flow.logIn(credentials: try self.credentials()) }
     }
 
@@ -167,7 +163,7 @@ public final class PortalConnection: Sendable {
     public func provePassword() async throws {
         let asked = Mutex(false)
         let provide = credentials
-        let flow = LoginFlow(portal: portal, session: session, logger: logger)
+        let flow = loginFlow()
         _ = try await keepingJarIfLoginFails {
             var tracked = try provide()
             let source = tracked.password
@@ -198,10 +194,15 @@ public final class PortalConnection: Sendable {
         }
     }
 
+    /// The login flow of this connection, its progress told to the caller's `Interaction`.
+    func loginFlow(observer: LoginObserver? = nil) -> LoginFlow {
+        LoginFlow(portal: portal, session: session, logger: logger, observer: observer) { CurrentInteraction.report($0) }
+    }
+
     /// Whether the saved session still opens the portal without a login. Sends one request.
     public func isSessionValid() async throws -> Bool {
         let page = try await session.get(try portal.url(for: portal.login.start))
-        return try !LoginFlow(portal: portal, session: session, logger: logger).needsLogin(page)
+        return try !loginFlow().needsLogin(page)
     }
 
     /// A portal page through the session, once the terms of use are accepted (`TermsPolicy`),
@@ -302,7 +303,7 @@ public final class PortalConnection: Sendable {
     ) async throws -> Page {
         if let refusal = originPolicy.refusal(kind, to: url, recipe: recipe) { throw refusal }
         var seen = await logins.count
-        let flow = LoginFlow(portal: portal, session: session, logger: logger)
+        let flow = loginFlow()
         // The first request of the connection on its way to the login service claims the login;
         // another one stops at its redirect there and waits for that login: then it asks again,
         // or, if no login came of it, goes on where its redirect led. The login service is asked

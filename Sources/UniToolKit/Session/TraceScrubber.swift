@@ -324,7 +324,7 @@ public struct TraceScrubber: Sendable, Equatable {
         forms.insert(characterReferences(secret, hex: true, onlyPunctuation: true))
         forms.insert(characterReferences(secret, hex: false, onlyPunctuation: false))
         forms.insert(characterReferences(secret, hex: true, onlyPunctuation: false))
-        let json = String(JSONRenderer.string(secret).dropFirst().dropLast())
+        let json = String(JSONString.quoted(secret).dropFirst().dropLast())
         forms.insert(json)
         forms.insert(json.replacingOccurrences(of: "/", with: "\\/"))
         forms.insert(jsonASCII(secret))
@@ -369,7 +369,7 @@ public struct TraceScrubber: Sendable, Equatable {
     /// JSON with every character past ASCII as `\uXXXX` (UTF-16), as many serializers write it.
     static func jsonASCII(_ text: String) -> String {
         var result = ""
-        for scalar in String(JSONRenderer.string(text).dropFirst().dropLast()).unicodeScalars {
+        for scalar in String(JSONString.quoted(text).dropFirst().dropLast()).unicodeScalars {
             if scalar.isASCII {
                 result.unicodeScalars.append(scalar)
             } else {

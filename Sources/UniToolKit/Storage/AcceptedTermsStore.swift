@@ -30,7 +30,7 @@ public struct AcceptedTermsStore: Sendable {
     }
 
     public func file(portal: String) -> URL {
-        directory.appendingPathComponent(SessionStore.safeName(portal) + ".json")
+        directory.appendingPathComponent(PrivateFile.safeName(portal) + ".json")
     }
 
     /// The accepted version, or nil if none was ever accepted. A damaged file is an error,

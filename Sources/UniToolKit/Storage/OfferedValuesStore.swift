@@ -14,8 +14,8 @@ public struct OfferedValuesStore: Sendable {
     }
 
     public func file(portal: String, command: String, option: String) -> URL {
-        directory.appendingPathComponent(SessionStore.safeName(portal))
-            .appendingPathComponent(SessionStore.safeName(command) + "." + SessionStore.safeName(option) + ".json")
+        directory.appendingPathComponent(PrivateFile.safeName(portal))
+            .appendingPathComponent(PrivateFile.safeName(command) + "." + PrivateFile.safeName(option) + ".json")
     }
 
     /// The values last seen, or nil if none were.

@@ -26,6 +26,13 @@ public struct FileStamp: Sendable, Equatable {
 /// A file that others can read is fixed (chmod 0600) with a warning on stderr, as ssh does for
 /// its keys; a file that belongs to another user, or is not a regular file, is refused.
 public enum PrivateFile {
+    /// Keeps a user or portal name from escaping the directory it names a file in.
+    static func safeName(_ name: String) -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.@")
+        let cleaned = String(name.map { allowed.contains($0) ? $0 : "_" })
+        return cleaned.hasPrefix(".") ? "_" + cleaned : cleaned
+    }
+
     /// The file's bytes, or nil when it does not exist.
     ///
     /// - Parameters:

@@ -217,10 +217,10 @@ public struct WebhookChannel: WatchChannel {
         case .discord:
             return (
                 "application/json", [],
-                "{\"content\": \(JSONRenderer.string(discordText(text))), \"allowed_mentions\": {\"parse\": []}}"
+                "{\"content\": \(JSONString.quoted(discordText(text))), \"allowed_mentions\": {\"parse\": []}}"
             )
-        case .slack: return ("application/json", [], "{\"text\": \(JSONRenderer.string(slackText(text)))}")
-        case .telegram: return ("application/json", [], "{\"text\": \(JSONRenderer.string(text))}")
+        case .slack: return ("application/json", [], "{\"text\": \(JSONString.quoted(slackText(text)))}")
+        case .telegram: return ("application/json", [], "{\"text\": \(JSONString.quoted(text))}")
         }
     }
 

@@ -67,15 +67,15 @@ public struct WatchEvent: Sendable, Equatable {
     /// The event as one line of JSON, keys in a fixed order.
     public var json: String {
         var members: [(String, String)] = [
-            ("event", JSONRenderer.string(kind.rawValue)), ("time", JSONRenderer.string(HistoryStore.iso8601(time))),
-            ("portal", JSONRenderer.string(portal)), ("user", JSONRenderer.string(user)), ("command", JSONRenderer.string(command)),
-            ("options", JSONRenderer.string(options)), ("summary", JSONRenderer.string(summary)),
+            ("event", JSONString.quoted(kind.rawValue)), ("time", JSONString.quoted(HistoryStore.iso8601(time))),
+            ("portal", JSONString.quoted(portal)), ("user", JSONString.quoted(user)), ("command", JSONString.quoted(command)),
+            ("options", JSONString.quoted(options)), ("summary", JSONString.quoted(summary)),
         ]
-        if let key { members.append(("key", JSONRenderer.string(key))) }
+        if let key { members.append(("key", JSONString.quoted(key))) }
         if let record { members.append(("record", JSONRenderer.object(record))) }
         if kind == .changed {
             let list = changes.map {
-                "{\"field\": \(JSONRenderer.string($0.field)), \"old\": \(JSONRenderer.value($0.old)), \"new\": \(JSONRenderer.value($0.new))}"
+                "{\"field\": \(JSONString.quoted($0.field)), \"old\": \(JSONRenderer.value($0.old)), \"new\": \(JSONRenderer.value($0.new))}"
             }
             members.append(("changes", "[" + list.joined(separator: ", ") + "]"))
         }
@@ -83,9 +83,9 @@ public struct WatchEvent: Sendable, Equatable {
             members.append(
                 (
                     "error",
-                    "{\"kind\": \(JSONRenderer.string(error.kind.rawValue)), \"message\": \(JSONRenderer.string(error.message)), \"hint\": \(error.hint.map(JSONRenderer.string) ?? "null")}"
+                    "{\"kind\": \(JSONString.quoted(error.kind.rawValue)), \"message\": \(JSONString.quoted(error.message)), \"hint\": \(error.hint.map(JSONString.quoted) ?? "null")}"
                 ))
         }
-        return "{" + members.map { "\(JSONRenderer.string($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
+        return "{" + members.map { "\(JSONString.quoted($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
     }
 }

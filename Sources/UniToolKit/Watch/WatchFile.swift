@@ -93,7 +93,7 @@ public struct WatchFile: Sendable {
 
     /// `30m`, `1h`, `1d`: at least a minute, at most 366 days.
     public static func interval(_ text: String) -> Duration? {
-        guard let seconds = seconds(text), (minimumSeconds...maximumSeconds).contains(seconds) else { return nil }
+        guard let seconds = InputBounds.seconds(text), (minimumSeconds...maximumSeconds).contains(seconds) else { return nil }
         return .seconds(seconds)
     }
 
@@ -106,14 +106,6 @@ public struct WatchFile: Sendable {
 
     /// The allowed intervals, for messages.
     public static let allowedRange = "1m to 366d"
-
-    /// `30s`, `15m`, `1h`, `1d` in seconds, whatever the minimum; nil for anything else.
-    public static func seconds(_ text: String) -> Int64? {
-        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        guard let unit = text.last, let scale = units[unit], let count = Int64(text.dropLast()), count > 0 else { return nil }
-        let (seconds, overflow) = count.multipliedReportingOverflow(by: scale)
-        return overflow ? nil : seconds
-    }
 
     /// Whether a watch that last ran at `lastRun` is due at `now`: its interval is up, less a
     /// tenth, so that a timer that fires a little early does not skip a whole interval.

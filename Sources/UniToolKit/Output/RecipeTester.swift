@@ -136,9 +136,9 @@ public enum RecipeTester {
         let actual = try? JSONSerialization.jsonObject(with: Data(actualText.utf8), options: [.fragmentsAllowed])
         if update {
             let text =
-                "{\n  \"url\": \(JSONRenderer.string(expectation.url)),\n"
-                + (expectation.contentType.map { "  \"content_type\": \(JSONRenderer.string($0)),\n" } ?? "")
-                + "  \"source\": \(expectation.source.map(JSONRenderer.string) ?? "null"),\n  \"today\": \(JSONRenderer.string(expectation.today)),\n  \"records\": "
+                "{\n  \"url\": \(JSONString.quoted(expectation.url)),\n"
+                + (expectation.contentType.map { "  \"content_type\": \(JSONString.quoted($0)),\n" } ?? "")
+                + "  \"source\": \(expectation.source.map(JSONString.quoted) ?? "null"),\n  \"today\": \(JSONString.quoted(expectation.today)),\n  \"records\": "
                 + actualText.trimmingCharacters(in: .newlines).replacingOccurrences(of: "\n", with: "\n  ") + "\n}\n"
             do {
                 try AtomicFile.write(Data(text.utf8), to: testCase.expected, mode: 0o644)

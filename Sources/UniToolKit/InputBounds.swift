@@ -84,4 +84,12 @@ public enum InputBounds {
             .usage, "\(option) \(text) is out of range: it must be a whole number from \(range.lowerBound) to \(range.upperBound)",
             hint: "give a number in that range")
     }
+
+    /// `30s`, `15m`, `1h`, `1d` in seconds, whatever the minimum; nil for anything else.
+    public static func seconds(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        guard let unit = text.last, let scale = units[unit], let count = Int64(text.dropLast()), count > 0 else { return nil }
+        let (seconds, overflow) = count.multipliedReportingOverflow(by: scale)
+        return overflow ? nil : seconds
+    }
 }

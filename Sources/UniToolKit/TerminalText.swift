@@ -15,7 +15,7 @@
 /// - the C1 controls (U+0080–U+009F) as `\u` and four lowercase hex digits: CSI is `\u009b`;
 /// - everything else as it is (a backslash too: the escapes are for people, not for a parser).
 ///
-/// JSON output does not use this: `JSONRenderer.string` escapes the same characters as JSON
+/// JSON output does not use this: `JSONString.quoted` escapes the same characters as JSON
 /// does (`\u001b`, `\u009b`), which a program reads back exactly.
 public enum TerminalText {
     /// Whether a terminal could act on this character.

@@ -12,7 +12,7 @@ public struct SessionStore: Sendable {
     }
 
     public func file(portal: String, user: String) -> URL {
-        directory.appendingPathComponent(Self.safeName(portal)).appendingPathComponent(Self.safeName(user) + ".json")
+        directory.appendingPathComponent(PrivateFile.safeName(portal)).appendingPathComponent(PrivateFile.safeName(user) + ".json")
     }
 
     /// The saved jar, or an empty one. A damaged file is not fatal: the session is only a
@@ -86,12 +86,5 @@ public struct SessionStore: Sendable {
 
     public func exists(portal: String, user: String) -> Bool {
         FileManager.default.fileExists(atPath: file(portal: portal, user: user).path)
-    }
-
-    /// Keeps a user or portal name from escaping the directory.
-    static func safeName(_ name: String) -> String {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.@")
-        let cleaned = String(name.map { allowed.contains($0) ? $0 : "_" })
-        return cleaned.hasPrefix(".") ? "_" + cleaned : cleaned
     }
 }

@@ -47,7 +47,7 @@ public enum Watcher {
         // One run per portal and user at a time, across processes: a timer's run and a hand-started
         // one take turns instead of logging in twice and announcing the same change twice.
         let lockPath = history.file.deletingLastPathComponent()
-            .appendingPathComponent("watch-\(SessionStore.safeName(portal))-\(SessionStore.safeName(connection.user)).lock").path
+            .appendingPathComponent("watch-\(PrivateFile.safeName(portal))-\(PrivateFile.safeName(connection.user)).lock").path
         let lock: AsyncFileLock
         do {
             lock = try await AsyncFileLock.acquire(lockPath, timeout: .seconds(600))

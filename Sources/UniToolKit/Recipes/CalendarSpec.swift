@@ -95,13 +95,13 @@ extension CalendarSpec {
             date: try field("date", types: dates), day: try field("day"), time: try field("time"),
             url: try field("url", types: [.url, .string]))
         if let duration = try reader.string("duration") {
-            guard let seconds = WatchFile.seconds(duration), seconds <= 86_400 else {
+            guard let seconds = InputBounds.seconds(duration), seconds <= 86_400 else {
                 throw reader.error("duration", "'\(duration)' is not a length of time up to a day; write it as 90m or 2h")
             }
             spec.duration = Int(seconds)
         }
         if let alarm = try reader.string("alarm") {
-            guard let seconds = WatchFile.seconds(alarm), seconds <= 30 * 86_400 else {
+            guard let seconds = InputBounds.seconds(alarm), seconds <= 30 * 86_400 else {
                 throw reader.error("alarm", "'\(alarm)' is not a length of time up to 30 days; write it as 15m, 2h or 1d")
             }
             spec.alarm = Int(seconds)

@@ -1,0 +1,16 @@
+import Foundation
+import Testing
+import UniToolTestSupport
+
+/// docs/ARCHITECTURE.md's promise that the stages of UniToolKit depend one way only, kept by
+/// Scripts/check-stages.py: a type that lands in the wrong folder fails here, naming the line.
+@Suite("The stages of UniToolKit")
+struct StagesTests {
+    @Test("every stage names only the types of the stages before it, and of the base")
+    func oneWayOnly() throws {
+        let script = Fixtures.root.appendingPathComponent("Scripts/check-stages.py")
+        let outcome = try UniToolProcess.run(URL(fileURLWithPath: "/usr/bin/python3"), [script.path])
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("every dependency points backwards"), "\(outcome)")
+    }
+}
