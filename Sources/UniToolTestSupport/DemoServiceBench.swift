@@ -35,17 +35,21 @@ public struct DemoServiceBench: Sendable {
     }
 
     /// A request for `command` checked as every front end checks one, with these options.
-    public func request(_ command: String, _ options: [String: String] = [:], portal: String = "demo") throws -> RecipeRequest {
-        try RecipeRequest(recipe: recipe(command, portal: portal), options: options.map { ($0.key, .string($0.value)) }, naming: .rpc)
+    public func request(_ command: String, _ options: [String: String] = [:], source: String? = nil, portal: String = "demo") throws
+        -> RecipeRequest
+    {
+        try RecipeRequest(
+            recipe: recipe(command, portal: portal), options: options.map { ($0.key, .string($0.value)) },
+            shape: source.map { [("source", .string($0))] } ?? [], naming: .rpc)
     }
 
     /// Runs `command` once through a service of its own, as one front-end call does, and returns its records.
     public func run(
-        _ command: String, _ options: [String: String] = [:], on demo: DemoUniversity, user: String = "alice",
+        _ command: String, _ options: [String: String] = [:], source: String? = nil, on demo: DemoUniversity, user: String = "alice",
         interaction: any Interaction = Unattended()
     ) async throws -> RecordSet {
         let recipe = try recipe(command)
-        let request = try request(command, options)
+        let request = try request(command, options, source: source)
         return try await withService(on: demo, user: user) { service, _ in
             try await service.execute(request, of: recipe, interaction: interaction).records
         }
@@ -59,20 +63,24 @@ public struct DemoServiceBench: Sendable {
     /// Runs `body` with a service for `user` on `demo` (and its one connection), closing the
     /// connection afterwards whatever happens. The password is `password`, or the demo user's
     /// own; one-time codes come from the account's sources, then the call's interaction.
+    /// `configuration` is the HTTP settings the global options would give (`--timeout`,
+    /// `--insecure`).
     public func withService<T: Sendable>(
         on demo: DemoUniversity, user: String = "alice", password: String? = nil, startEmpty: Bool = false,
-        keepingHistory: Bool = false, portal: String = "demo", _ body: (PortalService, PortalConnection) async throws -> T
+        keepingHistory: Bool = false, portal: String = "demo", configuration: HTTPSession.Configuration = .init(),
+        _ body: (PortalService, PortalConnection) async throws -> T
     ) async throws -> T {
         try await withService(
             at: demo.baseURL, user: user, password: password, startEmpty: startEmpty, keepingHistory: keepingHistory, portal: portal,
-            body)
+            configuration: configuration, body)
     }
 
     /// The same, with the portal at `baseURL` (an address where nothing listens, for a test of
     /// an unreachable portal).
     public func withService<T: Sendable>(
         at baseURL: URL, user: String = "alice", password: String? = nil, startEmpty: Bool = false,
-        keepingHistory: Bool = false, portal: String = "demo", _ body: (PortalService, PortalConnection) async throws -> T
+        keepingHistory: Bool = false, portal: String = "demo", configuration: HTTPSession.Configuration = .init(),
+        _ body: (PortalService, PortalConnection) async throws -> T
     ) async throws -> T {
         let account = try self.account(user, portal: portal)
         let secret = Secret(password ?? DemoData.users.first { $0.username == user }?.password ?? "")
@@ -80,7 +88,7 @@ public struct DemoServiceBench: Sendable {
         let connection = PortalConnection(
             portal: try catalog.portal(portal).relocated(to: baseURL), user: user,
             credentials: { Credentials(username: user, password: secret, oneTimeCode: codes) }, sessions: sessions,
-            startEmpty: startEmpty, terms: TermsPolicy(accepted: acceptedTerms),
+            configuration: configuration, startEmpty: startEmpty, terms: TermsPolicy(accepted: acceptedTerms),
             offeredValues: OfferedValuesStore(directory: sandbox.root.appendingPathComponent("cache/unitool/values")),
             history: keepingHistory ? try HistoryStore(file: historyFile) : nil, logger: log.logger)
         let result = await Result { try await body(PortalService(connection: connection), connection) }
@@ -89,6 +97,27 @@ public struct DemoServiceBench: Sendable {
     }
 
     public func remove() { sandbox.remove() }
+
+    /// `withService(on:)` with a password source of the test's own, read only when a login page
+    /// asks for the password, as the keyring or a password command is: one that throws stands for
+    /// a password command that fails, one that counts its calls tells whether a login needed it.
+    public func withService<T: Sendable>(
+        on demo: DemoUniversity, user: String = "alice", passwordSource: @escaping @Sendable () throws -> Secret,
+        portal: String = "demo", configuration: HTTPSession.Configuration = .init(),
+        _ body: (PortalService, PortalConnection) async throws -> T
+    ) async throws -> T {
+        let account = try self.account(user, portal: portal)
+        let codes = account.oneTimeCodes()
+        let connection = PortalConnection(
+            portal: try catalog.portal(portal).relocated(to: demo.baseURL), user: user,
+            credentials: { Credentials(username: user, passwordSource: passwordSource, oneTimeCode: codes) }, sessions: sessions,
+            configuration: configuration, terms: TermsPolicy(accepted: acceptedTerms),
+            offeredValues: OfferedValuesStore(directory: sandbox.root.appendingPathComponent("cache/unitool/values")),
+            logger: log.logger)
+        let result = await Result { try await body(PortalService(connection: connection), connection) }
+        await connection.close()
+        return try result.get()
+    }
 }
 
 /// A logger whose messages (debug and up) are kept, for tests that read what the service logged.

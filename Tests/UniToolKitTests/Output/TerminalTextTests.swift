@@ -51,9 +51,9 @@ struct TerminalTextTests {
 
     @Test("JSON escapes C0, DEL and C1 as \\u escapes, which read back as the same characters")
     func json() {
-        #expect(JSONRenderer.string(hostileVersion) == "\"\\u001b]0;pwned\\u0007\\u001b[2J\"")
-        #expect(JSONRenderer.string("a\u{9B}b\u{7F}c\u{85}") == "\"a\\u009bb\\u007fc\\u0085\"")
-        #expect(JSONRenderer.string("é情") == "\"é情\"")
+        #expect(JSONString.quoted(hostileVersion) == "\"\\u001b]0;pwned\\u0007\\u001b[2J\"")
+        #expect(JSONString.quoted("a\u{9B}b\u{7F}c\u{85}") == "\"a\\u009bb\\u007fc\\u0085\"")
+        #expect(JSONString.quoted("é情") == "\"é情\"")
     }
 
     /// The first, scalar-by-scalar escaping: the reference for the byte-wise one.
@@ -83,7 +83,7 @@ struct TerminalTextTests {
         var samples = ["", "plain text", "<html lang=\"ja\">\n  <p>佐藤</p>\n</html>"]
         for first in pieces { for second in pieces { samples.append(first + second) } }
         for sample in samples {
-            let escaped = JSONRenderer.string(sample)
+            let escaped = JSONString.quoted(sample)
             #expect(escaped == Self.referenceJSONString(sample), "\(Array(sample.unicodeScalars))")
             let back = try JSONSerialization.jsonObject(with: Data(escaped.utf8), options: .fragmentsAllowed) as? String
             #expect(back == sample)
