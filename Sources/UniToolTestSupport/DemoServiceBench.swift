@@ -160,3 +160,30 @@ public final class LogCapture: Sendable {
         }
     }
 }
+
+// MARK: - The day's views (added for Tests/UniToolKitTests/Service/DailyCommandsServiceTests.swift)
+
+extension DemoServiceBench {
+    /// The day's service (`today`, `calendar`) for `user` on the demo, as the front ends make it:
+    /// the bundled recipes, `history`, the clock at `now` and the user's zone `zone`.
+    public func day(
+        history: HistoryStore?, user: String = "alice", now: Date, zone: TimeZone = TimeZone(identifier: "Europe/Budapest")!
+    ) throws -> DayService {
+        var day = DayService(
+            portal: try catalog.portal("demo"), user: user, recipes: catalog.recipes(of: "demo"), history: history, now: now)
+        day.userZone = zone
+        return day
+    }
+
+    /// The live runs and terms check a front end gives the day's service: recipes run through a
+    /// service over `connection` whose clock is `now`, asking `interaction`.
+    public static func liveRuns(
+        through connection: PortalConnection, now: Date, interaction: any Interaction = Unattended()
+    ) -> (live: LiveRecipeRun, checkTerms: @Sendable () async throws -> Void) {
+        let service = PortalService(connection: connection, clock: { now })
+        return (
+            { recipe, options in try await service.run(recipe, options: options, interaction: interaction) },
+            { try await service.session(interaction: interaction) { try await $0.ensureTermsAccepted() } }
+        )
+    }
+}

@@ -7,8 +7,9 @@ import UniToolTestSupport
     import FoundationNetworking
 #endif
 
-/// courses, grades --term all, loans (and renew), news and library-calendar: the real executable
-/// and the bundled recipes against a demo the test starts, so it can also see the requests.
+/// What only the binary shows of the demo's commands: a drift report in the user's cache, `recipes
+/// test`'s output, a table on a narrow terminal. The records themselves, their types and `loans
+/// renew` are tested in process (UniToolKitTests: DailyCommandsServiceTests, CampusRecipesTests).
 @Suite("Courses, loans, news and the library calendar, end to end")
 struct CampusCommandsTests {
     let sandbox: Sandbox
@@ -20,57 +21,6 @@ struct CampusCommandsTests {
 
     func run(_ arguments: [String], demo: DemoUniversity? = nil, extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
         try await sandbox.run(["--portal", "demo"] + arguments, demo: demo?.baseURL, extra: extra)
-    }
-
-    func json(_ outcome: UniToolProcess.Outcome) throws -> [[String: Any]] {
-        try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]], "\(outcome)")
-    }
-
-    @Test(
-        "every demo command gives typed records in table, json, jsonl and csv", arguments: ["courses", "loans", "news", "library-calendar"])
-    func everyFormat(command: String) async throws {
-        try await DemoUniversity.withRunning { demo in
-            let table = try await run([command], demo: demo)
-            let records = try json(try await run([command, "--json"], demo: demo))
-            let lines = try await run([command, "--format", "jsonl"], demo: demo)
-            let csv = try await run([command, "--format", "csv"], demo: demo)
-            for outcome in [table, lines, csv] { #expect(outcome.exitCode == 0, "\(outcome)") }
-            #expect(!records.isEmpty)
-            // JSON Lines: each line is one record, the same as in the JSON array.
-            let jsonl = try lines.stdout.split(separator: "\n").map { line in
-                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            }
-            #expect(jsonl.count == records.count)
-            func canonical(_ object: [String: Any]) throws -> String {
-                String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
-            }
-            for (line, record) in zip(jsonl, records) {
-                #expect(try canonical(line) == canonical(record))
-            }
-            // CSV: the columns as its header, then a CRLF-ended line per record (no field of the demo
-            // holds a newline), each with a value per column.
-            let rows = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-            #expect(rows.count == records.count + 1)
-            let columns = Array(try #require(records.first).keys)
-            for column in columns where !column.isEmpty { #expect(rows[0].contains(column), "\(column) not in \(rows[0])") }
-            // The table: a header naming the columns, a rule, and a line per record.
-            let tableLines = table.stdout.split(separator: "\n")
-            #expect(tableLines.count == records.count + 2)
-            #expect(tableLines.count > 1 && tableLines[1].allSatisfy { $0 == "─" || $0 == " " })
-        }
-    }
-
-    @Test("an action through the command line: loans renew, and a refusal is exit 24 with the portal's reason, as JSON when asked")
-    func renewFromTheCommandLine() async throws {
-        try await DemoUniversity.withRunning { demo in
-            let renewed = try await run(["loans", "renew", "31000103", "--json"], demo: demo)
-            #expect(renewed.exitCode == 0, "\(renewed)")
-            #expect(try json(renewed).first?["barcode"] as? String == "31000103")
-            let refused = try await run(["loans", "renew", "31000102", "--json"], demo: demo)
-            #expect(refused.exitCode == 24, "\(refused)")
-            #expect(refused.stderr.contains("\"kind\": \"action_refused\"") && refused.stderr.contains("No renewals left"))
-            #expect(refused.stdout.isEmpty)
-        }
     }
 
     @Test("a drifted page is exit 30 naming recipe, field and XPath, and is saved without form values")

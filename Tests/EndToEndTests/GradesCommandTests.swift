@@ -3,7 +3,9 @@ import Foundation
 import Testing
 import UniToolTestSupport
 
-/// The real `unitool` executable against the demo university it starts itself.
+/// The real `unitool` executable against the demo university it starts itself: what it prints.
+/// The records, a wrong password and other users are tested in process (UniToolKitTests:
+/// DailyCommandsServiceTests, LoginFlowTests).
 @Suite("unitool grades, end to end")
 struct GradesCommandTests {
     let sandbox: Sandbox
@@ -13,8 +15,8 @@ struct GradesCommandTests {
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
     }
 
-    func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
-        try await sandbox.run(arguments, stdin: stdin, extra: extra)
+    func run(_ arguments: [String], extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
+        try await sandbox.run(arguments, extra: extra)
     }
 
     @Test("the quick start command prints the current term's grades as a table")
@@ -25,38 +27,6 @@ struct GradesCommandTests {
         #expect(outcome.stdout.contains("情報理論 (Information Theory)"))
         #expect(outcome.stdout.contains("Magyar irodalom a XX. században"))
         #expect(!outcome.stdout.contains("Linear Algebra I"), "another term's grades leaked in")
-    }
-
-    @Test("--json prints an array with course, credits and grade for every row of the term")
-    func jsonOutput() async throws {
-        let outcome = try await run(["--portal", "demo", "grades", "--term", "current", "--json"])
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        let array = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]])
-        #expect(array.count == 4)
-        for row in array {
-            #expect(row["course"] is String)
-            #expect(row["credits"] is NSNumber)
-            #expect(row.keys.contains("grade"))
-        }
-        #expect(array.map { $0["course"] as? String }.contains("Probability Theory"))
-        #expect(array.first?["grade"] as? String == "A-")
-        #expect(array.last?["grade"] is NSNull)
-    }
-
-    @Test("a wrong password exits 10 with a message that names the cause")
-    func wrongPassword() async throws {
-        let outcome = try await run(["--portal", "demo", "--user", "alice", "--password-stdin", "grades"], stdin: "guessed-wrong\n")
-        #expect(outcome.exitCode == 10, "\(outcome)")
-        #expect(outcome.stderr.contains("wrong user name or password"))
-        #expect(outcome.stdout.isEmpty)
-        #expect(!outcome.stderr.contains("guessed-wrong"))
-    }
-
-    @Test("--password-stdin logs in as another demo user")
-    func otherUser() async throws {
-        let outcome = try await run(["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--json"], stdin: "Kaland-2026")
-        #expect(outcome.exitCode == 0, "\(outcome)")
-        #expect(outcome.stdout.contains("Számítógépes hálózatok"))
     }
 
     @Test("errors are JSON on stderr when JSON output was asked for")

@@ -3,9 +3,12 @@ import Foundation
 import Testing
 import UniToolTestSupport
 
-/// What a real portal's pages do to a client, end to end: legacy encodings, a terms API behind
-/// the login, cookies the portal deletes, traces that must hold no secret.
-@Suite("Real pages: encodings, terms behind the login, state that follows the portal, clean traces")
+/// What a real portal's pages do to a client, end to end, where the process is the point: stderr
+/// on a legacy encoding, `unitool page` and its saved test case, the terms commands' choice of
+/// user, the overview, traces that must hold no secret. The service's own behaviour (rows of a
+/// Windows-31J page, terms behind the login, trailing-comma terms, a time-out page that deletes
+/// the cookie) is in UniToolKitTests/Session/RealPortalServiceTests.
+@Suite("Real pages: stderr on legacy encodings, saved pages, terms commands, overview, clean traces")
 struct RealPagesTests {
     let sandbox: Sandbox
 
@@ -18,31 +21,17 @@ struct RealPagesTests {
         try await sandbox.run(["--portal", "demo"] + arguments, demo: demo.baseURL, extra: extra)
     }
 
-    @Test("a Windows-31J page labelled Shift_JIS only in the HTTP header: every row, exactly, and nothing on stderr")
-    func windows31J() async throws {
-        let clean = try await DemoUniversity.start()
-        defer { Task { await clean.stop() } }
-        let expected = try await run(["grades", "--term", "all", "--json"], demo: clean)
-        try #require(expected.exitCode == 0, "\(expected)")
-
+    @Test("a Windows-31J page labelled Shift_JIS only in the HTTP header: nothing on stderr, and with -v no libxml2 noise")
+    func windows31JQuietStderr() async throws {
         var faults = DemoFaults()
         faults.legacyCharset = true
         let legacy = try await DemoUniversity.start(faults: faults)
         defer { Task { await legacy.stop() } }
-        // The fault really serves Shift_JIS bytes, with no <meta> to tell.
-        let page = try await run(
-            ["page", "/grades?term=2025-fall", "--fixture", sandbox.root.appendingPathComponent("raw.html").path], demo: legacy)
-        try #require(page.exitCode == 0, "\(page)")
-        let raw = try Data(contentsOf: sandbox.root.appendingPathComponent("raw.html"))
-        #expect(raw.range(of: Data([0x87, 0x54])) != nil, "Ⅰ as Windows-31J's NEC row 13")
-        #expect(String(data: raw, encoding: .utf8) == nil)
-        #expect(raw.range(of: Data("charset".utf8)) == nil)
-
+        // The rows themselves are checked in process (UniToolKitTests/Session/RealPortalServiceTests).
         let outcome = try await run(["grades", "--term", "all", "--json"], demo: legacy)
         #expect(outcome.exitCode == 0, "\(outcome)")
         #expect(outcome.stderr.isEmpty, "\(outcome.stderr)")
-        #expect(outcome.stdout == expected.stdout)
-        #expect(outcome.stdout.contains("日本語初級Ⅰ (Japanese for Beginners I)") && outcome.stdout.contains("Academic Writing ①"))
+        #expect(outcome.stdout.contains("日本語初級Ⅰ (Japanese for Beginners I)"))
         // With -v, the decision is there to read; still no libxml2 noise.
         let verbose = try await run(["-v", "grades", "--term", "2025-fall", "--json"], demo: legacy)
         #expect(verbose.exitCode == 0, "\(verbose)")
@@ -111,25 +100,6 @@ struct RealPagesTests {
         await demo.requests.dropFirst(start).filter { $0.method == "POST" && $0.path.hasPrefix("/Shibboleth.sso/SAML2/POST") }.count
     }
 
-    @Test("a terms API behind the login: a cold session works in one command, with one login")
-    func termsBehindTheLogin() async throws {
-        var faults = DemoFaults()
-        faults.termsAPI = .protected
-        try await DemoUniversity.withRunning(faults: faults) { demo in
-            #expect(
-                !FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("state/unitool/sessions/demo/alice.json").path))
-            let outcome = try await run(["grades", "--term", "2026-spring", "--json"], demo: demo)
-            #expect(outcome.exitCode == 0, "\(outcome)")
-            #expect(outcome.stdout.contains("Analysis II"))
-            #expect(await samlPosts(demo) == 1, "the terms check logs in, and the data request uses that login")
-            // The terms commands from a cold session too.
-            try FileManager.default.removeItem(at: sandbox.root.appendingPathComponent("state/unitool/sessions/demo/alice.json"))
-            let status = try await run(["terms", "status", "--json"], demo: demo)
-            #expect(status.exitCode == 0, "\(status)")
-            #expect(status.stdout.contains("\"up_to_date\": true"), "\(status)")
-        }
-    }
-
     @Test("terms commands need no --user, unless the portal's terms API is behind the login")
     func termsWithoutUser() async throws {
         let open = try await DemoUniversity.start()
@@ -177,17 +147,6 @@ struct RealPagesTests {
         }
     }
 
-    @Test("a terms API that answers JSON with a trailing comma is read")
-    func trailingComma() async throws {
-        var faults = DemoFaults()
-        faults.termsAPI = .trailingComma
-        try await DemoUniversity.withRunning(faults: faults) { demo in
-            let status = try await run(["terms", "status", "--json"], demo: demo)
-            #expect(status.exitCode == 0, "\(status)")
-            #expect(status.stdout.contains("\"current\": \"\(DemoUniversity.initialTermsVersion)\""), "\(status)")
-        }
-    }
-
     @Test("a HAR of a cold login holds no SAML message, RelayState, cookie value or password in any field, and no size that tells one")
     func traceByteScan() async throws {
         try await DemoUniversity.withRunning { demo in
@@ -229,33 +188,6 @@ struct RealPagesTests {
             let request = try #require(passwordPost["request"] as? [String: Any])
             let text = try #require((request["postData"] as? [String: Any])?["text"] as? String)
             #expect(request["bodySize"] as? Int == text.utf8.count)
-        }
-    }
-
-    @Test("a time-out page that deletes the session cookie: that run fails, its cookie change is kept, the next run logs in and works")
-    func timeoutPageDeletesCookie() async throws {
-        let clean = try await DemoUniversity.start()
-        defer { Task { await clean.stop() } }
-        let warm = try await run(["grades", "--term", "2026-spring"], demo: clean)
-        try #require(warm.exitCode == 0, "\(warm)")
-        let sessionFile = sandbox.root.appendingPathComponent("state/unitool/sessions/demo/alice.json")
-        #expect(try String(contentsOf: sessionFile, encoding: .utf8).contains(DemoUniversity.sessionCookie))
-
-        var faults = DemoFaults()
-        faults.sessionTimeout = true
-        try await DemoUniversity.withRunning(faults: faults) { demo in
-            let before = sandbox.snapshot()
-            let timedOut = try await run(["grades", "--term", "2026-spring"], demo: demo)
-            #expect(timedOut.exitCode == 30, "\(timedOut)")
-            #expect(timedOut.stdout.isEmpty)
-            // The portal deleted its cookie; the saved session says so, and no temporary is left.
-            #expect(!(try String(contentsOf: sessionFile, encoding: .utf8)).contains("\"\(DemoUniversity.sessionCookie)\""))
-            #expect(sandbox.stateProblems(since: before).isEmpty, "\(sandbox.stateProblems(since: before))")
-
-            let next = try await run(["grades", "--term", "2026-spring", "--json"], demo: demo)
-            #expect(next.exitCode == 0, "\(next)")
-            #expect(next.stdout.contains("Analysis II"))
-            #expect(await samlPosts(demo) == 1, "the next run logs in once, without the dead cookie")
         }
     }
 }

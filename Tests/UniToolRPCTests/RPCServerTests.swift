@@ -41,8 +41,32 @@ struct RPCServerTests {
     /// What the notifications of a test did, in order.
     final class Journal: Sendable {
         let entries = Mutex<[String]>([])
-        func add(_ entry: String) { entries.withLock { $0.append(entry) } }
+        let waiting = Mutex<[(entry: String, resume: CheckedContinuation<Void, Never>)]>([])
+
+        func add(_ entry: String) {
+            entries.withLock { $0.append(entry) }
+            let due = waiting.withLock { waiting in
+                let due = waiting.filter { $0.entry == entry }
+                waiting.removeAll { $0.entry == entry }
+                return due
+            }
+            for waiter in due { waiter.resume.resume() }
+        }
+
         var all: [String] { entries.withLock { $0 } }
+
+        /// Returns once `entry` is in the journal: what a test waits for instead of a sleep.
+        func waitFor(_ entry: String) async {
+            await withCheckedContinuation { continuation in
+                let noted = waiting.withLock { waiting in
+                    // Checked under the same lock `add` resumes under, so no entry slips between.
+                    if entries.withLock({ $0.contains(entry) }) { return true }
+                    waiting.append((entry, continuation))
+                    return false
+                }
+                if noted { continuation.resume() }
+            }
+        }
     }
 
     static func methods(_ journal: Journal = Journal()) -> [String: RPCMethod] {
@@ -50,6 +74,7 @@ struct RPCServerTests {
             "echo": { request in request.params ?? .null },
             // Runs until cancelled (or 10 s).
             "slow": { _ in
+                journal.add("slow started")
                 try await Task.sleep(for: .seconds(10))
                 return .string("finished")
             },
@@ -208,10 +233,11 @@ struct RPCServerTests {
     func cancelInsideBatch() async {
         let output = CollectedOutput()
         let (input, feed) = AsyncStream<[UInt8]>.makeStream()
-        let server = Self.server(output)
+        let journal = Journal()
+        let server = Self.server(output, journal: journal)
         let serving = Task { await server.serve(input) }
         feed.yield(Array(("[" + [Self.request(#""a""#, "slow"), Self.request(#""b""#, "echo")].joined(separator: ",") + "]\n").utf8))
-        try? await Task.sleep(for: .milliseconds(100))
+        await journal.waitFor("slow started")
         feed.yield(Array((Self.notification("$/cancelRequest", #"{"id":"a"}"#) + "\n").utf8))
         let answers = await output.waitFor(1)
         feed.finish()
