@@ -187,3 +187,94 @@ extension DemoServiceBench {
         )
     }
 }
+
+// MARK: - Example universities, services on origins of their own (added for Tests/UniToolKitTests/Login/PlatformLoginServiceTests.swift and Service/ServicesAndExamplesServiceTests.swift)
+
+extension DemoServiceBench {
+    /// The example universities of Recipes/examples (`--recipes Recipes/examples`), over the bundled ones.
+    public static var examples: URL { Fixtures.recipes.appendingPathComponent("examples") }
+
+    /// `withService(on:)` for a portal whose services are on origins of their own (an LMS on
+    /// 127.0.0.2, a library on 127.0.0.3): each is moved to the demo's service host of its address
+    /// (`demo.serviceHosts`), as `UNITOOL_DEMO_SERVICES` moves them for the binary. `userValues`
+    /// are the user's own values (`config set value.NAME`), for a recipe's `user_values`.
+    public func withServices<T: Sendable>(
+        on demo: DemoUniversity, portal: String, user: String = "alice", password: String? = nil,
+        userValues: [String: String] = [:], configuration: HTTPSession.Configuration = .init(),
+        _ body: (PortalService, PortalConnection) async throws -> T
+    ) async throws -> T {
+        let account = try self.account(user, portal: portal)
+        let secret = Secret(password ?? DemoData.users.first { $0.username == user }?.password ?? "")
+        let codes = account.oneTimeCodes()
+        let values: UserValueProvider = { name, recipe in
+            guard let value = userValues[name] else { return try PortalConnection.noUserValues(name, recipe) }
+            return value
+        }
+        let connection = PortalConnection(
+            portal: try catalog.portal(portal).relocated(to: demo.baseURL, hosts: demo.serviceHosts), user: user,
+            credentials: { Credentials(username: user, password: secret, oneTimeCode: codes) }, sessions: sessions,
+            configuration: configuration, terms: TermsPolicy(accepted: acceptedTerms),
+            offeredValues: OfferedValuesStore(directory: sandbox.root.appendingPathComponent("cache/unitool/values")),
+            userValues: values, logger: log.logger)
+        let result = await Result { try await body(PortalService(connection: connection), connection) }
+        await connection.close()
+        return try result.get()
+    }
+
+    /// Runs `command` of `portal` once through a service of its own (`withServices(on:portal:)`),
+    /// as one front-end call does, and returns its records.
+    public func run(
+        _ command: String, _ options: [String: String] = [:], of portal: String, on demo: DemoUniversity, user: String = "alice",
+        password: String? = nil, userValues: [String: String] = [:], interaction: any Interaction = Unattended()
+    ) async throws -> RecordSet {
+        let recipe = try recipe(command, portal: portal)
+        let request = try request(command, options, portal: portal)
+        return try await withServices(on: demo, portal: portal, user: user, password: password, userValues: userValues) { service, _ in
+            try await service.execute(request, of: recipe, interaction: interaction).records
+        }
+    }
+}
+
+// MARK: - Packs, portals of a test's own and user values (added for Tests/UniToolKitTests/Service/RecipeSourcesServiceTests.swift and Tests/UniToolKitTests/Recipes/PackTrustServiceTests.swift)
+
+extension DemoServiceBench {
+    /// A bench whose catalog reads the recipe packs `packs` after the bundled recipes and
+    /// `recipes`, as `--recipes` does, with `trust` the packs the user trusts.
+    public init(acceptingTerms: Bool = true, recipes: [URL] = [], packs: [URL], trust: RecipeTrust = RecipeTrust()) throws {
+        sandbox = try Sandbox()
+        catalog = try RecipeCatalog(directories: [Fixtures.recipes] + recipes, packs: packs, trust: trust)
+        if acceptingTerms { try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion) }
+    }
+
+    /// The trust `unitool recipes trust PACK` gives: every file of each pack that needs it, over
+    /// the bundled recipes.
+    public static func trusting(_ packs: [URL]) throws -> RecipeTrust {
+        var trust = RecipeTrust()
+        for pack in packs {
+            for item in try RecipeCatalog.packItems(in: pack, over: [Fixtures.recipes]) {
+                trust.trust(portal: item.portal, file: item.file, content: item.content)
+            }
+        }
+        return trust
+    }
+
+    /// Runs `body` with a service for `user` on `portal` as given (already pointed where it is,
+    /// not relocated), with `password` and the user's own values from `userValues`; the
+    /// connection is closed afterwards whatever happens.
+    public func withService<T: Sendable>(
+        for portal: PortalRecipe, user: String = "alice", password: String = "",
+        userValues: @escaping UserValueProvider = PortalConnection.noUserValues,
+        _ body: (PortalService, PortalConnection) async throws -> T
+    ) async throws -> T {
+        let secret = Secret(password)
+        let codes = Account(portal: portal, user: user, sessions: sessions).oneTimeCodes()
+        let connection = PortalConnection(
+            portal: portal, user: user, credentials: { Credentials(username: user, password: secret, oneTimeCode: codes) },
+            sessions: sessions, terms: TermsPolicy(accepted: acceptedTerms),
+            offeredValues: OfferedValuesStore(directory: sandbox.root.appendingPathComponent("cache/unitool/values")),
+            userValues: userValues, logger: log.logger)
+        let result = await Result { try await body(PortalService(connection: connection), connection) }
+        await connection.close()
+        return try result.get()
+    }
+}

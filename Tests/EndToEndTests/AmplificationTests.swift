@@ -150,7 +150,7 @@ struct AmplificationTests {
         #expect(!again.stderr.contains("warning"), "\(again)")
     }
 
-    @Test("a history file of another user is refused, not used", .enabled(if: geteuid() == 0, "only root can give a file away"))
+    @Test("a history file of another user is refused, not used", .enabled(if: Needs.root, "only root can give a file away"))
     func foreignHistoryRefused() throws {
         let folder = sandbox.root.appendingPathComponent("data/unitool")
         let file = folder.appendingPathComponent("history.sqlite")
@@ -192,7 +192,7 @@ struct AmplificationTests {
 
     @Test(
         "the official MCP client sees a method: post command as neither read-only nor safe; a GET command stays read-only",
-        .enabled(if: InteropPython.isAvailableOrRequired, "UNITOOL_SKIP_INTEROP=1 and no interop venv"))
+        .enabled(if: Needs.check(InteropPython.isAvailableOrRequired, "the interop Python"), "UNITOOL_SKIP_INTEROP=1 and no interop venv"))
     func mcpPostIsNotReadOnly() async throws {
         let folder = sandbox.root.appendingPathComponent("config/unitool/recipes/demo")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -7,7 +7,7 @@ import UniToolTestSupport
 /// that Scripts/test.sh starts. Serialized: the tests share that keyring.
 @Suite(
     "unitool auth and the keyring, end to end",
-    .enabled(if: ProcessInfo.processInfo.environment["UNITOOL_TEST_SANDBOX"] != nil, "run through Scripts/test.sh"),
+    .enabled(if: Needs.testSandbox, "run through Scripts/test.sh"),
     .serialized)
 struct AuthCommandTests {
     let sandbox: Sandbox

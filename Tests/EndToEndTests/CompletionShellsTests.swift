@@ -39,7 +39,7 @@ struct CompletionShellsTests {
         }
     }
 
-    @Test("fish: its completion engine asks unitool", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish")))
+    @Test("fish: its completion engine asks unitool", .enabled(if: Needs.program("/usr/bin/fish")))
     func fish() async throws {
         let shell = try await ShellSandbox()
         defer { shell.sandbox.remove() }

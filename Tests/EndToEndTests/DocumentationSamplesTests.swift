@@ -74,7 +74,7 @@ struct DocumentationSamplesTests {
 
     @Test(
         "the calendar steps in USING.md work on a fresh machine: khal's config as written, the import, and the listing shown",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/khal")))
+        .enabled(if: Needs.program("/usr/bin/khal")))
     func khalSteps() async throws {
         let text = try String(contentsOf: Fixtures.root.appendingPathComponent("docs/USING.md"), encoding: .utf8)
         let sample = try #require(try Self.samples().first { $0.command.contains("khal list") }, "no khal sample in docs/USING.md")

@@ -48,7 +48,7 @@ struct HostileInputTests {
 
     @Test(
         "a state file that belongs to another user is refused, not trusted",
-        .enabled(if: getuid() == 0, "needs root to give a file away"))
+        .enabled(if: Needs.root, "needs root to give a file away"))
     func foreignOwnerRefused() async throws {
         try await DemoUniversity.withRunning { demo in
             let terms = sandbox.root.appendingPathComponent("config/unitool/terms/demo.json")

@@ -1,6 +1,5 @@
 import DemoUniversity
 import Foundation
-import OneTimeCode
 import Testing
 import UniToolKit
 import UniToolRPC
@@ -162,7 +161,7 @@ struct LoginPagesTests {
 /// remove the same user's TOTP secret.
 @Suite(
     "One-time codes (TOTP) on the login, end to end",
-    .enabled(if: ProcessInfo.processInfo.environment["UNITOOL_TEST_SANDBOX"] != nil, "needs the keyring of Scripts/test.sh"),
+    .enabled(if: Needs.testSandbox, "needs the keyring of Scripts/test.sh"),
     .serialized)
 struct OneTimeCodeLoginTests {
     let pages = try! LoginPagesTests()
@@ -176,44 +175,6 @@ struct OneTimeCodeLoginTests {
     /// Makes the next run log in: the saved session goes.
     func forgetSession(_ user: String) {
         try? FileManager.default.removeItem(at: pages.sandbox.root.appendingPathComponent("state/unitool/sessions/demo/\(user).json"))
-    }
-
-    @Test("five logins in a row for a TOTP user all succeed, and no code is sent twice (unitool waits for the next one)")
-    func codesNeverReused() async throws {
-        // Codes of 2 s, so that waiting for the next one takes a moment, not half a minute.
-        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "totp-period=2")) { demo in
-            let store = try await pages.run(
-                ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo,
-                stdin: "otpauth://totp/Demo:yuki?secret=JBSWY3DPEHPK3PXP&period=2")
-            #expect(store.exitCode == 0, "\(store)")
-            defer { removeSecret() }
-            var waited = 0
-            var seconds: [Double] = []
-            for run in 1...5 {
-                forgetSession("yuki")
-                let started = Date()
-                let outcome = try await pages.run(
-                    ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades", "--term", "2026-fall", "--json"], demo: demo,
-                    stdin: "sakura-2026")
-                #expect(outcome.exitCode == 0, "run \(run): \(outcome)")
-                if outcome.stderr.contains("already used; waiting") { waited += 1 }
-                seconds.append(Date().timeIntervalSince(started))
-            }
-            #expect(await demo.reusedCodes == 0, "a code was sent twice")
-            let codePosts = await demo.requests.filter { $0.method == "POST" && $0.path.hasPrefix("/idp/profile/SAML2/Redirect/SSO") }.count
-            #expect(codePosts >= 15, "user ID, password and code, five times")
-            // A run that takes d seconds lands in the same 2-second step as the code before it with a
-            // chance of 1 - d/2. When the machine is so busy that the runs are slow, none need share a
-            // step; when they are quick, the chance that no run had to wait is below 1 in 250.
-            let expectedWaits = seconds.dropFirst().map { max(0, 1 - $0 / 2) }.reduce(0, +)
-            if expectedWaits >= 3 {
-                #expect(waited >= 1, "five quick logins (\(seconds) s) must wait for a new code at least once")
-            }
-            // The ledger keeps the step, never the code.
-            let ledger = try String(
-                contentsOf: pages.sandbox.root.appendingPathComponent("state/unitool/sessions/demo/yuki.otp.json"), encoding: .utf8)
-            #expect(ledger.contains("\"step\""))
-        }
     }
 
     @Test("auth logout (CLI) and auth.logout (JSON-RPC) are the same logout: both remove the TOTP secret")
@@ -278,56 +239,6 @@ struct OneTimeCodeLoginTests {
                 extra: ["UNITOOL_TOTP_COMMAND": "exit 3"])
             #expect(failing.exitCode == 11, "\(failing)")
             #expect(failing.stderr.contains("UNITOOL_TOTP_COMMAND failed"), "\(failing)")
-        }
-    }
-
-    @Test("a one-time-code page is answered from the TOTP secret in the keyring; the code is never logged")
-    func fromKeyring() async throws {
-        try await DemoUniversity.withRunning { demo in
-            let store = try await pages.run(
-                ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo,
-                stdin: "otpauth://totp/Demo%20University:yuki?secret=JBSWY3DPEHPK3PXP&issuer=Demo")
-            #expect(store.exitCode == 0, "\(store)")
-            #expect(store.stderr.contains("Stored the TOTP secret of yuki on demo"))
-            defer { removeSecret() }
-
-            let outcome = try await pages.run(
-                ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades", "--json", "-v"], demo: demo, stdin: "sakura-2026")
-            #expect(outcome.exitCode == 0, "\(outcome)")
-            #expect(outcome.stdout.contains("情報理論 (Information Theory)"))
-            // The log names each login page it acts on.
-            #expect(outcome.stderr.contains("login page 'one-time code'"), "\(outcome.stderr)")
-            let totp = try TOTP(parsing: "JBSWY3DPEHPK3PXP")
-            let now = Date()
-            for offset in [-30.0, 0, 30] {
-                #expect(!outcome.stderr.contains(totp.code(at: now.addingTimeInterval(offset))), "a one-time code was logged")
-            }
-        }
-    }
-
-    @Test("a one-time-code page with no stored secret and no terminal is exit 11, naming 'auth totp set'")
-    func missingSecret() async throws {
-        try await DemoUniversity.withRunning { demo in
-            let outcome = try await pages.run(
-                ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades"], demo: demo, stdin: "sakura-2026")
-            #expect(outcome.exitCode == 11, "\(outcome)")
-            #expect(outcome.stderr.contains("asks for a one-time code, and no TOTP secret is stored for yuki"))
-            #expect(outcome.stderr.contains("unitool auth totp set --portal demo --user yuki"))
-        }
-    }
-
-    @Test("a wrong one-time code is its own error: exit 18, with the portal's own words")
-    func wrongCode() async throws {
-        try await DemoUniversity.withRunning { demo in
-            let store = try await pages.run(
-                ["auth", "totp", "set", "--portal", "demo", "--user", "yuki"], demo: demo, stdin: "GEZDGNBVGY3TQOJQ")
-            #expect(store.exitCode == 0, "\(store)")
-            defer { removeSecret() }
-            let outcome = try await pages.run(
-                ["--portal", "demo", "--user", "yuki", "--password-stdin", "grades"], demo: demo, stdin: "sakura-2026")
-            #expect(outcome.exitCode == 18, "\(outcome)")
-            #expect(outcome.stderr.contains("rejected the one-time code"))
-            #expect(outcome.stderr.contains("That code is not valid"))
         }
     }
 

@@ -9,7 +9,7 @@ import UniToolTestSupport
 /// Scripts/interop-venv.sh), as an AI assistant's client drives it.
 @Suite(
     "MCP: unitool as a Model Context Protocol server, with the official Python client",
-    .enabled(if: InteropPython.isAvailableOrRequired, "UNITOOL_SKIP_INTEROP=1 and no interop venv"))
+    .enabled(if: Needs.check(InteropPython.isAvailableOrRequired, "the interop Python"), "UNITOOL_SKIP_INTEROP=1 and no interop venv"))
 struct MCPInteropTests {
     let sandbox: Sandbox
 

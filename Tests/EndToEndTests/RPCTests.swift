@@ -117,7 +117,7 @@ struct RPCTests {
 
     @Test(
         "interop: python-lsp-jsonrpc drives unitool rpc over Content-Length framing",
-        .enabled(if: InteropPython.isAvailableOrRequired, "UNITOOL_SKIP_INTEROP=1 and no interop venv"))
+        .enabled(if: Needs.check(InteropPython.isAvailableOrRequired, "the interop Python"), "UNITOOL_SKIP_INTEROP=1 and no interop venv"))
     func interopWithPylspJsonrpc() async throws {
         // Scripts/test.sh sets UNITOOL_INTEROP_PYTHON from Scripts/interop-venv.sh.
         let environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }

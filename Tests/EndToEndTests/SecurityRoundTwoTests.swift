@@ -139,7 +139,7 @@ struct SecurityRoundTwoTests {
 /// The attacks that need the shared test keyring, one after another (they use the same user).
 @Suite(
     "Security round two: the keyring against hostile recipe packs",
-    .enabled(if: ProcessInfo.processInfo.environment["UNITOOL_TEST_SANDBOX"] != nil, "needs the test keyring"), .serialized)
+    .enabled(if: Needs.testSandbox, "needs the test keyring"), .serialized)
 struct PackAndKeyringTests {
     let sandbox: Sandbox
 

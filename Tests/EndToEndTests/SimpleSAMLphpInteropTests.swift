@@ -7,7 +7,9 @@ import UniToolTestSupport
 /// driven by the example recipe in Examples/recipes/simplesamlphp.
 @Suite(
     "Interop: a SimpleSAMLphp identity provider",
-    .enabled(if: ProcessInfo.processInfo.environment["UNITOOL_SSP_ROOT"] != nil, "needs SimpleSAMLphp: run through Scripts/test.sh"),
+    .enabled(
+        if: Needs.check(ProcessInfo.processInfo.environment["UNITOOL_SSP_ROOT"] != nil, "SimpleSAMLphp"),
+        "needs SimpleSAMLphp: run through Scripts/test.sh"),
     .serialized)
 struct SimpleSAMLphpInteropTests {
     let sandbox: Sandbox

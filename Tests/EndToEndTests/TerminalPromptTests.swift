@@ -4,7 +4,7 @@ import Testing
 import UniToolTestSupport
 
 /// The password prompt in a real terminal: tmux runs unitool, types into it and reads the screen.
-@Suite("The password prompt in a real terminal (tmux)", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
+@Suite("The password prompt in a real terminal (tmux)", .enabled(if: Needs.program("/usr/bin/tmux")))
 struct TerminalPromptTests {
     let terminal = TmuxTerminal()
 

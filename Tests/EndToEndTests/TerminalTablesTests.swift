@@ -5,7 +5,7 @@ import UniToolTestSupport
 
 /// Tables and the status line as a person sees them: in a real terminal (tmux) of a given width,
 /// read back with `capture-pane`.
-@Suite("Tables and status in a real terminal (tmux)", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
+@Suite("Tables and status in a real terminal (tmux)", .enabled(if: Needs.program("/usr/bin/tmux")))
 struct TerminalTablesTests {
     let terminal = TmuxTerminal()
 

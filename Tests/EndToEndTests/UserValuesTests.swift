@@ -5,6 +5,8 @@ import UniToolTestSupport
 
 /// A value of the user's own for a recipe (issue 35): a Moodle calendar export's user id and
 /// token come from the user's settings (`config set value.NAME`), not the university's folder.
+/// A missing value's error and the values reaching the recipe are tested through the service
+/// (UniToolKitTests/Service/RecipeSourcesServiceTests); here, the settings file and `--trace`.
 @Suite("The user's own values for a recipe, from their settings")
 struct UserValuesTests {
     let sandbox: Sandbox
@@ -13,7 +15,7 @@ struct UserValuesTests {
     init() throws { sandbox = try Sandbox() }
 
     @Test(
-        "moodle/deadlines without the user's token is exit 40 naming 'config set value.…'; with it, the deadlines, and the token is in no output, trace or history"
+        "moodle/deadlines with the user's token from 'config set value.…': the deadlines, the token in the settings file and scrubbed from the trace"
     )
     func calendarToken() async throws {
         defer { sandbox.remove() }
@@ -25,11 +27,6 @@ struct UserValuesTests {
                     ["--recipes", examples, "--portal", "uni-cas-moodle"] + arguments, demo: demo.baseURL,
                     extra: ["UNITOOL_DEMO_SERVICES": services])
             }
-            let missing = try await run(["deadlines", "--json"])
-            #expect(missing.exitCode == 40, "\(missing)")
-            #expect(
-                missing.stderr.contains("config set value.userid") || missing.stderr.contains("config set value.authtoken"), "\(missing)")
-
             for (name, value) in [("userid", "2"), ("authtoken", "demo")] {
                 let set = try await run(["config", "set", "value.\(name)", value])
                 #expect(set.exitCode == 0 && !set.stderr.contains(value == "demo" ? "demo" : "\u{0}"), "\(set)")
@@ -42,9 +39,6 @@ struct UserValuesTests {
             #expect(traced.contains("export_execute.php") && !traced.contains("authtoken=demo"), "the token is scrubbed from the trace")
             let settings = try String(contentsOf: sandbox.root.appendingPathComponent("config/unitool/config.yaml"), encoding: .utf8)
             #expect(settings.contains("uni-cas-moodle:") && settings.contains("authtoken: demo"), "\(settings)")
-            let folder = try String(
-                contentsOf: Fixtures.root.appendingPathComponent("Recipes/examples/uni-cas-moodle/deadlines.yaml"), encoding: .utf8)
-            #expect(!folder.contains("authtoken"), "the university's folder holds no user's token")
         }
     }
 }

@@ -18,7 +18,7 @@ struct WatchTests {
 
     @Test(
         "a grade posted while watching reaches --exec, a webhook and a desktop notification as one changed event; the next run announces nothing",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gdbus")))
+        .enabled(if: Needs.program("/usr/bin/gdbus")))
     func gradeReachesEveryChannel() async throws {
         defer { sandbox.remove() }
         let webhook = try await Receiver.start(script: "webhook_receiver.py", python: "/usr/bin/env", arguments: ["python3"], in: sandbox)

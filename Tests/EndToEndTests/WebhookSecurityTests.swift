@@ -27,7 +27,7 @@ struct WebhookSecurityTests {
 
     @Test(
         "portal markup in a grade (a link, an image from file://, an ampersand) reaches a desktop notification's body as text: &, < and > escaped",
-        .enabled(if: ["/usr/bin/gdbus", "/usr/bin/dbus-daemon"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }))
+        .enabled(if: Needs.program("/usr/bin/gdbus") && Needs.program("/usr/bin/dbus-daemon")))
     func notificationMarkupEscaped() async throws {
         defer { sandbox.remove() }
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)

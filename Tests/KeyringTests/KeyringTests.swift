@@ -5,7 +5,9 @@ import UniToolTestSupport
 
 /// Against the real gnome-keyring that `Scripts/test.sh` starts in a private D-Bus session.
 /// Skipped outside that script, so a bare `swift test` never touches your own keyring.
-@Suite("Keyring over the Secret Service", .enabled(if: TestKeyring.isPrivate, "run through Scripts/test.sh"), .serialized)
+@Suite(
+    "Keyring over the Secret Service",
+    .enabled(if: Needs.check(TestKeyring.isPrivate, "the private keyring of Scripts/test.sh"), "run through Scripts/test.sh"), .serialized)
 struct KeyringTests {
     let keyring = Keyring()
     let service = "unitool-test:\(UUID().uuidString)"

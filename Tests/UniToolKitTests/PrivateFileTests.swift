@@ -62,8 +62,15 @@ struct PrivateFileTests {
         let path = folder.appendingPathComponent("alice.json.login.lock").path
         var first: AsyncFileLock? = try await AsyncFileLock.acquire(path)
         #expect(first?.waited == false)
-        let second = Task { try await AsyncFileLock.acquire(path, timeout: .seconds(10)) }
-        try await Task.sleep(for: .milliseconds(200))
+        let (waiting, startedWaiting) = AsyncStream<Void>.makeStream()
+        let second = Task {
+            try await AsyncFileLock.acquire(path, timeout: .seconds(10)) {
+                startedWaiting.yield()
+                startedWaiting.finish()
+            }
+        }
+        // Let go only once the second holder has found the lock held.
+        for await _ in waiting { break }
         first = nil
         let lock = try await second.value
         #expect(lock.waited)

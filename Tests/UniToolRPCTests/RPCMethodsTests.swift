@@ -227,7 +227,7 @@ struct RPCMethodsTests {
 
     @Test(
         "auth.login with no password given and none stored is -32040, saying what to pass",
-        .enabled(if: ProcessInfo.processInfo.environment["UNITOOL_TEST_SANDBOX"] != nil, "needs the keyring of Scripts/test.sh"))
+        .enabled(if: Needs.testSandbox, "needs the keyring of Scripts/test.sh"))
     func loginWithoutPassword() async throws {
         try await Self.withHost { host in
             let user = "rpc-nopassword-\(UUID().uuidString.prefix(6))"
@@ -242,7 +242,7 @@ struct RPCMethodsTests {
 
     @Test(
         "auth.logout is the service's one logout: the saved session goes, and it says what it removed",
-        .enabled(if: ProcessInfo.processInfo.environment["UNITOOL_TEST_SANDBOX"] != nil, "needs the keyring of Scripts/test.sh"))
+        .enabled(if: Needs.testSandbox, "needs the keyring of Scripts/test.sh"))
     func logout() async throws {
         try await Self.withHost { host in
             let user = "rpc-logout-\(UUID().uuidString.prefix(6))"

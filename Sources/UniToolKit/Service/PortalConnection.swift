@@ -401,7 +401,9 @@ public final class PortalConnection: Sendable {
                 try await flow.continueLogin(from: bounced, credentials: try self.credentials(), returningTo: url)
             }
         }
-        let lock = try await AsyncFileLock.acquire(store.file(portal: portal.id, user: user).path + ".login.lock")
+        let lock = try await AsyncFileLock.acquire(store.file(portal: portal.id, user: user).path + ".login.lock") { [portal] in
+            CurrentInteraction.report("waiting for another unitool to finish signing in to \(portal.name)")
+        }
         var bounced = bounced
         // Another process may have saved a new session since this one loaded its own, whether
         // or not this one had to wait for the lock.
@@ -460,6 +462,9 @@ actor LoginCoordinator {
     }
 
     /// Waits until no other request holds the claim.
+    /// How many requests wait for a claimant now (for tests that release only once one waits).
+    var waitingCount: Int { waiting.count }
+
     func waitForClaim(other claim: Claim) async {
         guard let claimant, claimant != ObjectIdentifier(claim) else { return }
         await withCheckedContinuation { waiting.append($0) }

@@ -174,8 +174,11 @@ public final class AsyncFileLock: Sendable {
         self.waited = waited
     }
 
-    /// Takes the lock on `path`, waiting up to `timeout`.
-    public static func acquire(_ path: String, timeout: Duration = .seconds(120)) async throws -> AsyncFileLock {
+    /// Takes the lock on `path`, waiting up to `timeout`. `whileWaiting` is told once, when the
+    /// lock is found held: the person behind the command should know why nothing happens.
+    public static func acquire(
+        _ path: String, timeout: Duration = .seconds(120), whileWaiting: (@Sendable () -> Void)? = nil
+    ) async throws -> AsyncFileLock {
         let descriptor = try FileLock.openLockFile(path)
         let deadline = ContinuousClock.now + timeout
         var waited = false
@@ -194,6 +197,7 @@ public final class AsyncFileLock: Sendable {
                     "another unitool process has been logging in to this portal as this user for more than \(timeout) (it may be waiting for a password or a one-time code)",
                     hint: "finish or stop the other unitool, then try again")
             }
+            if !waited { whileWaiting?() }
             waited = true
             do {
                 try await Task.sleep(for: .milliseconds(50))

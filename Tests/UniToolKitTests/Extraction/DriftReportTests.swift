@@ -6,7 +6,7 @@ import UniToolKit
 import UniToolTestSupport
 
 @Suite(
-    "Drift reports", .enabled(if: ProcessInfo.processInfo.environment["UNITOOL_TEST_SANDBOX"] != nil, "writes to the XDG cache"))
+    "Drift reports", .enabled(if: Needs.testSandbox, "writes to the XDG cache"))
 struct DriftReportTests {
     @Test("two drift reports of the same recipe in the same second are two files; neither overwrites the other")
     func sameSecondReportsAreKept() throws {

@@ -71,7 +71,7 @@ struct EscapingRoundThreeTests {
 
     @Test(
         "python3-icalendar reads the URL back as the address itself",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+        .enabled(if: Needs.program("/usr/bin/python3")))
     func urlReadByICalendar() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("unitool-url-\(UUID().uuidString).ics")
         defer { try? FileManager.default.removeItem(at: file) }

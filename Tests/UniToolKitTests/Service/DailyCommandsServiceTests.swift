@@ -195,7 +195,7 @@ struct DailyCommandsServiceTests {
 
     @Test(
         "the calendar's expanded events are the demo timetable for the whole term, rooms and free days included, with stable UIDs",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+        .enabled(if: Needs.program("/usr/bin/python3")))
     func calendarMatchesTimetable() async throws {
         let bench = try DemoServiceBench()
         defer { bench.remove() }

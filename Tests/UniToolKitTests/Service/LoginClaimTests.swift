@@ -43,7 +43,8 @@ struct LoginClaimTests {
             await coordinator.waitForClaim(other: held)
             return Date()
         }
-        try await Task.sleep(for: .milliseconds(100))
+        // Release only once the held request waits.
+        while await coordinator.waitingCount == 0 { await Task.yield() }
         let releasedAt = Date()
         await coordinator.release(claimant)
         let resumedAt = await released.value

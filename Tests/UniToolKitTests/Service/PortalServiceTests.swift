@@ -91,33 +91,31 @@ struct PortalServiceTests {
 
     @Test("a one-time code no secret or command gives is typed by the interaction, and the login finishes")
     func oneTimeCodeTypedByTheInteraction() async throws {
-        let bench = try DemoServiceBench()
-        defer { bench.remove() }
+        // A copy of the demo portal of this test's own: yuki's TOTP secret in the keyring, which
+        // other suites store under "demo", is never found here.
         try await DemoUniversity.withRunning { demo in
-            let secret = try #require(DemoData.users.first { $0.username == "yuki" }?.totpSecret)
-            let code = try TOTP(parsing: secret).code(at: Date())
-            let person = ScriptedInteraction(codes: [code])
-            let outcome = try await bench.withService(on: demo, user: "yuki") { service, _ in
-                try await service.execute(try request(bench.recipe("courses")), of: try bench.recipe("courses"), interaction: person)
+            try await OneTimeCodeBench.with("otp-typed", on: demo) { bench in
+                let code = try TOTP(parsing: OneTimeCodeBench.secret).code(at: Date())
+                let person = ScriptedInteraction(codes: [code])
+                let records = try await OneTimeCodeBench.grades(bench, "otp-typed", on: demo, person: person)
+                #expect(!records.records.isEmpty)
+                #expect(person.events.contains(.oneTimeCode(question: "One-time code for yuki on otp-typed: ")), "\(person.events)")
             }
-            #expect(!outcome.records.records.isEmpty)
-            #expect(person.events.contains(.oneTimeCode(question: "One-time code for yuki on demo: ")), "\(person.events)")
         }
     }
 
     @Test("with nobody to type a code, the login stops at the code page: mfa_required, saying how to give one")
     func noOneToTypeACode() async throws {
-        let bench = try DemoServiceBench()
-        defer { bench.remove() }
         try await DemoUniversity.withRunning { demo in
-            let error = await #expect(throws: UniToolError.self) {
-                try await bench.withService(on: demo, user: "yuki") { service, _ in
-                    try await service.execute(
-                        try request(bench.recipe("courses")), of: try bench.recipe("courses"), interaction: Unattended())
+            try await OneTimeCodeBench.with("otp-none", on: demo) { bench in
+                let error = await #expect(throws: UniToolError.self) {
+                    try await OneTimeCodeBench.grades(bench, "otp-none", on: demo, person: Unattended())
                 }
+                #expect(error?.kind == .mfaRequired)
+                #expect(error?.hint?.contains("UNITOOL_TOTP_COMMAND") == true, "\(String(describing: error))")
+                #expect(
+                    error?.hint?.contains("'unitool auth totp set --portal otp-none --user yuki'") == true, "\(String(describing: error))")
             }
-            #expect(error?.kind == .mfaRequired)
-            #expect(error?.hint?.contains("UNITOOL_TOTP_COMMAND") == true, "\(String(describing: error))")
         }
     }
 

@@ -34,7 +34,9 @@ struct WebhookServiceTests {
         let (error, elapsed) = try await failure(server.url("/hook"), deadline: .seconds(2))
         #expect(error?.kind == .portalTimeout && error?.kind.exitCode == 21, "\(String(describing: error))")
         #expect(error?.message.contains("in time") == true, "\(String(describing: error))")
-        #expect(elapsed < .seconds(8), "the deadline covers the body: took \(elapsed)")
+        // The body would take 100 s: ending long before it shows the deadline covers the body
+        // (a generous bound, since the suite shares the machine; speed is for Scripts/bench.sh).
+        #expect(elapsed < .seconds(60), "the deadline covers the body: took \(elapsed)")
         #expect(server.connections == 1, "the event was sent: \(server.connections) connections")
     }
 
@@ -54,7 +56,7 @@ struct WebhookServiceTests {
         #expect(message.contains("\(status)") && message.contains("redirect"), "\(message)")
     }
 
-    @Test("a webhook on a closed port fails at once: portal_unreachable (exit 20), 'refused', and no token from the address")
+    @Test("a webhook on a closed port fails without retries: portal_unreachable (exit 20), 'refused', and no token from the address")
     func closedPort() async throws {
         let port = try RecordingHTTPServer.closedPort()
         let url = "http://127.0.0.1:\(port)/hook/secret-token?key=also-secret"
@@ -62,7 +64,9 @@ struct WebhookServiceTests {
         #expect(channel.name == "the webhook at 127.0.0.1")
         let (error, elapsed) = try await failure(url)
         #expect(error?.kind == .portalUnreachable && error?.kind.exitCode == 20, "\(String(describing: error))")
-        #expect(elapsed < .seconds(5), "a refused connection is not tried again: took \(elapsed)")
+        // Only a bound far above one attempt, since the suite shares the machine: a refused
+        // connection tried again would wait out the retries' delays on top.
+        #expect(elapsed < .seconds(30), "a refused connection is not tried again: took \(elapsed)")
         let text = "\(error?.message ?? "") \(error?.hint ?? "")"
         #expect(error?.message.contains("refused") == true, "\(text)")
         #expect(!text.contains("secret"), "the address's path and query stay out of messages: \(text)")
