@@ -52,6 +52,22 @@ enum KeycloakPages {
         return "/idp/profile/SAML2/Redirect/SSO?execution=\(execution)&amp;session_code=\(code)&amp;client_id=demo-portal&amp;tab_id=x1"
     }
 
+    /// field.ftl's `input` macro: a labelled text field in its form group, marked invalid and
+    /// followed by its error when the field has one (the user name, the one-time code).
+    static func input(_ name: String, label: String, autocomplete: String, error: String?) -> String {
+        """
+        <div class="pf-v5-c-form__group">
+          <div class="pf-v5-c-form__group-label pf-v5-u-pb-xs">
+            <label for="\(name)" class="pf-v5-c-form__label"><span class="pf-v5-c-form__label-text">\(label)</span></label>
+          </div>
+          <span class="pf-v5-c-form-control\(error == nil ? "" : " pf-m-error")">
+            <input id="\(name)" name="\(name)" value="" type="text" autocomplete="\(autocomplete)" autofocus aria-invalid="\(error == nil ? "" : "true")"/>
+          </span>
+          \(errorContainer(name, error))
+        </div>
+        """
+    }
+
     /// field.ftl's error container for a field: always there, empty unless the field has an error.
     static func errorContainer(_ field: String, _ error: String?) -> String {
         guard let error else {
@@ -89,15 +105,7 @@ enum KeycloakPages {
                   <div id="kc-form">
                     <div id="kc-form-wrapper">
                       <form id="kc-form-login" class="pf-v5-c-form pf-v5-u-w-100" onsubmit="login.disabled = true; return true;" action="\(action(execution, csrf))" method="post" novalidate="novalidate">
-                        <div class="pf-v5-c-form__group">
-                          <div class="pf-v5-c-form__group-label pf-v5-u-pb-xs">
-                            <label for="username" class="pf-v5-c-form__label"><span class="pf-v5-c-form__label-text">User name or e-mail</span></label>
-                          </div>
-                          <span class="pf-v5-c-form-control\(error == nil ? "" : " pf-m-error")">
-                            <input id="username" name="username" value="" type="text" autocomplete="username" autofocus aria-invalid="\(error == nil ? "" : "true")"/>
-                          </span>
-                          \(errorContainer("username", error))
-                        </div>
+                        \(input("username", label: "User name or e-mail", autocomplete: "username", error: error))
                         <div class="pf-v5-c-form__group">
                           <div class="pf-v5-c-form__group-label pf-v5-u-pb-xs">
                             <label for="password" class="pf-v5-c-form__label"><span class="pf-v5-c-form__label-text">Password</span></label>
@@ -132,15 +140,7 @@ enum KeycloakPages {
             body: """
                   <form id="kc-otp-login-form" class="pf-v5-c-form pf-v5-u-w-100" onsubmit="login.disabled = true; return true;" action="\(action(execution, csrf))" method="post">
                     <input id="selectedCredentialId" type="hidden" name="selectedCredentialId" value="">
-                    <div class="pf-v5-c-form__group">
-                      <div class="pf-v5-c-form__group-label pf-v5-u-pb-xs">
-                        <label for="otp" class="pf-v5-c-form__label"><span class="pf-v5-c-form__label-text">Code from your authenticator app</span></label>
-                      </div>
-                      <span class="pf-v5-c-form-control\(error == nil ? "" : " pf-m-error")">
-                        <input id="otp" name="otp" value="" type="text" autocomplete="one-time-code" autofocus aria-invalid="\(error == nil ? "" : "true")"/>
-                      </span>
-                      \(errorContainer("otp", error))
-                    </div>
+                    \(input("otp", label: "Code from your authenticator app", autocomplete: "one-time-code", error: error))
                 \(loginButton)
                   </form>
                 """)

@@ -162,22 +162,21 @@ struct RecipeInvocation {
     /// `--fields a, b,c` as names.
     static func fieldList(_ text: String) -> [String] { text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
 
-    /// The command's request, with the global options' --fields and --sort, through the one
-    /// check every front end runs (`RecipeRequest`), in the command line's words.
+    /// The command's request as parsed (checked once, by the one check every front end runs:
+    /// `RecipeRequest`), with the global options' --fields and --sort checked against its answer.
     func request(for recipe: DataRecipe, fields: String?, sort: String?) throws -> RecipeRequest {
-        var shape: [(String, ArgumentValue)] = []
-        if let source { shape.append(("source", .string(source))) }
-        if summary { shape.append(("summary", .bool(true))) }
-        if let fields { shape.append(("fields", .array(Self.fieldList(fields).map(ArgumentValue.string)))) }
-        if let sort { shape.append(("sort", .array([.string(sort)]))) }
         do {
-            return try RecipeRequest(
-                recipe: recipe, options: values.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }, shape: shape,
-                naming: .commandLine)
-        } catch {
-            throw UniToolError(.usage, error.message, hint: "see 'unitool \(recipe.command) --help'")
+            let parsed = try checked ?? RecipeRequest(recipe: recipe, options: [], naming: .commandLine)
+            return try parsed.shaped(
+                fields: fields.map(Self.fieldList), sort: sort.map(SortKey.parse), of: recipe, naming: .commandLine)
+        } catch let problem as ArgumentProblem {
+            throw UniToolError(.usage, problem.message, hint: "see 'unitool \(recipe.command) --help'")
         }
     }
+
+    /// The request the command's own options make, checked as they were parsed; nil for help
+    /// and for an action, which takes none.
+    var checked: RecipeRequest?
 
     var values: [String: String] = [:]
     var source: String?
@@ -304,10 +303,13 @@ struct RecipeInvocation {
         // recipe has, a value from its list, a filter's value readable, the required ones given;
         // named now, before any request.
         if !wantsHelp, action == nil {
+            var shape: [(String, ArgumentValue)] = []
+            if let source { shape.append(("source", .string(source))) }
+            if summary { shape.append(("summary", .bool(true))) }
             do {
-                _ = try RecipeRequest(
-                    recipe: recipe, options: values.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) },
-                    shape: source.map { [("source", .string($0))] } ?? [], naming: .commandLine)
+                checked = try RecipeRequest(
+                    recipe: recipe, options: values.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }, shape: shape,
+                    naming: .commandLine)
             } catch {
                 throw usage(error.message)
             }

@@ -82,15 +82,30 @@ public struct DemoServiceBench: Sendable {
         keepingHistory: Bool = false, portal: String = "demo", configuration: HTTPSession.Configuration = .init(),
         _ body: (PortalService, PortalConnection) async throws -> T
     ) async throws -> T {
-        let account = try self.account(user, portal: portal)
-        let secret = Secret(password ?? DemoData.users.first { $0.username == user }?.password ?? "")
-        let codes = account.oneTimeCodes()
+        let secret = Secret(password ?? Self.demoPassword(of: user))
+        return try await serving(
+            try catalog.portal(portal).relocated(to: baseURL), user: user, password: { secret }, startEmpty: startEmpty,
+            keepingHistory: keepingHistory, configuration: configuration, body)
+    }
+
+    /// A demo user's own password; empty for a user the demo does not have.
+    static func demoPassword(of user: String) -> String { DemoData.users.first { $0.username == user }?.password ?? "" }
+
+    /// The one way the bench makes a connection: to `portal` as given, with the stores of the
+    /// sandbox, the kept log, one-time codes from the account's sources (then the call's
+    /// interaction), and `password` read only when a login page asks for it. Closed afterwards
+    /// whatever `body` does: async-http-client traps on a client never shut down.
+    func serving<T: Sendable>(
+        _ portal: PortalRecipe, user: String, password: @escaping @Sendable () throws -> Secret, startEmpty: Bool = false,
+        keepingHistory: Bool = false, configuration: HTTPSession.Configuration = .init(),
+        userValues: @escaping UserValueProvider = PortalConnection.noUserValues, _ body: (PortalService, PortalConnection) async throws -> T
+    ) async throws -> T {
+        let codes = Account(portal: portal, user: user, sessions: sessions).oneTimeCodes()
         let connection = PortalConnection(
-            portal: try catalog.portal(portal).relocated(to: baseURL), user: user,
-            credentials: { Credentials(username: user, password: secret, oneTimeCode: codes) }, sessions: sessions,
-            configuration: configuration, startEmpty: startEmpty, terms: TermsPolicy(accepted: acceptedTerms),
+            portal: portal, user: user, credentials: { Credentials(username: user, passwordSource: password, oneTimeCode: codes) },
+            sessions: sessions, configuration: configuration, startEmpty: startEmpty, terms: TermsPolicy(accepted: acceptedTerms),
             offeredValues: OfferedValuesStore(directory: sandbox.root.appendingPathComponent("cache/unitool/values")),
-            history: keepingHistory ? try HistoryStore(file: historyFile) : nil, logger: log.logger)
+            history: keepingHistory ? try HistoryStore(file: historyFile) : nil, userValues: userValues, logger: log.logger)
         let result = await Result { try await body(PortalService(connection: connection), connection) }
         await connection.close()
         return try result.get()
@@ -106,17 +121,9 @@ public struct DemoServiceBench: Sendable {
         portal: String = "demo", configuration: HTTPSession.Configuration = .init(),
         _ body: (PortalService, PortalConnection) async throws -> T
     ) async throws -> T {
-        let account = try self.account(user, portal: portal)
-        let codes = account.oneTimeCodes()
-        let connection = PortalConnection(
-            portal: try catalog.portal(portal).relocated(to: demo.baseURL), user: user,
-            credentials: { Credentials(username: user, passwordSource: passwordSource, oneTimeCode: codes) }, sessions: sessions,
-            configuration: configuration, terms: TermsPolicy(accepted: acceptedTerms),
-            offeredValues: OfferedValuesStore(directory: sandbox.root.appendingPathComponent("cache/unitool/values")),
-            logger: log.logger)
-        let result = await Result { try await body(PortalService(connection: connection), connection) }
-        await connection.close()
-        return try result.get()
+        try await serving(
+            try catalog.portal(portal).relocated(to: demo.baseURL), user: user, password: passwordSource, configuration: configuration,
+            body)
     }
 }
 
@@ -203,22 +210,14 @@ extension DemoServiceBench {
         userValues: [String: String] = [:], configuration: HTTPSession.Configuration = .init(),
         _ body: (PortalService, PortalConnection) async throws -> T
     ) async throws -> T {
-        let account = try self.account(user, portal: portal)
-        let secret = Secret(password ?? DemoData.users.first { $0.username == user }?.password ?? "")
-        let codes = account.oneTimeCodes()
+        let secret = Secret(password ?? Self.demoPassword(of: user))
         let values: UserValueProvider = { name, recipe in
             guard let value = userValues[name] else { return try PortalConnection.noUserValues(name, recipe) }
             return value
         }
-        let connection = PortalConnection(
-            portal: try catalog.portal(portal).relocated(to: demo.baseURL, hosts: demo.serviceHosts), user: user,
-            credentials: { Credentials(username: user, password: secret, oneTimeCode: codes) }, sessions: sessions,
-            configuration: configuration, terms: TermsPolicy(accepted: acceptedTerms),
-            offeredValues: OfferedValuesStore(directory: sandbox.root.appendingPathComponent("cache/unitool/values")),
-            userValues: values, logger: log.logger)
-        let result = await Result { try await body(PortalService(connection: connection), connection) }
-        await connection.close()
-        return try result.get()
+        return try await serving(
+            try catalog.portal(portal).relocated(to: demo.baseURL, hosts: demo.serviceHosts), user: user, password: { secret },
+            configuration: configuration, userValues: values, body)
     }
 
     /// Runs `command` of `portal` once through a service of its own (`withServices(on:portal:)`),
@@ -267,14 +266,6 @@ extension DemoServiceBench {
         _ body: (PortalService, PortalConnection) async throws -> T
     ) async throws -> T {
         let secret = Secret(password)
-        let codes = Account(portal: portal, user: user, sessions: sessions).oneTimeCodes()
-        let connection = PortalConnection(
-            portal: portal, user: user, credentials: { Credentials(username: user, password: secret, oneTimeCode: codes) },
-            sessions: sessions, terms: TermsPolicy(accepted: acceptedTerms),
-            offeredValues: OfferedValuesStore(directory: sandbox.root.appendingPathComponent("cache/unitool/values")),
-            userValues: userValues, logger: log.logger)
-        let result = await Result { try await body(PortalService(connection: connection), connection) }
-        await connection.close()
-        return try result.get()
+        return try await serving(portal, user: user, password: { secret }, userValues: userValues, body)
     }
 }

@@ -137,7 +137,7 @@ public struct UserConfig: Sendable, Equatable {
             return
         }
         guard keys.contains(key) else {
-            let nearest = closestMatch(to: key, in: keys)
+            let nearest = typoSuggestion(for: key, among: keys)
             throw UniToolError(
                 .usage, "there is no setting '\(key)'",
                 hint: "settings: \(keys.joined(separator: ", "))" + (nearest.map { "; did you mean '\($0)'?" } ?? ""))

@@ -135,10 +135,8 @@ struct MappingReader {
     func allowOnly(_ known: [String]) throws {
         for keyNode in mapping.keys {
             guard let key = keyNode.scalar?.string, !known.contains(key) else { continue }
-            let suggestion = closestMatch(to: key, in: known)
             let hint =
-                suggestion.flatMap { editDistance($0, key) <= 3 ? "did you mean '\($0)'?" : nil }
-                ?? "known keys: \(known.joined(separator: ", "))"
+                typoSuggestion(for: key, among: known).map { "did you mean '\($0)'?" } ?? "known keys: \(known.joined(separator: ", "))"
             throw reader.error(keyNode, keyPath(key), "unknown key", hint: hint)
         }
     }
@@ -182,7 +180,7 @@ struct MappingReader {
         guard let text = try string(key) else { return nil }
         guard let value = T(rawValue: text) else {
             let known = T.allCases.map(\.rawValue)
-            let nearest = closestMatch(to: text, in: known)
+            let nearest = typoSuggestion(for: text, among: known)
             throw reader.error(
                 child(key), keyPath(key), "'\(text)' is not one of \(known.joined(separator: ", "))",
                 hint: nearest.map { "did you mean '\($0)'?" })
@@ -270,12 +268,6 @@ struct MappingReader {
     func error(_ key: String, _ problem: String, hint: String? = nil) -> UniToolError {
         reader.error(child(key) ?? node, keyPath(key), problem, hint: hint)
     }
-}
-
-/// The candidate closest to `word` by `editDistance` (the first of equals), for "did you mean"
-/// hints; nil when there are no candidates.
-public func closestMatch(to word: String, in candidates: [String]) -> String? {
-    candidates.min { editDistance($0, word) < editDistance($1, word) }
 }
 
 /// The distance of two names for "did you mean": insertions, deletions, substitutions and a swap

@@ -124,16 +124,35 @@ public struct RecipeRequest: Sendable, Equatable {
         let shapeSchema = ArgumentSchema(properties: Self.shapeProperties(for: recipe, shaping: true).filter { $0.name != "source" })
         let checkedShape = try shapeSchema.check(shape, path: naming.parameter)
         if case .bool(let flag)? = checkedShape["summary"] { summary = flag } else { summary = false }
+        func strings(_ name: String) -> [String]? {
+            guard case .array(let items)? = checkedShape[name] else { return nil }
+            return items.compactMap { if case .string(let text) = $0 { text } else { nil } }
+        }
+        try applyShape(fields: strings("fields"), sort: strings("sort").map { $0.flatMap(SortKey.parse) }, of: recipe, naming: naming)
+    }
+
+    /// The same request with `fields` and `sort` (the command line's global `--fields` and
+    /// `--sort`, given apart from the command's own options), checked against what it answers.
+    public func shaped(fields: [String]?, sort: [SortKey]?, of recipe: DataRecipe, naming: ArgumentNaming) throws(ArgumentProblem)
+        -> RecipeRequest
+    {
+        var request = self
+        try request.applyShape(fields: fields, sort: sort, of: recipe, naming: naming)
+        return request
+    }
+
+    /// Sets `fields` and `sort` once each names only what the answer has: the recipe's columns,
+    /// or the summary's.
+    private mutating func applyShape(fields: [String]?, sort: [SortKey]?, of recipe: DataRecipe, naming: ArgumentNaming)
+        throws(ArgumentProblem)
+    {
         let columns: [String]
         if summary, let totals = recipe.totals {
             columns = totals.groupBy + totals.fields.map(\.name)
         } else {
             columns = recipe.columns
         }
-        func strings(_ name: String) -> [String]? {
-            guard case .array(let items)? = checkedShape[name] else { return nil }
-            return items.compactMap { if case .string(let text) = $0 { text } else { nil } }
-        }
+        let summary = self.summary
         func unknownField(_ parameter: String, _ field: String) -> ArgumentProblem {
             let path = naming.parameter(parameter)
             return ArgumentProblem(
@@ -141,9 +160,9 @@ public struct RecipeRequest: Sendable, Equatable {
                 message: "'\(path)' names '\(field)', which \(summary ? "the summary of " : "")'\(recipe.command)' does not have"
                     + " (fields: \(columns.joined(separator: ", ")))")
         }
-        sort = strings("sort").map { $0.flatMap(SortKey.parse) }
         for key in sort ?? [] where !columns.contains(key.field) { throw unknownField("sort", key.field) }
-        fields = strings("fields")
         for name in fields ?? [] where !name.isEmpty && !columns.contains(name) { throw unknownField("fields", name) }
+        self.sort = sort
+        self.fields = fields
     }
 }

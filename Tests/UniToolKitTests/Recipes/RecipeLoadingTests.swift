@@ -147,13 +147,16 @@ struct RecipeLoadingTests {
         #expect { try template.render(["term": "x"]) } throws: { ($0 as? UniToolError)?.kind == .recipeInvalid }
     }
 
-    @Test("\"did you mean\": the closest candidate by edit distance, the first of equals, none from nothing")
-    func closestMatchSuggestions() {
+    @Test(
+        "\"did you mean\": one rule everywhere (keys, values, settings, options): a candidate close enough to be a typo, the first of equals, none from nothing or from far away"
+    )
+    func typoSuggestions() {
         #expect(editDistance("portl", "portal") == 1 && editDistance("", "abc") == 3)
-        #expect(closestMatch(to: "fromat", in: ["portal", "user", "format"]) == "format")
-        #expect(closestMatch(to: "--jsn", in: ["--json", "--user", "--verbose"]) == "--json")
+        #expect(typoSuggestion(for: "fromat", among: ["portal", "user", "format"]) == "format")
+        #expect(typoSuggestion(for: "--jsn", among: ["--json", "--user", "--verbose"]) == "--json")
         // "ab" is one edit from both; the first in the list wins, so a sorted list gives a stable hint.
-        #expect(closestMatch(to: "ab", in: ["abc", "abd"]) == "abc")
-        #expect(closestMatch(to: "x", in: []) == nil)
+        #expect(typoSuggestion(for: "ab", among: ["abc", "abd"]) == "abc")
+        #expect(typoSuggestion(for: "x", among: []) == nil)
+        #expect(typoSuggestion(for: "colour", among: ["fields", "rows"]) == nil, "no hint that is not a typo")
     }
 }
