@@ -152,6 +152,10 @@ let package = Package(
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
             ]),
         .testTarget(name: "UniToolFuzzTargetsTests", dependencies: ["UniToolFuzzTargets", "UniToolTestSupport"]),
+        // The demo's routes request by request through Hummingbird's `app.test`, with no socket.
+        .testTarget(
+            name: "DemoUniversityTests",
+            dependencies: ["DemoUniversity", .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .testTarget(
             name: "EndToEndTests", dependencies: ["UniToolCLI", "UniToolKit", "UniToolRPC", "DemoUniversity", "UniToolTestSupport"],
             // The interop client is Python, run by RPCTests; not a source of the target.

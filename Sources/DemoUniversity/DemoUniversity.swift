@@ -81,14 +81,9 @@ public final class DemoUniversity: Sendable {
         var faults = faults
         // Services signing on at one IdP need the IdP's own session, as every real IdP keeps one.
         if !serviceHosts.isEmpty { faults.loginVariants.insert(.idpSession) }
-        let state = DemoState(termsVersion: faults.termsVersion ?? initialTermsVersion, stateFile: stateFile)
-        let samlKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let (state, routes, idpOrigin) = prepare(faults: faults, now: now, stateFile: stateFile)
         var quiet = logger ?? Logger(label: "demo-university")
         if logger == nil { quiet.logLevel = .critical }
-        let idpOrigin = DemoIdPOrigin()
-        let routes = DemoRoutes(
-            state: state, samlKeyBytes: samlKey, faults: faults, bootID: String(UInt64.random(in: 0...UInt64.max), radix: 36), now: now,
-            idpOrigin: idpOrigin)
         let idp = await serve(
             routes, faults: faults, state: state, host: "127.0.0.1", port: port, stopOnSignals: stopOnSignals,
             logger: quiet)
@@ -118,6 +113,36 @@ public final class DemoUniversity: Sendable {
         return DemoUniversity(baseURL: base, task: task, state: state, serviceHosts: hosts, serviceTasks: serviceTasks, groups: groups)
     }
 
+    /// The demo's state and routes for `faults`: a new SAML key and boot id, and the state kept
+    /// in `stateFile` if one is given.
+    static func prepare(faults: DemoFaults, now: @escaping @Sendable () -> Date, stateFile: URL? = nil) -> (
+        DemoState, DemoRoutes, DemoIdPOrigin
+    ) {
+        let state = DemoState(termsVersion: faults.termsVersion ?? initialTermsVersion, stateFile: stateFile)
+        let samlKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let idpOrigin = DemoIdPOrigin()
+        let routes = DemoRoutes(
+            state: state, samlKeyBytes: samlKey, faults: faults, bootID: String(UInt64.random(in: 0...UInt64.max), radix: 36), now: now,
+            idpOrigin: idpOrigin)
+        return (state, routes, idpOrigin)
+    }
+
+    /// Every route of the demo behind its fault middleware: what each of its servers serves.
+    static func router(_ routes: DemoRoutes, faults: DemoFaults, state: DemoState) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.middlewares.add(FaultMiddleware(faults: faults, state: state))
+        routes.register(on: router)
+        return router
+    }
+
+    /// The demo as an application that is never bound to a port, for Hummingbird's `app.test`:
+    /// its routes tested request by request, in process.
+    static func application(faults: DemoFaults = DemoFaults(), now: @escaping @Sendable () -> Date = { Date() }) -> some ApplicationProtocol
+    {
+        let (state, routes, _) = prepare(faults: faults, now: now)
+        return Application(router: router(routes, faults: faults, state: state))
+    }
+
     /// One server of the demo: `routes` behind the fault middleware on `host:port` (0 for any
     /// free port), run in a service group of its own (stopped gracefully by SIGINT and SIGTERM
     /// with `stopOnSignals`, for `unitool demo serve`). Returns once it listens, with the port it
@@ -127,11 +152,9 @@ public final class DemoUniversity: Sendable {
         logger: Logger
     ) async -> (group: ServiceGroup, task: Task<Void, any Error>, port: Int?) {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let router = Router()
-        router.middlewares.add(FaultMiddleware(faults: faults, state: state))
-        routes.register(on: router)
         let app = Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "DemoUniversity"),
+            router: router(routes, faults: faults, state: state),
+            configuration: .init(address: .hostname(host, port: port), serverName: "DemoUniversity"),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? 0)
                 continuation.finish()

@@ -29,6 +29,8 @@ public struct DemoServiceBench: Sendable {
         AcceptedTermsStore(directory: sandbox.root.appendingPathComponent("config/unitool/terms"))
     }
     public var historyFile: URL { sandbox.root.appendingPathComponent("data/unitool/history.sqlite") }
+    /// Where the bench's connections keep drift reports: the sandbox's cache, never the user's.
+    public var driftReports: URL { sandbox.root.appendingPathComponent("cache/unitool/drift") }
 
     public func recipe(_ command: String, portal: String = "demo") throws -> DataRecipe {
         try catalog.recipe(portal: portal, command: command)
@@ -105,7 +107,8 @@ public struct DemoServiceBench: Sendable {
             portal: portal, user: user, credentials: { Credentials(username: user, passwordSource: password, oneTimeCode: codes) },
             sessions: sessions, configuration: configuration, startEmpty: startEmpty, terms: TermsPolicy(accepted: acceptedTerms),
             offeredValues: OfferedValuesStore(directory: sandbox.root.appendingPathComponent("cache/unitool/values")),
-            history: keepingHistory ? try HistoryStore(file: historyFile) : nil, userValues: userValues, logger: log.logger)
+            history: keepingHistory ? try HistoryStore(file: historyFile) : nil, userValues: userValues,
+            driftReports: driftReports, logger: log.logger)
         let result = await Result { try await body(PortalService(connection: connection), connection) }
         await connection.close()
         return try result.get()

@@ -5,9 +5,10 @@ import UniToolKit
 import UniToolRPC
 import UniToolTestSupport
 
-/// The login where the process is the point, with the real executable: its exit codes, several
-/// processes sharing one session file, the `--trace` files it writes. The page types themselves
-/// are tested in process (UniToolKitTests/Login/LoginPagesServiceTests).
+/// The login where the process is the point, with the real executable: several processes sharing
+/// one session file. The page types themselves are tested in process
+/// (UniToolKitTests/Login/LoginPagesServiceTests); traces with no secret in them, errors that do
+/// not quote the password and a recipe's refused consent too (UniToolKitTests/Session/TraceServiceTests).
 @Suite("Login pages, sessions and where a password may go, end to end")
 struct LoginPagesTests {
     let sandbox: Sandbox
@@ -21,29 +22,6 @@ struct LoginPagesTests {
         -> UniToolProcess.Outcome
     {
         try await sandbox.run(arguments, demo: demo.baseURL, stdin: stdin, extra: extra)
-    }
-
-    @Test("a recipe that must not consent for the user fails with 'consent required', exit 12")
-    func consentRefusedByRecipe() async throws {
-        try await DemoUniversity.withRunning { demo in
-            // The bundled portal recipe with its consent rule turned into a failure, as a user's override.
-            // In the user's own recipe folder: a --recipes pack may not redefine a portal untrusted.
-            let recipes = sandbox.root.appendingPathComponent("config/unitool/recipes/demo")
-            try FileManager.default.createDirectory(at: recipes, withIntermediateDirectories: true)
-            var portal = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
-            let acceptRule =
-                #"      fill: { _shib_idp_consentOptions: "_shib_idp_doNotRememberConsent" }"# + "\n"
-                + #"      submit: ".//button[@name='_eventId_proceed']""# + "\n"
-            try #require(portal.contains(acceptRule))
-            portal = portal.replacingOccurrences(of: acceptRule, with: "      fail: consent_required\n")
-            try portal.write(to: recipes.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
-            let outcome = try await run(
-                ["--portal", "demo", "--user", "dora", "--password-stdin", "grades"],
-                demo: demo, stdin: "explorer-2026")
-            #expect(outcome.exitCode == 12, "\(outcome)")
-            #expect(outcome.stderr.contains("consent required"))
-            #expect(outcome.stderr.contains("open the portal once in a browser"))
-        }
     }
 
     @Test("several unitool processes at once share one login and one session file, and never corrupt it")
@@ -70,91 +48,6 @@ struct LoginPagesTests {
             #expect(await demo.requests.dropFirst(before).allSatisfy { !$0.isLogin })
         }
     }
-
-    @Test("--trace writes a HAR file of the whole run, bodies included on request, with no secret in it")
-    func traceHasNoSecrets() async throws {
-        try await DemoUniversity.withRunning { demo in
-            let trace = sandbox.root.appendingPathComponent("run.har")
-            let outcome = try await run(
-                ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", trace.path, "--trace-bodies"],
-                demo: demo, stdin: "Kaland-2026")
-            #expect(outcome.exitCode == 0, "\(outcome)")
-            let failedTrace = sandbox.root.appendingPathComponent("failed.har")
-            let failed = try await run(
-                ["--portal", "demo", "--user", "dora", "--password-stdin", "grades", "--trace", failedTrace.path, "--trace-bodies"],
-                demo: demo, stdin: "Wrong-Canary-77")
-            #expect(failed.exitCode == 10, "\(failed)")
-
-            for file in [trace, failedTrace] {
-                let data = try Data(contentsOf: file)
-                let har = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-                let log = try #require(har["log"] as? [String: Any])
-                #expect(log["version"] as? String == "1.2")
-                let entries = try #require(log["entries"] as? [[String: Any]])
-                #expect(entries.count >= 5, "the login's requests should all be there")
-                let text = String(decoding: data, as: UTF8.self)
-                for secret in [
-                    "Kaland-2026", "Wrong-Canary-77", "demo_sp_session=bence", "demo_sp_session=dora", "PHNhbWxwOlJlc3BvbnNl", "PD94bWwg",
-                ] {
-                    #expect(!text.contains(secret), "\(file.lastPathComponent) contains \(secret)")
-                }
-                #expect(text.contains("<redacted>"))
-            }
-            let text = try String(contentsOf: trace, encoding: .utf8)
-            #expect(text.contains("Számítógépes hálózatok"), "--trace-bodies should keep the page bodies")
-            let attributes = try FileManager.default.attributesOfItem(atPath: trace.path)
-            #expect((attributes[.posixPermissions] as? Int) == 0o600)
-        }
-    }
-
-    /// Every `postData` parameter of every entry of a HAR file.
-    func postedParameters(_ file: URL) throws -> [[String: String]] {
-        let har = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
-        let entries = try #require((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
-        return entries.flatMap { entry -> [[String: String]] in
-            let postData = (entry["request"] as? [String: Any])?["postData"] as? [String: Any]
-            return postData?["params"] as? [[String: String]] ?? []
-        }
-    }
-
-    @Test(
-        "a portal that echoes secrets: the trace holds neither the password it repeats in a hidden field nor its unquoted or textarea SAML values, and the error quotes the portal without the password, however short"
-    )
-    func echoedSecretsStayOutOfTracesAndErrors() async throws {
-        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "echo-secrets")) { demo in
-            let trace = sandbox.root.appendingPathComponent("echo.har")
-            let outcome = try await run(
-                ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", trace.path, "--trace-bodies"],
-                demo: demo, stdin: "Kaland-2026")
-            #expect(outcome.exitCode == 0, "\(outcome)")
-            let text = try String(contentsOf: trace, encoding: .utf8)
-            for secret in ["Kaland-2026", "PHNhbWxwOlJlc3BvbnNl", "PD94bWwg", "demo_sp_session=bence"] {
-                #expect(!text.contains(secret), "the trace contains \(secret)")
-            }
-            #expect(text.contains("<textarea name=RelayState hidden><redacted></textarea>"), "the RelayState textarea was not scrubbed")
-            let echoed = try postedParameters(trace).filter { $0["name"] == "typed" }
-            #expect(echoed.count == 1, "the SAML POST form should carry the echoed password")
-            #expect(echoed.allSatisfy { $0["value"] == "<redacted>" })
-
-            for password in ["Zq", "Wrong-Canary-77"] {
-                // End the session the first run saved, so that the next one must log in.
-                let logout = try await run(["auth", "logout", "--portal", "demo", "--user", "bence", "--keep-password"], demo: demo)
-                #expect(logout.exitCode == 0, "\(logout)")
-                let wrongTrace = sandbox.root.appendingPathComponent("wrong-\(password.count).har")
-                let wrong = try await run(
-                    ["--portal", "demo", "--user", "bence", "--password-stdin", "grades", "--trace", wrongTrace.path, "--trace-bodies"],
-                    demo: demo, stdin: password)
-                #expect(wrong.exitCode == 10, "\(wrong)")
-                #expect(wrong.stderr.contains("the portal says"), "\(wrong.stderr)")
-                #expect(wrong.stderr.contains("you typed '<redacted>'"), "\(wrong.stderr)")
-                #expect(!wrong.stderr.contains(password) && !wrong.stdout.contains(password))
-                let wrongText = try String(contentsOf: wrongTrace, encoding: .utf8)
-                #expect(!wrongText.contains("&#39;\(password)&#39;") && !wrongText.contains("'\(password)'"), "\(password) in the trace")
-                #expect(!wrongText.contains("\"\(password)\""), "\(password) as a whole value in the trace")
-            }
-        }
-    }
-
 }
 
 /// One-time codes, against the real keyring of Scripts/test.sh. Serialized: the tests store and

@@ -11,7 +11,9 @@ public enum DriftReport {
 
     /// Saves the page and returns the error with the file's path added. If the page cannot be
     /// saved, the original error is returned unchanged: the drift is the news, not the cache.
-    public static func save(_ original: UniToolError, document: Document, recipe: DataRecipe, logger: Logger) -> UniToolError {
+    public static func save(
+        _ original: UniToolError, document: Document, recipe: DataRecipe, in directory: URL = DriftReport.directory, logger: Logger
+    ) -> UniToolError {
         let error = original
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

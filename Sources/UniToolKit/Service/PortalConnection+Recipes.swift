@@ -171,7 +171,7 @@ extension PortalConnection {
             do {
                 records += try extractor.extract(from: document).records
             } catch let error as UniToolError where error.kind == .layoutChanged {
-                throw DriftReport.save(error, document: document, recipe: extractor.recipe, logger: logger)
+                throw DriftReport.save(error, document: document, recipe: extractor.recipe, in: driftReports, logger: logger)
             }
             pages += 1
             url = try extractor.nextPage(in: document)
@@ -308,7 +308,7 @@ extension PortalConnection {
                         .layoutChanged,
                         "recipe \(recipe.file): cannot find what '--\(option.name) \(value)' means: \"\(resolution.xpath)\" matched nothing on \(page.url.redactedForLog)",
                         hint: "the portal's page may have changed; give the value explicitly, or fix the recipe")
-                    throw DriftReport.save(error, document: document, recipe: recipe, logger: logger)
+                    throw DriftReport.save(error, document: document, recipe: recipe, in: driftReports, logger: logger)
                 }
                 let chosen = resolution.many ? found : [found[0]]
                 logger.debug("--\(option.name) \(value) is \(chosen.joined(separator: ", "))")
@@ -364,7 +364,7 @@ extension PortalConnection {
                 .layoutChanged,
                 "recipe \(recipe.file): action '\(action.name)': no form matching \"\(formXPath)\" on \(page.url.redactedForLog)",
                 hint: "check the \(action.argument) (\(argument)); if it is right, the portal's page has changed")
-            throw DriftReport.save(error, document: document, recipe: recipe, logger: logger)
+            throw DriftReport.save(error, document: document, recipe: recipe, in: driftReports, logger: logger)
         }
         let form = try HTMLForm(formNode, pageURL: page.url)
         var fill = try action.fill.map { (name: $0.name, value: try $0.value.render(values)) }
@@ -377,7 +377,7 @@ extension PortalConnection {
                     hint: action.takesArgument
                         ? "check the \(action.argument) (\(argument)); if it is right, the portal's page has changed"
                         : "the portal's page has changed")
-                throw DriftReport.save(error, document: document, recipe: recipe, logger: logger)
+                throw DriftReport.save(error, document: document, recipe: recipe, in: driftReports, logger: logger)
             }
             fill.append((name: name, value: value))
         }
@@ -403,7 +403,7 @@ extension PortalConnection {
                 .layoutChanged,
                 "recipe \(recipe.file): action '\(action.name)': the result page at \(result.url.redactedForLog) matches neither success_when nor refused_when, so unitool cannot tell whether it worked",
                 hint: "look at the portal in a browser before trying again")
-            throw DriftReport.save(error, document: resultDocument, recipe: recipe, logger: logger)
+            throw DriftReport.save(error, document: resultDocument, recipe: recipe, in: driftReports, logger: logger)
         }
         var fields: [(name: String, value: FieldValue)] = action.takesArgument ? [(action.argument, .string(argument))] : []
         if !action.fields.isEmpty {

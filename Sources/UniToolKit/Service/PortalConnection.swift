@@ -34,6 +34,8 @@ public final class PortalConnection: Sendable {
     let termsThrough: PortalConnection?
     /// A value the user keeps in their own settings, by name, for a recipe's `user_values`.
     let userValues: UserValueProvider
+    /// Where a page that no longer matches its recipe is kept (`DriftReport`).
+    let driftReports: URL
 
     /// - Parameters:
     ///   - keepsSession: load the saved session and save it after each command (`settlingSession`);
@@ -46,8 +48,10 @@ public final class PortalConnection: Sendable {
         portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, keepsSession: Bool = true,
         sessions: SessionStore = SessionStore(), configuration: HTTPSession.Configuration = .init(), startEmpty: Bool = false,
         terms: TermsPolicy = TermsPolicy(), offeredValues: OfferedValuesStore = OfferedValuesStore(), history: HistoryStore? = nil,
-        termsThrough: PortalConnection? = nil, userValues: @escaping UserValueProvider = PortalConnection.noUserValues, logger: Logger
+        termsThrough: PortalConnection? = nil, userValues: @escaping UserValueProvider = PortalConnection.noUserValues,
+        driftReports: URL = DriftReport.directory, logger: Logger
     ) {
+        self.driftReports = driftReports
         self.termsThrough = termsThrough
         self.userValues = userValues
         self.history = history
