@@ -36,6 +36,7 @@ public struct Keyring: Sendable {
         var terminated = secret
         terminated.append(0)
         let stored = terminated.withUnsafeBufferPointer { buffer in
+            // The buffer is never empty here, so it has an address.
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { chars in
                 secret_password_storev_sync(unitool_generic_schema(), table, nil, label, chars, nil, &error)
             }
@@ -94,6 +95,7 @@ public struct Keyring: Sendable {
     }
 
     private static func table(_ attributes: [String: String]) -> OpaquePointer {
+        // g_hash_table_new aborts rather than return NULL (GLib allocations never fail).
         let table = unitool_attributes_new()!
         for (name, value) in attributes { unitool_attributes_set(table, name, value) }
         return table

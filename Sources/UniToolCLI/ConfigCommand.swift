@@ -117,15 +117,17 @@ struct ConfigCommand: AsyncParsableCommand {
                 if config.user(forPortal: portal.id, isDemo: portal.isDemo)?.key == "user" { config.legacyUser = nil }
                 config.users[portal.id] = value
                 place = " for portal \(portal.id)"
-            case _ where UserConfig.valueName(key) != nil:
+            default:
+                guard let name = UserConfig.valueName(key) else {
+                    config[key] = value
+                    break
+                }
                 // The user's own value for a recipe (a calendar token): never echoed back.
                 let portal = try ConfigCommand.portal(globals)
-                config.portalValues[portal.id, default: [:]][UserConfig.valueName(key)!] = value
+                config.portalValues[portal.id, default: [:]][name] = value
                 try config.save()
                 FileHandle.standardError.write(Data("\(key) set for portal \(portal.id) (in \(UserConfig.file.path))\n".utf8))
                 return
-            default:
-                config[key] = value
             }
             try config.save()
             FileHandle.standardError.write(

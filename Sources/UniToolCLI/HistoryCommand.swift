@@ -47,8 +47,8 @@ struct HistoryCommand: UniToolCommand {
         for answer in try history.latestAnswers(portal: portal.id, users: Array(Set([user, ""]))) {
             last[answer.recipe] = max(last[answer.recipe] ?? .distantPast, answer.run.ranAt)
         }
-        let records = last.keys.sorted().map { name in
-            Record(fields: [("command", .string(name)), ("last_run", .string(HistoryStore.timestamp(last[name]!)))])
+        let records = last.sorted { $0.key < $1.key }.map { name, ranAt in
+            Record(fields: [("command", .string(name)), ("last_run", .string(HistoryStore.timestamp(ranAt)))])
         }
         if globals.outputFormat == .table, records.isEmpty {
             print("(no history yet for \(TerminalText.escaped(portal.name)): every successful run of a command is kept)")

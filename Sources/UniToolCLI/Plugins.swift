@@ -40,11 +40,11 @@ enum Plugins {
                 // A built-in's name is never a plugin (the built-in runs): unitool-mcp, installed
                 // beside unitool for 'unitool mcp', is unitool's own.
                 guard isValidName(name), !Dispatcher.reservedCommands.contains(name) else { continue }
-                if found[name] == nil {
+                if let first = found[name] {
+                    if first.path != path { found[name]?.shadows.append(path) }
+                } else {
                     found[name] = Plugin(name: name, path: path)
                     order.append(name)
-                } else if found[name]!.path != path {
-                    found[name]!.shadows.append(path)
                 }
             }
         }

@@ -57,7 +57,7 @@ struct RecipesCommand: AsyncParsableCommand {
                         (
                             "replaces",
                             (catalog.replacedPortals[portal.id] ?? []).isEmpty
-                                ? .null : .string(catalog.replacedPortals[portal.id]!.joined(separator: ", "))
+                                ? .null : .string((catalog.replacedPortals[portal.id] ?? []).joined(separator: ", "))
                         ),
                     ]))
                 for recipe in catalog.recipes(of: portal.id) {

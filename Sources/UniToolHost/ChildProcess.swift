@@ -168,6 +168,7 @@ package enum ChildProcess {
                 killGroup()
                 return FirstLine(line: line, ending: .timedOut)
             }
+            // The buffer is never empty here, so it has an address.
             let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress!, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
@@ -199,6 +200,7 @@ package enum ChildProcess {
             }
             var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, min(5, millisecondsLeft())) > 0 else { continue }
+            // The buffer is never empty here, so it has an address.
             let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress!, $0.count) }
             if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             // The end of the pipe (or an error reading it): only the program's exit is left to wait for.

@@ -45,7 +45,11 @@ public enum TextMatcher {
     static func best(of matches: some Sequence<(quality: Quality, distance: Int)?>) -> (quality: Quality, distance: Int)? {
         var best: (quality: Quality, distance: Int)?
         for case let found? in matches {
-            if best == nil || found.quality > best!.quality || (found.quality == best!.quality && found.distance < best!.distance) {
+            guard let current = best else {
+                best = found
+                continue
+            }
+            if found.quality > current.quality || (found.quality == current.quality && found.distance < current.distance) {
                 best = found
             }
         }

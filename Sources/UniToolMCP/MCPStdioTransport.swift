@@ -117,6 +117,7 @@ public actor MCPStdioTransport: Transport {
             var reader = MCPLineReader(maxMessageBytes: limit)
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
+                // The buffer is never empty here, so it has an address.
                 let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress!, $0.count) }
                 if count < 0, errno == EINTR { continue }
                 let items = count > 0 ? reader.feed(Array(buffer[..<count])) : reader.finish()

@@ -31,6 +31,7 @@ public final class FileDescriptorOutput: RPCOutput, Sendable {
             var offset = 0
             while offset < bytes.count {
                 let written = bytes.withUnsafeBytes { buffer in
+                    // The buffer is never empty here, so it has an address.
                     write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 }
                 if written < 0 {
@@ -58,6 +59,7 @@ public enum StandardInputStream {
             let thread = Thread {
                 var buffer = [UInt8](repeating: 0, count: 65536)
                 while true {
+                    // The buffer is never empty here, so it has an address.
                     let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
                     if count < 0, errno == EINTR { continue }
                     if count <= 0 { break }

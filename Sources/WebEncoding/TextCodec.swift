@@ -33,6 +33,7 @@ extension WebEncoding {
         case "x-user-defined":
             var text = String.UnicodeScalarView()
             for byte in bytes {
+                // U+F780 to U+F7FF are in the Private Use Area, valid scalars all.
                 text.append(byte < 0x80 ? Unicode.Scalar(byte) : Unicode.Scalar(0xF780 + UInt32(byte) - 0x80)!)
             }
             return Decoded(utf8: Array(String(text).utf8), errors: 0)
@@ -100,6 +101,7 @@ private final class Converter {
                 var inLeft = input.count - consumed
                 var outLeft = output.count - produced
                 let result: Int = output.withUnsafeMutableBufferPointer { outputBuffer in
+                    // The buffer is never empty here, so it has an address.
                     var inPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(mutating: inputBuffer.baseAddress! + consumed)
                         .assumingMemoryBound(to: CChar.self)
                     var outPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(outputBuffer.baseAddress! + produced)
@@ -144,6 +146,7 @@ private final class Converter {
         var input = input
         let result: Int = input.withUnsafeMutableBufferPointer { inputBuffer in
             output.withUnsafeMutableBufferPointer { outputBuffer in
+                // The buffer is never empty here, so it has an address.
                 var inPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(inputBuffer.baseAddress!)
                     .assumingMemoryBound(to: CChar.self)
                 var outPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(outputBuffer.baseAddress!)
@@ -161,6 +164,7 @@ private final class Converter {
         var output = [UInt8](repeating: 0, count: 16)
         var outLeft = output.count
         output.withUnsafeMutableBufferPointer { outputBuffer in
+            // The buffer is never empty here, so it has an address.
             var outPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(outputBuffer.baseAddress!)
                 .assumingMemoryBound(to: CChar.self)
             _ = iconv(descriptor, nil, nil, &outPointer, &outLeft)

@@ -173,9 +173,9 @@ public struct UserConfig: Sendable, Equatable {
         let valued = portalValues.filter { !$0.value.isEmpty }
         if !valued.isEmpty {
             text += "values:\n"
-            for portal in valued.keys.sorted() {
+            for (portal, values) in valued.sorted(by: { $0.key < $1.key }) {
                 text += "  \(try quoted(portal)):\n"
-                for (name, value) in valued[portal]!.sorted(by: { $0.key < $1.key }) { text += "    \(name): \(try quoted(value))\n" }
+                for (name, value) in values.sorted(by: { $0.key < $1.key }) { text += "    \(name): \(try quoted(value))\n" }
             }
         }
         try AtomicFile.write(Data(text.utf8), to: file, mode: 0o600)

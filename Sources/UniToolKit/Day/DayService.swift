@@ -104,9 +104,9 @@ extension DayService {
             for (index, recipe) in chosen.enumerated() {
                 group.addTask { (index, try await self.answer(recipe, options: [:], live: live)) }
             }
-            var answers = [Answer?](repeating: nil, count: chosen.count)
+            var answers: [Int: Answer] = [:]
             for try await (index, answer) in group { answers[index] = answer }
-            return answers.map { $0! }
+            return answers.sorted { $0.key < $1.key }.map(\.value)
         }
         var events: [CalendarEvent] = []
         for (recipe, answer) in zip(chosen, answers) { events += try self.events(of: recipe, from: answer.records) }

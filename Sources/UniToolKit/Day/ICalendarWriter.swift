@@ -85,8 +85,8 @@ public struct ICalendarWriter: Sendable {
     /// reads the same offsets Foundation's zone database gives.
     func timeZoneLines(from firstYear: Int, through lastYear: Int) -> [String] {
         var lines = ["BEGIN:VTIMEZONE", "TZID:\(timeZone.identifier)"]
-        let start = CalendarDay(year: firstYear, month: 1, day: 1).moment(atMinute: 0, in: TimeZone(identifier: "UTC")!)
-        let end = CalendarDay(year: lastYear + 1, month: 1, day: 1).moment(atMinute: 0, in: TimeZone(identifier: "UTC")!)
+        let start = CalendarDay(year: firstYear, month: 1, day: 1).moment(atMinute: 0, in: TimeZone.gmt)
+        let end = CalendarDay(year: lastYear + 1, month: 1, day: 1).moment(atMinute: 0, in: TimeZone.gmt)
         func part(at moment: Date, from before: Int, to after: Int) -> [String] {
             let kind = timeZone.isDaylightSavingTime(for: moment) ? "DAYLIGHT" : "STANDARD"
             // DTSTART is the local time just before the change, in the offset it changes from.

@@ -87,9 +87,9 @@ extension DayService {
             for (index, item) in items.enumerated() {
                 group.addTask { (index, await self.section(item, live: runner, refresh: refresh, failure: failure)) }
             }
-            var sections = [TodaySection?](repeating: nil, count: items.count)
+            var sections: [Int: TodaySection] = [:]
             for await (index, section) in group { sections[index] = section }
-            return sections.map { $0! }
+            return sections.sorted { $0.key < $1.key }.map(\.value)
         }
         return TodayReport(day: today, now: now, sections: sections, terms: terms)
     }

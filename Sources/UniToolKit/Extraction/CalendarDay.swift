@@ -26,6 +26,7 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
 
     public var components: (year: Int, month: Int, day: Int) { Civil.date(fromDays: ordinal) }
     /// 0 for Sunday to 6 for Saturday (1970-01-01 was a Thursday).
+    // The remainder is 0 to 6, and Weekday has a case for each.
     public var weekday: Weekday { Weekday(rawValue: ((ordinal % 7) + 7 + 4) % 7)! }
     public func adding(days: Int) -> CalendarDay { CalendarDay(ordinal: ordinal + days) }
 

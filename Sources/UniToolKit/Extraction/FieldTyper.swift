@@ -14,7 +14,7 @@ public enum FieldTyper {
         func zone(_ identifier: String?) -> TimeZone {
             let key = identifier ?? ""
             if let known = zones[key] { return known }
-            let zone = identifier.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+            let zone = identifier.flatMap(TimeZone.init(identifier:)) ?? TimeZone.gmt
             zones[key] = zone
             return zone
         }

@@ -115,6 +115,7 @@ public final class HistoryStore: Sendable {
             try db.execute(
                 sql: "INSERT INTO snapshot (digest, columns, records) VALUES (?, ?, ?) ON CONFLICT(digest) DO NOTHING",
                 arguments: [digest, Self.columnsText(records.columns), json])
+            // The snapshot row was inserted just above, or was there already.
             let snapshot = try Int64.fetchOne(db, sql: "SELECT id FROM snapshot WHERE digest = ?", arguments: [digest])!
             try db.execute(
                 sql: "INSERT INTO run (portal, user, recipe, options, ranAt, snapshotId) VALUES (?, ?, ?, ?, ?, ?)",

@@ -101,7 +101,10 @@ public struct LoginFlow: Sendable {
                 report(.failed, error: error)
                 throw error
             case .followRefresh:
-                let target = refresh!.url
+                // The machine follows a refresh only when the page has one (`page.refreshes`).
+                guard let target = refresh?.url else {
+                    throw UniToolError(.internal, "the login was told to follow a refresh on a page without one", hint: "please report it")
+                }
                 logger.debug("login page 'meta refresh' at \(page.url.redactedForLog) -> \(target.redactedForLog)")
                 step?.submitted = "GET \(target.redactedForLog)"
                 do {

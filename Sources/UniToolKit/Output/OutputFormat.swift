@@ -197,7 +197,7 @@ public struct TableRenderer: Sendable {
 
     /// Dates as the user's locale writes them, with one formatter per table rather than per cell.
     final class LocalDates {
-        let utc = TimeZone(identifier: "UTC")!
+        let utc = TimeZone.gmt
         lazy var dateFormatter: DateFormatter = {
             let formatter = DateFormatter()
             formatter.timeZone = utc

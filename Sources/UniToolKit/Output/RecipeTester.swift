@@ -115,7 +115,9 @@ public enum RecipeTester {
             }
             let extractor = RecordExtractor(recipe: testCase.recipe, source: source, today: expectation.today, portal: testCase.portal)
             let bytes = Array(try Data(contentsOf: testCase.page))
-            let url = URL(string: expectation.url)!
+            guard let url = URL(string: expectation.url) else {
+                throw UniToolError(.recipeInvalid, "\(testCase.expected.path): 'url' \(expectation.url) is not an address")
+            }
             let document = try extractor.parse(
                 bytes, url: url, charset: Page.charset(ofContentType: expectation.contentType),
                 charsetOverride: testCase.portal?.charsetOverride(for: url))

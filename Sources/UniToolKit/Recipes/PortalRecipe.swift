@@ -212,6 +212,7 @@ extension PortalRecipe {
         try top.allowOnly(knownKeys)
         let id = try top.requiredString("portal")
         if let problem = PortalID.problem(with: id) { throw top.error("portal", problem) }
+        // With required: true a missing value throws; nil never comes back.
         let baseURL = try top.url("base_url", required: true)!
         let idpURL = try top.url("idp_url", required: false) ?? baseURL
         let targets = try top.stringList("credentials_may_go_to") ?? ["portal"]
@@ -251,6 +252,7 @@ extension PortalRecipe {
                 }
                 let service = try servicesReader.entry(name)
                 try service.allowOnly(["base_url", "headers"])
+                // With required: true a missing value throws; nil never comes back.
                 recipe.services[name] = try service.url("base_url", required: true)!
                 recipe.serviceHeaders[name] = try service.headers()
             }

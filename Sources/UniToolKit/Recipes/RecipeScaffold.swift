@@ -51,6 +51,7 @@ public struct RecipeScaffold: Sendable {
             if let library { services += "  library: { base_url: \(Self.quoted(Self.directory(library.url))) }\n" }
             if let feedOrigin { services += "  news: { base_url: \(Self.quoted(feedOrigin + "/")) }\n" }
         }
+        // The identity provider was checked against this table when the scaffold was made.
         let platform = Self.identityProviders[identityProvider]!
         var files = [
             (

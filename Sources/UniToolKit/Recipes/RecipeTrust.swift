@@ -40,7 +40,7 @@ public struct RecipeTrust: Sendable, Equatable {
     public mutating func revoke(portal: String?, under directory: String?) -> Int {
         let before = entries.count
         entries.removeAll { entry in
-            (portal == nil || entry.portal == portal) && (directory == nil || entry.file.hasPrefix(directory! + "/"))
+            (portal == nil || entry.portal == portal) && (directory.map { entry.file.hasPrefix($0 + "/") } ?? true)
         }
         return before - entries.count
     }

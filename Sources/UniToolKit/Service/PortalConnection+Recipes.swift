@@ -12,10 +12,31 @@ extension PortalConnection {
     ///
     /// An option resolved to several values (`--term all`) runs the recipe once per value, at the
     /// same time (within the session's per-host cap), and joins the records in the portal's order.
+    ///
+    /// The options are checked first, as every front end's request is (`RecipeRequest`), and
+    /// named in the command line's words: for a caller with options of its own (a watch, a test).
     public func run(
         _ recipe: DataRecipe, options given: [String: String], source sourceName: String? = nil,
         today: String = RecordExtractor.localToday()
     ) async throws -> RecordSet {
+        let request: RecipeRequest
+        do {
+            request = try RecipeRequest(
+                recipe: recipe, options: given.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) },
+                shape: sourceName.map { [("source", .string($0))] } ?? [], naming: .commandLine)
+        } catch {
+            throw UniToolError(.usage, error.message, hint: "see 'unitool \(recipe.command) --help'")
+        }
+        return try await run(recipe, request, today: today)
+    }
+
+    /// Runs a request a front end has checked already (`PortalService.execute`): nothing is
+    /// checked twice. Its shape (fields, sort, summary) is the caller's to apply.
+    public func run(_ recipe: DataRecipe, _ request: RecipeRequest, today: String = RecordExtractor.localToday()) async throws
+        -> RecordSet
+    {
+        let given = request.options
+        let sourceName = request.source
         guard let source = recipe.source(named: sourceName) else {
             throw UniToolError(
                 .usage, "'\(sourceName ?? "")' is not a source of '\(recipe.command)'",
@@ -263,16 +284,9 @@ extension PortalConnection {
         var shownPage: Page?
     }
 
-    /// Applies defaults, checks allowed values and looks up symbolic values on the portal.
+    /// Applies defaults and looks up symbolic values on the portal, for options checked already
+    /// (`RecipeRequest`: known, of their type, from their list, filters readable).
     func resolveOptions(of recipe: DataRecipe, given: [String: String]) async throws -> ResolvedOptions {
-        // The one check every front end's request passes (RecipeRequest); here for a caller that
-        // skipped it, in the command line's words.
-        do {
-            _ = try RecipeRequest(
-                recipe: recipe, options: given.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }, naming: .commandLine)
-        } catch {
-            throw UniToolError(.usage, error.message, hint: "see 'unitool \(recipe.command) --help'")
-        }
         var values: [String: String] = [:]
         var filters: [RecordFilter] = []
         for option in recipe.options {
@@ -290,7 +304,8 @@ extension PortalConnection {
         var shownPage: Page?
         var resolvedCount = 0
         for option in recipe.options where option.filter == nil {
-            let value = values[option.name]!
+            // Every option that is not a filter has a value by now, given or its default.
+            guard let value = values[option.name] else { continue }
             if let resolution = option.resolve[value] {
                 let address = try self.address(resolution.fetch.render(values, encode: Template.urlEncode), of: recipe)
                 let page = try await loadPage(address, as: .resolve, recipe: recipe.file)

@@ -60,7 +60,7 @@ public struct PortalService: Sendable {
         }
         let today = RecordExtractor.localToday(try clock())
         let records = try await session(interaction: interaction) {
-            try await $0.run(recipe, options: request.options, source: request.source, today: today)
+            try await $0.run(recipe, request, today: today)
         }
         return RecipeOutcome(records: try request.shape.apply(to: records, of: recipe), asOf: nil)
     }

@@ -177,6 +177,7 @@ public struct FormSubmission: Sendable, CustomStringConvertible {
     /// The URL to request: for GET, the fields replace the action's query.
     public var requestURL: URL {
         guard method == "GET" else { return url }
+        // An absolute URL always has components.
         var components = URLComponents(url: url, resolvingAgainstBaseURL: true)!
         components.percentEncodedQuery = encodedFields.isEmpty ? nil : encodedFields
         return components.url ?? url

@@ -80,6 +80,7 @@ public enum PrivateFile {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
+            // The buffer is never empty here, so it has an address.
             let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress!, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -116,6 +117,7 @@ public enum AtomicFile {
         data.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
+                // The buffer is never empty here, so it has an address.
                 let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }

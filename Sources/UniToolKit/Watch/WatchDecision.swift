@@ -73,6 +73,7 @@ public struct WatchDecision: Sendable, Equatable {
             let baseline = previous ?? (announceExisting ? RecordSet(columns: records.columns, records: []) : nil)
             if let baseline {
                 for change in RecordChanges(from: baseline, to: records, keys: keys, comparisons: comparisons).changes {
+                    // A change's kind (added, removed, changed) is always a kind of event.
                     var record = event(WatchEvent.Kind(rawValue: change.kind)!)
                     record.key = change.key
                     record.record = change.record
