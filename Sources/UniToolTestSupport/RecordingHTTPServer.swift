@@ -77,13 +77,28 @@ public final class RecordingHTTPServer: Sendable {
     /// `http://host:port` and `path`, as a command line takes an address.
     public func url(_ path: String) -> String { "http://\(host):\(port)\(path)" }
 
-    /// A port on 127.0.0.1 that the system has just handed out and taken back: nothing listens.
+    /// A port on 127.0.0.1 where nothing listens, and nothing will: a socket is bound to it and
+    /// never listens, so a connection is refused, and no other server of the suite can take the
+    /// port meanwhile (a port handed out and given back could be taken before the test uses it).
+    /// The socket stays open for the rest of the process.
     public static func closedPort() throws -> Int {
-        let server = try RecordingHTTPServer { _ in .drop }
-        server.stop()
-        // The accept loop closes the listener within 100 ms of being stopped.
-        Thread.sleep(forTimeInterval: 0.3)
-        return server.port
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw failure("socket") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(descriptor)
+            throw failure("bind to 127.0.0.1")
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Every request read so far, in the order they arrived.

@@ -80,8 +80,12 @@ struct CompletionShellsTests {
             let session = try terminal.startSession("env \(environment.joined(separator: " ")) zsh -i", columns: 200, rows: 20)
             _ = try await terminal.screen(of: session, once: "READY%", attempts: 200)
             // Two Tabs: the first completes what all candidates share, the second lists them.
-            try terminal.tmux(["send-keys", "-t", session, line, "Tab"])
-            try await Task.sleep(for: .milliseconds(300))
+            try terminal.tmux(["send-keys", "-t", session, line])
+            _ = try await terminal.screen(of: session, once: line, attempts: 100)
+            // The second Tab only once zsh has answered the first: it draws the line again.
+            let typed = try terminal.tmux(["capture-pane", "-p", "-t", session])
+            try terminal.tmux(["send-keys", "-t", session, "Tab"])
+            _ = try await terminal.screen(of: session, changedFrom: typed, attempts: 20)
             try terminal.tmux(["send-keys", "-t", session, "Tab"])
             let screen = try await terminal.screen(of: session, once: expected.last!, attempts: 100)
             let shown = Set(screen.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init))

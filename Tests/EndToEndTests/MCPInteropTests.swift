@@ -93,8 +93,10 @@ struct MCPInteropTests {
             defer { client.terminate() }
             var seen: [JSONValue] = []
             #expect(await client.initializeMCP(seen: &seen) != nil, "\(client.stderr)")
+            let before = await demo.requestCount
             client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"grades","arguments":{}}}"#)
-            try await Task.sleep(for: .milliseconds(900))
+            // Cancelled once the call is at the portal (the demo answers each request after 700 ms).
+            for _ in 0..<500 where await demo.requestCount == before { try await Task.sleep(for: .milliseconds(10)) }
             client.sendLine(
                 #"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"the user changed their mind"}}"#)
             client.sendLine(#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"grades"}}}"#)

@@ -30,6 +30,18 @@ struct TmuxTerminal {
     func stop() { try? tmux(["kill-server"]) }
 
     /// The screen of `session` once it shows `text`, or as it is after `attempts` looks 50 ms apart.
+    /// The screen once it differs from `before` (or after `attempts` looks): what a key
+    /// changed, waited for instead of a fixed delay.
+    func screen(of session: String, changedFrom before: String, attempts: Int) async throws -> String {
+        var screen = before
+        for _ in 0..<attempts {
+            screen = try tmux(["capture-pane", "-p", "-t", session])
+            if screen != before { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return screen
+    }
+
     func screen(of session: String, once text: String, attempts: Int) async throws -> String {
         var screen = ""
         for _ in 0..<attempts {
