@@ -6,6 +6,8 @@ import UniToolKit
 /// - progress: the one-line status on stderr (`StatusLine`), only on a terminal;
 /// - terms not yet accepted: on a terminal, where to read them and a question, as a portal app's
 ///   agreement screen does; anywhere else (a script, cron), a refusal;
+/// - the password, when none was given or stored: typed at the terminal, not echoed, for this
+///   login only (`auth login` is what stores one);
 /// - a one-time code: typed at the terminal, not echoed, when no stored secret or command gives one;
 /// - an action: confirmed by the command line that names it (`loans renew B-1`).
 package struct TerminalInteraction: Interaction {
@@ -18,6 +20,10 @@ package struct TerminalInteraction: Interaction {
     package func progress(_ message: String) { StatusLine.shared.update(message) }
 
     package func explainWait(_ message: String) { Progress.explainWait(message) }
+
+    package var canTypePassword: Bool { personPresent }
+
+    package func typePassword(_ question: String) -> Secret? { try? TerminalPrompt.readPassword(prompt: question) }
 
     /// A code is typed as a password is: not echoed, since someone may be looking at the screen.
     package var canTypeOneTimeCode: Bool { isatty(STDIN_FILENO) == 1 || isatty(STDERR_FILENO) == 1 }

@@ -9,6 +9,7 @@ public final class ScriptedInteraction: Interaction {
     public enum Event: Sendable, Equatable {
         case progress(String)
         case terms(version: String?)
+        case password(question: String)
         case oneTimeCode(question: String)
         case wait(String)
         case confirm(action: String, argument: String)
@@ -17,6 +18,7 @@ public final class ScriptedInteraction: Interaction {
     private let acceptsTerms: Bool
     private let confirms: Bool
     private let codes: Mutex<[String]>
+    private let password: String?
     private let log = Mutex<[Event]>([])
     public let termsRefusalHint: String?
 
@@ -25,7 +27,11 @@ public final class ScriptedInteraction: Interaction {
     ///   - codes: the one-time codes typed, one per question; none means nobody can type.
     ///   - confirms: the answer to an action.
     ///   - termsRefusalHint: the front end's own hint for refused terms.
-    public init(acceptsTerms: Bool = false, codes: [String] = [], confirms: Bool = true, termsRefusalHint: String? = nil) {
+    ///   - password: the password typed when the service asks for one; nil means nobody can type.
+    public init(
+        acceptsTerms: Bool = false, password: String? = nil, codes: [String] = [], confirms: Bool = true, termsRefusalHint: String? = nil
+    ) {
+        self.password = password
         self.acceptsTerms = acceptsTerms
         self.confirms = confirms
         self.codes = Mutex(codes)
@@ -47,6 +53,13 @@ public final class ScriptedInteraction: Interaction {
     public func acceptTerms(_ status: TermsStatus, through connection: PortalConnection) async throws -> Bool {
         log.withLock { $0.append(.terms(version: status.current?.version)) }
         return acceptsTerms
+    }
+
+    public var canTypePassword: Bool { password != nil }
+
+    public func typePassword(_ question: String) -> Secret? {
+        log.withLock { $0.append(.password(question: question)) }
+        return password.map(Secret.init)
     }
 
     public let canTypeOneTimeCode: Bool

@@ -26,6 +26,27 @@ struct TerminalPromptTests {
         #expect(!screen.contains("987654"), "the code was echoed: \(screen)")
     }
 
+    @Test("a data command with no password given or stored asks for it on the terminal, without echo, and stores nothing")
+    func passwordAskedForADataCommand() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning { demo in
+            // A university of the user's own (no demo user's password is known for it), served by the demo.
+            try sandbox.installPortalCopy("myuni", at: demo.baseURL)
+            try sandbox.acceptTerms(portal: "myuni", version: DemoUniversity.initialTermsVersion)
+            let session = try terminal.startSession(
+                "\(terminal.unitool(in: sandbox)) --portal myuni --user alice grades --term 2026-spring; echo EXIT=$?; sleep 30")
+            defer { terminal.stop() }
+            var screen = try await terminal.screen(of: session, once: "Password for alice", attempts: 300)
+            #expect(screen.contains("Password for alice on "), "\(screen)")
+            try terminal.tmux(["send-keys", "-t", session, "wonderland", "Enter"])
+            screen = try await terminal.screen(of: session, once: "EXIT=", attempts: 300)
+            #expect(screen.contains("EXIT=0"), "\(screen)")
+            #expect(screen.contains("Analysis II"), "\(screen)")
+            #expect(!screen.contains("wonderland"), "the password was echoed: \(screen)")
+        }
+    }
+
     @Test("Ctrl-C at the password prompt ends unitool and leaves the terminal echoing again")
     func interruptRestoresEcho() async throws {
         let sandbox = try Sandbox()

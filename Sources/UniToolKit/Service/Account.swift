@@ -100,7 +100,9 @@ public struct Account: Sendable {
     /// 2. `command`: `UNITOOL_PASSWORD_COMMAND`, run by the front end, and only for a definition of
     ///    the portal that sends the password nowhere the one it replaced did not;
     /// 3. the keyring, under the release rules of `PasswordKeyring`;
-    /// 4. `known`: a password known without asking (a demo user's), when nothing above has one.
+    /// 4. `known`: a password known without asking (a demo user's), when nothing above has one;
+    /// 5. the person behind the call's `Interaction`, if one can type it (a terminal): used for
+    ///    this login only, never stored.
     ///
     /// Nothing left is `credentialsMissing`, with `missingHint` saying what this front end can do.
     public func credentials(
@@ -116,12 +118,23 @@ public struct Account: Sendable {
                     try PasswordKeyring.checkOutsideSecret(for: account.portal, source: command.source)
                     return try command.run()
                 }
+                let interaction = CurrentInteraction.value
+                var keyringFailure: UniToolError?
                 do {
                     if let stored = try account.storedPassword() { return stored }
-                } catch let error as UniToolError where known != nil && error.kind != .credentialsMissing {
-                    // No keyring here (a server, CI): the known password still serves.
+                } catch let error as UniToolError
+                    where (known != nil || interaction.canTypePassword) && error.kind != .credentialsMissing
+                {
+                    // No keyring here (a server, CI): the known or typed password still serves.
+                    keyringFailure = error
                 }
                 if let known { return known }
+                if interaction.canTypePassword,
+                    let typed = interaction.typePassword("Password for \(account.user) on \(account.portal.name): "), !typed.isEmpty
+                {
+                    return typed
+                }
+                if let keyringFailure { throw keyringFailure }
                 throw UniToolError(
                     .credentialsMissing, "no password was given and none is stored for \(account.user) on portal '\(account.portal.id)'",
                     hint: missingHint)

@@ -1,13 +1,14 @@
 /// What the service asks of whoever stands behind a front end while it works: a person at a
 /// terminal, a JSON-RPC client, an MCP host. The service decides *when* to ask (a terms version
-/// not yet accepted, a one-time-code page, an action about to change something); the front end
+/// not yet accepted, a password nobody gave or stored, a one-time-code page, an action about to
+/// change something); the front end
 /// decides only *how* (a prompt, a notification, a refusal with its own hint). That is the whole
 /// difference between the front ends, so each implements this once and passes it to
 /// `PortalService`, in the manner of SwiftPM's delegates, instead of threading closures through.
 ///
 /// Every requirement has a default that suits a caller with nobody to ask (a script, a cron job,
-/// a test): progress unheard, terms refused, no code typed, actions allowed (the request itself
-/// asked for the action).
+/// a test): progress unheard, terms refused, no password or code typed, actions allowed (the
+/// request itself asked for the action).
 public protocol Interaction: Sendable {
     /// What the service is doing right now, as a plain sentence without a final full stop
     /// ("signing in to Demo University: page 3 of the login").
@@ -21,6 +22,12 @@ public protocol Interaction: Sendable {
     /// The refusal's hint in this front end's own words (JSON-RPC names its methods); nil keeps
     /// the CLI's ("run 'unitool terms accept'").
     var termsRefusalHint: String? { get }
+
+    /// Whether a person is there to type the password when none was given and none is stored.
+    var canTypePassword: Bool { get }
+
+    /// Asks for the password with `question`, for this login only; nil when none was typed.
+    func typePassword(_ question: String) -> Secret?
 
     /// Whether a person is there to type a one-time code when no stored secret or command gives one.
     var canTypeOneTimeCode: Bool { get }
@@ -41,6 +48,8 @@ extension Interaction {
     public func progress(_ message: String) {}
     public func acceptTerms(_ status: TermsStatus, through connection: PortalConnection) async throws -> Bool { false }
     public var termsRefusalHint: String? { nil }
+    public var canTypePassword: Bool { false }
+    public func typePassword(_ question: String) -> Secret? { nil }
     public var canTypeOneTimeCode: Bool { false }
     public func typeOneTimeCode(_ question: String) -> String? { nil }
     public func explainWait(_ message: String) { progress(message) }

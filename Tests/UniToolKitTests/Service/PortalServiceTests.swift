@@ -151,3 +151,47 @@ struct PortalServiceTests {
         }
     }
 }
+
+/// The password as the last of the credential sources (`Account.credentials`): asked of the
+/// person behind the call, used for that login, never stored.
+@Suite("A password nobody gave or stored is asked of the interaction")
+struct TypedPasswordTests {
+    /// Runs `grades` of a copy of the demo portal (a keyring item of its own: none stored) with
+    /// the credential policy every front end uses, asking `person`.
+    func grades(on demo: DemoUniversity, _ id: String, person: any Interaction) async throws -> (RecordSet, Account) {
+        try await OneTimeCodeBench.with(id, on: demo) { bench in
+            let account = try bench.account("alice", portal: id)
+            let recipe = try bench.recipe("grades", portal: id)
+            let request = try bench.request("grades", portal: id)
+            let records = try await bench.withService(
+                on: demo, passwordSource: { try account.credentials(oneTimeCode: nil, missingHint: "store one").password() }, portal: id
+            ) { service, _ in
+                try await service.execute(request, of: recipe, interaction: person).records
+            }
+            return (records, account)
+        }
+    }
+
+    @Test("a person at the terminal types it: the login goes on, the question names user and portal, and nothing is stored")
+    func typedOnce() async throws {
+        try await DemoUniversity.withRunning { demo in
+            let person = ScriptedInteraction(password: "wonderland")
+            let (records, account) = try await grades(on: demo, "pw-typed", person: person)
+            #expect(!records.records.isEmpty)
+            #expect(person.events.contains(.password(question: "Password for alice on Demo University: ")), "\(person.events)")
+            let stored = try? account.storedPassword()
+            #expect(stored == nil, "a typed password is for this login only")
+        }
+    }
+
+    @Test("with nobody to type it, the login stops at the password page: credentials_missing, or the keyring's own failure")
+    func nobodyToType() async throws {
+        try await DemoUniversity.withRunning { demo in
+            let error = await #expect(throws: UniToolError.self) { _ = try await grades(on: demo, "pw-none", person: Unattended()) }
+            // Without the test keyring, the keyring's own failure is the error: it says why none was found.
+            #expect([.credentialsMissing, .keyringUnavailable, .keyringNoService].contains(error?.kind), "\(String(describing: error))")
+            let received = await demo.passwordsReceived
+            #expect(received == 0, "no password form was posted")
+        }
+    }
+}
