@@ -6,7 +6,6 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "unitool", targets: ["UniToolCLI"]),
-        .executable(name: "unitool-mcp", targets: ["UniToolMCPServerMain"]),
         .library(name: "UniToolKit", targets: ["UniToolKit"]),
         .library(name: "DemoUniversity", targets: ["DemoUniversity"]),
         // Not named unitool-*: that would make it a plugin if it were ever on PATH.
@@ -26,7 +25,6 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
-        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", exact: "0.12.1"),
     ],
     targets: [
         // C libraries, each behind a module map. Only the Swift wrappers below import them.
@@ -79,8 +77,8 @@ let package = Package(
             name: "UniToolRPC",
             dependencies: ["UniToolKit", .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio")]),
 
-        // The Model Context Protocol front end (`unitool mcp`), on the official Swift SDK.
-        .target(name: "UniToolMCP", dependencies: ["UniToolKit", "UniToolRPC", .product(name: "MCP", package: "swift-sdk")]),
+        // The Model Context Protocol front end (`unitool mcp`), on the project's own JSON-RPC core.
+        .target(name: "UniToolMCP", dependencies: ["UniToolKit", "UniToolRPC"]),
 
         // The bundled demo university: an IdP and an SP on 127.0.0.1.
         .target(
@@ -109,19 +107,9 @@ let package = Package(
         .executableTarget(
             name: "UniToolCLI",
             dependencies: [
-                "UniToolHost", "UniToolKit", "UniToolRPC", "LibXML", "DemoUniversity", "OneTimeCode", "CProcessHardening",
+                "UniToolHost", "UniToolKit", "UniToolRPC", "UniToolMCP", "LibXML", "DemoUniversity", "OneTimeCode", "CProcessHardening",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
-
-        // `unitool mcp` runs this, installed beside unitool: the MCP SDK brings Foundation's
-        // networking and libcurl with its HTTP transport, which would double unitool's start-up
-        // (the dynamic loader's work for some 40 more libraries) if every command carried them.
-        .executableTarget(
-            name: "UniToolMCPServerMain",
-            dependencies: [
-                "UniToolHost", "UniToolMCP", "UniToolKit", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "MCP", package: "swift-sdk"),
             ]),
 
         // The Swift side of Scripts/bench.sh (Benchmarks/run.py drives it).
@@ -143,7 +131,7 @@ let package = Package(
         .testTarget(name: "UniToolRPCTests", dependencies: ["UniToolRPC", "UniToolKit", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),
         .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"]),
-        .testTarget(name: "UniToolMCPTests", dependencies: ["UniToolMCP", "UniToolKit", "UniToolTestSupport"]),
+        .testTarget(name: "UniToolMCPTests", dependencies: ["UniToolMCP", "UniToolKit", "UniToolRPC", "UniToolTestSupport"]),
         .testTarget(
             name: "UniToolKitTests",
             dependencies: [

@@ -200,13 +200,10 @@ def main():
             row("memory", "10M page: peak RSS, MB", f"{peak:.0f}", "limit", f"{limit:.0f}", f"{peak / limit:.2f}", "< 3x page + 40 MB", peak < limit)
 
     # Start-up, of the binaries as they are installed (stripped) ------------------------------
-    sizes = {}
-    for binary in ["unitool", "unitool-mcp"]:
-        stripped = os.path.join(work, binary)
-        subprocess.run(["strip", "-o", stripped, os.path.join(os.path.dirname(args.unitool), binary)], check=True)
-        sizes[binary] = os.path.getsize(stripped) / 1e6
-    row("binary", "stripped size, Swift runtime linked in: unitool / unitool-mcp, MB", f"{sizes['unitool']:.0f} / {sizes['unitool-mcp']:.0f}",
-        "", "", "", "< 30 MB", sizes["unitool"] < 30)
+    stripped = os.path.join(work, "unitool")
+    subprocess.run(["strip", "-o", stripped, args.unitool], check=True)
+    size = os.path.getsize(stripped) / 1e6
+    row("binary", "stripped size, Swift runtime linked in (MCP included), MB", f"{size:.0f}", "", "", "", "< 30 MB", size < 30)
     installed = os.path.join(work, "unitool")
     version = wall([installed, "--version"], env=env, runs=runs * 3)
     helptext = wall([installed, "--help"], env=env, runs=runs * 3)
@@ -354,7 +351,7 @@ def main():
     rpc = oversize_refusal([args.unitool, "rpc"], demo_env, [], '{"jsonrpc":"2.0","id":3,"method":"portals.list"}', runs=max(3, runs // 2))
     demo.stop()
     row("mcp", "an 8 MB message refused, the next request answered: unitool mcp, ms", f"{mcp * 1000:.0f}", "unitool rpc",
-        f"{rpc * 1000:.0f}", f"{rpc / mcp:.2f}x", "< 1 s (the SDK's transport: about 60 s)", mcp < 1)
+        f"{rpc * 1000:.0f}", f"{rpc / mcp:.2f}x", "< 1 s (the old SDK transport: about 60 s)", mcp < 1)
 
     # Watch and history -------------------------------------------------------------------------
     cycles = 200 if args.quick else 1000
@@ -432,7 +429,7 @@ def main():
         "  `session.fetch` (the same page) or `recipes.run` (the grades) requests in flight on one",
         "  `unitool rpc` after a warm-up, records each request's latency, and reads `unitool rpc`'s CPU",
         "  time (`getrusage` of the child) and the demo's (`/proc`).",
-        "- **MCP**: `unitool mcp` (the release `unitool-mcp`) after its `initialize`, and `unitool rpc`, each",
+        "- **MCP**: `unitool mcp` after its `initialize`, and `unitool rpc`, each",
         "  read one 8 MB line, over their 4 MiB limit, then `tools/list` / `portals.list`: the time from the",
         "  first byte of the long line to the answer of the short one, the refusal (a null id) seen before it.",
         "- **Watch**: `bench-unitool watch` runs the loop of `unitool watch --every` in process against",

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 ./Scripts/install-deps.sh --tests
 # The release build as it is installed: the Swift runtime linked in (as quickstart.sh,
 # install.sh and package-deb.sh build it).
-for product in unitool unitool-mcp bench-unitool; do
+for product in unitool bench-unitool; do
     swift build -c release --static-swift-stdlib --product "$product" >&2
 done
 bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"

@@ -9,7 +9,7 @@
 set -euo pipefail
 
 # What building and running unitool needs: the libraries it links (libxml2, libsecret, zlib,
-# libpsl, SQLite, and libcurl for unitool-mcp's Foundation), the keyring it keeps passwords in,
+# libpsl, SQLite), the keyring it keeps passwords in,
 # gdbus for desktop notifications, strip for install.sh, man for the man pages.
 packages=(libxml2-dev libsecret-1-dev zlib1g-dev libpsl-dev publicsuffix pkg-config libsqlite3-dev libcurl4-openssl-dev
     gnome-keyring libsecret-tools dbus libglib2.0-bin binutils man-db)

@@ -5,7 +5,7 @@
 #   ./Scripts/install.sh              # ~/.local/bin/unitool, ~/.local/share/...
 #   sudo ./Scripts/install.sh /usr/local
 #
-# UNITOOL_INSTALL_BINARIES=DIR installs the unitool and unitool-mcp already built in DIR instead
+# UNITOOL_INSTALL_BINARIES=DIR installs the unitool already built in DIR instead
 # of building a release (the test suite installs its debug build that way).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,13 +17,10 @@ else
     # The release build (the quick start's, if there is one) is brought up to date: the Swift
     # runtime linked in, as in the .deb, so the installed binaries need no toolchain, and no
     # $ORIGIN run path (--disable-local-rpath), so they load no library from beside themselves.
-    # A first build takes about 8 minutes on 2 cores. unitool-mcp is the MCP server that
-    # 'unitool mcp' runs.
+    # A first build takes about 8 minutes on 2 cores.
     ./Scripts/install-deps.sh
     bin="$(swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path)"
-    for product in unitool unitool-mcp; do
-        swift build -c release --static-swift-stdlib --disable-local-rpath --product "$product" >&2
-    done
+    swift build -c release --static-swift-stdlib --disable-local-rpath --product unitool >&2
 fi
 
 install -d "$prefix/bin" "$prefix/share/unitool" "$prefix/share/man/man1" \
@@ -37,11 +34,11 @@ if [ "$(realpath -m "$prefix/share/unitool")" = "$(realpath -m "$data_folder")" 
     chmod 0700 "$prefix/share/unitool"
 fi
 # Stripped: the symbols are for debugging a build, not for running it (a third of the size).
-for product in unitool unitool-mcp; do
-    strip -o "$prefix/bin/$product.new" "$bin/$product"
-    chmod 0755 "$prefix/bin/$product.new"
-    mv -f "$prefix/bin/$product.new" "$prefix/bin/$product"
-done
+strip -o "$prefix/bin/unitool.new" "$bin/unitool"
+chmod 0755 "$prefix/bin/unitool.new"
+mv -f "$prefix/bin/unitool.new" "$prefix/bin/unitool"
+# unitool mcp is a command of unitool now: a server binary an earlier install left is removed.
+rm -f "$prefix/bin/unitool-mcp"
 rm -rf "$prefix/share/unitool/Recipes"
 cp -R Recipes "$prefix/share/unitool/Recipes"
 # The man pages are committed (docs/man/, kept current by the test suite).

@@ -13,9 +13,7 @@ cd "$(dirname "$0")/.."
 
 # --disable-local-rpath: no RUNPATH $ORIGIN in the binaries. In /usr/bin it would have the
 # loader look for libraries beside them first, a folder the package does not own.
-for product in unitool unitool-mcp; do
-    swift build -c release --static-swift-stdlib --disable-local-rpath --product "$product" >&2
-done
+swift build -c release --static-swift-stdlib --disable-local-rpath --product unitool >&2
 bin="$(swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path)"
 binary="$bin/unitool"
 version="$("$binary" --version | head -1 | awk '{print $2}')"
@@ -29,8 +27,7 @@ install -d "$root/DEBIAN" "$root/usr/bin" "$root/usr/share/unitool" "$root/usr/s
     "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
     "$root/usr/share/fish/vendor_completions.d" "$root/usr/share/doc/unitool"
 strip -o "$root/usr/bin/unitool" "$binary"
-strip -o "$root/usr/bin/unitool-mcp" "$bin/unitool-mcp"
-chmod 0755 "$root/usr/bin/unitool" "$root/usr/bin/unitool-mcp"
+chmod 0755 "$root/usr/bin/unitool"
 cp -R Recipes "$root/usr/share/unitool/Recipes"
 for page in docs/man/*.1; do gzip -9nc "$page" > "$root/usr/share/man/man1/$(basename "$page").gz"; done
 "$root/usr/bin/unitool" completions bash > "$root/usr/share/bash-completion/completions/unitool"

@@ -33,15 +33,12 @@ step() {
 step "checking and installing system packages" ./Scripts/install-deps.sh
 # Release builds link the Swift runtime statically (the binary runs without the toolchain, and
 # starts faster), with the flags install.sh and the .deb use, so that they share this build.
-# unitool-mcp is what 'unitool mcp' runs.
 flags=(-c release --static-swift-stdlib --disable-local-rpath)
 bin="$(swift build "${flags[@]}" --show-bin-path 2>>"$log")"
-if [ -x "$bin/unitool" ] && [ -x "$bin/unitool-mcp" ]; then
+if [ -x "$bin/unitool" ]; then
     step "updating the build" swift build "${flags[@]}" --product unitool
-    step "updating unitool-mcp" swift build "${flags[@]}" --product unitool-mcp
 else
     step "building unitool (about 8 minutes on 2 cores)" swift build "${flags[@]}" --product unitool
-    step "building unitool-mcp" swift build "${flags[@]}" --product unitool-mcp
 fi
 # Installed under ~/.local as install.sh does it (the binaries, recipes, man pages, completions),
 # so that every example in the README runs as written, and 'watch install' names this path.

@@ -11,15 +11,13 @@ $sudo dpkg -i "$deb" >&2
 trap '$sudo dpkg -r unitool >/dev/null 2>&1 || true' EXIT
 
 # No Swift runtime from the toolchain: the binary must carry its own.
-for binary in /usr/bin/unitool /usr/bin/unitool-mcp; do
-    if ldd "$binary" | grep -E 'libswift|libFoundation|/opt/swift' >&2; then
-        echo "error: $binary still links the toolchain's Swift libraries" >&2
-        exit 1
-    fi
-done
-# unitool itself does without libcurl, which only the MCP server's SDK brings.
+if ldd /usr/bin/unitool | grep -E 'libswift|libFoundation|/opt/swift' >&2; then
+    echo "error: /usr/bin/unitool still links the toolchain's Swift libraries" >&2
+    exit 1
+fi
+# unitool does without libcurl (Foundation's networking): MCP is served by its own JSON-RPC core.
 if ldd /usr/bin/unitool | grep -q libcurl; then
-    echo "error: /usr/bin/unitool links libcurl; only unitool-mcp should" >&2
+    echo "error: /usr/bin/unitool links libcurl" >&2
     exit 1
 fi
 home="$(mktemp -d)"

@@ -2,9 +2,12 @@ import ArgumentParser
 import Foundation
 import UniToolHost
 import UniToolKit
+import UniToolMCP
+import UniToolRPC
 
-/// `unitool mcp`: the portal for an AI assistant, as a Model Context Protocol server on stdio.
-struct MCPCommand: AsyncParsableCommand {
+/// `unitool mcp`: the portal for an AI assistant, as a Model Context Protocol server on stdio,
+/// served by the same JSON-RPC core as `unitool rpc` (`RPCServer` in MCP's dialect).
+struct MCPCommand: UniToolCommand {
     static let configuration = CommandConfiguration(
         commandName: "mcp", abstract: "Serve the portal to an AI assistant over the Model Context Protocol (stdio).",
         discussion: HelpExamples.discussion(
@@ -15,26 +18,50 @@ struct MCPCommand: AsyncParsableCommand {
             resources. The assistant never sees your password: the server logs in only with what you stored
             ('unitool auth login'), never asks for a password, never accepts terms, and when you are needed it
             answers with the command to run in a terminal. Register it with your assistant as the command
-            'unitool --portal NAME mcp' (docs/MCP.md).
+            'unitool --portal NAME mcp', with the environment entries docs/MCP.md lists.
             """, examples: "mcp"))
     @OptionGroup var globals: GlobalOptions
 
-    /// Replaces this process with `unitool-mcp`, installed beside it, with the same global
-    /// options: the MCP SDK and the libraries it brings are loaded only by the server, never by
-    /// every other command (see Package.swift).
-    func run() async throws {
-        let directory = URL(fileURLWithPath: RecipeCatalog.runningExecutable).deletingLastPathComponent()
-        let server = directory.appendingPathComponent("unitool-mcp").path
-        guard FileManager.default.isExecutableFile(atPath: server) else {
-            throw UniToolError(
-                .internal, "the MCP server unitool-mcp is not installed beside unitool (looked for \(server))",
-                hint: "install it with unitool (Scripts/install.sh and the .deb do); from source: swift build --product unitool-mcp")
+    func run(_ environment: CommandEnvironment) async throws {
+        // A client that goes away must end the server, not kill it with SIGPIPE mid-write.
+        signal(SIGPIPE, SIG_IGN)
+        let portal = try environment.catalog.portal(try environment.portalID())
+        let user = try environment.user(for: portal)
+        let host = CommandLineRPCHost(environment: environment)
+        let logger = environment.logger
+        let warnings = Self.missingEnvironment(ProcessInfo.processInfo.environment, portal: portal)
+        for warning in warnings { FileHandle.standardError.write(Data("unitool mcp: \(warning)\n".utf8)) }
+        let limits = RPCLimits()
+        let output = FileDescriptorOutput(descriptor: STDOUT_FILENO, maxBacklog: limits.maxUnreadBytes ?? RPCLimits.defaultMaxUnreadBytes) {
+            reason in
+            logger.error("stopping: \(reason)")
+            FileHandle.standardError.write(Data("unitool mcp: stopping: \(reason)\n".utf8))
+            Foundation.exit(75)
         }
-        let arguments = [server] + globals.commandLine
-        let pointers = arguments.map { strdup($0) } + [nil]
-        execv(server, pointers)
-        // execv returns only when it failed.
-        throw UniToolError(
-            .internal, "cannot start \(server): \(String(cString: strerror(errno)))", hint: "check that the file is a working executable")
+        let server = RPCServer(
+            methods: UniToolMCPServer(host: host, portal: portal, user: user, warnings: warnings).methods, output: output,
+            framing: .newline, maxMessageBytes: limits.maxMessageBytes, dialect: .mcp, logger: logger)
+        // serve returns once every accepted request has finished and every answer is written,
+        // also when the input ends right after a request: exiting below loses nothing.
+        let code = await server.serve(StandardInputStream.make())
+        Task.detached {
+            await host.closeAll()
+            Foundation.exit(code)
+        }
+        try? await Task.sleep(for: .seconds(3))
+        Foundation.exit(code)
+    }
+
+    /// What a client's launch left out that this server needs, said on stderr (which clients
+    /// log) and in the instructions. The official SDKs start a server with only HOME, LOGNAME,
+    /// PATH, SHELL, TERM and USER unless told otherwise (docs/MCP.md).
+    static func missingEnvironment(_ environment: [String: String], portal: PortalRecipe) -> [String] {
+        var warnings: [String] = []
+        if !portal.isDemo, environment["DBUS_SESSION_BUS_ADDRESS"] == nil, environment["UNITOOL_PASSWORD_COMMAND"] == nil {
+            warnings.append(
+                "DBUS_SESSION_BUS_ADDRESS is not set, so the keyring is out of reach and a login cannot find the stored password; add it to the server's env in the client's configuration (docs/MCP.md)."
+            )
+        }
+        return warnings
     }
 }

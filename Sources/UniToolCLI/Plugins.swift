@@ -37,8 +37,8 @@ enum Plugins {
                 let path = folder + "/" + file
                 guard isRunnable(path) else { continue }
                 let name = String(file.dropFirst("unitool-".count))
-                // A built-in's name is never a plugin (the built-in runs): unitool-mcp, installed
-                // beside unitool for 'unitool mcp', is unitool's own.
+                // A built-in's name is never a plugin (the built-in runs): a unitool-mcp an older
+                // install left beside unitool is not 'unitool mcp'.
                 guard isValidName(name), !Dispatcher.reservedCommands.contains(name) else { continue }
                 if let first = found[name] {
                     if first.path != path { found[name]?.shadows.append(path) }

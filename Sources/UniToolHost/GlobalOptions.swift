@@ -170,31 +170,6 @@ extension GlobalOptions {
         return result
     }
 
-    /// The options as arguments again, for a program unitool runs in its place (`unitool mcp`
-    /// runs `unitool-mcp`): parsing them gives these options back.
-    package var commandLine: [String] {
-        var arguments: [String] = []
-        func option(_ name: String, _ value: String?) { if let value { arguments.append("--\(name)=\(value)") } }
-        func flag(_ name: String, _ isSet: Bool) { if isSet { arguments.append("--\(name)") } }
-        option("portal", portal)
-        option("user", user)
-        flag("password-stdin", passwordStdin)
-        for directory in recipes { option("recipes", directory) }
-        option("format", format?.format.rawValue)
-        flag("json", json)
-        option("fields", fields)
-        option("sort", sort)
-        flag("verbose", verbose)
-        flag("quiet", quiet)
-        flag("offline", offline)
-        option("trace", trace)
-        flag("trace-bodies", traceBodies)
-        option("timeout", timeout.map { "\($0)" })
-        option("connect-timeout", connectTimeout.map { "\($0)" })
-        flag("insecure", insecure)
-        return arguments
-    }
-
     package static func arguments(in arguments: [String]) -> [String] {
         scan(arguments) { argument, _ in flagOptions.contains(argument) ? .keep : .skip }.globals
     }

@@ -1,6 +1,6 @@
 import Foundation
-import MCP
 import UniToolKit
+import UniToolRPC
 
 /// The tools `unitool mcp` offers, made from the portal's recipes: each command a tool whose
 /// options are its JSON Schema, each action a tool of its own marked destructive, and the day's
@@ -40,26 +40,41 @@ public struct MCPToolCatalog: Sendable {
         }
     }
 
-    public var tools: [Tool] {
-        var tools: [Tool] = []
+    /// One tool as `tools/list` describes it, for the negotiated protocol version: `title` from
+    /// 2025-06-18, `annotations` from 2025-03-26.
+    static func tool(
+        _ name: String, title: String, description: String, schema: ArgumentSchema, annotations: MCPToolEffect.Annotations,
+        version: MCPVersion
+    ) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [("name", .string(name))]
+        if version >= .v2025_06_18 { members.append(("title", .string(title))) }
+        members.append(("description", .string(description)))
+        members.append(("inputSchema", JSONValue(schema.json)))
+        if version >= .v2025_03_26 { members.append(("annotations", annotations.json)) }
+        return .object(members)
+    }
+
+    /// Every tool, as `tools/list` answers for `version`.
+    public func tools(for version: MCPVersion = .latest) -> [JSONValue] {
+        var tools: [JSONValue] = []
         for recipe in recipes {
             let description = [recipe.summary, recipe.discussion?.trimmingCharacters(in: .whitespacesAndNewlines)]
                 .compactMap { $0 }.joined(separator: "\n\n")
             let effect = MCPToolEffect.of(recipe)
             tools.append(
-                Tool(
-                    name: recipe.command, title: recipe.summary,
+                Self.tool(
+                    recipe.command, title: recipe.summary,
                     description: description + "\n\n" + effect.explanation(portal: portal.name)
                         + " Fields: \(recipe.columns.joined(separator: ", ")).",
-                    inputSchema: Self.schema(for: recipe), annotations: effect.annotations(title: recipe.summary)))
+                    schema: RecipeRequest.schema(for: recipe), annotations: effect.annotations(title: recipe.summary), version: version))
             for action in recipe.actions {
                 tools.append(
-                    Tool(
-                        name: Self.toolName(recipe, action), title: action.summary,
+                    Self.tool(
+                        Self.toolName(recipe, action), title: action.summary,
                         description:
                             "\(action.summary).\n\nThis CHANGES something on the portal on the user's behalf (it submits the portal's own form); ask the user before calling it. The portal may refuse, and then says why.",
-                        inputSchema: Self.value(Self.schema(for: action, of: recipe).json),
-                        annotations: MCPToolEffect.changes.annotations(title: action.summary)))
+                        schema: Self.schema(for: action, of: recipe), annotations: MCPToolEffect.changes.annotations(title: action.summary),
+                        version: version))
             }
         }
         if !portal.today.isEmpty {
@@ -67,32 +82,28 @@ public struct MCPToolCatalog: Sendable {
             let todayEffect = MCPToolEffect.combined(
                 portal.today.compactMap { item in recipes.first { $0.command == item.command } }.map(MCPToolEffect.of))
             tools.append(
-                Tool(
-                    name: "today", title: "The user's day",
+                Self.tool(
+                    "today", title: "The user's day",
                     description:
                         "The user's day on one page: \(portal.today.map(\.title).joined(separator: "; ")). Answers from the history when it is fresh; 'refresh' asks the portal anyway.",
-                    inputSchema: Self.value(Self.todaySchema.json), annotations: todayEffect.annotations(title: "Today")))
+                    schema: Self.todaySchema, annotations: todayEffect.annotations(title: "Today"), version: version))
         }
         tools.append(
-            Tool(
-                name: "search", title: "Search what the user has seen",
+            Self.tool(
+                "search", title: "Search what the user has seen",
                 description:
                     "Finds courses, grades, loans and news in the answers unitool has kept, typos, accents and full-width forms forgiven. No request to the portal.",
-                inputSchema: Self.value(Self.searchSchema.json),
-                annotations: .init(title: "Search", readOnlyHint: true, destructiveHint: false, openWorldHint: false)))
+                schema: Self.searchSchema, annotations: .init(title: "Search", readOnly: true, destructive: false, openWorld: false),
+                version: version))
         tools.append(
-            Tool(
-                name: "history", title: "What changed in a command's answers",
+            Self.tool(
+                "history", title: "What changed in a command's answers",
                 description:
                     "What changed in a command's answers, run by run and field by field (a grade that came in, a due date that moved). No request to the portal.",
-                inputSchema: Self.value(historySchema.json),
-                annotations: .init(title: "History", readOnlyHint: true, destructiveHint: false, openWorldHint: false)))
+                schema: historySchema, annotations: .init(title: "History", readOnly: true, destructive: false, openWorld: false),
+                version: version))
         return tools
     }
-
-    /// A recipe's tool schema: the request model's (`RecipeRequest.schema`), which is also
-    /// what ``request(_:for:)`` enforces.
-    static func schema(for recipe: DataRecipe) -> Value { value(RecipeRequest.schema(for: recipe).json) }
 
     /// An action's one argument (the barcode of `loans_renew`), or none.
     static func schema(for action: ActionSpec, of recipe: DataRecipe) -> ArgumentSchema {
@@ -126,51 +137,26 @@ public struct MCPToolCatalog: Sendable {
 
     /// A tool's arguments checked against its schema, as the schema says: an unknown argument
     /// (a `password` among them), a value of the wrong type or outside its list, or a missing
-    /// required one is refused before anything is asked of the portal.
-    static func checked(_ arguments: [String: Value]?, against schema: ArgumentSchema) throws -> [String: ArgumentValue] {
-        do {
-            return try schema.check((arguments ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, argument($0.value)) }, path: { $0 })
-        } catch {
-            throw MCPError.invalidParams(error.message)
-        }
+    /// required one is refused before anything is asked of the portal. The refusal is the tool's
+    /// answer (`isError`), worded in the tool's own argument names, so the model can correct it.
+    static func checked(_ arguments: JSONValue?, against schema: ArgumentSchema) throws(ArgumentProblem) -> [String: ArgumentValue] {
+        try schema.check(members(arguments).map { ($0.key, $0.value.argument) }, path: { $0 })
     }
 
     /// A data tool's arguments as a checked `RecipeRequest`: the one check JSON-RPC and the
     /// command line run too.
-    static func request(_ arguments: [String: Value]?, for recipe: DataRecipe) throws -> RecipeRequest {
+    static func request(_ arguments: JSONValue?, for recipe: DataRecipe) throws(ArgumentProblem) -> RecipeRequest {
         let all = try checked(arguments, against: RecipeRequest.schema(for: recipe))
         let options = Set(recipe.options.map(\.name))
-        do {
-            return try RecipeRequest(
-                recipe: recipe, options: all.filter { options.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-                shape: all.filter { !options.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, naming: .mcp)
-        } catch {
-            throw MCPError.invalidParams(error.message)
-        }
+        return try RecipeRequest(
+            recipe: recipe, options: all.filter { options.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            shape: all.filter { !options.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, naming: .mcp)
     }
 
-    static func argument(_ value: Value) -> ArgumentValue {
-        switch value {
-        case .null: return .null
-        case .bool(let flag): return .bool(flag)
-        case .int(let number): return .integer(number)
-        case .double(let number): return .number(number)
-        case .string(let text): return .string(text)
-        case .array(let items): return .array(items.map(argument))
-        case .data: return .other(typeName: "data")
-        case .object: return .other(typeName: "an object")
-        }
-    }
-
-    /// A schema as the MCP SDK's JSON value.
-    static func value(_ schema: SchemaJSON) -> Value {
-        switch schema {
-        case .string(let text): return .string(text)
-        case .integer(let number): return .int(number)
-        case .bool(let flag): return .bool(flag)
-        case .array(let items): return .array(items.map(value))
-        case .object(let members): return .object(Dictionary(members.map { ($0.0, value($0.1)) }, uniquingKeysWith: { $1 }))
-        }
+    /// The members of a tool's `arguments` (none when it is absent or null).
+    static func members(_ arguments: JSONValue?) -> [(key: String, value: JSONValue)] {
+        if case .object(let members)? = arguments { return members }
+        return []
     }
 }
 
@@ -206,12 +192,38 @@ public enum MCPToolEffect: Sendable, Equatable {
 
     public var isReadOnly: Bool { self == .readsOnly }
 
+    /// MCP's tool annotations: hints a host decides by (ask the user first, or not).
+    public struct Annotations: Sendable, Equatable {
+        public var title: String
+        public var readOnly: Bool
+        public var destructive: Bool
+        public var idempotent: Bool?
+        public var openWorld: Bool
+
+        public init(title: String, readOnly: Bool, destructive: Bool, idempotent: Bool? = nil, openWorld: Bool) {
+            self.title = title
+            self.readOnly = readOnly
+            self.destructive = destructive
+            self.idempotent = idempotent
+            self.openWorld = openWorld
+        }
+
+        var json: JSONValue {
+            var members: [(key: String, value: JSONValue)] = [
+                ("title", .string(title)), ("readOnlyHint", .bool(readOnly)), ("destructiveHint", .bool(destructive)),
+            ]
+            if let idempotent { members.append(("idempotentHint", .bool(idempotent))) }
+            members.append(("openWorldHint", .bool(openWorld)))
+            return .object(members)
+        }
+    }
+
     /// The MCP annotations: read-only only for GETs; anything else may be destructive and may
     /// not be repeated safely, which is what the protocol assumes of a tool that says nothing.
-    public func annotations(title: String) -> Tool.Annotations {
+    public func annotations(title: String) -> Annotations {
         isReadOnly
-            ? .init(title: title, readOnlyHint: true, destructiveHint: false, openWorldHint: true)
-            : .init(title: title, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true)
+            ? .init(title: title, readOnly: true, destructive: false, openWorld: true)
+            : .init(title: title, readOnly: false, destructive: true, idempotent: false, openWorld: true)
     }
 
     /// The sentence the tool's description ends with, for the model.

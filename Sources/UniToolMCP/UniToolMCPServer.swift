@@ -1,131 +1,176 @@
 import Foundation
-import MCP
 import Synchronization
 import UniToolKit
 import UniToolRPC
 
 /// `unitool mcp`: the portal as a Model Context Protocol server for an AI assistant, over the
-/// same service as the command line and `unitool rpc`.
+/// same service as the command line and `unitool rpc`, and served by the same JSON-RPC 2.0 core
+/// (`RPCServer` in MCP's dialect): every request answered, also when the input ends right after
+/// it; a parse error answered with id null; a cancelled call stopped and not answered.
 ///
 /// The assistant never handles the password, the one-time code or the terms: a tool logs in
 /// only with what the user already stored (`unitool auth login`), never asks for a password (no
 /// tool has such an argument, and stdin is the protocol), never accepts terms, and stores
-/// nothing. When the user is needed, the error names the command to run in a terminal.
+/// nothing. When the user is needed, the tool's answer names the command to run in a terminal.
+///
+/// A tool that fails answers with `isError: true` and text the model can act on; a protocol
+/// error is only for what is wrong with the message itself (an unknown tool, no `name`).
 public struct UniToolMCPServer: Sendable {
     public let host: any RPCHost
     public let portal: PortalRecipe
     public let user: String
+    /// What the server tells the client when it starts (the environment it was given lacks
+    /// something unitool needs), also in the instructions.
+    public let warnings: [String]
+    /// The version agreed at `initialize`; the latest until then.
+    private let version = AgreedVersion()
 
-    public init(host: any RPCHost, portal: PortalRecipe, user: String) {
+    final class AgreedVersion: Sendable {
+        let value = Mutex(MCPVersion.latest)
+    }
+
+    public init(host: any RPCHost, portal: PortalRecipe, user: String, warnings: [String] = []) {
         self.host = host
         self.portal = portal
         self.user = user
+        self.warnings = warnings
     }
 
     var recipes: [DataRecipe] { host.catalog.recipes(of: portal.id) }
     var catalog: MCPToolCatalog { MCPToolCatalog(portal: portal, recipes: recipes) }
+    var agreed: MCPVersion { version.value.withLock { $0 } }
 
-    /// Serves until the client goes away.
-    public func serve(transport: any Transport) async throws {
-        let server = Server(
-            name: "unitool", version: UniToolVersion.current, title: "unitool: \(portal.name)",
-            instructions:
-                "Tools read the user's university portal (\(portal.name)) as \(user) through the session they saved with unitool. Tools marked destructive change something on the portal: ask the user first. If a tool says a login or the terms of use need the user, tell them the command it names; never ask the user for their password.",
-            capabilities: .init(resources: .init(subscribe: false, listChanged: false), tools: .init(listChanged: false)))
-        let catalog = self.catalog
-        await server.withMethodHandler(ListTools.self) { _ in ListTools.Result(tools: catalog.tools) }
-        await server.withMethodHandler(CallTool.self) { params in try await self.call(params, catalog: catalog, server: server) }
-        await server.withMethodHandler(ListResources.self) { _ in ListResources.Result(resources: self.resources()) }
-        await server.withMethodHandler(ReadResource.self) { params in try self.read(params.uri) }
-        try await server.start(transport: transport)
-        await server.waitUntilCompleted()
+    /// MCP's methods, for an `RPCServer` in the `.mcp` dialect.
+    public var methods: [String: RPCMethod] {
+        [
+            "initialize": { request in self.initialize(request) },
+            "notifications/initialized": { _ in .null },
+            "ping": { _ in .object([]) },
+            "tools/list": { _ in .object([("tools", .array(self.catalog.tools(for: self.agreed)))]) },
+            "tools/call": { request in try await self.call(request) },
+            "resources/list": { _ in .object([("resources", .array(self.resources()))]) },
+            "resources/templates/list": { _ in .object([("resourceTemplates", .array(self.resourceTemplates()))]) },
+            "resources/read": { request in try self.read(request) },
+        ]
+    }
+
+    // MARK: Lifecycle
+
+    func initialize(_ request: RPCRequest) -> JSONValue {
+        let agreed = MCPVersion.negotiated(request.params?["protocolVersion"]?.stringValue)
+        version.value.withLock { $0 = agreed }
+        var serverInfo: [(key: String, value: JSONValue)] = [("name", .string("unitool")), ("version", .string(UniToolVersion.current))]
+        if agreed >= .v2025_06_18 { serverInfo.append(("title", .string("unitool: \(portal.name)"))) }
+        var instructions =
+            "Tools read the user's university portal (\(portal.name)) as \(user) through the session they saved with unitool. Tools marked destructive change something on the portal: ask the user first. If a tool says a login or the terms of use need the user, tell them the command it names; never ask the user for their password."
+        if !warnings.isEmpty { instructions += " Note: " + warnings.joined(separator: " ") }
+        return .object([
+            ("protocolVersion", .string(agreed.rawValue)),
+            (
+                "capabilities",
+                .object([
+                    ("tools", .object([("listChanged", .bool(false))])),
+                    ("resources", .object([("subscribe", .bool(false)), ("listChanged", .bool(false))])),
+                ])
+            ),
+            ("serverInfo", .object(serverInfo)),
+            ("instructions", .string(instructions)),
+        ])
     }
 
     // MARK: Tools
 
-    func call(_ params: CallTool.Parameters, catalog: MCPToolCatalog, server: Server) async throws -> CallTool.Result {
-        guard let call = catalog.call(named: params.name) else {
-            throw MCPError.invalidParams("there is no tool '\(params.name)'; tools/list names them")
+    func call(_ request: RPCRequest) async throws -> JSONValue {
+        guard let name = request.params?["name"]?.stringValue else {
+            throw RPCError.invalidParams("'name' must name a tool (tools/list lists them)")
         }
-        // Progress notifications, when the client asked for them with a token.
-        let token = params._meta?.progressToken
-        let step = Atomic<Int>(0)
-        let report: @Sendable (String) -> Void = { message in
-            guard let token else { return }
-            let progress = Double(step.add(1, ordering: .relaxed).newValue)
-            Task {
-                try? await server.notify(ProgressNotification.message(.init(progressToken: token, progress: progress, message: message)))
-            }
+        guard let call = catalog.call(named: name) else {
+            throw RPCError.invalidParams("there is no tool '\(name)'; tools/list names them")
         }
         do {
-            return try await perform(call, arguments: params.arguments ?? [:], interaction: MCPInteraction(report: report))
+            return try await perform(call, arguments: request.params?["arguments"], interaction: MCPInteraction(report: request.progress))
+        } catch let problem as ArgumentProblem {
+            return toolError(problem.message + "; the tool's inputSchema says what it takes")
         } catch let error as UniToolError {
-            throw Self.protocolError(error, portal: portal.id, user: user)
+            return toolError(Self.explanation(of: error, portal: portal.id, user: user))
         }
     }
 
-    func perform(_ call: MCPToolCatalog.Call, arguments: [String: Value], interaction: any Interaction) async throws -> CallTool.Result {
+    func perform(_ call: MCPToolCatalog.Call, arguments: JSONValue?, interaction: any Interaction) async throws -> JSONValue {
+        let service = host.service(portal: portal, user: user)
         switch call {
         case .run(let recipe):
             let request = try MCPToolCatalog.request(arguments, for: recipe)
-            return try Self.result(
-                try await host.service(portal: portal, user: user).execute(request, of: recipe, interaction: interaction).records)
+            return result(try await service.execute(request, of: recipe, interaction: interaction).records)
         case .perform(let recipe, let action):
             let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.schema(for: action, of: recipe))
             var argument = ""
             if action.takesArgument, case .string(let text)? = given[action.argument] { argument = text }
-            return try Self.result(
-                try await host.service(portal: portal, user: user).perform(
-                    action, of: recipe, argument: argument, interaction: interaction))
+            return result(try await service.perform(action, of: recipe, argument: argument, interaction: interaction))
         case .today:
             let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.todaySchema)
             let refresh = given["refresh"] == .bool(true)
-            let service = DayService(portal: portal, user: user, recipes: recipes, history: host.history, now: try FixedClock.now())
-            let live =
-                service.todayNeedsPortal(refresh: refresh) ? host.liveRuns(portal: portal, user: user, interaction: interaction) : nil
-            let report = await service.today(live: live?.run, checkTerms: live?.checkTerms, refresh: refresh)
-            let text = service.json(report)
-            let structured: Value? = try Self.value(ofJSON: text)
-            return CallTool.Result(content: [.text(text)], structuredContent: structured)
+            let day = DayService(portal: portal, user: user, recipes: recipes, history: host.history, now: try FixedClock.now())
+            let live = day.todayNeedsPortal(refresh: refresh) ? host.liveRuns(portal: portal, user: user, interaction: interaction) : nil
+            let report = await day.today(live: live?.run, checkTerms: live?.checkTerms, refresh: refresh)
+            let text = day.json(report)
+            return result(text: text, structured: try? JSONParser.parse(text))
         case .search:
             let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.searchSchema)
-            guard case .string(let query)? = given["query"], !query.isEmpty else { throw MCPError.invalidParams("'query' is empty") }
+            guard case .string(let query)? = given["query"], !query.isEmpty else {
+                throw ArgumentProblem(path: "query", message: "'query' is empty: give one or more words")
+            }
             var limit = 20
             if case .integer(let number)? = given["limit"] { limit = number }
             let items = try Search.items(catalog: host.catalog, portal: portal.id, user: user, history: host.history)
-            return try Self.result(Search.recordSet(Search.search(query, in: items, limit: limit)))
+            return result(Search.recordSet(Search.search(query, in: items, limit: limit)))
         case .history:
             let given = try MCPToolCatalog.checked(arguments, against: catalog.historySchema)
             guard case .string(let name)? = given["command"], let recipe = recipes.first(where: { $0.command == name }) else {
-                throw MCPError.invalidParams("'command' must be one of: \(recipes.map(\.command).joined(separator: ", "))")
+                throw ArgumentProblem(
+                    path: "command", message: "'command' must be one of: \(recipes.map(\.command).joined(separator: ", "))")
             }
             guard let history = host.history else {
                 throw UniToolError(.stateCorrupt, "the history cannot be opened", hint: "run unitool with -v to see why")
             }
             var since = "30d"
             if case .string(let text)? = given["since"] { since = text }
-            return try Self.result(
-                HistoryReport.changes(
-                    in: history, recipe: recipe, portal: portal.id, user: recipe.historyUser(user),
-                    since: try HistoryReport.start(of: since)))
+            let start: Date
+            do {
+                start = try HistoryReport.start(of: since)
+            } catch let error as UniToolError {
+                throw ArgumentProblem(path: "since", message: "'since': \(error.message)")
+            }
+            return result(
+                try HistoryReport.changes(in: history, recipe: recipe, portal: portal.id, user: recipe.historyUser(user), since: start))
         }
     }
 
-    /// Records as the tool's answer: JSON text for the model, and the same as structured content.
-    static func result(_ records: RecordSet) throws -> CallTool.Result {
+    /// Records as the tool's answer: JSON text for the model and, from 2025-06-18, the same as
+    /// structured content.
+    func result(_ records: RecordSet) -> JSONValue {
         let columns = "[" + records.columns.map(JSONString.quoted).joined(separator: ", ") + "]"
         let text = "{\"columns\": \(columns), \"records\": \(JSONRenderer.array(records).trimmingCharacters(in: .whitespacesAndNewlines))}"
-        let structured: Value? = try value(ofJSON: text)
-        return CallTool.Result(content: [.text(text)], structuredContent: structured)
+        return result(text: text, structured: try? JSONParser.parse(text))
     }
 
-    static func value(ofJSON text: String) throws -> Value {
-        try JSONDecoder().decode(Value.self, from: Data(text.utf8))
+    func result(text: String, structured: JSONValue?) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("content", .array([.object([("type", .string("text")), ("text", .string(text))])]))
+        ]
+        if agreed >= .v2025_06_18, let structured { members.append(("structuredContent", structured)) }
+        members.append(("isError", .bool(false)))
+        return .object(members)
     }
 
-    /// unitool's error as a protocol error: its message, its hint, and for what needs the user
-    /// (a login, the terms), the command to run in a terminal.
-    static func protocolError(_ error: UniToolError, portal: String, user: String) -> MCPError {
+    /// A tool's failure, as the model reads it.
+    func toolError(_ text: String) -> JSONValue {
+        .object([("content", .array([.object([("type", .string("text")), ("text", .string(text))])])), ("isError", .bool(true))])
+    }
+
+    /// unitool's error as a sentence for the model: its message, its hint, and for what needs
+    /// the user (a login, the terms), the command to run in a terminal.
+    static func explanation(of error: UniToolError, portal: String, user: String) -> String {
         var hint = error.hint
         switch error.kind {
         case .credentialsMissing, .wrongCredentials, .mfaRequired, .wrongCode, .loginFailed, .consentRequired, .keyringUnavailable,
@@ -135,69 +180,105 @@ public struct UniToolMCPServer: Sendable {
         case .termsNotAccepted, .termsVersionStale:
             hint =
                 "the user must read and accept the terms in a terminal: unitool --portal \(portal) terms show, then unitool --portal \(portal) terms accept"
+        case .portalUnreachable, .portalTimeout:
+            hint = "the portal could not be reached; try again later (the 'history' and 'search' tools answer from what was kept)"
         default: break
         }
-        return MCPError.serverError(code: error.kind.rpcCode, message: error.message + (hint.map { " (\($0))" } ?? ""))
+        return "\(error.message) [\(error.kind.rawValue)]" + (hint.map { ". What to do: \($0)" } ?? "")
     }
 
     // MARK: Resources
 
-    func resources() -> [Resource] {
+    /// The newest kept answer of each command (whatever options it was asked with): what
+    /// `resources/list` offers and `resources/read` gives back, from one query, so that a listed
+    /// resource can always be read.
+    func lastAnswers() -> [String: HistoryStore.Run] {
+        let answers = (try? host.history?.latestAnswers(portal: portal.id, users: [user, ""])) ?? []
+        var newest: [String: HistoryStore.Run] = [:]
+        for answer in answers where newest[answer.recipe].map({ answer.run.ranAt > $0.ranAt }) ?? true {
+            newest[answer.recipe] = answer.run
+        }
+        return newest
+    }
+
+    func resources() -> [JSONValue] {
+        func resource(_ uri: String, name: String, title: String, description: String, mimeType: String) -> JSONValue {
+            var members: [(key: String, value: JSONValue)] = [("uri", .string(uri)), ("name", .string(name))]
+            if agreed >= .v2025_06_18 { members.append(("title", .string(title))) }
+            members += [("description", .string(description)), ("mimeType", .string(mimeType))]
+            return .object(members)
+        }
         var resources = [
-            Resource(
-                name: "terms", uri: "unitool://\(portal.id)/terms", title: "Terms of use",
+            resource(
+                "unitool://\(portal.id)/terms", name: "terms", title: "Terms of use",
                 description: "The version of the portal's terms of use the user accepted, if any", mimeType: "application/json")
         ]
-        let answers = (try? host.history?.latestAnswers(portal: portal.id, users: [user, ""])) ?? []
+        let answers = lastAnswers()
         for recipe in recipes {
-            if let answer = answers.first(where: { $0.recipe == recipe.command }) {
+            if let run = answers[recipe.command] {
                 resources.append(
-                    Resource(
-                        name: "\(recipe.command) (last answer)", uri: "unitool://\(portal.id)/records/\(recipe.command)",
+                    resource(
+                        "unitool://\(portal.id)/records/\(recipe.command)", name: "\(recipe.command) (last answer)",
                         title: "\(recipe.summary): the last answer",
-                        description:
-                            "As of \(HistoryStore.age(of: answer.run.ranAt)) (\(HistoryStore.iso8601(answer.run.ranAt))), from the history",
+                        description: "As of \(HistoryStore.age(of: run.ranAt)) (\(HistoryStore.iso8601(run.ranAt))), from the history",
                         mimeType: "application/json"))
             }
             resources.append(
-                Resource(
-                    name: "\(recipe.command) (recipe)", uri: "unitool://\(portal.id)/recipes/\(recipe.command)",
+                resource(
+                    "unitool://\(portal.id)/recipes/\(recipe.command)", name: "\(recipe.command) (recipe)",
                     title: "How '\(recipe.command)' reads the portal", description: recipe.summary, mimeType: "application/yaml"))
         }
         return resources
     }
 
-    func read(_ uri: String) throws -> ReadResource.Result {
+    func resourceTemplates() -> [JSONValue] {
+        [
+            .object([
+                ("uriTemplate", .string("unitool://\(portal.id)/records/{command}")), ("name", .string("last answer")),
+                ("description", .string("The last answer unitool kept of a command (resources/list names those it has)")),
+                ("mimeType", .string("application/json")),
+            ]),
+            .object([
+                ("uriTemplate", .string("unitool://\(portal.id)/recipes/{command}")), ("name", .string("recipe")),
+                ("description", .string("How a command reads the portal: its recipe")), ("mimeType", .string("application/yaml")),
+            ]),
+        ]
+    }
+
+    /// MCP's "resource not found" (-32002), with the address in `data`.
+    static func notFound(_ uri: String) -> RPCError {
+        RPCError(code: -32002, message: "Resource not found: \(uri)", data: .object([("uri", .string(uri))]))
+    }
+
+    func read(_ request: RPCRequest) throws -> JSONValue {
+        guard let uri = request.params?["uri"]?.stringValue else { throw RPCError.invalidParams("'uri' must be a string") }
+        func contents(_ text: String, mimeType: String) -> JSONValue {
+            .object([("contents", .array([.object([("uri", .string(uri)), ("mimeType", .string(mimeType)), ("text", .string(text))])]))])
+        }
         let prefix = "unitool://\(portal.id)/"
-        guard uri.hasPrefix(prefix) else { throw MCPError.invalidParams("no resource '\(uri)'") }
+        guard uri.hasPrefix(prefix) else { throw Self.notFound(uri) }
         let path = String(uri.dropFirst(prefix.count))
         if path == "terms" {
             let accepted = (try? host.acceptedTerms.load(portal: portal.id)) ?? nil
             let text =
                 "{\"portal\": \(JSONString.quoted(portal.id)), \"accepted\": \(accepted.map { JSONString.quoted($0.version) } ?? "null"), \"check\": \(JSONString.quoted("unitool --portal \(portal.id) terms status"))}"
-            return ReadResource.Result(contents: [.text(text, uri: uri, mimeType: "application/json")])
+            return contents(text, mimeType: "application/json")
         }
         let parts = path.split(separator: "/", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let recipe = recipes.first(where: { $0.command == parts[1] }) else {
-            throw MCPError.invalidParams("no resource '\(uri)'")
-        }
+        guard parts.count == 2, let recipe = recipes.first(where: { $0.command == parts[1] }) else { throw Self.notFound(uri) }
         switch parts[0] {
         case "records":
-            guard let history = host.history else { throw MCPError.invalidParams("no history is kept") }
-            do {
-                let answer = try history.offlineAnswer(
-                    recipe: recipe, portal: portal.id, user: recipe.historyUser(user), options: [:], source: nil)
-                let text =
-                    "{\"as_of\": \(JSONString.quoted(HistoryStore.iso8601(answer.ranAt))), \"records\": \(JSONRenderer.array(answer.records).trimmingCharacters(in: .whitespacesAndNewlines))}"
-                return ReadResource.Result(contents: [.text(text, uri: uri, mimeType: "application/json")])
-            } catch let error as UniToolError {
-                throw Self.protocolError(error, portal: portal.id, user: user)
-            }
+            guard let run = lastAnswers()[recipe.command],
+                let records = try? HistoryCodec.records(run.recordsJSON, columns: run.columns, fields: recipe.primary.fields)
+            else { throw Self.notFound(uri) }
+            let text =
+                "{\"as_of\": \(JSONString.quoted(HistoryStore.iso8601(run.ranAt))), \"records\": \(JSONRenderer.array(records).trimmingCharacters(in: .whitespacesAndNewlines))}"
+            return contents(text, mimeType: "application/json")
         case "recipes":
             let text = (try? String(contentsOfFile: recipe.file, encoding: .utf8)) ?? recipe.summary
-            return ReadResource.Result(contents: [.text(text, uri: uri, mimeType: "application/yaml")])
+            return contents(text, mimeType: "application/yaml")
         default:
-            throw MCPError.invalidParams("no resource '\(uri)'")
+            throw Self.notFound(uri)
         }
     }
 }
@@ -208,7 +289,7 @@ public struct UniToolMCPServer: Sendable {
 /// server's instructions say so); an action is confirmed by the call itself, since its tool is
 /// marked destructive and the host asks the user before it calls one.
 struct MCPInteraction: Interaction {
-    let report: @Sendable (String) -> Void
+    let report: (@Sendable (String) -> Void)?
 
-    func progress(_ message: String) { report(message) }
+    func progress(_ message: String) { report?(message) }
 }

@@ -19,6 +19,42 @@ public struct RPCLifecycle: Sendable, Equatable {
     public var exitCode: Int32 { exitRequested && !shutdownRequested ? 1 : 0 }
 }
 
+/// The protocol spoken over JSON-RPC 2.0: the one core serves unitool's own methods (with LSP's
+/// conventions for cancellation, progress and the lifecycle) and the Model Context Protocol,
+/// which names these differently and answers a cancelled request not at all.
+public struct RPCDialect: Sendable, Equatable {
+    /// The notification that cancels a request in flight, and the parameter naming its id.
+    public var cancelNotification: String
+    public var cancelledIDParameter: String
+    /// Whether a cancelled request is answered (LSP's -32800) or not at all (MCP).
+    public var answersCancelledRequests: Bool
+    /// Whether `shutdown` and `exit` are the protocol's (LSP); MCP ends with the input.
+    public var hasLifecycle: Bool
+    /// How a request asks for progress, and how progress is sent.
+    public var progress: ProgressStyle
+
+    public enum ProgressStyle: Sendable, Equatable {
+        /// `progressToken` among the params; `$/progress` with `{token, value: {message}}`.
+        case lsp
+        /// `_meta.progressToken`; `notifications/progress` with `{progressToken, progress, message}`,
+        /// `progress` rising with each message.
+        case mcp
+    }
+
+    /// `unitool rpc`: docs/RPC.md.
+    public static let unitool = RPCDialect(
+        cancelNotification: "$/cancelRequest", cancelledIDParameter: "id", answersCancelledRequests: true, hasLifecycle: true,
+        progress: .lsp)
+    /// `unitool mcp`: the Model Context Protocol's base protocol.
+    public static let mcp = RPCDialect(
+        cancelNotification: "notifications/cancelled", cancelledIDParameter: "requestId", answersCancelledRequests: false,
+        hasLifecycle: false, progress: .mcp)
+
+    /// The notifications the protocol itself defines: they act at once, in order, so that they
+    /// are never stuck behind slow work.
+    public var controlNotifications: Set<String> { hasLifecycle ? [cancelNotification, "exit"] : [cancelNotification] }
+}
+
 /// What the server does with one request or notification, decided before any work starts.
 /// A pure function of the message and the lifecycle, so that every rule is unit-tested.
 public enum RPCRoute: Sendable, Equatable {
@@ -35,13 +71,9 @@ public enum RPCRoute: Sendable, Equatable {
     /// A notification that will not run; the reason goes to the debug log (there is no one to answer).
     case ignore(String)
 
-    /// The notifications the protocol itself defines: they act at once, in order, so that they
-    /// are never stuck behind slow work.
-    public static let controlNotifications: Set<String> = ["$/cancelRequest", "exit"]
-
-    public static func decide(_ request: RPCRequest, lifecycle: RPCLifecycle) -> RPCRoute {
+    public static func decide(_ request: RPCRequest, lifecycle: RPCLifecycle, dialect: RPCDialect = .unitool) -> RPCRoute {
         let isRequest = request.id != nil
-        if controlNotifications.contains(request.method) {
+        if dialect.controlNotifications.contains(request.method) {
             if isRequest {
                 // A request must get an answer, and these have none to give: say so, rather
                 // than act on a message that is not what the protocol defines.
@@ -49,8 +81,9 @@ public enum RPCRoute: Sendable, Equatable {
                     .invalidRequest("'\(request.method)' is a notification: send it without an 'id' (it has no answer)"))
             }
             if request.method == "exit" { return .exit }
-            return .cancel(request.params?["id"])
+            return .cancel(request.params?[dialect.cancelledIDParameter])
         }
+        guard dialect.hasLifecycle else { return .run }
         if lifecycle.shutdownRequested {
             return isRequest ? .refuse(.shuttingDown) : .ignore("'\(request.method)' arrived after shutdown")
         }
@@ -110,6 +143,13 @@ public struct RPCWorkLedger: Sendable, Equatable {
 
     /// The request in flight with this id, for `$/cancelRequest`.
     public func ticket(forID id: JSONValue) -> Ticket? { ticketsByID[Self.key(for: id)] }
+
+    /// The request's answer is about to be written: from now on its id is free, so that a
+    /// client that reuses it the moment the answer arrives is not refused. The work stays on the
+    /// books until `finish`.
+    public mutating func releaseID(of ticket: Ticket) {
+        if let key = idsByTicket.removeValue(forKey: ticket) { ticketsByID.removeValue(forKey: key) }
+    }
 
     /// The work is done (and its answer, if any, handed to the output); its id may be used again.
     public mutating func finish(_ ticket: Ticket) {

@@ -105,10 +105,14 @@ public final class RPCServer: Sendable {
     }
     private let state = Mutex(State())
 
+    /// The protocol's own conventions (`RPCDialect`): unitool's, or MCP's.
+    public let dialect: RPCDialect
+
     public init(
         methods: [String: RPCMethod], output: any RPCOutput, framing: RPCFraming = .newline,
-        maxMessageBytes: Int = RPCServer.defaultMaxMessageBytes, logger: Logger
+        maxMessageBytes: Int = RPCServer.defaultMaxMessageBytes, dialect: RPCDialect = .unitool, logger: Logger
     ) {
+        self.dialect = dialect
         self.methods = methods
         self.output = output
         self.framing = framing
@@ -174,6 +178,8 @@ public final class RPCServer: Sendable {
     func receive(_ item: RPCMessageReader.Item) {
         switch item {
         case .tooLarge(let size):
+            // Said on stderr too, which clients log: the answer's null id names no request.
+            logger.warning("a message of \(size) bytes was refused; the limit is \(maxMessageBytes) bytes")
             send(response(id: .null, error: .invalidRequest("the message is \(size) bytes; the limit is \(maxMessageBytes)")))
         case .badHeader(let reason), .truncated(let reason):
             send(response(id: .null, error: .parseError(reason)))
@@ -217,11 +223,7 @@ public final class RPCServer: Sendable {
         case .success(let request): decoded = request
         }
         // Any request may ask for progress; a method that has something to report uses it.
-        if decoded.id != nil, let token = decoded.params?["progressToken"], token.stringValue != nil || token.isNumber {
-            decoded.progress = { [weak self] message in
-                self?.notify("$/progress", params: .object([("token", token), ("value", .object([("message", .string(message))]))]))
-            }
-        }
+        decoded.progress = progressReporter(for: decoded)
         let request = decoded
         let id = request.id ?? .null
         enum Decision: Sendable {
@@ -230,7 +232,7 @@ public final class RPCServer: Sendable {
             case ignored(String)
         }
         let decision = state.withLock { state -> Decision in
-            switch RPCRoute.decide(request, lifecycle: state.lifecycle) {
+            switch RPCRoute.decide(request, lifecycle: state.lifecycle, dialect: dialect) {
             case .exit:
                 state.lifecycle.requestExit()
                 return .acceptance(.nothing)
@@ -249,7 +251,9 @@ public final class RPCServer: Sendable {
                 guard request.id != nil else {
                     // A notification: nothing to answer, but it is work like any other, run to
                     // completion before the server ends. Unknown ones are ignored, as the spec says.
-                    guard let method = methods[request.method], !request.method.hasPrefix("$/") else {
+                    guard let method = methods[request.method], !request.method.hasPrefix("$/"),
+                        !dialect.controlNotifications.contains(request.method)
+                    else {
                         return .ignored("no method '\(request.method)' for a notification")
                     }
                     let ticket = state.ledger.admitWork()
@@ -277,12 +281,16 @@ public final class RPCServer: Sendable {
                 case .admitted(let ticket):
                     let task = Task { [self] () -> JSONValue? in
                         let message = await answer(request)
+                        // MCP answers a cancelled request not at all: the client has given up on it.
+                        let silent = Task.isCancelled && !dialect.answersCancelledRequests
                         guard answeredAlone else {
                             // Part of a batch: the batch sends the answers and stays on the books until then.
                             finish(ticket)
-                            return message
+                            return silent ? nil : message
                         }
-                        send(message)
+                        // The id is free before its answer goes out: a client may reuse it at once.
+                        self.state.withLock { $0.ledger.releaseID(of: ticket) }
+                        if !silent { send(message) }
                         finish(ticket)
                         return nil
                     }
@@ -380,6 +388,29 @@ public final class RPCServer: Sendable {
     }
 
     /// Sends a notification to the client.
+    /// How a request's work reports progress, if the request asked for it, in the dialect's form.
+    private func progressReporter(for request: RPCRequest) -> (@Sendable (String) -> Void)? {
+        guard request.id != nil else { return nil }
+        switch dialect.progress {
+        case .lsp:
+            guard let token = request.params?["progressToken"], token.stringValue != nil || token.isNumber else { return nil }
+            return { [weak self] message in
+                self?.notify("$/progress", params: .object([("token", token), ("value", .object([("message", .string(message))]))]))
+            }
+        case .mcp:
+            guard let token = request.params?["_meta"]?["progressToken"], token.stringValue != nil || token.isNumber else { return nil }
+            let step = Atomic<Int>(0)
+            return { [weak self] message in
+                let progress = step.add(1, ordering: .relaxed).newValue
+                self?.notify(
+                    "notifications/progress",
+                    params: .object([
+                        ("progressToken", token), ("progress", .number(Double(progress))), ("message", .string(message)),
+                    ]))
+            }
+        }
+    }
+
     public func notify(_ method: String, params: JSONValue) {
         send(.object([("jsonrpc", .string("2.0")), ("method", .string(method)), ("params", params)]))
     }

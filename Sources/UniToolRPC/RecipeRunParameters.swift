@@ -36,7 +36,7 @@ public struct RecipeRunParameters: Sendable, Equatable {
 
 extension JSONValue {
     /// The value as the request model takes it.
-    var argument: ArgumentValue {
+    public var argument: ArgumentValue {
         switch self {
         case .string(let text): return .string(text)
         case .bool(let flag): return .bool(flag)
@@ -49,7 +49,7 @@ extension JSONValue {
     }
 
     /// A schema as JSON-RPC writes it.
-    init(_ schema: SchemaJSON) {
+    public init(_ schema: SchemaJSON) {
         switch schema {
         case .string(let text): self = .string(text)
         case .integer(let number): self = .number(Double(number))

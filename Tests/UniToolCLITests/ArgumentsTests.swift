@@ -36,21 +36,6 @@ struct ArgumentsTests {
         #expect(GlobalOptions.arguments(in: ["--portal"]) == ["--portal"])
     }
 
-    @Test("global options written out again (for unitool-mcp) parse back to the same options")
-    func globalsRoundTrip() throws {
-        let given = [
-            "--portal", "demo", "--user", "bob", "--recipes", "/a b", "--recipes", "/c", "--format", "csv", "--fields", "course,grade",
-            "--sort=-due", "-v", "--quiet", "--offline", "--trace", "/tmp/t.har", "--trace-bodies", "--timeout", "2.5",
-            "--connect-timeout", "1", "--insecure", "--password-stdin",
-        ]
-        let options = try GlobalOptions.parse(given)
-        let again = try GlobalOptions.parse(options.commandLine)
-        #expect(again.commandLine == options.commandLine)
-        #expect(again.portal == "demo" && again.user == "bob" && again.recipes == ["/a b", "/c"] && again.sort == "-due")
-        #expect(again.format?.format == .csv && again.timeout == 2.5 && again.connectTimeout == 1 && again.insecure && again.passwordStdin)
-        #expect(try GlobalOptions.parse([]).commandLine.isEmpty)
-    }
-
     @Test("the names no recipe may take are the CLI's own commands and those its dispatcher answers")
     func reservedCommandsAreTheCommandTable() {
         #expect(CommandEnvironment.reservedCommands == Set(Dispatcher.builtins.keys).union(Dispatcher.dispatchedCommands))

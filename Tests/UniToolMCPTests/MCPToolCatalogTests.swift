@@ -1,7 +1,7 @@
 import Foundation
-import MCP
 import Testing
 import UniToolKit
+import UniToolRPC
 import UniToolTestSupport
 
 @testable import UniToolMCP
@@ -13,7 +13,7 @@ struct MCPToolCatalogTests {
         MCPToolCatalog(portal: try! Self.catalog.portal("demo"), recipes: Array(Self.catalog.dataRecipes["demo"]!.values))
     }
 
-    func tool(_ name: String) -> Tool? { tools.tools.first { $0.name == name } }
+    func tool(_ name: String) -> ToolView? { tools.tools().map(ToolView.init).first { $0.name == name } }
 
     @Test("each command is a read-only tool whose options are its schema: enums from values and resolved symbols, defaults, help")
     func commands() throws {
@@ -25,10 +25,11 @@ struct MCPToolCatalogTests {
         let summary = grades.inputSchema.objectValue?["properties"]?.objectValue?["summary"]?.objectValue
         #expect(summary?["type"] == .string("boolean"))
         let lms = try #require(tool("lms-courses")).inputSchema.objectValue?["properties"]?.objectValue?["show"]?.objectValue
-        #expect(lms?["enum"] == .array(["inprogress", "future", "past", "all"].map(Value.string)))
+        #expect(lms?["enum"] == .array(["inprogress", "future", "past", "all"].map(JSONValue.string)))
         let news = try #require(tool("news")).inputSchema.objectValue?["properties"]?.objectValue?["source"]?.objectValue
-        #expect(news?["enum"] == .array(["rss", "atom", "page"].map(Value.string)))
-        #expect(Set(tools.tools.map(\.name)).isSuperset(of: ["courses", "exams", "loans", "today", "search", "history"]))
+        #expect(news?["enum"] == .array(["rss", "atom", "page"].map(JSONValue.string)))
+        #expect(
+            Set(tools.tools().map(ToolView.init).map(\.name)).isSuperset(of: ["courses", "exams", "loans", "today", "search", "history"]))
     }
 
     @Test("an action is a tool of its own, marked destructive and described as a change")
@@ -38,7 +39,7 @@ struct MCPToolCatalogTests {
         #expect(renew.description?.contains("CHANGES something") == true)
         #expect(renew.inputSchema.objectValue?["required"] == .array([.string("barcode")]))
         let all = try #require(tool("loans_renew-all"))
-        #expect(all.inputSchema.objectValue?["required"] == nil && all.inputSchema.objectValue?["properties"] == .object([:]))
+        #expect(all.inputSchema.objectValue?["required"] == nil && all.inputSchema.objectValue?["properties"] == .object([]))
         if case .perform(_, let action)? = tools.call(named: "loans_renew-all") {
             #expect(!action.takesArgument)
         } else {
@@ -48,22 +49,22 @@ struct MCPToolCatalogTests {
 
     @Test("no tool takes a password, and an unknown argument is refused before anything is asked")
     func noPasswords() throws {
-        for tool in tools.tools {
+        for tool in tools.tools().map(ToolView.init) {
             let properties = tool.inputSchema.objectValue?["properties"]?.objectValue ?? [:]
             #expect(!properties.keys.contains { $0.lowercased().contains("password") || $0.lowercased().contains("totp") }, "\(tool.name)")
             #expect(tool.inputSchema.objectValue?["additionalProperties"] == .bool(false), "\(tool.name)")
         }
         let grades = try Self.catalog.recipe(portal: "demo", command: "grades")
-        #expect(throws: MCPError.self) { try MCPToolCatalog.request(["password": .string("hunter2")], for: grades) }
-        let parsed = try MCPToolCatalog.request(["term": .string("2026-fall"), "summary": .bool(true)], for: grades)
+        #expect(throws: ArgumentProblem.self) { try MCPToolCatalog.request(.arguments(["password": .string("hunter2")]), for: grades) }
+        let parsed = try MCPToolCatalog.request(.arguments(["term": .string("2026-fall"), "summary": .bool(true)]), for: grades)
         #expect(parsed.options == ["term": "2026-fall"] && parsed.summary)
     }
 
     @Test("what each tool's schema says is what is enforced: unknown arguments, types, lists and required ones")
     func schemasEnforced() throws {
-        func refused(_ arguments: [String: Value], _ schema: ArgumentSchema) -> String? {
+        func refused(_ arguments: [String: JSONValue], _ schema: ArgumentSchema) -> String? {
             do {
-                _ = try MCPToolCatalog.checked(arguments, against: schema)
+                _ = try MCPToolCatalog.checked(.arguments(arguments), against: schema)
                 return nil
             } catch {
                 return "\(error)"
@@ -73,18 +74,18 @@ struct MCPToolCatalogTests {
         #expect(refused(["password": .string("hunter2")], MCPToolCatalog.todaySchema)?.contains("'password' is not an argument") == true)
         #expect(refused(["refresh": .string("yes")], MCPToolCatalog.todaySchema)?.contains("true or false") == true)
         #expect(refused(["query": .string("x"), "password": .string("p")], MCPToolCatalog.searchSchema) != nil)
-        #expect(refused(["query": .int(3)], MCPToolCatalog.searchSchema)?.contains("must be a string") == true)
-        #expect(refused(["query": .string("x"), "limit": .int(0)], MCPToolCatalog.searchSchema)?.contains("at least 1") == true)
+        #expect(refused(["query": .number(3)], MCPToolCatalog.searchSchema)?.contains("must be a string") == true)
+        #expect(refused(["query": .string("x"), "limit": .number(0)], MCPToolCatalog.searchSchema)?.contains("at least 1") == true)
         #expect(refused([:], MCPToolCatalog.searchSchema)?.contains("'query' is required") == true)
         #expect(refused(["command": .string("nosuch")], tools.historySchema)?.contains("must be one of") == true)
         #expect(refused(["command": .string("grades")], tools.historySchema) == nil)
         // A data tool: a number is no term, and catalogue's query is required, in the schema and the check.
         let grades = try Self.catalog.recipe(portal: "demo", command: "grades")
-        #expect(throws: MCPError.self) { try MCPToolCatalog.request(["term": .int(2026)], for: grades) }
+        #expect(throws: ArgumentProblem.self) { try MCPToolCatalog.request(.arguments(["term": .number(2026)]), for: grades) }
         let catalogue = try Self.catalog.recipe(portal: "demo", command: "catalogue")
-        let schema = MCPToolCatalog.schema(for: catalogue)
+        let schema = JSONValue(RecipeRequest.schema(for: catalogue).json)
         #expect(schema.objectValue?["required"] == .array([.string("query")]), "\(schema)")
-        #expect(throws: MCPError.self) { try MCPToolCatalog.request([:], for: catalogue) }
+        #expect(throws: ArgumentProblem.self) { try MCPToolCatalog.request(.arguments([:]), for: catalogue) }
         // An action's one argument, and nothing else.
         let loans = try Self.catalog.recipe(portal: "demo", command: "loans")
         let renew = try #require(loans.actions.first { $0.name == "renew" })
@@ -94,16 +95,12 @@ struct MCPToolCatalogTests {
         #expect(refused([:], renewSchema)?.contains("required") == true)
     }
 
-    @Test("a refusal that needs the user names the command to run in a terminal")
+    @Test("a refusal that needs the user names the command to run in a terminal, and the kind of failure")
     func errors() {
-        let login = UniToolMCPServer.protocolError(
-            UniToolError(.credentialsMissing, "no password is stored"), portal: "demo", user: "bence")
-        #expect("\(login)".contains("unitool --portal demo auth login --user bence"))
-        let terms = UniToolMCPServer.protocolError(UniToolError(.termsNotAccepted, "the terms changed"), portal: "demo", user: "bence")
-        if case .serverError(let code, let message) = terms {
-            #expect(code == UniToolError.Kind.termsNotAccepted.rpcCode && message.contains("unitool --portal demo terms accept"))
-        } else {
-            Issue.record("\(terms)")
-        }
+        let login = UniToolMCPServer.explanation(
+            of: UniToolError(.credentialsMissing, "no password is stored"), portal: "demo", user: "bence")
+        #expect(login.contains("unitool --portal demo auth login --user bence") && login.contains("[credentials_missing]"), "\(login)")
+        let terms = UniToolMCPServer.explanation(of: UniToolError(.termsNotAccepted, "the terms changed"), portal: "demo", user: "bence")
+        #expect(terms.contains("unitool --portal demo terms accept") && terms.contains("[terms_not_accepted]"), "\(terms)")
     }
 }

@@ -170,4 +170,38 @@ struct RPCDispatchTests {
             checking: try JSONParser.parse(#"{"options":{"term":"all"},"summary":true,"fields":["term","gpa"]}"#), against: Self.grades)
         #expect(summary.summary)
     }
+
+    @Test(
+        "MCP's dialect: notifications/cancelled names the request by requestId; shutdown and exit are ordinary methods; $/cancelRequest is not MCP's"
+    )
+    func mcpDialect() throws {
+        #expect(
+            RPCRoute.decide(
+                try Self.request("notifications/cancelled", params: #"{"requestId":7}"#), lifecycle: RPCLifecycle(), dialect: .mcp)
+                == .cancel(.number(7)))
+        #expect(RPCRoute.decide(try Self.request("exit"), lifecycle: RPCLifecycle(), dialect: .mcp) == .run)
+        #expect(RPCRoute.decide(try Self.request("shutdown", id: .number(1)), lifecycle: RPCLifecycle(), dialect: .mcp) == .run)
+        #expect(
+            RPCRoute.decide(try Self.request("$/cancelRequest", params: #"{"id":7}"#), lifecycle: RPCLifecycle(), dialect: .mcp) == .run)
+        #expect(!RPCDialect.mcp.answersCancelledRequests && RPCDialect.unitool.answersCancelledRequests)
+    }
+
+    @Test("an id is free again once its answer is about to be written, while the work stays on the books until it finishes")
+    func idReleasedBeforeTheAnswer() {
+        var ledger = RPCWorkLedger()
+        guard case .admitted(let ticket) = ledger.admitRequest(id: .number(1)) else {
+            Issue.record("not admitted")
+            return
+        }
+        #expect(ledger.admitRequest(id: .number(1)) == .duplicateID)
+        ledger.releaseID(of: ticket)
+        #expect(!ledger.isIdle, "the work is not finished yet")
+        guard case .admitted(let next) = ledger.admitRequest(id: .number(1)) else {
+            Issue.record("the released id was refused")
+            return
+        }
+        ledger.finish(ticket)
+        ledger.finish(next)
+        #expect(ledger.isIdle)
+    }
 }

@@ -273,4 +273,21 @@ struct RPCServerTests {
         #expect(answers.first?["params"]?["token"] == .number(42))
         #expect(answers.first { $0["id"] == .number(2) }?["result"] != nil, "\(output.text)")
     }
+
+    @Test("an id reused the moment its answer arrives is never refused as in flight: 200 calls with id 1, each sent on the last's answer")
+    func idReusedAtOnce() async {
+        let output = CollectedOutput()
+        let (input, feed) = AsyncStream<[UInt8]>.makeStream()
+        let server = Self.server(output)
+        let serving = Task { await server.serve(input) }
+        var refused = 0
+        for count in 1...200 {
+            feed.yield(Array((Self.request("1", "echo", #"{"n":\#(count)}"#) + "\n").utf8))
+            let answers = await output.waitFor(count)
+            if Self.errorCode(answers.last) != nil { refused += 1 }
+        }
+        feed.finish()
+        _ = await serving.value
+        #expect(refused == 0, "\(refused) of 200 calls refused")
+    }
 }

@@ -3,9 +3,14 @@ PyPI), as an AI assistant's client would, for unitool's interop tests.
 
 usage: mcp_client.py SCENARIO UNITOOL [ARGS...]
   session:  initialize, list the tools and resources, call grades and loans_renew, read a resource
-  refusals: call grades, and grades with a password argument, and report the protocol errors
+  refusals: call grades, and grades with a password argument, and report the tools' errors
   tools:    list the tools and their annotations only (nothing is called)
 Prints one JSON object with what happened.
+
+The server is started as a client starts it: with the SDK's default environment (HOME, LOGNAME,
+PATH, SHELL, TERM, USER), plus the entries docs/MCP.md tells users to add to the server's `env`
+(the XDG folders, the D-Bus session), plus the test's pointer to the demo it runs. Nothing else of
+the test's environment reaches the server.
 """
 import asyncio
 import json
@@ -13,21 +18,35 @@ import os
 import sys
 
 from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.shared.exceptions import McpError
+
+
+# What docs/MCP.md says to put in the server's env, and the test's demo.
+DOCUMENTED = ["XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "DBUS_SESSION_BUS_ADDRESS"]
+TEST_ONLY = ["UNITOOL_DEMO_URL", "UNITOOL_DEMO_PORT", "NO_COLOR"]
+
+
+def server_environment():
+    environment = get_default_environment()
+    for name in DOCUMENTED + TEST_ONLY:
+        if name in os.environ:
+            environment[name] = os.environ[name]
+    return environment
 
 
 async def call(session, name, arguments, progress=None):
     try:
         result = await session.call_tool(name, arguments, progress_callback=progress)
-        return {"ok": True, "structured": result.structuredContent, "is_error": bool(result.isError)}
+        text = " ".join(item.text for item in result.content if getattr(item, "type", "") == "text")
+        return {"ok": True, "structured": result.structuredContent, "is_error": bool(result.isError), "text": text}
     except McpError as error:
         return {"ok": False, "code": error.error.code, "message": error.error.message}
 
 
 async def main():
     scenario, command, arguments = sys.argv[1], sys.argv[2], sys.argv[3:]
-    parameters = StdioServerParameters(command=command, args=arguments, env=dict(os.environ))
+    parameters = StdioServerParameters(command=command, args=arguments, env=server_environment())
     report = {}
     async with stdio_client(parameters) as (read, write):
         async with ClientSession(read, write) as session:
