@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the outside client libraries that the interop tests drive unitool with into
-# .build/interop-venv: a JSON-RPC client (python-lsp-jsonrpc) and the official Model Context
-# Protocol SDK (mcp), see Tests/EndToEndTests/Interop/.
+# .build/interop-venv: JSON-RPC clients (python-lsp-jsonrpc, pjrpc) and the official Model
+# Context Protocol SDK (mcp), see Tests/EndToEndTests/Interop/.
 # Safe to run again: it installs only what is missing. Prints the venv's python on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,17 @@ fi
 if ! "$venv/bin/python" -c "import pylsp_jsonrpc" 2>/dev/null; then
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "python-lsp-jsonrpc==1.1.2" >&2
 fi
+if ! "$venv/bin/python" -c "import pjrpc" 2>/dev/null; then
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "pjrpc==2.2.0" >&2
+fi
 if ! "$venv/bin/python" -c "import mcp" 2>/dev/null; then
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==1.26.0" >&2
+fi
+# The SDK's 2.x, whose client differs from 1.x's, in a venv of its own beside it.
+if [ ! -x "$venv-mcp2/bin/python" ]; then
+    python3 -m venv "$venv-mcp2" >&2
+fi
+if ! "$venv-mcp2/bin/python" -c "import mcp" 2>/dev/null; then
+    "$venv-mcp2/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" >&2
 fi
 echo "$PWD/$venv/bin/python"

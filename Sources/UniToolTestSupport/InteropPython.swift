@@ -13,7 +13,16 @@ public enum InteropPython {
             ?? Fixtures.root.appendingPathComponent(".build/interop-venv/bin/python").path
     }
 
-    public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: path) }
+    /// The Python of the second venv beside it, with the official MCP SDK's 2.x (its 1.x and 2.x
+    /// cannot share one venv).
+    public static var mcp2Path: String {
+        let venv = URL(fileURLWithPath: path).deletingLastPathComponent().deletingLastPathComponent()
+        return venv.deletingLastPathComponent().appendingPathComponent(venv.lastPathComponent + "-mcp2/bin/python").path
+    }
+
+    public static var isInstalled: Bool {
+        FileManager.default.isExecutableFile(atPath: path) && FileManager.default.isExecutableFile(atPath: mcp2Path)
+    }
 
     /// False only when it is missing and the run asked to skip interop tests.
     public static var isAvailableOrRequired: Bool {

@@ -16,7 +16,7 @@ struct MCPInteropTests {
     init() throws { sandbox = try Sandbox() }
 
     /// The client script's report, or nil (with the reason recorded) when there is no client.
-    func drive(_ scenario: String, _ arguments: [String], demo: DemoUniversity) async throws -> [String: Any]? {
+    func drive(_ scenario: String, _ arguments: [String], demo: DemoUniversity, sdk: String = "1.x") async throws -> [String: Any]? {
         let environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }.merging([
             "UNITOOL_DEMO_URL": demo.baseURL.absoluteString, "NO_COLOR": "1",
         ]) { $1 }
@@ -24,7 +24,7 @@ struct MCPInteropTests {
             Issue.record(Comment(rawValue: InteropPython.missing))
             return nil
         }
-        let python = InteropPython.path
+        let python = sdk == "2.x" ? InteropPython.mcp2Path : InteropPython.path
         let script = Fixtures.root.appendingPathComponent("Tests/EndToEndTests/Interop/mcp_client.py").path
         // On a thread of its own: the demo serving the server runs on this process's cooperative pool.
         let outcome = try await UniToolProcess.run(
@@ -34,11 +34,13 @@ struct MCPInteropTests {
         return try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
     }
 
-    @Test("the client lists the demo's tools with schemas, gets the grades with progress, renews a loan, and reads a resource")
-    func session() async throws {
+    @Test(
+        "the client (the SDK's 1.x and 2.x) lists the demo's tools with schemas, gets the grades with progress, renews a loan, and reads a resource",
+        arguments: ["1.x", "2.x"])
+    func session(sdk: String) async throws {
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
         try await DemoUniversity.withRunning { demo in
-            guard let report = try await drive("session", ["--portal", "demo", "mcp"], demo: demo) else { return }
+            guard let report = try await drive("session", ["--portal", "demo", "mcp"], demo: demo, sdk: sdk) else { return }
             #expect(report["server"] as? String == "unitool")
             let tools = try #require(report["tools"] as? [String: [String: Any]])
             let term = ((tools["grades"]?["schema"] as? [String: Any])?["properties"] as? [String: Any])?["term"] as? [String: Any]

@@ -116,6 +116,27 @@ struct RPCTests {
     }
 
     @Test(
+        "interop: pjrpc, which sends id 1 on every call, loses no call: 8 sessions of 200 calls at once",
+        .enabled(if: Needs.check(InteropPython.isAvailableOrRequired, "the interop Python"), "UNITOOL_SKIP_INTEROP=1 and no interop venv"))
+    func interopWithPjrpc() async throws {
+        let environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }
+        guard InteropPython.isInstalled else {
+            Issue.record(Comment(rawValue: InteropPython.missing))
+            return
+        }
+        let script = Fixtures.root.appendingPathComponent("Tests/EndToEndTests/Interop/pjrpc_client.py").path
+        let (status, text, stderr) = try await runOnThread(
+            InteropPython.path, [script, UniToolProcess.executable.path, "8", "200"], environment: environment)
+        #expect(status == 0, "\(text)\n\(stderr)")
+        let report = try JSONParser.parse(Array(text.utf8))
+        let sessions = report["sessions"]?.arrayValue ?? []
+        #expect(sessions.count == 8, "\(text)")
+        for session in sessions {
+            #expect(session["answered"] == .number(200), "\(session.serialized)")
+        }
+    }
+
+    @Test(
         "interop: python-lsp-jsonrpc drives unitool rpc over Content-Length framing",
         .enabled(if: Needs.check(InteropPython.isAvailableOrRequired, "the interop Python"), "UNITOOL_SKIP_INTEROP=1 and no interop venv"))
     func interopWithPylspJsonrpc() async throws {

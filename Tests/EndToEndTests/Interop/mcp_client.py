@@ -19,7 +19,10 @@ import sys
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import get_default_environment, stdio_client
-from mcp.shared.exceptions import McpError
+try:
+    from mcp.shared.exceptions import McpError
+except ImportError:  # the SDK's 2.x names it MCPError
+    from mcp.shared.exceptions import MCPError as McpError
 
 
 # What docs/MCP.md says to put in the server's env, and the test's demo.
@@ -35,13 +38,22 @@ def server_environment():
     return environment
 
 
+def field(value, camel, snake):
+    """A field of the SDK's models: camelCase in the 1.x SDK, snake_case in 2.x."""
+    return getattr(value, camel) if hasattr(value, camel) else getattr(value, snake, None)
+
+
 async def call(session, name, arguments, progress=None):
     try:
         result = await session.call_tool(name, arguments, progress_callback=progress)
         text = " ".join(item.text for item in result.content if getattr(item, "type", "") == "text")
-        return {"ok": True, "structured": result.structuredContent, "is_error": bool(result.isError), "text": text}
+        return {
+            "ok": True, "structured": field(result, "structuredContent", "structured_content"),
+            "is_error": bool(field(result, "isError", "is_error")), "text": text,
+        }
     except McpError as error:
-        return {"ok": False, "code": error.error.code, "message": error.error.message}
+        detail = getattr(error, "error", error)
+        return {"ok": False, "code": getattr(detail, "code", None), "message": getattr(detail, "message", str(error))}
 
 
 async def main():
@@ -51,14 +63,14 @@ async def main():
     async with stdio_client(parameters) as (read, write):
         async with ClientSession(read, write) as session:
             initialized = await session.initialize()
-            report["server"] = initialized.serverInfo.name
+            report["server"] = field(initialized, "serverInfo", "server_info").name
             if scenario == "session":
                 tools = await session.list_tools()
                 report["tools"] = {
                     tool.name: {
-                        "schema": tool.inputSchema,
-                        "destructive": bool(tool.annotations and tool.annotations.destructiveHint),
-                        "read_only": bool(tool.annotations and tool.annotations.readOnlyHint),
+                        "schema": field(tool, "inputSchema", "input_schema"),
+                        "destructive": bool(tool.annotations and field(tool.annotations, "destructiveHint", "destructive_hint")),
+                        "read_only": bool(tool.annotations and field(tool.annotations, "readOnlyHint", "read_only_hint")),
                     }
                     for tool in tools.tools
                 }
@@ -78,8 +90,8 @@ async def main():
                 tools = await session.list_tools()
                 report["tools"] = {
                     tool.name: {
-                        "destructive": bool(tool.annotations and tool.annotations.destructiveHint),
-                        "read_only": bool(tool.annotations and tool.annotations.readOnlyHint),
+                        "destructive": bool(tool.annotations and field(tool.annotations, "destructiveHint", "destructive_hint")),
+                        "read_only": bool(tool.annotations and field(tool.annotations, "readOnlyHint", "read_only_hint")),
                         "description": tool.description,
                     }
                     for tool in tools.tools
