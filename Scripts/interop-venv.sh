@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the outside client libraries that the interop tests drive unitool with into
 # .build/interop-venv: JSON-RPC clients (python-lsp-jsonrpc, pjrpc) and the official Model
-# Context Protocol SDK (mcp), see Tests/EndToEndTests/Interop/.
+# Context Protocol SDK (mcp 1.x); beside it, venvs of their own for the SDK's 2.x and for
+# fastmcp; see Tests/EndToEndTests/Interop/.
 # Safe to run again: it installs only what is missing. Prints the venv's python on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,5 +27,12 @@ if [ ! -x "$venv-mcp2/bin/python" ]; then
 fi
 if ! "$venv-mcp2/bin/python" -c "import mcp" 2>/dev/null; then
     "$venv-mcp2/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0" >&2
+fi
+# fastmcp's client, as assistants built on fastmcp start a server.
+if [ ! -x "$venv-fastmcp/bin/python" ]; then
+    python3 -m venv "$venv-fastmcp" >&2
+fi
+if ! "$venv-fastmcp/bin/python" -c "import fastmcp" 2>/dev/null; then
+    "$venv-fastmcp/bin/python" -m pip install --quiet --disable-pip-version-check "fastmcp==2.14.7" >&2
 fi
 echo "$PWD/$venv/bin/python"

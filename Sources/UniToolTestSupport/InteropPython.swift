@@ -15,13 +15,19 @@ public enum InteropPython {
 
     /// The Python of the second venv beside it, with the official MCP SDK's 2.x (its 1.x and 2.x
     /// cannot share one venv).
-    public static var mcp2Path: String {
+    public static var mcp2Path: String { sibling("mcp2") }
+
+    /// The Python of the venv with fastmcp's client (which brings its own pinned SDK).
+    public static var fastmcpPath: String { sibling("fastmcp") }
+
+    /// `<venv>-suffix/bin/python` beside the main venv.
+    static func sibling(_ suffix: String) -> String {
         let venv = URL(fileURLWithPath: path).deletingLastPathComponent().deletingLastPathComponent()
-        return venv.deletingLastPathComponent().appendingPathComponent(venv.lastPathComponent + "-mcp2/bin/python").path
+        return venv.deletingLastPathComponent().appendingPathComponent(venv.lastPathComponent + "-\(suffix)/bin/python").path
     }
 
     public static var isInstalled: Bool {
-        FileManager.default.isExecutableFile(atPath: path) && FileManager.default.isExecutableFile(atPath: mcp2Path)
+        [path, mcp2Path, fastmcpPath].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// False only when it is missing and the run asked to skip interop tests.

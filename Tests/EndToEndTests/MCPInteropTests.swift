@@ -64,6 +64,32 @@ struct MCPInteropTests {
     }
 
     @Test(
+        "fastmcp's client, started with the SDK's default environment and the documented entries, gets the grades and a refused renewal as a tool error"
+    )
+    func fastmcp() async throws {
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        try await DemoUniversity.withRunning { demo in
+            guard InteropPython.isInstalled else {
+                Issue.record(Comment(rawValue: InteropPython.missing))
+                return
+            }
+            let environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }.merging([
+                "UNITOOL_DEMO_URL": demo.baseURL.absoluteString
+            ]) { $1 }
+            let script = Fixtures.root.appendingPathComponent("Tests/EndToEndTests/Interop/fastmcp_client.py").path
+            let outcome = try await UniToolProcess.run(
+                URL(fileURLWithPath: InteropPython.fastmcpPath), [script, UniToolProcess.executable.path, "--portal", "demo", "mcp"],
+                environment: environment, timeout: 120)
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            let report = try JSONParser.parse(Array(outcome.stdout.utf8))
+            #expect(report["tools"]?.arrayValue?.contains(.string("loans_renew")) == true, "\(outcome.stdout)")
+            let courses = report["grades"]?["records"]?.arrayValue?.compactMap { $0["course"]?.stringValue } ?? []
+            #expect(courses.contains("Analysis II"), "\(outcome.stdout)")
+            #expect(report["refused"]?.stringValue?.contains("[action_refused]") == true, "\(outcome.stdout)")
+        }
+    }
+
+    @Test(
         "terms not accepted and a needed login are tool errors (isError) that name the command to run; no tool takes a password")
     func refusals() async throws {
         try await DemoUniversity.withRunning { demo in
