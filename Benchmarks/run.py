@@ -94,6 +94,38 @@ class Demo:
         self.process.wait()
 
 
+def call_latency(command, env, opening, request, calls=200):
+    """Median and p99 time of one call through a stdio server (`unitool mcp`'s tools/call or
+    `unitool rpc`'s recipes.run, the same recipe on a warm session), each call sent when the last
+    answer arrived, after the opening exchange and 10 warm-up calls."""
+    process = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def exchange(message):
+        process.stdin.write((message + "\n").encode())
+        process.stdin.flush()
+        if '"id"' not in message:
+            return None
+        while True:
+            answer = json.loads(process.stdout.readline())
+            if "id" in answer:
+                return answer
+
+    for message in opening:
+        exchange(message)
+    times = []
+    for index in range(calls + 10):
+        start = time.perf_counter()
+        answer = exchange(request)
+        if "error" in answer or answer.get("result", {}).get("isError"):
+            sys.exit(f"{' '.join(command)}: the call failed: {answer}")
+        if index >= 10:
+            times.append(time.perf_counter() - start)
+    process.stdin.close()
+    process.wait()
+    times.sort()
+    return statistics.median(times), times[int(len(times) * 0.99) - 1]
+
+
 def oversize_refusal(command, env, opening, next_request, size=8_000_000, runs=5):
     """Median time from the first byte of a `size`-byte message to the answer of the request after
     it, through a stdio server (`unitool mcp` or `unitool rpc`): the long line is refused, the next
@@ -352,6 +384,24 @@ def main():
     demo.stop()
     row("mcp", "an 8 MB message refused, the next request answered: unitool mcp, ms", f"{mcp * 1000:.0f}", "unitool rpc",
         f"{rpc * 1000:.0f}", f"{rpc / mcp:.2f}x", "< 1 s (the old SDK transport: about 60 s)", mcp < 1)
+
+    # A tool call against JSON-RPC's recipes.run: the grades of one term on a warm session, one
+    # call at a time (an assistant's pace), through the same core.
+    demo = Demo(args.unitool)
+    demo_env = dict(env, UNITOOL_DEMO_URL=demo.url)
+    subprocess.run([args.unitool, "--portal", "demo", "terms", "accept"], env=demo_env, check=True, capture_output=True)
+    calls = 100 if args.quick else 300
+    mcp_p50, mcp_p99 = call_latency(
+        [args.unitool, "mcp", "--portal", "demo"], demo_env, [initialize, '{"jsonrpc":"2.0","method":"notifications/initialized"}'],
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"grades","arguments":{"term":"2026-spring"}}}', calls)
+    rpc_p50, rpc_p99 = call_latency(
+        [args.unitool, "rpc"], demo_env, [],
+        '{"jsonrpc":"2.0","id":2,"method":"recipes.run","params":{"portal":"demo","recipe":"grades","options":{"term":"2026-spring"}}}',
+        calls)
+    demo.stop()
+    row("mcp", "a tool call (the grades, warm session), one at a time: unitool mcp p50 / p99, ms",
+        f"{mcp_p50 * 1000:.2f} / {mcp_p99 * 1000:.2f}", "unitool rpc recipes.run", f"{rpc_p50 * 1000:.2f} / {rpc_p99 * 1000:.2f}",
+        f"{rpc_p50 / mcp_p50:.2f}x", "within 1.5x of JSON-RPC (no floor per request)", mcp_p50 < 1.5 * rpc_p50)
 
     # Watch and history -------------------------------------------------------------------------
     cycles = 200 if args.quick else 1000

@@ -34,10 +34,13 @@ public struct UniToolMCPServer: Sendable {
         self.portal = portal
         self.user = user
         self.warnings = warnings
+        recipes = host.catalog.recipes(of: portal.id)
+        catalog = MCPToolCatalog(portal: portal, recipes: recipes)
     }
 
-    var recipes: [DataRecipe] { host.catalog.recipes(of: portal.id) }
-    var catalog: MCPToolCatalog { MCPToolCatalog(portal: portal, recipes: recipes) }
+    /// The portal's recipes and tools, made once: the catalog does not change while the server runs.
+    let recipes: [DataRecipe]
+    let catalog: MCPToolCatalog
     var agreed: MCPVersion { version.value.withLock { $0 } }
 
     /// MCP's methods, for an `RPCServer` in the `.mcp` dialect.
@@ -149,9 +152,10 @@ public struct UniToolMCPServer: Sendable {
     /// Records as the tool's answer: JSON text for the model and, from 2025-06-18, the same as
     /// structured content.
     func result(_ records: RecordSet) -> JSONValue {
-        let columns = "[" + records.columns.map(JSONString.quoted).joined(separator: ", ") + "]"
-        let text = "{\"columns\": \(columns), \"records\": \(JSONRenderer.array(records).trimmingCharacters(in: .whitespacesAndNewlines))}"
-        return result(text: text, structured: try? JSONParser.parse(text))
+        let structured = JSONValue.object([
+            ("columns", .array(records.columns.map(JSONValue.string))), ("records", .array(records.records.map(JSONValue.init))),
+        ])
+        return result(text: structured.serialized, structured: structured)
     }
 
     func result(text: String, structured: JSONValue?) -> JSONValue {
