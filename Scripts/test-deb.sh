@@ -37,14 +37,12 @@ if awk '$1 !~ /^l/ && substr($1, 6, 1) == "w" || $1 !~ /^l/ && substr($1, 9, 1) 
     exit 1
 fi
 # No run path that has the loader look for libraries beside the binary ($ORIGIN is /usr/bin),
-# nor in a toolchain's folder: the binaries load Debian's libraries only.
-for binary in /usr/bin/unitool /usr/bin/unitool-mcp; do
-    readelf -d "$binary" > "$home/dynamic.txt"
-    if grep -E '\((RPATH|RUNPATH)\)' "$home/dynamic.txt" >&2; then
-        echo "error: $binary carries a run path (above); the package's binaries must have none" >&2
-        exit 1
-    fi
-done
+# nor in a toolchain's folder: the binary loads Debian's libraries only.
+readelf -d /usr/bin/unitool > "$home/dynamic.txt"
+if grep -E '\((RPATH|RUNPATH)\)' "$home/dynamic.txt" >&2; then
+    echo "error: /usr/bin/unitool carries a run path (above); the package's binary must have none" >&2
+    exit 1
+fi
 cd "$home"
 run() { env -i HOME="$home" PATH=/usr/bin:/bin LD_LIBRARY_PATH= XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" \
     XDG_STATE_HOME="$home/state" XDG_CACHE_HOME="$home/cache" NO_COLOR=1 /usr/bin/unitool "$@"; }
@@ -58,17 +56,9 @@ grep -q '"MATH-301"' grades.json
 run recipes list --json > recipes.json
 grep -q '"/usr/share/unitool/Recipes/demo/portal.yaml"' recipes.json
 man -w unitool >/dev/null
-# 'unitool mcp' finds its server beside it and answers MCP's initialize. Its input stays open
-# until the answer is there (at most 5 s), as a client's does: the server stops at the end of
-# its input, and may do so before it has answered.
+# 'unitool mcp' answers MCP's initialize, also when its input ends right after the request, as a
+# one-shot client's does: every request read is answered before the server exits.
 request='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test-deb","version":"1"}}}'
-: > mcp.json
-{
-    printf '%s\n' "$request"
-    for _ in $(seq 50); do
-        grep -q '"serverInfo"' mcp.json && break
-        sleep 0.1
-    done
-} | run --portal demo mcp > mcp.json
+printf '%s\n' "$request" | run --portal demo mcp > mcp.json
 grep -q '"serverInfo"' mcp.json
 echo "ok: $(basename "$deb") ($(du -h /usr/bin/unitool | cut -f1) binary) installs and runs the demo without a Swift toolchain"
