@@ -24,11 +24,16 @@ struct DemoCommand: AsyncParsableCommand {
                 """, examples: "demo serve"))
         @Option(help: "The port; 0 picks a free one. Default: $UNITOOL_DEMO_PORT, else 28080, where other commands find it.")
         var port: Int?
-        @Option(help: "Faults to inject, comma-separated: \(DemoFaults.known.joined(separator: ", ")).") var faults = ""
+        @Option(
+            help:
+                "Faults to inject, comma-separated: \(DemoFaults.known.joined(separator: ", ")). Default: $\(DemoFaults.environmentVariable), as for every command's own demo."
+        )
+        var faults: String?
 
         func run() async throws {
+            let given = faults ?? ProcessInfo.processInfo.environment[DemoFaults.environmentVariable] ?? ""
             let parsed: DemoFaults
-            do { parsed = try DemoFaults(parsing: faults) } catch { throw ValidationError("\(error)") }
+            do { parsed = try DemoFaults(parsing: given) } catch { throw ValidationError("\(error)") }
             let shared = DemoUniversity.sharedPort()
             let chosen = port ?? shared
             if chosen > 0, SharedDemo.running(onPort: chosen) != nil {

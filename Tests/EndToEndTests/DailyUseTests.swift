@@ -146,6 +146,26 @@ struct DailyUseTests {
         #expect(second.exitCode == 64 && second.stderr.contains("already serves on port \(port)"), "\(second)")
     }
 
+    @Test("demo serve takes its faults from UNITOOL_DEMO_FAULTS, as every command's own demo does; --faults wins over it")
+    func demoServeFaultsFromTheEnvironment() async throws {
+        defer { sandbox.remove() }
+        for (arguments, version) in [([String](), "2031-01"), (["--faults", "terms-version=2032-02"], "2032-02")] {
+            let server = try await RPCClientProcess.start(
+                command: "demo", arguments: ["serve", "--port", "0"] + arguments,
+                environment: sandbox.environment.merging(["UNITOOL_DEMO_FAULTS": "terms-version=2031-01"]) { $1 })
+            defer { server.terminate() }
+            var address = ""
+            for _ in 0..<200 where address.isEmpty {
+                address = server.stdout.split(separator: "\n").first.map(String.init) ?? ""
+                if address.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            let base = try #require(URL(string: address), "no address printed: \(server.stderr)")
+            let url = base.appendingPathComponent("api/terms/version")
+            let (data, _) = try await URLSession.shared.data(from: url)
+            #expect(String(decoding: data, as: UTF8.self).contains("\"\(version)\""), "\(arguments)")
+        }
+    }
+
     @Test("one style: --help lists only the options that apply, doctor login --json is one line, history --json keeps types")
     func oneStyle() async throws {
         defer { sandbox.remove() }
