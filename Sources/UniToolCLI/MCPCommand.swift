@@ -23,33 +23,15 @@ struct MCPCommand: UniToolCommand {
     @OptionGroup var globals: GlobalOptions
 
     func run(_ environment: CommandEnvironment) async throws {
-        // A client that goes away must end the server, not kill it with SIGPIPE mid-write.
-        signal(SIGPIPE, SIG_IGN)
         let portal = try environment.catalog.portal(try environment.portalID())
         let user = try environment.user(for: portal)
         let host = CommandLineRPCHost(environment: environment)
-        let logger = environment.logger
         let warnings = Self.missingEnvironment(ProcessInfo.processInfo.environment, portal: portal)
         for warning in warnings { FileHandle.standardError.write(Data("unitool mcp: \(warning)\n".utf8)) }
-        let limits = RPCLimits()
-        let output = FileDescriptorOutput(descriptor: STDOUT_FILENO, maxBacklog: limits.maxUnreadBytes ?? RPCLimits.defaultMaxUnreadBytes) {
-            reason in
-            logger.error("stopping: \(reason)")
-            FileHandle.standardError.write(Data("unitool mcp: stopping: \(reason)\n".utf8))
-            Foundation.exit(75)
-        }
-        let server = RPCServer(
-            methods: UniToolMCPServer(host: host, portal: portal, user: user, warnings: warnings).methods, output: output,
-            framing: .newline, maxMessageBytes: limits.maxMessageBytes, dialect: .mcp, logger: logger)
-        // serve returns once every accepted request has finished and every answer is written,
-        // also when the input ends right after a request: exiting below loses nothing.
-        let code = await server.serve(StandardInputStream.make())
-        Task.detached {
-            await host.closeAll()
-            Foundation.exit(code)
-        }
-        try? await Task.sleep(for: .seconds(3))
-        Foundation.exit(code)
+        // MCP's stdio transport is one JSON text per line.
+        await RPCCommand.serveOnStandardIO(
+            "mcp", methods: UniToolMCPServer(host: host, portal: portal, user: user, warnings: warnings).methods, framing: .newline,
+            limits: RPCLimits(), dialect: .mcp, host: host, logger: environment.logger)
     }
 
     /// What a client's launch left out that this server needs, said on stderr (which clients

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DemoUniversity
 import Foundation
+import Logging
 import OneTimeCode
 import Synchronization
 import UniToolHost
@@ -36,25 +37,37 @@ struct RPCCommand: UniToolCommand {
     }
 
     func run(_ environment: CommandEnvironment) async throws {
-        // A client that goes away must end the server, not kill it with SIGPIPE mid-write.
-        signal(SIGPIPE, SIG_IGN)
         // Both limits are sizes of buffers: 0, a negative number or Int.max is a mistake, refused here.
         try InputBounds.count(maxMessageBytes, option: "--max-message-bytes", in: InputBounds.messageBytes)
         try InputBounds.count(maxUnreadBytes, option: "--max-unread-bytes", in: InputBounds.unreadBytes)
-        let host = CommandLineRPCHost(environment: environment)
-        let logger = environment.logger
-        let output = FileDescriptorOutput(descriptor: STDOUT_FILENO, maxBacklog: maxUnreadBytes) { reason in
-            logger.error("stopping: \(reason)")
-            FileHandle.standardError.write(Data("unitool rpc: stopping: \(reason)\n".utf8))
-            Foundation.exit(75)
-        }
         // One value for what the server enforces and what `initialize` tells the client.
         let limits = RPCLimits(maxMessageBytes: maxMessageBytes, maxUnreadBytes: maxUnreadBytes)
+        let host = CommandLineRPCHost(environment: environment)
+        await Self.serveOnStandardIO(
+            "rpc", methods: RPCMethods(host: host, limits: limits).table, framing: framing.value, limits: limits, dialect: .unitool,
+            host: host, logger: environment.logger)
+    }
+
+    /// Serves `methods` on stdin and stdout until the input ends, then exits the process with the
+    /// server's code: `unitool rpc` and `unitool mcp` alike. A client that leaves `limits`'
+    /// unread bytes unread ends the server with 75, and one that goes away does not kill it with
+    /// SIGPIPE mid-write.
+    static func serveOnStandardIO(
+        _ name: String, methods: [String: RPCMethod], framing: RPCFraming, limits: RPCLimits, dialect: RPCDialect,
+        host: CommandLineRPCHost, logger: Logger
+    ) async -> Never {
+        signal(SIGPIPE, SIG_IGN)
+        let backlog = limits.maxUnreadBytes ?? RPCLimits.defaultMaxUnreadBytes
+        let output = FileDescriptorOutput(descriptor: STDOUT_FILENO, maxBacklog: backlog) { reason in
+            logger.error("stopping: \(reason)")
+            FileHandle.standardError.write(Data("unitool \(name): stopping: \(reason)\n".utf8))
+            Foundation.exit(75)
+        }
         let server = RPCServer(
-            methods: RPCMethods(host: host, limits: limits).table, output: output, framing: framing.value,
-            maxMessageBytes: limits.maxMessageBytes, logger: logger)
+            methods: methods, output: output, framing: framing, maxMessageBytes: limits.maxMessageBytes, dialect: dialect, logger: logger)
         // serve returns once every accepted request and notification has finished and every
-        // answer is written (it flushes the output itself), so exiting below loses nothing.
+        // answer is written (it flushes the output itself), also when the input ended right after
+        // a request, so exiting below loses nothing.
         let code = await server.serve(StandardInputStream.make())
         // Sessions are saved after every call, so closing is only tidiness: it may not hold up
         // the exit a client asked for.
@@ -63,7 +76,7 @@ struct RPCCommand: UniToolCommand {
             Foundation.exit(code)
         }
         try? await Task.sleep(for: .seconds(3))
-        logger.warning("rpc: closing the connections took more than 3 s; exiting anyway")
+        logger.warning("\(name): closing the connections took more than 3 s; exiting anyway")
         Foundation.exit(code)
     }
 }

@@ -24,14 +24,29 @@ public struct RPCLifecycle: Sendable, Equatable {
 /// which names these differently and answers a cancelled request not at all.
 public struct RPCDialect: Sendable, Equatable {
     /// The notification that cancels a request in flight, and the parameter naming its id.
-    public var cancelNotification: String
-    public var cancelledIDParameter: String
+    public let cancelNotification: String
+    public let cancelledIDParameter: String
     /// Whether a cancelled request is answered (LSP's -32800) or not at all (MCP).
-    public var answersCancelledRequests: Bool
+    public let answersCancelledRequests: Bool
     /// Whether `shutdown` and `exit` are the protocol's (LSP); MCP ends with the input.
-    public var hasLifecycle: Bool
+    public let hasLifecycle: Bool
     /// How a request asks for progress, and how progress is sent.
-    public var progress: ProgressStyle
+    public let progress: ProgressStyle
+    /// The notifications the protocol itself defines: they act at once, in order, so that they
+    /// are never stuck behind slow work. Kept, not derived per message: every message asks.
+    public let controlNotifications: Set<String>
+
+    public init(
+        cancelNotification: String, cancelledIDParameter: String, answersCancelledRequests: Bool, hasLifecycle: Bool,
+        progress: ProgressStyle
+    ) {
+        self.cancelNotification = cancelNotification
+        self.cancelledIDParameter = cancelledIDParameter
+        self.answersCancelledRequests = answersCancelledRequests
+        self.hasLifecycle = hasLifecycle
+        self.progress = progress
+        controlNotifications = hasLifecycle ? [cancelNotification, "exit"] : [cancelNotification]
+    }
 
     public enum ProgressStyle: Sendable, Equatable {
         /// `progressToken` among the params; `$/progress` with `{token, value: {message}}`.
@@ -49,10 +64,6 @@ public struct RPCDialect: Sendable, Equatable {
     public static let mcp = RPCDialect(
         cancelNotification: "notifications/cancelled", cancelledIDParameter: "requestId", answersCancelledRequests: false,
         hasLifecycle: false, progress: .mcp)
-
-    /// The notifications the protocol itself defines: they act at once, in order, so that they
-    /// are never stuck behind slow work.
-    public var controlNotifications: Set<String> { hasLifecycle ? [cancelNotification, "exit"] : [cancelNotification] }
 }
 
 /// What the server does with one request or notification, decided before any work starts.
