@@ -45,14 +45,15 @@ public struct DemoServiceBench: Sendable {
             shape: source.map { [("source", .string($0))] } ?? [], naming: .rpc)
     }
 
-    /// Runs `command` once through a service of its own, as one front-end call does, and returns its records.
+    /// Runs `command` of `portal` once through a service of its own (`withService(on:)`), as one
+    /// front-end call does, and returns its records.
     public func run(
-        _ command: String, _ options: [String: String] = [:], source: String? = nil, on demo: DemoUniversity, user: String = "alice",
-        interaction: any Interaction = Unattended()
+        _ command: String, _ options: [String: String] = [:], source: String? = nil, of portal: String = "demo", on demo: DemoUniversity,
+        user: String = "alice", password: String? = nil, userValues: [String: String] = [:], interaction: any Interaction = Unattended()
     ) async throws -> RecordSet {
-        let recipe = try recipe(command)
-        let request = try request(command, options, source: source)
-        return try await withService(on: demo, user: user) { service, _ in
+        let recipe = try recipe(command, portal: portal)
+        let request = try request(command, options, source: source, portal: portal)
+        return try await withService(on: demo, user: user, password: password, portal: portal, userValues: userValues) { service, _ in
             try await service.execute(request, of: recipe, interaction: interaction).records
         }
     }
@@ -66,15 +67,23 @@ public struct DemoServiceBench: Sendable {
     /// connection afterwards whatever happens. The password is `password`, or the demo user's
     /// own; one-time codes come from the account's sources, then the call's interaction.
     /// `configuration` is the HTTP settings the global options would give (`--timeout`,
-    /// `--insecure`).
+    /// `--insecure`). A portal's services on origins of their own (an LMS on 127.0.0.2) move to
+    /// the demo's service host of their address (`demo.serviceHosts`), as `UNITOOL_DEMO_SERVICES`
+    /// moves them for the binary. `userValues` are the user's own values (`config set value.NAME`),
+    /// for a recipe's `user_values`.
     public func withService<T: Sendable>(
         on demo: DemoUniversity, user: String = "alice", password: String? = nil, startEmpty: Bool = false,
         keepingHistory: Bool = false, portal: String = "demo", configuration: HTTPSession.Configuration = .init(),
-        _ body: (PortalService, PortalConnection) async throws -> T
+        userValues: [String: String] = [:], _ body: (PortalService, PortalConnection) async throws -> T
     ) async throws -> T {
-        try await withService(
-            at: demo.baseURL, user: user, password: password, startEmpty: startEmpty, keepingHistory: keepingHistory, portal: portal,
-            configuration: configuration, body)
+        let secret = Secret(password ?? Self.demoPassword(of: user))
+        let values: UserValueProvider = { name, recipe in
+            guard let value = userValues[name] else { return try PortalConnection.noUserValues(name, recipe) }
+            return value
+        }
+        return try await serving(
+            try catalog.portal(portal).relocated(to: demo.baseURL, hosts: demo.serviceHosts), user: user, password: { secret },
+            startEmpty: startEmpty, keepingHistory: keepingHistory, configuration: configuration, userValues: values, body)
     }
 
     /// The same, with the portal at `baseURL` (an address where nothing listens, for a test of
@@ -171,7 +180,7 @@ public final class LogCapture: Sendable {
     }
 }
 
-// MARK: - The day's views (added for Tests/UniToolKitTests/Service/DailyCommandsServiceTests.swift)
+// MARK: - The day's views
 
 extension DemoServiceBench {
     /// The day's service (`today`, `calendar`) for `user` on the demo, as the front ends make it:
@@ -198,46 +207,14 @@ extension DemoServiceBench {
     }
 }
 
-// MARK: - Example universities, services on origins of their own (added for Tests/UniToolKitTests/Login/PlatformLoginServiceTests.swift and Service/ServicesAndExamplesServiceTests.swift)
+// MARK: - Example universities
 
 extension DemoServiceBench {
     /// The example universities of Recipes/examples (`--recipes Recipes/examples`), over the bundled ones.
     public static var examples: URL { Fixtures.recipes.appendingPathComponent("examples") }
-
-    /// `withService(on:)` for a portal whose services are on origins of their own (an LMS on
-    /// 127.0.0.2, a library on 127.0.0.3): each is moved to the demo's service host of its address
-    /// (`demo.serviceHosts`), as `UNITOOL_DEMO_SERVICES` moves them for the binary. `userValues`
-    /// are the user's own values (`config set value.NAME`), for a recipe's `user_values`.
-    public func withServices<T: Sendable>(
-        on demo: DemoUniversity, portal: String, user: String = "alice", password: String? = nil,
-        userValues: [String: String] = [:], configuration: HTTPSession.Configuration = .init(),
-        _ body: (PortalService, PortalConnection) async throws -> T
-    ) async throws -> T {
-        let secret = Secret(password ?? Self.demoPassword(of: user))
-        let values: UserValueProvider = { name, recipe in
-            guard let value = userValues[name] else { return try PortalConnection.noUserValues(name, recipe) }
-            return value
-        }
-        return try await serving(
-            try catalog.portal(portal).relocated(to: demo.baseURL, hosts: demo.serviceHosts), user: user, password: { secret },
-            configuration: configuration, userValues: values, body)
-    }
-
-    /// Runs `command` of `portal` once through a service of its own (`withServices(on:portal:)`),
-    /// as one front-end call does, and returns its records.
-    public func run(
-        _ command: String, _ options: [String: String] = [:], of portal: String, on demo: DemoUniversity, user: String = "alice",
-        password: String? = nil, userValues: [String: String] = [:], interaction: any Interaction = Unattended()
-    ) async throws -> RecordSet {
-        let recipe = try recipe(command, portal: portal)
-        let request = try request(command, options, portal: portal)
-        return try await withServices(on: demo, portal: portal, user: user, password: password, userValues: userValues) { service, _ in
-            try await service.execute(request, of: recipe, interaction: interaction).records
-        }
-    }
 }
 
-// MARK: - Packs, portals of a test's own and user values (added for Tests/UniToolKitTests/Service/RecipeSourcesServiceTests.swift and Tests/UniToolKitTests/Recipes/PackTrustServiceTests.swift)
+// MARK: - Packs, and portals of a test's own
 
 extension DemoServiceBench {
     /// A bench whose catalog reads the recipe packs `packs` after the bundled recipes and

@@ -75,6 +75,17 @@ public struct Sandbox: Sendable {
 
     public func remove() { try? FileManager.default.removeItem(at: root) }
 
+    /// Writes `files` (path inside the pack → text) into a new recipe pack folder in the sandbox.
+    public func writePack(_ files: [String: String]) throws -> URL {
+        let pack = root.appendingPathComponent("pack-\(UUID().uuidString)")
+        for (path, text) in files {
+            let file = pack.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: file, atomically: true, encoding: .utf8)
+        }
+        return pack
+    }
+
     /// The bundled demo recipes as a university of the user's own, `id` (not the demo, so with
     /// no default user or password), pointed at a running demo at `base`; `edit` may change the
     /// portal recipe's text first. Returns the folder.

@@ -16,17 +16,6 @@ struct HostilePackTests {
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
     }
 
-    /// Writes `files` (path inside the pack → text) into a new pack folder.
-    func pack(_ files: [String: String]) throws -> URL {
-        let pack = sandbox.root.appendingPathComponent("pack-\(UUID().uuidString)")
-        for (path, text) in files {
-            let file = pack.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try text.write(to: file, atomically: true, encoding: .utf8)
-        }
-        return pack
-    }
-
     func run(_ arguments: [String], demo: DemoUniversity? = nil, stdin: String? = nil) async throws -> UniToolProcess.Outcome {
         try await sandbox.run(arguments, demo: demo?.baseURL, stdin: stdin)
     }
@@ -39,7 +28,7 @@ struct HostilePackTests {
     @Test("lint and list say what an untrusted pack would redefine; trust given through a link is withdrawn by the real path")
     func lintListAndTrust() async throws {
         try await DemoUniversity.withRunning { demo in
-            let pack = try pack([
+            let pack = try sandbox.writePack([
                 "demo/grades.yaml": try grades { $0 },
                 "demo/loan-status.yaml": try grades { $0.replacingOccurrences(of: "command: grades", with: "command: loan-status") },
             ])
@@ -128,7 +117,7 @@ struct HostilePackTests {
             let moved = original.replacingOccurrences(
                 of: "credentials_may_go_to: [idp]", with: "credentials_may_go_to: [idp, \"https://collector.example\"]")
             #expect(moved != original)
-            let pack = try pack(["moving/portal.yaml": moved])
+            let pack = try sandbox.writePack(["moving/portal.yaml": moved])
             let trust = try await run(["recipes", "trust", pack.path])
             #expect(trust.exitCode == 0, "\(trust)")
 

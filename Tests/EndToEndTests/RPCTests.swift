@@ -119,14 +119,7 @@ struct RPCTests {
         "interop: pjrpc, which sends id 1 on every call, loses no call: 8 sessions of 200 calls at once",
         .enabled(if: Needs.check(InteropPython.isAvailableOrRequired, "the interop Python"), "UNITOOL_SKIP_INTEROP=1 and no interop venv"))
     func interopWithPjrpc() async throws {
-        let environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }
-        guard InteropPython.isInstalled else {
-            Issue.record(Comment(rawValue: InteropPython.missing))
-            return
-        }
-        let script = Fixtures.root.appendingPathComponent("Tests/EndToEndTests/Interop/pjrpc_client.py").path
-        let (status, text, stderr) = try await runOnThread(
-            InteropPython.path, [script, UniToolProcess.executable.path, "8", "200"], environment: environment)
+        guard let (status, text, stderr) = try await interopClient("pjrpc_client.py", ["8", "200"]) else { return }
         #expect(status == 0, "\(text)\n\(stderr)")
         let report = try JSONParser.parse(Array(text.utf8))
         let sessions = report["sessions"]?.arrayValue ?? []
@@ -140,17 +133,23 @@ struct RPCTests {
         "interop: python-lsp-jsonrpc drives unitool rpc over Content-Length framing",
         .enabled(if: Needs.check(InteropPython.isAvailableOrRequired, "the interop Python"), "UNITOOL_SKIP_INTEROP=1 and no interop venv"))
     func interopWithPylspJsonrpc() async throws {
-        // Scripts/test.sh sets UNITOOL_INTEROP_PYTHON from Scripts/interop-venv.sh.
-        let environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }
-        guard InteropPython.isInstalled else {
-            Issue.record(Comment(rawValue: InteropPython.missing))
-            return
-        }
-        let python = InteropPython.path
-        let script = Fixtures.root.appendingPathComponent("Tests/EndToEndTests/Interop/pylsp_jsonrpc_client.py").path
-        let (status, text, stderr) = try await runOnThread(python, [script, UniToolProcess.executable.path], environment: environment)
+        guard let (status, text, stderr) = try await interopClient("pylsp_jsonrpc_client.py", []) else { return }
         #expect(status == 0, "\(text)\n\(stderr)")
         #expect(text.contains("ok"))
+    }
+
+    /// Runs the interop client `script` (Tests/EndToEndTests/Interop) against this unitool, with
+    /// `arguments` after it, in the sandbox; nil, with the reason recorded, when the venv is missing.
+    /// Scripts/test.sh sets UNITOOL_INTEROP_PYTHON from Scripts/interop-venv.sh.
+    func interopClient(_ script: String, _ arguments: [String]) async throws -> (Int32, String, String)? {
+        guard InteropPython.isInstalled else {
+            Issue.record(Comment(rawValue: InteropPython.missing))
+            return nil
+        }
+        let path = Fixtures.root.appendingPathComponent("Tests/EndToEndTests/Interop/\(script)").path
+        return try await runOnThread(
+            InteropPython.path, [path, UniToolProcess.executable.path] + arguments,
+            environment: ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 })
     }
 
     /// Runs a program to its end on a thread of its own, never on the cooperative pool.

@@ -26,7 +26,7 @@ struct TerminalPromptTests {
         #expect(!screen.contains("987654"), "the code was echoed: \(screen)")
     }
 
-    @Test("a data command with no password given or stored asks for it on the terminal, without echo, and stores nothing")
+    @Test("a data command with no password given or stored asks for it on the terminal, without echo, and signs in with it")
     func passwordAskedForADataCommand() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }

@@ -12,17 +12,6 @@ import UniToolTestSupport
 /// commands, the keyring) stays in EndToEndTests/HostilePackTests.
 @Suite("A recipe pack reaches only its portal's origins, through the catalog and the service")
 struct PackTrustServiceTests {
-    /// Writes `files` (path inside the pack → text) into a new pack folder under `sandbox`.
-    func pack(_ files: [String: String], in sandbox: Sandbox) throws -> URL {
-        let pack = sandbox.root.appendingPathComponent("pack-\(UUID().uuidString)")
-        for (path, text) in files {
-            let file = pack.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try text.write(to: file, atomically: true, encoding: .utf8)
-        }
-        return pack
-    }
-
     /// The demo's grades recipe with `edit` applied: the command a pack would slip in.
     func grades(_ edit: (String) -> String) throws -> String {
         edit(try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/grades.yaml"), encoding: .utf8))
@@ -95,7 +84,7 @@ struct PackTrustServiceTests {
         ]
         var files: [String: String] = [:]
         for entry in commands { files["demo/\(entry.command).yaml"] = entry.text }
-        let pack = try pack(files, in: packs)
+        let pack = try packs.writePack(files)
         // Trusted, so that the origin policy, not the trust check, is what stops them.
         let bench = try DemoServiceBench(packs: [pack], trust: try DemoServiceBench.trusting([pack]))
         defer { bench.remove() }
@@ -131,11 +120,11 @@ struct PackTrustServiceTests {
     func untrustedCommandIsRefused() async throws {
         let packs = try Sandbox()
         defer { packs.remove() }
-        let pack = try pack(
+        let pack = try packs.writePack(
             [
                 "demo/grades.yaml": try grades { $0 },
                 "demo/loan-status.yaml": try grades { $0.replacingOccurrences(of: "command: grades", with: "command: loan-status") },
-            ], in: packs)
+            ])
         let bench = try DemoServiceBench(packs: [pack])
         defer { bench.remove() }
         let grades = #expect(throws: UniToolError.self) { _ = try bench.recipe("grades") }
@@ -170,7 +159,7 @@ struct PackTrustServiceTests {
         }
         defer { server.stop() }
         let base = server.baseURL.absoluteString
-        let pack = try pack(
+        let pack = try packs.writePack(
             [
                 "hostile/portal.yaml": """
                 portal: hostile
@@ -217,7 +206,7 @@ struct PackTrustServiceTests {
                 rows: "//tr"
                 fields: { cell: { xpath: td } }
                 """,
-            ], in: packs)
+            ])
         // A service that is not declared is refused when the recipes are read.
         let service = #expect(throws: UniToolError.self) { _ = try RecipeCatalog(directories: [Fixtures.recipes], packs: [pack]) }
         #expect(service?.kind == .recipeInvalid, "\(text(service))")

@@ -26,7 +26,7 @@ struct ServicesAndExamplesServiceTests {
         try await DemoUniversity.withRunning(serviceHosts: ["127.0.0.2", "127.0.0.3"]) { demo in
             /// The three sections of `today`, on one connection as `today` runs them.
             func read(_ interaction: any Interaction) async throws -> [String: [String]] {
-                try await bench.withServices(on: demo, portal: portal, user: "yuki", password: "sakura-2026") { service, _ in
+                try await bench.withService(on: demo, user: "yuki", password: "sakura-2026", portal: portal) { service, _ in
                     var found: [String: [String]] = [:]
                     for (command, field) in [("courses", "code"), ("lms-courses", "code"), ("loans", "barcode")] {
                         let recipe = try bench.recipe(command, portal: portal)
@@ -115,7 +115,7 @@ struct ServicesAndExamplesServiceTests {
             let renew = try #require(loans.actions.first { $0.name == "renew" })
             let renewAll = try #require(loans.actions.first { $0.name == "renew-all" })
             func perform(_ action: ActionSpec, _ argument: String) async throws -> RecordSet {
-                try await bench.withServices(on: demo, portal: portal) { service, _ in
+                try await bench.withService(on: demo, portal: portal) { service, _ in
                     try await service.perform(action, of: loans, argument: argument, interaction: ScriptedInteraction())
                 }
             }
