@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-STAGES = ["Storage", "Recipes", "Session", "Login", "Extraction", "Output", "Terms", "Config", "History", "Watch",
+STAGES = ["Storage", "Recipes", "Session", "Login", "Extraction", "Output", "Recording", "Terms", "Config", "History", "Watch",
           "Search", "Day", "Service"]
 BASE = "(base)"
 

@@ -95,12 +95,28 @@ enum Pages {
     }
 
     /// Shibboleth's local-storage probe. A browser's script fills the `shib_idp_ls_*` fields and
-    /// submits at once; without script the user presses the `<noscript>` button.
+    /// submits at once; without script the user presses the `<noscript>` button. The script does
+    /// what the IdP's client-storage/read.vm (4.3, 5.1) does on load: reads the stored session
+    /// (none here), says whether local storage works, and posts the form.
     static func localStorage(execution: String, csrf: String) -> String {
         """
         <!DOCTYPE html>
         <html lang="en">
-        <head><meta charset="utf-8"><title>Loading Session Information – Demo University</title></head>
+        <head><meta charset="utf-8"><title>Loading Session Information – Demo University</title>
+        <script>
+        function doLoad() {
+          var form = document.forms[0];
+          var supported = false;
+          try { supported = typeof window.localStorage !== "undefined" && window.localStorage !== null; } catch (e) {}
+          form.elements["shib_idp_ls_supported"].value = supported ? "true" : "false";
+          if (supported) {
+            var stored = window.localStorage.getItem("shib_idp_session_ss");
+            if (stored !== null) { form.elements["shib_idp_ls_value.shib_idp_session_ss"].value = stored; }
+            form.elements["shib_idp_ls_success.shib_idp_session_ss"].value = "true";
+          }
+          form.submit();
+        }
+        </script></head>
         <body onload="doLoad()">
           <noscript><p><strong>Note:</strong> Since your browser does not support JavaScript, you must press the Continue button once to proceed.</p></noscript>
           <form action="/idp/profile/SAML2/Redirect/SSO?execution=\(execution)" method="post">

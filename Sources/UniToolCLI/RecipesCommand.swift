@@ -88,20 +88,31 @@ struct RecipesCommand: AsyncParsableCommand {
 
     struct New: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Start a university's recipe folder from the platforms it runs.",
+            abstract: "Start a university's recipe folder: from a recording of your login, or from the platforms it runs.",
             discussion: HelpExamples.discussion(
                 """
-                Writes a portal folder that builds on unitool's platform recipes: the identity provider's login
-                rules, and Moodle, Koha and an RSS feed for data when you name them. The folder goes to your own
-                recipes ($XDG_CONFIG_HOME/unitool/recipes/NAME), or to --output, and is checked as 'recipes lint'
-                checks it. Then log in; if the login stops on a page the platform does not know, 'unitool doctor
-                login' says which rule to add.
+                From a recording (--from-har): save your login and a visit to your grades as a HAR file in the browser
+                (docs/SUPPORTING.md, "Record your login"). unitool reads it in memory, writes the login rules (on a
+                bundled platform where it recognises the pages), a command for each page of records you opened, and
+                fixtures of those pages with your name and every secret taken out; then it checks the folder as
+                'recipes lint' and 'recipes test' do, and says what it guessed. Nothing of your password, codes or
+                cookies is written. Delete the HAR afterwards: it holds them.
+
+                From platforms: a folder that builds on unitool's platform recipes: the identity provider's login
+                rules, and Moodle, Koha and an RSS feed for data when you name them.
+
+                The folder goes to your own recipes ($XDG_CONFIG_HOME/unitool/recipes/NAME), or to --output. Then log
+                in; if the login stops on a page the recipe does not know, 'unitool doctor login' says which rule to add.
                 """, examples: "recipes new"))
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "The portal's name: lowercase letters, digits and dashes (myuni).") var name: String
-        @Option(help: "The identity provider's product: shibboleth, simplesamlphp, keycloak or cas.") var idp: String
-        @Option(help: "The identity provider's address, as its login page shows it (https://idp.example.edu/idp).") var idpUrl: String
-        @Option(help: "The portal's address: where commands without a service read (https://campus.example.edu).") var baseUrl: String
+        @Option(
+            name: .customLong("from-har"),
+            help: ArgumentHelp("A browser's recording of your login and of the pages to read (repeatable).", valueName: "file"))
+        var fromHar: [String] = []
+        @Option(help: "The identity provider's product: shibboleth, simplesamlphp, keycloak or cas.") var idp: String?
+        @Option(help: "The identity provider's address, as its login page shows it (https://idp.example.edu/idp).") var idpUrl: String?
+        @Option(help: "The portal's address: where commands without a service read (https://campus.example.edu).") var baseUrl: String?
         @Option(help: "The learning platform's product: moodle.") var lms: String?
         @Option(help: "The learning platform's address (https://moodle.example.edu).") var lmsUrl: String?
         @Option(help: "The library system's product: koha.") var library: String?
@@ -111,14 +122,24 @@ struct RecipesCommand: AsyncParsableCommand {
         @Option(name: [.short, .long], help: ArgumentHelp("Write the folder here instead of your own recipes.", valueName: "dir"))
         var output: String?
 
+        var parent: URL { URL(fileURLWithPath: output ?? RecipeCatalog.userDirectory.path) }
+        var packFlag: String { output == nil ? "" : " --recipes \(URL(fileURLWithPath: output!).path)" }
+
         func run() async throws {
+            if !fromHar.isEmpty { return try fromRecording() }
             func url(_ text: String?, _ option: String) throws -> URL {
                 guard let text, let url = URL(string: text), url.host != nil else {
                     throw UniToolError(
                         .usage,
-                        "--\(option) needs a whole web address, such as https://\(option == "idp-url" ? "idp" : "portal").example.edu")
+                        "--\(option) needs a whole web address, such as https://\(option == "idp-url" ? "idp" : "portal").example.edu",
+                        hint: "or record your login in the browser and give the recording: --from-har login.har")
                 }
                 return url
+            }
+            guard let idp else {
+                throw UniToolError(
+                    .usage, "'recipes new' needs a recording of your login (--from-har FILE), or --idp with --idp-url and --base-url",
+                    hint: "docs/SUPPORTING.md, \"Record your login\", says how to save one from Chromium or Firefox")
             }
             var scaffold = try RecipeScaffold(
                 portal: name, name: title, baseURL: try url(baseUrl, "base-url"), identityProvider: idp.lowercased(),
@@ -139,14 +160,76 @@ struct RecipesCommand: AsyncParsableCommand {
             // What is written must load, platforms and all, as lint would load it; if it does
             // not, nothing is left behind.
             var commands: [String] = []
-            let folder = try scaffold.write(into: URL(fileURLWithPath: output ?? RecipeCatalog.userDirectory.path)) { staged in
+            let folder = try scaffold.write(into: parent) { staged in
                 let (catalog, _) = try RecipesCommand.catalog(at: staged.path)
                 commands = (catalog.dataRecipes[name] ?? [:]).keys.sorted()
             }
             print("wrote \(TerminalText.escaped(folder.path)): portal.yaml\(commands.map { ", \($0).yaml" }.joined())")
-            print(
-                "next: unitool --portal \(name)\(output == nil ? "" : " --recipes \(URL(fileURLWithPath: output!).path)") auth login --user YOU"
+            print("next: unitool --portal \(name)\(packFlag) auth login --user YOU")
+        }
+
+        /// `--from-har`: the folder a recording suggests, checked as lint and test check it
+        /// before it is put in place.
+        func fromRecording() throws {
+            let platformFlags = [
+                ("idp", idp), ("idp-url", idpUrl), ("base-url", baseUrl), ("lms", lms), ("lms-url", lmsUrl),
+                ("library", library), ("library-url", libraryUrl), ("news-feed", newsFeed),
+            ]
+            if let given = platformFlags.first(where: { $0.1 != nil }) {
+                throw UniToolError(
+                    .usage, "--from-har reads the portal from the recording; --\(given.0) is for a folder built from platforms",
+                    hint: "leave out --\(given.0), or leave out --from-har")
+            }
+            let archives = try fromHar.map { path -> HTTPArchive in
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw UniToolError(
+                        .usage, "cannot read the recording \(TerminalText.escaped(path))",
+                        hint: "give the path of the .har file the browser saved")
+                }
+                return try HTTPArchive(data: data, name: TerminalText.escaped(path))
+            }
+            let draft = try RecipeDraft(
+                portal: name, title: title, archive: HTTPArchive(archives), reservedCommands: Dispatcher.reservedCommands)
+            var outcomes: [RecipeTester.Outcome] = []
+            var warnings: [String] = []
+            let folder = try RecipeScaffold.writeFolder(name, files: draft.files.map { ($0.path, $0.data) }, into: parent) { staged in
+                // recipes lint: the portal and every command load, platforms and all.
+                let (catalog, _) = try RecipesCommand.catalog(at: staged.path)
+                warnings = (catalog.dataRecipes[name] ?? [:]).values.sorted { $0.command < $1.command }.flatMap(\.warnings)
+                // recipes test --update, then recipes test: each command's records from its recorded page.
+                let cases = RecipeTester.cases(in: catalog)
+                for testCase in cases {
+                    let update = RecipeTester.run(testCase, update: true)
+                    guard update.passed else {
+                        throw UniToolError(
+                            .recipeInvalid,
+                            "the command made for \(testCase.name) does not read its own recorded page: \(update.detail ?? "")",
+                            hint: "please report this with the page's structure (not the HAR)")
+                    }
+                }
+                outcomes = cases.map { RecipeTester.run($0, update: false) }
+            }
+            let out = { (line: String) in print(line) }
+            out("read \(Plural.count(archives.count, "recording")) (\(TerminalText.escaped(draft.portal)))")
+            out("recognised:")
+            for line in draft.recognised { out("  - \(line)") }
+            if !draft.guessed.isEmpty {
+                out("guessed (check these; each is marked 'guess:' in the files):")
+                for line in draft.guessed { out("  - \(line)") }
+            }
+            out(
+                "wrote \(TerminalText.escaped(folder.path)): portal.yaml\(draft.commands.map { ", \($0).yaml" }.joined())\(draft.commands.isEmpty ? "" : ", Fixtures/")"
             )
+            out(
+                "recipes lint: passed\(warnings.isEmpty ? "" : " with " + Plural.count(warnings.count, "warning") + ": " + warnings.map { TerminalText.escaped($0) }.joined(separator: "; "))"
+            )
+            for outcome in outcomes {
+                out("recipes test: \(outcome.passed ? "passed" : "FAILED") \(outcome.name)\(outcome.detail.map { " (\($0))" } ?? "")")
+            }
+            out("no password, code, cookie or token of the recording was written (each file was checked)")
+            let files = fromHar.map { "'\(TerminalText.escaped($0).replacingOccurrences(of: "'", with: "'\\''"))'" }.joined(separator: " ")
+            out("the recording holds your password and session cookies; once the recipe works, delete it: rm \(files)")
+            out("try it: unitool --portal \(name)\(packFlag) --user YOU \(draft.suggestion ?? "auth login")")
         }
     }
 

@@ -93,13 +93,7 @@ public struct RecipeScaffold: Sendable {
         return files
     }
 
-    /// Writes the portal's folder inside `parent`, whole or not at all.
-    ///
-    /// The files go to a staging folder beside the final one; `check` reads them there (as
-    /// `recipes lint` would), and only then is the folder renamed into place, which fails rather
-    /// than replace a folder that appeared meanwhile. On any failure nothing is left behind: not
-    /// the staging folder, and not the folders above it that this call created. An error from
-    /// `check` names the final path, not the staging one, and says that nothing was written.
+    /// Writes the portal's folder inside `parent`, whole or not at all (`writeFolder`).
     ///
     /// - Returns: the folder written.
     public func write(into parent: URL, checking check: (URL) throws -> Void) throws -> URL {
@@ -108,6 +102,22 @@ public struct RecipeScaffold: Sendable {
                 .usage, "--news-feed '\(TerminalText.escaped(newsFeed))' \(problem); nothing was written",
                 hint: "give the feed's path (/news/rss) or its whole address (https://www.example.edu/news/rss)")
         }
+        return try Self.writeFolder(portal, files: files.map { ($0.name, Data($0.text.utf8)) }, into: parent, checking: check)
+    }
+
+    /// Writes a portal's folder inside `parent`, whole or not at all.
+    ///
+    /// The files (paths inside the folder, subfolders made as needed) go to a staging folder
+    /// beside the final one; `check` reads them there (as `recipes lint` would), and only then
+    /// is the folder renamed into place, which fails rather than replace a folder that appeared
+    /// meanwhile. On any failure nothing is left behind: not the staging folder, and not the
+    /// folders above it that this call created. An error from `check` names the final path, not
+    /// the staging one, and says that nothing was written.
+    ///
+    /// - Returns: the folder written.
+    public static func writeFolder(
+        _ portal: String, files contents: [(path: String, data: Data)], into parent: URL, checking check: (URL) throws -> Void
+    ) throws -> URL {
         let files = FileManager.default
         let parent = parent.standardizedFileURL
         let folder = parent.appendingPathComponent(portal)
@@ -126,8 +136,10 @@ public struct RecipeScaffold: Sendable {
         let staged = staging.appendingPathComponent(portal)
         do {
             try files.createDirectory(at: staged, withIntermediateDirectories: true)
-            for file in self.files {
-                try AtomicFile.write(Data(file.text.utf8), to: staged.appendingPathComponent(file.name), mode: 0o644)
+            for file in contents {
+                let target = staged.appendingPathComponent(file.path)
+                try files.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try AtomicFile.write(file.data, to: target, mode: 0o644)
             }
             do {
                 try check(staged)

@@ -1,0 +1,483 @@
+import Foundation
+import LibXML
+
+/// A login page rule as a recording shows it, before it is written as YAML.
+public struct DraftRule: Sendable, Equatable {
+    public enum Action: Sendable, Equatable {
+        /// Fields to fill (`{{username}}`, `{{password}}`, `{{totp}}` or the value the user chose)
+        /// and the button pressed (nil: the form's first, as Enter does).
+        case fill([Value], submit: String?)
+        case autoSubmit
+        case follow(String)
+    }
+
+    public struct Value: Sendable, Equatable {
+        public var name: String
+        public var value: String
+    }
+
+    public var name: String
+    public var when: String
+    public var action: Action
+    public var afterLogin = false
+    /// What the page was taken for, in words ("a form with user name and password").
+    public var reading: String
+    /// What was guessed rather than read from the page, or nil.
+    public var guess: String?
+}
+
+/// What a recorded login says about a portal: where it starts, where the password went, each
+/// page the person acted on and how, and how the portal looks once the login is over.
+///
+/// A pure reading of the recording: no request is made. The rules follow what the person did on
+/// each page (which field took the user name, the password or a code, which choice was made,
+/// which button was pressed), not what the page merely offered; pages that moved on by
+/// themselves (redirects, `<meta http-equiv="refresh">`) need no rule, and forms that posted
+/// themselves (SAML, the local-storage probe) become `auto_submit`.
+public struct RecordedLogin: Sendable {
+    public struct Step: Sendable {
+        public var rule: DraftRule
+        /// The page the rule acts on, when the recording holds it.
+        public var page: Document?
+        public var pageURL: URL
+    }
+
+    /// The page loads of the recording, in order.
+    public var pageLoads: [HTTPArchive.Exchange]
+    /// The portal's origin: where the login ended.
+    public var portal: URL
+    /// The path (and query) the login started at.
+    public var start: String
+    public var identityProvider: URL
+    /// The origins a password or a code was sent to.
+    public var credentialOrigins: [String]
+    public var steps: [Step]
+    /// `done_when`: an XPath, or a URL pattern when the page shows nothing to tell it by.
+    public var doneXPath: String?
+    public var doneURLPattern: String?
+    public var doneReading: String
+    /// The index in `pageLoads` of the first page of the logged-in portal.
+    public var donePage: Int
+    /// What the person typed: the user name (scrubbed from fixtures), passwords and codes.
+    public var username: String?
+    public var typedSecrets: [String] = []
+    /// The person's name (and e-mail) as the portal shows them, for the fixtures' scrubbing.
+    public var personalTexts: [String] = []
+
+    public init(reading archive: HTTPArchive) throws {
+        let loads = archive.exchanges.filter(\.isPageLoad)
+        pageLoads = loads
+        guard !loads.isEmpty else {
+            throw UniToolError(
+                .usage, "the recording holds no page loads",
+                hint: "record in the Network tab with 'Preserve log' on, from the portal's first page until you see your data")
+        }
+        let documents = loads.map(Self.document)
+
+        // Where the password went: a posted field that the page showed as a password field, or
+        // one named like it when the page is not in the recording.
+        var passwordPost: Int?
+        for (index, load) in loads.enumerated() {
+            guard let fields = load.formFields else { continue }
+            let page = index > 0 ? documents[index - 1] : nil
+            let secretNames = Set(page.map { (try? $0.select("//input[@type='password']/@name").map(\.text)) ?? [] } ?? [])
+            if fields.contains(where: { !$0.value.isEmpty && (secretNames.contains($0.name) || Self.isPasswordName($0.name)) }) {
+                passwordPost = index
+                break
+            }
+        }
+        guard let passwordPost else {
+            throw UniToolError(
+                .usage, "the recording holds no password being sent, so it is not a recording of a login",
+                hint:
+                    "log out first (or use a private window), turn on 'Preserve log' in the Network tab, then log in and open your grades before saving the HAR"
+            )
+        }
+        // Where the service provider's session began: the SAML response (or WS-Federation's
+        // wresult) posted back, or CAS's ticket brought back; else the password post itself.
+        var sessionStart = passwordPost
+        for index in passwordPost..<loads.count {
+            let load = loads[index]
+            let names = Set((load.formFields ?? []).map(\.name))
+            let query = Set(URLComponents(url: load.url, resolvingAgainstBaseURL: false)?.queryItems?.map(\.name) ?? [])
+            if names.contains("SAMLResponse") || names.contains("wresult") || (load.method == "GET" && query.contains("ticket")) {
+                sessionStart = index
+                break
+            }
+        }
+        // The first page after that with a way to log out is the logged-in portal.
+        var done: (index: Int, xpath: String?, reading: String)?
+        for index in (sessionStart + 1)..<max(loads.count, sessionStart + 1) where loads[index].status == 200 {
+            guard let document = documents[index] else { continue }
+            if let (xpath, reading) = Self.logoutMarker(in: document) {
+                done = (index, xpath, reading)
+                break
+            }
+        }
+        if done == nil,
+            let index = ((sessionStart + 1)..<max(loads.count, sessionStart + 1)).first(where: {
+                loads[$0].status == 200 && documents[$0] != nil
+            })
+        {
+            done = (index, nil, "no link to log out on \(loads[index].url.path); the login is taken as over at that address")
+        }
+        guard let done else {
+            throw UniToolError(
+                .usage, "the recording ends before the portal showed a page after the login",
+                hint: "record until the portal's own page has loaded, then open the pages you want as commands")
+        }
+        donePage = done.index
+        let portalURL = loads[done.index].url
+        portal = URL(string: portalURL.origin + "/")!
+        doneXPath = done.xpath
+        doneURLPattern = done.xpath == nil ? "^" + NSRegularExpression.escapedPattern(for: portalURL.path) : nil
+        doneReading = done.reading
+        if let first = loads.first(where: { $0.url.origin == portalURL.origin }), first.url.query.map({ !$0.contains("ticket=") }) ?? true {
+            start = Self.pathAndQuery(first.url)
+        } else {
+            start = portalURL.path
+        }
+        // The identity provider: where the password went; under the portal's own origin, its
+        // first path segment (an IdP at /idp), so that its pages are known as the login's.
+        let target = loads[passwordPost].url
+        if target.origin == portalURL.origin, let segment = target.pathComponents.dropFirst().first, segment != "/" {
+            identityProvider = URL(string: target.origin + "/" + segment)!
+        } else {
+            identityProvider = URL(string: target.origin + "/")!
+        }
+
+        // The rules: one for each page the person (or its script) acted on, up to the portal.
+        var steps: [Step] = []
+        var origins: [String] = []
+        for index in 1...done.index {
+            let previous = loads[index - 1]
+            let request = loads[index]
+            if (300..<400).contains(previous.status) { continue }
+            let page = documents[index - 1]
+            if let page, (try? page.select("//meta[translate(@http-equiv, 'REFSH', 'refsh')='refresh']").isEmpty) == false { continue }
+            var rule: DraftRule?
+            if request.formFields != nil
+                || (request.method == "GET" && page.map({ Self.getForm(in: $0, sending: request.url) != nil }) == true)
+            {
+                let reading = Self.formRule(page: page, pageURL: previous.url, request: request)
+                rule = reading.rule
+                if let username = reading.username { self.username = self.username ?? username }
+                typedSecrets += reading.secrets
+                if !reading.secrets.isEmpty, !origins.contains(request.url.origin) { origins.append(request.url.origin) }
+            } else if request.method == "GET", let page {
+                rule = Self.linkRule(page: page, pageURL: previous.url, target: request.url)
+            }
+            guard var rule else { continue }
+            rule.afterLogin = index - 1 > sessionStart
+            if steps.contains(where: { $0.rule.when == rule.when }) { continue }
+            steps.append(Step(rule: rule, page: page, pageURL: previous.url))
+        }
+        self.steps = steps
+        credentialOrigins = origins
+        if let page = documents[done.index] { personalTexts = Self.personalTexts(in: page, username: username) }
+    }
+
+    // MARK: Pages
+
+    static func document(_ load: HTTPArchive.Exchange) -> Document? {
+        guard load.isHTML, let body = load.body, !body.isEmpty else { return nil }
+        return try? Document(html: body, url: load.url.absoluteString, encoding: Page.charset(ofContentType: load.contentType))
+    }
+
+    static func pathAndQuery(_ url: URL) -> String {
+        let path = url.path.isEmpty ? "/" : url.path
+        return url.query.map { path + "?" + $0 } ?? path
+    }
+
+    static func isPasswordName(_ name: String) -> Bool {
+        TraceScrubber.credentialFieldNames.contains(name) && !["otp", "totp", "j_tokenNumber"].contains(name)
+            || name.lowercased().contains("pass")
+    }
+
+    /// Names of one-time-code fields: Shibboleth's TOTP plugins, Keycloak, CAS, LemonLDAP::NG.
+    static func isCodeName(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return ["token", "otp", "code", "totp"].contains { lowered.contains($0) }
+    }
+
+    /// A link to log out, as the logged-in portal shows one: an XPath for it and words for the report.
+    static func logoutMarker(in page: Document) -> (String, String)? {
+        let hrefWords = ["logout", "logoff", "signout", "sign-out", "sign_out", "log-out", "abmelden", "deconnexion"]
+        let textWords = [
+            "log out", "logout", "sign out", "log off", "abmelden", "ausloggen", "déconnexion", "se déconnecter",
+            "kijelentkezés", "ログアウト", "退出", "esci", "cerrar sesión", "uitloggen", "wyloguj",
+        ]
+        for link in (try? page.select("//a")) ?? [] {
+            let href = link.attribute("href") ?? ""
+            let text = link.normalizedText.lowercased()
+            let id = link.attribute("id") ?? ""
+            let hrefWord = hrefWords.first { href.lowercased().contains($0) }
+            guard hrefWord != nil || textWords.contains(text) || id.lowercased().contains("logout") else { continue }
+            if !id.isEmpty {
+                return ("//a[@id=\(Template.xpathLiteral(id))]", "its link to log out (a#\(id))")
+            }
+            if let hrefWord, let range = href.range(of: hrefWord, options: .caseInsensitive) {
+                let written = String(href[range])
+                return ("//a[contains(@href, \(Template.xpathLiteral(written)))]", "its link to log out (an address with '\(written)')")
+            }
+            return (
+                "//a[normalize-space()=\(Template.xpathLiteral(link.normalizedText))]", "its link to log out ('\(link.normalizedText)')"
+            )
+        }
+        return nil
+    }
+
+    /// The form on `page` whose GET submission is `target` (a discovery service's choice).
+    static func getForm(in page: Document, sending target: URL) -> Node? {
+        guard let query = target.query, !query.isEmpty else { return nil }
+        for node in (try? page.select("//form")) ?? [] {
+            guard let form = try? HTMLForm(node, pageURL: page.url.flatMap(URL.init(string:)) ?? target), form.method == "GET",
+                form.action.origin == target.origin, form.action.path == target.path
+            else { continue }
+            return node
+        }
+        return nil
+    }
+
+    /// The person's own name and e-mail address as the logged-in page shows them: text in an
+    /// element whose id or class names the user or the account, and the user name itself.
+    static func personalTexts(in page: Document, username: String?) -> [String] {
+        let xpath =
+            "//*[not(self::a) and not(self::html) and not(self::body)][contains(translate(@id, 'USERACNTMILN', 'useracntmiln'), 'user') or contains(translate(@class, 'USERACNT', 'useracnt'), 'user') or contains(translate(@class, 'ACOUNT', 'acount'), 'account') or contains(translate(@id, 'ACOUNT', 'acount'), 'account') or contains(translate(@id, 'MAIL', 'mail'), 'mail') or contains(translate(@id, 'NAME', 'name'), 'name')]"
+        var texts: [String] = []
+        for node in (try? page.select(xpath)) ?? [] where node.elementChildren.count <= 3 {
+            let text = node.normalizedText
+            guard (2...80).contains(text.count), text != username, !text.lowercased().contains("log") else { continue }
+            if !texts.contains(text) { texts.append(text) }
+        }
+        return texts
+    }
+
+    // MARK: Forms
+
+    struct FormReading {
+        var rule: DraftRule?
+        var username: String?
+        var secrets: [String] = []
+    }
+
+    struct Control {
+        var name: String
+        var tag: String
+        var type: String
+        var value: String
+        var checked: Bool
+    }
+
+    /// The rule for the form on `page` that sent `request`: what the person filled in, chose and pressed.
+    static func formRule(page: Document?, pageURL: URL, request: HTTPArchive.Exchange) -> FormReading {
+        let posted =
+            request.formFields
+            ?? (URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") }
+        guard let page else { return ruleWithoutPage(posted: posted) }
+        let node = matchingForm(in: page, pageURL: pageURL, request: request, posted: posted)
+        guard let node else { return ruleWithoutPage(posted: posted) }
+        let controls =
+            (try? node.select(".//input | .//select | .//textarea | .//button"))?.compactMap { control -> Control? in
+                guard let name = control.attribute("name"), !name.isEmpty else { return nil }
+                let type =
+                    (control.attribute("type") ?? (control.name == "button" ? "submit" : control.name == "input" ? "text" : control.name))
+                    .lowercased()
+                var value = control.attribute("value") ?? ""
+                if control.name == "select" {
+                    let options = (try? control.select(".//option")) ?? []
+                    let chosen = options.last { $0.hasAttribute("selected") } ?? options.first
+                    value = chosen.map { $0.attribute("value") ?? $0.normalizedText } ?? ""
+                } else if control.name == "textarea" {
+                    value = control.text
+                }
+                return Control(name: name, tag: control.name, type: type, value: value, checked: control.hasAttribute("checked"))
+            } ?? []
+        let textTypes: Set<String> = ["text", "email", "tel", "number", "search", "url"]
+        var reading = FormReading()
+        var values: [DraftRule.Value] = []
+        var typed: [(name: String, value: String, tag: String)] = []
+        var password: (name: String, tag: String)?
+        var clicked: Control?
+        var hiddenNames: [String] = []
+        for (name, value) in posted {
+            let matching = controls.filter { $0.name == name }
+            if let button = matching.first(where: { ["submit", "image"].contains($0.type) && ($0.tag == "button" || $0.tag == "input") }),
+                matching.allSatisfy({ ["submit", "image"].contains($0.type) })
+            {
+                clicked = button
+                continue
+            }
+            guard let control = matching.first else {
+                if isPasswordName(name), !value.isEmpty {
+                    password = (name, "input")
+                    reading.secrets.append(value)
+                }
+                continue
+            }
+            switch control.type {
+            case "password":
+                password = (name, control.tag)
+                if !value.isEmpty { reading.secrets.append(value) }
+            case "hidden":
+                hiddenNames.append(name)
+            case "radio":
+                values.append(.init(name: name, value: value))
+            case "checkbox":
+                if !control.checked { values.append(.init(name: name, value: value)) }
+            case _ where control.tag == "select":
+                if value != control.value { values.append(.init(name: name, value: value)) }
+            case _ where textTypes.contains(control.type) || control.tag == "textarea":
+                if value.isEmpty || value == control.value { continue }
+                typed.append((name, value, control.tag))
+            default:
+                continue
+            }
+        }
+        var roles: [String] = []
+        var signature: [(name: String, tag: String)] = []
+        if let password {
+            if let user = typed.first {
+                values.insert(.init(name: user.name, value: "{{username}}"), at: 0)
+                reading.username = user.value
+                signature.append((user.name, user.tag))
+                roles.append("user name")
+            }
+            values.insert(.init(name: password.name, value: "{{password}}"), at: values.isEmpty || typed.isEmpty ? 0 : 1)
+            signature.append((password.name, password.tag))
+            roles.append("password")
+        } else if typed.count == 1, let field = typed.first {
+            let isCode =
+                isCodeName(field.name) || (field.value.count >= 4 && field.value.count <= 10 && field.value.allSatisfy(\.isASCIIDigit))
+            if isCode {
+                values.insert(.init(name: field.name, value: "{{totp}}"), at: 0)
+                reading.secrets.append(field.value)
+                roles.append("one-time code")
+            } else {
+                values.insert(.init(name: field.name, value: "{{username}}"), at: 0)
+                reading.username = field.value
+                roles.append("user name")
+            }
+            signature.append((field.name, field.tag))
+        }
+        let choices = values.filter { !$0.value.hasPrefix("{{") }
+        if !choices.isEmpty { roles.append("a choice (\(choices.map(\.name).joined(separator: ", ")))") }
+        let visible = controls.contains { !["hidden", "submit", "image", "button", "reset"].contains($0.type) }
+        let formID = node.attribute("id").flatMap { $0.isEmpty ? nil : $0 }
+        let when: String
+        if let formID {
+            when = "//form[@id=\(Template.xpathLiteral(formID))]"
+        } else if !signature.isEmpty {
+            when = "//form" + signature.map { "[.//\($0.tag)[@name=\(Template.xpathLiteral($0.name))]]" }.joined()
+        } else if let choice = choices.first {
+            when = "//form[.//*[@name=\(Template.xpathLiteral(choice.name))]]"
+        } else if let hidden = distinctiveHidden(hiddenNames) {
+            when =
+                hidden.hasSuffix("_")
+                ? "//form[.//input[starts-with(@name, \(Template.xpathLiteral(hidden)))]]"
+                : "//form[.//input[@name=\(Template.xpathLiteral(hidden))]]"
+        } else if let clicked {
+            when = "//form[.//*[@name=\(Template.xpathLiteral(clicked.name))]]"
+        } else {
+            return reading
+        }
+        if values.isEmpty && clicked == nil && !visible || values.isEmpty && !visible {
+            reading.rule = DraftRule(
+                name: autoSubmitName(hiddenNames), when: when, action: .autoSubmit,
+                reading: "a form that posts itself (\(hiddenNames.prefix(3).joined(separator: ", ")))")
+            return reading
+        }
+        let submit = clicked.map { ".//\($0.tag)[@name=\(Template.xpathLiteral($0.name))]" }
+        let name = roles.isEmpty ? (clicked.map { "continue (\($0.name))" } ?? "continue") : roles.joined(separator: " and ")
+        reading.rule = DraftRule(
+            name: name, when: when, action: .fill(values, submit: submit),
+            reading: "a form" + (roles.isEmpty ? "" : " for the " + roles.joined(separator: " and "))
+                + (clicked.map { ", button '\($0.name)'" } ?? ""))
+        return reading
+    }
+
+    /// A rule for a form whose page the recording lost (the browser had moved on): from the
+    /// names it posted alone.
+    static func ruleWithoutPage(posted: [(String, String)]) -> FormReading {
+        let names = posted.map(\.0)
+        var reading = FormReading()
+        for protocolField in ["SAMLResponse", "SAMLRequest", "wresult"] where names.contains(protocolField) {
+            reading.rule = DraftRule(
+                name: autoSubmitName(names), when: "//form[.//input[@name=\(Template.xpathLiteral(protocolField))]]", action: .autoSubmit,
+                reading: "a form that posts itself (\(protocolField)); its page is not in the recording")
+            return reading
+        }
+        guard let password = posted.first(where: { isPasswordName($0.0) && !$0.1.isEmpty }) else { return reading }
+        reading.secrets.append(password.1)
+        var values = [DraftRule.Value(name: password.0, value: "{{password}}")]
+        var signature = [password.0]
+        if let user = posted.first(where: { ["username", "user", "j_username", "login", "email", "uid"].contains($0.0.lowercased()) }) {
+            values.insert(.init(name: user.0, value: "{{username}}"), at: 0)
+            reading.username = user.1
+            signature.insert(user.0, at: 0)
+        }
+        reading.rule = DraftRule(
+            name: "password", when: "//form" + signature.map { "[.//input[@name=\(Template.xpathLiteral($0))]]" }.joined(),
+            action: .fill(values, submit: nil), reading: "a password form",
+            guess: "the page was not in the recording: the fields are named from what was posted")
+        return reading
+    }
+
+    static func autoSubmitName(_ names: [String]) -> String {
+        if names.contains("SAMLResponse") { return "saml post" }
+        if names.contains("SAMLRequest") { return "saml request post" }
+        if names.contains("wresult") { return "ws-federation post" }
+        if names.contains(where: { $0.hasPrefix("shib_idp_ls_") }) { return "local storage" }
+        return "form that posts itself"
+    }
+
+    /// A hidden field that tells the form apart: a protocol's, or a family of fields by prefix.
+    static func distinctiveHidden(_ names: [String]) -> String? {
+        for name in ["SAMLResponse", "SAMLRequest", "wresult"] where names.contains(name) { return name }
+        if names.contains(where: { $0.hasPrefix("shib_idp_ls_") }) { return "shib_idp_ls_" }
+        let common: Set<String> = ["csrf_token", "_csrf", "execution", "_eventId", "token", "lt", "authenticity_token"]
+        return names.first { !common.contains($0) } ?? names.first
+    }
+
+    /// The form that sent `request`: the one whose action is the request's address, else the
+    /// one whose names cover the most posted names.
+    static func matchingForm(in page: Document, pageURL: URL, request: HTTPArchive.Exchange, posted: [(String, String)]) -> Node? {
+        let forms = (try? page.select("//form")) ?? []
+        func sameTarget(_ node: Node) -> Bool {
+            guard let form = try? HTMLForm(node, pageURL: pageURL) else { return false }
+            if request.method == "GET" { return form.action.origin == request.url.origin && form.action.path == request.url.path }
+            return form.action.absoluteString.split(separator: "#").first == request.url.absoluteString.split(separator: "#").first
+        }
+        let names = Set(posted.map(\.0))
+        func coverage(_ node: Node) -> Int {
+            Set(((try? node.select(".//*[@name]")) ?? []).compactMap { $0.attribute("name") }).intersection(names).count
+        }
+        let targeted = forms.filter(sameTarget)
+        return (targeted.isEmpty ? forms : targeted).max { coverage($0) < coverage($1) }.flatMap {
+            coverage($0) > 0 || targeted.count == 1 ? $0 : nil
+        }
+    }
+
+    // MARK: Links
+
+    /// The rule for a link the person followed on `page`.
+    static func linkRule(page: Document, pageURL: URL, target: URL) -> DraftRule? {
+        let base = (try? page.select("//base[@href]").first?.attribute("href")).flatMap { URL(string: $0, relativeTo: pageURL) } ?? pageURL
+        for link in (try? page.select("//a[@href]")) ?? [] {
+            guard let href = link.attribute("href"), let resolved = URL(string: href, relativeTo: base)?.absoluteURL,
+                resolved.absoluteString.split(separator: "#").first == target.absoluteString.split(separator: "#").first
+            else { continue }
+            let xpath =
+                link.attribute("id").flatMap { $0.isEmpty ? nil : "//a[@id=\(Template.xpathLiteral($0))]" }
+                ?? "//a[@href=\(Template.xpathLiteral(href))]"
+            let words = String(link.normalizedText.prefix(40))
+            return DraftRule(
+                name: "link \(words.isEmpty ? href : words)", when: xpath, action: .follow(xpath), reading: "a link ('\(words)')")
+        }
+        return nil
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// A real browser recording a login, for the tests of `recipes new --from-har`: Debian's
+/// chromium (`/usr/bin/chromium`) driven by Playwright from PyPI (in the interop venv,
+/// Scripts/interop-venv.sh), through Scripts/record-login.py, which plays the person.
+public enum BrowserRecorder {
+    public static let browser = "/usr/bin/chromium"
+
+    /// Whether chromium and Playwright are here.
+    public static var isInstalled: Bool {
+        let venv = URL(fileURLWithPath: InteropPython.path).deletingLastPathComponent().deletingLastPathComponent()
+        let lib = venv.appendingPathComponent("lib")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? []
+        let playwright = versions.contains {
+            FileManager.default.fileExists(atPath: lib.appendingPathComponent("\($0)/site-packages/playwright").path)
+        }
+        return FileManager.default.isExecutableFile(atPath: browser) && playwright
+    }
+
+    /// False only when they are missing and the run asked to skip interop tests
+    /// (`UNITOOL_SKIP_INTEROP=1`); otherwise a missing browser fails the tests that need it.
+    public static var isAvailableOrRequired: Bool {
+        Needs.check(isInstalled || ProcessInfo.processInfo.environment["UNITOOL_SKIP_INTEROP"] != "1", "chromium and Playwright")
+    }
+
+    /// Records a login from `start` until `done` (a CSS selector) shows, then each of `then`,
+    /// into the HAR file `to`. The password goes to the recorder on stdin.
+    public static func record(
+        start: URL, user: String, password: String, done: String, then: [String] = [], clicks: [String] = [],
+        totpSecret: String? = nil, totpPeriod: Int = 30, to har: URL, timeout: TimeInterval = 90
+    ) async throws {
+        guard isInstalled else {
+            throw RecorderFailure(message: "no chromium at \(browser) or no Playwright in \(InteropPython.path): run Scripts/test.sh")
+        }
+        var arguments = [
+            Fixtures.root.appendingPathComponent("Scripts/record-login.py").path, "--start", start.absoluteString, "--user", user,
+            "--done", done, "--har", har.path, "--browser", browser,
+        ]
+        for address in then { arguments += ["--then", address] }
+        for click in clicks { arguments += ["--click", click] }
+        if let totpSecret { arguments += ["--totp-secret", totpSecret, "--totp-period", String(totpPeriod)] }
+        let folder = har.deletingLastPathComponent()
+        let input = folder.appendingPathComponent(".recorder-stdin")
+        let errors = folder.appendingPathComponent(".recorder-stderr")
+        try Data((password + "\n").utf8).write(to: input)
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: input) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: InteropPython.path)
+        process.arguments = arguments
+        // Files, not pipes: the browser's own processes inherit what the recorder has open, and
+        // a pipe they hold would keep a reader waiting after the recorder ended.
+        process.standardInput = try FileHandle(forReadingFrom: input)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        let status = await Task.detached { UniToolProcess.exitStatus(of: process, timeout: timeout) }.value
+        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw RecorderFailure(message: "record-login.py exited \(status): \(stderr)") }
+    }
+
+    public struct RecorderFailure: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// The secrets of a HAR, read from it independently of unitool's own reading: the password,
+    /// every cookie value, and the values of the fields and parameters that carry SAML messages,
+    /// tickets, one-time codes and CSRF tokens (each at least 6 characters, so that a short
+    /// value such as `e1s1` is not taken for one).
+    public static func secrets(in har: URL, password: String) throws -> [String] {
+        let root = try JSONSerialization.jsonObject(with: Data(contentsOf: har)) as? [String: Any]
+        let entries = (root?["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        var secrets: Set<String> = [password]
+        let secretNames: Set<String> = [
+            "samlresponse", "samlrequest", "relaystate", "ticket", "csrf_token", "token", "tokencode", "j_tokennumber", "otp", "code",
+            "session_code", "execution", "client_data", "tab_id",
+        ]
+        func pairs(_ value: Any?) -> [(String, String)] {
+            (value as? [[String: Any]] ?? []).compactMap { pair in
+                (pair["name"] as? String).map { ($0, pair["value"] as? String ?? "") }
+            }
+        }
+        for entry in entries {
+            let request = entry["request"] as? [String: Any] ?? [:]
+            let response = entry["response"] as? [String: Any] ?? [:]
+            for (_, value) in pairs(request["cookies"]) + pairs(response["cookies"]) { secrets.insert(value) }
+            for (name, value) in pairs(request["headers"]) + pairs(response["headers"]) {
+                switch name.lowercased() {
+                case "cookie":
+                    for part in value.split(separator: ";") {
+                        if let cookie = part.split(separator: "=", maxSplits: 1).dropFirst().first { secrets.insert(String(cookie)) }
+                    }
+                case "set-cookie":
+                    if let cookie = value.split(separator: ";").first?.split(separator: "=", maxSplits: 1).dropFirst().first {
+                        secrets.insert(String(cookie))
+                    }
+                default: break
+                }
+            }
+            let posted = pairs((request["postData"] as? [String: Any])?["params"]) + pairs(request["queryString"])
+            for (name, value) in posted where secretNames.contains(name.lowercased()) { secrets.insert(value) }
+        }
+        return secrets.filter { $0.count >= 6 }.sorted()
+    }
+}

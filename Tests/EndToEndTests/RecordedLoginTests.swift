@@ -1,0 +1,133 @@
+import DemoUniversity
+import Foundation
+import Testing
+import UniToolTestSupport
+
+/// Recipes from a browser's recording, as a student makes one: Debian's chromium, driven by
+/// Playwright (Scripts/record-login.py, which plays the person and knows no recipe), logs in to
+/// each of the demo's login variants and opens the grades; `recipes new --from-har` turns the
+/// HAR into a folder; that folder, unedited, logs in from a fresh home with the password on
+/// stdin and reads the same grades as the bundled recipe. No secret of the HAR is in the folder.
+@Suite(
+    "Recipes from a browser recording (chromium + Playwright)",
+    .enabled(if: BrowserRecorder.isAvailableOrRequired, "needs chromium and Playwright: run through Scripts/test.sh"),
+    .serialized)
+struct RecordedLoginTests {
+    struct Variant: Sendable, CustomTestStringConvertible {
+        var name: String
+        var faults: String
+        var user = "alice"
+        var password = "wonderland"
+        var totpSecret: String?
+        var clicks: [String] = []
+        var testDescription: String { name }
+    }
+
+    static let variants: [Variant] = [
+        Variant(name: "demo-plain", faults: ""),
+        Variant(name: "shibboleth-v5", faults: "login=shibboleth-v5"),
+        Variant(name: "keycloak", faults: "login=keycloak"),
+        Variant(name: "cas", faults: "login=cas"),
+        Variant(name: "post-binding", faults: "login=post-binding"),
+        Variant(name: "totp", faults: "totp-period=2", user: "yuki", password: "sakura-2026", totpSecret: "JBSWY3DPEHPK3PXP"),
+        Variant(name: "consent", faults: "", user: "dora", password: "explorer-2026"),
+        Variant(name: "interstitial", faults: "login=local-storage"),
+        Variant(name: "login-link", faults: "login=login-link", clicks: ["#login-link"]),
+        Variant(name: "reminder", faults: "login=reminder-link", clicks: ["#answer-later"]),
+        Variant(name: "reminder-form", faults: "login=reminder-form", clicks: ["button[name=later]"]),
+    ]
+
+    @Test("record → recipes new --from-har → grades --term current returns the bundled recipe's records", arguments: variants)
+    func recordedLoginReadsTheBundledGrades(variant: Variant) async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let expected = try await Self.bundledGrades(variant)
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: variant.faults)) { demo in
+            let har = sandbox.root.appendingPathComponent("login.har")
+            try await BrowserRecorder.record(
+                start: demo.baseURL.appendingPathComponent("home"), user: variant.user, password: variant.password, done: "a#logout",
+                then: ["/grades"], clicks: variant.clicks, totpSecret: variant.totpSecret, totpPeriod: 2, to: har)
+
+            // A fresh home: the recipe goes to its own recipes, nothing else is there.
+            let home = try Sandbox()
+            defer { home.remove() }
+            let portal = "rec-\(variant.name)"
+            let made = try await home.run(["recipes", "new", portal, "--from-har", har.path])
+            #expect(made.exitCode == 0, "\(made)")
+            #expect(made.stdout.contains("recipes lint: passed") && made.stdout.contains("recipes test: passed"), "\(made)")
+            #expect(made.stdout.contains("rm '\(har.path)'"), "says how to delete the HAR: \(made)")
+            let folder = home.root.appendingPathComponent("config/unitool/recipes/\(portal)")
+            let leaks = try BrowserRecorder.secrets(in: har, password: variant.password).filter { secret in
+                home.allFiles().contains { (try? String(contentsOf: $0, encoding: .utf8))?.contains(secret) == true }
+            }
+            #expect(leaks.isEmpty, "the folder holds secrets of the HAR: \(leaks.map { String($0.prefix(12)) + "…" })")
+
+            if let secret = variant.totpSecret {
+                let set = try await home.run(
+                    ["auth", "totp", "set", "--portal", portal, "--user", variant.user],
+                    stdin: "otpauth://totp/Demo:\(variant.user)?secret=\(secret)&period=2")
+                #expect(set.exitCode == 0, "\(set)")
+            }
+            let grades = try await home.run(
+                ["--portal", portal, "--user", variant.user, "--password-stdin", "grades", "--term", "current", "--json"],
+                stdin: variant.password)
+            let portalYAML = (try? String(contentsOf: folder.appendingPathComponent("portal.yaml"), encoding: .utf8)) ?? ""
+            #expect(grades.exitCode == 0, "\(grades)\n--- portal.yaml\n\(portalYAML)")
+            let records = try #require(
+                try JSONSerialization.jsonObject(with: Data(grades.stdout.utf8)) as? [[String: Any]], "\(grades)\n\(portalYAML)")
+            Self.expectSameRecords(records, expected, variant: variant.name)
+        }
+    }
+
+    /// The records of the bundled demo recipe for the variant's user, from the plain demo.
+    static func bundledGrades(_ variant: Variant) async throws -> [[String: Any]] {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let output = try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: variant.totpSecret == nil ? "" : "totp-period=2"))
+        {
+            demo in
+            if let secret = variant.totpSecret {
+                _ = try await sandbox.run(
+                    ["auth", "totp", "set", "--portal", "demo", "--user", variant.user], demo: demo.baseURL,
+                    stdin: "otpauth://totp/Demo:\(variant.user)?secret=\(secret)&period=2")
+            }
+            let outcome = try await sandbox.run(
+                ["--portal", "demo", "--user", variant.user, "--password-stdin", "grades", "--term", "current", "--json"],
+                demo: demo.baseURL, stdin: variant.password)
+            try #require(outcome.exitCode == 0, "\(outcome)")
+            return outcome.stdout
+        }
+        return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]], "\(output)")
+    }
+
+    /// The same records, by course code: every field both recipes have holds the same value.
+    static func expectSameRecords(_ records: [[String: Any]], _ expected: [[String: Any]], variant: String) {
+        #expect(records.count == expected.count, "\(variant): \(records.count) records, the bundled recipe reads \(expected.count)")
+        #expect(!expected.isEmpty)
+        for want in expected {
+            let code = want["code"] as? String
+            guard let got = records.first(where: { $0["code"] as? String == code }) else {
+                Issue.record("\(variant): no record for \(code ?? "?") in \(records)")
+                continue
+            }
+            let shared = Set(want.keys).intersection(got.keys)
+            #expect(
+                shared.isSuperset(of: ["term", "course", "code", "credits", "grade", "points", "date"]), "\(variant): \(got.keys.sorted())")
+            for field in shared.sorted() {
+                #expect(
+                    Self.same(want[field], got[field]),
+                    "\(variant) \(code ?? "?").\(field): bundled \(String(describing: want[field])), recorded \(String(describing: got[field]))"
+                )
+            }
+        }
+    }
+
+    static func same(_ a: Any?, _ b: Any?) -> Bool {
+        switch (a, b) {
+        case (is NSNull, is NSNull), (nil, nil), (is NSNull, nil), (nil, is NSNull): return true
+        case (let x as NSNumber, let y as NSNumber): return x.doubleValue == y.doubleValue
+        case (let x as String, let y as String): return x == y
+        default: return false
+        }
+    }
+}
