@@ -67,14 +67,27 @@ def wait_until_settled(page, done, clicks, seconds=15):
         if settled(page, done, clicks):
             return
         page.wait_for_timeout(100)
-    raise SystemExit(f"record-login: the page at {page.url} neither moved on nor asked for anything in {seconds} s")
+    raise SystemExit(f"record-login: the page at {page.url} neither moved on nor asked for anything in {seconds} s:\n"
+                     + page.content()[:2000])
+
+
+REFUSING = ("reject", "decline", "cancel", "deny", "abbrechen", "ablehnen", "refuser", "elutasít", "拒否")
 
 
 def submit(page, form):
-    button = form.locator("button[type=submit]:visible, input[type=submit]:visible, button:not([type]):visible")
+    """Presses the button a person would: the first that does not refuse (Reject, Cancel)."""
+    buttons = form.locator("button[type=submit]:visible, input[type=submit]:visible, button:not([type]):visible")
+    chosen = None
+    for index in range(buttons.count()):
+        button = buttons.nth(index)
+        words = " ".join(filter(None, [button.inner_text() if button.evaluate("b => b.tagName") == "BUTTON" else "",
+                                       button.get_attribute("value"), button.get_attribute("name")])).lower()
+        if not any(word in words for word in REFUSING):
+            chosen = button
+            break
     with page.expect_navigation():
-        if button.count():
-            button.first.click()
+        if chosen is not None:
+            chosen.click()
         else:
             form.evaluate("f => f.requestSubmit()")
 
@@ -137,20 +150,22 @@ def main():
         browser = playwright.chromium.launch(executable_path=args.browser, headless=True)
         context = browser.new_context(record_har_path=args.har, record_har_content="embed")
         page = context.new_page()
-        page.goto(args.start)
-        for _ in range(20):
-            wait_until_settled(page, args.done, args.click)
-            if page.locator(args.done).count():
-                break
-            print("record-login:", act(page, args, password, args.click), file=sys.stderr)
-        else:
-            raise SystemExit("record-login: the login did not end in 20 pages")
-        for address in args.then:
-            page.goto(urljoin(page.url, address))
-            page.wait_for_load_state("load")
-        # The HAR is written when the context closes.
-        context.close()
-        browser.close()
+        try:
+            page.goto(args.start)
+            for _ in range(20):
+                wait_until_settled(page, args.done, args.click)
+                if page.locator(args.done).count():
+                    break
+                print("record-login:", act(page, args, password, args.click), file=sys.stderr)
+            else:
+                raise SystemExit("record-login: the login did not end in 20 pages")
+            for address in args.then:
+                page.goto(urljoin(page.url, address))
+                page.wait_for_load_state("load")
+        finally:
+            # The HAR is written when the context closes, also after a failure (to see why).
+            context.close()
+            browser.close()
 
 
 if __name__ == "__main__":

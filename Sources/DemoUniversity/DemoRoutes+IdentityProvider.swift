@@ -116,8 +116,11 @@ extension DemoRoutes {
             form["j_tokenNumber"] = code
         }
         if faults.loginVariants.contains(.keycloak) {
-            // Keycloak's button is `login`; the IdP's own is `_eventId_proceed`.
-            if form["login"] != nil { form["_eventId_proceed"] = "" }
+            // Keycloak goes on unless the form says `cancel` (UsernamePasswordForm.action and
+            // OTPFormAuthenticator.action, Keycloak 24–26): its button `login` is not needed, and a
+            // browser never sends it, because the theme's onsubmit disables the button first
+            // (login.ftl: `onsubmit="login.disabled = true; return true;"`).
+            if form["cancel"] == nil { form["_eventId_proceed"] = "" }
         }
         guard let flow = await state.flow(execution) else {
             return Self.html(

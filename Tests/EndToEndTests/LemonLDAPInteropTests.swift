@@ -119,6 +119,22 @@ struct LemonLDAPInteropTests {
     /// (A wrong code is told from LemonLDAP's real error page in `LemonLDAPPagesTests`: a second
     /// login within the same 30-second step waits for the next one, by design, and would cost
     /// the suite that wait.)
+    @Test(
+        "recorded by chromium through LemonLDAP::NG's own pages and the Shibboleth SP, the folder 'recipes new --from-har' makes logs in and reads the example's grades",
+        .enabled(if: BrowserRecorder.isAvailableOrRequired, "needs chromium and Playwright"))
+    func recordedLogin() async throws {
+        try await withPeer {
+            let accept = try await run(["--user", "dwho", "--password-stdin", "terms", "accept"], stdin: "dwho")
+            #expect(accept.exitCode == 0, "\(accept)")
+            let example = try await run(["--user", "dwho", "grades", "--json"])
+            let expected = try #require(
+                (try? JSONSerialization.jsonObject(with: Data(example.stdout.utf8))) as? [[String: Any]], "\(example)")
+            try await RecordedReplay.check(
+                start: try #require(URL(string: "http://127.0.0.1:\(spPort)/portal/")), user: "dwho", password: "dwho",
+                done: "#user-name", then: ["/portal/grades", "/portal/api/terms"], portal: "rec-lemonldap", expected: expected)
+        }
+    }
+
     @Test("LemonLDAP's TOTP second factor: the secret stored with 'auth totp set' signs in, and no code or secret is printed")
     func oneTimeCodes() async throws {
         try await withPeer {

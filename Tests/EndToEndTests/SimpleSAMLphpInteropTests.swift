@@ -84,6 +84,20 @@ struct SimpleSAMLphpInteropTests {
         }
     }
 
+    @Test(
+        "recorded by chromium through SimpleSAMLphp's own pages, the folder 'recipes new --from-har' makes logs in and reads the example's grades",
+        .enabled(if: BrowserRecorder.isAvailableOrRequired, "needs chromium and Playwright"))
+    func recordedLogin() async throws {
+        try await withPeer {
+            let example = try await run(["--user", "student", "--password-stdin", "grades", "--json"], stdin: "studentpass")
+            let expected = try #require(
+                (try? JSONSerialization.jsonObject(with: Data(example.stdout.utf8))) as? [[String: Any]], "\(example)")
+            try await RecordedReplay.check(
+                start: try #require(URL(string: "http://127.0.0.1:\(port)/portal/")), user: "student", password: "studentpass",
+                done: "a#logout", then: ["/portal/api/terms"], portal: "rec-simplesamlphp", expected: expected)
+        }
+    }
+
     @Test("the terms API of a third-party portal, and doctor login's explanation of SimpleSAMLphp's pages")
     func termsAndDoctor() async throws {
         try await withPeer {

@@ -67,14 +67,14 @@ public struct PlatformMatch: Sendable {
                     break
                 }
                 names[index] = rule.name
-                if same(rule.action, step.rule.action) { covered.insert(index) }
+                if same(rule.action, step.rule.action) && pressesSameButton(rule, step) { covered.insert(index) }
             }
             guard !refused, covered.contains(passwordStep) else { continue }
             if covered.count > best?.covered.count ?? 0 {
                 best = PlatformMatch(
                     platform: platform.name, summary: platform.summary, covered: covered, ruleNames: names,
                     reason:
-                        "recognised: \(covered.count) of the \(Plural.count(steps.count, "page")) acted on are \(platform.summary)'s (Recipes/platforms/\(platform.name).yaml), which also knows its error pages"
+                        "recognised: \(covered.count) of the \(Plural.count(steps.count, "page")) acted on are those of \(platform.summary) (Recipes/platforms/\(platform.name).yaml), whose rules also know its error pages"
                 )
             }
         }
@@ -91,6 +91,23 @@ public struct PlatformMatch: Sendable {
     private static func isFailure(_ rule: PageRule) -> Bool {
         if case .fail = rule.action { return true }
         return false
+    }
+
+    /// Whether the platform's rule presses the button the person pressed: its `submit`, or
+    /// without one the form's first submit button (as Enter does). A step whose page the
+    /// recording lost is compared by the XPath's text.
+    static func pressesSameButton(_ rule: PageRule, _ step: RecordedLogin.Step) -> Bool {
+        guard case .fill(_, let theirs) = rule.action, case .fill(_, let ours) = step.rule.action, let ours else { return true }
+        guard let page = step.page else { return theirs == ours }
+        guard let match = try? page.select(rule.when).first else { return false }
+        let form = match.name == "form" ? match : (match.ancestor(named: "form") ?? (try? page.select("//form").first))
+        guard let form else { return false }
+        let pressed = try? form.select(ours).first
+        let pressing = try? form.select(
+            theirs ?? "(.//button[not(@type) or @type='submit'] | .//input[@type='submit' or @type='image'])[1]"
+        ).first
+        guard let pressed, let pressing else { return false }
+        return pressed == pressing
     }
 
     /// Whether a platform's action does what the person did.

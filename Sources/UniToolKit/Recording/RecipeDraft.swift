@@ -59,7 +59,7 @@ public struct RecipeDraft: Sendable {
             if let guess = rule.guess { guessed.append("rule '\(rule.name)': \(guess)") }
             ownRules.append(rule)
         }
-        if let fit { recognised.insert("the login pages are \(fit.summary)'s: login.use: \(fit.platform)", at: 0) }
+        if let fit { recognised.insert("the login pages are those of \(fit.summary): login.use: \(fit.platform)", at: 0) }
         recognised.append("the login ends at \(Self.shown(login.pageLoads[login.donePage].url)), told by \(login.doneReading)")
         if login.doneXPath == nil { guessed.append("done_when: the portal's page showed no link to log out; the address is used") }
 
@@ -69,8 +69,11 @@ public struct RecipeDraft: Sendable {
         var services: [(name: String, origin: String)] = []
         var takenCommands = reservedCommands
         let doneURL = login.pageLoads[login.donePage].url
-        let firstAfter = archive.exchanges.firstIndex { $0.isPageLoad && $0.status == 200 && $0.url == doneURL } ?? 0
-        var seen: Set<String> = [doneURL.absoluteString]
+        // The landing page's place among all exchanges (the same address may have come before
+        // the login, as a signed-out page).
+        let firstAfter =
+            archive.exchanges.indices.filter { archive.exchanges[$0].isPageLoad }.dropFirst(login.donePage).first ?? 0
+        var seen: Set<String> = []
         for exchange in archive.exchanges[firstAfter...] where exchange.isPageLoad || exchange.isScriptCall {
             guard exchange.status == 200, exchange.method == "GET", let body = exchange.body, !seen.contains(exchange.url.absoluteString)
             else { continue }
@@ -87,16 +90,19 @@ public struct RecipeDraft: Sendable {
                     service = name
                 }
             }
-            let command = Self.commandName(exchange.url, taken: takenCommands)
             let fetch = RecordedLogin.pathAndQuery(exchange.url)
+            // The login's landing page is a command only for a table on it (the portal's home
+            // lists its links, which is no data).
+            let isLanding = exchange.url == doneURL && exchange.isPageLoad
             if exchange.isJSON || exchange.mimeType == nil && body.first == UInt8(ascii: "{") {
                 guard let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else { continue }
                 if terms == nil, service == nil, let found = Self.termsFields(json) {
-                    terms = (exchange.url.path, found.version, found.url)
+                    terms = (RecordedLogin.pathAndQuery(exchange.url), found.version, found.url)
                     recognised.append(
                         "a terms-of-use version in the JSON of \(Self.shown(exchange.url)) ('\(found.version)'): the terms: section")
                     continue
                 }
+                let command = Self.commandName(exchange.url, heading: nil, taken: takenCommands)
                 if var draft = RecordedPage.jsonRecipe(
                     json, command: command, fetch: fetch, url: exchange.url, contentType: exchange.contentType, body: body)
                 {
@@ -105,13 +111,15 @@ public struct RecipeDraft: Sendable {
                     takenCommands.insert(command)
                 }
             } else if exchange.isHTML, let document = RecordedLogin.document(exchange) {
+                let command = Self.commandName(exchange.url, heading: RecordedPage.summary(document, fallback: ""), taken: takenCommands)
                 if var draft = RecordedPage.htmlRecipe(
-                    document, command: command, fetch: fetch, url: exchange.url, contentType: exchange.contentType, body: body)
+                    document, command: command, fetch: fetch, url: exchange.url, contentType: exchange.contentType, body: body,
+                    tablesOnly: isLanding)
                 {
                     draft.service = service
                     dataDrafts.append(draft)
                     takenCommands.insert(command)
-                } else if exchange.isPageLoad {
+                } else if exchange.isPageLoad, !isLanding {
                     recognised.append("\(Self.shown(exchange.url)) has no table or list: no command for it")
                 }
             }
@@ -280,16 +288,20 @@ public struct RecipeDraft: Sendable {
         TerminalText.escaped(url.path.isEmpty ? "/" : url.path)
     }
 
-    /// A command's name from the page's address: its last meaningful path segment (`/library/loans` → `loans`).
-    static func commandName(_ url: URL, taken: Set<String>) -> String {
+    /// A command's name from the page's address: its last meaningful path segment
+    /// (`/library/loans` → `loans`), else the page's heading (`/portal/` headed "Grades" → `grades`).
+    static func commandName(_ url: URL, heading: String?, taken: Set<String>) -> String {
+        let generic: Set<String> = ["index", "api", "v1", "v2", "portal", "home", "default", "main", "start", "page", "view"]
         let segments = url.pathComponents.filter { $0 != "/" }.map { segment -> String in
             var name = segment
             for suffix in [".php", ".pl", ".html", ".htm", ".aspx", ".jsp", ".cgi", ".json"] where name.lowercased().hasSuffix(suffix) {
                 name = String(name.dropLast(suffix.count))
             }
             return RecordedPage.fieldName(header: name, cellClass: nil, column: 0).replacingOccurrences(of: "_", with: "-")
-        }.filter { !$0.hasPrefix("column-") && !["index", "api", "v1", "v2", "portal", "home", "default"].contains($0) }
-        var name = segments.last ?? (url.host.flatMap { $0.split(separator: ".").first.map(String.init) } ?? "page")
+        }.filter { !$0.hasPrefix("column-") && !generic.contains($0) }
+        let fromHeading = heading.map { RecordedPage.fieldName(header: $0, cellClass: nil, column: 0) }
+            .flatMap { $0.hasPrefix("column_") ? nil : String($0.split(separator: "_").prefix(2).joined(separator: "-")) }
+        var name = segments.last ?? fromHeading ?? "page"
         if !NameSyntax.isCommandName(name) { name = "page" }
         var candidate = name
         var number = 2

@@ -135,7 +135,7 @@ public struct RecordedLogin: Sendable {
         if let first = loads.first(where: { $0.url.origin == portalURL.origin }), first.url.query.map({ !$0.contains("ticket=") }) ?? true {
             start = Self.pathAndQuery(first.url)
         } else {
-            start = portalURL.path
+            start = Self.pathAndQuery(portalURL).split(separator: "?").first.map(String.init) ?? "/"
         }
         // The identity provider: where the password went; under the portal's own origin, its
         // first path segment (an IdP at /idp), so that its pages are known as the login's.
@@ -184,9 +184,12 @@ public struct RecordedLogin: Sendable {
         return try? Document(html: body, url: load.url.absoluteString, encoding: Page.charset(ofContentType: load.contentType))
     }
 
+    /// The path and query as the browser asked for them: a trailing slash kept (`/portal/` is
+    /// not `/portal`, and a cookie's path may tell them apart), percent-encoding as it was.
     static func pathAndQuery(_ url: URL) -> String {
-        let path = url.path.isEmpty ? "/" : url.path
-        return url.query.map { path + "?" + $0 } ?? path
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let path = components.map(\.percentEncodedPath).flatMap { $0.isEmpty ? nil : $0 } ?? "/"
+        return components?.percentEncodedQuery.map { path + "?" + $0 } ?? path
     }
 
     static func isPasswordName(_ name: String) -> Bool {
@@ -361,7 +364,7 @@ public struct RecordedLogin: Sendable {
             signature.append((field.name, field.tag))
         }
         let choices = values.filter { !$0.value.hasPrefix("{{") }
-        if !choices.isEmpty { roles.append("a choice (\(choices.map(\.name).joined(separator: ", ")))") }
+        if !choices.isEmpty { roles.append("choice (\(choices.map(\.name).joined(separator: ", ")))") }
         let visible = controls.contains { !["hidden", "submit", "image", "button", "reset"].contains($0.type) }
         let formID = node.attribute("id").flatMap { $0.isEmpty ? nil : $0 }
         let when: String
@@ -391,8 +394,8 @@ public struct RecordedLogin: Sendable {
         let name = roles.isEmpty ? (clicked.map { "continue (\($0.name))" } ?? "continue") : roles.joined(separator: " and ")
         reading.rule = DraftRule(
             name: name, when: when, action: .fill(values, submit: submit),
-            reading: "a form" + (roles.isEmpty ? "" : " for the " + roles.joined(separator: " and "))
-                + (clicked.map { ", button '\($0.name)'" } ?? ""))
+            reading: "a form" + (roles.isEmpty ? "" : ": " + roles.joined(separator: ", "))
+                + (clicked.map { "; button '\($0.name)'" } ?? ""))
         return reading
     }
 
@@ -404,10 +407,22 @@ public struct RecordedLogin: Sendable {
         for protocolField in ["SAMLResponse", "SAMLRequest", "wresult"] where names.contains(protocolField) {
             reading.rule = DraftRule(
                 name: autoSubmitName(names), when: "//form[.//input[@name=\(Template.xpathLiteral(protocolField))]]", action: .autoSubmit,
-                reading: "a form that posts itself (\(protocolField)); its page is not in the recording")
+                reading: "a form that posts itself (\(protocolField)), its page gone from the recording")
             return reading
         }
-        guard let password = posted.first(where: { isPasswordName($0.0) && !$0.1.isEmpty }) else { return reading }
+        guard let password = posted.first(where: { isPasswordName($0.0) && !$0.1.isEmpty }) else {
+            // A page the browser left before its body was kept, posting nothing typed: it
+            // posted itself (the local-storage probe's script runs on load).
+            guard let hidden = distinctiveHidden(names) else { return reading }
+            reading.rule = DraftRule(
+                name: autoSubmitName(names),
+                when: hidden.hasSuffix("_")
+                    ? "//form[.//input[starts-with(@name, \(Template.xpathLiteral(hidden)))]]"
+                    : "//form[.//input[@name=\(Template.xpathLiteral(hidden))]]", action: .autoSubmit,
+                reading: "a form that posts itself (\(names.prefix(3).joined(separator: ", "))), its page gone from the recording",
+                guess: "the browser left the page before it was recorded, so it is taken to post itself")
+            return reading
+        }
         reading.secrets.append(password.1)
         var values = [DraftRule.Value(name: password.0, value: "{{password}}")]
         var signature = [password.0]
@@ -463,10 +478,20 @@ public struct RecordedLogin: Sendable {
     /// The rule for a link the person followed on `page`.
     static func linkRule(page: Document, pageURL: URL, target: URL) -> DraftRule? {
         let base = (try? page.select("//base[@href]").first?.attribute("href")).flatMap { URL(string: $0, relativeTo: pageURL) } ?? pageURL
-        for link in (try? page.select("//a[@href]")) ?? [] {
-            guard let href = link.attribute("href"), let resolved = URL(string: href, relativeTo: base)?.absoluteURL,
-                resolved.absoluteString.split(separator: "#").first == target.absoluteString.split(separator: "#").first
-            else { continue }
+        let candidates = ((try? page.select("//a[@href]")) ?? []).filter { link in
+            guard let href = link.attribute("href"), let resolved = URL(string: href, relativeTo: base)?.absoluteURL else { return false }
+            return resolved.absoluteString.split(separator: "#").first == target.absoluteString.split(separator: "#").first
+        }
+        // Several links may lead there (the site's logo and "remind me later" both to /home):
+        // the one the page marks with an id, else one in the page's content rather than its
+        // header, navigation or footer.
+        func inChrome(_ link: Node) -> Bool {
+            (try? link.select("ancestor::header | ancestor::nav | ancestor::footer").isEmpty) == false
+        }
+        let ranked =
+            candidates.filter { $0.attribute("id").map { !$0.isEmpty } ?? false } + candidates.filter { !inChrome($0) } + candidates
+        for link in ranked.prefix(1) {
+            guard let href = link.attribute("href") else { continue }
             let xpath =
                 link.attribute("id").flatMap { $0.isEmpty ? nil : "//a[@id=\(Template.xpathLiteral($0))]" }
                 ?? "//a[@href=\(Template.xpathLiteral(href))]"

@@ -50,13 +50,14 @@ public enum RecordedPage {
     static let placeholders: Set<String> = ["-", "–", "—", "n/a", "N/A", "n.a.", "k.A.", "/", "?", "－", "ー"]
 
     /// The main table or list of an HTML page as a recipe, or nil when it has neither.
-    static func htmlRecipe(_ document: Document, command: String, fetch: String, url: URL, contentType: String?, body: [UInt8])
-        -> DraftDataRecipe?
-    {
+    static func htmlRecipe(
+        _ document: Document, command: String, fetch: String, url: URL, contentType: String?, body: [UInt8], tablesOnly: Bool = false
+    ) -> DraftDataRecipe? {
         let tables = ((try? document.select("//table[.//td]")) ?? []).filter { ((try? rowsOf($0)) ?? []).count > 0 }
         if let table = tables.max(by: { size($0) < size($1) }) {
             return tableRecipe(table, in: document, command: command, fetch: fetch, url: url, contentType: contentType, body: body)
         }
+        if tablesOnly { return nil }
         return listRecipe(document, command: command, fetch: fetch, url: url, contentType: contentType, body: body)
     }
 
