@@ -22,7 +22,10 @@ if [ "${1:-}" = "--tests" ]; then
         # The LemonLDAP::NG + Shibboleth SP interop peer (Scripts/interop-lemonldap.sh says what each is for).
         liblemonldap-ng-portal-perl lemonldap-ng-fastcgi-server liblasso-perl libconvert-base32-perl
         libdigest-hmac-perl libxml-simple-perl libio-string-perl libgd-securityimage-perl libimage-magick-perl
-        starman apache2-bin libapache2-mod-shib oathtool curl)
+        starman apache2-bin libapache2-mod-shib oathtool curl
+        # The browser that records logins for the tests of 'recipes new --from-har' (driven by
+        # Playwright from PyPI, Scripts/interop-venv.sh; never 'playwright install').
+        chromium)
 fi
 
 # --list: print the packages this would make sure of, and install nothing.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the outside client libraries that the interop tests drive unitool with into
-# .build/interop-venv: JSON-RPC clients (python-lsp-jsonrpc, pjrpc) and the official Model
-# Context Protocol SDK (mcp 1.x); beside it, venvs of their own for the SDK's 2.x and for
-# fastmcp; see Tests/EndToEndTests/Interop/.
+# .build/interop-venv: JSON-RPC clients (python-lsp-jsonrpc, pjrpc), the official Model
+# Context Protocol SDK (mcp 1.x) and Playwright (which records logins with Debian's chromium);
+# beside it, venvs of their own for the SDK's 2.x and for fastmcp; see Tests/EndToEndTests/Interop/.
 # Safe to run again: it installs only what is missing. Prints the venv's python on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,12 @@ if ! "$venv/bin/python" -c "import pjrpc" 2>/dev/null; then
 fi
 if ! "$venv/bin/python" -c "import mcp" 2>/dev/null; then
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==1.26.0" >&2
+fi
+# Playwright drives Debian's chromium (/usr/bin/chromium, Scripts/install-deps.sh) to record
+# logins for the tests of 'recipes new --from-har' (Scripts/record-login.py). 1.64.1 is the
+# release whose own Chromium is 156, Debian's; its browser download is never used.
+if ! "$venv/bin/python" -c "import playwright" 2>/dev/null; then
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "playwright==1.64.1" >&2
 fi
 # The SDK's 2.x, whose client differs from 1.x's, in a venv of its own beside it.
 if [ ! -x "$venv-mcp2/bin/python" ]; then

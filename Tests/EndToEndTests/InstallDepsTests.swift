@@ -16,7 +16,7 @@ struct InstallDepsTests {
         let runtimePackages = Set(runtime.stdout.split(whereSeparator: \.isWhitespace).map(String.init))
         let testPackages = Set(tests.stdout.split(whereSeparator: \.isWhitespace).map(String.init))
         #expect(runtimePackages.isSuperset(of: ["libxml2-dev", "libsecret-1-dev", "gnome-keyring"]), "\(runtimePackages)")
-        for peer in ["php-cli", "zsh", "fish", "wrk", "python3-icalendar", "khal", "tmux", "libapache2-mod-shib"] {
+        for peer in ["php-cli", "zsh", "fish", "wrk", "python3-icalendar", "khal", "tmux", "libapache2-mod-shib", "chromium"] {
             #expect(!runtimePackages.contains(peer), "the quick start installs \(peer)")
             #expect(testPackages.contains(peer), "the tests need \(peer)")
         }

@@ -136,7 +136,8 @@ public struct HTTPArchive: Sendable {
             }
         }
         var body: [UInt8]?
-        if let text = response.content?.text, (response.content?.size ?? 0) != -1 || !text.isEmpty {
+        // No text, or an empty one (Firefox's "size": 0 with a comment), is no body kept.
+        if let text = response.content?.text, !text.isEmpty {
             if response.content?.encoding == "base64" {
                 body = Data(base64Encoded: text, options: .ignoreUnknownCharacters).map(Array.init)
             } else {

@@ -99,6 +99,7 @@ public enum RecordedPage {
             ?? ((try? table.select("(./tbody/tr | ./tr)[th][1]/th")) ?? [])
         let width = rows.map { $0.elementChildren.filter { ["td", "th"].contains($0.name) }.count }.max() ?? 0
         var fields: [DraftDataRecipe.Field] = []
+        var columnValues: [[String]] = []
         var taken: Set<String> = []
         for column in 0..<width {
             let cells = rows.map { row -> Node? in
@@ -122,22 +123,21 @@ public enum RecordedPage {
                 if column == 0 { cellXPath = "th" }
             }
             let values = cells.map { $0?.normalizedText ?? "" }
+            // A column of the same link or button in every row ("Renew") is an action, not data.
+            let isAction =
+                rows.count > 1 && Set(values).count == 1
+                && cells.allSatisfy { cell in ((try? cell?.select(".//a | .//button | .//input")) ?? []).isEmpty == false }
+            if isAction || values.allSatisfy(\.isEmpty) && header.isEmpty { continue }
             var name = fieldName(header: header, cellClass: classes.count == cells.count ? classes.first : nil, column: column)
             while taken.contains(name) { name += "_\(column + 1)" }
             taken.insert(name)
             var field = typed(DraftDataRecipe.Field(name: name, xpath: cellXPath), values: values, header: header)
             if name.hasPrefix("column_"), !header.isEmpty { field.guesses.insert("named by position; its header is '\(header)'", at: 0) }
             fields.append(field)
+            columnValues.append(values)
         }
         guard !fields.isEmpty else { return nil }
-        markKey(
-            &fields,
-            columns: fields.indices.map { index in
-                rows.map { row in
-                    let cells = row.elementChildren.filter { ["td", "th"].contains($0.name) }
-                    return index < cells.count ? cells[index].normalizedText : ""
-                }
-            })
+        markKey(&fields, columns: columnValues)
         var draft = DraftDataRecipe(
             command: command, summary: summary(document, fallback: command), fetch: fetch, rows: rowsXPath,
             emptyWhen: "\(tableXPath)[not(\(hasBody ? "tbody/tr[td]" : "tr[td]"))]", fields: fields,
@@ -273,7 +273,12 @@ public enum RecordedPage {
             hasPlaceholders
             ? "; " + Set(values.filter { placeholders.contains($0) }).sorted().map { "'\($0)'" }.joined(separator: ", ")
                 + " is read as empty" : ""
-        if present.allSatisfy({ $0.range(of: #"^[+-]?[0-9]{1,9}$"#, options: .regularExpression) != nil }) {
+        if present.allSatisfy({ $0.range(of: #"^[0-9]{6,}$|^0[0-9]+$"#, options: .regularExpression) != nil }) {
+            // A barcode, a student number: digits that name something, not a quantity, and
+            // whose leading zeros count.
+            field.guesses.append("digits kept as text (an identifier, not a number)")
+            return field
+        } else if present.allSatisfy({ $0.range(of: #"^[+-]?[0-9]{1,9}$"#, options: .regularExpression) != nil }) {
             field.type = "integer"
             field.guesses.append("whole numbers" + placeholderNote)
         } else if present.allSatisfy({ $0.range(of: #"^[+-]?[0-9]+([.,][0-9]+)?$"#, options: .regularExpression) != nil }) {
@@ -338,7 +343,9 @@ public enum RecordedPage {
         let slashed = #"^[0-9]{1,2}/[0-9]{1,2}/[0-9]{4}$"#
         if values.allSatisfy({ $0.range(of: slashed, options: .regularExpression) != nil }) {
             let firsts = values.compactMap { Int($0.split(separator: "/")[0]) }
-            return ("date", firsts.contains { $0 > 12 } ? "d/M/yyyy" : "M/d/yyyy")
+            let padded = values.allSatisfy { $0.range(of: #"^[0-9]{2}/[0-9]{2}/"#, options: .regularExpression) != nil }
+            if firsts.contains(where: { $0 > 12 }) { return ("date", padded ? "dd/MM/yyyy" : "d/M/yyyy") }
+            return ("date", padded ? "MM/dd/yyyy" : "M/d/yyyy")
         }
         return nil
     }

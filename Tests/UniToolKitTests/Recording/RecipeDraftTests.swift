@@ -1,0 +1,231 @@
+import Foundation
+import LibXML
+import Testing
+import UniToolTestSupport
+
+@testable import UniToolKit
+
+/// From a recording to a recipe folder, without a network: HARs that chromium wrote through
+/// Playwright (`Fixtures/har/playwright-chromium-*.har`, recorded by Scripts/record-login.py
+/// against the demo with `login=reminder-link`), the same recording in Firefox's export shape
+/// (`firefox-*.har`, Fixtures/har/README.md says how it differs), and small pages of logic.
+@Suite("Recording: a HAR becomes a portal folder")
+struct RecipeDraftTests {
+    static func archive(_ name: String) throws -> HTTPArchive {
+        let url = Fixtures.root.appendingPathComponent("Fixtures/har/\(name)")
+        return try HTTPArchive(data: Data(contentsOf: url), name: name)
+    }
+
+    static func text(_ draft: RecipeDraft, _ path: String) -> String {
+        draft.files.first { $0.path == path }.map { String(decoding: $0.data, as: UTF8.self) } ?? ""
+    }
+
+    @Test("Chromium's recording (through Playwright): page loads, a lost body, form fields, the creator")
+    func readsPlaywrightChromium() throws {
+        let archive = try Self.archive("playwright-chromium-reminder.har")
+        #expect(archive.creator == "Playwright")
+        let loads = archive.exchanges.filter(\.isPageLoad)
+        #expect(loads.first?.url.path == "/home" && loads.first?.status == 302)
+        let samlPost = try #require(loads.first { $0.formFields?.contains { $0.name == "SAMLResponse" } == true })
+        #expect(samlPost.redirect?.absoluteString.hasSuffix("/reminder?target=/home") == true)
+        #expect(archive.exchanges.contains { $0.url.path == "/static/site.css" && !$0.isPageLoad })
+    }
+
+    @Test("the login: where it starts, where the password went, each page's rule, where it ends")
+    func readsTheLogin() throws {
+        let login = try RecordedLogin(reading: try Self.archive("playwright-chromium-reminder.har"))
+        #expect(login.start == "/home")
+        #expect(login.portal.absoluteString == "http://127.0.0.1:28391/")
+        #expect(login.identityProvider.absoluteString == "http://127.0.0.1:28391/idp")
+        #expect(login.credentialOrigins == ["http://127.0.0.1:28391"])
+        #expect(login.username == "alice")
+        #expect(login.typedSecrets == ["wonderland"])
+        #expect(login.doneXPath == "//a[@id='logout']")
+        #expect(login.personalTexts.contains("Alice Example"), "\(login.personalTexts)")
+        let rules = login.steps.map(\.rule)
+        #expect(rules.map(\.name) == ["user name", "password", "saml post", "link 後で回答する"], "\(rules.map(\.name))")
+        #expect(rules[0].action == .fill([.init(name: "j_username", value: "{{username}}")], submit: ".//button[@name='_eventId_proceed']"))
+        #expect(rules[0].when == "//form[@id='login-id']")
+        #expect(rules[2].action == .autoSubmit && !rules[2].afterLogin)
+        #expect(rules[3].action == .follow("//a[@id='answer-later']") && rules[3].afterLogin)
+    }
+
+    @Test("the folder: the demo's platform recognised, only the reminder written, commands with typed fields, terms found")
+    func writesTheFolder() throws {
+        let draft = try RecipeDraft(portal: "myuni", title: "My University", archive: try Self.archive("playwright-chromium-reminder.har"))
+        #expect(draft.platform == "unitool-demo")
+        #expect(draft.commands == ["grades", "loans"])
+        #expect(draft.suggestion == "grades --term current")
+        let portal = Self.text(draft, "portal.yaml")
+        #expect(portal.contains("use: unitool-demo") && portal.contains("credentials_may_go_to: [idp]"), "\(portal)")
+        #expect(portal.contains("follow: \"//a[@id='answer-later']\"") && portal.contains("after_login: true"), "\(portal)")
+        #expect(!portal.contains("j_username"), "the platform's rules are not written again: \(portal)")
+        #expect(portal.contains("version_api: \"/api/terms/version\"") && portal.contains("url_field: \"url\""), "\(portal)")
+        let recipe = try PortalRecipe.load(file: "portal.yaml", text: portal)
+        #expect(recipe.login.pages.contains { $0.name == "wrong password" }, "the platform's error rules come with use:")
+
+        let grades = Self.text(draft, "grades.yaml")
+        #expect(grades.contains("fetch: \"/grades?term={{term}}\""), "\(grades)")
+        #expect(grades.contains("points: { xpath: \"td[@class='points']\", type: number"), "\(grades)")
+        #expect(grades.contains("date: { xpath: \"td[@class='date']\", type: date, format: \"dd.MM.yyyy\" }"), "\(grades)")
+        let loans = Self.text(draft, "loans.yaml")
+        #expect(loans.contains("barcode: { xpath: \"td[@class='barcode']\", key: true }"), "digits stay text: \(loans)")
+        #expect(loans.contains("format: \"dd/MM/yyyy\""), "\(loans)")
+        #expect(!loans.contains("td[6]"), "the Renew column is an action, not data: \(loans)")
+        #expect(loans.contains("next: \"//a[@rel='next']/@href\""), "\(loans)")
+        for file in draft.files where file.path.hasSuffix(".yaml") && file.path != "portal.yaml" {
+            #expect(throws: Never.self) {
+                try DataRecipe.load(file: file.path, text: String(decoding: file.data, as: UTF8.self), portal: "myuni")
+            }
+        }
+    }
+
+    @Test("no secret of the recording is in any file; the fixtures hold no name, user id, cookie or SAML message")
+    func keepsSecretsOut() throws {
+        let archive = try Self.archive("playwright-chromium-reminder.har")
+        let draft = try RecipeDraft(portal: "myuni", title: nil, archive: archive)
+        #expect(draft.secrets.contains("wonderland"))
+        let cookies = Set(archive.exchanges.flatMap(\.cookieValues).filter { $0.count >= 8 })
+        #expect(!cookies.isEmpty && cookies.isSubset(of: Set(draft.secrets)), "every cookie value is a secret")
+        #expect(draft.leaks(in: draft.files).isEmpty)
+        let page = Self.text(draft, "Fixtures/grades/recorded.html")
+        #expect(page.contains("MATH-301") && page.contains("Student Name"), "\(page.prefix(600))")
+        for personal in ["Alice Example", "alice", "wonderland"] { #expect(!page.contains(personal), "\(personal)") }
+        // The check that guards the writing finds a secret planted in a file, in any encoding.
+        var planted = draft.files
+        let references = "wonderland".unicodeScalars.map { "&#\($0.value);" }.joined()
+        planted.append(RecipeDraft.File(path: "page.html", data: Data("<p>\(references)</p>".utf8)))
+        #expect(draft.leaks(in: planted) == ["page.html"])
+        planted.append(RecipeDraft.File(path: "cookie.txt", data: Data(cookies.first!.utf8)))
+        #expect(draft.leaks(in: planted).contains("cookie.txt"))
+    }
+
+    @Test("Firefox's export of the same recording makes the same folder")
+    func firefoxShape() throws {
+        let firefox = try Self.archive("firefox-reminder.har")
+        #expect(firefox.creator == "Firefox")
+        #expect(firefox.exchanges.allSatisfy { $0.resourceType == nil })
+        let redirect = try #require(firefox.exchanges.first { $0.status == 303 })
+        #expect(redirect.redirect?.absoluteString == "http://127.0.0.1:28391/reminder?target=/home", "relative Location resolved")
+        let chromium = try RecipeDraft(portal: "myuni", title: nil, archive: try Self.archive("playwright-chromium-reminder.har"))
+        let fromFirefox = try RecipeDraft(portal: "myuni", title: nil, archive: firefox)
+        #expect(chromium.files.map(\.path) == fromFirefox.files.map(\.path))
+        for (a, b) in zip(chromium.files, fromFirefox.files) {
+            let left = String(decoding: a.data, as: UTF8.self).replacingOccurrences(of: "(Playwright)", with: "(Firefox)")
+            #expect(left == String(decoding: b.data, as: UTF8.self), "\(a.path) differs")
+        }
+    }
+
+    @Test("what is not a recording of a login says so, and how to make one")
+    func refusesWhatIsNoLogin() throws {
+        #expect(throws: UniToolError.self) { try HTTPArchive(data: Data("<html>".utf8), name: "x.har") }
+        do {
+            _ = try HTTPArchive(data: Data(#"{"log": {"version": "1.2"}}"#.utf8), name: "x.har")
+            Issue.record("a HAR without entries was read")
+        } catch let error as UniToolError {
+            #expect(error.kind == .usage && error.message.contains("'entries' is missing"), "\(error)")
+            #expect(error.hint?.contains("Save all as HAR") == true)
+        }
+        let noLogin =
+            #"{"log": {"entries": [{"request": {"method": "GET", "url": "https://portal.example.edu/grades", "headers": [{"name": "Sec-Fetch-Dest", "value": "document"}]}, "response": {"status": 200, "content": {"mimeType": "text/html", "text": "<table><tr><td>1</td></tr></table>"}}}]}}"#
+        do {
+            _ = try RecipeDraft(portal: "myuni", title: nil, archive: try HTTPArchive(data: Data(noLogin.utf8), name: "x.har"))
+            Issue.record("a recording without a login made a folder")
+        } catch let error as UniToolError {
+            #expect(error.message.contains("no password being sent") && error.hint?.contains("Preserve log") == true, "\(error)")
+        }
+        let version = #"{"log": {"version": "2.0", "entries": []}}"#
+        #expect(throws: UniToolError.self) { try HTTPArchive(data: Data(version.utf8), name: "x.har") }
+    }
+
+    @Test("posted fields from params, from urlencoded text (Firefox's empty params), base64 bodies; a page load told without _resourceType")
+    func postDataShapes() throws {
+        let json = #"""
+            {"log": {"version": "1.1", "entries": [
+              {"request": {"method": "POST", "url": "https://idp.example.edu/login", "headers": [],
+                 "postData": {"mimeType": "application/x-www-form-urlencoded; charset=UTF-8", "params": [],
+                              "text": "user=b%C3%A9la&pass=a+b%26c"}},
+               "response": {"status": 302, "redirectURL": "/next", "content": {"size": 0, "mimeType": "", "text": ""}}},
+              {"request": {"method": "GET", "url": "https://idp.example.edu/next",
+                 "headers": [{"name": "Accept", "value": "text/html,application/xhtml+xml"}]},
+               "response": {"status": 200, "content": {"mimeType": "text/html", "encoding": "base64", "text": "PHA+aGk8L3A+"}}},
+              {"request": {"method": "GET", "url": "https://idp.example.edu/api", "headers": [{"name": "Accept", "value": "application/json"}]},
+               "response": {"status": 200, "content": {"mimeType": "application/json", "text": "{}"}}}
+            ]}}
+            """#
+        let archive = try HTTPArchive(data: Data(json.utf8), name: "x.har")
+        let post = archive.exchanges[0]
+        #expect(post.formFields?.map(\.name) == ["user", "pass"] && post.formFields?.map(\.value) == ["béla", "a b&c"])
+        #expect(post.redirect?.absoluteString == "https://idp.example.edu/next" && post.body == nil && post.isPageLoad)
+        #expect(archive.exchanges[1].body == Array("<p>hi</p>".utf8) && archive.exchanges[1].isPageLoad)
+        #expect(!archive.exchanges[2].isPageLoad)
+    }
+}
+
+/// The guesses about a page's records: types from values, names from headers in any language.
+@Suite("Recording: types and names guessed from a page")
+struct RecordedPageTests {
+    func field(_ values: [String], header: String = "") -> DraftDataRecipe.Field {
+        RecordedPage.typed(DraftDataRecipe.Field(name: "x", xpath: "td[1]"), values: values, header: header)
+    }
+
+    @Test("numbers, decimal commas, placeholders, identifiers, dates and grades")
+    func types() {
+        #expect(field(["6", "5", "4"]).type == "integer")
+        let points = field(["3,7", "3,3", "–"])
+        #expect(points.type == "number" && points.regex != nil && points.guesses[0].contains("decimal comma"))
+        #expect(field(["31000101", "31000102"]).type == nil, "a barcode stays text")
+        #expect(field(["0042", "0043"]).type == nil, "leading zeros count")
+        #expect(field(["13.11.2026", "01.02.2027"]).format == "dd.MM.yyyy")
+        #expect(field(["2026-11-13", ""]).format == "yyyy-MM-dd")
+        #expect(field(["2026. 11. 13.", "2026. 12. 01."]).format == "yyyy. MM. dd.")
+        #expect(field(["11/24/2026", "12/01/2026"]).format == "MM/dd/yyyy")
+        #expect(field(["24/11/2026", "01/12/2026"]).format == "dd/MM/yyyy")
+        #expect(field(["2026年11月3日"]).format == "yyyy年M月d日")
+        #expect(field(["2026-11-13T09:00:00+01:00"]).type == "datetime")
+        let grades = field(["A-", "B+", "in progress", "in progress"], header: "Grade")
+        #expect(grades.regex == RecordedPage.gradePattern && grades.guesses[0].contains("'in progress'"))
+        #expect(field(["Probability Theory", "Operating Systems"]).type == nil)
+    }
+
+    @Test("field names from headers in any language, else the cells' class, else the position")
+    func names() {
+        #expect(RecordedPage.fieldName(header: "Renewals left", cellClass: nil, column: 0) == "renewals_left")
+        #expect(RecordedPage.fieldName(header: "Tárgy neve", cellClass: nil, column: 0) == "targy_neve")
+        #expect(RecordedPage.fieldName(header: "dueDate", cellClass: nil, column: 0) == "due_date")
+        #expect(RecordedPage.fieldName(header: "科目", cellClass: "subject", column: 0) == "subject")
+        #expect(RecordedPage.fieldName(header: "科目", cellClass: nil, column: 2) == "column_3")
+        #expect(RecipeDraft.commandName(URL(string: "https://x.edu/library/loans")!, heading: nil, taken: []) == "loans")
+        #expect(RecipeDraft.commandName(URL(string: "https://x.edu/portal/")!, heading: "Grades", taken: []) == "grades")
+        #expect(RecipeDraft.commandName(URL(string: "https://x.edu/grades.php")!, heading: nil, taken: ["grades"]) == "grades-2")
+    }
+
+    @Test("a JSON answer: the largest array of objects becomes rows; a version field is the terms API")
+    func json() throws {
+        let answer: Any = [
+            "data": ["courses": [["fullname": "Analysis", "id": 7, "startdate": 1_790_000_000], ["fullname": "Algebra", "id": 8]]]
+        ]
+        let draft = try #require(
+            RecordedPage.jsonRecipe(
+                answer, command: "courses", fetch: "/api", url: URL(string: "https://x.edu/api")!, contentType: nil, body: []))
+        #expect(draft.rows == "/json/data/courses/item" && draft.parseJSON)
+        #expect(draft.fields.map(\.name) == ["fullname", "id", "startdate"])
+        #expect(draft.fields.first { $0.name == "id" }?.key == true)
+        #expect(RecipeDraft.termsFields(["version": "2026-09", "url": "https://x.edu/terms"])?.url == "url")
+        #expect(RecipeDraft.termsFields(["terms_version": 4])?.version == "terms_version")
+        #expect(RecipeDraft.termsFields(["courses": []]) == nil)
+    }
+
+    @Test("a page's own selector becomes an option, read as the page reads it")
+    func selector() throws {
+        let html = """
+            <form method="get" action="/grades"><label for="t">Semester</label><select id="t" name="term">
+            <option value="2026-spring">Spring</option><option value="2026-fall" selected>Fall</option></select></form>
+            <table><thead><tr><th>Course</th></tr></thead><tbody><tr><td>A</td></tr></tbody></table>
+            """
+        let document = try Document(html: html, url: "https://x.edu/grades")
+        let option = try #require(RecordedPage.selectorOption(document, url: URL(string: "https://x.edu/grades")!))
+        #expect(option.name == "term" && option.label == "Semester")
+        #expect(option.selected == "//select[@id='t']/option[@selected]/@value")
+    }
+}
