@@ -37,6 +37,7 @@ enum HelpExamples {
         "recipes lint": ["unitool recipes lint", "unitool recipes lint Recipes/myuni/grades.yaml"],
         "recipes test": ["unitool recipes test", "unitool recipes test Recipes/myuni --update"],
         "recipes new": [
+            "unitool recipes new myuni --from-har ~/Downloads/login.har",
             "unitool recipes new myuni --idp shibboleth --idp-url https://idp.myuni.edu/idp --base-url https://campus.myuni.edu",
             "unitool recipes new myuni --idp keycloak --idp-url https://sso.myuni.edu --base-url https://campus.myuni.edu --library koha --library-url https://opac.myuni.edu",
         ],
