@@ -131,7 +131,8 @@ struct LemonLDAPInteropTests {
                 (try? JSONSerialization.jsonObject(with: Data(example.stdout.utf8))) as? [[String: Any]], "\(example)")
             try await RecordedReplay.check(
                 start: try #require(URL(string: "http://127.0.0.1:\(spPort)/portal/")), user: "dwho", password: "dwho",
-                done: "#user-name", then: ["/portal/grades", "/portal/api/terms"], portal: "rec-lemonldap", expected: expected)
+                done: "#user-name", then: ["/portal/grades", "/portal/api/terms"], portal: "rec-lemonldap", platform: "lemonldap",
+                expected: expected)
         }
     }
 

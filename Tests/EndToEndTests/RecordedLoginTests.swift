@@ -20,14 +20,16 @@ struct RecordedLoginTests {
         var password = "wonderland"
         var totpSecret: String?
         var clicks: [String] = []
+        /// The bundled login platform the pages are told to be.
+        var platform = "unitool-demo"
         var testDescription: String { name }
     }
 
     static let variants: [Variant] = [
         Variant(name: "demo-plain", faults: ""),
-        Variant(name: "shibboleth-v5", faults: "login=shibboleth-v5"),
-        Variant(name: "keycloak", faults: "login=keycloak"),
-        Variant(name: "cas", faults: "login=cas"),
+        Variant(name: "shibboleth-v5", faults: "login=shibboleth-v5", platform: "shibboleth-idp"),
+        Variant(name: "keycloak", faults: "login=keycloak", platform: "keycloak"),
+        Variant(name: "cas", faults: "login=cas", platform: "cas"),
         Variant(name: "post-binding", faults: "login=post-binding"),
         Variant(name: "totp", faults: "totp-period=2", user: "yuki", password: "sakura-2026", totpSecret: "JBSWY3DPEHPK3PXP"),
         Variant(name: "consent", faults: "", user: "dora", password: "explorer-2026"),
@@ -56,6 +58,7 @@ struct RecordedLoginTests {
             #expect(made.exitCode == 0, "\(made)")
             #expect(made.stdout.contains("recipes lint: passed") && made.stdout.contains("recipes test: passed"), "\(made)")
             #expect(made.stdout.contains("rm '\(har.path)'"), "says how to delete the HAR: \(made)")
+            #expect(made.stdout.contains("login.use: \(variant.platform)"), "recognised as \(variant.platform): \(made)")
             let folder = home.root.appendingPathComponent("config/unitool/recipes/\(portal)")
             let leaks = try BrowserRecorder.secrets(in: har, password: variant.password).filter { secret in
                 home.allFiles().contains { (try? String(contentsOf: $0, encoding: .utf8))?.contains(secret) == true }
@@ -140,7 +143,8 @@ struct RecordedLoginTests {
 /// the grades the example recipe reads: for the interop IdPs, whose suites start the peers.
 enum RecordedReplay {
     static func check(
-        start: URL, user: String, password: String, done: String, then: [String], portal: String, expected: [[String: Any]]
+        start: URL, user: String, password: String, done: String, then: [String], portal: String, platform: String,
+        expected: [[String: Any]]
     ) async throws {
         let recording = try Sandbox()
         defer { recording.remove() }
@@ -151,6 +155,7 @@ enum RecordedReplay {
         let made = try await home.run(["recipes", "new", portal, "--from-har", har.path])
         #expect(made.exitCode == 0 && made.stdout.contains("recipes test: passed"), "\(made)")
         #expect(made.stdout.contains("the terms: section"), "the terms API visited after the login: \(made)")
+        #expect(made.stdout.contains("login.use: \(platform)"), "recognised as \(platform): \(made)")
         let leaks = try BrowserRecorder.secrets(in: har, password: password).filter { secret in
             home.allFiles().contains { (try? String(contentsOf: $0, encoding: .utf8))?.contains(secret) == true }
         }

@@ -94,7 +94,7 @@ struct SimpleSAMLphpInteropTests {
                 (try? JSONSerialization.jsonObject(with: Data(example.stdout.utf8))) as? [[String: Any]], "\(example)")
             try await RecordedReplay.check(
                 start: try #require(URL(string: "http://127.0.0.1:\(port)/portal/")), user: "student", password: "studentpass",
-                done: "a#logout", then: ["/portal/api/terms"], portal: "rec-simplesamlphp", expected: expected)
+                done: "a#logout", then: ["/portal/api/terms"], portal: "rec-simplesamlphp", platform: "simplesamlphp", expected: expected)
         }
     }
 

@@ -124,7 +124,11 @@ public struct RecipeDraft: Sendable {
                 }
             }
         }
-        if dataDrafts.isEmpty {
+        if !archive.exchanges.contains(where: { $0.isPageLoad && $0.body != nil }) {
+            guessed.append(
+                "the recording holds no page contents, so the login rules are named from what was posted and no command could be made: save the HAR with content (Chromium: 'Save all as HAR'; Playwright: record_har_content='embed')"
+            )
+        } else if dataDrafts.isEmpty {
             guessed.append(
                 "no page after the login had a table, a list or a JSON array: record again and open your grades (or another page of records) before saving"
             )

@@ -114,12 +114,18 @@ public struct RecordedLogin: Sendable {
                 break
             }
         }
+        // Else the first page after it (a recording without page contents has no links to read).
         if done == nil,
             let index = ((sessionStart + 1)..<max(loads.count, sessionStart + 1)).first(where: {
-                loads[$0].status == 200 && documents[$0] != nil
+                loads[$0].status == 200 && (documents[$0] != nil || loads[$0].body == nil)
             })
         {
-            done = (index, nil, "no link to log out on \(loads[index].url.path); the login is taken as over at that address")
+            done = (
+                index, nil,
+                documents[index] == nil
+                    ? "the recording holds no page contents; the login is taken as over at \(loads[index].url.path)"
+                    : "no link to log out on \(loads[index].url.path); the login is taken as over at that address"
+            )
         }
         guard let done else {
             throw UniToolError(
@@ -130,7 +136,9 @@ public struct RecordedLogin: Sendable {
         let portalURL = loads[done.index].url
         portal = URL(string: portalURL.origin + "/")!
         doneXPath = done.xpath
-        doneURLPattern = done.xpath == nil ? "^" + NSRegularExpression.escapedPattern(for: portalURL.path) : nil
+        doneURLPattern =
+            done.xpath == nil
+            ? "^" + NSRegularExpression.escapedPattern(for: portalURL.path).replacingOccurrences(of: "\\/", with: "/") : nil
         doneReading = done.reading
         if let first = loads.first(where: { $0.url.origin == portalURL.origin }), first.url.query.map({ !$0.contains("ticket=") }) ?? true {
             start = Self.pathAndQuery(first.url)
@@ -410,7 +418,26 @@ public struct RecordedLogin: Sendable {
                 reading: "a form that posts itself (\(protocolField)), its page gone from the recording")
             return reading
         }
+        let userNames: Set<String> = ["username", "user", "j_username", "login", "email", "uid", "userid", "user_id", "loginname"]
         guard let password = posted.first(where: { isPasswordName($0.0) && !$0.1.isEmpty }) else {
+            // A user name or a code, named as the products name them (a recording without
+            // page contents loses every page).
+            if let user = posted.first(where: { userNames.contains($0.0.lowercased()) && !$0.1.isEmpty }) {
+                reading.username = user.1
+                reading.rule = DraftRule(
+                    name: "user name", when: "//form[.//input[@name=\(Template.xpathLiteral(user.0))]]",
+                    action: .fill([.init(name: user.0, value: "{{username}}")], submit: nil), reading: "a user name form",
+                    guess: "the page was not in the recording: the field is named from what was posted")
+                return reading
+            }
+            if let code = posted.first(where: { isCodeName($0.0) && $0.1.count >= 4 && $0.1.allSatisfy(\.isASCIIDigit) }) {
+                reading.secrets.append(code.1)
+                reading.rule = DraftRule(
+                    name: "one-time code", when: "//form[.//input[@name=\(Template.xpathLiteral(code.0))]]",
+                    action: .fill([.init(name: code.0, value: "{{totp}}")], submit: nil), reading: "a one-time code form",
+                    guess: "the page was not in the recording: the field is named from what was posted")
+                return reading
+            }
             // A page the browser left before its body was kept, posting nothing typed: it
             // posted itself (the local-storage probe's script runs on load).
             guard let hidden = distinctiveHidden(names) else { return reading }
@@ -426,7 +453,7 @@ public struct RecordedLogin: Sendable {
         reading.secrets.append(password.1)
         var values = [DraftRule.Value(name: password.0, value: "{{password}}")]
         var signature = [password.0]
-        if let user = posted.first(where: { ["username", "user", "j_username", "login", "email", "uid"].contains($0.0.lowercased()) }) {
+        if let user = posted.first(where: { userNames.contains($0.0.lowercased()) }) {
             values.insert(.init(name: user.0, value: "{{username}}"), at: 0)
             reading.username = user.1
             signature.insert(user.0, at: 0)

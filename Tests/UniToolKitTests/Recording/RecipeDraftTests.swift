@@ -116,6 +116,30 @@ struct RecipeDraftTests {
         }
     }
 
+    @Test("a recording saved without page contents: login rules from the posted names, the end by its address, no command, and that said")
+    func withoutContent() throws {
+        let url = Fixtures.root.appendingPathComponent("Fixtures/har/playwright-chromium-reminder.har")
+        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var log = try #require(root["log"] as? [String: Any])
+        log["entries"] = (log["entries"] as? [[String: Any]] ?? []).map { entry in
+            var entry = entry
+            var response = entry["response"] as? [String: Any] ?? [:]
+            response["content"] = ["size": -1, "mimeType": "x-unknown"]
+            entry["response"] = response
+            return entry
+        }
+        root["log"] = log
+        let archive = try HTTPArchive(data: try JSONSerialization.data(withJSONObject: root), name: "bare.har")
+        let draft = try RecipeDraft(portal: "myuni", title: nil, archive: archive)
+        #expect(draft.files.map(\.path) == ["portal.yaml"] && draft.commands.isEmpty)
+        let portal = Self.text(draft, "portal.yaml")
+        #expect(portal.contains("\"j_username\": \"{{username}}\"") && portal.contains("\"j_password\": \"{{password}}\""), "\(portal)")
+        #expect(portal.contains("auto_submit: true") && portal.contains("done_when: { url: \"^/reminder\" }"), "\(portal)")
+        #expect(draft.guessed.contains { $0.contains("no page contents") }, "\(draft.guessed)")
+        #expect(throws: Never.self) { try PortalRecipe.load(file: "portal.yaml", text: portal) }
+        #expect(draft.leaks(in: draft.files).isEmpty)
+    }
+
     @Test("what is not a recording of a login says so, and how to make one")
     func refusesWhatIsNoLogin() throws {
         #expect(throws: UniToolError.self) { try HTTPArchive(data: Data("<html>".utf8), name: "x.har") }
