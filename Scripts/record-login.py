@@ -74,6 +74,23 @@ def wait_until_settled(page, done, clicks, seconds=15):
 REFUSING = ("reject", "decline", "cancel", "deny", "abbrechen", "ablehnen", "refuser", "elutasít", "拒否")
 
 
+def wait_until_still(page, seconds=15):
+    """Waits until the page stays where it is: a service's sign-on passes through pages that post
+    themselves (SAML) after their load event, which is all that goto() waits for."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            page.wait_for_load_state("networkidle")
+            address = page.url
+            page.wait_for_timeout(300)
+            if page.url == address and page.evaluate("document.readyState") == "complete":
+                return
+        except Exception:
+            # The page navigated away while it was looked at.
+            continue
+    raise SystemExit(f"record-login: {page.url} kept moving for {seconds} s")
+
+
 def submit(page, form):
     """Presses the button a person would: the first that does not refuse (Reject, Cancel)."""
     buttons = form.locator("button[type=submit]:visible, input[type=submit]:visible, button:not([type]):visible")
@@ -161,7 +178,7 @@ def main():
                 raise SystemExit("record-login: the login did not end in 20 pages")
             for address in args.then:
                 page.goto(urljoin(page.url, address))
-                page.wait_for_load_state("load")
+                wait_until_still(page)
         finally:
             # The HAR is written when the context closes, also after a failure (to see why).
             context.close()

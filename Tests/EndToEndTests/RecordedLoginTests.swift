@@ -85,6 +85,38 @@ struct RecordedLoginTests {
         }
     }
 
+    @Test("a service on another origin (the library's Koha OPAC): services: from the hosts, and its command reads through the one login")
+    func serviceOnAnotherOrigin() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "totp-period=2"), serviceHosts: ["127.0.0.2", "127.0.0.3"]) {
+            demo in
+            let library = try #require(demo.serviceHosts["127.0.0.3"], "\(demo.serviceHosts)")
+            let har = sandbox.root.appendingPathComponent("login.har")
+            try await BrowserRecorder.record(
+                start: demo.baseURL.appendingPathComponent("home"), user: "yuki", password: "sakura-2026", done: "a#logout",
+                then: [library.appendingPathComponent("cgi-bin/koha/opac-user.pl").absoluteString], totpSecret: "JBSWY3DPEHPK3PXP",
+                totpPeriod: 2, to: har)
+            let home = try Sandbox()
+            defer { home.remove() }
+            let made = try await home.run(["recipes", "new", "rec-services", "--from-har", har.path])
+            #expect(made.exitCode == 0 && made.stdout.contains("the command 'opac-user'"), "\(made)")
+            let portalYAML = try String(
+                contentsOf: home.root.appendingPathComponent("config/unitool/recipes/rec-services/portal.yaml"), encoding: .utf8)
+            let origin = "http://127.0.0.3:\(library.port ?? 0)"
+            #expect(portalYAML.contains("library: { base_url: \"\(origin)/\" }"), "\(portalYAML)")
+            try await Task.sleep(for: .seconds(2))
+            _ = try await home.run(
+                ["auth", "totp", "set", "--portal", "rec-services", "--user", "yuki"],
+                stdin: "otpauth://totp/Demo:yuki?secret=JBSWY3DPEHPK3PXP&period=2")
+            let loans = try await home.run(
+                ["--portal", "rec-services", "--user", "yuki", "--password-stdin", "opac-user", "--json"], stdin: "sakura-2026")
+            #expect(loans.exitCode == 0, "\(loans)\n\(portalYAML)")
+            let records = (try? JSONSerialization.jsonObject(with: Data(loans.stdout.utf8))) as? [[String: Any]] ?? []
+            #expect(records.contains { $0["barcode"] as? String == "31000301" }, "the loan the example reads: \(loans.stdout)")
+        }
+    }
+
     /// The records of the bundled demo recipe for the variant's user, from the plain demo.
     static func bundledGrades(_ variant: Variant) async throws -> [[String: Any]] {
         let sandbox = try Sandbox()
@@ -183,5 +215,58 @@ enum RecordedReplay {
                     "\(code ?? "?").\(field): \(String(describing: want[field])) vs \(String(describing: got[field]))")
             }
         }
+    }
+}
+
+/// The command as a user meets it, on a recording kept in Fixtures/har (no browser needed).
+@Suite("recipes new --from-har: the report, the files, and each refusal")
+struct RecipesNewFromHARTests {
+    static let fixture = Fixtures.root.appendingPathComponent("Fixtures/har/playwright-chromium-reminder.har")
+
+    @Test("it says what it recognised and guessed, checks the folder, says how to delete the HAR and what to try")
+    func report() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let output = sandbox.root.appendingPathComponent("pack")
+        let made = try await sandbox.run(["recipes", "new", "fx", "--from-har", Self.fixture.path, "-o", output.path])
+        #expect(made.exitCode == 0, "\(made)")
+        for line in [
+            "recognised:", "login.use: unitool-demo", "the table //table[@id='grades']", "guessed (check these",
+            "grades.points: numbers with a decimal comma", "recipes lint: passed", "recipes test: passed fx/grades/recorded (4 records)",
+            "recipes test: passed fx/loans/recorded (5 records)", "rm '\(Self.fixture.path)'",
+            "try it: unitool --portal fx --recipes \(output.path) --user YOU grades --term current",
+        ] {
+            #expect(made.stdout.contains(line), "\(line)\n\(made)")
+        }
+        let tested = try await sandbox.run(["recipes", "test", output.appendingPathComponent("fx").path])
+        #expect(tested.exitCode == 0, "\(tested)")
+        let files = FileManager.default.enumerator(at: output, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        #expect(files.count >= 7, "\(files)")
+        for file in files where !file.hasDirectoryPath {
+            let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            #expect(!text.contains("wonderland") && !text.contains("Alice Example"), "\(file.lastPathComponent)")
+        }
+
+        let again = try await sandbox.run(["recipes", "new", "fx", "--from-har", Self.fixture.path, "-o", output.path])
+        #expect(again.exitCode == 64 && again.stderr.contains("exists already; nothing was written"), "\(again)")
+    }
+
+    @Test("a missing file, a file that is no HAR, flags of the other way and no way at all are usage errors that say what to do")
+    func refusals() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let notHAR = sandbox.root.appendingPathComponent("page.har")
+        try Data("<html>".utf8).write(to: notHAR)
+        let cases: [([String], String)] = [
+            (["--from-har", "/nonexistent/login.har"], "cannot read the recording /nonexistent/login.har"),
+            (["--from-har", notHAR.path], "is not a HAR recording: it is not JSON"),
+            (["--from-har", Self.fixture.path, "--idp", "shibboleth"], "--from-har reads the portal from the recording; --idp"),
+            ([], "needs a recording of your login (--from-har FILE), or --idp"),
+        ]
+        for (arguments, message) in cases {
+            let outcome = try await sandbox.run(["recipes", "new", "fx"] + arguments)
+            #expect(outcome.exitCode == 64 && outcome.stderr.contains(message), "\(arguments): \(outcome)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("config/unitool/recipes/fx").path))
     }
 }

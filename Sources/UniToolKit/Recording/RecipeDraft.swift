@@ -80,6 +80,10 @@ public struct RecipeDraft: Sendable {
             seen.insert(exchange.url.absoluteString)
             let origin = exchange.url.origin
             if origin == login.identityProvider.origin, origin != login.portal.origin { continue }
+            // The login service's own pages under the portal's origin (a service's sign-on
+            // passing through the IdP at /idp) are no data.
+            let idpPath = login.identityProvider.path
+            if origin == login.identityProvider.origin, idpPath.count > 1, exchange.url.path.hasPrefix(idpPath) { continue }
             var service: String?
             if origin != login.portal.origin {
                 if let known = services.first(where: { $0.origin == origin }) {
@@ -316,15 +320,32 @@ public struct RecipeDraft: Sendable {
         return candidate
     }
 
+    /// A service's name: what its product is for, when its addresses say (`/cgi-bin/koha/` is
+    /// the library, `/moodle/` or `/lms/` the learning platform), else its host's first label
+    /// (`opac.example.edu` → `opac`), else `service`.
     static func serviceName(_ url: URL, taken: Set<String>) -> String {
-        let labels = (url.host ?? "service").split(separator: ".").map(String.init)
-        var name = labels.first { !["www", "ssl", "secure"].contains($0) } ?? "service"
-        name = RecordedPage.fieldName(header: name, cellClass: nil, column: 0).replacingOccurrences(of: "_", with: "-")
-        if !NameSyntax.isCommandName(name) { name = "service" }
-        var candidate = name
+        let path = url.path.lowercased()
+        let host = url.host ?? ""
+        let hints: [(String, String)] = [
+            ("koha", "library"), ("opac", "library"), ("alma", "library"), ("primo", "library"), ("moodle", "lms"), ("/lms/", "lms"),
+            ("/my/", "lms"), ("ilias", "lms"), ("canvas", "lms"), ("blackboard", "lms"),
+        ]
+        var name = hints.first {
+            path.contains($0.0) || host.lowercased().contains($0.0.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
+        }?.1
+        let isAddress = host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" } || host == "localhost"
+        if name == nil, !isAddress {
+            let labels = host.split(separator: ".").map(String.init)
+            name = labels.first { !["www", "ssl", "secure"].contains($0) }.map {
+                RecordedPage.fieldName(header: $0, cellClass: nil, column: 0).replacingOccurrences(of: "_", with: "-")
+            }
+        }
+        var base = name ?? "service"
+        if !NameSyntax.isCommandName(base) { base = "service" }
+        var candidate = base
         var number = 2
         while taken.contains(candidate) {
-            candidate = "\(name)-\(number)"
+            candidate = "\(base)-\(number)"
             number += 1
         }
         return candidate
