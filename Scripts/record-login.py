@@ -67,8 +67,9 @@ def wait_until_settled(page, done, clicks, seconds=15):
         if settled(page, done, clicks):
             return
         page.wait_for_timeout(100)
-    raise SystemExit(f"record-login: the page at {page.url} neither moved on nor asked for anything in {seconds} s:\n"
-                     + page.content()[:2000])
+    # The page's text, its control characters escaped: a page may echo what it was sent.
+    shown = page.content()[:2000].encode("unicode_escape").decode("ascii")
+    raise SystemExit(f"record-login: the page at {page.url} neither moved on nor asked for anything in {seconds} s:\n" + shown)
 
 
 REFUSING = ("reject", "decline", "cancel", "deny", "abbrechen", "ablehnen", "refuser", "elutasít", "拒否")
@@ -161,7 +162,7 @@ def main():
     parser.add_argument("--har", required=True, help="the HAR file to write")
     parser.add_argument("--browser", default="/usr/bin/chromium")
     args = parser.parse_args()
-    password = sys.stdin.readline().rstrip("\n")
+    password = sys.stdin.readline().rstrip("\r\n")
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=args.browser, headless=True)

@@ -212,10 +212,10 @@ struct RecipesCommand: AsyncParsableCommand {
             let out = { (line: String) in print(line) }
             out("read \(Plural.count(archives.count, "recording")) (\(TerminalText.escaped(draft.portal)))")
             out("recognised:")
-            for line in draft.recognised { out("  - \(line)") }
+            for line in draft.recognised { out("  - \(TerminalText.escaped(line))") }
             if !draft.guessed.isEmpty {
                 out("guessed (check these; each is marked 'guess:' in the files):")
-                for line in draft.guessed { out("  - \(line)") }
+                for line in draft.guessed { out("  - \(TerminalText.escaped(line))") }
             }
             out(
                 "wrote \(TerminalText.escaped(folder.path)): portal.yaml\(draft.commands.map { ", \($0).yaml" }.joined())\(draft.commands.isEmpty ? "" : ", Fixtures/")"
@@ -224,7 +224,9 @@ struct RecipesCommand: AsyncParsableCommand {
                 "recipes lint: passed\(warnings.isEmpty ? "" : " with " + Plural.count(warnings.count, "warning") + ": " + warnings.map { TerminalText.escaped($0) }.joined(separator: "; "))"
             )
             for outcome in outcomes {
-                out("recipes test: \(outcome.passed ? "passed" : "FAILED") \(outcome.name)\(outcome.detail.map { " (\($0))" } ?? "")")
+                out(
+                    "recipes test: \(outcome.passed ? "passed" : "FAILED") \(outcome.name)\(outcome.detail.map { " (\(TerminalText.escaped($0)))" } ?? "")"
+                )
             }
             out("no password, code, cookie or token of the recording was written (each file was checked)")
             let files = fromHar.map { "'\(TerminalText.escaped($0).replacingOccurrences(of: "'", with: "'\\''"))'" }.joined(separator: " ")

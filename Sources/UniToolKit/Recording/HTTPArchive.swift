@@ -125,8 +125,9 @@ public struct HTTPArchive: Sendable {
             let mime = (post.mimeType ?? "").lowercased()
             let params = (post.params ?? []).filter { $0.fileName == nil }.map { (name: $0.name, value: $0.value ?? "") }
             if !params.isEmpty {
-                // Firefox and Chromium give the fields decoded; some writers leave them encoded.
-                formFields = params.map { (name: decodedIfEncoded($0.name), value: decodedIfEncoded($0.value)) }
+                // Chromium, Firefox and Playwright give the fields decoded: taken as they are (a
+                // password may hold "%41" or "+").
+                formFields = params
             } else if mime.hasPrefix("application/x-www-form-urlencoded") {
                 formFields = formDecoded(post.text ?? "")
             } else if mime.isEmpty, let text = post.text, looksFormEncoded(text) {
@@ -167,13 +168,6 @@ public struct HTTPArchive: Sendable {
     private static func looksFormEncoded(_ text: String) -> Bool {
         !text.isEmpty && !text.hasPrefix("{") && !text.hasPrefix("<") && text.contains("=")
             && !text.contains(where: { $0 == " " || $0 == "\n" })
-    }
-
-    /// A field that a writer left percent-encoded (`j_username=alice%40example.edu` as one param).
-    private static func decodedIfEncoded(_ text: String) -> String {
-        guard text.contains("%") || text.contains("+") else { return text }
-        guard text.range(of: "%[0-9A-Fa-f]{2}", options: .regularExpression) != nil else { return text }
-        return text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text
     }
 
     private static func describe(_ error: DecodingError) -> String {

@@ -67,7 +67,9 @@ public struct PlatformMatch: Sendable {
                     break
                 }
                 names[index] = rule.name
-                if same(rule.action, step.rule.action) && pressesSameButton(rule, step) { covered.insert(index) }
+                if same(rule.action, step.rule.action) && pressesSameButton(rule, step) && followsSameLink(rule, step) {
+                    covered.insert(index)
+                }
             }
             guard !refused, covered.contains(passwordStep) else { continue }
             if covered.count > best?.covered.count ?? 0 {
@@ -108,6 +110,14 @@ public struct PlatformMatch: Sendable {
         ).first
         guard let pressed, let pressing else { return false }
         return pressed == pressing
+    }
+
+    /// Whether the platform's rule follows the link the person followed.
+    static func followsSameLink(_ rule: PageRule, _ step: RecordedLogin.Step) -> Bool {
+        guard case .follow(let theirs) = rule.action, case .follow(let ours) = step.rule.action else { return true }
+        guard let page = step.page else { return theirs == ours }
+        guard let followed = try? page.select(ours).first, let following = try? page.select(theirs).first else { return false }
+        return followed == following
     }
 
     /// Whether a platform's action does what the person did.

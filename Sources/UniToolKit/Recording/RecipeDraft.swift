@@ -30,6 +30,8 @@ public struct RecipeDraft: Sendable {
 
     /// The secrets of the recording: what must be in no file.
     public private(set) var secrets: [String] = []
+    /// The person's user name (4 characters or more), name and e-mail: in no file either.
+    public private(set) var personal: [String] = []
 
     /// - Parameter reservedCommands: names a data command may not take (the builtin commands).
     public init(
@@ -40,6 +42,7 @@ public struct RecipeDraft: Sendable {
         self.portal = portal
         let login = try RecordedLogin(reading: archive)
         secrets = Self.secrets(of: archive, login: login)
+        personal = (login.personalTexts + (login.username.map { [$0] } ?? [])).filter { $0.count >= 4 }
 
         // The login's rules: those a bundled platform already has come from it.
         let fit = PlatformMatch.best(for: login.steps, in: platforms)
@@ -141,7 +144,7 @@ public struct RecipeDraft: Sendable {
         // portal.yaml
         let scrubber = Self.fixtureScrubber(secrets: secrets)
         var yaml = """
-            # \(portal), made by 'unitool recipes new --from-har' from a browser's recording (\(archive.creator)).
+            # \(portal), made by 'unitool recipes new --from-har' from a browser's recording (\(Self.oneLine(archive.creator))).
             # Lines marked "guess:" are guesses: check them against the portal. The recording itself holds
             # your password and session: delete it once this works.
             portal: \(portal)
@@ -170,7 +173,7 @@ public struct RecipeDraft: Sendable {
             yaml += "  pages:\n"
             for rule in ownRules { yaml += Self.yaml(rule) }
         }
-        yaml += "  # The logged-in portal: \(login.doneReading).\n"
+        yaml += "  # The logged-in portal: \(Self.oneLine(login.doneReading)).\n"
         if let xpath = login.doneXPath {
             yaml += "  done_when: { xpath: \(RecipeScaffold.quoted(xpath)) }\n"
         } else if let pattern = login.doneURLPattern {
@@ -182,11 +185,11 @@ public struct RecipeDraft: Sendable {
             yaml += "  version_api: \(RecipeScaffold.quoted(terms.api))\n  version_field: \(RecipeScaffold.quoted(terms.versionField))\n"
             if let url = terms.urlField { yaml += "  url_field: \(RecipeScaffold.quoted(url))\n" }
         }
-        files.append(File(path: "portal.yaml", data: Data(yaml.utf8)))
+        files.append(File(path: "portal.yaml", data: Data(Self.personalScrubbed(yaml, login: login).utf8)))
 
         for draft in dataDrafts {
             commands.append(draft.command)
-            files.append(File(path: "\(draft.command).yaml", data: Data(Self.yaml(draft).utf8)))
+            files.append(File(path: "\(draft.command).yaml", data: Data(Self.personalScrubbed(Self.yaml(draft), login: login).utf8)))
             recognised.append("\(draft.reading) on \(Self.shown(draft.sourceURL)): the command '\(draft.command)'")
             for field in draft.fields where !field.guesses.isEmpty {
                 guessed.append("\(draft.command).\(field.name): \(field.guesses.joined(separator: "; "))")
@@ -246,28 +249,56 @@ public struct RecipeDraft: Sendable {
                     {
                         values.append(String(value))
                     }
-                case "authorization": values.append(header.value)
+                case "authorization":
+                    // `Bearer X`: X alone is the secret too.
+                    values.append(header.value)
+                    if let token = header.value.split(separator: " ", maxSplits: 1).dropFirst().first { values.append(String(token)) }
+                case let name where name.contains("csrf") || name.contains("xsrf") || name.hasSuffix("-token"):
+                    values.append(header.value)
                 default: break
                 }
             }
-            let query = URLComponents(url: exchange.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-            for item in query where protocolNames.contains(item.name.lowercased()) { values.append(item.value ?? "") }
-            if let redirect = exchange.redirect {
-                for item in URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.queryItems ?? []
-                where protocolNames.contains(item.name.lowercased()) {
+            // Protocol parameters in addresses; OAuth's `code` only beside its `state` (a
+            // course's `?code=MATH-101` is no secret).
+            for url in [exchange.url] + (exchange.redirect.map { [$0] } ?? []) {
+                let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+                let isOAuth = query.contains { $0.name == "state" }
+                for item in query where protocolNames.contains(item.name.lowercased()) && (item.name != "code" || isOAuth) {
                     values.append(item.value ?? "")
+                }
+            }
+            // Tokens a page carries for its scripts: <meta name="csrf-token">, Moodle's sesskey.
+            if exchange.isHTML, let body = exchange.body {
+                let text = String(decoding: body, as: UTF8.self)
+                for pattern in [
+                    #"<meta[^>]+name=["'][^"']*(?:csrf|token)[^"']*["'][^>]+content=["']([^"']+)["']"#,
+                    #""sesskey"\s*:\s*"([^"]+)""#, #"sesskey=([A-Za-z0-9]+)"#,
+                ] {
+                    guard let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { continue }
+                    for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) where match.numberOfRanges > 1 {
+                        if let range = Range(match.range(at: 1), in: text) { values.append(String(text[range])) }
+                    }
                 }
             }
             for field in exchange.formFields ?? [] where protocolNames.contains(field.name.lowercased()) || field.value.count >= 16 {
                 values.append(field.value)
             }
         }
-        return Array(Set(values.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }.filter { $0.count >= 4 })).sorted()
+        // What the person chose on a page (a consent option, an institution) is written as a
+        // rule's value: it is not a secret.
+        let chosen = Set(
+            login.steps.flatMap { step -> [String] in
+                guard case .fill(let values, _) = step.rule.action else { return [] }
+                return values.map(\.value).filter { !$0.hasPrefix("{{") }
+            })
+        return Array(
+            Set(values.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }.filter { $0.count >= 4 && !chosen.contains($0) })
+        ).sorted()
     }
 
     /// The files (by path) that hold one of the recording's secrets, in any encoding a page might use.
     public func leaks(in files: [File]) -> [String] {
-        let forms = secrets.map { TraceScrubber.encodedForms(of: $0) }
+        let forms = (secrets + personal).map { TraceScrubber.encodedForms(of: $0) }
         return files.filter { file in
             let text = String(decoding: file.data, as: UTF8.self)
             return forms.contains { $0.contains { text.contains($0) } }
@@ -279,13 +310,25 @@ public struct RecipeDraft: Sendable {
     /// A page or address with the secrets, the user name and the person's name and e-mail
     /// replaced by stand-ins.
     static func scrubbed(_ text: String, scrubber: TraceScrubber, login: RecordedLogin) -> String {
-        var text = scrubber.scrubText(text)
+        personalScrubbed(scrubber.scrubText(text), login: login)
+    }
+
+    /// The person's name, e-mail and user name replaced by stand-ins, in every encoding a page
+    /// uses (percent-encoded in a link, escaped in HTML or JSON); the user name as a whole word
+    /// only, so that `ana` leaves "banana" alone.
+    static func personalScrubbed(_ text: String, login: RecordedLogin) -> String {
+        var text = text
         for personal in login.personalTexts.sorted(by: { $0.count > $1.count }) {
-            text = text.replacingOccurrences(of: personal, with: personal.contains("@") ? "student@example.edu" : "Student Name")
-            text = text.replacingOccurrences(of: personal.htmlEscaped(apostrophe: "&#39;"), with: "Student Name")
+            let standIn = personal.contains("@") ? "student@example.edu" : "Student Name"
+            for form in TraceScrubber.encodedForms(of: personal).sorted(by: { $0.count > $1.count }) {
+                text = text.replacingOccurrences(of: form, with: standIn)
+            }
         }
         if let username = login.username, username.count >= 3 {
-            text = text.replacingOccurrences(of: username, with: "student")
+            for form in TraceScrubber.encodedForms(of: username).sorted(by: { $0.count > $1.count }) {
+                let pattern = "(?<![\\p{L}\\p{N}_])" + NSRegularExpression.escapedPattern(for: form) + "(?![\\p{L}\\p{N}_])"
+                text = text.replacingOccurrences(of: pattern, with: "student", options: .regularExpression)
+            }
         }
         return text
     }
@@ -405,8 +448,8 @@ public struct RecipeDraft: Sendable {
         if let option = draft.option {
             var components = URLComponents(string: draft.fetch) ?? URLComponents()
             let page = components.path
-            var items = (components.queryItems ?? []).filter { $0.name != option.name }
-            components.queryItems = nil
+            var items = (components.percentEncodedQueryItems ?? []).filter { $0.name != option.name }
+            components.percentEncodedQueryItems = nil
             let rest = items.isEmpty ? "" : items.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&") + "&"
             items = []
             fetch = page + "?" + rest + "\(option.name)={{\(option.name)}}"
@@ -450,6 +493,9 @@ public struct RecipeDraft: Sendable {
 
     /// Text for a YAML comment: one line, no control characters.
     static func oneLine(_ text: String) -> String {
-        TerminalText.escaped(text.replacingOccurrences(of: "\n", with: " "))
+        let breaks: Set<Unicode.Scalar> = ["\n", "\r", "\u{85}", "\u{2028}", "\u{2029}", "\u{0B}", "\u{0C}"]
+        var flat = ""
+        for scalar in text.unicodeScalars { flat.unicodeScalars.append(breaks.contains(scalar) ? " " : scalar) }
+        return TerminalText.escaped(flat)
     }
 }

@@ -134,7 +134,12 @@ public struct RecordedLogin: Sendable {
         }
         donePage = done.index
         let portalURL = loads[done.index].url
-        portal = URL(string: portalURL.origin + "/")!
+        guard let portalRoot = URL(string: portalURL.origin + "/") else {
+            throw UniToolError(
+                .usage,
+                "the portal's address in the recording is not one unitool can use: \(TerminalText.escaped(portalURL.absoluteString))")
+        }
+        portal = portalRoot
         doneXPath = done.xpath
         doneURLPattern =
             done.xpath == nil
@@ -148,10 +153,12 @@ public struct RecordedLogin: Sendable {
         // The identity provider: where the password went; under the portal's own origin, its
         // first path segment (an IdP at /idp), so that its pages are known as the login's.
         let target = loads[passwordPost].url
-        if target.origin == portalURL.origin, let segment = target.pathComponents.dropFirst().first, segment != "/" {
-            identityProvider = URL(string: target.origin + "/" + segment)!
+        let firstSegment = (URLComponents(url: target, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "")
+            .split(separator: "/").first.map(String.init)
+        if target.origin == portalURL.origin, let firstSegment, let url = URL(string: target.origin + "/" + firstSegment) {
+            identityProvider = url
         } else {
-            identityProvider = URL(string: target.origin + "/")!
+            identityProvider = URL(string: target.origin + "/") ?? portalRoot
         }
 
         // The rules: one for each page the person (or its script) acted on, up to the portal.
@@ -162,12 +169,17 @@ public struct RecordedLogin: Sendable {
             let request = loads[index]
             if (300..<400).contains(previous.status) { continue }
             let page = documents[index - 1]
-            if let page, (try? page.select("//meta[translate(@http-equiv, 'REFSH', 'refsh')='refresh']").isEmpty) == false { continue }
+            // A page that refreshes itself moved on alone, unless a form of it was posted.
+            if request.formFields == nil, let page,
+                (try? page.select("//meta[translate(@http-equiv, 'REFSH', 'refsh')='refresh']").isEmpty) == false
+            {
+                continue
+            }
             var rule: DraftRule?
             if request.formFields != nil
                 || (request.method == "GET" && page.map({ Self.getForm(in: $0, sending: request.url) != nil }) == true)
             {
-                let reading = Self.formRule(page: page, pageURL: previous.url, request: request)
+                let reading = Self.formRule(page: page, pageURL: previous.url, request: request, afterPassword: index > passwordPost)
                 rule = reading.rule
                 if let username = reading.username { self.username = self.username ?? username }
                 typedSecrets += reading.secrets
@@ -181,6 +193,20 @@ public struct RecordedLogin: Sendable {
             steps.append(Step(rule: rule, page: page, pageURL: previous.url))
         }
         self.steps = steps
+        // Every password and code the recording sent, wherever it went (also a POST the rules
+        // above did not read: the first load of a recording, a page the browser lost), so that
+        // none of them is ever written.
+        for (index, load) in loads.enumerated() {
+            let page = index > 0 ? documents[index - 1] : nil
+            let secretNames = Set(page.map { (try? $0.select("//input[@type='password']/@name").map(\.text)) ?? [] } ?? [])
+            for field in load.formFields ?? [] where !field.value.isEmpty {
+                let isCode = Self.isCodeName(field.name) && field.value.count <= 10 && field.value.allSatisfy(\.isASCIIDigit)
+                if secretNames.contains(field.name) || Self.isPasswordName(field.name) || isCode {
+                    if !typedSecrets.contains(field.value) { typedSecrets.append(field.value) }
+                    if !origins.contains(load.url.origin) { origins.append(load.url.origin) }
+                }
+            }
+        }
         credentialOrigins = origins
         if let page = documents[done.index] { personalTexts = Self.personalTexts(in: page, username: username) }
     }
@@ -205,6 +231,11 @@ public struct RecordedLogin: Sendable {
             || name.lowercased().contains("pass")
     }
 
+    /// Names of user-name fields, as the products and portals name them.
+    static let userNames: Set<String> = ["username", "user", "j_username", "login", "email", "uid", "userid", "user_id", "loginname"]
+
+    static func isUserName(_ name: String) -> Bool { userNames.contains(name.lowercased()) }
+
     /// Names of one-time-code fields: Shibboleth's TOTP plugins, Keycloak, CAS, LemonLDAP::NG.
     static func isCodeName(_ name: String) -> Bool {
         let lowered = name.lowercased()
@@ -225,14 +256,14 @@ public struct RecordedLogin: Sendable {
             let hrefWord = hrefWords.first { href.lowercased().contains($0) }
             guard hrefWord != nil || textWords.contains(text) || id.lowercased().contains("logout") else { continue }
             if !id.isEmpty {
-                return ("//a[@id=\(Template.xpathLiteral(id))]", "its link to log out (a#\(id))")
+                return ("//a[@id=\(Template.xpathLiteral(id))]", "its link to log out, by its id")
             }
             if let hrefWord, let range = href.range(of: hrefWord, options: .caseInsensitive) {
                 let written = String(href[range])
-                return ("//a[contains(@href, \(Template.xpathLiteral(written)))]", "its link to log out (an address with '\(written)')")
+                return ("//a[contains(@href, \(Template.xpathLiteral(written)))]", "its link to log out, by its address")
             }
             return (
-                "//a[normalize-space()=\(Template.xpathLiteral(link.normalizedText))]", "its link to log out ('\(link.normalizedText)')"
+                "//a[normalize-space()=\(Template.xpathLiteral(link.normalizedText))]", "its link to log out, by its words"
             )
         }
         return nil
@@ -258,7 +289,9 @@ public struct RecordedLogin: Sendable {
         var texts: [String] = []
         for node in (try? page.select(xpath)) ?? [] where node.elementChildren.count <= 3 {
             let text = node.normalizedText
-            guard (2...80).contains(text.count), text != username, !text.lowercased().contains("log") else { continue }
+            let lowered = text.lowercased()
+            guard (2...80).contains(text.count), text != username, !["log out", "logout", "sign out", "log off"].contains(lowered)
+            else { continue }
             if !texts.contains(text) { texts.append(text) }
         }
         return texts
@@ -281,7 +314,7 @@ public struct RecordedLogin: Sendable {
     }
 
     /// The rule for the form on `page` that sent `request`: what the person filled in, chose and pressed.
-    static func formRule(page: Document?, pageURL: URL, request: HTTPArchive.Exchange) -> FormReading {
+    static func formRule(page: Document?, pageURL: URL, request: HTTPArchive.Exchange, afterPassword: Bool = false) -> FormReading {
         let posted =
             request.formFields
             ?? (URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") }
@@ -358,8 +391,11 @@ public struct RecordedLogin: Sendable {
             signature.append((password.name, password.tag))
             roles.append("password")
         } else if typed.count == 1, let field = typed.first {
+            // Digits alone are a code only after the password: before it, a student number.
             let isCode =
-                isCodeName(field.name) || (field.value.count >= 4 && field.value.count <= 10 && field.value.allSatisfy(\.isASCIIDigit))
+                !isUserName(field.name)
+                && (isCodeName(field.name)
+                    || afterPassword && field.value.count >= 4 && field.value.count <= 10 && field.value.allSatisfy(\.isASCIIDigit))
             if isCode {
                 values.insert(.init(name: field.name, value: "{{totp}}"), at: 0)
                 reading.secrets.append(field.value)
@@ -418,7 +454,6 @@ public struct RecordedLogin: Sendable {
                 reading: "a form that posts itself (\(protocolField)), its page gone from the recording")
             return reading
         }
-        let userNames: Set<String> = ["username", "user", "j_username", "login", "email", "uid", "userid", "user_id", "loginname"]
         guard let password = posted.first(where: { isPasswordName($0.0) && !$0.1.isEmpty }) else {
             // A user name or a code, named as the products name them (a recording without
             // page contents loses every page).
@@ -519,12 +554,15 @@ public struct RecordedLogin: Sendable {
             candidates.filter { $0.attribute("id").map { !$0.isEmpty } ?? false } + candidates.filter { !inChrome($0) } + candidates
         for link in ranked.prefix(1) {
             guard let href = link.attribute("href") else { continue }
-            let xpath =
-                link.attribute("id").flatMap { $0.isEmpty ? nil : "//a[@id=\(Template.xpathLiteral($0))]" }
-                ?? "//a[@href=\(Template.xpathLiteral(href))]"
+            // A query or a ;jsessionid may hold this session's token: match the path alone.
+            let path = String(href.split(whereSeparator: { $0 == "?" || $0 == ";" || $0 == "#" }).first ?? "")
+            let byHref =
+                path == href || path.isEmpty
+                ? "//a[@href=\(Template.xpathLiteral(href))]" : "//a[starts-with(@href, \(Template.xpathLiteral(path)))]"
+            let xpath = link.attribute("id").flatMap { $0.isEmpty ? nil : "//a[@id=\(Template.xpathLiteral($0))]" } ?? byHref
             let words = String(link.normalizedText.prefix(40))
             return DraftRule(
-                name: "link \(words.isEmpty ? href : words)", when: xpath, action: .follow(xpath), reading: "a link ('\(words)')")
+                name: "link \(words.isEmpty ? path : words)", when: xpath, action: .follow(xpath), reading: "a link ('\(words)')")
         }
         return nil
     }

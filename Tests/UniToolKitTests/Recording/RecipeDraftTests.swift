@@ -100,6 +100,55 @@ struct RecipeDraftTests {
         #expect(draft.leaks(in: planted).contains("cookie.txt"))
     }
 
+    @Test("page text in a YAML comment stays on its line, whatever line break it holds; no escape reaches a terminal")
+    func commentsStayComments() throws {
+        let hostile = "Grades\u{2028}base_url: https://evil.example\nuse: x\u{85}y\r\u{1B}[31m"
+        let line = RecipeDraft.oneLine(hostile)
+        let breaks: Set<Unicode.Scalar> = ["\n", "\r", "\u{85}", "\u{2028}", "\u{2029}", "\u{1B}"]
+        #expect(!line.unicodeScalars.contains { breaks.contains($0) }, "\(line.debugDescription)")
+        let yaml = "a: 1\n# \(line)\n"
+        let node = try RecipeReader(file: "x.yaml", text: yaml).top
+        #expect(node.keys == ["a"], "the comment added no key")
+    }
+
+    @Test("the person's name and user name leave the fixtures in every encoding, the user name only as a word")
+    func personalTexts() throws {
+        let login = try RecordedLogin(reading: try Self.archive("playwright-chromium-reminder.har"))
+        let text = "alice Alice Example alice%40example.edu &#65;lice Example banalice alice_x /u/alice?x=1"
+        let scrubbed = RecipeDraft.personalScrubbed(text, login: login)
+        #expect(scrubbed.hasPrefix("student Student Name"), "\(scrubbed)")
+        #expect(scrubbed.contains("banalice") && scrubbed.contains("alice_x") && scrubbed.contains("/u/student?x=1"), "\(scrubbed)")
+    }
+
+    @Test(
+        "what is a secret: cookies, Authorization's token, CSRF headers and page tokens, OAuth's code beside its state; a course code is not"
+    )
+    func whatIsSecret() throws {
+        let json = #"""
+            {"log": {"entries": [
+              {"request": {"method": "GET", "url": "https://portal.example.edu/login", "headers": [
+                 {"name": "Authorization", "value": "Bearer tok-1234567890"}, {"name": "X-CSRF-Token", "value": "csrf-abcdef"},
+                 {"name": "Sec-Fetch-Dest", "value": "document"}]},
+               "response": {"status": 200, "content": {"mimeType": "text/html",
+                 "text": "<meta name='csrf-token' content='meta-token-42'><a href='/x?sesskey=Sk3yV4lue'>x</a><form method=post action=/login><input name=user><input type=password name=pw><button>Go</button></form>"}}},
+              {"request": {"method": "POST", "url": "https://portal.example.edu/login", "headers": [],
+                 "postData": {"mimeType": "application/x-www-form-urlencoded", "params": [{"name": "user", "value": "jdoe"}, {"name": "pw", "value": "s3cret!"}]}},
+               "response": {"status": 302, "redirectURL": "/cb?code=oauth-code-77&state=xyz", "content": {"size": 0}}},
+              {"request": {"method": "GET", "url": "https://portal.example.edu/cb?code=oauth-code-77&state=xyz", "headers": []},
+               "response": {"status": 302, "redirectURL": "/home", "content": {"size": 0}}},
+              {"request": {"method": "GET", "url": "https://portal.example.edu/home", "headers": [{"name": "Sec-Fetch-Dest", "value": "document"}]},
+               "response": {"status": 200, "content": {"mimeType": "text/html", "text": "<a href='/logout'>Log out</a><a href='/course?code=MATH-101'>MATH-101</a>"}}}
+            ]}}
+            """#
+        let archive = try HTTPArchive(data: Data(json.utf8), name: "x.har")
+        let login = try RecordedLogin(reading: archive)
+        let secrets = Set(RecipeDraft.secrets(of: archive, login: login))
+        for secret in ["s3cret!", "tok-1234567890", "Bearer tok-1234567890", "csrf-abcdef", "meta-token-42", "Sk3yV4lue", "oauth-code-77"] {
+            #expect(secrets.contains(secret), "\(secret) in \(secrets.sorted())")
+        }
+        #expect(!secrets.contains("MATH-101"))
+    }
+
     @Test("Firefox's export of the same recording makes the same folder")
     func firefoxShape() throws {
         let firefox = try Self.archive("firefox-reminder.har")
