@@ -42,7 +42,10 @@ public struct RecipeDraft: Sendable {
         self.portal = portal
         let login = try RecordedLogin(reading: archive)
         secrets = Self.secrets(of: archive, login: login)
-        personal = (login.personalTexts + (login.username.map { [$0] } ?? [])).filter { $0.count >= 4 }
+        // A user name such as `student` is the stand-in itself: nothing to look for.
+        personal = (login.personalTexts + (login.username.map { [$0] } ?? [])).filter { value in
+            value.count >= 4 && !Self.standIns.contains { $0.contains(value) }
+        }
 
         // The login's rules: those a bundled platform already has come from it.
         let fit = PlatformMatch.best(for: login.steps, in: platforms)
@@ -316,6 +319,9 @@ public struct RecipeDraft: Sendable {
     /// The person's name, e-mail and user name replaced by stand-ins, in every encoding a page
     /// uses (percent-encoded in a link, escaped in HTML or JSON); the user name as a whole word
     /// only, so that `ana` leaves "banana" alone.
+    /// What the person's name, e-mail and user name become in the files.
+    static let standIns = ["Student Name", "student@example.edu", "student"]
+
     static func personalScrubbed(_ text: String, login: RecordedLogin) -> String {
         var text = text
         for personal in login.personalTexts.sorted(by: { $0.count > $1.count }) {
