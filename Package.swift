@@ -16,7 +16,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -40,6 +39,9 @@ let package = Package(
         .systemLibrary(
             name: "CLibPSL", pkgConfig: "libpsl",
             providers: [.apt(["libpsl-dev", "publicsuffix"])]),
+        .systemLibrary(
+            name: "CLibGcrypt", pkgConfig: "libgcrypt",
+            providers: [.apt(["libgcrypt20-dev"])]),
 
         // prctl(2), which is variadic in C and so out of Swift's reach.
         .target(name: "CProcessHardening"),
@@ -50,16 +52,17 @@ let package = Package(
         .target(name: "WebEncoding"),
         .target(name: "Keyring", dependencies: ["CLibSecret"]),
         .target(name: "PublicSuffix", dependencies: ["CLibPSL"]),
+        // SHA hashes and HMACs by libgcrypt, which libsecret loads anyway.
+        .target(name: "MessageDigest", dependencies: ["CLibGcrypt"]),
 
         // RFC 6238 one-time codes, shared by unitool (which answers) and the demo (which checks).
-        .target(name: "OneTimeCode", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "OneTimeCode", dependencies: ["MessageDigest"]),
 
         // The core library: recipes, session, login, extraction, output.
         .target(
             name: "UniToolKit",
             dependencies: [
-                "LibXML", "Keyring", "OneTimeCode", "WebEncoding", "PublicSuffix",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "LibXML", "Keyring", "OneTimeCode", "WebEncoding", "PublicSuffix", "MessageDigest",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -84,10 +87,9 @@ let package = Package(
         .target(
             name: "DemoUniversity",
             dependencies: [
-                "LibXML", "WebEncoding", "CZlib", "OneTimeCode",
+                "LibXML", "WebEncoding", "CZlib", "OneTimeCode", "MessageDigest",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -110,7 +112,10 @@ let package = Package(
                 "UniToolHost", "UniToolKit", "UniToolRPC", "UniToolMCP", "LibXML", "DemoUniversity", "OneTimeCode", "CProcessHardening",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            // No dynamic symbol table: nothing loads unitool as a library or looks its symbols
+            // up, and the 47,000 exported names cost 5 MB (BENCHMARKS.md, "binary").
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]),
 
         // The Swift side of Scripts/bench.sh (Benchmarks/run.py drives it).
         .executableTarget(name: "UniToolBench", dependencies: ["UniToolKit", "LibXML"], path: "Benchmarks/UniToolBench"),

@@ -8,10 +8,10 @@
 #   ./Scripts/install-deps.sh [--tests] --list   # print the packages, install nothing
 set -euo pipefail
 
-# What building and running unitool needs: the libraries it links (libxml2, libsecret, zlib,
+# What building and running unitool needs: the libraries it links (libxml2, libsecret, libgcrypt, zlib,
 # libpsl, SQLite), the keyring it keeps passwords in,
 # gdbus for desktop notifications, strip for install.sh, man for the man pages.
-packages=(libxml2-dev libsecret-1-dev zlib1g-dev libpsl-dev publicsuffix pkg-config libsqlite3-dev libcurl4-openssl-dev
+packages=(libxml2-dev libsecret-1-dev libgcrypt20-dev zlib1g-dev libpsl-dev publicsuffix pkg-config libsqlite3-dev libcurl4-openssl-dev
     gnome-keyring libsecret-tools dbus libglib2.0-bin binutils man-db)
 
 # With --tests (Scripts/test.sh, bench.sh, fuzz.sh): the peers the tests run unitool against.

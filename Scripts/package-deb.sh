@@ -44,7 +44,7 @@ Version: $version
 Architecture: $arch
 Maintainer: unitool developers <unitool@example.invalid>
 Installed-Size: $size
-Depends: libc6, libgcc-s1, libstdc++6, libxml2, libsecret-1-0, libglib2.0-0, libpsl5 | libpsl5t64, libsqlite3-0, libcurl4 | libcurl4t64, zlib1g
+Depends: libc6, libgcc-s1, libstdc++6, libxml2, libsecret-1-0, libgcrypt20, libglib2.0-0, libpsl5 | libpsl5t64, libsqlite3-0, libcurl4 | libcurl4t64, zlib1g
 Recommends: gnome-keyring
 Section: utils
 Priority: optional

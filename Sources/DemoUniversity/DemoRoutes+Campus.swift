@@ -1,4 +1,4 @@
-import Crypto
+import MessageDigest
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -139,7 +139,7 @@ extension DemoRoutes {
 
     /// The renew form's CSRF token: tied to the user and the loan, stable across demo restarts.
     static func renewToken(_ user: DemoUser, _ barcode: String) -> String {
-        let digest = SHA256.hash(data: Data("renew/\(user.username)/\(barcode)".utf8))
+        let digest = MessageDigest.sha256("renew/\(user.username)/\(barcode)".utf8)
         return digest.prefix(12).map { String(format: "%02x", $0) }.joined()
     }
 

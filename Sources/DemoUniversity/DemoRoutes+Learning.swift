@@ -1,4 +1,4 @@
-import Crypto
+import MessageDigest
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -247,7 +247,7 @@ extension DemoRoutes {
     /// A session key per user, stable across demo restarts, as a session's `sesskey` is stable
     /// for the session.
     static func sessionKey(_ user: DemoUser) -> String {
-        SHA256.hash(data: Data("sesskey/\(user.username)".utf8)).prefix(5).map { String(format: "%02x", $0) }.joined()
+        MessageDigest.sha256("sesskey/\(user.username)".utf8).prefix(5).map { String(format: "%02x", $0) }.joined()
     }
 
     /// An iCalendar export of each course's assignment deadlines: folded lines, escaped text,

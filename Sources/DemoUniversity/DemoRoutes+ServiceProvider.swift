@@ -1,4 +1,4 @@
-import Crypto
+import MessageDigest
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -158,8 +158,8 @@ extension DemoRoutes {
     static func verifyIdPSession(_ value: String) -> DemoUser? {
         let parts = value.split(separator: ".")
         guard parts.count == 4, let expiry = TimeInterval(parts[1]), Date().timeIntervalSince1970 < expiry else { return nil }
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(parts[0...2].joined(separator: ".").utf8), using: DemoUniversity.cookieKey)
-        guard Data(mac).map({ String(format: "%02x", $0) }).joined() == parts[3] else { return nil }
+        let mac = MessageDigest.hmac(.sha256, key: DemoUniversity.cookieKey, message: parts[0...2].joined(separator: ".").utf8)
+        guard mac.map({ String(format: "%02x", $0) }).joined() == parts[3] else { return nil }
         return DemoData.user(named: String(parts[0]))
     }
 
@@ -182,8 +182,8 @@ extension DemoRoutes {
         let now = Date().timeIntervalSince1970
         // The issue time (in microseconds) lets `expire-after` revoke the sessions issued so far.
         let payload = "\(user).\(Int(now + DemoUniversity.sessionLifetime)).\(bootID)-\(Self.nowMicroseconds())"
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: DemoUniversity.cookieKey)
-        return payload + "." + Data(mac).map { String(format: "%02x", $0) }.joined()
+        let mac = MessageDigest.hmac(.sha256, key: DemoUniversity.cookieKey, message: payload.utf8)
+        return payload + "." + mac.map { String(format: "%02x", $0) }.joined()
     }
 
     static func nowMicroseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
@@ -192,8 +192,8 @@ extension DemoRoutes {
         let parts = value.split(separator: ".")
         guard parts.count == 4, let expiry = TimeInterval(parts[1]) else { return nil }
         let payload = parts[0...2].joined(separator: ".")
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: DemoUniversity.cookieKey)
-        guard Data(mac).map({ String(format: "%02x", $0) }).joined() == parts[3] else { return nil }
+        let mac = MessageDigest.hmac(.sha256, key: DemoUniversity.cookieKey, message: payload.utf8)
+        guard mac.map({ String(format: "%02x", $0) }).joined() == parts[3] else { return nil }
         guard Date().timeIntervalSince1970 < expiry else { return nil }
         let issue = parts[2].split(separator: "-")
         if faults.expireSessions && issue.first.map(String.init) != bootID { return nil }

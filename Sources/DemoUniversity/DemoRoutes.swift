@@ -1,4 +1,4 @@
-import Crypto
+import MessageDigest
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -15,7 +15,7 @@ struct DemoRoutes: Sendable {
     let state: DemoState
     /// The key the IdP and SP share for the assertion's integrity check.
     let samlKeyBytes: Data
-    var samlKey: SymmetricKey { SymmetricKey(data: samlKeyBytes) }
+    var samlKey: [UInt8] { Array(samlKeyBytes) }
     let faults: DemoFaults
     /// A random name for this run of the demo.
     let bootID: String

@@ -1,4 +1,4 @@
-import Crypto
+import MessageDigest
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -32,7 +32,7 @@ public final class DemoUniversity: Sendable {
     static let audience = "https://demo.unitool.invalid/sp"
     /// The SP signs its session cookie with a fixed key, so that a saved session stays valid
     /// across runs even though each run starts a new demo server.
-    static var cookieKey: SymmetricKey { SymmetricKey(data: Data("unitool demo university session key".utf8)) }
+    static var cookieKey: [UInt8] { Array("unitool demo university session key".utf8) }
     public static let sessionCookie = "demo_sp_session"
     /// The IdP's SAML entity ID, the value its entry has in the discovery service's list.
     public static let idpEntityID = "https://demo.unitool.invalid/idp"

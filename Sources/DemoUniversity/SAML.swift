@@ -1,4 +1,4 @@
-import Crypto
+import MessageDigest
 import Foundation
 import LibXML
 
@@ -81,8 +81,8 @@ enum SAML {
         }
     }
 
-    static func responseXML(_ assertion: Assertion, issuer: String, key: SymmetricKey) -> String {
-        let mac = Data(HMAC<SHA256>.authenticationCode(for: Data(assertion.signedText.utf8), using: key))
+    static func responseXML(_ assertion: Assertion, issuer: String, key: [UInt8]) -> String {
+        let mac = Data(MessageDigest.hmac(.sha256, key: key, message: assertion.signedText.utf8))
             .base64EncodedString()
         return """
             <samlp:Response xmlns:samlp="\(protocolNS)" xmlns:saml="\(assertionNS)" ID="\(newID())" Version="2.0" \
@@ -122,7 +122,7 @@ enum SAML {
     }
 
     /// Parses a `SAMLResponse` form value and checks its integrity. The caller checks the rest.
-    static func parseResponse(_ parameter: String, key: SymmetricKey) throws -> Assertion {
+    static func parseResponse(_ parameter: String, key: [UInt8]) throws -> Assertion {
         guard let xml = Data(base64Encoded: parameter), let document = try? Document(xml: Array(xml)) else {
             throw ValidationError.malformed
         }
@@ -140,7 +140,7 @@ enum SAML {
             nameID: try value("\(base)/saml:Subject/saml:NameID"))
         guard !assertion.id.isEmpty, !assertion.nameID.isEmpty else { throw ValidationError.malformed }
         guard let mac = Data(base64Encoded: try value("/samlp:Response/demo:Integrity")),
-            HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(assertion.signedText.utf8), using: key)
+            MessageDigest.constantTimeEqual(Array(mac), MessageDigest.hmac(.sha256, key: key, message: assertion.signedText.utf8))
         else { throw ValidationError.integrity }
         return assertion
     }

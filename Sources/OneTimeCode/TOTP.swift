@@ -1,4 +1,4 @@
-import Crypto
+import MessageDigest
 import Foundation
 
 /// Time-based one-time codes (RFC 6238, over RFC 4226's HOTP), as authenticator apps make them.
@@ -32,14 +32,14 @@ public struct TOTP: Sendable, Equatable {
 
     /// The HOTP value for one counter: dynamic truncation of the HMAC, modulo 10^digits.
     public func code(counter: UInt64) -> String {
-        let message = withUnsafeBytes(of: counter.bigEndian) { Data($0) }
-        let key = SymmetricKey(data: secret)
-        let mac: [UInt8]
+        let message = withUnsafeBytes(of: counter.bigEndian) { Array($0) }
+        let hash: MessageDigest.Algorithm
         switch algorithm {
-        case .sha1: mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: key))
-        case .sha256: mac = Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
-        case .sha512: mac = Array(HMAC<SHA512>.authenticationCode(for: message, using: key))
+        case .sha1: hash = .sha1
+        case .sha256: hash = .sha256
+        case .sha512: hash = .sha512
         }
+        let mac = MessageDigest.hmac(hash, key: secret, message: message)
         let offset = Int(mac[mac.count - 1] & 0x0f)
         let value =
             (UInt32(mac[offset] & 0x7f) << 24) | (UInt32(mac[offset + 1]) << 16) | (UInt32(mac[offset + 2]) << 8)

@@ -1,4 +1,4 @@
-import Crypto
+import MessageDigest
 import Foundation
 
 /// One event for a calendar file, or a weekly series of them: a pure value that
@@ -170,7 +170,7 @@ public struct CalendarEventBuilder: Sendable {
         let keys = recipe.keyFields.isEmpty ? record.fields.map(\.name) : recipe.keyFields
         let identity =
             [portal, user, recipe.command] + keys.map { record[$0]?.text ?? "" } + (spec.each == nil ? [] : [String(index)])
-        let digest = SHA256.hash(data: Data(identity.joined(separator: "\u{1F}").utf8))
+        let digest = MessageDigest.sha256(identity.joined(separator: "\u{1F}").utf8)
         return digest.prefix(16).lowercaseHex + "@\(portal).unitool"
     }
 

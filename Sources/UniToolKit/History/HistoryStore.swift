@@ -1,4 +1,4 @@
-import Crypto
+import MessageDigest
 import Foundation
 import GRDB
 
@@ -269,7 +269,7 @@ public final class HistoryStore: Sendable {
 
     /// The snapshot's content address.
     static func digest(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).lowercaseHex
+        MessageDigest.sha256(text.utf8).lowercaseHex
     }
 }
 

@@ -1,4 +1,4 @@
-import Crypto
+import MessageDigest
 import Foundation
 import OneTimeCode
 
@@ -67,7 +67,7 @@ public struct OneTimeCodeLedger: Sendable {
 
     /// A digest that tells two codes apart without keeping either.
     static func digest(_ code: String, salt: String) -> String {
-        SHA256.hash(data: Data((salt + "\u{0}" + code).utf8)).lowercaseHex
+        MessageDigest.sha256((salt + "\u{0}" + code).utf8).lowercaseHex
     }
 }
 

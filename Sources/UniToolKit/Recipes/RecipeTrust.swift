@@ -1,4 +1,4 @@
-import Crypto
+import MessageDigest
 import Foundation
 
 /// The portal definitions from recipe packs that the user has said they trust.
@@ -46,7 +46,7 @@ public struct RecipeTrust: Sendable, Equatable {
     }
 
     static func digest(_ content: Data) -> String {
-        SHA256.hash(data: content).lowercaseHex
+        MessageDigest.sha256(content).lowercaseHex
     }
 
     public static func load(from file: URL = defaultFile) throws -> RecipeTrust {

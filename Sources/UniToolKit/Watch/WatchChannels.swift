@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Crypto
+import MessageDigest
 import Foundation
 import Logging
 import NIOCore
@@ -183,7 +183,7 @@ public struct WebhookChannel: WatchChannel {
     /// The time the whole delivery may take, from connecting to the last byte of the answer.
     public let deadline: Duration
     public var name: String { "the webhook at \(url.host ?? url.absoluteString)" }
-    public var identity: String { "webhook " + SHA256.hash(data: Data(url.absoluteString.utf8)).lowercaseHex }
+    public var identity: String { "webhook " + MessageDigest.sha256(url.absoluteString.utf8).lowercaseHex }
 
     /// The deadline when `--timeout` does not name one: a webhook that takes longer is down.
     public static let defaultDeadline: Duration = .seconds(15)
