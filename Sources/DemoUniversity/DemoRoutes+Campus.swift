@@ -1,7 +1,7 @@
-import MessageDigest
 import Foundation
 import HTTPTypes
 import Hummingbird
+import MessageDigest
 import NIOCore
 import OneTimeCode
 

@@ -1,7 +1,7 @@
-import MessageDigest
 import Foundation
 import HTTPTypes
 import Hummingbird
+import MessageDigest
 import NIOCore
 
 /// The demo's learning platform, shaped as Moodle serves these things (structure after Moodle

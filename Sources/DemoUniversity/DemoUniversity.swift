@@ -1,8 +1,8 @@
-import MessageDigest
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import MessageDigest
 import NIOCore
 import ServiceLifecycle
 import Synchronization

@@ -1,6 +1,6 @@
-import MessageDigest
 import Foundation
 import LibXML
+import MessageDigest
 
 /// The SAML 2.0 messages the demo's IdP and SP exchange.
 ///

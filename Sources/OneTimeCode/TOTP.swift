@@ -1,5 +1,5 @@
-import MessageDigest
 import Foundation
+import MessageDigest
 
 /// Time-based one-time codes (RFC 6238, over RFC 4226's HOTP), as authenticator apps make them.
 ///

@@ -1,5 +1,5 @@
-import MessageDigest
 import Foundation
+import MessageDigest
 
 /// One event for a calendar file, or a weekly series of them: a pure value that
 /// ``ICalendarWriter`` writes and ``TodayBoard`` asks what happens on a day.

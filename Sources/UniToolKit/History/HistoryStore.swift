@@ -1,6 +1,6 @@
-import MessageDigest
 import Foundation
 import GRDB
+import MessageDigest
 
 /// The local history: every successful recipe run, with its records, in an SQLite database at
 /// `$XDG_DATA_HOME/unitool/history.sqlite` (mode 0600, in a 0700 folder, WAL).

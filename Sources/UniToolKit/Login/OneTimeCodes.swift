@@ -1,5 +1,5 @@
-import MessageDigest
 import Foundation
+import MessageDigest
 import OneTimeCode
 
 /// When a one-time code may be sent: a pure decision, tested on its own.

@@ -1,5 +1,5 @@
-import MessageDigest
 import Foundation
+import MessageDigest
 
 /// The portal definitions from recipe packs that the user has said they trust.
 ///

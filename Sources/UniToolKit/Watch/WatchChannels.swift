@@ -1,7 +1,7 @@
 import AsyncHTTPClient
-import MessageDigest
 import Foundation
 import Logging
+import MessageDigest
 import NIOCore
 import NIOHTTP1
 
