@@ -21,4 +21,8 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check lxml beautifulsoup4 requests >&2
 
-exec python3 Benchmarks/run.py --unitool "$bin/unitool" --bench "$bin/bench-unitool" --python "$venv/bin/python" "$@"
+# The Debian package as it is shipped, for its size (the same release build, relinked without
+# a local rpath).
+deb="$(./Scripts/package-deb.sh)"
+
+exec python3 Benchmarks/run.py --unitool "$bin/unitool" --bench "$bin/bench-unitool" --python "$venv/bin/python" --deb "$deb" "$@"
