@@ -38,13 +38,15 @@ find "$root/usr" -type d -exec chmod 0755 {} +
 find "$root/usr/share" -type f -exec chmod 0644 {} +
 
 size="$(du -sk "$root/usr" | cut -f1)"
+# libc6 2.36 or later: the binary's relative relocations are packed (DT_RELR, see Package.swift),
+# which older loaders cannot read.
 cat > "$root/DEBIAN/control" <<CONTROL
 Package: unitool
 Version: $version
 Architecture: $arch
 Maintainer: unitool developers <unitool@example.invalid>
 Installed-Size: $size
-Depends: libc6, libgcc-s1, libstdc++6, libxml2, libsecret-1-0, libgcrypt20, libglib2.0-0, libpsl5 | libpsl5t64, libsqlite3-0, libcurl4 | libcurl4t64, zlib1g
+Depends: libc6 (>= 2.36), libgcc-s1, libstdc++6, libxml2, libsecret-1-0, libgcrypt20, libglib2.0-0, libpsl5 | libpsl5t64, libsqlite3-0, libcurl4 | libcurl4t64, zlib1g
 Recommends: gnome-keyring
 Section: utils
 Priority: optional
