@@ -180,14 +180,7 @@ struct RecipesCommand: AsyncParsableCommand {
                     .usage, "--from-har reads the portal from the recording; --\(given.0) is for a folder built from platforms",
                     hint: "leave out --\(given.0), or leave out --from-har")
             }
-            let archives = try fromHar.map { path -> HTTPArchive in
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    throw UniToolError(
-                        .usage, "cannot read the recording \(TerminalText.escaped(path))",
-                        hint: "give the path of the .har file the browser saved")
-                }
-                return try HTTPArchive(data: data, name: TerminalText.escaped(path))
-            }
+            let archives = try fromHar.map { try HTTPArchive(file: $0) }
             let draft = try RecipeDraft(
                 portal: name, title: title, archive: HTTPArchive(archives), reservedCommands: Dispatcher.reservedCommands)
             var outcomes: [RecipeTester.Outcome] = []

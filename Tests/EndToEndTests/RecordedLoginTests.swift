@@ -259,6 +259,7 @@ struct RecipesNewFromHARTests {
         try Data("<html>".utf8).write(to: notHAR)
         let cases: [([String], String)] = [
             (["--from-har", "/nonexistent/login.har"], "cannot read the recording /nonexistent/login.har"),
+            (["--from-har", sandbox.root.path], "cannot read the recording \(sandbox.root.path)"),
             (["--from-har", notHAR.path], "is not a HAR recording: it is not JSON"),
             (["--from-har", Self.fixture.path, "--idp", "shibboleth"], "--from-har reads the portal from the recording; --idp"),
             ([], "needs a recording of your login (--from-har FILE), or --idp"),

@@ -84,13 +84,30 @@ public struct HTTPArchive: Sendable {
     /// session left running for a day is not a recording of a login.
     public static let maximumSize = 256 << 20
 
+    /// Reads a recording from a file, refusing one too large before reading a byte of it.
+    public init(file path: String) throws {
+        let name = TerminalText.escaped(path)
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard let attributes, attributes[.type] as? FileAttributeType != .typeDirectory else {
+            throw UniToolError(.usage, "cannot read the recording \(name)", hint: "give the path of the .har file the browser saved")
+        }
+        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        if size > Self.maximumSize { throw Self.tooLarge(size, name: name) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UniToolError(.usage, "cannot read the recording \(name)", hint: "give the path of the .har file the browser saved")
+        }
+        try self.init(data: data, name: name)
+    }
+
+    private static func tooLarge(_ size: Int, name: String) -> UniToolError {
+        UniToolError(
+            .usage, "\(name) is \(size >> 20) MB, more than a recording of a login holds (at most \(Self.maximumSize >> 20) MB)",
+            hint: "record only the login and the pages you want: clear the Network tab (🚫) before you start")
+    }
+
     /// Reads a recording. `name` is how errors name it (the file's path).
     public init(data: Data, name: String) throws {
-        guard data.count <= Self.maximumSize else {
-            throw UniToolError(
-                .usage, "\(name) is \(data.count >> 20) MB, more than a recording of a login holds (at most \(Self.maximumSize >> 20) MB)",
-                hint: "record only the login and the pages you want: clear the Network tab (🚫) before you start")
-        }
+        guard data.count <= Self.maximumSize else { throw Self.tooLarge(data.count, name: name) }
         let file: HARFile
         do {
             file = try JSONDecoder().decode(HARFile.self, from: data)

@@ -207,6 +207,19 @@ struct RecipeDraftTests {
         } catch let error as UniToolError {
             #expect(error.message.contains("no password being sent") && error.hint?.contains("Preserve log") == true, "\(error)")
         }
+        // A file larger than any recording of a login is refused before it is read (sparse here).
+        let huge = FileManager.default.temporaryDirectory.appendingPathComponent("unitool-huge-\(UUID().uuidString).har")
+        FileManager.default.createFile(atPath: huge.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: huge) }
+        let handle = try FileHandle(forWritingTo: huge)
+        try handle.truncate(atOffset: UInt64(HTTPArchive.maximumSize + 1))
+        try handle.close()
+        do {
+            _ = try HTTPArchive(file: huge.path)
+            Issue.record("a 256 MB file was read as a recording")
+        } catch let error as UniToolError {
+            #expect(error.message.contains("more than a recording of a login holds"), "\(error)")
+        }
         let version = #"{"log": {"version": "2.0", "entries": []}}"#
         #expect(throws: UniToolError.self) { try HTTPArchive(data: Data(version.utf8), name: "x.har") }
     }
