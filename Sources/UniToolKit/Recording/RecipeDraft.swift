@@ -145,7 +145,7 @@ public struct RecipeDraft: Sendable {
         }
 
         // portal.yaml
-        let scrubber = Self.fixtureScrubber(secrets: secrets)
+        let scrubber = TraceScrubber(secrets: secrets)
         var yaml = """
             # \(portal), made by 'unitool recipes new --from-har' from a browser's recording (\(Self.oneLine(archive.creator))).
             # Lines marked "guess:" are guesses: check them against the portal. The recording itself holds
@@ -206,12 +206,7 @@ public struct RecipeDraft: Sendable {
             // The fixture: the page as recorded, every secret and personal detail taken out.
             let folder = "Fixtures/\(draft.command)/"
             var text = String(decoding: draft.body, as: UTF8.self)
-            if !draft.parseJSON,
-                let document = try? Document(
-                    html: draft.body, url: draft.sourceURL.absoluteString, encoding: Page.charset(ofContentType: draft.contentType))
-            {
-                text = document.markupWithoutFormValues()
-            }
+            if let document = draft.document { text = document.markupWithoutFormValues() }
             text = Self.scrubbed(text, scrubber: scrubber, login: login)
             files.append(File(path: folder + (draft.parseJSON ? "recorded.page.json" : "recorded.html"), data: Data(text.utf8)))
             let url = Self.scrubbed(scrubber.scrubURL(draft.sourceURL.absoluteString), scrubber: scrubber, login: login)
@@ -308,8 +303,6 @@ public struct RecipeDraft: Sendable {
         }.map(\.path)
     }
 
-    static func fixtureScrubber(secrets: [String]) -> TraceScrubber { TraceScrubber(secrets: secrets) }
-
     /// A page or address with the secrets, the user name and the person's name and e-mail
     /// replaced by stand-ins.
     static func scrubbed(_ text: String, scrubber: TraceScrubber, login: RecordedLogin) -> String {
@@ -358,12 +351,16 @@ public struct RecipeDraft: Sendable {
         }.filter { !$0.hasPrefix("column-") && !generic.contains($0) }
         let fromHeading = heading.map { RecordedPage.fieldName(header: $0, cellClass: nil, column: 0) }
             .flatMap { $0.hasPrefix("column_") ? nil : String($0.split(separator: "_").prefix(2).joined(separator: "-")) }
-        var name = segments.last ?? fromHeading ?? "page"
-        if !NameSyntax.isCommandName(name) { name = "page" }
-        var candidate = name
+        return unique(segments.last ?? fromHeading ?? "page", orElse: "page", taken: taken)
+    }
+
+    /// `name`, or `fallback` when it is no command name, numbered (`-2`, `-3`) past those taken.
+    static func unique(_ name: String, orElse fallback: String, taken: Set<String>) -> String {
+        let base = NameSyntax.isCommandName(name) ? name : fallback
+        var candidate = base
         var number = 2
         while taken.contains(candidate) {
-            candidate = "\(name)-\(number)"
+            candidate = "\(base)-\(number)"
             number += 1
         }
         return candidate
@@ -389,15 +386,7 @@ public struct RecipeDraft: Sendable {
                 RecordedPage.fieldName(header: $0, cellClass: nil, column: 0).replacingOccurrences(of: "_", with: "-")
             }
         }
-        var base = name ?? "service"
-        if !NameSyntax.isCommandName(base) { base = "service" }
-        var candidate = base
-        var number = 2
-        while taken.contains(candidate) {
-            candidate = "\(base)-\(number)"
-            number += 1
-        }
-        return candidate
+        return unique(name ?? "service", orElse: "service", taken: taken)
     }
 
     /// A terms-of-use version in a JSON answer: a top-level field named like a version whose value

@@ -73,18 +73,20 @@ public struct RecordedLogin: Sendable {
                 hint: "record in the Network tab with 'Preserve log' on, from the portal's first page until you see your data")
         }
         let documents = loads.map(Self.document)
+        // A posted field is a password when the page it came from showed it as a password field,
+        // or when it is named like one (the page not in the recording). The names, per load, of
+        // the previous page's password fields:
+        let passwordFields = loads.indices.map { index -> Set<String> in
+            guard index > 0, let page = documents[index - 1] else { return [] }
+            return Set((try? page.select("//input[@type='password']/@name").map(\.text)) ?? [])
+        }
+        func isPassword(_ name: String, postedAt index: Int) -> Bool {
+            passwordFields[index].contains(name) || Self.isPasswordName(name)
+        }
 
-        // Where the password went: a posted field that the page showed as a password field, or
-        // one named like it when the page is not in the recording.
-        var passwordPost: Int?
-        for (index, load) in loads.enumerated() {
-            guard let fields = load.formFields else { continue }
-            let page = index > 0 ? documents[index - 1] : nil
-            let secretNames = Set(page.map { (try? $0.select("//input[@type='password']/@name").map(\.text)) ?? [] } ?? [])
-            if fields.contains(where: { !$0.value.isEmpty && (secretNames.contains($0.name) || Self.isPasswordName($0.name)) }) {
-                passwordPost = index
-                break
-            }
+        // Where the password went.
+        let passwordPost = loads.indices.first { index in
+            loads[index].formFields?.contains { !$0.value.isEmpty && isPassword($0.name, postedAt: index) } == true
         }
         guard let passwordPost else {
             throw UniToolError(
@@ -197,11 +199,9 @@ public struct RecordedLogin: Sendable {
         // above did not read: the first load of a recording, a page the browser lost), so that
         // none of them is ever written.
         for (index, load) in loads.enumerated() {
-            let page = index > 0 ? documents[index - 1] : nil
-            let secretNames = Set(page.map { (try? $0.select("//input[@type='password']/@name").map(\.text)) ?? [] } ?? [])
             for field in load.formFields ?? [] where !field.value.isEmpty {
                 let isCode = Self.isCodeName(field.name) && field.value.count <= 10 && field.value.allSatisfy(\.isASCIIDigit)
-                if secretNames.contains(field.name) || Self.isPasswordName(field.name) || isCode {
+                if isPassword(field.name, postedAt: index) || isCode {
                     if !typedSecrets.contains(field.value) { typedSecrets.append(field.value) }
                     if !origins.contains(load.url.origin) { origins.append(load.url.origin) }
                 }

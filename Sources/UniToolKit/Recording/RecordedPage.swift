@@ -42,6 +42,8 @@ public struct DraftDataRecipe: Sendable {
     public var sourceURL: URL
     public var contentType: String?
     public var body: [UInt8]
+    /// The page as parsed, for its fixture (nil for a JSON answer).
+    public var document: Document? = nil
 }
 
 /// Reads recorded pages into data recipes. Pure: the page in, the draft out.
@@ -54,11 +56,14 @@ public enum RecordedPage {
         _ document: Document, command: String, fetch: String, url: URL, contentType: String?, body: [UInt8], tablesOnly: Bool = false
     ) -> DraftDataRecipe? {
         let tables = ((try? document.select("//table[.//td]")) ?? []).filter { ((try? rowsOf($0)) ?? []).count > 0 }
+        var draft: DraftDataRecipe?
         if let table = tables.max(by: { size($0) < size($1) }) {
-            return tableRecipe(table, in: document, command: command, fetch: fetch, url: url, contentType: contentType, body: body)
+            draft = tableRecipe(table, in: document, command: command, fetch: fetch, url: url, contentType: contentType, body: body)
+        } else if !tablesOnly {
+            draft = listRecipe(document, command: command, fetch: fetch, url: url, contentType: contentType, body: body)
         }
-        if tablesOnly { return nil }
-        return listRecipe(document, command: command, fetch: fetch, url: url, contentType: contentType, body: body)
+        draft?.document = document
+        return draft
     }
 
     private static func size(_ table: Node) -> Int {
