@@ -77,10 +77,6 @@ enum CampusPages {
         return HTML.page(title: "My exams", body: "<h1>My exams</h1>\n\(body)", signedIn: user.displayName)
     }
 
-    static func syllabus(code: String, title: String) -> String {
-        HTML.page(title: "Syllabus \(code)", body: "<h1>\(HTML.escape(title))</h1>\n<p>Weekly topics, reading and assessment.</p>")
-    }
-
     /// One page of the loans table, `dd/MM/yyyy` dates, with a "Next" link while there are more.
     static func loans(user: DemoUser, rows: [(loan: DemoLoan, due: String, renewalsLeft: Int)], page: Int, pages: Int) -> String {
         let body: String

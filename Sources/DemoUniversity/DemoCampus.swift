@@ -200,6 +200,8 @@ struct DemoExam: Sendable {
 struct DemoTermCalendar: Sendable {
     /// Days since 1970-01-01, campus time.
     let mondayThisWeek: Int
+    /// Today, in days since 1970-01-01, campus time.
+    let today: Int
     var start: Int { mondayThisWeek - 70 }
     /// A Friday.
     var end: Int { mondayThisWeek + 4 * 7 + 4 }
@@ -210,7 +212,7 @@ struct DemoTermCalendar: Sendable {
 
     init(around now: Date) {
         let local = Int(now.timeIntervalSince1970) + DemoData.campusTimeZone.secondsFromGMT(for: now)
-        let today = Int((Double(local) / 86_400).rounded(.down))
+        today = Int((Double(local) / 86_400).rounded(.down))
         // 1970-01-01 was a Thursday: Monday is 3 days before any day whose (day + 3) % 7 is 0.
         mondayThisWeek = today - ((today + 3) % 7 + 7) % 7
     }

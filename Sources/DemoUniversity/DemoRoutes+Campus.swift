@@ -24,13 +24,6 @@ extension DemoRoutes {
                         user: user, exams: DemoData.exams[user.username] ?? [], calendar: DemoTermCalendar(around: self.now())))
             }
         }
-        router.get("/syllabus/{code}") { _, context in
-            let code = context.parameters.get("code") ?? ""
-            guard let course = DemoData.courses.values.joined().first(where: { $0.code == code }) else {
-                return Self.html(Pages.notFound("No syllabus for \(code)."), status: .notFound)
-            }
-            return Self.html(CampusPages.syllabus(code: code, title: course.title))
-        }
         router.get("/library") { request, context in
             try await self.withUser(request, context) { user in
                 Self.html(CampusPages.library(user: user))

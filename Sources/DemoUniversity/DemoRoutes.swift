@@ -58,6 +58,7 @@ struct DemoRoutes: Sendable {
             }
         }
         registerCampus(on: router)
+        registerStudentLife(on: router)
         registerLearning(on: router)
         registerCAS(on: router)
         router.get("/api/terms/version") { request, context in

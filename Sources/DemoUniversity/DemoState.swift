@@ -40,6 +40,9 @@ actor DemoState {
         }
         var renewals: [String: Int] = [:]
         var postedGrades: [String: PostedGrade] = [:]
+        /// Optional, so that a file from before them still reads.
+        var purchaseRequests: [String: [DemoPurchaseRequest]]? = nil
+        var absences: [String: [Int]]? = nil
     }
 
     /// Where `Remembered` is kept, or nil.
@@ -54,6 +57,8 @@ actor DemoState {
         {
             renewals = remembered.renewals
             postedGrades = remembered.postedGrades.mapValues { ($0.grade, $0.points, $0.date) }
+            purchaseRequests = remembered.purchaseRequests ?? [:]
+            absences = remembered.absences ?? [:]
         }
     }
 
@@ -62,7 +67,8 @@ actor DemoState {
     private func save() {
         guard let stateFile else { return }
         let remembered = Remembered(
-            renewals: renewals, postedGrades: postedGrades.mapValues { .init(grade: $0.grade, points: $0.points, date: $0.date) })
+            renewals: renewals, postedGrades: postedGrades.mapValues { .init(grade: $0.grade, points: $0.points, date: $0.date) },
+            purchaseRequests: purchaseRequests, absences: absences)
         guard let data = try? JSONEncoder().encode(remembered) else { return }
         let folder = stateFile.deletingLastPathComponent()
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -82,6 +88,32 @@ actor DemoState {
     }
 
     func setLayoutChanged(_ changed: Bool) { layoutChangedNow = changed }
+
+    /// Purchase requests the library received, per user, in the order they came.
+    private var purchaseRequests: [String: [DemoPurchaseRequest]] = [:]
+    /// Absences recorded while the demo runs (`DemoUniversity.recordAbsence`): days, by `user/code`.
+    private var absences: [String: [Int]] = [:]
+
+    func purchaseRequests(user: String) -> [DemoPurchaseRequest] { purchaseRequests[user] ?? [] }
+
+    /// Files a request and numbers it: `R2026-0042`, counting every user's requests.
+    func addPurchaseRequest(user: String, title: String, author: String, isbn: String, reason: String, date: String) -> DemoPurchaseRequest
+    {
+        let count = purchaseRequests.values.reduce(0) { $0 + $1.count }
+        let request = DemoPurchaseRequest(
+            number: "R\(date.prefix(4))-\(String(format: "%04d", 42 + count))", date: date, title: title, author: author, isbn: isbn,
+            reason: reason, status: "受付 Received")
+        purchaseRequests[user, default: []].append(request)
+        save()
+        return request
+    }
+
+    func absences(user: String, code: String) -> [Int] { absences["\(user)/\(code)"] ?? [] }
+
+    func recordAbsence(user: String, code: String, day: Int) {
+        absences["\(user)/\(code)", default: []].append(day)
+        save()
+    }
 
     /// The user with the grades posted since the demo started.
     func withPostedGrades(_ user: DemoUser) -> DemoUser {

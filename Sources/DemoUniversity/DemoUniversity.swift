@@ -219,6 +219,12 @@ public final class DemoUniversity: Sendable {
         await state.post(grade: grade, points: points, date: date, user: user, term: term, code: code)
     }
 
+    /// Records an absence from a course today, as a lecturer's roll call does: the attendance page
+    /// shows one more class missed and one absence fewer left. For watch and `today` tests.
+    public func recordAbsence(user: String, code: String, on date: Date = Date()) async {
+        await state.recordAbsence(user: user, code: code, day: DemoTermCalendar(around: date).today)
+    }
+
     /// Gives the grades page a changed layout (or the usual one back), as a portal's redesign
     /// does: a recipe then finds nothing it knows.
     public func changeLayout(_ changed: Bool) async {

@@ -53,11 +53,17 @@ struct CalendarCommand: UniToolCommand {
         name: [.short, .long],
         help: ArgumentHelp("Write the calendar to this file (atomically) instead of standard output.", valueName: "file"))
     var output: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also include this command's events where its recipe leaves them out unless asked (for the demo: coop-hours, the co-op's closed days). Repeat for more.",
+            valueName: "command"))
+    var include: [String] = []
 
     func run(_ environment: CommandEnvironment) async throws {
         let (service, _) = try environment.dayService(offline: globals.offline)
         let calendar = try await environment.withLiveRuns(service, offline: globals.offline) { live, _ in
-            try await service.calendar(live: live)
+            try await service.calendar(live: live, including: include)
         }
         let sources = calendar.answers.map { command, answer in
             answer.fromHistory ? "\(command) as of \(HistoryStore.age(of: answer.readAt))" : command

@@ -97,13 +97,15 @@ struct RecipeCommandRunner {
             // Both pass the terms gate first, and name a mistyped option value.
             let records: RecordSet
             if let action = invocation.action {
-                Progress.say(TerminalText.escaped("\(action.summary): \(invocation.actionArgument ?? "")") + "…")
+                Progress.say(
+                    TerminalText.escaped("\(action.summary)\(invocation.actionArgument.map { ": \($0)" } ?? "")") + "…")
                 // An action's answer is shaped by --fields and --sort alone, in the page's order.
                 records = try RecordShape(
                     summary: false, sort: options.sort.map(SortKey.parse), fields: options.fields.map(RecipeInvocation.fieldList)
                 ).apply(
                     to: try await service.perform(
-                        action, of: recipe, argument: invocation.actionArgument ?? "", interaction: environment.interaction),
+                        action, of: recipe, argument: invocation.actionArgument ?? "", parameters: invocation.actionParameters,
+                        confirmed: invocation.confirmed, interaction: environment.interaction),
                     of: recipe.withoutDefaultSort)
             } else {
                 records = try await service.execute(request, of: recipe, interaction: environment.interaction).records
@@ -183,6 +185,10 @@ struct RecipeInvocation {
     var summary = false
     var action: ActionSpec?
     var actionArgument: String?
+    /// An action's named values (`--title`, `--isbn`).
+    var actionParameters: [String: String] = [:]
+    /// `--yes`: an action that asks first (`ask: true`) is confirmed on the command line.
+    var confirmed = false
     var wantsHelp = false
     /// `--format ics`: the records as calendar events, from the recipe's `calendar:` section.
     var calendar = false
@@ -230,6 +236,8 @@ struct RecipeInvocation {
                     action = found
                 } else if let action, action.takesArgument, actionArgument == nil {
                     actionArgument = argument
+                } else if action == nil, let positional = recipe.options.first(where: \.positional), values[positional.name] == nil {
+                    values[positional.name] = argument
                 } else if let action, !action.takesArgument {
                     throw usage("'\(recipe.command) \(action.name)' takes no argument, and '\(argument)' was given")
                 } else if action == nil, !recipe.actions.isEmpty {
@@ -250,6 +258,18 @@ struct RecipeInvocation {
                 if parts.count == 1 { index += 1 }
             } else if parts.first == "summary", recipe.totals != nil {
                 summary = true
+            } else if parts.first == "yes", action?.ask == true {
+                confirmed = true
+            } else if let action, let name = parts.first, action.parameters.contains(where: { $0.name == name }) {
+                if parts.count == 2 {
+                    actionParameters[name] = parts[1]
+                } else {
+                    guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("--") else {
+                        throw usage("--\(name) needs a value")
+                    }
+                    actionParameters[name] = arguments[index + 1]
+                    index += 1
+                }
             } else if let name = parts.first, names.contains(name) {
                 let value: String
                 if parts.count == 2 {
@@ -278,6 +298,7 @@ struct RecipeInvocation {
                 guard Dispatcher.globalOptionNames.contains(flagName) else {
                     var known = names.sorted().map { "--" + $0 }
                     if recipe.totals != nil { known.append("--summary") }
+                    known += (action?.parameters ?? []).map { "--" + $0.name } + (action?.ask == true ? ["--yes"] : [])
                     let nearest = typoSuggestion(for: flagName, among: known + Dispatcher.globalOptionNames)
                     throw UniToolError(
                         .usage, "unknown option '\(flagName)' for '\(recipe.command)'",
@@ -298,6 +319,12 @@ struct RecipeInvocation {
         }
         if action != nil, !values.isEmpty || source != nil || summary {
             throw usage("the options of '\(recipe.command)' do not apply to '\(recipe.command) \(action!.name)'")
+        }
+        if let action, !wantsHelp {
+            let missing = action.parameters.filter { $0.required && (actionParameters[$0.name] ?? "").isEmpty }.map { "--\($0.name)" }
+            if !missing.isEmpty {
+                throw usage("'\(recipe.command) \(action.name)' needs \(missing.joined(separator: " and "))")
+            }
         }
         // The one check of a request every front end runs (RecipeRequest): each option one the
         // recipe has, a value from its list, a filter's value readable, the required ones given;
@@ -332,7 +359,9 @@ enum RecipeHelp {
         if let discussion = recipe.discussion {
             text += TerminalText.escaped(discussion.trimmingCharacters(in: .whitespacesAndNewlines), keepingLineBreaks: true) + "\n\n"
         }
-        var usage = recipe.options.map { "[--\(shown($0.name)) <\(shown($0.name))>]" }
+        var usage = recipe.options.map {
+            $0.positional ? "[<\(shown($0.name))>]" : "[--\(shown($0.name)) <\(shown($0.name))>]"
+        }
         if recipe.sources.count > 1 { usage.append("[--source <source>]") }
         if recipe.totals != nil { usage.append("[--summary]") }
         text +=
@@ -355,6 +384,8 @@ enum RecipeHelp {
             let choices = option.allowedValues + option.resolve.keys.sorted()
             if !option.allowedValues.isEmpty { help += " (values: \(choices.joined(separator: ", ")))" }
             if let defaultValue = option.defaultValue { help += " (default: \(defaultValue))" }
+            if let source = option.source { help += " (reads the \(source) source)" }
+            if option.positional { help += " (may be given without --\(option.name))" }
             text += line("--\(shown(option.name)) <\(shown(option.name))>", shown(help))
         }
         if recipe.sources.count > 1 {
@@ -390,18 +421,31 @@ enum RecipeHelp {
     }
 
     static func actionText(for recipe: DataRecipe, action: ActionSpec) -> String {
-        """
-        OVERVIEW: \(shown(action.summary))
+        let parameters = action.parameters.map { $0.required ? "--\(shown($0.name)) <\($0.name)>" : "[--\(shown($0.name)) <\($0.name)>]" }
+        var parameterLines = action.parameters.map { parameter in
+            "  --\(shown(parameter.name))".padding(toLength: 26, withPad: " ", startingAt: 0)
+                + shown((parameter.help ?? "") + (parameter.required ? " (required)" : "")) + "\n"
+        }.joined()
+        if action.ask {
+            parameterLines += "  --yes".padding(toLength: 26, withPad: " ", startingAt: 0) + "Send without asking (for scripts)\n"
+        }
+        let asks =
+            action.ask
+            ? "\nBefore anything is sent, unitool shows what it will submit and asks; without a terminal it\nsends only with --yes (exit code 26 otherwise).\n"
+            : ""
+        return """
+            OVERVIEW: \(shown(action.summary))
 
-        USAGE: unitool [--portal \(recipe.portal)] \(recipe.command) \(shown(action.name))\(action.takesArgument ? " <\(shown(action.argument))>" : "") [--format <format>]
+            USAGE: unitool [--portal \(recipe.portal)] \(recipe.command) \(shown(action.name))\(action.takesArgument ? " <\(shown(action.argument))>" : "")\(parameters.isEmpty ? "" : " " + parameters.joined(separator: " "))\(action.ask ? " [--yes]" : "") [--format <format>]
 
-        Submits the portal's form, as you would in a browser, and reports the result. If the portal
-        refuses (for example, no renewals left), unitool says why and exits with code 24.
+            Submits the portal's form, as you would in a browser, and reports the result. If the portal
+            refuses (for example, no renewals left), unitool says why and exits with code 24.
+            \(asks)\(parameterLines.isEmpty ? "" : "\nOPTIONS:\n" + parameterLines)
 
-        OUTPUT FIELDS: \(shown(((action.takesArgument ? [action.argument] : []) + action.fields.map(\.name).filter { $0 != action.argument }).joined(separator: ", ")))\(action.nothingWhen == nil ? "" : "; or result and message when there is nothing to do")
-        RECIPE: \(shown(recipe.file))
+            OUTPUT FIELDS: \(shown(((action.takesArgument ? [action.argument] : []) + action.fields.map(\.name).filter { $0 != action.argument }).joined(separator: ", ")))\(action.nothingWhen == nil ? "" : "; or result and message when there is nothing to do")
+            RECIPE: \(shown(recipe.file))
 
-        """
+            """
     }
 }
 

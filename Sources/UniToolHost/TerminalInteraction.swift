@@ -9,7 +9,9 @@ import UniToolKit
 /// - the password, when none was given or stored: typed at the terminal, not echoed, for this
 ///   login only (`auth login` is what stores one);
 /// - a one-time code: typed at the terminal, not echoed, when no stored secret or command gives one;
-/// - an action: confirmed by the command line that names it (`loans renew B-1`).
+/// - an action: confirmed by the command line that names it (`loans renew B-1`); one that asks
+///   first (`ask: true`, a purchase request) shows what it will send and asks, at a terminal only
+///   (`--yes` answers for a script, and never reaches here).
 package struct TerminalInteraction: Interaction {
     package init() {}
 
@@ -64,5 +66,26 @@ package struct TerminalInteraction: Interaction {
                 return false
             }
         }
+    }
+
+    /// An action that asks first: what will be sent (the portal's name, the action, every value,
+    /// escaped: they were typed, but may have been pasted from anywhere), and a yes or no. No
+    /// terminal: no.
+    package func confirm(_ action: ActionSpec, argument: String, parameters: [String: String], on portal: PortalRecipe) async throws
+        -> Bool
+    {
+        guard action.ask else { return true }
+        guard personPresent else { return false }
+        let shown = { (text: String) in TerminalText.escaped(text) }
+        var text = "\(shown(portal.name)): \(shown(action.summary))\n"
+        if action.takesArgument { text += "  \(shown(action.argument)): \(shown(argument))\n" }
+        let width = action.parameters.map(\.name.count).max() ?? 0
+        for parameter in action.parameters {
+            let value = parameters[parameter.name] ?? ""
+            let padding = String(repeating: " ", count: width - parameter.name.count)
+            text += "  \(parameter.name):\(padding) \(value.isEmpty ? "(empty)" : shown(value))\n"
+        }
+        guard let answer = TerminalPrompt.ask(text + "Send this? [y/N] ") else { return false }
+        return ["y", "yes"].contains(answer.lowercased())
     }
 }

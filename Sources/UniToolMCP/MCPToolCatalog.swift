@@ -105,14 +105,21 @@ public struct MCPToolCatalog: Sendable {
         return tools
     }
 
-    /// An action's one argument (the barcode of `loans_renew`), or none.
+    /// An action's argument (the barcode of `loans_renew`) and its named values (the title and
+    /// ISBN of `library_request`), each a string.
     static func schema(for action: ActionSpec, of recipe: DataRecipe) -> ArgumentSchema {
-        guard action.takesArgument else { return ArgumentSchema(properties: []) }
-        return ArgumentSchema(
-            properties: [
-                .init(action.argument, .string, description: "The \(action.argument) to \(action.name), as '\(recipe.command)' lists it")
-            ],
-            required: [action.argument])
+        var properties: [ArgumentSchema.Property] = []
+        var required: [String] = []
+        if action.takesArgument {
+            properties.append(
+                .init(action.argument, .string, description: "The \(action.argument) to \(action.name), as '\(recipe.command)' lists it"))
+            required.append(action.argument)
+        }
+        for parameter in action.parameters {
+            properties.append(.init(parameter.name, .string, description: parameter.help))
+            if parameter.required { required.append(parameter.name) }
+        }
+        return ArgumentSchema(properties: properties, required: required)
     }
 
     static let todaySchema = ArgumentSchema(properties: [

@@ -109,7 +109,14 @@ public struct UniToolMCPServer: Sendable {
             let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.schema(for: action, of: recipe))
             var argument = ""
             if action.takesArgument, case .string(let text)? = given[action.argument] { argument = text }
-            return result(try await service.perform(action, of: recipe, argument: argument, interaction: interaction))
+            var parameters: [String: String] = [:]
+            for parameter in action.parameters {
+                if case .string(let text)? = given[parameter.name] { parameters[parameter.name] = text }
+            }
+            // The tool is marked destructive, so the client asked its person before this call.
+            return result(
+                try await service.perform(
+                    action, of: recipe, argument: argument, parameters: parameters, confirmed: true, interaction: interaction))
         case .today:
             let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.todaySchema)
             let refresh = given["refresh"] == .bool(true)

@@ -322,9 +322,21 @@ public struct RPCMethods: Sendable {
     /// `unitool calendar` over JSON-RPC: the iCalendar text, and the events as records.
     func calendar(_ request: RPCRequest) async throws -> JSONValue {
         let params = try Params(request)
-        try params.allow(["portal", "user", "offline"])
+        try params.allow(["portal", "user", "offline", "include"])
+        var including: [String] = []
+        switch params.value("include") {
+        case nil, .null?: break
+        case .array(let items)?:
+            for item in items {
+                guard case .string(let name) = item else {
+                    throw RPCError.invalidParams("'include' lists command names (strings), not \(item.typeName)")
+                }
+                including.append(name)
+            }
+        case let other?: throw RPCError.invalidParams("'include' must be an array of command names, not \(other.typeName)")
+        }
         let (service, live, _) = try await day(params, request: request) { _ in true }
-        let calendar = try await service.calendar(live: live)
+        let calendar = try await service.calendar(live: live, including: including)
         return Self.result(CalendarEvent.records(calendar.events), adding: [("ics", .string(calendar.text))])
     }
 
@@ -350,7 +362,7 @@ public struct RPCMethods: Sendable {
 
     func recipesPerform(_ request: RPCRequest) async throws -> JSONValue {
         let params = try Params(request)
-        try params.allow(["portal", "user", "recipe", "action", "argument"])
+        try params.allow(["portal", "user", "recipe", "action", "argument", "parameters"])
         let recipe = try self.recipe(params)
         let name = try params.requiredString("action")
         guard let action = recipe.actions.first(where: { $0.name == name }) else {
@@ -362,9 +374,26 @@ public struct RPCMethods: Sendable {
         if !action.takesArgument, try params.string("argument") != nil {
             throw RPCError.invalidParams("'\(recipe.command) \(action.name)' takes no argument")
         }
+        // The named values (`parameters: {title, isbn}`), each a string. The call that names the
+        // action is its confirmation: the front end asked its person first.
+        var parameters: [String: String] = [:]
+        for (name, value) in try params.object("parameters") ?? [] {
+            guard case .string(let text) = value else {
+                throw RPCError.invalidParams("'parameters.\(name)' must be a string, not \(value.typeName)")
+            }
+            guard action.parameters.contains(where: { $0.name == name }) else {
+                throw RPCError.invalidParams(
+                    "'parameters.\(name)' is not a value '\(recipe.command) \(action.name)' takes"
+                        + (action.parameters.isEmpty ? "" : " (it takes: \(action.parameters.map(\.name).joined(separator: ", ")))"))
+            }
+            parameters[name] = text
+        }
+        if let missing = action.parameters.first(where: { $0.required && (parameters[$0.name] ?? "").isEmpty }) {
+            throw RPCError.invalidParams("'parameters.\(missing.name)' is required by '\(recipe.command) \(action.name)'")
+        }
         request.progress?("performing \(action.name) of \(recipe.command), the terms of use checked first")
         let result = try await host.service(portal: portal, user: user).perform(
-            action, of: recipe, argument: argument, interaction: request.interaction)
+            action, of: recipe, argument: argument, parameters: parameters, confirmed: true, interaction: request.interaction)
         return Self.result(result)
     }
 
@@ -430,7 +459,7 @@ struct Params {
         return members
     }
 
-    private func value(_ name: String) -> JSONValue? {
+    func value(_ name: String) -> JSONValue? {
         guard let value = members.last(where: { $0.key == name })?.value, value != .null else { return nil }
         return value
     }
@@ -502,6 +531,17 @@ enum RecipeDescription {
                         .object([
                             ("name", .string($0.name)), ("summary", .string($0.summary)),
                             ("argument", $0.takesArgument ? .string($0.argument) : .null),
+                            (
+                                "parameters",
+                                .array(
+                                    $0.parameters.map { parameter in
+                                        .object([
+                                            ("name", .string(parameter.name)), ("required", .bool(parameter.required)),
+                                            ("help", parameter.help.map(JSONValue.string) ?? .null),
+                                        ])
+                                    })
+                            ),
+                            ("asks", .bool($0.ask)),
                         ])
                     })
             ),

@@ -71,7 +71,9 @@ public final class ScriptedInteraction: Interaction {
 
     public func explainWait(_ message: String) { log.withLock { $0.append(.wait(message)) } }
 
-    public func confirm(_ action: ActionSpec, argument: String, on portal: PortalRecipe) async throws -> Bool {
+    public func confirm(_ action: ActionSpec, argument: String, parameters: [String: String], on portal: PortalRecipe) async throws
+        -> Bool
+    {
         log.withLock { $0.append(.confirm(action: action.name, argument: argument)) }
         return confirms
     }

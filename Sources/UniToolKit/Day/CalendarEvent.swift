@@ -30,13 +30,15 @@ public struct CalendarEvent: Sendable, Equatable {
     public var exceptions: [CalendarDay] = []
     /// Seconds before the start for a reminder.
     public var alarm: Int?
+    /// For an all-day event over several days: its last day.
+    public var lastDay: CalendarDay? = nil
     /// The command it comes from (`courses`), as the event's category.
     public var category: String
 
     /// Whether an occurrence falls on `day`.
     public func occurs(on day: CalendarDay) -> Bool {
         let first = timing.day
-        guard let until = weeklyUntil else { return day == first }
+        guard let until = weeklyUntil else { return day == first || (lastDay.map { day > first && day <= $0 } ?? false) }
         return day >= first && day <= until && (day.ordinal - first.ordinal) % 7 == 0 && !exceptions.contains(day)
     }
 
@@ -97,6 +99,7 @@ public struct CalendarEventBuilder: Sendable {
             }
             return value(name).flatMap { CalendarDay(iso: $0.text) }.map { [$0] } ?? []
         }
+        if let only = spec.only, value(only) != .bool(true) { return nil }
         let identity = describe(record)
         var values: [String: String] = [:]
         for field in record.fields { values[field.name] = field.value.text }
@@ -160,6 +163,7 @@ public struct CalendarEventBuilder: Sendable {
             timing: timing, weeklyUntil: until, category: recipe.command)
         event.exceptions = exceptions
         event.alarm = spec.alarm
+        if let end = spec.end, case .allDay = timing, let last = days(end).first, last > firstDay { event.lastDay = last }
         return event
     }
 

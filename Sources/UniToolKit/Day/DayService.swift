@@ -93,8 +93,20 @@ extension DayService {
 
     /// One calendar of every calendar-capable command, run at the same time; a command that
     /// fails fails the export, since a calendar silently missing its classes would be lost data.
-    public func calendar(live: LiveRecipeRun?) async throws -> (text: String, events: [CalendarEvent], answers: [(String, Answer)]) {
-        let chosen = calendarRecipes
+    /// A command whose calendar is only included when asked (`when_asked: true`, the co-op's
+    /// closed days) is in it when `including` names it.
+    public func calendar(live: LiveRecipeRun?, including: [String] = []) async throws -> (
+        text: String, events: [CalendarEvent], answers: [(String, Answer)]
+    ) {
+        let optional = calendarRecipes.filter { $0.calendar?.whenAsked == true }.map(\.command)
+        for name in including where !calendarRecipes.contains(where: { $0.command == name }) {
+            throw UniToolError(
+                .usage, "'\(name)' is not a command of '\(portal.id)' with a calendar",
+                hint: optional.isEmpty
+                    ? "every calendar of '\(portal.id)' is included already"
+                    : "these are included when asked: \(optional.joined(separator: ", "))")
+        }
+        let chosen = calendarRecipes.filter { $0.calendar?.whenAsked != true || including.contains($0.command) }
         guard !chosen.isEmpty else {
             throw UniToolError(
                 .usage, "no command of '\(portal.id)' has a calendar",

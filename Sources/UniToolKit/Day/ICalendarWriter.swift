@@ -39,7 +39,8 @@ public struct ICalendarWriter: Sendable {
         switch event.timing {
         case .allDay(let day):
             lines.append("DTSTART;VALUE=DATE:\(day.basic)")
-            lines.append("DTEND;VALUE=DATE:\(day.adding(days: 1).basic)")
+            // DTEND is exclusive: the day after the last (RFC 5545 3.6.1).
+            lines.append("DTEND;VALUE=DATE:\((event.lastDay ?? day).adding(days: 1).basic)")
         case .timed(let day, let start, let end):
             lines.append("DTSTART;\(zone):\(Self.local(day, start))")
             // An end past midnight (`22:00–24:00`) is the next day's, as the clock reads it.

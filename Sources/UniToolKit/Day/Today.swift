@@ -131,8 +131,10 @@ extension DayService {
         do {
             switch item.show {
             case .events: section.rows = try eventRows(of: recipe, records: answer.records, days: item.days)
-            case .due: section.rows = try dueRows(of: recipe, records: answer.records, field: item.field ?? "", days: item.days)
-            case .records: section.rows = try answer.records.selecting(recipe.tableColumns)
+            case .due:
+                section.rows = try dueRows(of: recipe, records: answer.records, field: item.field ?? "", days: item.days)
+                if let fields = item.fields { section.rows = try section.rows.selecting(fields) }
+            case .records: section.rows = try answer.records.selecting(item.fields ?? recipe.tableColumns)
             case .changes:
                 let (rows, firstLook) = try changeRows(of: recipe, item: item, records: answer.records)
                 section.rows = rows

@@ -226,6 +226,12 @@ public struct RecordExtractor: Sendable {
                 case .date(let text), .datetime(let text): value = .bool(String(text.prefix(10)) < today)
                 default: value = .null
                 }
+            } else if case .atMost(let numberField, let limit) = fields[index].compute {
+                switch values.first(where: { $0.name == numberField })?.value {
+                case .integer(let number): value = .bool(Double(number) <= limit)
+                case .number(let number): value = .bool(number <= limit)
+                default: value = .null
+                }
             } else {
                 value = try self.value(
                     of: fields[index], row: row, rowNumber: rowNumber, document: document, path: path, pageValues: pageValues)

@@ -31,7 +31,7 @@ public struct RecordFilter: Sendable {
                 throw UniToolError(
                     .usage, "'\(given)' is not a day for --\(option.name)", hint: "use today, or one of mon, tue, wed, thu, fri, sat, sun")
             }
-        case .since, .until:
+        case .since, .until, .covers:
             let day: Date
             if value == "today" {
                 day = now
@@ -59,6 +59,12 @@ public struct RecordFilter: Sendable {
     /// only the matching list entries, or nil if none matches.
     public func apply(to record: Record) -> Record? {
         let parts = filter.field.split(separator: ".", maxSplits: 1).map(String.init)
+        if filter.test == .covers {
+            // Within the span: on or after its first day, and on or before its last, if it has one.
+            guard let first = Self.day(record[filter.field]), first <= value else { return nil }
+            if let endField = filter.endField, let last = Self.day(record[endField]), last < value { return nil }
+            return record
+        }
         guard parts.count == 2 else { return matches(record[filter.field]) ? record : nil }
         guard case .list(let entries) = record[parts[0]] else { return nil }
         let kept = entries.filter { matches($0[parts[1]]) }
@@ -70,14 +76,27 @@ public struct RecordFilter: Sendable {
         return narrowed
     }
 
+    /// A date or datetime value's `yyyy-MM-dd`, or nil.
+    static func day(_ value: FieldValue?) -> String? {
+        switch value {
+        case .date(let text), .datetime(let text): String(text.prefix(10))
+        default: nil
+        }
+    }
+
     func matches(_ candidate: FieldValue?) -> Bool {
         guard let field = candidate else { return false }
         switch filter.test {
-        case .equals: return field.text.lowercased() == value
+        case .equals:
+            // A yes/no field matches any way of writing yes or no: `--warning true`, `yes`, `1`.
+            if case .bool(let flag) = field, let wanted = PortalLanguage.bool(value, language: nil) { return flag == wanted }
+            return field.text.lowercased() == value
         case .contains: return field.text.lowercased().contains(value)
         case .weekday:
             // A date's weekday, or the day as the portal writes it: Mon, Monday, 月, (金).
             return Weekday(parsing: field.text)?.short == value
+        case .covers:
+            return Self.day(field).map { $0 <= value } ?? false
         case .since, .until:
             switch field {
             case .date(let text), .datetime(let text):

@@ -32,6 +32,14 @@ public struct CalendarSpec: Sendable, Equatable {
     public var alarm: Int?
     /// A URL field for the event's link.
     public var url: String?
+    /// For an all-day event: a date field of its last day (`end: until`), so one event covers a
+    /// span (the co-op closed over the holidays). Empty: the event is one day.
+    public var end: String? = nil
+    /// A bool field: only records where it is true become events (`only: closed`).
+    public var only: String? = nil
+    /// `when_asked: true`: `unitool calendar` includes this command only when asked for it
+    /// (`--include coop-hours`); its `--format ics` always works.
+    public var whenAsked = false
 
     public struct Weekly: Sendable, Equatable {
         public var from: String
@@ -41,7 +49,10 @@ public struct CalendarSpec: Sendable, Equatable {
 }
 
 extension CalendarSpec {
-    static let keys = ["each", "summary", "description", "location", "date", "day", "time", "duration", "weekly", "alarm", "url"]
+    static let keys = [
+        "each", "summary", "description", "location", "date", "day", "time", "duration", "weekly", "alarm", "url", "end", "only",
+        "when_asked",
+    ]
 
     /// Reads and checks a `calendar:` section against the recipe's fields.
     static func load(reader: MappingReader, fields: [FieldSpec]) throws -> CalendarSpec {
@@ -130,6 +141,12 @@ extension CalendarSpec {
         } else if spec.day != nil {
             throw reader.error("weekly", "missing: day: repeats every week, so say between which dates (weekly: { from: …, until: … })")
         }
+        spec.end = try field("end", types: [.date])
+        if spec.end != nil, spec.date == nil || spec.time != nil {
+            throw reader.error("end", "end: is the last day of an all-day event: it needs date: and no time:")
+        }
+        spec.only = try field("only", types: [.bool])
+        spec.whenAsked = try reader.bool("when_asked") ?? false
         if spec.time == nil, spec.duration != nil {
             throw reader.error("duration", "an event without time: lasts all day, so it has no duration")
         }

@@ -93,6 +93,27 @@ extension DataRecipe {
                     "option '\(option.name)' filters on '\(filter.field)', which is not a field (fields: \(columns.joined(separator: ", ")))"
                 )
             }
+            if let filter = option.filter, filter.test == .covers {
+                let dates: Set<FieldSpec.FieldType> = [.date, .datetime]
+                for name in [filter.field, filter.endField ?? ""]
+                where !sources[0].fields.contains(where: { $0.name == name && dates.contains($0.type) }) {
+                    throw top.error(
+                        "options",
+                        "option '\(option.name)': test: covers needs date fields for field: and end_field:, and '\(name)' is not one")
+                }
+            }
+            if let source = option.source, !sources.contains(where: { $0.name == source }) {
+                throw top.error(
+                    "options",
+                    "option '\(option.name)' reads from source '\(source)', which the recipe does not have (sources: \(sources.compactMap(\.name).joined(separator: ", ")))"
+                )
+            }
+        }
+        let positional = options.filter(\.positional)
+        if positional.count > 1 {
+            throw top.error(
+                "options", "only one option can be positional, and \(positional.map { "'\($0.name)'" }.joined(separator: " and ")) both are"
+            )
         }
         let totals = try top.mappingReader("totals").map { try Totals.load(reader: $0, columns: columns) }
         var actions: [ActionSpec] = []
@@ -150,6 +171,11 @@ extension DataRecipe.Source {
             {
                 throw fieldsReader.error(field.name, "compute: before_today needs a date field, and '\(other)' is not one")
             }
+            if case .atMost(let other, _) = field.compute,
+                !fields.contains(where: { $0.name == other && ($0.type == .integer || $0.type == .number) })
+            {
+                throw fieldsReader.error(field.name, "compute: at_most needs an integer or number field, and '\(other)' is not one")
+            }
         }
         let maxPages = try reader.integer("max_pages") ?? 20
         guard maxPages >= 1 else { throw reader.error("max_pages", "must be at least 1") }
@@ -197,7 +223,7 @@ extension MappingReader {
 
 extension OptionSpec {
     static func load(name: String, reader: MappingReader) throws -> OptionSpec {
-        try reader.allowOnly(["default", "help", "values", "resolve", "filter"])
+        try reader.allowOnly(["default", "help", "values", "resolve", "filter", "positional", "source"])
         var resolve: [String: Resolution] = [:]
         if let resolveReader = try reader.mappingReader("resolve") {
             for symbol in resolveReader.keys {
@@ -217,14 +243,27 @@ extension OptionSpec {
         }
         var filter: Filter?
         if let filterReader = try reader.mappingReader("filter") {
-            try filterReader.allowOnly(["field", "test"])
+            try filterReader.allowOnly(["field", "test", "end_field"])
             filter = Filter(
                 field: try filterReader.requiredString("field"),
-                test: try filterReader.choice("test", of: Filter.Test.self) ?? .equals)
+                test: try filterReader.choice("test", of: Filter.Test.self) ?? .equals,
+                endField: try filterReader.string("end_field"))
+            if filter?.test == .covers, filter?.endField == nil {
+                throw filterReader.error("end_field", "missing: test: covers needs the date field of the span's last day")
+            }
+            if filter?.test != .covers, filter?.endField != nil {
+                throw filterReader.error("end_field", "only test: covers has an end_field")
+            }
         }
-        return OptionSpec(
+        var option = OptionSpec(
             name: name, help: try reader.string("help"), defaultValue: try reader.string("default"),
             allowedValues: try reader.stringList("values") ?? [], resolve: resolve, filter: filter)
+        option.positional = try reader.bool("positional") ?? false
+        option.source = try reader.string("source")
+        if option.source != nil, filter != nil {
+            throw reader.error("source", "a filter option keeps records of any source, so it cannot choose one")
+        }
+        return option
     }
 }
 
@@ -267,8 +306,15 @@ extension FieldSpec {
         }
         var compute: Computation?
         if let computeReader = try reader.mappingReader("compute") {
-            try computeReader.allowOnly(["before_today"])
-            compute = .beforeToday(try computeReader.requiredString("before_today"))
+            try computeReader.allowOnly(["before_today", "at_most"])
+            if let limits = try computeReader.stringMap("at_most") {
+                guard limits.count == 1, let limit = Double(limits[0].1) else {
+                    throw computeReader.error("at_most", "name one number field and its limit, such as at_most: { absences_left: 1 }")
+                }
+                compute = .atMost(limits[0].0, limit)
+            } else {
+                compute = .beforeToday(try computeReader.requiredString("before_today"))
+            }
         }
         let xpath = try reader.xpath("xpath")
         if xpath == nil, list == nil, compute == nil {
@@ -356,9 +402,25 @@ extension ActionSpec {
     static func load(name: String, reader: MappingReader) throws -> ActionSpec {
         try reader.allowOnly([
             "summary", "argument", "fetch", "form", "fill", "submit", "success_when", "refused_when", "fields", "nothing_when",
-            "fill_from_page",
+            "fill_from_page", "parameters", "ask", "confirm_page",
         ])
         let argument = try reader.string("argument") ?? ""
+        var parameters: [Parameter] = []
+        if let parametersReader = try reader.mappingReader("parameters") {
+            for parameterName in parametersReader.keys {
+                let entry = try parametersReader.entry(parameterName)
+                try entry.allowOnly(["help", "required"])
+                guard NameSyntax.isValueName(parameterName), parameterName != argument else {
+                    throw parametersReader.error(
+                        parameterName,
+                        parameterName == argument
+                            ? "'\(parameterName)' is already the action's argument"
+                            : "'\(parameterName)' must be lowercase letters, digits and underscores")
+                }
+                parameters.append(
+                    Parameter(name: parameterName, help: try entry.string("help"), required: try entry.bool("required") ?? false))
+            }
+        }
         let fetch = Template(try reader.requiredString("fetch"))
         for variable in fetch.variables where variable != argument || argument.isEmpty {
             throw reader.error(
@@ -383,6 +445,19 @@ extension ActionSpec {
             submit: try reader.xpath("submit"), successWhen: try reader.requiredXPath("success_when"),
             refusedWhen: try reader.string("refused_when"), fields: fields)
         action.nothingWhen = try reader.xpath("nothing_when")
+        action.parameters = parameters
+        action.ask = try reader.bool("ask") ?? false
+        let known = Set(parameters.map(\.name) + (argument.isEmpty ? [] : [argument]))
+        for (field, template) in action.fill {
+            for variable in template.variables where !known.contains(variable) {
+                throw reader.error(
+                    "fill", "\(field) uses {{\(variable)}}, which is neither the argument nor a parameter of '\(name)'")
+            }
+        }
+        if let confirmReader = try reader.mappingReader("confirm_page") {
+            try confirmReader.allowOnly(["form", "submit"])
+            action.confirmPage = ConfirmPage(form: try confirmReader.requiredXPath("form"), submit: try confirmReader.xpath("submit"))
+        }
         if let refusedWhen = action.refusedWhen {
             do {
                 try XPathSyntax.check(Template(refusedWhen).render([argument: "x"], encode: Template.xpathLiteral))

@@ -190,6 +190,12 @@ public struct OptionSpec: Sendable {
     public var resolve: [String: Resolution]
     /// When set, the option does not change what is fetched; it keeps only matching records.
     public var filter: Filter?
+    /// Given without its name (`positional: true`): `unitool syllabus CS-320`. At most one
+    /// option of a recipe is positional.
+    public var positional = false
+    /// The source this option reads from (`source: search`): giving it chooses that source, as
+    /// `--search WORDS` reads the search page where a course code reads the course's own page.
+    public var source: String? = nil
 
     public struct Resolution: Sendable {
         public var fetch: Template
@@ -215,10 +221,15 @@ public struct OptionSpec: Sendable {
             case since
             /// A date field on or before the value.
             case until
+            /// A date within the record's span: `field` its first day, `end_field` its last
+            /// (co-op hours from one date until another). A record without an end is open-ended.
+            case covers
         }
 
         public var field: String
         public var test: Test
+        /// For `covers`: the date field of the span's last day.
+        public var endField: String? = nil
     }
 }
 
@@ -285,6 +296,9 @@ public struct FieldSpec: Sendable {
     public enum Computation: Sendable {
         /// True when the named date field is before today: a loan that is overdue.
         case beforeToday(String)
+        /// True when the named number field is at most the limit: one absence or fewer left.
+        /// Null when the field is.
+        case atMost(String, Double)
     }
 }
 
@@ -339,4 +353,36 @@ public struct ActionSpec: Sendable {
     public var refusedWhen: String?
     /// What to report from the result page.
     public var fields: [FieldSpec]
+    /// Named values the user gives (`--title`, `--isbn`): `{{title}}` in `fill`, beside the
+    /// positional argument. A form the person fills in, such as a purchase request.
+    public var parameters: [Parameter] = []
+    /// `ask: true`: before anything is sent, the person sees what will be submitted and says yes
+    /// (the command line asks; `--yes` answers for a script). For an action whose effect a
+    /// librarian or an office acts on, unlike a renewal the command line itself names.
+    public var ask = false
+    /// The portal's own confirmation page (`confirm_page:`): the first submit shows what it
+    /// received and a second form sends it, as Japanese portals' 入力 → 確認 → 完了 forms do.
+    public var confirmPage: ConfirmPage? = nil
+
+    public struct Parameter: Sendable, Equatable {
+        public var name: String
+        public var help: String?
+        public var required: Bool
+    }
+
+    public struct ConfirmPage: Sendable, Equatable {
+        /// The form on the page the first submit answers with.
+        public var form: String
+        /// Its button that sends.
+        public var submit: String?
+    }
+
+    /// Every value the action's templates may use, by name: the argument and each parameter
+    /// (those not given are empty).
+    public func values(argument: String, parameters given: [String: String]) -> [String: String] {
+        var values: [String: String] = [:]
+        for parameter in parameters { values[parameter.name] = given[parameter.name] ?? "" }
+        if takesArgument { values[self.argument] = argument }
+        return values
+    }
 }

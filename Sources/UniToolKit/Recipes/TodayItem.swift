@@ -22,6 +22,9 @@ public struct TodayItem: Sendable, Equatable {
     public var show: Show
     public var days: Int
     public var field: String?
+    /// The fields a `records` or `due` section shows (`fields: [cafeteria, dish, price]`), in
+    /// this order; nil: the command's table columns.
+    public var fields: [String]? = nil
 
     public init(title: String, command: String, options: [String: String], show: Show, days: Int, field: String?) {
         self.title = title
@@ -40,7 +43,7 @@ public struct TodayItem: Sendable, Equatable {
     }
 
     static func load(_ reader: MappingReader) throws -> TodayItem {
-        try reader.allowOnly(["title", "command", "options", "show", "days", "field"])
+        try reader.allowOnly(["title", "command", "options", "show", "days", "field", "fields"])
         let command = try reader.requiredString("command")
         let show = try reader.choice("show", of: Show.self) ?? .records
         let days = try reader.integer("days") ?? (show == .due ? 3 : 0)
@@ -49,10 +52,15 @@ public struct TodayItem: Sendable, Equatable {
         if show == .due, field == nil {
             throw reader.error("field", "missing: show: due needs the date field to compare, such as field: due")
         }
-        return TodayItem(
+        var item = TodayItem(
             title: try reader.string("title") ?? command, command: command,
             options: Dictionary(try reader.stringMap("options") ?? [], uniquingKeysWith: { _, last in last }), show: show, days: days,
             field: field)
+        item.fields = try reader.stringList("fields")
+        if item.fields != nil, show != .records, show != .due {
+            throw reader.error("fields", "only a records or due section chooses its fields; events and changes have their own")
+        }
+        return item
     }
 }
 
@@ -71,6 +79,10 @@ extension PortalRecipe {
             var problems: [String] = []
             for name in item.options.keys.sorted() where !recipe.options.contains(where: { $0.name == name }) {
                 problems.append("\(place): '\(item.command)' has no option '\(name)'")
+            }
+            for name in item.fields ?? [] where !recipe.columns.contains(name) {
+                problems.append(
+                    "\(place): '\(name)' is not a field of '\(item.command)' (fields: \(recipe.columns.joined(separator: ", ")))")
             }
             switch item.show {
             case .events where recipe.calendar == nil:

@@ -40,8 +40,9 @@ public protocol Interaction: Sendable {
     func explainWait(_ message: String)
 
     /// Whether to submit `action` now: it changes something on the portal (renews a loan). False
-    /// sends nothing and fails the call with `declined`.
-    func confirm(_ action: ActionSpec, argument: String, on portal: PortalRecipe) async throws -> Bool
+    /// sends nothing and fails the call with `declined`. An action that asks first
+    /// (`action.ask`) comes here with the values it will send, unless the call said yes itself.
+    func confirm(_ action: ActionSpec, argument: String, parameters: [String: String], on portal: PortalRecipe) async throws -> Bool
 }
 
 extension Interaction {
@@ -53,7 +54,9 @@ extension Interaction {
     public var canTypeOneTimeCode: Bool { false }
     public func typeOneTimeCode(_ question: String) -> String? { nil }
     public func explainWait(_ message: String) { progress(message) }
-    public func confirm(_ action: ActionSpec, argument: String, on portal: PortalRecipe) async throws -> Bool { true }
+    public func confirm(_ action: ActionSpec, argument: String, parameters: [String: String], on portal: PortalRecipe) async throws
+        -> Bool
+    { true }
 }
 
 /// Nobody to ask: every default of `Interaction`. For scripts' own uses of the library, and for

@@ -76,7 +76,7 @@ extension PortalConnection {
     private func run(_ recipe: DataRecipe, options given: [String: String], source: DataRecipe.Source, today: String)
         async throws -> RecordSet
     {
-        let resolved = try await resolveOptions(of: recipe, given: given)
+        let resolved = try await resolveOptions(of: recipe, given: given, today: today)
         let runs = resolved.runs
         let extractor = RecordExtractor(recipe: recipe, source: source, today: today, portal: portal)
         // The page that resolved the value may already show its records (`shows_records`): it is
@@ -184,8 +184,24 @@ extension PortalConnection {
             } else if pages == 0 && source.post {
                 page = try await postPage(next, source: source, values: values, recipe: extractor.recipe)
             } else {
-                page = try await loadPage(
-                    next.absoluteString, as: pages == 0 ? .fetch : .next, recipe: extractor.recipe.file, asFetch: source.parser == .json)
+                do {
+                    page = try await loadPage(
+                        next.absoluteString, as: pages == 0 ? .fetch : .next, recipe: extractor.recipe.file,
+                        asFetch: source.parser == .json)
+                } catch let error as UniToolError where pages == 0 && error.kind == .portalError && error.message.contains(" 404 ") {
+                    // A page named by what the user typed (a course code) that the portal does
+                    // not have is most likely a mistyped value, not a moved page.
+                    let typed = source.fetch.variables.filter { name in
+                        extractor.recipe.options.contains { $0.name == name && $0.defaultValue != values[name] }
+                    }
+                    if !typed.isEmpty {
+                        let shown = typed.map { "--\($0) \(values[$0] ?? "")" }.joined(separator: ", ")
+                        throw UniToolError(
+                            error.kind, error.message,
+                            hint: "the portal has no page for \(shown): check the value; if it is right, the page may have moved")
+                    }
+                    throw error
+                }
             }
             let document = try extractor.parse(
                 page.body, url: page.url, charset: page.charset, charsetOverride: portal.charsetOverride(for: page.url))
@@ -286,18 +302,24 @@ extension PortalConnection {
 
     /// Applies defaults and looks up symbolic values on the portal, for options checked already
     /// (`RecipeRequest`: known, of their type, from their list, filters readable).
-    func resolveOptions(of recipe: DataRecipe, given: [String: String]) async throws -> ResolvedOptions {
+    ///
+    /// A filter's `today` is the run's today (the service's clock, `UNITOOL_NOW` included), at
+    /// noon so that no zone moves it to another day.
+    func resolveOptions(of recipe: DataRecipe, given: [String: String], today: String = RecordExtractor.localToday()) async throws
+        -> ResolvedOptions
+    {
         var values: [String: String] = [:]
         var filters: [RecordFilter] = []
+        let now = CalendarDay(iso: today)?.moment(atMinute: 12 * 60, in: .current) ?? Date()
         for option in recipe.options {
             let value = given[option.name] ?? option.defaultValue
             if option.filter != nil {
-                if let value { filters.append(try RecordFilter(option: option, value: value)) }
+                if let value { filters.append(try RecordFilter(option: option, value: value, now: now)) }
                 continue
             }
-            guard let value else {
-                throw UniToolError(.usage, "'\(recipe.command)' needs --\(option.name)")
-            }
+            // An option without a value is one the source being read does not name (a course
+            // code when searching): the request checked what that source needs.
+            guard let value else { continue }
             values[option.name] = value
         }
         var runs = [values]
@@ -343,16 +365,20 @@ extension PortalConnection {
 
     /// Fills and submits an action's form, such as renewing a loan, and reads the result page.
     /// A refusal by the portal is an `actionRefused` error carrying the portal's own words.
-    public func perform(_ action: ActionSpec, of recipe: DataRecipe, argument: String) async throws -> RecordSet {
+    public func perform(
+        _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String] = [:]
+    ) async throws -> RecordSet {
         try await ensureTermsAccepted()
         return try await HTTPSession.$commandHeaders.withValue(recipe.headers) {
-            try await self.performAccepted(action, of: recipe, argument: argument)
+            try await self.performAccepted(action, of: recipe, argument: argument, parameters: parameters)
         }
     }
 
     /// `perform`, once the terms are accepted, with the recipe's headers set.
-    private func performAccepted(_ action: ActionSpec, of recipe: DataRecipe, argument: String) async throws -> RecordSet {
-        let values = action.takesArgument ? [action.argument: argument] : [:]
+    private func performAccepted(
+        _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String]
+    ) async throws -> RecordSet {
+        let values = action.values(argument: argument, parameters: parameters)
         let page = try await loadPage(
             try address(action.fetch.render(values, encode: Template.urlEncode), of: recipe), as: .action, recipe: recipe.file)
         let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
@@ -406,8 +432,38 @@ extension PortalConnection {
             throw refusal.adding(note: "the form of '\(action.name)' on \(page.url.redactedForLog) points there")
         }
         logger.debug("action '\(action.name)': \(submission)")
-        let result = try await session.submit(submission, bodyMayGoTo: bodyMayGoTo(.action, recipe: recipe.file))
-        let resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
+        var result = try await session.submit(submission, bodyMayGoTo: bodyMayGoTo(.action, recipe: recipe.file))
+        var resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
+        if let confirmPage = action.confirmPage {
+            // The portal's own "is this right?" page: its refusal (a field it did not accept) is
+            // said first; otherwise its form, which carries what it received, is sent as it is.
+            if let message = try refusal(action, in: resultDocument, values: values) {
+                throw UniToolError(
+                    .actionRefused, "the portal refused to \(action.name)\(argument.isEmpty ? "" : " \(argument)"): \(message)",
+                    hint: "the portal's own rules decide this; see its page for details")
+            }
+            guard let confirmNode = try resultDocument.select(confirmPage.form).first else {
+                let error = UniToolError(
+                    .layoutChanged,
+                    "recipe \(recipe.file): action '\(action.name)': no confirmation form matching \"\(confirmPage.form)\" on \(result.url.redactedForLog)",
+                    hint: "look at the portal in a browser: nothing was confirmed, so the request was not sent")
+                throw DriftReport.save(error, document: resultDocument, recipe: recipe, in: driftReports, logger: logger)
+            }
+            let confirmButton = try confirmPage.submit.flatMap { try confirmNode.select($0).first }
+            if confirmPage.submit != nil, confirmButton == nil {
+                throw UniToolError(
+                    .layoutChanged,
+                    "recipe \(recipe.file): action '\(action.name)': no button matching \"\(confirmPage.submit!)\" in the confirmation form"
+                )
+            }
+            let confirmation = try HTMLForm(confirmNode, pageURL: result.url).submission(values: [], clicking: confirmButton)
+            if let refusal = originPolicy.refusal(.action, to: confirmation.url, recipe: recipe.file) {
+                throw refusal.adding(note: "the confirmation form of '\(action.name)' on \(result.url.redactedForLog) points there")
+            }
+            logger.debug("action '\(action.name)', confirmation: \(confirmation)")
+            result = try await session.submit(confirmation, bodyMayGoTo: bodyMayGoTo(.action, recipe: recipe.file))
+            resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
+        }
         if let message = try refusal(action, in: resultDocument, values: values) {
             throw UniToolError(
                 .actionRefused, "the portal refused to \(action.name)\(argument.isEmpty ? "" : " \(argument)"): \(message)",

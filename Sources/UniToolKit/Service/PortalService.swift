@@ -67,16 +67,39 @@ public struct PortalService: Sendable {
 
     /// An action of a recipe (`loans renew B-1`): the portal's own form, submitted once, if the
     /// interaction confirms it. A declined action sends nothing, not even the login.
+    ///
+    /// An action that asks first (`ask: true`, a purchase request) is put to the interaction
+    /// with its values unless the call itself says yes (`confirmed`: the command line's `--yes`).
+    /// A required parameter left out is a usage error, before anything is asked or sent.
     public func perform(
-        _ action: ActionSpec, of recipe: DataRecipe, argument: String, interaction: any Interaction
+        _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String] = [:], confirmed: Bool = false,
+        interaction: any Interaction
     ) async throws -> RecordSet {
-        guard try await interaction.confirm(action, argument: argument, on: portal) else {
+        let missing = action.parameters.filter { $0.required && (parameters[$0.name] ?? "").isEmpty }.map(\.name)
+        if !missing.isEmpty {
             throw UniToolError(
-                .declined,
-                "'\(recipe.command) \(action.name)\(argument.isEmpty ? "" : " " + argument)' was not confirmed; nothing was sent",
-                hint: "run it again and confirm it")
+                .usage, "'\(recipe.command) \(action.name)' needs \(missing.joined(separator: " and "))",
+                hint: "give every required value; 'unitool \(recipe.command) \(action.name) --help' lists them")
         }
-        return try await session(interaction: interaction) { try await $0.perform(action, of: recipe, argument: argument) }
+        if let unknown = parameters.keys.sorted().first(where: { name in !action.parameters.contains { $0.name == name } }) {
+            throw UniToolError(
+                .usage, "'\(unknown)' is not a value '\(recipe.command) \(action.name)' takes",
+                hint: action.parameters.isEmpty
+                    ? "it takes none" : "it takes: \(action.parameters.map(\.name).joined(separator: ", "))")
+        }
+        if !(action.ask && confirmed) {
+            guard try await interaction.confirm(action, argument: argument, parameters: parameters, on: portal) else {
+                throw UniToolError(
+                    .declined,
+                    "'\(recipe.command) \(action.name)\(argument.isEmpty ? "" : " " + argument)' was not confirmed; nothing was sent",
+                    hint: action.ask
+                        ? "answer yes when asked at a terminal, or confirm it in the call (--yes on the command line)"
+                        : "run it again and confirm it")
+            }
+        }
+        return try await session(interaction: interaction) {
+            try await $0.perform(action, of: recipe, argument: argument, parameters: parameters)
+        }
     }
 
     /// A page of the portal, and the charset its recipe says to read it in (`charset:`), if any.

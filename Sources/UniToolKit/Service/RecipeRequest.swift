@@ -30,9 +30,24 @@ public struct RecipeRequest: Sendable, Equatable {
                 examples: option.allowedValues.isEmpty ? symbolic : [], defaultValue: option.defaultValue)
             if let filter = option.filter { property.filter = .init(field: filter.field, test: filter.test.rawValue) }
             properties.append(property)
-            if option.filter == nil, option.defaultValue == nil { required.append(option.name) }
+            if option.filter == nil, option.defaultValue == nil, option.source == nil,
+                recipe.sources.allSatisfy({ neededOptions(of: $0, in: recipe).contains(option.name) })
+            {
+                required.append(option.name)
+            }
         }
         return ArgumentSchema(properties: properties, required: required)
+    }
+
+    /// The options without a default that a source's requests name (`{{code}}` in its fetch):
+    /// what must be given when that source is read. An option used by some sources only is
+    /// required only for those (a course code for the course's page, not for the search).
+    static func neededOptions(of source: DataRecipe.Source, in recipe: DataRecipe) -> [String] {
+        var named = Set(source.fetch.variables)
+        for (_, template) in source.form { named.formUnion(template.variables) }
+        if let json = source.json { named.formUnion(json.variables) }
+        for read in source.reads { for (_, template) in read.templates { named.formUnion(template.variables) } }
+        return recipe.options.filter { $0.defaultValue == nil && $0.filter == nil && named.contains($0.name) }.map(\.name)
     }
 
     /// Everything a run of the recipe takes, flat (MCP's tool schema): its options, `source`
@@ -119,6 +134,35 @@ public struct RecipeRequest: Sendable, Equatable {
                             + (names.isEmpty ? "; it has only one" : " (its sources: \(names.joined(separator: ", ")))"))
                 }
                 source = name
+            }
+        }
+        // An option that reads from a source of its own (`--search` reads the search page)
+        // chooses it; naming another source as well is a contradiction.
+        for option in recipe.options where values[option.name] != nil {
+            guard let chosen = option.source else { continue }
+            if let source, source != chosen {
+                throw ArgumentProblem(
+                    path: naming.option(option.name),
+                    message: "'\(naming.option(option.name))' reads from source '\(chosen)', not '\(source)'; give one or the other")
+            }
+            source = chosen
+        }
+        // What the chosen source needs: said with the options that would choose another. An
+        // option only another source reads is a contradiction (a course code and --search).
+        if let chosen = recipe.source(named: source), recipe.sources.count > 1 {
+            let read = Set(chosen.fetch.variables + chosen.form.flatMap(\.value.variables) + (chosen.json?.variables ?? []))
+            for option in recipe.options where values[option.name] != nil && option.filter == nil && !read.contains(option.name) {
+                throw ArgumentProblem(
+                    path: naming.option(option.name),
+                    message: "'\(naming.option(option.name))' is not read by source '\(chosen.name ?? "")' of '\(recipe.command)'"
+                        + "; give it or what chose that source, not both")
+            }
+            for name in Self.neededOptions(of: chosen, in: recipe) where values[name] == nil {
+                let others = recipe.options.filter { $0.source != nil && $0.source != chosen.name }.map { naming.option($0.name) }
+                throw ArgumentProblem(
+                    path: naming.option(name),
+                    message: "'\(recipe.command)' needs '\(naming.option(name))'"
+                        + (others.isEmpty ? "" : ", or \(others.map { "'\($0)'" }.joined(separator: " or ")) instead"))
             }
         }
         let shapeSchema = ArgumentSchema(properties: Self.shapeProperties(for: recipe, shaping: true).filter { $0.name != "source" })

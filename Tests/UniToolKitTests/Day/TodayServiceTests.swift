@@ -151,8 +151,9 @@ struct TodayServiceTests {
     @Test("the today: list is read from the portal recipe and checked")
     func todayList() throws {
         let portal = try Self.catalog.portal("demo")
-        #expect(portal.today.map(\.command) == ["courses", "exams", "loans", "news", "grades"])
-        #expect(portal.today[2].show == .due && portal.today[2].field == "due" && portal.today[2].days == 3)
+        #expect(portal.today.map(\.command) == ["courses", "attendance", "menu", "coop-hours", "exams", "loans", "news", "grades"])
+        #expect(portal.today[5].show == .due && portal.today[5].field == "due" && portal.today[5].days == 3)
+        #expect(portal.today[1].options == ["warning": "true"] && portal.today[1].fields == ["code", "course", "absent", "absences_left"])
         #expect(portal.timeZone?.identifier == "Europe/Budapest")
         let base = "portal: p\nbase_url: https://portal.example.edu\nlogin: { pages: [{ when: \"//form\", auto_submit: true }] }\n"
         #expect {

@@ -19,7 +19,9 @@ struct RecipeLoadingTests {
         #expect(grades.options.first?.resolve["all"]?.showsRecords == false)
         #expect(
             Set(catalog.dataRecipes["demo"]!.keys) == [
-                "catalogue", "courses", "deadlines", "exams", "grades", "headlines", "library-calendar", "lms-courses", "loans", "news",
+                "attendance", "catalogue", "coop-hours", "courses", "deadlines", "exams", "grades", "headlines", "library",
+                "library-calendar",
+                "links", "lms-courses", "loans", "menu", "menu-pdf", "news", "syllabus",
             ])
         let news = try catalog.recipe(portal: "demo", command: "news")
         #expect(news.sources.compactMap(\.name) == ["rss", "atom", "page"])
