@@ -40,6 +40,10 @@ public final class ScriptedInteraction: Interaction {
     }
 
     public var events: [Event] { log.withLock { $0 } }
+
+    /// The named values each confirmation was asked with (a purchase request's title and ISBN), in order.
+    public var confirmedValues: [[String: String]] { shownValues.withLock { $0 } }
+    private let shownValues = Mutex<[[String: String]]>([])
     /// The progress messages alone.
     public var progressMessages: [String] {
         events.compactMap {
@@ -75,6 +79,7 @@ public final class ScriptedInteraction: Interaction {
         -> Bool
     {
         log.withLock { $0.append(.confirm(action: action.name, argument: argument)) }
+        shownValues.withLock { $0.append(parameters) }
         return confirms
     }
 }
