@@ -107,8 +107,10 @@ struct StudentLifeServiceTests {
             #expect(Set(Self.texts(week, "date")) == ["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27"])
             let today = try await bench.withService(on: demo) { _, connection in
                 let service = PortalService(connection: connection, clock: { Self.wednesday })
-                return try await service.execute(try bench.request("menu", ["day": "today"]), of: try bench.recipe("menu"), interaction: Unattended())
-                    .records
+                return try await service.execute(
+                    try bench.request("menu", ["day": "today"]), of: try bench.recipe("menu"), interaction: Unattended()
+                )
+                .records
             }
             #expect(Set(Self.texts(today, "date")) == ["2026-11-25"], "\(today.records)")
             let ginger = try #require(today.records.first { $0["dish"]?.text.contains("Ginger pork") == true })
@@ -133,9 +135,10 @@ struct StudentLifeServiceTests {
             let all = try await bench.run("coop-hours", on: demo)
             #expect(all.records.count == 8)
             let closed = all.records.filter { $0["closed"] == .bool(true) }
-            #expect(closed.map { "\($0["from"]?.text ?? "")..\($0["until"]?.text ?? "")" } == [
-                "2026-12-03..2026-12-03", "2026-12-20..2026-12-28", "2026-12-20..2026-12-28",
-            ])
+            #expect(
+                closed.map { "\($0["from"]?.text ?? "")..\($0["until"]?.text ?? "")" } == [
+                    "2026-12-03..2026-12-03", "2026-12-20..2026-12-28", "2026-12-20..2026-12-28",
+                ])
             #expect(closed.allSatisfy { $0["weekdays"] == .null }, "a dash is no hours")
             let stocktaking = try await bench.run("coop-hours", ["on": "2026-12-03"], on: demo)
             #expect(Self.texts(stocktaking, "note") == ["棚卸し Stocktaking", "授業期間 Term time"], "\(stocktaking.records)")
@@ -144,7 +147,9 @@ struct StudentLifeServiceTests {
         }
     }
 
-    @Test("library request: declined, nothing is sent; confirmed with its values, it passes the library's confirmation page and gives the request number")
+    @Test(
+        "library request: declined, nothing is sent; confirmed with its values, it passes the library's confirmation page and gives the request number"
+    )
     func purchaseRequest() async throws {
         let bench = try DemoServiceBench()
         defer { bench.remove() }
@@ -193,7 +198,8 @@ struct StudentLifeServiceTests {
             #expect(missing?.kind == .usage && missing?.message.contains("needs title") == true)
             let unknown = await #expect(throws: UniToolError.self) {
                 try await bench.withService(on: demo) { service, _ in
-                    try await service.perform(request, of: library, argument: "", parameters: ["title": "X", "price": "1"], interaction: person)
+                    try await service.perform(
+                        request, of: library, argument: "", parameters: ["title": "X", "price": "1"], interaction: person)
                 }
             }
             #expect(unknown?.kind == .usage && unknown?.message.contains("'price'") == true)
