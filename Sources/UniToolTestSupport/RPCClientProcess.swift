@@ -147,8 +147,10 @@ public final class RPCClientProcess: @unchecked Sendable {
         }
     }
 
-    /// Reads messages until the response with this id, keeping the others in `seen`.
+    /// Reads messages until the response with this id, keeping the others in `seen`; one seen
+    /// already (answered before a response read earlier) is taken from there.
     public func response(id: JSONValue, seen: inout [JSONValue], timeout: TimeInterval = 30) async -> JSONValue? {
+        if let index = seen.firstIndex(where: { $0["id"] == id }) { return seen.remove(at: index) }
         while let message = await nextLine(timeout: timeout) {
             if message["id"] == id { return message }
             seen.append(message)

@@ -5,6 +5,8 @@ usage: mcp_client.py SCENARIO UNITOOL [ARGS...]
   session:  initialize, list the tools and resources, call grades and loans_renew, read a resource
   refusals: call grades, and grades with a password argument, and report the tools' errors
   tools:    list the tools and their annotations only (nothing is called)
+  campus:   list the tools, then call the campus app's other screens (attendance, syllabus by
+            code and by search, menu, menu-pdf, coop-hours, links) and library_request
 Prints one JSON object with what happened.
 
 The server is started as a client starts it: with the SDK's default environment (HOME, LOGNAME,
@@ -86,6 +88,30 @@ async def main():
                 report["resources"] = [str(resource.uri) for resource in resources.resources]
                 read = await session.read_resource("unitool://demo/records/grades")
                 report["resource_text"] = read.contents[0].text
+            elif scenario == "campus":
+                tools = await session.list_tools()
+                report["tools"] = {
+                    tool.name: {
+                        "schema": field(tool, "inputSchema", "input_schema"),
+                        "destructive": bool(tool.annotations and field(tool.annotations, "destructiveHint", "destructive_hint")),
+                        "read_only": bool(tool.annotations and field(tool.annotations, "readOnlyHint", "read_only_hint")),
+                    }
+                    for tool in tools.tools
+                }
+                calls = {
+                    "attendance": ("attendance", {}),
+                    "syllabus": ("syllabus", {"code": "CS-320", "lang": "ja"}),
+                    "syllabus_search": ("syllabus", {"search": "theory"}),
+                    "syllabus_neither": ("syllabus", {}),
+                    "menu": ("menu", {"cafeteria": "North"}),
+                    "menu_pdf": ("menu-pdf", {}),
+                    "coop_hours": ("coop-hours", {"on": "2026-12-24"}),
+                    "links": ("links", {"section": "Career"}),
+                    "library_request": ("library_request", {"title": "Gödel, Escher, Bach", "isbn": "978-0-465-02656-2"}),
+                    "library": ("library", {}),
+                }
+                for key, (name, arguments) in calls.items():
+                    report[key] = await call(session, name, arguments)
             elif scenario == "tools":
                 tools = await session.list_tools()
                 report["tools"] = {
