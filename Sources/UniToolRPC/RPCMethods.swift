@@ -336,6 +336,12 @@ public struct RPCMethods: Sendable {
         case let other?: throw RPCError.invalidParams("'include' must be an array of command names, not \(other.typeName)")
         }
         let (service, live, _) = try await day(params, request: request) { _ in true }
+        for name in including where !service.calendarRecipes.contains(where: { $0.command == name }) {
+            let optional = service.calendarRecipes.filter { $0.calendar?.whenAsked == true }.map(\.command)
+            throw RPCError.invalidParams(
+                "'include' names '\(name)', which is not a command of '\(service.portal.id)' with a calendar"
+                    + (optional.isEmpty ? "" : " (included when asked: \(optional.joined(separator: ", ")))"))
+        }
         let calendar = try await service.calendar(live: live, including: including)
         return Self.result(CalendarEvent.records(calendar.events), adding: [("ics", .string(calendar.text))])
     }

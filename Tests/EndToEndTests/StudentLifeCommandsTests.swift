@@ -151,6 +151,7 @@ struct StudentLifeCommandsTests {
         client.sendLine(Self.request(4, "recipes.run", #"{"portal":"demo","recipe":"syllabus","options":{"search":"theory"}}"#))
         client.sendLine(Self.request(5, "recipes.run", #"{"portal":"demo","recipe":"attendance","options":{"warning":"yes"}}"#))
         client.sendLine(Self.request(6, "calendar", #"{"portal":"demo","include":["coop-hours"]}"#))
+        client.sendLine(Self.request(7, "calendar", #"{"portal":"demo","include":["menu"]}"#))
         var seen: [JSONValue] = []
         let describe = await client.response(id: .number(1), seen: &seen)
         let action = Self.element(describe?["result"]?["actions"], 0)
@@ -168,6 +169,8 @@ struct StudentLifeCommandsTests {
         #expect(Self.element(warned?["result"]?["records"], 0)?["code"] == .string("CS-320"), "\(String(describing: warned))")
         let calendar = await client.response(id: .number(6), seen: &seen)
         #expect(calendar?["result"]?["ics"]?.stringValue?.contains("SUMMARY:Closed: ") == true, "\(String(describing: calendar))")
+        let unknown = await client.response(id: .number(7), seen: &seen)
+        #expect(unknown?["error"]?["code"] == .number(-32602), "\(String(describing: unknown))")
         client.closeInput()
         #expect(await client.waitForExit() == 0)
     }
