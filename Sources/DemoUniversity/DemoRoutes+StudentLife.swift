@@ -58,6 +58,7 @@ extension DemoRoutes {
         router.get("/coop/hours") { _, _ in
             Self.html(StudentLifePages.coopHours(mondayThisWeek: DemoTermCalendar(around: self.now()).mondayThisWeek))
         }
+        router.get("/study-support") { _, _ in Self.html(StudentLifePages.studySupport()) }
         router.get("/links") { request, context in
             try await self.withUser(request, context) { user in Self.html(StudentLifePages.links(user: user)) }
         }

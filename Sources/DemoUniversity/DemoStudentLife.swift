@@ -208,6 +208,18 @@ enum DemoStudentLife {
             ]),
     ]
 
+    // MARK: Study support
+
+    /// The study-support room's tutoring hours: who helps with what, when and where.
+    static let tutoring: [(day: Int, time: String, subject: String, tutor: String, room: String)] = [
+        (0, "12:15–13:00", "数学 Mathematics", "佐藤 由紀 (TA)", "L-105"),
+        (0, "16:30–18:00", "レポートの書き方 Academic writing", "Dr. Kovács Anna", "L-105"),
+        (1, "12:15–13:00", "プログラミング Programming", "Lars Øberg (TA)", "L-106"),
+        (2, "14:40–16:10", "物理学 Physics", "Dr. Horváth Júlia", "L-105"),
+        (3, "12:15–13:00", "日本語 Japanese", "山本 恵子", "L-107"),
+        (4, "10:00–11:30", "統計学 Statistics", "田中 健 (Ken Tanaka)", "L-105"),
+    ]
+
     // MARK: Links
 
     /// The portal's menu: where students go from here.

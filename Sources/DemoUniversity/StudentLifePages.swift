@@ -315,6 +315,26 @@ enum StudentLifePages {
                 """, signedIn: user.displayName)
     }
 
+    // MARK: Study support
+
+    static func studySupport() -> String {
+        let rows = DemoStudentLife.tutoring.map { slot in
+            "          <tr><td class=\"day\">\(weekdayKanji[slot.day])</td><td class=\"time\">\(slot.time)</td><td class=\"subject\">\(HTML.escape(slot.subject))</td><td class=\"tutor\">\(HTML.escape(slot.tutor))</td><td class=\"room\">\(slot.room)</td></tr>"
+        }.joined(separator: "\n")
+        return HTML.page(
+            title: "学修支援室 Study support room",
+            body: """
+                  <h1>学修支援室の時間割 Study support room timetable</h1>
+                  <p>予約不要です。 No booking needed: come to the room during its hours.</p>
+                  <table id="tutoring" class="data">
+                    <thead><tr><th>曜日 Day</th><th>時間 Time</th><th>科目 Subject</th><th>担当 Tutor</th><th>場所 Room</th></tr></thead>
+                    <tbody>
+                \(rows)
+                    </tbody>
+                  </table>
+                """)
+    }
+
     // MARK: Links
 
     static func links(user: DemoUser) -> String {

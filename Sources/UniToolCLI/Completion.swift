@@ -156,6 +156,14 @@ struct Completion {
                 return filter(values, current)
             }
         }
+        // After an action's name, its named values (and --yes where it asks first).
+        if let action = rest.first.flatMap({ name in recipe.actions.first { $0.name == name } }) {
+            if current.hasPrefix("-") {
+                let flags = action.parameters.map { "--\($0.name)" } + (action.ask ? ["--yes"] : [])
+                return filter(flags + globalFlags + ["--help"], current)
+            }
+            return []
+        }
         if current.hasPrefix("-") {
             var flags = recipe.options.map { "--\($0.name)" }
             if recipe.sources.count > 1 { flags.append("--source") }

@@ -46,7 +46,10 @@ struct CampusCommandsTests {
     func bundledRecipeTests() async throws {
         let outcome = try await run(["recipes", "test", Fixtures.recipes.appendingPathComponent("demo").path])
         #expect(outcome.exitCode == 0, "\(outcome)")
-        for command in ["courses", "grades", "loans", "news", "library-calendar"] {
+        for command in [
+            "courses", "grades", "loans", "news", "library-calendar", "attendance", "syllabus", "menu", "menu-pdf", "coop-hours", "library",
+            "links", "study-support",
+        ] {
             #expect(outcome.stdout.contains("ok   demo/\(command)/"), "\(command) has no passing case")
         }
         #expect(!outcome.stdout.contains("FAIL"))

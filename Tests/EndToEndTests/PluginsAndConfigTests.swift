@@ -102,6 +102,8 @@ struct PluginsAndConfigTests {
         #expect(try complete(["grades", "--te"]) == ["--term"])
         #expect(try complete(["grades", "--term", ""]) == ["all", "current"])
         #expect(try complete(["courses", "--day", "t"]) == ["today", "tue", "thu"])
+        #expect(try complete(["library", "re"]) == ["request"])
+        #expect(try complete(["library", "request", "--"]).prefix(5) == ["--title", "--author", "--isbn", "--reason", "--yes"])
         #expect(try complete(["loans", ""]) == ["renew", "renew-all"])
         #expect(try complete(["con"]) == ["config"])
     }

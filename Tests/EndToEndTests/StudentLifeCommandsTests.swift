@@ -35,6 +35,7 @@ struct StudentLifeCommandsTests {
             (["syllabus", "HUN-250", "--lang", "ja"], "20世紀のハンガリー文学"), (["menu", "--day", "mon"], "醤油ラーメン Shoyu ramen"),
             (["menu-pdf"], "/dining/files/menu-north-"), (["coop-hours", "--on", "2026-12-24"], "年末年始休業 Winter holidays"),
             (["links", "--section", "Career"], "https://career.demo-university.invalid/jobs"),
+            (["study-support", "--day", "tue"], "プログラミング Programming"),
         ] as [([String], String)])
     func tableAndJSON(arguments: [String], expected: String) async throws {
         defer { sandbox.remove() }

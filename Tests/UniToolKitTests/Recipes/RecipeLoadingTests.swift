@@ -21,7 +21,7 @@ struct RecipeLoadingTests {
             Set(catalog.dataRecipes["demo"]!.keys) == [
                 "attendance", "catalogue", "coop-hours", "courses", "deadlines", "exams", "grades", "headlines", "library",
                 "library-calendar",
-                "links", "lms-courses", "loans", "menu", "menu-pdf", "news", "syllabus",
+                "links", "lms-courses", "loans", "menu", "menu-pdf", "news", "study-support", "syllabus",
             ])
         let news = try catalog.recipe(portal: "demo", command: "news")
         #expect(news.sources.compactMap(\.name) == ["rss", "atom", "page"])

@@ -25,7 +25,8 @@ struct StudentLifeServiceTests {
     @Test(
         "every new command gives records typed as its recipe says, required fields filled",
         arguments: [
-            ("attendance", [:]), ("menu", [:]), ("menu-pdf", [:]), ("coop-hours", [:]), ("links", [:]), ("syllabus", ["code": "CS-320"]),
+            ("attendance", [:]), ("menu", [:]), ("menu-pdf", [:]), ("coop-hours", [:]), ("links", [:]), ("study-support", ["day": "mon"]),
+            ("syllabus", ["code": "CS-320"]),
             ("syllabus", ["search": "theory"]),
         ] as [(String, [String: String])])
     func typedRecords(command: String, options: [String: String]) async throws {
