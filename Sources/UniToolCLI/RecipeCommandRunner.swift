@@ -259,6 +259,7 @@ struct RecipeInvocation {
             } else if parts.first == "summary", recipe.totals != nil {
                 summary = true
             } else if parts.first == "yes", action?.ask == true {
+                guard parts.count == 1 else { throw usage("--yes takes no value: it says yes") }
                 confirmed = true
             } else if let action, let name = parts.first, action.parameters.contains(where: { $0.name == name }) {
                 if parts.count == 2 {
@@ -280,6 +281,9 @@ struct RecipeInvocation {
                     }
                     value = arguments[index + 1]
                     index += 1
+                }
+                if values[name] != nil || (name == "source" && source != nil) {
+                    throw usage("--\(name) is given twice")
                 }
                 if name == "source" {
                     guard recipe.source(named: value) != nil else {
@@ -321,7 +325,7 @@ struct RecipeInvocation {
             throw usage("the options of '\(recipe.command)' do not apply to '\(recipe.command) \(action!.name)'")
         }
         if let action, !wantsHelp {
-            let missing = action.parameters.filter { $0.required && (actionParameters[$0.name] ?? "").isEmpty }.map { "--\($0.name)" }
+            let missing = action.missingParameters(actionParameters).map { "--\($0)" }
             if !missing.isEmpty {
                 throw usage("'\(recipe.command) \(action.name)' needs \(missing.joined(separator: " and "))")
             }
@@ -372,13 +376,6 @@ enum RecipeHelp {
                 "       unitool [--portal \(recipe.portal)] \(recipe.command) \(shown(action.name))\(action.takesArgument ? " <\(shown(action.argument))>" : "")\n"
         }
         text += "\nOPTIONS:\n"
-        func line(_ flag: String, _ help: String) -> String {
-            let padded = "  \(flag)"
-            return
-                (padded.count < 26
-                ? padded.padding(toLength: 26, withPad: " ", startingAt: 0) : padded + "\n" + String(repeating: " ", count: 26)) + help
-                + "\n"
-        }
         for option in recipe.options {
             var help = option.help ?? ""
             let choices = option.allowedValues + option.resolve.keys.sorted()
@@ -420,15 +417,22 @@ enum RecipeHelp {
         return text
     }
 
+    /// One option of a help text: the flag, then its help from the 27th column (on a line of its
+    /// own when the flag is longer).
+    static func line(_ flag: String, _ help: String) -> String {
+        let padded = "  \(flag)"
+        return
+            (padded.count < 26
+            ? padded.padding(toLength: 26, withPad: " ", startingAt: 0) : padded + "\n" + String(repeating: " ", count: 26)) + help
+            + "\n"
+    }
+
     static func actionText(for recipe: DataRecipe, action: ActionSpec) -> String {
         let parameters = action.parameters.map { $0.required ? "--\(shown($0.name)) <\($0.name)>" : "[--\(shown($0.name)) <\($0.name)>]" }
         var parameterLines = action.parameters.map { parameter in
-            "  --\(shown(parameter.name))".padding(toLength: 26, withPad: " ", startingAt: 0)
-                + shown((parameter.help ?? "") + (parameter.required ? " (required)" : "")) + "\n"
+            line("--\(shown(parameter.name))", shown((parameter.help ?? "") + (parameter.required ? " (required)" : "")))
         }.joined()
-        if action.ask {
-            parameterLines += "  --yes".padding(toLength: 26, withPad: " ", startingAt: 0) + "Send without asking (for scripts)\n"
-        }
+        if action.ask { parameterLines += line("--yes", "Send without asking (for scripts)") }
         let asks =
             action.ask
             ? "\nBefore anything is sent, unitool shows what it will submit and asks; without a terminal it\nsends only with --yes (exit code 26 otherwise).\n"

@@ -336,8 +336,8 @@ public struct RPCMethods: Sendable {
         case let other?: throw RPCError.invalidParams("'include' must be an array of command names, not \(other.typeName)")
         }
         let (service, live, _) = try await day(params, request: request) { _ in true }
-        for name in including where !service.calendarRecipes.contains(where: { $0.command == name }) {
-            let optional = service.calendarRecipes.filter { $0.calendar?.whenAsked == true }.map(\.command)
+        if let name = service.unknownIncludes(including).first {
+            let optional = service.askedCalendarCommands
             throw RPCError.invalidParams(
                 "'include' names '\(name)', which is not a command of '\(service.portal.id)' with a calendar"
                     + (optional.isEmpty ? "" : " (included when asked: \(optional.joined(separator: ", ")))"))
@@ -387,15 +387,15 @@ public struct RPCMethods: Sendable {
             guard case .string(let text) = value else {
                 throw RPCError.invalidParams("'parameters.\(name)' must be a string, not \(value.typeName)")
             }
-            guard action.parameters.contains(where: { $0.name == name }) else {
-                throw RPCError.invalidParams(
-                    "'parameters.\(name)' is not a value '\(recipe.command) \(action.name)' takes"
-                        + (action.parameters.isEmpty ? "" : " (it takes: \(action.parameters.map(\.name).joined(separator: ", ")))"))
-            }
             parameters[name] = text
         }
-        if let missing = action.parameters.first(where: { $0.required && (parameters[$0.name] ?? "").isEmpty }) {
-            throw RPCError.invalidParams("'parameters.\(missing.name)' is required by '\(recipe.command) \(action.name)'")
+        if let unknown = action.unknownParameters(parameters).first {
+            throw RPCError.invalidParams(
+                "'parameters.\(unknown)' is not a value '\(recipe.command) \(action.name)' takes"
+                    + (action.parameters.isEmpty ? "" : " (it takes: \(action.parameters.map(\.name).joined(separator: ", ")))"))
+        }
+        if let missing = action.missingParameters(parameters).first {
+            throw RPCError.invalidParams("'parameters.\(missing)' is required by '\(recipe.command) \(action.name)'")
         }
         request.progress?("performing \(action.name) of \(recipe.command), the terms of use checked first")
         let result = try await host.service(portal: portal, user: user).perform(

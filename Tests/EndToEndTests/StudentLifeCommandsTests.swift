@@ -57,6 +57,8 @@ struct StudentLifeCommandsTests {
         #expect(neither.exitCode == 64 && neither.stderr.contains("'syllabus' needs '--code', or '--search' instead"), "\(neither)")
         let both = try await run(["syllabus", "CS-320", "--search", "x"])
         #expect(both.exitCode == 64 && both.stderr.contains("give it or what chose that source, not both"), "\(both)")
+        let twice = try await run(["syllabus", "CS-320", "--code", "CS-340"])
+        #expect(twice.exitCode == 64 && twice.stderr.contains("--code is given twice"), "\(twice)")
         let help = try await run(["syllabus", "--help"])
         #expect(help.stdout.contains("syllabus [<code>] [--search <search>]"), "\(help)")
     }
@@ -81,6 +83,8 @@ struct StudentLifeCommandsTests {
 
             let badISBN = try await run(["library", "request", "--title", "X", "--isbn", "978-0-465-02656-3", "--yes"], demo: demo)
             #expect(badISBN.exitCode == 24 && badISBN.stderr.contains("The ISBN 978-0-465-02656-3 is not valid"), "\(badISBN)")
+            let yesNo = try await run(request + ["--yes=no"], demo: demo)
+            #expect(yesNo.exitCode == 64 && yesNo.stderr.contains("--yes takes no value"), "\(yesNo)")
             let noTitle = try await run(["library", "request", "--isbn", "1", "--yes"], demo: demo)
             #expect(noTitle.exitCode == 64 && noTitle.stderr.contains("needs --title"), "\(noTitle)")
             let typo = try await run(["library", "request", "--titel", "X"], demo: demo)

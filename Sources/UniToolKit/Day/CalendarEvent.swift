@@ -42,7 +42,8 @@ public struct CalendarEvent: Sendable, Equatable {
         return day >= first && day <= until && (day.ordinal - first.ordinal) % 7 == 0 && !exceptions.contains(day)
     }
 
-    /// Every day it occurs on, in order: what a calendar app shows.
+    /// The days it starts on, in order: what a calendar app shows (an all-day event over several
+    /// days, `lastDay`, is one occurrence).
     public var occurrences: [CalendarDay] {
         guard let until = weeklyUntil else { return [timing.day] }
         return stride(from: timing.day.ordinal, through: until.ordinal, by: 7).map(CalendarDay.init(ordinal:))
@@ -219,8 +220,9 @@ extension CalendarEvent {
             var end: FieldValue
             switch event.timing {
             case .allDay(let day):
+                // The last day, as people count (the file's DTEND is the day after).
                 start = .date(day.description)
-                end = .date(day.description)
+                end = .date((event.lastDay ?? day).description)
             case .timed(let day, let from, let to):
                 start = .string("\(day.description)T\(TimeSpan.clock(from))")
                 end = .string("\(day.adding(days: to / 1440).description)T\(TimeSpan.clock(to % 1440))")

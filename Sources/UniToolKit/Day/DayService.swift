@@ -79,6 +79,14 @@ extension DayService {
     /// The commands whose recipes have a `calendar:` section, in the catalog's order.
     public var calendarRecipes: [DataRecipe] { recipes.filter { $0.calendar != nil } }
 
+    /// The commands whose calendar is in the export only when asked (`when_asked: true`).
+    public var askedCalendarCommands: [String] { calendarRecipes.filter { $0.calendar?.whenAsked == true }.map(\.command) }
+
+    /// The names in `including` that are no command with a calendar.
+    public func unknownIncludes(_ including: [String]) -> [String] {
+        including.filter { name in !calendarRecipes.contains { $0.command == name } }
+    }
+
     /// A recipe's records as events.
     public func events(of recipe: DataRecipe, from records: RecordSet) throws -> [CalendarEvent] {
         guard let spec = recipe.calendar else {
@@ -98,19 +106,22 @@ extension DayService {
     public func calendar(live: LiveRecipeRun?, including: [String] = []) async throws -> (
         text: String, events: [CalendarEvent], answers: [(String, Answer)]
     ) {
-        let optional = calendarRecipes.filter { $0.calendar?.whenAsked == true }.map(\.command)
-        for name in including where !calendarRecipes.contains(where: { $0.command == name }) {
+        if let name = unknownIncludes(including).first {
             throw UniToolError(
                 .usage, "'\(name)' is not a command of '\(portal.id)' with a calendar",
-                hint: optional.isEmpty
+                hint: askedCalendarCommands.isEmpty
                     ? "every calendar of '\(portal.id)' is included already"
-                    : "these are included when asked: \(optional.joined(separator: ", "))")
+                    : "these are included when asked: \(askedCalendarCommands.joined(separator: ", "))")
         }
         let chosen = calendarRecipes.filter { $0.calendar?.whenAsked != true || including.contains($0.command) }
         guard !chosen.isEmpty else {
             throw UniToolError(
-                .usage, "no command of '\(portal.id)' has a calendar",
-                hint: "a recipe declares one with a calendar: section; see docs/RECIPES.md")
+                .usage,
+                "no command of '\(portal.id)' has a calendar" + (askedCalendarCommands.isEmpty ? "" : " that is included unless asked"),
+                hint: askedCalendarCommands.isEmpty
+                    ? "a recipe declares one with a calendar: section; see docs/RECIPES.md"
+                    : "name one: --include \(askedCalendarCommands[0]) (these are included when asked: \(askedCalendarCommands.joined(separator: ", ")))"
+            )
         }
         let answers = try await withThrowingTaskGroup(of: (Int, Answer).self) { group in
             for (index, recipe) in chosen.enumerated() {

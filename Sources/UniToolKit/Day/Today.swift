@@ -132,8 +132,9 @@ extension DayService {
             switch item.show {
             case .events: section.rows = try eventRows(of: recipe, records: answer.records, days: item.days)
             case .due:
-                section.rows = try dueRows(of: recipe, records: answer.records, field: item.field ?? "", days: item.days)
-                if let fields = item.fields { section.rows = try section.rows.selecting(fields) }
+                section.rows = try dueRows(
+                    of: recipe, records: answer.records, field: item.field ?? "", days: item.days,
+                    showing: item.fields ?? recipe.tableColumns)
             case .records: section.rows = try answer.records.selecting(item.fields ?? recipe.tableColumns)
             case .changes:
                 let (rows, firstLook) = try changeRows(of: recipe, item: item, records: answer.records)
@@ -201,8 +202,9 @@ extension DayService {
         return "\(names[day.weekday.rawValue]) \(date) \(months[month - 1])"
     }
 
-    /// Records whose date `field` is on or before `days` days from today, soonest first.
-    func dueRows(of recipe: DataRecipe, records: RecordSet, field: String, days: Int) throws -> RecordSet {
+    /// Records whose date `field` is on or before `days` days from today, soonest first, with
+    /// the fields `showing`.
+    func dueRows(of recipe: DataRecipe, records: RecordSet, field: String, days: Int, showing: [String]) throws -> RecordSet {
         guard recipe.columns.contains(field) else {
             throw UniToolError(
                 .recipeInvalid, "today's due: field '\(field)' is not a field of '\(recipe.command)'",
@@ -213,7 +215,7 @@ extension DayService {
             guard let value = record[field], let day = CalendarDay(iso: value.text), day <= last else { return nil }
             return (day, record)
         }.sorted { $0.0 < $1.0 }.map(\.1)
-        return try RecordSet(columns: records.columns, records: kept).selecting(recipe.tableColumns)
+        return try RecordSet(columns: records.columns, records: kept).selecting(showing)
     }
 
     /// What was added, changed or removed since the user last looked at this part, and the look

@@ -96,7 +96,7 @@ public struct RecordFilter: Sendable {
             // A date's weekday, or the day as the portal writes it: Mon, Monday, 月, (金).
             return Weekday(parsing: field.text)?.short == value
         case .covers:
-            return Self.day(field).map { $0 <= value } ?? false
+            preconditionFailure("covers reads two fields of the record, and is decided in apply(to:)")
         case .since, .until:
             switch field {
             case .date(let text), .datetime(let text):

@@ -115,6 +115,12 @@ extension DataRecipe {
                 "options", "only one option can be positional, and \(positional.map { "'\($0.name)'" }.joined(separator: " and ")) both are"
             )
         }
+        // A word after the command is an action's name or the positional value, never either.
+        if let positional = positional.first, top.child("actions") != nil {
+            throw top.error(
+                "options",
+                "option '\(positional.name)' cannot be positional in a recipe with actions: a word after the command names an action")
+        }
         let totals = try top.mappingReader("totals").map { try Totals.load(reader: $0, columns: columns) }
         var actions: [ActionSpec] = []
         if let actionsReader = try top.mappingReader("actions") {
@@ -171,10 +177,14 @@ extension DataRecipe.Source {
             {
                 throw fieldsReader.error(field.name, "compute: before_today needs a date field, and '\(other)' is not one")
             }
+            // The value it works from is read first: fields are read in order.
             if case .atMost(let other, _) = field.compute,
-                !fields.contains(where: { $0.name == other && ($0.type == .integer || $0.type == .number) })
+                !fields.prefix(while: { $0.name != field.name }).contains(where: {
+                    $0.name == other && ($0.type == .integer || $0.type == .number)
+                })
             {
-                throw fieldsReader.error(field.name, "compute: at_most needs an integer or number field, and '\(other)' is not one")
+                throw fieldsReader.error(
+                    field.name, "compute: at_most needs an integer or number field declared before it, and '\(other)' is not one")
             }
         }
         let maxPages = try reader.integer("max_pages") ?? 20
@@ -307,6 +317,9 @@ extension FieldSpec {
         var compute: Computation?
         if let computeReader = try reader.mappingReader("compute") {
             try computeReader.allowOnly(["before_today", "at_most"])
+            guard computeReader.keys.count == 1 else {
+                throw reader.error("compute", "say one computation: before_today or at_most")
+            }
             if let limits = try computeReader.stringMap("at_most") {
                 guard limits.count == 1, let limit = Double(limits[0].1) else {
                     throw computeReader.error("at_most", "name one number field and its limit, such as at_most: { absences_left: 1 }")
@@ -410,12 +423,16 @@ extension ActionSpec {
             for parameterName in parametersReader.keys {
                 let entry = try parametersReader.entry(parameterName)
                 try entry.allowOnly(["help", "required"])
-                guard NameSyntax.isValueName(parameterName), parameterName != argument else {
+                guard NameSyntax.isValueName(parameterName), parameterName != argument,
+                    !ActionSpec.reservedParameterNames.contains(parameterName)
+                else {
                     throw parametersReader.error(
                         parameterName,
                         parameterName == argument
                             ? "'\(parameterName)' is already the action's argument"
-                            : "'\(parameterName)' must be lowercase letters, digits and underscores")
+                            : ActionSpec.reservedParameterNames.contains(parameterName)
+                                ? "'--\(parameterName)' is unitool's own option; name the value otherwise"
+                                : "'\(parameterName)' must be lowercase letters, digits and underscores")
                 }
                 parameters.append(
                     Parameter(name: parameterName, help: try entry.string("help"), required: try entry.bool("required") ?? false))

@@ -377,6 +377,22 @@ public struct ActionSpec: Sendable {
         public var submit: String?
     }
 
+    /// Names unitool's own options take, which no parameter may (`--yes`, `--format`, …).
+    public static let reservedParameterNames: Set<String> = [
+        "yes", "help", "portal", "user", "format", "json", "fields", "sort", "recipes", "verbose", "quiet", "offline", "timeout",
+        "trace", "source", "summary", "insecure",
+    ]
+
+    /// The required parameters that `given` leaves out or leaves empty, in the recipe's order.
+    public func missingParameters(_ given: [String: String]) -> [String] {
+        parameters.filter { $0.required && (given[$0.name] ?? "").isEmpty }.map(\.name)
+    }
+
+    /// The names in `given` that are no parameter of the action, sorted.
+    public func unknownParameters(_ given: [String: String]) -> [String] {
+        given.keys.filter { name in !parameters.contains { $0.name == name } }.sorted()
+    }
+
     /// Every value the action's templates may use, by name: the argument and each parameter
     /// (those not given are empty).
     public func values(argument: String, parameters given: [String: String]) -> [String: String] {

@@ -36,9 +36,9 @@ public struct TodayItem: Sendable, Equatable {
     }
 
     /// The section's name in `--json`: the title, lowercased, words joined by `_`
-    /// ("Classes today" is `classes_today`).
+    /// ("Classes today" is `classes_today`; an apostrophe joins, "Today's menu" is `todays_menu`).
     public var key: String {
-        let words = title.lowercased().split { !$0.isLetter && !$0.isNumber }
+        let words = title.lowercased().filter { $0 != "'" && $0 != "\u{2019}" }.split { !$0.isLetter && !$0.isNumber }
         return words.isEmpty ? command : words.joined(separator: "_")
     }
 

@@ -54,9 +54,11 @@ extension Interaction {
     public var canTypeOneTimeCode: Bool { false }
     public func typeOneTimeCode(_ question: String) -> String? { nil }
     public func explainWait(_ message: String) { progress(message) }
+    /// Nobody to ask: an action the command that names it confirms goes ahead; one that asks
+    /// first (`ask: true`) does not, unless the call said yes itself.
     public func confirm(_ action: ActionSpec, argument: String, parameters: [String: String], on portal: PortalRecipe) async throws
         -> Bool
-    { true }
+    { !action.ask }
 }
 
 /// Nobody to ask: every default of `Interaction`. For scripts' own uses of the library, and for

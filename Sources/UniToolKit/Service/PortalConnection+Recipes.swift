@@ -42,7 +42,7 @@ extension PortalConnection {
                 .usage, "'\(sourceName ?? "")' is not a source of '\(recipe.command)'",
                 hint: "use one of: \(recipe.sources.compactMap(\.name).joined(separator: ", "))")
         }
-        let question = HistoryStore.optionsKey(recipe.effectiveOptions(given), source: sourceName)
+        let question = HistoryStore.optionsKey(recipe.effectiveOptions(given), source: request.historySource)
         do {
             let records = try await whileCheckingTerms {
                 try await HTTPSession.$commandHeaders.withValue(recipe.headers) {
@@ -89,7 +89,7 @@ extension PortalConnection {
         do {
             sets = try await withThrowingTaskGroup(of: (Int, [Record]).self) { group in
                 for (index, values) in runs.enumerated() {
-                    group.addTask { (index, try await self.records(extractor, values: values, firstPage: shown)) }
+                    group.addTask { (index, try await self.records(extractor, values: values, typed: given, firstPage: shown)) }
                 }
                 var results = [[Record]](repeating: [], count: runs.count)
                 var finished = 0
@@ -156,7 +156,12 @@ extension PortalConnection {
 
     /// Every page of one run of a source: the first, then each `next` link up to `max_pages`.
     /// `firstPage`, when given, is the first page already fetched (see `shows_records`).
-    func records(_ extractor: RecordExtractor, values given: [String: String], firstPage: Page? = nil) async throws -> [Record] {
+    ///
+    /// `typed` are the options as the user gave them, for a message about a page the portal does
+    /// not have.
+    func records(_ extractor: RecordExtractor, values given: [String: String], typed: [String: String] = [:], firstPage: Page? = nil)
+        async throws -> [Record]
+    {
         let source = extractor.source
         var values = given
         if let midnight = FieldTyper.parseDate(extractor.today, format: "yyyy-MM-dd", timeZone: .current) {
@@ -188,19 +193,16 @@ extension PortalConnection {
                     page = try await loadPage(
                         next.absoluteString, as: pages == 0 ? .fetch : .next, recipe: extractor.recipe.file,
                         asFetch: source.parser == .json)
-                } catch let error as UniToolError where pages == 0 && error.kind == .portalError && error.message.contains(" 404 ") {
+                } catch let error as UniToolError where pages == 0 && error.message.hasPrefix("the portal answered 404 ") {
                     // A page named by what the user typed (a course code) that the portal does
-                    // not have is most likely a mistyped value, not a moved page.
-                    let typed = source.fetch.variables.filter { name in
-                        extractor.recipe.options.contains { $0.name == name && $0.defaultValue != values[name] }
+                    // not have is most likely a mistyped value, not a moved page. A value an
+                    // option resolved (`current`) is not what was typed, and is not named.
+                    let shown = source.fetch.variables.compactMap { name -> String? in
+                        guard let value = typed[name], values[name] == value else { return nil }
+                        return "\(name) \(value)"
                     }
-                    if !typed.isEmpty {
-                        let shown = typed.map { "--\($0) \(values[$0] ?? "")" }.joined(separator: ", ")
-                        throw UniToolError(
-                            error.kind, error.message,
-                            hint: "the portal has no page for \(shown): check the value; if it is right, the page may have moved")
-                    }
-                    throw error
+                    guard !shown.isEmpty else { throw error }
+                    throw error.adding(note: "the portal has no page for \(shown.joined(separator: ", ")): check the value given")
                 }
             }
             let document = try extractor.parse(
@@ -395,9 +397,7 @@ extension PortalConnection {
                 records: [Record(fields: [("result", .string("nothing to do")), ("message", .string(message))])])
         }
         if let message = try refusal(action, in: document, values: values) {
-            throw UniToolError(
-                .actionRefused, "the portal refused to \(action.name)\(argument.isEmpty ? "" : " \(argument)"): \(message)",
-                hint: "the portal's own rules decide this; see its page for details")
+            throw Self.refused(action, argument: argument, message)
         }
         let formXPath = try Template(action.form).render(values, encode: Template.xpathLiteral)
         guard let formNode = try document.select(formXPath).first else {
@@ -434,19 +434,18 @@ extension PortalConnection {
         logger.debug("action '\(action.name)': \(submission)")
         var result = try await session.submit(submission, bodyMayGoTo: bodyMayGoTo(.action, recipe: recipe.file))
         var resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
-        if let confirmPage = action.confirmPage {
-            // The portal's own "is this right?" page: its refusal (a field it did not accept) is
-            // said first; otherwise its form, which carries what it received, is sent as it is.
+        // The portal's own "is this right?" page, unless it did it at once: its refusal (a field
+        // it did not accept) is said first; otherwise its form, which carries what it received,
+        // is sent as it is.
+        if let confirmPage = action.confirmPage, try !resultDocument.evaluate(action.successWhen).booleanValue {
             if let message = try refusal(action, in: resultDocument, values: values) {
-                throw UniToolError(
-                    .actionRefused, "the portal refused to \(action.name)\(argument.isEmpty ? "" : " \(argument)"): \(message)",
-                    hint: "the portal's own rules decide this; see its page for details")
+                throw Self.refused(action, argument: argument, message)
             }
             guard let confirmNode = try resultDocument.select(confirmPage.form).first else {
                 let error = UniToolError(
                     .layoutChanged,
-                    "recipe \(recipe.file): action '\(action.name)': no confirmation form matching \"\(confirmPage.form)\" on \(result.url.redactedForLog)",
-                    hint: "look at the portal in a browser: nothing was confirmed, so the request was not sent")
+                    "recipe \(recipe.file): action '\(action.name)': the page after the form at \(result.url.redactedForLog) has no confirmation form matching \"\(confirmPage.form)\", and does not say it is done",
+                    hint: "unitool cannot tell whether it was received: look at the portal in a browser before trying again")
                 throw DriftReport.save(error, document: resultDocument, recipe: recipe, in: driftReports, logger: logger)
             }
             let confirmButton = try confirmPage.submit.flatMap { try confirmNode.select($0).first }
@@ -465,9 +464,7 @@ extension PortalConnection {
             resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
         }
         if let message = try refusal(action, in: resultDocument, values: values) {
-            throw UniToolError(
-                .actionRefused, "the portal refused to \(action.name)\(argument.isEmpty ? "" : " \(argument)"): \(message)",
-                hint: "the portal's own rules decide this; see its page for details")
+            throw Self.refused(action, argument: argument, message)
         }
         guard try resultDocument.evaluate(action.successWhen).booleanValue else {
             let error = UniToolError(
@@ -488,6 +485,13 @@ extension PortalConnection {
             fields += extracted.records.first?.fields.filter { !action.takesArgument || $0.name != action.argument } ?? []
         }
         return RecordSet(columns: fields.map(\.name), records: [Record(fields: fields)])
+    }
+
+    /// The error for an action the portal refused, with its reason (`refusal`).
+    static func refused(_ action: ActionSpec, argument: String, _ message: String) -> UniToolError {
+        UniToolError(
+            .actionRefused, "the portal refused to \(action.name)\(argument.isEmpty ? "" : " \(argument)"): \(message)",
+            hint: "the portal's own rules decide this; see its page for details")
     }
 
     /// The portal's reason for refusing an action, as the error quotes it: scrubbed of every

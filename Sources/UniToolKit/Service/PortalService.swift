@@ -55,7 +55,8 @@ public struct PortalService: Sendable {
                     .noOfflineAnswer, "no history is kept here, so there is no offline answer", hint: "run it without offline")
             }
             let answer = try history.offlineAnswer(
-                recipe: recipe, portal: portal.id, user: recipe.historyUser(user), options: request.options, source: request.source)
+                recipe: recipe, portal: portal.id, user: recipe.historyUser(user), options: request.options,
+                source: request.historySource)
             return RecipeOutcome(records: try request.shape.apply(to: answer.records, of: recipe), asOf: answer.ranAt)
         }
         let today = RecordExtractor.localToday(try clock())
@@ -75,13 +76,13 @@ public struct PortalService: Sendable {
         _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String] = [:], confirmed: Bool = false,
         interaction: any Interaction
     ) async throws -> RecordSet {
-        let missing = action.parameters.filter { $0.required && (parameters[$0.name] ?? "").isEmpty }.map(\.name)
+        let missing = action.missingParameters(parameters)
         if !missing.isEmpty {
             throw UniToolError(
                 .usage, "'\(recipe.command) \(action.name)' needs \(missing.joined(separator: " and "))",
                 hint: "give every required value; 'unitool \(recipe.command) \(action.name) --help' lists them")
         }
-        if let unknown = parameters.keys.sorted().first(where: { name in !action.parameters.contains { $0.name == name } }) {
+        if let unknown = action.unknownParameters(parameters).first {
             throw UniToolError(
                 .usage, "'\(unknown)' is not a value '\(recipe.command) \(action.name)' takes",
                 hint: action.parameters.isEmpty

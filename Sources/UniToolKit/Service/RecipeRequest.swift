@@ -8,6 +8,12 @@ public struct RecipeRequest: Sendable, Equatable {
     /// Option values by name, as text (a recipe's options are text).
     public var options: [String: String]
     public var source: String?
+    /// The source chosen by an option (`--search` reads the search source) rather than named.
+    /// The options say it already, so the history keys the answer without it, as watch and
+    /// `today`, which know only the options, look it up.
+    public var sourceChosenByOption = false
+    /// The source as the history keys the answer.
+    public var historySource: String? { sourceChosenByOption ? nil : source }
     public var summary: Bool
     /// `["due", "-title"]` as sort keys; nil keeps the recipe's order.
     public var sort: [SortKey]?
@@ -43,11 +49,20 @@ public struct RecipeRequest: Sendable, Equatable {
     /// what must be given when that source is read. An option used by some sources only is
     /// required only for those (a course code for the course's page, not for the search).
     static func neededOptions(of source: DataRecipe.Source, in recipe: DataRecipe) -> [String] {
+        let named = readOptions(of: source, in: recipe)
+        return recipe.options.filter { $0.defaultValue == nil && $0.filter == nil && named.contains($0.name) }.map(\.name)
+    }
+
+    /// Every value a source's requests name: its fetch, form, JSON body and `read:` values, and
+    /// the pages options resolve their symbolic values on (`{{year}}` in a term's lookup), which
+    /// every source's run goes through.
+    static func readOptions(of source: DataRecipe.Source, in recipe: DataRecipe) -> Set<String> {
         var named = Set(source.fetch.variables)
         for (_, template) in source.form { named.formUnion(template.variables) }
         if let json = source.json { named.formUnion(json.variables) }
         for read in source.reads { for (_, template) in read.templates { named.formUnion(template.variables) } }
-        return recipe.options.filter { $0.defaultValue == nil && $0.filter == nil && named.contains($0.name) }.map(\.name)
+        for option in recipe.options { for resolution in option.resolve.values { named.formUnion(resolution.fetch.variables) } }
+        return named
     }
 
     /// Everything a run of the recipe takes, flat (MCP's tool schema): its options, `source`
@@ -103,6 +118,16 @@ public struct RecipeRequest: Sendable, Equatable {
                 // by the one parser the filter itself uses, before anything is asked of the portal.
                 do {
                     _ = try RecordFilter(option: option, value: value)
+                    // A yes/no field matches only yes or no: a misspelt `--warning ture` would
+                    // match nothing, and an empty answer is not what was asked.
+                    if let filter = option.filter, filter.test == .equals,
+                        recipe.primary.fields.first(where: { $0.name == filter.field })?.type == .bool,
+                        PortalLanguage.bool(value, language: nil) == nil
+                    {
+                        throw UniToolError(
+                            .usage, "'\(value)' is not yes or no for \(naming.option(option.name))",
+                            hint: "use true or false (yes/no, 1/0)")
+                    }
                 } catch let error as UniToolError {
                     // The filter's own message names the option as the command line does.
                     let path = naming.option(option.name)
@@ -146,11 +171,12 @@ public struct RecipeRequest: Sendable, Equatable {
                     message: "'\(naming.option(option.name))' reads from source '\(chosen)', not '\(source)'; give one or the other")
             }
             source = chosen
+            sourceChosenByOption = true
         }
         // What the chosen source needs: said with the options that would choose another. An
         // option only another source reads is a contradiction (a course code and --search).
         if let chosen = recipe.source(named: source), recipe.sources.count > 1 {
-            let read = Set(chosen.fetch.variables + chosen.form.flatMap(\.value.variables) + (chosen.json?.variables ?? []))
+            let read = Self.readOptions(of: chosen, in: recipe)
             for option in recipe.options where values[option.name] != nil && option.filter == nil && !read.contains(option.name) {
                 throw ArgumentProblem(
                     path: naming.option(option.name),

@@ -128,9 +128,11 @@ struct TodayServiceTests {
             ])
         }
         let set = RecordSet(columns: loans.columns, records: [loan("3", "2026-11-28"), loan("1", "2026-11-01"), loan("2", "2026-11-29")])
-        let rows = try service(history: nil).dueRows(of: loans, records: set, field: "due", days: 3)
+        let rows = try service(history: nil).dueRows(of: loans, records: set, field: "due", days: 3, showing: loans.tableColumns)
         #expect(rows.records.map { $0["barcode"]!.text } == ["1", "3"])
-        #expect { try service(history: nil).dueRows(of: loans, records: set, field: "returned", days: 3) } throws: {
+        #expect {
+            try service(history: nil).dueRows(of: loans, records: set, field: "returned", days: 3, showing: loans.tableColumns)
+        } throws: {
             ($0 as? UniToolError)?.kind == .recipeInvalid
         }
     }
@@ -145,6 +147,7 @@ struct TodayServiceTests {
             item.key == "timetable"
                 && TodayItem(title: "Loans due (3 days)", command: "l", options: [:], show: .due, days: 3, field: "d").key
                     == "loans_due_3_days"
+                && TodayItem(title: "Today's menu", command: "m", options: [:], show: .records, days: 0, field: nil).key == "todays_menu"
         )
     }
 

@@ -44,6 +44,12 @@ struct StudentLifeLanguageTests {
         let base = "command: a\nfetch: /a\nrows: \"//tr\"\nfields:\n  code: { xpath: td }\n"
         #expect(refused(base + "  w: { compute: { at_most: { code: 1 } } }\n", "needs an integer or number field"))
         #expect(refused(base + "  n: { xpath: td, type: integer }\n  w: { compute: { at_most: { n: few } } }\n", "name one number field"))
+        // The number is read before the warning, or the warning would be null on every row.
+        #expect(refused(base + "  w: { compute: { at_most: { n: 1 } } }\n  n: { xpath: td, type: integer }\n", "declared before it"))
+        #expect(
+            refused(
+                base + "  d: { xpath: td, type: date, format: yyyy-MM-dd }\n  n: { xpath: td, type: integer }\n"
+                    + "  w: { compute: { at_most: { n: 1 }, before_today: d } }\n", "say one computation"))
     }
 
     @Test("the covers filter keeps records whose span holds the day; an open end runs on; its fields must be dates")
@@ -154,6 +160,16 @@ struct StudentLifeLanguageTests {
             refused(
                 Self.syllabus.replacingOccurrences(
                     of: "search: { source: search }", with: "search: { source: search, filter: { field: code } }"), "cannot choose one"))
+        let withAction =
+            Self.syllabus
+            + "\nactions:\n  save:\n    fetch: /s\n    form: \"//form\"\n    success_when: \"//p\"\n"
+        #expect(refused(withAction, "cannot be positional in a recipe with actions"))
+        // The history keys an answer by its options when an option chose its source, as watch
+        // and today look it up.
+        #expect(search.historySource == nil)
+        let named = try RecipeRequest(
+            recipe: recipe, options: [("code", .string("A"))], shape: [("source", .string("course"))], naming: .rpc)
+        #expect(named.historySource == "course")
     }
 
     static let requestAction = """
@@ -182,6 +198,9 @@ struct StudentLifeLanguageTests {
         #expect(action.values(argument: "", parameters: ["title": "T"]) == ["title": "T", "isbn": ""], "a value not given is empty")
         #expect(refused(Self.requestAction.replacingOccurrences(of: "isbn: \"{{isbn}}\"", with: "isbn: \"{{issn}}\""), "{{issn}}"))
         #expect(refused(Self.requestAction.replacingOccurrences(of: "isbn: {}", with: "ISBN-13: {}"), "lowercase letters"))
+        #expect(refused(Self.requestAction.replacingOccurrences(of: "isbn: {}", with: "yes: {}"), "unitool's own option"))
+        #expect(action.missingParameters(["isbn": "1"]) == ["title"] && action.missingParameters(["title": ""]) == ["title"])
+        #expect(action.unknownParameters(["title": "T", "price": "1", "author": "A"]) == ["author", "price"])
         #expect(refused(Self.requestAction.replacingOccurrences(of: "confirm_page: { form:", with: "confirm_page: { from:"), "from"))
         #expect(
             refused(
@@ -242,6 +261,8 @@ struct StudentLifeLanguageTests {
         let christmas = try #require(CalendarDay(iso: "2026-12-24"))
         let after = try #require(CalendarDay(iso: "2026-12-29"))
         #expect(event.occurs(on: christmas) && !event.occurs(on: after))
+        let record = try #require(CalendarEvent.records(events).records.first)
+        #expect(record["start"] == .date("2026-12-20") && record["end"] == .date("2026-12-28"), "the last day, as people count")
         let text = ICalendarWriter(timeZone: TimeZone(identifier: "Asia/Tokyo")!, name: "x").render(events)
         #expect(text.contains("DTSTART;VALUE=DATE:20261220\r\n") && text.contains("DTEND;VALUE=DATE:20261229\r\n"), "\(text)")
     }

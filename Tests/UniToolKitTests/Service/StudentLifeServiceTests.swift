@@ -61,6 +61,9 @@ struct StudentLifeServiceTests {
             let os = try #require(set.records.first { $0["code"] == .string("CS-340") })
             #expect(os["late"] == .integer(3) && os["absences_left"] == .integer(2) && os["warning"] == .bool(false))
 
+            #expect { try bench.request("attendance", ["warning": "ture"]) } throws: {
+                ($0 as? ArgumentProblem)?.message.contains("'ture' is not yes or no for options.warning") == true
+            }
             let warned = try await bench.run("attendance", ["warning": "yes"], on: demo)
             #expect(Self.texts(warned, "code") == ["CS-320"])
             // A roll call that marks alice absent from Operating Systems: one left, and warned.
@@ -88,7 +91,9 @@ struct StudentLifeServiceTests {
             let none = try await bench.run("syllabus", ["search": "astrology"], on: demo)
             #expect(none.records.isEmpty)
             let missing = await #expect(throws: UniToolError.self) { try await bench.run("syllabus", ["code": "XX-999"], on: demo) }
-            #expect(missing?.kind == .portalError && missing?.hint?.contains("--code XX-999") == true, "\(String(describing: missing))")
+            #expect(
+                missing?.kind == .portalError && missing?.hint?.contains("no page for code XX-999") == true,
+                "\(String(describing: missing))")
         }
         #expect { try bench.request("syllabus") } throws: { ($0 as? ArgumentProblem)?.message.contains("options.search") == true }
         #expect { try bench.request("syllabus", ["code": "CS-320", "search": "x"]) } throws: {
@@ -167,6 +172,13 @@ struct StudentLifeServiceTests {
             }
             #expect(declined?.kind == .declined)
             #expect(declining.confirmedValues == [values], "the person saw every value")
+            // Nobody to ask (a script's own use of the library): an action that asks first is not sent.
+            let unattended = await #expect(throws: UniToolError.self) {
+                try await bench.withService(on: demo) { service, _ in
+                    try await service.perform(request, of: library, argument: "", parameters: values, interaction: Unattended())
+                }
+            }
+            #expect(unattended?.kind == .declined)
             #expect(await demo.requests.isEmpty, "nothing was sent, not even the login")
 
             let person = ScriptedInteraction(confirms: true)
