@@ -100,6 +100,8 @@ struct Dispatcher {
                 return await Plugins.run(plugin, arguments: Array(arguments[(commandIndex + 1)...]), globals: globals)
             }
         }
+        // A recipe's command is one-shot: a few requests, then the process ends.
+        HTTPSession.useOneEventLoopThread()
         return await RecipeCommandRunner(name: name, arguments: rest).run()
     }
 

@@ -41,6 +41,22 @@ public struct RecordExtractor: Sendable {
     /// Parses a page the way the source says (forgiving HTML, or strict XML for feeds), decoded
     /// as a browser would: `charset` is the HTTP header's label, `charsetOverride` the portal's
     /// `charset:` (the source's own `charset:` beats both).
+    /// A fetched page as this source reads it: an HTML page's tree is the one the login check
+    /// parsed already (`Page.document`), not a second parse of the same bytes.
+    public func document(of page: Page, charsetOverride: String? = nil) throws -> Document {
+        guard source.parser == .html else {
+            return try parse(page.body, url: page.url, charset: page.charset, charsetOverride: charsetOverride)
+        }
+        do {
+            return try page.document(charsetOverride: source.charset ?? charsetOverride)
+        } catch {
+            throw UniToolError(
+                .layoutChanged,
+                "recipe \(recipe.portal)/\(recipe.command): the page at \(page.url.redactedForLog) is not \(Self.expected(source.parser)): \((error as? UniToolError)?.message ?? "\(error)")",
+                hint: "the portal may have moved or broken this page; check 'fetch' in \(recipe.file)")
+        }
+    }
+
     public func parse(_ bytes: [UInt8], url: URL, charset: String?, charsetOverride: String? = nil) throws -> Document {
         let override = source.charset ?? charsetOverride
         do {

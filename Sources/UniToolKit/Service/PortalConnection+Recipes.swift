@@ -205,8 +205,7 @@ extension PortalConnection {
                     throw error.adding(note: "the portal has no page for \(shown.joined(separator: ", ")): check the value given")
                 }
             }
-            let document = try extractor.parse(
-                page.body, url: page.url, charset: page.charset, charsetOverride: portal.charsetOverride(for: page.url))
+            let document = try extractor.document(of: page, charsetOverride: portal.charsetOverride(for: page.url))
             do {
                 records += try extractor.extract(from: document).records
             } catch let error as UniToolError where error.kind == .layoutChanged {

@@ -58,6 +58,12 @@ public final class HTTPSession: Sendable {
         var knownSecrets = TraceScrubber()
     }
 
+    /// For a command that makes a few requests and ends: one event-loop thread instead of one
+    /// per core. Starting and stopping the others was a tenth of a warm command's CPU (issue 40).
+    /// Only before the first request of the process; once, however often it is called.
+    public static func useOneEventLoopThread() { _ = oneEventLoopThread }
+    private static let oneEventLoopThread: Void = { NIOSingletons.groupLoopCountSuggestion = 1 }()
+
     public init(jar: CookieJar = CookieJar(), configuration: Configuration = Configuration(), logger: Logger) {
         var clientConfiguration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,

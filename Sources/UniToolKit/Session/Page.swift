@@ -1,5 +1,6 @@
 import Foundation
 import LibXML
+import Synchronization
 import WebEncoding
 
 /// A response as the session saw it after following redirects.
@@ -8,12 +9,24 @@ public struct Page: Sendable {
     public var url: URL
     public var status: Int
     public var contentType: String?
-    public var body: [UInt8]
+    public var body: [UInt8] {
+        didSet { parsed = ParsedBody() }
+    }
     /// Every address visited to reach this page, the first request included.
     public var hops: [URL]
     /// Set when the session stopped at a redirect instead of following it (`HTTPSession.redirectGate`):
     /// where it led. The page is then that redirect's answer.
     public var heldRedirect: URL? = nil
+    /// The body as `document` parsed it, shared by the copies of the page: the login check
+    /// parses every page a command fetches, and the extraction then reads the same tree instead
+    /// of parsing the bytes a second time (issue 40: the page was parsed twice per request).
+    private var parsed = ParsedBody()
+
+    /// A parsed body and the charset override it was parsed with. A class, so that the copies
+    /// of a page share one parse; libxml2's tree is read one caller at a time (`Document`).
+    final class ParsedBody: Sendable {
+        let document = Mutex<(override: String?, document: Document)?>(nil)
+    }
 
     public init(url: URL, status: Int, contentType: String?, body: [UInt8], hops: [URL]) {
         self.url = url
@@ -42,9 +55,13 @@ public struct Page: Sendable {
     ///
     /// - Parameter charsetOverride: the recipe's `charset:` for this page, which beats the
     ///   server's label (not a byte order mark).
+    /// Parsed once per page and override; a later call gets the same tree.
     public func document(charsetOverride: String? = nil) throws -> Document {
+        if let cached = parsed.document.withLock({ $0 }), cached.override == charsetOverride { return cached.document }
         do {
-            return try Document(html: body, url: url.absoluteString, encoding: charset, charsetOverride: charsetOverride)
+            let document = try Document(html: body, url: url.absoluteString, encoding: charset, charsetOverride: charsetOverride)
+            parsed.document.withLock { $0 = (charsetOverride, document) }
+            return document
         } catch {
             throw UniToolError(
                 .layoutChanged, "the page at \(url.redactedForLog) could not be parsed as HTML: \(error)")
