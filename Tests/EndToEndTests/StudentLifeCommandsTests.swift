@@ -176,6 +176,16 @@ struct StudentLifeCommandsTests {
         #expect(calendar?["result"]?["ics"]?.stringValue?.contains("SUMMARY:Closed: ") == true, "\(String(describing: calendar))")
         let unknown = await client.response(id: .number(7), seen: &seen)
         #expect(unknown?["error"]?["code"] == .number(-32602), "\(String(describing: unknown))")
+        // Every other screen through recipes.run: records, typed as JSON.
+        let others = ["menu", "menu-pdf", "coop-hours", "links", "library", "study-support"]
+        for (offset, recipe) in others.enumerated() {
+            client.sendLine(Self.request(10 + offset, "recipes.run", #"{"portal":"demo","recipe":"\#(recipe)"}"#))
+        }
+        for (offset, recipe) in others.enumerated() {
+            let answer = await client.response(id: .number(Double(10 + offset)), seen: &seen)
+            let records = answer?["result"]?["records"]?.arrayValue ?? []
+            #expect(!records.isEmpty, "\(recipe): \(String(describing: answer))")
+        }
         client.closeInput()
         #expect(await client.waitForExit() == 0)
     }
