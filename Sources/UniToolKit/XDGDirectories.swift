@@ -2,8 +2,11 @@ import Foundation
 
 /// unitool's places on disk, per the XDG base directory specification.
 public enum XDGDirectories {
+    /// The environment as the process started with it: unitool never changes its own, and
+    /// `ProcessInfo.environment` copies all of it into a new dictionary on every call.
+    private static let environment = ProcessInfo.processInfo.environment
+
     private static func base(_ variable: String, fallback: String) -> URL {
-        let environment = ProcessInfo.processInfo.environment
         if let value = environment[variable], value.hasPrefix("/") {
             return URL(fileURLWithPath: value)
         }

@@ -55,6 +55,16 @@ struct CampusCommandsTests {
         #expect(!outcome.stdout.contains("FAIL"))
     }
 
+    @Test("YAMS_DEFAULT_ENCODING in the environment changes nothing: the recipes are read as UTF-8, and stdout stays JSON")
+    func yamlEncodingFromTheEnvironment() async throws {
+        try await DemoUniversity.withRunning { demo in
+            let outcome = try await run(["attendance", "--json"], demo: demo, extra: ["YAMS_DEFAULT_ENCODING": "utf16"])
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            let records = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]]
+            #expect(records?.first?["code"] as? String == "CS-320", "\(outcome.stdout)")
+        }
+    }
+
     @Test("a saved page with one column renamed fails its recipe test, naming the field and the XPath")
     func renamedColumnFails() async throws {
         let copy = sandbox.root.appendingPathComponent("recipes-copy/demo")

@@ -21,7 +21,10 @@ struct RecipeReader {
             // Scalars are read as the text they are (`bool`, `integer` here decide what they
             // mean), so Yams is not asked to resolve tags: its default resolver matches every
             // scalar against ICU regular expressions, a sixth of loading the recipes.
-            let parser = try Parser(yaml: text, resolver: .basic)
+            // UTF-8 named, not Yams' default: that default reads the whole environment on every
+            // parse (a tenth of reading a recipe), and with YAMS_DEFAULT_ENCODING set, prints a
+            // line to stdout, where JSON and JSON-RPC answers go.
+            let parser = try Parser(yaml: text, resolver: .basic, encoding: .utf8)
             guard let node = try parser.singleRoot() else {
                 throw UniToolError(.recipeInvalid, "\(file): the recipe is empty")
             }
