@@ -10,7 +10,9 @@ import UniToolTestSupport
 /// tmux), `watch attendance`, `calendar --include`, JSON-RPC over stdio, and MCP with the
 /// official Python client. The records themselves are tested in process
 /// (UniToolKitTests/Service/StudentLifeServiceTests).
-@Suite("The campus app's other screens, end to end")
+/// Serialized: each case starts demos and unitool processes, and the suite runs beside the rest;
+/// one at a time keeps it from crowding the timed bounds of other suites on 2 cores.
+@Suite("The campus app's other screens, end to end", .serialized)
 struct StudentLifeCommandsTests {
     let sandbox: Sandbox
 
@@ -187,7 +189,8 @@ struct StudentLifeCommandsTests {
             #expect(!records.isEmpty, "\(recipe): \(String(describing: answer))")
         }
         client.closeInput()
-        #expect(await client.waitForExit() == 0)
+        let exit = await client.waitForExit(timeout: 60)
+        #expect(exit == 0, "exit \(String(describing: exit)); stderr: \(client.stderr.suffix(2000))")
     }
 }
 
