@@ -131,9 +131,13 @@ extension DemoRoutes {
     }
 
     /// The renew form's CSRF token: tied to the user and the loan, stable across demo restarts.
-    static func renewToken(_ user: DemoUser, _ barcode: String) -> String {
-        let digest = MessageDigest.sha256("renew/\(user.username)/\(barcode)".utf8)
-        return digest.prefix(12).map { String(format: "%02x", $0) }.joined()
+    static func renewToken(_ user: DemoUser, _ barcode: String) -> String { stableToken("renew/\(user.username)/\(barcode)") }
+
+    /// A token made from `seed` alone (a form's CSRF token, a session key): the same across demo
+    /// restarts, so that a page fetched before a restart still submits after it. `bytes` of a
+    /// SHA-256, in hex.
+    static func stableToken(_ seed: String, bytes: Int = 12) -> String {
+        MessageDigest.sha256(seed.utf8).prefix(bytes).map { String(format: "%02x", $0) }.joined()
     }
 
     static func xml(_ body: String, type: String) -> Response {

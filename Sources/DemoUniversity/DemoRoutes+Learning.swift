@@ -247,7 +247,7 @@ extension DemoRoutes {
     /// A session key per user, stable across demo restarts, as a session's `sesskey` is stable
     /// for the session.
     static func sessionKey(_ user: DemoUser) -> String {
-        MessageDigest.sha256("sesskey/\(user.username)".utf8).prefix(5).map { String(format: "%02x", $0) }.joined()
+        stableToken("sesskey/\(user.username)", bytes: 5)
     }
 
     /// An iCalendar export of each course's assignment deadlines: folded lines, escaped text,

@@ -74,44 +74,47 @@ extension DemoRoutes {
         }
         // Step 1 → 2: checked, and either sent back with its objections or shown for confirmation.
         router.post("/library/request") { request, context in
-            var request = request
-            let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 16)))
-            return try await self.withUser(request, context) { user in
-                guard form["csrf_token"] == Self.requestToken(user) else {
-                    return Self.html(Pages.notFound("The form was stale; open it again.", user: user), status: .forbidden)
-                }
-                let values = Self.requestValues(form)
-                let errors = Self.objections(to: values)
-                guard errors.isEmpty else {
-                    return Self.html(
-                        StudentLifePages.requestForm(user: user, csrf: Self.requestToken(user), values: values, errors: errors))
-                }
+            try await self.withRequestForm(request, context) { user, _, values in
+                if let objected = Self.objectionsPage(user, values) { return objected }
                 return Self.html(StudentLifePages.requestConfirm(user: user, csrf: Self.requestToken(user), values: values))
             }
         }
         // Step 2 → 3: sent (or back to the form with what was typed).
         router.post("/library/request/send") { request, context in
-            var request = request
-            let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 16)))
-            return try await self.withUser(request, context) { user in
-                guard form["csrf_token"] == Self.requestToken(user) else {
-                    return Self.html(Pages.notFound("The form was stale; open it again.", user: user), status: .forbidden)
-                }
-                let values = Self.requestValues(form)
+            try await self.withRequestForm(request, context) { user, form, values in
                 if form["back"] != nil || form["send"] == nil {
                     return Self.html(StudentLifePages.requestForm(user: user, csrf: Self.requestToken(user), values: values))
                 }
-                let errors = Self.objections(to: values)
-                guard errors.isEmpty else {
-                    return Self.html(
-                        StudentLifePages.requestForm(user: user, csrf: Self.requestToken(user), values: values, errors: errors))
-                }
+                if let objected = Self.objectionsPage(user, values) { return objected }
                 let received = await self.state.addPurchaseRequest(
                     user: user.username, title: values["title"] ?? "", author: values["author"] ?? "", isbn: values["isbn"] ?? "",
                     reason: values["reason"] ?? "", date: DemoTermCalendar.iso(DemoTermCalendar(around: self.now()).today))
                 return Self.html(StudentLifePages.requestDone(user: user, request: received))
             }
         }
+    }
+
+    /// A post of the request form, either step: the signed-in user, the form, and its values,
+    /// once its CSRF token is checked (a stale one is refused before `body` runs).
+    func withRequestForm(
+        _ request: Request, _ context: BasicRequestContext,
+        _ body: (DemoUser, [String: String], [String: String]) async throws -> Response
+    ) async throws -> Response {
+        var request = request
+        let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 16)))
+        return try await withUser(request, context) { user in
+            guard form["csrf_token"] == Self.requestToken(user) else {
+                return Self.html(Pages.notFound("The form was stale; open it again.", user: user), status: .forbidden)
+            }
+            return try await body(user, form, Self.requestValues(form))
+        }
+    }
+
+    /// The form sent back with the library's objections to `values`, or nil when it has none.
+    static func objectionsPage(_ user: DemoUser, _ values: [String: String]) -> Response? {
+        let errors = objections(to: values)
+        guard !errors.isEmpty else { return nil }
+        return html(StudentLifePages.requestForm(user: user, csrf: requestToken(user), values: values, errors: errors))
     }
 
     /// `2026-W49`: the ISO week of a Monday, as the menu's PDF is named.
@@ -142,7 +145,5 @@ extension DemoRoutes {
     }
 
     /// The request form's CSRF token: tied to the user, stable across demo restarts.
-    static func requestToken(_ user: DemoUser) -> String {
-        MessageDigest.sha256("purchase-request/\(user.username)".utf8).prefix(12).map { String(format: "%02x", $0) }.joined()
-    }
+    static func requestToken(_ user: DemoUser) -> String { stableToken("purchase-request/\(user.username)") }
 }

@@ -50,11 +50,16 @@ public struct RecordExtractor: Sendable {
         do {
             return try page.document(charsetOverride: source.charset ?? charsetOverride)
         } catch {
-            throw UniToolError(
-                .layoutChanged,
-                "recipe \(recipe.portal)/\(recipe.command): the page at \(page.url.redactedForLog) is not \(Self.expected(source.parser)): \((error as? UniToolError)?.message ?? "\(error)")",
-                hint: "the portal may have moved or broken this page; check 'fetch' in \(recipe.file)")
+            throw notParsed(page.url, error)
         }
+    }
+
+    /// A page the source's parser could not read: a layout change, with the parser's reason.
+    private func notParsed(_ url: URL, _ error: any Error) -> UniToolError {
+        UniToolError(
+            .layoutChanged,
+            "recipe \(recipe.portal)/\(recipe.command): the page at \(url.redactedForLog) is not \(Self.expected(source.parser)): \((error as? UniToolError)?.message ?? "\(error)")",
+            hint: "the portal may have moved or broken this page; check 'fetch' in \(recipe.file)")
     }
 
     public func parse(_ bytes: [UInt8], url: URL, charset: String?, charsetOverride: String? = nil) throws -> Document {
@@ -69,10 +74,7 @@ public struct RecordExtractor: Sendable {
                 return try Document(xml: Array(StructuredText.xml(fromICalendar: bytes).utf8), url: url.absoluteString, encoding: "utf-8")
             }
         } catch {
-            throw UniToolError(
-                .layoutChanged,
-                "recipe \(recipe.portal)/\(recipe.command): the page at \(url.redactedForLog) is not \(Self.expected(source.parser)): \((error as? UniToolError)?.message ?? "\(error)")",
-                hint: "the portal may have moved or broken this page; check 'fetch' in \(recipe.file)")
+            throw notParsed(url, error)
         }
     }
 

@@ -98,12 +98,8 @@ public struct RecordFilter: Sendable {
         case .covers:
             preconditionFailure("covers reads two fields of the record, and is decided in apply(to:)")
         case .since, .until:
-            switch field {
-            case .date(let text), .datetime(let text):
-                let day = String(text.prefix(10))
-                return filter.test == .since ? day >= value : day <= value
-            default: return false
-            }
+            guard let day = Self.day(field) else { return false }
+            return filter.test == .since ? day >= value : day <= value
         }
     }
 

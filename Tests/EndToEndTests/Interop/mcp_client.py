@@ -58,6 +58,19 @@ async def call(session, name, arguments, progress=None):
         return {"ok": False, "code": getattr(detail, "code", None), "message": getattr(detail, "message", str(error))}
 
 
+async def describe_tools(session):
+    """Every tool by name: its input schema and whether it is marked destructive or read-only."""
+    tools = await session.list_tools()
+    return {
+        tool.name: {
+            "schema": field(tool, "inputSchema", "input_schema"),
+            "destructive": bool(tool.annotations and field(tool.annotations, "destructiveHint", "destructive_hint")),
+            "read_only": bool(tool.annotations and field(tool.annotations, "readOnlyHint", "read_only_hint")),
+        }
+        for tool in tools.tools
+    }
+
+
 async def main():
     scenario, command, arguments = sys.argv[1], sys.argv[2], sys.argv[3:]
     parameters = StdioServerParameters(command=command, args=arguments, env=server_environment())
@@ -67,15 +80,7 @@ async def main():
             initialized = await session.initialize()
             report["server"] = field(initialized, "serverInfo", "server_info").name
             if scenario == "session":
-                tools = await session.list_tools()
-                report["tools"] = {
-                    tool.name: {
-                        "schema": field(tool, "inputSchema", "input_schema"),
-                        "destructive": bool(tool.annotations and field(tool.annotations, "destructiveHint", "destructive_hint")),
-                        "read_only": bool(tool.annotations and field(tool.annotations, "readOnlyHint", "read_only_hint")),
-                    }
-                    for tool in tools.tools
-                }
+                report["tools"] = await describe_tools(session)
                 progress = []
 
                 async def on_progress(value, total, message):
@@ -89,15 +94,7 @@ async def main():
                 read = await session.read_resource("unitool://demo/records/grades")
                 report["resource_text"] = read.contents[0].text
             elif scenario == "campus":
-                tools = await session.list_tools()
-                report["tools"] = {
-                    tool.name: {
-                        "schema": field(tool, "inputSchema", "input_schema"),
-                        "destructive": bool(tool.annotations and field(tool.annotations, "destructiveHint", "destructive_hint")),
-                        "read_only": bool(tool.annotations and field(tool.annotations, "readOnlyHint", "read_only_hint")),
-                    }
-                    for tool in tools.tools
-                }
+                report["tools"] = await describe_tools(session)
                 calls = {
                     "attendance": ("attendance", {}),
                     "syllabus": ("syllabus", {"code": "CS-320", "lang": "ja"}),
