@@ -16,6 +16,13 @@ struct DailyCommandsServiceTests {
     /// Systems (15:00) is next.
     static let wednesday = Date(timeIntervalSince1970: 1_795_597_200)
 
+    /// A demo whose clock is `wednesday` too, as the day's views here are: its due dates and term
+    /// are then the same whatever day the suite runs (with the real clock, a loan due "in two
+    /// days" fell outside Wednesday's three once the real date passed the 26th).
+    static func withDemoOnWednesday<T: Sendable>(_ body: (DemoUniversity) async throws -> T) async throws -> T {
+        try await DemoUniversity.withRunning(now: { wednesday }, body)
+    }
+
     /// Whether `value` is of the type the recipe gives `spec`; null is every type's "nothing".
     static func typed(_ value: FieldValue, as spec: FieldSpec) -> Bool {
         if value == .null { return true }
@@ -44,12 +51,17 @@ struct DailyCommandsServiceTests {
             let set = try await bench.run(command, on: demo)
             #expect(!set.records.isEmpty)
             #expect(set.columns.allSatisfy { recipe.columns.contains($0) }, "\(set.columns) against \(recipe.columns)")
-            for record in set.records {
-                for spec in recipe.primary.fields {
-                    guard let value = record[spec.name] else { continue }
-                    #expect(Self.typed(value, as: spec), "\(command).\(spec.name) is \(value), not \(spec.type)")
-                    if spec.required { #expect(value != .null, "\(command).\(spec.name) is required") }
-                }
+            Self.expectTyped(set, as: recipe)
+        }
+    }
+
+    /// Every value of `set` is of the type its field has in `recipe`, and every required one is there.
+    static func expectTyped(_ set: RecordSet, as recipe: DataRecipe) {
+        for record in set.records {
+            for spec in recipe.primary.fields {
+                guard let value = record[spec.name] else { continue }
+                #expect(typed(value, as: spec), "\(recipe.command).\(spec.name) is \(value), not \(spec.type)")
+                if spec.required { #expect(value != .null, "\(recipe.command).\(spec.name) is required") }
             }
         }
     }
@@ -132,7 +144,7 @@ struct DailyCommandsServiceTests {
     func todayWithFixedClock() async throws {
         let bench = try DemoServiceBench()
         defer { bench.remove() }
-        try await DemoUniversity.withRunning { demo in
+        try await Self.withDemoOnWednesday { demo in
             let report = try await today(bench, on: demo)
             #expect(report.problem == nil, "\(String(describing: report.problem))")
             let live = try classes(report)
@@ -159,7 +171,7 @@ struct DailyCommandsServiceTests {
     func sinceYouLastLooked() async throws {
         let bench = try DemoServiceBench()
         defer { bench.remove() }
-        try await DemoUniversity.withRunning { demo in
+        try await Self.withDemoOnWednesday { demo in
             let first = try await today(bench, on: demo)
             let firstLook = try section(first, "grades", .changes)
             #expect(firstLook.firstLook)
@@ -199,7 +211,7 @@ struct DailyCommandsServiceTests {
     func calendarMatchesTimetable() async throws {
         let bench = try DemoServiceBench()
         defer { bench.remove() }
-        let (text, uids, answers) = try await DemoUniversity.withRunning { demo in
+        let (text, uids, answers) = try await Self.withDemoOnWednesday { demo in
             try await bench.withService(on: demo) { _, connection in
                 let day = try bench.day(history: nil, now: Self.wednesday)
                 let live = DemoServiceBench.liveRuns(through: connection, now: Self.wednesday).live

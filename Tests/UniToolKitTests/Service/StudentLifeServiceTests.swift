@@ -15,10 +15,6 @@ struct StudentLifeServiceTests {
     /// Wednesday 25 November 2026, 10:00 in Budapest.
     static let wednesday = DailyCommandsServiceTests.wednesday
 
-    static func withDemo<T: Sendable>(_ body: (DemoUniversity) async throws -> T) async throws -> T {
-        try await DemoUniversity.withRunning(now: { Self.wednesday }, body)
-    }
-
     /// Each record's `field` as text, in order.
     static func texts(_ set: RecordSet, _ field: String) -> [String] { set.records.map { $0[field]?.text ?? "" } }
 
@@ -33,16 +29,10 @@ struct StudentLifeServiceTests {
         let bench = try DemoServiceBench()
         defer { bench.remove() }
         let recipe = try bench.recipe(command)
-        try await Self.withDemo { demo in
+        try await DailyCommandsServiceTests.withDemoOnWednesday { demo in
             let set = try await bench.run(command, options, on: demo)
             #expect(!set.records.isEmpty, "\(command) \(options)")
-            for record in set.records {
-                for spec in recipe.primary.fields {
-                    guard let value = record[spec.name] else { continue }
-                    #expect(DailyCommandsServiceTests.typed(value, as: spec), "\(command).\(spec.name) is \(value), not \(spec.type)")
-                    if spec.required { #expect(value != .null, "\(command).\(spec.name) is required") }
-                }
-            }
+            DailyCommandsServiceTests.expectTyped(set, as: recipe)
         }
     }
 
@@ -50,7 +40,7 @@ struct StudentLifeServiceTests {
     func attendance() async throws {
         let bench = try DemoServiceBench()
         defer { bench.remove() }
-        try await Self.withDemo { demo in
+        try await DailyCommandsServiceTests.withDemoOnWednesday { demo in
             let set = try await bench.run("attendance", on: demo)
             // Sorted by absences left, fewest first.
             #expect(Self.texts(set, "code") == ["CS-320", "CS-340", "MATH-301", "HUN-250"], "\(set.records)")
@@ -78,7 +68,7 @@ struct StudentLifeServiceTests {
     func syllabus() async throws {
         let bench = try DemoServiceBench()
         defer { bench.remove() }
-        try await Self.withDemo { demo in
+        try await DailyCommandsServiceTests.withDemoOnWednesday { demo in
             let english = try await bench.run("syllabus", ["code": "CS-320"], on: demo)
             #expect(english.records.first?["title"] == .string("Information Theory"))
             #expect(english.records.first?["credits"] == .integer(2))
@@ -107,7 +97,7 @@ struct StudentLifeServiceTests {
     func menu() async throws {
         let bench = try DemoServiceBench()
         defer { bench.remove() }
-        try await Self.withDemo { demo in
+        try await DailyCommandsServiceTests.withDemoOnWednesday { demo in
             let week = try await bench.run("menu", on: demo)
             #expect(week.records.count == 25)
             #expect(Set(Self.texts(week, "date")) == ["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27"])
@@ -137,7 +127,7 @@ struct StudentLifeServiceTests {
     func coopHours() async throws {
         let bench = try DemoServiceBench()
         defer { bench.remove() }
-        try await Self.withDemo { demo in
+        try await DailyCommandsServiceTests.withDemoOnWednesday { demo in
             let all = try await bench.run("coop-hours", on: demo)
             #expect(all.records.count == 8)
             let closed = all.records.filter { $0["closed"] == .bool(true) }
@@ -163,7 +153,7 @@ struct StudentLifeServiceTests {
         let request = try #require(library.actions.first { $0.name == "request" })
         #expect(request.ask && request.confirmPage != nil)
         let values = ["title": "Gödel, Escher, Bach", "author": "Hofstadter, Douglas R.", "isbn": "978-0-465-02656-2", "reason": "CS-320"]
-        try await Self.withDemo { demo in
+        try await DailyCommandsServiceTests.withDemoOnWednesday { demo in
             let declining = ScriptedInteraction(confirms: false)
             let declined = await #expect(throws: UniToolError.self) {
                 try await bench.withService(on: demo) { service, _ in
@@ -224,7 +214,7 @@ struct StudentLifeServiceTests {
     func today() async throws {
         let bench = try DemoServiceBench()
         defer { bench.remove() }
-        let report = try await Self.withDemo { demo in
+        let report = try await DailyCommandsServiceTests.withDemoOnWednesday { demo in
             try await bench.withService(on: demo, keepingHistory: true) { service, connection in
                 let day = try bench.day(history: service.history, now: Self.wednesday)
                 let runs = DemoServiceBench.liveRuns(through: connection, now: Self.wednesday)
@@ -252,7 +242,7 @@ struct StudentLifeServiceTests {
     func calendarIncludesClosedDays() async throws {
         let bench = try DemoServiceBench()
         defer { bench.remove() }
-        let (plain, asked) = try await Self.withDemo { demo in
+        let (plain, asked) = try await DailyCommandsServiceTests.withDemoOnWednesday { demo in
             try await bench.withService(on: demo) { _, connection in
                 let day = try bench.day(history: nil, now: Self.wednesday)
                 let live = DemoServiceBench.liveRuns(through: connection, now: Self.wednesday).live
