@@ -21,6 +21,16 @@ struct StudentLifeCommandsTests {
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
     }
 
+    /// Wednesday 25 November 2026, 10:00 in Budapest: the demo's clock in these tests, so that its
+    /// dates (the co-op's holidays, the year in a request number) are the same whatever day the
+    /// suite runs.
+    static let wednesday = "2026-11-25T10:00:00+01:00"
+
+    /// A demo in this process whose clock is `wednesday`.
+    static func withDemo<T: Sendable>(_ body: (DemoUniversity) async throws -> T) async throws -> T {
+        try await DemoUniversity.withRunning(now: { Date(timeIntervalSince1970: 1_795_597_200) }, body)
+    }
+
     func run(_ arguments: [String], demo: DemoUniversity? = nil, extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
         try await sandbox.run(["--portal", "demo"] + arguments, demo: demo?.baseURL, extra: extra)
     }
@@ -41,7 +51,7 @@ struct StudentLifeCommandsTests {
         ] as [([String], String)])
     func tableAndJSON(arguments: [String], expected: String) async throws {
         defer { sandbox.remove() }
-        try await DemoUniversity.withRunning { demo in
+        try await StudentLifeCommandsTests.withDemo { demo in
             let table = try await run(arguments, demo: demo, extra: ["COLUMNS": "200"])
             #expect(table.exitCode == 0, "\(table)")
             #expect(table.stdout.contains(expected) && table.stdout.contains("──"), "\(table)")
@@ -70,7 +80,7 @@ struct StudentLifeCommandsTests {
     )
     func requestFromAScript() async throws {
         defer { sandbox.remove() }
-        try await DemoUniversity.withRunning { demo in
+        try await StudentLifeCommandsTests.withDemo { demo in
             let request = ["library", "request", "--title", "Gödel, Escher, Bach", "--isbn", "978-0-465-02656-2"]
             let unasked = try await run(request, demo: demo)
             #expect(unasked.exitCode == 26, "\(unasked)")
@@ -100,7 +110,7 @@ struct StudentLifeCommandsTests {
     @Test("watch attendance --warning true: the course that drops to one absence left is announced once")
     func watchAttendance() async throws {
         defer { sandbox.remove() }
-        try await DemoUniversity.withRunning { demo in
+        try await StudentLifeCommandsTests.withDemo { demo in
             let watch = ["watch", "attendance", "--warning", "true", "--once"]
             let baseline = try await run(watch, demo: demo)
             #expect(baseline.exitCode == 0 && baseline.stdout.isEmpty, "the first run is the baseline: \(baseline)")
@@ -120,7 +130,7 @@ struct StudentLifeCommandsTests {
     @Test("calendar --include coop-hours adds the co-op's closed days; without it they are left out; a command with no calendar is refused")
     func calendarInclude() async throws {
         defer { sandbox.remove() }
-        try await DemoUniversity.withRunning { demo in
+        try await StudentLifeCommandsTests.withDemo { demo in
             let plain = try await run(["calendar"], demo: demo)
             #expect(plain.exitCode == 0 && !plain.stdout.contains("Closed: "), "\(plain)")
             let file = sandbox.root.appendingPathComponent("uni.ics")
@@ -146,7 +156,8 @@ struct StudentLifeCommandsTests {
     @Test("JSON-RPC: describe names the request's parameters, perform sends them (a missing one is -32602), run reads the new commands")
     func jsonRPC() async throws {
         defer { sandbox.remove() }
-        let client = try await RPCClientProcess.start(environment: sandbox.environment)
+        // The server's own demo, on the same Wednesday (UNITOOL_NOW is its clock too).
+        let client = try await RPCClientProcess.start(environment: sandbox.environment.merging(["UNITOOL_NOW": Self.wednesday]) { $1 })
         client.sendLine(Self.request(1, "recipes.describe", #"{"portal":"demo","recipe":"library"}"#))
         client.sendLine(
             Self.request(2, "recipes.perform", #"{"portal":"demo","recipe":"library","action":"request","parameters":{"isbn":"1"}}"#))
@@ -208,7 +219,7 @@ struct StudentLifeMCPTests {
             Issue.record(Comment(rawValue: InteropPython.missing))
             return
         }
-        try await DemoUniversity.withRunning { demo in
+        try await StudentLifeCommandsTests.withDemo { demo in
             let environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }.merging([
                 "UNITOOL_DEMO_URL": demo.baseURL.absoluteString, "NO_COLOR": "1",
             ]) { $1 }
@@ -260,7 +271,7 @@ struct StudentLifeTerminalTests {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
-        try await DemoUniversity.withRunning { demo in
+        try await StudentLifeCommandsTests.withDemo { demo in
             let unitool = "UNITOOL_DEMO_URL='\(demo.baseURL.absoluteString)' \(terminal.unitool(in: sandbox))"
             let request = "--portal demo library request --title 'Concrete Mathematics' --isbn 0-201-55802-5 --reason 'for MATH-301'"
             defer { terminal.stop() }
