@@ -215,3 +215,84 @@ struct TraceScrubberTests {
         #expect(!scrubber.isSecretValue("abcd"))
     }
 }
+
+/// Issue 47: the encodings a portal echoes a secret in, and what is data, not a secret.
+@Suite("Trace scrubber: base64, PHP's JSON, <wbr>, wrapped SAML; course codes and plain cookies left alone")
+struct TraceScrubberEncodingTests {
+    let redacted = TraceScrubber.redacted
+    let password = "Kéz/láb-2026"
+    var scrubber: TraceScrubber { TraceScrubber(secrets: [password, "jdoe:\(password)"]) }
+
+    @Test(
+        "the password as base64 (standard, URL-safe, unpadded), as HTTP Basic's user:password, in PHP's json_encode, with upper-case \\u escapes, split by <wbr> or a soft hyphen",
+        arguments: [
+            Data("Kéz/láb-2026".utf8).base64EncodedString(),
+            Data("Kéz/láb-2026".utf8).base64EncodedString().replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+                of: "=", with: ""),
+            Data("jdoe:Kéz/láb-2026".utf8).base64EncodedString(),
+            #"K\u00e9z\/l\u00e1b-2026"#, #"K\u00E9z/l\u00E1b-2026"#, #"K\u00E9z\/l\u00E1b-2026"#,
+            "Kéz<wbr>/láb<wbr/>-2026", "Kéz&shy;/láb-2026", "K&#233;z<WBR>/l&#xe1;b-2026",
+        ])
+    func encodings(echo: String) {
+        let scrubbed = scrubber.scrubText("<p>seen: \(echo).</p>")
+        #expect(scrubbed == "<p>seen: \(redacted).</p>", "\(echo) -> \(scrubbed)")
+    }
+
+    @Test("a SAML message's base64 wrapped over lines (76 columns) goes whole, also registered as a secret line by line")
+    func wrappedSAML() {
+        let message = Data(
+            #"<samlp:Response ID="_1234567890abcdef"><saml:Assertion><saml:Subject>jdoe</saml:Subject></saml:Assertion></samlp:Response>"#
+                .utf8
+        ).base64EncodedString(options: [.lineLength76Characters, .endLineWithLineFeed])
+        let lines = message.split(separator: "\n")
+        #expect(lines.count > 1)
+        let scrubbed = TraceScrubber().scrubText("<script>var m = '\(message)';</script><p>Continue</p>")
+        for line in lines { #expect(!scrubbed.contains(line), "\(scrubbed)") }
+        #expect(scrubbed.contains("<p>Continue</p>"), "\(scrubbed)")
+        let known = TraceScrubber(secrets: [message])
+        let apart = known.scrubText("<pre>\(lines[1])</pre>")
+        #expect(apart == "<pre>\(redacted)</pre>", "\(apart)")
+    }
+
+    @Test("'code' is OAuth's only beside state (or a like parameter) or when it looks like a token; a course code is data")
+    func codeInContext() {
+        let plain = TraceScrubber()
+        for data in [
+            #"{"code": "MATH-101", "title": "Analysis"}"#, "<a href=\"/course?code=MATH-101&amp;term=2026\">MATH-101</a>",
+            "<input name=code value=MATH-101>",
+        ] {
+            #expect(plain.scrubText(data) == data)
+        }
+        #expect(
+            plain.scrubURL("https://portal.example/course?code=MATH-101&term=2026")
+                == "https://portal.example/course?code=MATH-101&term=2026")
+        #expect(plain.scrubField(name: "code", value: "MATH-101", siblings: ["code", "term"]) == "MATH-101")
+        // OAuth's: beside state, in JSON beside state, in a form_post page, or a token by its looks.
+        for secret in [
+            "https://portal.example/cb?code=abc-77&state=xyz", "/cb?state=xyz&code=abc-77",
+            "<a href=\"/cb?code=abc-77&amp;state=s1\">go</a>", #"{"code": "abc-77", "state": "xyz"}"#,
+            "<form><input type=hidden name=code value=abc-77><input type=hidden name=state value=xyz></form>",
+            "/cb?code=Zx81fQp7Lm2Rk9TbW4vC", #"{"code": "Zx81fQp7Lm2Rk9TbW4vC"}"#,
+        ] {
+            let scrubbed = secret.hasPrefix("http") || secret.hasPrefix("/") ? plain.scrubURL(secret) : plain.scrubText(secret)
+            #expect(!scrubbed.contains("abc-77") && !scrubbed.contains("Zx81fQp7"), "\(secret) -> \(scrubbed)")
+        }
+        // A field judged alone (a trace's queryString) stays secret: nothing tells it is data.
+        #expect(plain.scrubField(name: "code", value: "MATH-101") == redacted)
+    }
+
+    @Test("what is plain data and what looks like a token, by value: words, booleans, language tags, paths, course codes vs random ids")
+    func valueShapes() {
+        for plain in [
+            "true", "dark", "en-US", "zh-Hant-TW", "/portal/home", "MATH-101", "2026-11-25", "1", "Dark Matter", "necessary,analytics",
+        ] {
+            #expect(TraceScrubber.isPlainValue(plain), "\(plain)")
+            #expect(!TraceScrubber.looksLikeToken(plain), "\(plain)")
+        }
+        for secret in ["9f8e7d6c5b4a39281706f5e4d3c2b1a0", "Zx81fQp7Lm2Rk9TbW4vC", "3f2a9c1e-5b7d-4e8f-a012-3456789abcde"] {
+            #expect(!TraceScrubber.isPlainValue(secret) && TraceScrubber.looksLikeToken(secret), "\(secret)")
+        }
+        #expect(!TraceScrubber.isPlainValue("dGhlbWU9ZGFyaw=="), "base64 mixes cases")
+        #expect(!TraceScrubber.isPlainValue("1700000000123"), "a long number may be a session's")
+    }
+}
