@@ -30,8 +30,11 @@ public struct RecipeDraft: Sendable {
 
     /// The secrets of the recording: what must be in no file.
     public private(set) var secrets: [String] = []
-    /// The person's user name (4 characters or more), name and e-mail: in no file either.
+    /// What each secret is ("cookie 'JSESSIONID'", "the password"), for the error that names it.
+    public private(set) var secretKinds: [String: String] = [:]
+    /// The person's user name, name, e-mail and student number: in no file either.
     public private(set) var personal: [String] = []
+    var personalData = PersonalData(names: [], username: nil)
 
     /// - Parameter reservedCommands: names a data command may not take (the builtin commands).
     public init(
@@ -41,11 +44,12 @@ public struct RecipeDraft: Sendable {
         if let problem = PortalID.problem(with: portal) { throw UniToolError(.usage, "'\(portal)': \(problem)") }
         self.portal = portal
         let login = try RecordedLogin(reading: archive)
-        secrets = Self.secrets(of: archive, login: login)
+        secretKinds = Self.labelledSecrets(of: archive, login: login)
+        secrets = secretKinds.keys.sorted()
         // A user name such as `student` is the stand-in itself: nothing to look for.
-        personal = (login.personalTexts + (login.username.map { [$0] } ?? [])).filter { value in
-            value.count >= 4 && !Self.standIns.contains { $0.contains(value) }
-        }
+        personalData = Self.personalData(of: archive, login: login)
+        personal = personalData.labelled.map(\.value)
+        guessed += Self.shortValueNotes(login: login, personal: personalData)
 
         // The login's rules: those a bundled platform already has come from it.
         let fit = PlatformMatch.best(for: login.steps, in: platforms)
@@ -188,11 +192,14 @@ public struct RecipeDraft: Sendable {
             yaml += "  version_api: \(RecipeScaffold.quoted(terms.api))\n  version_field: \(RecipeScaffold.quoted(terms.versionField))\n"
             if let url = terms.urlField { yaml += "  url_field: \(RecipeScaffold.quoted(url))\n" }
         }
-        files.append(File(path: "portal.yaml", data: Data(Self.personalScrubbed(yaml, login: login).utf8)))
+        files.append(File(path: "portal.yaml", data: Data(Self.personalScrubbed(yaml, personal: personalData, words: false).utf8)))
 
         for draft in dataDrafts {
             commands.append(draft.command)
-            files.append(File(path: "\(draft.command).yaml", data: Data(Self.personalScrubbed(Self.yaml(draft), login: login).utf8)))
+            files.append(
+                File(
+                    path: "\(draft.command).yaml",
+                    data: Data(Self.personalScrubbed(Self.yaml(draft), personal: personalData, words: false).utf8)))
             recognised.append("\(draft.reading) on \(Self.shown(draft.sourceURL)): the command '\(draft.command)'")
             for field in draft.fields where !field.guesses.isEmpty {
                 guessed.append("\(draft.command).\(field.name): \(field.guesses.joined(separator: "; "))")
@@ -207,9 +214,9 @@ public struct RecipeDraft: Sendable {
             let folder = "Fixtures/\(draft.command)/"
             var text = String(decoding: draft.body, as: UTF8.self)
             if let document = draft.document { text = document.markupWithoutFormValues() }
-            text = Self.scrubbed(text, scrubber: scrubber, login: login)
+            text = Self.scrubbed(text, scrubber: scrubber, personal: personalData)
             files.append(File(path: folder + (draft.parseJSON ? "recorded.page.json" : "recorded.html"), data: Data(text.utf8)))
-            let url = Self.scrubbed(scrubber.scrubURL(draft.sourceURL.absoluteString), scrubber: scrubber, login: login)
+            let url = Self.scrubbed(scrubber.scrubURL(draft.sourceURL.absoluteString), scrubber: scrubber, personal: personalData)
             let expectation =
                 "{\n  \"url\": \(JSONString.quoted(url)),\n"
                 + (draft.parseJSON ? "" : "  \"content_type\": \"text/html; charset=utf-8\",\n") + "  \"records\": null\n}\n"
@@ -217,11 +224,16 @@ public struct RecipeDraft: Sendable {
         }
         if suggestion == nil { suggestion = commands.first }
 
-        let leaked = leaks(in: files)
+        let leaked = leakReport(in: files)
         guard leaked.isEmpty else {
+            var shown: [String] = []
+            for leak in leaked where !shown.contains("\(leak.kind) in \(leak.path)") { shown.append("\(leak.kind) in \(leak.path)") }
             throw UniToolError(
-                .internal, "a secret of the recording would have been written to \(leaked.joined(separator: ", ")); nothing was written",
-                hint: "please report this (without the HAR): https://github.com/unitool/unitool/issues")
+                .internal,
+                "the recording's \(shown.map { TerminalText.escaped($0) }.joined(separator: "; ")) would have been written; nothing was written",
+                hint:
+                    "a value the recipe reads (an address, a page's structure) holds it: record again after signing out, or write that part by hand; if it is none of these, please report which kind of value it was (never the HAR or the value): https://github.com/unitool/unitool/issues"
+            )
         }
     }
 
@@ -231,55 +243,107 @@ public struct RecipeDraft: Sendable {
     /// cookies, `Authorization`, the single sign-on protocols' messages and tickets, and the
     /// hidden values posted during the login (CSRF tokens, flow state).
     static func secrets(of archive: HTTPArchive, login: RecordedLogin) -> [String] {
-        var values = login.typedSecrets
+        labelledSecrets(of: archive, login: login).keys.sorted()
+    }
+
+    /// The secrets of the recording, each with what it is ("cookie 'JSESSIONID'", "the
+    /// password", "a SAML message"), for the error that says what would have been written.
+    ///
+    /// A secret is told by its role and by its value, not by where it stands: what was typed
+    /// into a password or code field is secret at any length (a short one is handled as
+    /// ``minimumSubstringLength`` says); a cookie is secret unless its value is ordinary data
+    /// (`theme=dark`, `lang=en-US`, `cookie_consent=true`: ``TraceScrubber/isPlainValue(_:)``);
+    /// OAuth's `code` only beside its `state` (a course's `?code=MATH-101` is no secret).
+    static func labelledSecrets(of archive: HTTPArchive, login: RecordedLogin) -> [String: String] {
+        var labelled: [(value: String, kind: String, typed: Bool)] = []
+        func add(_ value: String, _ kind: String, typed: Bool = false) { labelled.append((value, kind, typed)) }
+        for secret in login.typedSecrets {
+            let isCode = secret.count <= 10 && secret.allSatisfy { $0.isASCII && $0.isNumber }
+            add(secret, isCode ? "a one-time code" : "the password", typed: true)
+            // HTTP Basic sends `user:password` (base64 is among its encodings).
+            if let username = login.username, !isCode {
+                add("\(username):\(secret)", "the user name and password (as HTTP Basic sends them)")
+            }
+        }
         let protocolNames = Set(TraceScrubber.protocolFieldNames.map { $0.lowercased() })
+        func protocolKind(_ name: String) -> String {
+            switch name.lowercased() {
+            case "samlrequest", "samlresponse": return "a SAML message"
+            case "relaystate": return "SAML's RelayState"
+            case "samlart": return "a SAML artifact"
+            case "ticket": return "a CAS ticket"
+            case "code": return "an OAuth authorization code"
+            default: return "the single sign-on's '\(name)'"
+            }
+        }
+        func cookie(_ name: String, _ value: String) {
+            let value = value.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+            guard !TraceScrubber.isPlainValue(value) else { return }
+            add(value, name == "a cookie" ? name : "cookie '\(name.trimmingCharacters(in: .whitespaces))'")
+        }
         for exchange in archive.exchanges {
-            values += exchange.cookieValues
             for header in exchange.requestHeaders + exchange.responseHeaders {
                 switch header.name.lowercased() {
                 case "cookie":
-                    values += header.value.split(separator: ";").compactMap {
-                        $0.split(separator: "=", maxSplits: 1).dropFirst().first.map(String.init)
+                    for pair in header.value.split(separator: ";") {
+                        let parts = pair.split(separator: "=", maxSplits: 1)
+                        if parts.count == 2 { cookie(String(parts[0]), String(parts[1])) }
                     }
                 case "set-cookie":
-                    if let pair = header.value.split(separator: ";").first,
-                        let value = pair.split(separator: "=", maxSplits: 1).dropFirst().first
-                    {
-                        values.append(String(value))
+                    if let pair = header.value.split(separator: ";").first {
+                        let parts = pair.split(separator: "=", maxSplits: 1)
+                        if parts.count == 2 { cookie(String(parts[0]), String(parts[1])) }
                     }
                 case "authorization":
                     // `Bearer X`: X alone is the secret too.
-                    values.append(header.value)
-                    if let token = header.value.split(separator: " ", maxSplits: 1).dropFirst().first { values.append(String(token)) }
+                    add(header.value, "the Authorization header")
+                    if let token = header.value.split(separator: " ", maxSplits: 1).dropFirst().first {
+                        add(String(token), "the Authorization header's credentials")
+                    }
                 case let name where name.contains("csrf") || name.contains("xsrf") || name.hasSuffix("-token"):
-                    values.append(header.value)
+                    add(header.value, "header '\(header.name)'")
                 default: break
                 }
             }
+            // The HAR's own list of cookies, where the headers were left out.
+            for value in exchange.cookieValues { cookie("a cookie", value) }
             // Protocol parameters in addresses; OAuth's `code` only beside its `state` (a
             // course's `?code=MATH-101` is no secret).
             for url in [exchange.url] + (exchange.redirect.map { [$0] } ?? []) {
                 let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-                let isOAuth = query.contains { $0.name == "state" }
-                for item in query where protocolNames.contains(item.name.lowercased()) && (item.name != "code" || isOAuth) {
-                    values.append(item.value ?? "")
+                let isOAuth = TraceScrubber.isOAuthContext(query.map(\.name))
+                for item in query where protocolNames.contains(item.name.lowercased()) {
+                    let value = item.value ?? ""
+                    guard item.name.lowercased() != TraceScrubber.oauthCodeName || isOAuth || TraceScrubber.looksLikeToken(value)
+                    else { continue }
+                    add(value, protocolKind(item.name))
                 }
             }
             // Tokens a page carries for its scripts: <meta name="csrf-token">, Moodle's sesskey.
             if exchange.isHTML, let body = exchange.body {
                 let text = String(decoding: body, as: UTF8.self)
-                for pattern in [
-                    #"<meta[^>]+name=["'][^"']*(?:csrf|token)[^"']*["'][^>]+content=["']([^"']+)["']"#,
-                    #""sesskey"\s*:\s*"([^"]+)""#, #"sesskey=([A-Za-z0-9]+)"#,
+                for (pattern, kind) in [
+                    (#"<meta[^>]+name=["'][^"']*(?:csrf|token)[^"']*["'][^>]+content=["']([^"']+)["']"#, "a page's CSRF token"),
+                    (#""sesskey"\s*:\s*"([^"]+)""#, "Moodle's sesskey"), (#"sesskey=([A-Za-z0-9]+)"#, "Moodle's sesskey"),
                 ] {
                     guard let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { continue }
                     for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) where match.numberOfRanges > 1 {
-                        if let range = Range(match.range(at: 1), in: text) { values.append(String(text[range])) }
+                        if let range = Range(match.range(at: 1), in: text) { add(String(text[range]), kind) }
                     }
                 }
             }
-            for field in exchange.formFields ?? [] where protocolNames.contains(field.name.lowercased()) || field.value.count >= 16 {
-                values.append(field.value)
+            let fields = exchange.formFields ?? []
+            let isOAuthForm = TraceScrubber.isOAuthContext(fields.map(\.name))
+            for field in fields {
+                let lowered = field.name.lowercased()
+                if protocolNames.contains(lowered) {
+                    guard lowered != TraceScrubber.oauthCodeName || isOAuthForm || TraceScrubber.looksLikeToken(field.value) else {
+                        continue
+                    }
+                    add(field.value, protocolKind(field.name))
+                } else if field.value.count >= 16, !TraceScrubber.isPlainValue(field.value) {
+                    add(field.value, "the hidden field '\(field.name)' posted during the login")
+                }
             }
         }
         // What the person chose on a page (a consent option, an institution) is written as a
@@ -289,47 +353,246 @@ public struct RecipeDraft: Sendable {
                 guard case .fill(let values, _) = step.rule.action else { return [] }
                 return values.map(\.value).filter { !$0.hasPrefix("{{") }
             })
-        return Array(
-            Set(values.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }.filter { $0.count >= 4 && !chosen.contains($0) })
-        ).sorted()
+        var result: [String: String] = [:]
+        for entry in labelled {
+            let value = entry.value.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            // What was typed is secret at any length; anything else from 4 characters.
+            guard !value.isEmpty, entry.typed || value.count >= 4, !chosen.contains(value) else { continue }
+            if result[value] == nil || entry.typed { result[value] = entry.kind }
+            // A value of several lines (base64 wrapped at 76 columns) may stand in a file line by line.
+            let lines = value.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            if lines.count > 1 {
+                for line in lines where line.count >= 16 && result[line] == nil { result[line] = entry.kind + " (one of its lines)" }
+            }
+        }
+        return result
     }
 
-    /// The files (by path) that hold one of the recording's secrets, in any encoding a page might use.
+    /// The shortest secret or personal value looked for inside other text; a shorter one is
+    /// scrubbed and looked for only where it stands as a whole value or a word of its own, in the
+    /// fixtures (the recorded pages), never inside the recipes' XPaths and names.
+    static let minimumSubstringLength = TraceScrubber.minimumSubstringLength
+
+    /// What the files may not hold, found: the path of each file that holds one.
     public func leaks(in files: [File]) -> [String] {
-        let forms = (secrets + personal).map { TraceScrubber.encodedForms(of: $0) }
-        return files.filter { file in
-            let text = String(decoding: file.data, as: UTF8.self)
-            return forms.contains { $0.contains { text.contains($0) } }
-        }.map(\.path)
+        var paths: [String] = []
+        for leak in leakReport(in: files) where !paths.contains(leak.path) { paths.append(leak.path) }
+        return paths
+    }
+
+    /// Each file that holds a secret or a personal detail of the recording, with what it is
+    /// ("cookie 'JSESSIONID'", "your name"), in any encoding a page might use, also split by
+    /// `<wbr>` or a soft hyphen. A value shorter than ``minimumSubstringLength`` counts only as a
+    /// whole value or word, and only in a fixture.
+    public func leakReport(in files: [File]) -> [(path: String, kind: String)] {
+        let breaks = try? NSRegularExpression(pattern: "(?i:" + TraceScrubber.breakMarkup + ")")
+        var values = secrets.map { ($0, secretKinds[$0] ?? "a session id or token of the recording", false) }
+        values += personalData.labelled.map { ($0.value, $0.kind, true) }
+        var found: [(path: String, kind: String)] = []
+        for file in files {
+            let raw = String(decoding: file.data, as: UTF8.self)
+            let joined = breaks?.stringByReplacingMatches(in: raw, range: NSRange(raw.startIndex..., in: raw), withTemplate: "") ?? raw
+            let isFixture = file.path.hasPrefix("Fixtures/")
+            for (value, kind, personal) in values {
+                let options: String.CompareOptions = personal ? [.caseInsensitive] : [.literal]
+                let forms = TraceScrubber.encodedForms(of: value)
+                let hit: Bool
+                if value.count >= Self.minimumSubstringLength {
+                    hit = forms.contains { raw.range(of: $0, options: options) != nil || joined.range(of: $0, options: options) != nil }
+                } else {
+                    hit =
+                        isFixture
+                        && forms.contains {
+                            Self.wordPattern($0, caseInsensitive: personal)?.firstMatch(in: raw, range: NSRange(raw.startIndex..., in: raw))
+                                != nil
+                        }
+                }
+                if hit
+                    || personal
+                        && personalData.nameVariants.contains(where: { regex in
+                            regex.firstMatch(in: raw, range: NSRange(raw.startIndex..., in: raw)) != nil
+                        }) && kind == PersonalData.nameKind
+                {
+                    found.append((file.path, kind))
+                }
+            }
+        }
+        return found
+    }
+
+    /// `value` where it stands as a word of its own: not beside a letter, digit or `_`.
+    static func wordPattern(_ value: String, caseInsensitive: Bool) -> NSRegularExpression? {
+        try? NSRegularExpression(
+            pattern: "(?<![\\p{L}\\p{N}_])" + NSRegularExpression.escapedPattern(for: value) + "(?![\\p{L}\\p{N}_])",
+            options: caseInsensitive ? [.caseInsensitive] : [])
     }
 
     /// A page or address with the secrets, the user name and the person's name and e-mail
-    /// replaced by stand-ins.
-    static func scrubbed(_ text: String, scrubber: TraceScrubber, login: RecordedLogin) -> String {
-        personalScrubbed(scrubber.scrubText(text), login: login)
+    /// replaced by stand-ins. A short secret goes where it stands as a word too
+    /// (``TraceScrubber/scrubMessage(_:)``): a recorded page is no recipe, and blanking a short
+    /// word too many costs a fixture nothing.
+    static func scrubbed(_ text: String, scrubber: TraceScrubber, personal: PersonalData) -> String {
+        personalScrubbed(scrubber.scrubMessage(text), personal: personal, words: true)
+    }
+
+    /// What the person's name, e-mail and user name become in the files.
+    static let standIns = ["Student Name", "student@example.edu", "student", "00000000"]
+
+    /// The person's data as the recording shows it: what `personalScrubbed` replaces and
+    /// `leaks` looks for. Found in the logged-in pages: the name and e-mail the portal shows
+    /// as the user's (`RecordedLogin.personalTexts`), e-mail addresses made of the user name or
+    /// the name, and a student number where a page labels one; the user name as it was typed.
+    struct PersonalData: Sendable {
+        static let nameKind = "your name"
+        var names: [String] = []
+        var emails: [String] = []
+        var numbers: [String] = []
+        var username: String?
+        /// The names in the orders and cases a page writes them: "Doe-Smith, Johanna",
+        /// "DOE-SMITH Johanna", "JOHANNA DOE-SMITH" (case is ignored; white space may be any).
+        var nameVariants: [NSRegularExpression] = []
+
+        init(names: [String], emails: [String] = [], numbers: [String] = [], username: String?) {
+            self.names = names.filter { !RecipeDraft.standIns.contains($0) }
+            self.emails = emails.filter { !RecipeDraft.standIns.contains($0) }
+            self.numbers = numbers
+            self.username = username.flatMap { RecipeDraft.standIns.contains($0) ? nil : $0 }
+            for name in self.names {
+                let parts = name.components(separatedBy: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                let words =
+                    parts.count == 2
+                    ? parts[1].split(separator: " ").map(String.init) + parts[0].split(separator: " ").map(String.init)
+                    : name.split(separator: " ").map(String.init)
+                guard words.count >= 2, words.allSatisfy({ $0.contains { $0.isLetter } }) else { continue }
+                // Given names first, or the family name (the last word, or the first) first, a comma or not.
+                let orders = [words, [words.last!] + words.dropLast(), Array(words.dropFirst()) + [words[0]]]
+                for order in orders {
+                    let escaped = order.map { NSRegularExpression.escapedPattern(for: $0) }
+                    let pattern =
+                        "(?<![\\p{L}\\p{N}])" + escaped[0] + ",?(?:\\s|&nbsp;|&#160;)+"
+                        + escaped.dropFirst().joined(separator: "(?:\\s|&nbsp;|&#160;)+") + "(?![\\p{L}\\p{N}])"
+                    if let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) { nameVariants.append(regex) }
+                }
+            }
+        }
+
+        /// Each value with what it is, for `leaks`.
+        var labelled: [(value: String, kind: String)] {
+            names.map { ($0, Self.nameKind) } + emails.map { ($0, "your e-mail address") }
+                + numbers.map { ($0, "your student number") } + (username.map { [($0, "your user name")] } ?? [])
+        }
+    }
+
+    /// The labels pages put before a student number, in the languages portals are written in.
+    static let studentNumberLabel =
+        #"(?:student\s*(?:number|no\.?|id|ID)|matriculation\s*(?:number|no\.?)?|matric\.?\s*no\.?|matrikel(?:nummer|nr\.?)?|registration\s*number|neptun(?:\s*code|\s*kód)?|numéro\s*d[’']étudiant|学籍番号|학번)"#
+
+    /// The person's data in the recording (``PersonalData``).
+    static func personalData(of archive: HTTPArchive, login: RecordedLogin) -> PersonalData {
+        var names: [String] = []
+        var emails: [String] = []
+        for text in login.personalTexts {
+            let addresses = matches(#"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"#, in: text)
+            if addresses.isEmpty { names.append(text) } else { emails += addresses }
+        }
+        if let username = login.username, username.contains("@") { emails.append(username) }
+        // The words an address of the person's own is made of: the user name, the name's words.
+        let own = Set(
+            ([login.username ?? ""] + names.flatMap { $0.components(separatedBy: CharacterSet.letters.inverted) })
+                .map { $0.lowercased().folding(options: .diacriticInsensitive, locale: nil) }.filter { $0.count >= 3 })
+        var numbers: [String] = []
+        let labelled = studentNumberLabel + #"\s*[:：#.]?\s*([A-Za-z0-9][A-Za-z0-9-]{3,15})"#
+        let jsonKeys =
+            #""(?:student_?(?:number|id|no)|studentNumber|studentId|matriculation_?(?:number)?|matrikel(?:nummer)?)"\s*:\s*"?([A-Za-z0-9-]{4,16})"?"#
+        for exchange in archive.exchanges where exchange.isHTML || exchange.isJSON {
+            guard let body = exchange.body else { continue }
+            let raw = String(decoding: body, as: UTF8.self)
+            let text = raw.replacingOccurrences(of: "<[^>]+>", with: " ", options: .regularExpression)
+                .replacingOccurrences(of: "&nbsp;", with: " ")
+            for address in matches(#"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"#, in: text) where !emails.contains(address) {
+                let local =
+                    address.split(separator: "@").first.map { $0.lowercased().folding(options: .diacriticInsensitive, locale: nil) } ?? ""
+                if own.contains(where: { local.contains($0) }) { emails.append(address) }
+            }
+            for number in matches(labelled, in: text, options: [.caseInsensitive]) + matches(jsonKeys, in: raw, options: [.caseInsensitive])
+            where number.contains(where: \.isNumber) && !numbers.contains(number) {
+                numbers.append(number)
+            }
+        }
+        return PersonalData(names: names, emails: emails, numbers: numbers, username: login.username)
+    }
+
+    /// The first group of each match of `pattern` in `text`, or the whole match when it has none.
+    static func matches(_ pattern: String, in text: String, options: NSRegularExpression.Options = []) -> [String] {
+        guard let regex = try? NSRegularExpression(pattern: pattern, options: options) else { return [] }
+        return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { match in
+            Range(match.range(at: match.numberOfRanges > 1 ? 1 : 0), in: text).map { String(text[$0]) }
+        }
     }
 
     /// The person's name, e-mail and user name replaced by stand-ins, in every encoding a page
     /// uses (percent-encoded in a link, escaped in HTML or JSON); the user name as a whole word
     /// only, so that `ana` leaves "banana" alone.
-    /// What the person's name, e-mail and user name become in the files.
-    static let standIns = ["Student Name", "student@example.edu", "student"]
-
     static func personalScrubbed(_ text: String, login: RecordedLogin) -> String {
+        let names = login.personalTexts.filter { !$0.contains("@") }
+        let emails = login.personalTexts.filter { $0.contains("@") }
+        return personalScrubbed(text, personal: PersonalData(names: names, emails: emails, username: login.username), words: true)
+    }
+
+    /// As above, for the data ``personalData(of:login:)`` found. Case is ignored (a portal
+    /// writes the user id or the family name in capitals); a name also matches in the other
+    /// orders a page writes it (``PersonalData/nameVariants``). A value shorter than
+    /// ``minimumSubstringLength`` (a user name of 2 or 3 characters) is replaced only where it
+    /// stands as a word, and only when `words` is true: in a recorded page, never in a recipe,
+    /// whose XPaths hold many short words.
+    static func personalScrubbed(_ text: String, personal: PersonalData, words: Bool) -> String {
         var text = text
-        for personal in login.personalTexts.sorted(by: { $0.count > $1.count }) {
-            let standIn = personal.contains("@") ? "student@example.edu" : "Student Name"
-            for form in TraceScrubber.encodedForms(of: personal).sorted(by: { $0.count > $1.count }) {
-                text = text.replacingOccurrences(of: form, with: standIn)
+        func replace(_ value: String, with standIn: String, wordOnly: Bool) {
+            for form in TraceScrubber.encodedForms(of: value).sorted(by: { $0.count > $1.count }) {
+                guard text.range(of: form, options: [.caseInsensitive]) != nil else { continue }
+                if wordOnly {
+                    guard let regex = wordPattern(form, caseInsensitive: value.count >= 3) else { continue }
+                    text = regex.stringByReplacingMatches(
+                        in: text, range: NSRange(text.startIndex..., in: text),
+                        withTemplate: NSRegularExpression.escapedTemplate(for: standIn))
+                } else {
+                    text = text.replacingOccurrences(of: form, with: standIn, options: [.caseInsensitive])
+                }
             }
         }
-        if let username = login.username, username.count >= 3 {
-            for form in TraceScrubber.encodedForms(of: username).sorted(by: { $0.count > $1.count }) {
-                let pattern = "(?<![\\p{L}\\p{N}_])" + NSRegularExpression.escapedPattern(for: form) + "(?![\\p{L}\\p{N}_])"
-                text = text.replacingOccurrences(of: pattern, with: "student", options: .regularExpression)
-            }
+        for email in personal.emails.sorted(by: { $0.count > $1.count }) { replace(email, with: "student@example.edu", wordOnly: false) }
+        for regex in personal.nameVariants {
+            text = regex.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "Student Name")
+        }
+        for name in personal.names.sorted(by: { $0.count > $1.count }) {
+            replace(name, with: "Student Name", wordOnly: name.count < minimumSubstringLength)
+        }
+        for number in personal.numbers { replace(number, with: "00000000", wordOnly: true) }
+        if let username = personal.username, username.count >= minimumSubstringLength || words && username.count >= 2 {
+            replace(username, with: "student", wordOnly: true)
         }
         return text
+    }
+
+    /// The report's lines for a password or user name too short to look for inside other text:
+    /// what was done with it instead, so that the person checks the fixtures before sharing.
+    static func shortValueNotes(login: RecordedLogin, personal: PersonalData) -> [String] {
+        var notes: [String] = []
+        let short = login.typedSecrets.filter { $0.count < minimumSubstringLength }
+        for secret in short {
+            let isCode = secret.allSatisfy { $0.isASCII && $0.isNumber }
+            notes.append(
+                "\(isCode ? "a code" : "the password") has only \(Plural.count(secret.count, "character")): too short to remove inside other words safely, so the fixtures lose it only where it stands as a whole value or a word of its own; check Fixtures/ before sharing the folder"
+            )
+        }
+        if let username = personal.username, username.count < minimumSubstringLength {
+            notes.append(
+                username.count >= 2
+                    ? "the user name has only \(Plural.count(username.count, "character")): the fixtures lose it only where it stands as a word of its own (as 'student'), the recipes not at all (their XPaths hold short words); check Fixtures/ before sharing the folder"
+                    : "the user name has only 1 character: it is not looked for at all; check Fixtures/ before sharing the folder"
+            )
+        }
+        return notes
     }
 
     // MARK: Names

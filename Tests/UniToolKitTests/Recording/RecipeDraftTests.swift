@@ -315,3 +315,116 @@ struct RecordedPageTests {
         #expect(option.selected == "//select[@id='t']/option[@selected]/@value")
     }
 }
+
+/// Issue 47: what a recording's secrets and the person's data become in the folder, in every
+/// encoding the web uses, and what is data, not a secret.
+@Suite("Recording: secrets and personal data in every encoding; data left as it is")
+struct RecipeDraftScrubbingTests {
+    /// A login (user name and password posted), then pages after it, as a HAR.
+    static func archive(
+        username: String, password: String, cookies: [String], pages: [(path: String, type: String, body: String)]
+    ) throws -> HTTPArchive {
+        func string(_ text: String) -> String { JSONString.quoted(text) }
+        let document = #"{"name": "Sec-Fetch-Dest", "value": "document"}"#
+        let script = #"{"name": "Sec-Fetch-Dest", "value": "empty"}"#
+        var entries = [
+            #"{"request": {"method": "GET", "url": "https://portal.example.edu/login", "headers": [\#(document)]}, "response": {"status": 200, "content": {"mimeType": "text/html", "text": "<form method=post action=/login><input name=user><input type=password name=pw><button>Go</button></form>"}}}"#,
+            #"{"request": {"method": "POST", "url": "https://portal.example.edu/login", "headers": [\#(document)], "postData": {"mimeType": "application/x-www-form-urlencoded", "params": [{"name": "user", "value": \#(string(username))}, {"name": "pw", "value": \#(string(password))}]}}, "response": {"status": 302, "redirectURL": "/home", "headers": [\#(cookies.map { #"{"name": "Set-Cookie", "value": \#(string($0 + "; Path=/"))}"# }.joined(separator: ", "))], "content": {"size": 0}}}"#,
+            #"{"request": {"method": "GET", "url": "https://portal.example.edu/home", "headers": [\#(document), {"name": "Cookie", "value": \#(string(cookies.joined(separator: "; ")))}]}, "response": {"status": 200, "content": {"mimeType": "text/html", "text": "<p>Hello <span id='user-name'>Johanna Doe-Smith</span></p><a href='/logout'>Log out</a>"}}}"#,
+        ]
+        for page in pages {
+            entries.append(
+                #"{"request": {"method": "GET", "url": "https://portal.example.edu\#(page.path)", "headers": [\#(page.type == "text/html" ? document : script)]}, "response": {"status": 200, "content": {"mimeType": \#(string(page.type)), "text": \#(string(page.body))}}}"#
+            )
+        }
+        return try HTTPArchive(data: Data(#"{"log": {"entries": [\#(entries.joined(separator: ",\n"))]}}"#.utf8), name: "x.har")
+    }
+
+    static func everything(_ draft: RecipeDraft) -> String {
+        draft.files.map { String(decoding: $0.data, as: UTF8.self) }.joined(separator: "\n")
+    }
+
+    static let password = "Kéz/láb-2026"
+
+    @Test(
+        "the password as base64 (alone and as HTTP Basic's user:password), split by <wbr>, PHP's json_encode and upper-case \\u escapes; the name surname first and in capitals, the user id in capitals, the student number and e-mail: none is written"
+    )
+    func encodingsAndPersonalData() throws {
+        let basic = Data("jdoe:\(Self.password)".utf8).base64EncodedString()
+        let alone = Data(Self.password.utf8).base64EncodedString()
+        let php = #"K\u00e9z\/l\u00e1b-2026"#
+        let upper = #"K\u00E9z/l\u00E1b-2026"#
+        let grades = """
+            <h1>Grades of DOE-SMITH, Johanna (JDOE)</h1><p>Student number: 20231234 · johanna.doe-smith@uni.example.edu</p>
+            <p data-debug="\(basic)" title="\(alone)">Your password: Kéz<wbr>/láb<wbr>-2026</p>
+            <script>var a = {"p": "\(php)", "q": "\(upper)"};</script>
+            <table><thead><tr><th>Course</th><th>Code</th><th>Grade</th></tr></thead><tbody>
+            <tr><td>Dark Matter</td><td>PHYS-210</td><td>4</td></tr><tr><td>Analysis</td><td>MATH-101</td><td>5</td></tr>
+            </tbody></table>
+            """
+        let courses =
+            #"{"courses": [{"code": "MATH-101", "title": "Analysis", "lang": "en-US"}, {"code": "PHYS-210", "title": "Dark Matter", "lang": "en-US"}]}"#
+        let archive = try Self.archive(
+            username: "jdoe", password: Self.password,
+            cookies: ["sid=9f8e7d6c5b4a39281706f5e4d3c2b1a0", "theme=dark", "cookie_consent=true", "lang=en-US"],
+            pages: [("/grades", "text/html", grades), ("/api/courses", "application/json", courses)])
+        // Before: the cookies 'dark', 'true' and 'en-US' were secrets, found in the YAML, and the
+        // import stopped with "please report this".
+        let draft = try RecipeDraft(portal: "myuni", title: nil, archive: archive)
+        #expect(draft.secrets.contains("9f8e7d6c5b4a39281706f5e4d3c2b1a0"))
+        for plain in ["dark", "true", "en-US"] { #expect(!draft.secrets.contains(plain), "\(plain) is no secret") }
+        let all = Self.everything(draft)
+        for leaked in [
+            "Kéz", basic, alone, php, upper, "Johanna", "DOE-SMITH", "Doe-Smith", "JDOE", "jdoe", "20231234", "johanna.doe-smith",
+            "9f8e7d6c5b4a",
+        ] {
+            #expect(!all.contains(leaked), "\(leaked) was written")
+        }
+        #expect(draft.leaks(in: draft.files).isEmpty)
+        // ...and the data stays: course codes, a course named Dark Matter, a language tag.
+        let page = RecipeDraftTests.text(draft, "Fixtures/grades/recorded.html")
+        #expect(page.contains("Dark Matter") && page.contains("MATH-101") && page.contains("Student Name"), "\(page)")
+        let json = RecipeDraftTests.text(draft, "Fixtures/courses/recorded.page.json")
+        #expect(json.contains(#""code": "MATH-101""#) && json.contains("en-US"), "\(json)")
+        #expect(!json.contains(TraceScrubber.redacted), "\(json)")
+        // The check that guards the writing finds the name in another order, a split password, PHP's escapes.
+        for planted in ["Doe-Smith Johanna", "JOHANNA DOE-SMITH", "Kéz<wbr>/láb-2026", php, upper, basic] {
+            let file = RecipeDraft.File(path: "Fixtures/x/recorded.html", data: Data("<p>\(planted)</p>".utf8))
+            #expect(draft.leaks(in: [file]) == [file.path], "\(planted)")
+        }
+    }
+
+    @Test("a password of 3 characters and a user name of 2 leave the fixtures where they stand as a word or value, and the report says so")
+    func shortValues() throws {
+        let page = """
+            <table><thead><tr><th>Course</th><th>Note</th></tr></thead><tbody>
+            <tr><td>Analysis</td><td>account jd, password x7q</td></tr><tr><td>Ajdar x7qa</td><td>ok</td></tr></tbody></table>
+            """
+        let archive = try Self.archive(
+            username: "jd", password: "x7q", cookies: ["sid=9f8e7d6c5b4a39281706f5e4d3c2b1a0"], pages: [("/grades", "text/html", page)])
+        let draft = try RecipeDraft(portal: "myuni", title: nil, archive: archive)
+        let fixture = RecipeDraftTests.text(draft, "Fixtures/grades/recorded.html")
+        #expect(!fixture.contains("x7q<") && !fixture.contains(" jd,"), "\(fixture)")
+        #expect(fixture.contains("Ajdar x7qa"), "not inside other words: \(fixture)")
+        #expect(draft.guessed.contains { $0.contains("password has only 3 characters") }, "\(draft.guessed)")
+        #expect(draft.guessed.contains { $0.contains("user name has only 2 characters") }, "\(draft.guessed)")
+        #expect(draft.leaks(in: draft.files).isEmpty)
+    }
+
+    @Test("a secret that would still be written is named by its kind and its file, not 'please report this'")
+    func leakNamesKindAndFile() throws {
+        // The page's heading becomes the command's summary: a value the recipe itself holds.
+        let page =
+            "<h1>Grades 9f8e7d6c5b4a39281706f5e4d3c2b1a0</h1><table><thead><tr><th>Course</th></tr></thead><tbody><tr><td>Analysis</td></tr></tbody></table>"
+        let archive = try Self.archive(
+            username: "jdoe", password: Self.password, cookies: ["sid=9f8e7d6c5b4a39281706f5e4d3c2b1a0"],
+            pages: [("/grades", "text/html", page)])
+        do {
+            let draft = try RecipeDraft(portal: "myuni", title: nil, archive: archive)
+            Issue.record("written with the cookie in it: \(draft.files.map(\.path))")
+        } catch let error as UniToolError {
+            #expect(error.message.contains("cookie 'sid' in grades.yaml"), "\(error.message)")
+            #expect(error.hint?.contains("never the HAR") == true, "\(String(describing: error.hint))")
+        }
+    }
+}
