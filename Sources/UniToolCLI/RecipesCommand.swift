@@ -121,11 +121,14 @@ struct RecipesCommand: AsyncParsableCommand {
         @Option(help: "A friendly name for the university.") var title: String?
         @Option(name: [.short, .long], help: ArgumentHelp("Write the folder here instead of your own recipes.", valueName: "dir"))
         var output: String?
+        @Flag(help: "Allow a name a portal unitool comes with has (demo): your folder replaces that portal.")
+        var replaceBundled = false
 
         var parent: URL { URL(fileURLWithPath: output ?? RecipeCatalog.userDirectory.path) }
         var packFlag: String { output == nil ? "" : " --recipes \(URL(fileURLWithPath: output!).path)" }
 
         func run() async throws {
+            try RecipeScaffold.checkBundledName(name, bundled: RecipeCatalog.bundledDirectory(), replacing: replaceBundled)
             if !fromHar.isEmpty { return try fromRecording() }
             func url(_ text: String?, _ option: String) throws -> URL {
                 guard let text, let url = URL(string: text), url.host != nil else {

@@ -95,8 +95,14 @@ public enum RecipeComposer {
         var platform = try RecipeReader(file: file.path, text: raw)
         let declared = try platform.top.mappingReader("parameters")
         let names = declared?.keys ?? []
-        for (key, _) in values where !names.contains(key) {
-            throw reader.error("with", "'\(key)' is not a parameter of '\(name)' (parameters: \(names.joined(separator: ", ")))")
+        for (key, value) in values {
+            guard names.contains(key) else {
+                throw reader.error("with", "'\(key)' is not a parameter of '\(name)' (parameters: \(names.joined(separator: ", ")))")
+            }
+            if let problem = withValueProblem(value) {
+                throw reader.error(
+                    "with", "'\(key)' \(problem)", hint: "a parameter is one line of plain text: a path, an address, an id")
+            }
         }
         var text = raw
         for parameter in names {
@@ -108,11 +114,32 @@ public enum RecipeComposer {
                 throw reader.error(
                     "with", "missing: '\(name)' needs '\(parameter)'", hint: try declared?.mappingReader(parameter)?.string("help"))
             }
-            // The value lands inside a quoted YAML string of the platform: kept to one line.
-            text = text.replacingOccurrences(of: "{{\(parameter)}}", with: value.replacingOccurrences(of: "\n", with: " "))
+            // The value lands inside the platform's YAML text (a quoted string, or a plain one);
+            // `withValueProblem` refused whatever could end that string or start a key.
+            text = text.replacingOccurrences(of: "{{\(parameter)}}", with: value)
         }
         platform = try RecipeReader(file: file.path, text: text)
         return platform
+    }
+
+    /// Why a `with:` value cannot go into a platform's YAML text, or nil when it can.
+    ///
+    /// The value replaces `{{name}}` in the platform's text before that is read, inside a
+    /// double-quoted string (`fetch: "{{feed}}"`) or a plain one (`?userid={{userid}}`). So what
+    /// could end either or begin a line of its own is refused: a line break of any kind (line
+    /// feed, carriage return, YAML 1.1's NEL U+0085, U+2028, U+2029) or another control
+    /// character, a quote, a backslash, ` #` (a comment) and `{{` or `}}` (a placeholder the
+    /// platform would fill, `{{password}}` among them).
+    public static func withValueProblem(_ value: String) -> String? {
+        if let bad = value.unicodeScalars.first(where: {
+            TerminalText.isControl($0) || [0x85, 0x2028, 0x2029, 0x22, 0x27, 0x5C].contains($0.value)
+        }) {
+            return "holds '\(TerminalText.escaped(String(bad)))', which a parameter may not hold"
+        }
+        for sequence in [" #", "\t#", "{{", "}}"] where value.contains(sequence) {
+            return "holds '\(sequence)', which a parameter may not hold"
+        }
+        return nil
     }
 
     /// A platform's parameters that are each user's own (`per_user: true`): a Moodle calendar

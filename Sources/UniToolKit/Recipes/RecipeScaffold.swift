@@ -114,6 +114,10 @@ public struct RecipeScaffold: Sendable {
     /// folders above it that this call created. An error from `check` names the final path, not
     /// the staging one, and says that nothing was written.
     ///
+    /// The folder and its subfolders are 0700 and the files 0600, as the history is: a folder
+    /// made from a recording holds pages of the person's grades and loans, and one made from
+    /// platforms the portals they use; neither is for other users of the machine.
+    ///
     /// - Returns: the folder written.
     public static func writeFolder(
         _ portal: String, files contents: [(path: String, data: Data)], into parent: URL, checking check: (URL) throws -> Void
@@ -121,6 +125,14 @@ public struct RecipeScaffold: Sendable {
         let files = FileManager.default
         let parent = parent.standardizedFileURL
         let folder = parent.appendingPathComponent(portal)
+        // A symbolic link is refused whether or not it leads anywhere: `fileExists` follows
+        // it, and a dangling one would end in the rename's raw error.
+        if let target = try? files.destinationOfSymbolicLink(atPath: folder.path) {
+            throw UniToolError(
+                .usage,
+                "\(TerminalText.escaped(folder.path)) is a symbolic link (to \(TerminalText.escaped(target))\(files.fileExists(atPath: folder.path) ? "" : ", which does not exist")); nothing was written",
+                hint: "remove the link (rm \(TerminalText.escaped(folder.path))) or choose another name")
+        }
         guard !files.fileExists(atPath: folder.path) else {
             throw UniToolError(
                 .usage, "\(folder.path) exists already; nothing was written", hint: "choose another name, or remove it first")
@@ -135,12 +147,24 @@ public struct RecipeScaffold: Sendable {
         let staging = parent.appendingPathComponent(".\(portal).new-\(UUID().uuidString.prefix(8).lowercased())")
         let staged = staging.appendingPathComponent(portal)
         do {
-            try files.createDirectory(at: staged, withIntermediateDirectories: true)
+            try files.createDirectory(at: staged, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try files.setAttributes([.posixPermissions: 0o700], ofItemAtPath: staging.path)
             for file in contents {
                 let target = staged.appendingPathComponent(file.path)
-                try files.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try AtomicFile.write(file.data, to: target, mode: 0o644)
+                // Each folder between the staged one and the file, made private as it is made.
+                var folders: [URL] = []
+                var above = target.deletingLastPathComponent()
+                while above.path.count > staged.path.count, !files.fileExists(atPath: above.path) {
+                    folders.insert(above, at: 0)
+                    above = above.deletingLastPathComponent()
+                }
+                for made in folders {
+                    try files.createDirectory(at: made, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+                    try files.setAttributes([.posixPermissions: 0o700], ofItemAtPath: made.path)
+                }
+                try AtomicFile.write(file.data, to: target, mode: 0o600)
             }
+            try files.setAttributes([.posixPermissions: 0o700], ofItemAtPath: staged.path)
             do {
                 try check(staged)
             } catch let error as UniToolError {
@@ -148,7 +172,13 @@ public struct RecipeScaffold: Sendable {
                     error.kind, error.message.replacingOccurrences(of: staged.path, with: folder.path) + "; nothing was written",
                     hint: error.hint)
             }
-            try files.moveItem(at: staged, to: folder)
+            do {
+                try files.moveItem(at: staged, to: folder)
+            } catch {
+                throw UniToolError(
+                    .usage, "\(TerminalText.escaped(folder.path)) could not be put in place (it appeared meanwhile?); nothing was written",
+                    hint: "choose another name, or remove it first")
+            }
             try? files.removeItem(at: staging)
             return folder
         } catch {
@@ -156,6 +186,18 @@ public struct RecipeScaffold: Sendable {
             if let created { try? files.removeItem(at: created) }
             throw error
         }
+    }
+
+    /// Refuses a name a bundled portal has (`demo`): the folder would take its place for this
+    /// user, silently, unless `replacing` says that is what they want.
+    ///
+    /// - Parameter bundled: the bundled recipes' folder (`RecipeCatalog.bundledDirectory()`).
+    public static func checkBundledName(_ portal: String, bundled: URL, replacing: Bool) throws {
+        let definition = bundled.appendingPathComponent(portal).appendingPathComponent("portal.yaml")
+        guard !replacing, FileManager.default.fileExists(atPath: definition.path) else { return }
+        throw UniToolError(
+            .usage, "'\(portal)' is the name of a portal unitool comes with; a folder of that name would replace it",
+            hint: "choose another name (\(portal)-2, or your university's), or add --replace-bundled to replace it on purpose")
     }
 
     /// Why `text` cannot be a news feed's path or address, or nil when it can. The platform
