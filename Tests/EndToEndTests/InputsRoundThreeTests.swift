@@ -208,6 +208,21 @@ struct InputsRoundThreeTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: output.path) == ["myuni"], "no staging folder is left")
     }
 
+    @Test("recipes new with a bundled portal's name (demo) is a usage error saying what to do, unless --replace-bundled")
+    func recipesNewRefusesBundledName() async throws {
+        let output = sandbox.root.appendingPathComponent("bundled-name")
+        let common = [
+            "recipes", "new", "demo", "--idp", "shibboleth", "--idp-url", "https://idp.example.edu/idp", "--base-url",
+            "https://campus.example.edu", "-o", output.path,
+        ]
+        let refused = try await sandbox.run(common)
+        #expect(refused.exitCode == 64, "\(refused)")
+        #expect(refused.stderr.contains("--replace-bundled") && refused.stderr.contains("choose another name"), "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: output.path), "\(refused)")
+        let replaced = try await sandbox.run(common + ["--replace-bundled"])
+        #expect(replaced.exitCode == 0, "\(replaced)")
+    }
+
     @Test("a recipes new that fails leaves no folder behind")
     func recipesNewFailureLeavesNothing() async throws {
         let output = sandbox.root.appendingPathComponent("new/deeper")
