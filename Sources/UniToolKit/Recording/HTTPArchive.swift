@@ -38,6 +38,9 @@ public struct HTTPArchive: Sendable {
         public var body: [UInt8]?
         /// Chromium's and Playwright's `_resourceType` (document, xhr, fetch, stylesheet, …).
         public var resourceType: String?
+        /// The page that caused the request, as Chromium's `_initiator` says (its `url`, or the
+        /// first frame of the script's stack), when the recording has one.
+        public var initiator: URL? = nil
 
         /// Whether the browser loaded a page with this request (a navigation), rather than a
         /// part of one (a stylesheet, an image) or a script's call (XHR, fetch).
@@ -79,6 +82,9 @@ public struct HTTPArchive: Sendable {
     /// Who wrote the recording (`WebInspector`, `Firefox`, `Playwright`), as it says.
     public var creator: String
     public var exchanges: [Exchange]
+    /// The entries left out because they were not `http` or `https` (an extension's
+    /// `chrome-extension://` page, a `file://` or `data:` address), by scheme, for the report.
+    public var skippedSchemes: [String] = []
 
     /// The most a recording may be: a login and a few pages are a few megabytes, a DevTools
     /// session left running for a day is not a recording of a login.
@@ -122,13 +128,25 @@ public struct HTTPArchive: Sendable {
                 hint: "save the recording again from Chromium or Firefox")
         }
         creator = file.log.creator?.name ?? "unknown"
-        exchanges = file.log.entries.compactMap(Self.exchange)
+        // Only what a portal serves: the browser's own pages and local files are no part of it,
+        // and a service or a command made of one would be refused by lint.
+        var skipped: [String] = []
+        exchanges = file.log.entries.compactMap { entry in
+            let scheme = URL(string: entry.request.url)?.scheme?.lowercased() ?? "an unreadable address"
+            guard scheme == "http" || scheme == "https" else {
+                skipped.append(scheme)
+                return nil
+            }
+            return Self.exchange(entry)
+        }
+        skippedSchemes = skipped
     }
 
     /// The recordings of several files, one after the other (a login, then another visit).
     public init(_ archives: [HTTPArchive]) {
         creator = archives.map(\.creator).joined(separator: ", ")
         exchanges = archives.flatMap(\.exchanges)
+        skippedSchemes = archives.flatMap(\.skippedSchemes)
     }
 
     private static func exchange(_ entry: HAREntry) -> Exchange? {
@@ -168,7 +186,10 @@ public struct HTTPArchive: Sendable {
             method: request.method.uppercased(), url: url, status: response.status, redirect: redirect,
             requestHeaders: pairs(request.headers), responseHeaders: pairs(response.headers),
             cookieValues: cookies.compactMap(\.value).filter { !$0.isEmpty }, formFields: formFields, postText: postText,
-            mimeType: response.content?.mimeType, body: body, resourceType: entry.resourceType)
+            mimeType: response.content?.mimeType, body: body, resourceType: entry.resourceType,
+            initiator: (entry.initiator?.url ?? entry.initiator?.stack?.callFrames?.first?.url).flatMap { URL(string: $0) }.flatMap {
+                $0.host == nil ? nil : $0
+            })
     }
 
     /// `a=1&b=%20x+y` as fields, decoded as a browser encoded them.
@@ -222,11 +243,32 @@ private struct HAREntry: Decodable {
     var request: HARRequest
     var response: HARResponse
     var resourceType: String?
+    var initiator: HARInitiator?
 
     enum CodingKeys: String, CodingKey {
         case request, response
         case resourceType = "_resourceType"
+        case initiator = "_initiator"
     }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        request = try container.decode(HARRequest.self, forKey: .request)
+        response = try container.decode(HARResponse.self, forKey: .response)
+        resourceType = try container.decodeIfPresent(String.self, forKey: .resourceType)
+        // A private key of Chromium's, in whatever shape a version writes it: read when it can be.
+        initiator = try? container.decodeIfPresent(HARInitiator.self, forKey: .initiator)
+    }
+}
+
+/// Chromium's `_initiator`: `{"type": "parser", "url": …}` or a script's stack.
+private struct HARInitiator: Decodable {
+    struct Stack: Decodable {
+        struct Frame: Decodable { var url: String? }
+        var callFrames: [Frame]?
+    }
+    var url: String?
+    var stack: Stack?
 }
 
 private struct HARRequest: Decodable {

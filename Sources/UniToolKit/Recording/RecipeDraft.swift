@@ -46,6 +46,9 @@ public struct RecipeDraft: Sendable {
         let login = try RecordedLogin(reading: archive)
         secretKinds = Self.labelledSecrets(of: archive, login: login)
         secrets = secretKinds.keys.sorted()
+        // Session ids in addresses (`;jsessionid=…`, `?sid=…`): secrets even when the export
+        // left out the cookies. They are taken out of every address written (`SessionInAddress`).
+        secrets = Array(Set(secrets).union(SessionInAddress.values(in: archive).filter { $0.count >= 4 })).sorted()
         // A user name such as `student` is the stand-in itself: nothing to look for.
         personalData = Self.personalData(of: archive, login: login)
         personal = personalData.labelled.map(\.value)
@@ -70,6 +73,14 @@ public struct RecipeDraft: Sendable {
             ownRules.append(rule)
         }
         if let fit { recognised.insert("the login pages are those of \(fit.summary): login.use: \(fit.platform)", at: 0) }
+        for destination in login.credentialDestinations {
+            recognised.append("credentials_may_go_to \(TerminalText.escaped(destination.origin)): \(destination.reason)")
+        }
+        for scheme in Set(archive.skippedSchemes).sorted() {
+            let count = archive.skippedSchemes.filter { $0 == scheme }.count
+            recognised.append(
+                "\(Plural.count(count, "entry")) of \(TerminalText.escaped(scheme)): skipped (only http and https pages are a portal's)")
+        }
         recognised.append("the login ends at \(Self.shown(login.pageLoads[login.donePage].url)), told by \(login.doneReading)")
         if login.doneXPath == nil { guessed.append("done_when: the portal's page showed no link to log out; the address is used") }
 
@@ -83,12 +94,25 @@ public struct RecipeDraft: Sendable {
         // the login, as a signed-out page).
         let firstAfter =
             archive.exchanges.indices.filter { archive.exchanges[$0].isPageLoad }.dropFirst(login.donePage).first ?? 0
+        // Another origin is a service only when the person went there from the portal.
+        let reach = ServiceReach(
+            archive: archive, from: firstAfter, portal: login.portal.origin,
+            loginOrigins: login.identityProvider.origin == login.portal.origin ? [] : [login.identityProvider.origin])
+        for refusal in reach.refused {
+            recognised.append("\(TerminalText.escaped(refusal.origin)): skipped, no service or command for it: \(refusal.reason)")
+        }
+        let serviceOrigins = Set(reach.accepted.map(\.origin))
         var seen: Set<String> = []
+        var sessionNames: Set<String> = []
         for exchange in archive.exchanges[firstAfter...] where exchange.isPageLoad || exchange.isScriptCall {
-            guard exchange.status == 200, exchange.method == "GET", let body = exchange.body, !seen.contains(exchange.url.absoluteString)
+            // The address without this session's ids: what `fetch:`, the name and the fixture use.
+            let stripped = SessionInAddress.stripped(exchange.url)
+            guard exchange.status == 200, exchange.method == "GET", let body = exchange.body, !seen.contains(stripped.url.absoluteString)
             else { continue }
-            seen.insert(exchange.url.absoluteString)
+            seen.insert(stripped.url.absoluteString)
             let origin = exchange.url.origin
+            if origin != login.portal.origin, !serviceOrigins.contains(origin) { continue }
+            sessionNames.formUnion(stripped.removedNames)
             if origin == login.identityProvider.origin, origin != login.portal.origin { continue }
             // The login service's own pages under the portal's origin (a service's sign-on
             // passing through the IdP at /idp) are no data.
@@ -102,32 +126,36 @@ public struct RecipeDraft: Sendable {
                     let name = Self.serviceName(exchange.url, taken: Set(services.map(\.name)))
                     services.append((name, origin))
                     service = name
+                    if let why = reach.accepted.first(where: { $0.origin == origin }) {
+                        recognised.append("the service '\(name)' (\(TerminalText.escaped(origin))): \(why.reason)")
+                    }
                 }
             }
-            let fetch = RecordedLogin.pathAndQuery(exchange.url)
+            let fetch = stripped.pathAndQuery
             // The login's landing page is a command only for a table on it (the portal's home
             // lists its links, which is no data).
             let isLanding = exchange.url == doneURL && exchange.isPageLoad
             if exchange.isJSON || exchange.mimeType == nil && body.first == UInt8(ascii: "{") {
                 guard let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else { continue }
                 if terms == nil, service == nil, let found = Self.termsFields(json) {
-                    terms = (RecordedLogin.pathAndQuery(exchange.url), found.version, found.url)
+                    terms = (fetch, found.version, found.url)
                     recognised.append(
                         "a terms-of-use version in the JSON of \(Self.shown(exchange.url)) ('\(found.version)'): the terms: section")
                     continue
                 }
-                let command = Self.commandName(exchange.url, heading: nil, taken: takenCommands)
+                let command = Self.commandName(stripped.url, heading: nil, taken: takenCommands)
                 if var draft = RecordedPage.jsonRecipe(
-                    json, command: command, fetch: fetch, url: exchange.url, contentType: exchange.contentType, body: body)
+                    json, command: command, fetch: fetch, url: stripped.url, contentType: exchange.contentType, body: body)
                 {
                     draft.service = service
                     dataDrafts.append(draft)
                     takenCommands.insert(command)
                 }
             } else if exchange.isHTML, let document = RecordedLogin.document(exchange) {
-                let command = Self.commandName(exchange.url, heading: RecordedPage.summary(document, fallback: ""), taken: takenCommands)
+                let command = Self.commandName(
+                    stripped.url, heading: RecordedPage.summary(document, fallback: ""), taken: takenCommands)
                 if var draft = RecordedPage.htmlRecipe(
-                    document, command: command, fetch: fetch, url: exchange.url, contentType: exchange.contentType, body: body,
+                    document, command: command, fetch: fetch, url: stripped.url, contentType: exchange.contentType, body: body,
                     tablesOnly: isLanding)
                 {
                     draft.service = service
@@ -137,6 +165,11 @@ public struct RecipeDraft: Sendable {
                     recognised.append("\(Self.shown(exchange.url)) has no table or list: no command for it")
                 }
             }
+        }
+        if !sessionNames.isEmpty {
+            recognised.append(
+                "session ids in the addresses (\(sessionNames.sorted().map { TerminalText.escaped($0) }.joined(separator: ", "))): left out of every address written, and checked for in every file"
+            )
         }
         if !archive.exchanges.contains(where: { $0.isPageLoad && $0.body != nil }) {
             guessed.append(
@@ -705,7 +738,8 @@ public struct RecipeDraft: Sendable {
         var fetch = draft.fetch
         if let option = draft.option {
             var components = URLComponents(string: draft.fetch) ?? URLComponents()
-            let page = components.path
+            // As recorded: `/docs/a%2Fb/grades` decoded would be another page.
+            let page = components.percentEncodedPath
             var items = (components.percentEncodedQueryItems ?? []).filter { $0.name != option.name }
             components.percentEncodedQueryItems = nil
             let rest = items.isEmpty ? "" : items.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&") + "&"

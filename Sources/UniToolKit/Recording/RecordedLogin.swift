@@ -49,8 +49,17 @@ public struct RecordedLogin: Sendable {
     /// The path (and query) the login started at.
     public var start: String
     public var identityProvider: URL
+    /// Where a password or a code may go: each origin the recorded password was posted to, and
+    /// each origin a recorded one-time code was posted to during the login, with why.
+    public struct CredentialDestination: Sendable, Equatable {
+        public var origin: String
+        /// In words for the report ("the password was posted to /idp/login").
+        public var reason: String
+    }
+
+    public var credentialDestinations: [CredentialDestination] = []
     /// The origins a password or a code was sent to.
-    public var credentialOrigins: [String]
+    public var credentialOrigins: [String] { credentialDestinations.map(\.origin) }
     public var steps: [Step]
     /// `done_when`: an XPath, or a URL pattern when the page shows nothing to tell it by.
     public var doneXPath: String?
@@ -145,16 +154,18 @@ public struct RecordedLogin: Sendable {
         doneXPath = done.xpath
         doneURLPattern =
             done.xpath == nil
-            ? "^" + NSRegularExpression.escapedPattern(for: portalURL.path).replacingOccurrences(of: "\\/", with: "/") : nil
+            ? "^"
+                + NSRegularExpression.escapedPattern(for: SessionInAddress.stripped(portalURL).url.path).replacingOccurrences(
+                    of: "\\/", with: "/") : nil
         doneReading = done.reading
         if let first = loads.first(where: { $0.url.origin == portalURL.origin }), first.url.query.map({ !$0.contains("ticket=") }) ?? true {
-            start = Self.pathAndQuery(first.url)
+            start = SessionInAddress.stripped(first.url).pathAndQuery
         } else {
-            start = Self.pathAndQuery(portalURL).split(separator: "?").first.map(String.init) ?? "/"
+            start = SessionInAddress.stripped(portalURL).pathAndQuery.split(separator: "?").first.map(String.init) ?? "/"
         }
         // The identity provider: where the password went; under the portal's own origin, its
         // first path segment (an IdP at /idp), so that its pages are known as the login's.
-        let target = loads[passwordPost].url
+        let target = SessionInAddress.stripped(loads[passwordPost].url).url
         let firstSegment = (URLComponents(url: target, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "")
             .split(separator: "/").first.map(String.init)
         if target.origin == portalURL.origin, let firstSegment, let url = URL(string: target.origin + "/" + firstSegment) {
@@ -165,7 +176,9 @@ public struct RecordedLogin: Sendable {
 
         // The rules: one for each page the person (or its script) acted on, up to the portal.
         var steps: [Step] = []
-        var origins: [String] = []
+        // The passwords and codes the rules read, told apart by where they were typed.
+        var passwords: Set<String> = []
+        var codes: Set<String> = []
         for index in 1...done.index {
             let previous = loads[index - 1]
             let request = loads[index]
@@ -185,7 +198,11 @@ public struct RecordedLogin: Sendable {
                 rule = reading.rule
                 if let username = reading.username { self.username = self.username ?? username }
                 typedSecrets += reading.secrets
-                if !reading.secrets.isEmpty, !origins.contains(request.url.origin) { origins.append(request.url.origin) }
+                for secret in reading.secrets {
+                    let isPasswordValue =
+                        request.formFields?.contains { $0.value == secret && isPassword($0.name, postedAt: index) } ?? false
+                    if isPasswordValue { passwords.insert(secret) } else { codes.insert(secret) }
+                }
             } else if request.method == "GET", let page {
                 rule = Self.linkRule(page: page, pageURL: previous.url, target: request.url)
             }
@@ -195,19 +212,40 @@ public struct RecordedLogin: Sendable {
             steps.append(Step(rule: rule, page: page, pageURL: previous.url))
         }
         self.steps = steps
-        // Every password and code the recording sent, wherever it went (also a POST the rules
-        // above did not read: the first load of a recording, a page the browser lost), so that
-        // none of them is ever written.
+        // Every password the recording sent, wherever it went, and every code sent during the
+        // login (also a POST the rules above did not read: the first load of a recording, a page
+        // the browser lost), so that none of them is ever written.
         for (index, load) in loads.enumerated() {
             for field in load.formFields ?? [] where !field.value.isEmpty {
-                let isCode = Self.isCodeName(field.name) && field.value.count <= 10 && field.value.allSatisfy(\.isASCIIDigit)
-                if isPassword(field.name, postedAt: index) || isCode {
-                    if !typedSecrets.contains(field.value) { typedSecrets.append(field.value) }
-                    if !origins.contains(load.url.origin) { origins.append(load.url.origin) }
+                if isPassword(field.name, postedAt: index) {
+                    passwords.insert(field.value)
+                } else if index <= done.index, Self.isCodeName(field.name), field.value.count <= 10,
+                    field.value.allSatisfy(\.isASCIIDigit)
+                {
+                    codes.insert(field.value)
+                } else {
+                    continue
                 }
+                if !typedSecrets.contains(field.value) { typedSecrets.append(field.value) }
             }
         }
-        credentialOrigins = origins
+        // Where they may go: where the recorded password's value was posted, and where a
+        // recorded code was posted during the login. A field merely named like one elsewhere
+        // (`passthrough=1` to a survey, `zipcode=12345` after the login) widens nothing.
+        var destinations: [CredentialDestination] = []
+        for (index, load) in loads.enumerated() {
+            let origin = load.url.origin
+            guard !destinations.contains(where: { $0.origin == origin }) else { continue }
+            let fields = (load.formFields ?? []).filter { !$0.value.isEmpty }
+            let path = load.url.path.isEmpty ? "/" : load.url.path
+            if fields.contains(where: { passwords.contains($0.value) && ($0.value.count >= 4 || isPassword($0.name, postedAt: index)) }) {
+                destinations.append(CredentialDestination(origin: origin, reason: "the recorded password was posted to \(path)"))
+            } else if index <= done.index, fields.contains(where: { codes.contains($0.value) }) {
+                destinations.append(
+                    CredentialDestination(origin: origin, reason: "a recorded one-time code was posted to \(path) during the login"))
+            }
+        }
+        credentialDestinations = destinations
         if let page = documents[done.index] { personalTexts = Self.personalTexts(in: page, username: username) }
     }
 
@@ -226,9 +264,17 @@ public struct RecordedLogin: Sendable {
         return components?.percentEncodedQuery.map { path + "?" + $0 } ?? path
     }
 
+    /// Names that mark a password field when the page that showed it is not in the recording:
+    /// the products' own (`j_password`, `password`, as `TraceScrubber.credentialFieldNames`) and
+    /// the common short forms. A name that merely contains one (`passthrough`, `bypass`,
+    /// `compass_direction`) is no password: it would make a third site a place the password goes.
+    static let passwordNames: Set<String> = [
+        "password", "j_password", "passwd", "pass", "pwd", "pw", "passwort", "userpassword", "user_password", "login_password",
+        "loginpassword",
+    ]
+
     static func isPasswordName(_ name: String) -> Bool {
-        TraceScrubber.credentialFieldNames.contains(name) && !["otp", "totp", "j_tokenNumber"].contains(name)
-            || name.lowercased().contains("pass")
+        passwordNames.contains(name.lowercased())
     }
 
     /// Names of user-name fields, as the products and portals name them.
@@ -236,10 +282,26 @@ public struct RecordedLogin: Sendable {
 
     static func isUserName(_ name: String) -> Bool { userNames.contains(name.lowercased()) }
 
-    /// Names of one-time-code fields: Shibboleth's TOTP plugins, Keycloak, CAS, LemonLDAP::NG.
+    /// Names of one-time-code fields: Shibboleth's TOTP plugins (`j_tokenNumber`), Keycloak
+    /// (`otp`), CAS (`token`), LemonLDAP::NG (`code`), and names built of them (`otp_code`,
+    /// `totpCode`): a word of the name, not a part of a word (`zipcode`, `tokenizer` are none).
     static func isCodeName(_ name: String) -> Bool {
-        let lowered = name.lowercased()
-        return ["token", "otp", "code", "totp"].contains { lowered.contains($0) }
+        var words: [String] = []
+        var word = ""
+        for character in name {
+            if !(character.isLetter || character.isNumber) {
+                if !word.isEmpty { words.append(word) }
+                word = ""
+                continue
+            }
+            if character.isUppercase, let last = word.last, last.isLowercase {
+                words.append(word)
+                word = ""
+            }
+            word.append(character)
+        }
+        if !word.isEmpty { words.append(word) }
+        return words.contains { ["token", "otp", "code", "totp", "passcode", "mfa", "2fa"].contains($0.lowercased()) }
     }
 
     /// A link to log out, as the logged-in portal shows one: an XPath for it and words for the report.
@@ -569,5 +631,6 @@ public struct RecordedLogin: Sendable {
 }
 
 extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+    /// 0-9 only (`isNumber` alone takes "²" and "٣").
+    var isASCIIDigit: Bool { isASCII && isNumber }
 }

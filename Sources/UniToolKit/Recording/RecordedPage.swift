@@ -102,27 +102,33 @@ public enum RecordedPage {
         let headerCells =
             ((try? table.select("./thead/tr[last()]/th | ./thead/tr[last()]/td")) ?? []).nilIfEmpty
             ?? ((try? table.select("(./tbody/tr | ./tr)[th][1]/th")) ?? [])
-        let width = rows.map { $0.elementChildren.filter { ["td", "th"].contains($0.name) }.count }.max() ?? 0
+        // Each row's cells, and how many of its children carry each class, read once: per
+        // column, reading them again made a wide table cost its width squared.
+        let rowCells = rows.map { row in row.elementChildren.filter { ["td", "th"].contains($0.name) } }
+        let rowClassCounts = rows.map { row -> [String: Int] in
+            var counts: [String: Int] = [:]
+            for child in row.elementChildren { if let name = child.attribute("class") { counts[name, default: 0] += 1 } }
+            return counts
+        }
+        let rowsStartWithHeader = rows.allSatisfy { $0.elementChildren.first?.name == "th" }
+        let width = rowCells.map(\.count).max() ?? 0
         var fields: [DraftDataRecipe.Field] = []
         var columnValues: [[String]] = []
         var taken: Set<String> = []
         for column in 0..<width {
-            let cells = rows.map { row -> Node? in
-                let cells = row.elementChildren.filter { ["td", "th"].contains($0.name) }
-                return column < cells.count ? cells[column] : nil
-            }
+            let cells = rowCells.map { cells -> Node? in column < cells.count ? cells[column] : nil }
             let header = column < headerCells.count ? headerCells[column].normalizedText : ""
             // A class that this column's cells share and no other cell of their rows has.
             let classes = cells.compactMap { $0?.attribute("class") }
             var cellXPath = "td[\(column + 1)]"
             if classes.count == cells.count, let first = classes.first, !first.isEmpty, classes.allSatisfy({ $0 == first }),
-                rows.allSatisfy({ row in row.elementChildren.filter { $0.attribute("class") == first }.count == 1 }),
+                rowClassCounts.allSatisfy({ $0[first] == 1 }),
                 cells.allSatisfy({ $0?.name == "td" })
             {
                 cellXPath = "td[@class=\(Template.xpathLiteral(first))]"
             } else if cells.allSatisfy({ $0?.name == "th" }) {
                 cellXPath = "th"
-            } else if rows.allSatisfy({ ($0.elementChildren.first?.name == "th") }) {
+            } else if rowsStartWithHeader {
                 // A row headed by a <th>: td[n] counts only the data cells.
                 cellXPath = "td[\(column)]"
                 if column == 0 { cellXPath = "th" }
