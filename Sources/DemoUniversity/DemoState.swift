@@ -26,6 +26,8 @@ actor DemoState {
     private var nextExecution = 1
     /// Count of requests served, for tests and benchmarks.
     private(set) var requestCount = 0
+    /// Requests a test asked the demo to hold on arrival (`DemoUniversity.hold`).
+    nonisolated let holds = DemoHolds()
     /// The version of the terms of use now in force; a test can bump it while the demo runs.
     var termsVersion: String
 

@@ -231,6 +231,15 @@ public final class DemoUniversity: Sendable {
         await state.setLayoutChanged(changed)
     }
 
+    /// Holds the next request with this method and path once it has arrived, before its route
+    /// runs, until the test calls `release()` on the hold: a request in flight, for as long as
+    /// the test needs, with no sleep.
+    public func hold(_ method: String, _ path: String) -> DemoHold {
+        let hold = DemoHold(method: method, path: path)
+        state.holds.add(hold)
+        return hold
+    }
+
     /// How many HTTP requests the demo has served: a benchmark counts them.
     public var requestCount: Int { get async { await state.requestCount } }
 
@@ -252,6 +261,7 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         async throws -> Response
     {
         await state.record(DemoRequest(method: request.method.rawValue, host: request.head.authority ?? "", path: request.uri.path))
+        if let hold = state.holds.claim(method: request.method.rawValue, path: request.uri.path) { await hold.arrive() }
         if faults.latencyMilliseconds > 0 {
             try await Task.sleep(for: .milliseconds(faults.latencyMilliseconds))
         }

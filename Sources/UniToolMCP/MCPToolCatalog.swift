@@ -60,7 +60,7 @@ public struct MCPToolCatalog: Sendable {
         for recipe in recipes {
             let description = [recipe.summary, recipe.discussion?.trimmingCharacters(in: .whitespacesAndNewlines)]
                 .compactMap { $0 }.joined(separator: "\n\n")
-            let effect = MCPToolEffect.of(recipe)
+            let effect = MCPToolEffect.of(recipe, portal: portal)
             tools.append(
                 Self.tool(
                     recipe.command, title: recipe.summary,
@@ -80,7 +80,9 @@ public struct MCPToolCatalog: Sendable {
         if !portal.today.isEmpty {
             // The day's view runs the recipes it lists: it is only as read-only as they are.
             let todayEffect = MCPToolEffect.combined(
-                portal.today.compactMap { item in recipes.first { $0.command == item.command } }.map(MCPToolEffect.of))
+                portal.today.compactMap { item in recipes.first { $0.command == item.command } }.map {
+                    MCPToolEffect.of($0, portal: portal)
+                })
             tools.append(
                 Self.tool(
                     "today", title: "The user's day",
@@ -160,10 +162,16 @@ public struct MCPToolCatalog: Sendable {
             shape: all.filter { !options.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, naming: .mcp)
     }
 
-    /// The members of a tool's `arguments` (none when it is absent or null).
-    static func members(_ arguments: JSONValue?) -> [(key: String, value: JSONValue)] {
-        if case .object(let members)? = arguments { return members }
-        return []
+    /// The members of a tool's `arguments` (none when it is absent or null). Anything but an
+    /// object is refused, never read as "no arguments": a tool whose arguments are all optional
+    /// would otherwise run on a string or an array (`tools/call` refuses it earlier, as -32602).
+    static func members(_ arguments: JSONValue?) throws(ArgumentProblem) -> [(key: String, value: JSONValue)] {
+        switch arguments {
+        case nil, .null?: return []
+        case .object(let members)?: return members
+        case let other?:
+            throw ArgumentProblem(path: "arguments", message: "'arguments' must be an object, not \(other.typeName)")
+        }
     }
 }
 
@@ -177,14 +185,36 @@ public enum MCPToolEffect: Sendable, Equatable {
     /// The recipe asks for a page with a POST (`method: post` in these sources): the portal
     /// may take it as a change, which unitool cannot tell from the recipe.
     case posts(sources: [String])
+    /// The recipe's GETs carry a header that tells the server to take them as another method
+    /// (`X-HTTP-Method-Override: POST`), which frameworks such as Rails, Laravel and Express's
+    /// method-override honour: the request is a POST in all but name.
+    case overridesMethod(header: String, method: String)
     /// An action: the portal's own form submitted on the user's behalf.
     case changes
 
     /// A data command's effect: a POST in any of its sources counts, since the tool's `source`
-    /// argument may choose any of them.
-    public static func of(_ recipe: DataRecipe) -> MCPToolEffect {
+    /// argument may choose any of them; so does a method-override header among the headers its
+    /// requests carry (its own, and the portal's or a service's, which `portal` has).
+    public static func of(_ recipe: DataRecipe, portal: PortalRecipe? = nil) -> MCPToolEffect {
         let posting = recipe.sources.filter(\.post)
-        return posting.isEmpty ? .readsOnly : .posts(sources: posting.map { $0.name ?? recipe.command })
+        if !posting.isEmpty { return .posts(sources: posting.map { $0.name ?? recipe.command }) }
+        let headers = (portal.map { [$0.headers] + $0.serviceHeaders.values.map { $0 } } ?? []) + [recipe.headers]
+        if let override = methodOverride(in: headers.flatMap { $0 }) {
+            return .overridesMethod(header: override.header, method: override.method)
+        }
+        return .readsOnly
+    }
+
+    /// The headers by which a client asks a server to take a request as another method.
+    static let methodOverrideHeaders: Set<String> = ["x-http-method-override", "x-http-method", "x-method-override"]
+
+    /// The first method-override header that names a method other than GET or HEAD (pure).
+    static func methodOverride(in headers: [RecipeHeaders.Header]) -> (header: String, method: String)? {
+        for header in headers where methodOverrideHeaders.contains(header.name.lowercased()) {
+            let method = header.value.trimmingCharacters(in: .whitespaces).uppercased()
+            if method != "GET" && method != "HEAD" { return (header.name, method) }
+        }
+        return nil
     }
 
     /// The effect of a tool that runs several recipes: the strongest of theirs.
@@ -194,7 +224,8 @@ public enum MCPToolEffect: Sendable, Equatable {
             if case .posts(let sources) = effect { return sources }
             return []
         }
-        return posting.isEmpty ? .readsOnly : .posts(sources: posting)
+        if !posting.isEmpty { return .posts(sources: posting) }
+        return effects.first { !$0.isReadOnly } ?? .readsOnly
     }
 
     public var isReadOnly: Bool { self == .readsOnly }
@@ -241,6 +272,9 @@ public enum MCPToolEffect: Sendable, Equatable {
         case .posts:
             return
                 "Reads the user's own portal (\(portal)) through their saved session, but asks for its page with a POST (method: post in its recipe), which the portal may take as a change: ask the user before calling it."
+        case .overridesMethod(let header, let method):
+            return
+                "Reads the user's own portal (\(portal)) through their saved session, but its requests carry '\(header): \(method)', which asks the portal to take them as a \(method) and so maybe as a change: ask the user before calling it."
         case .changes:
             return "This CHANGES something on the portal on the user's behalf; ask the user before calling it."
         }

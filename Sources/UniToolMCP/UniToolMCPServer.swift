@@ -90,11 +90,24 @@ public struct UniToolMCPServer: Sendable {
         guard let call = catalog.call(named: name) else {
             throw RPCError.invalidParams("there is no tool '\(name)'; tools/list names them")
         }
+        // `arguments` is an object or absent: anything else is a malformed call, refused before
+        // the tool runs. Read as "no arguments", `["x"]` once ran loans_renew-all and renewed
+        // three loans.
+        let arguments = request.params?["arguments"]
+        switch arguments {
+        case nil, .null?, .object?: break
+        case let other?:
+            throw RPCError.invalidParams(
+                "'arguments' must be an object of the tool's named arguments, not \(other.typeName); nothing was run")
+        }
         do {
-            return try await perform(call, arguments: request.params?["arguments"], interaction: MCPInteraction(report: request.progress))
+            return try await perform(call, arguments: arguments, interaction: MCPInteraction(report: request.progress))
         } catch let problem as ArgumentProblem {
             return toolError(problem.message + "; the tool's inputSchema says what it takes")
         } catch let error as UniToolError {
+            // A failure that the client's cancel caused is no answer: MCP answers a cancelled
+            // call with silence, unless the call had already sent what cannot be taken back.
+            if PointOfNoReturn.cancelledBeforeIt { throw CancellationError() }
             return toolError(Self.explanation(of: error, portal: portal.id, user: user))
         }
     }

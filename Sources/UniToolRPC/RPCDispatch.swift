@@ -177,3 +177,30 @@ public struct RPCWorkLedger: Sendable, Equatable {
         return nextTicket
     }
 }
+
+/// What a request that the client cancelled is answered with (pure). A cancel asks to stop work,
+/// not to hide what was done: a handler that returned a result answers it, and so does one that
+/// failed after its point of no return (`PointOfNoReturn`: an action's form was sent, and the
+/// portal may have acted on it). Only a failure that the cancel caused is answered as cancelled
+/// (-32800 in unitool's protocol, silence in MCP's), so that a client retries only what was not
+/// done.
+public enum RPCCancellation {
+    /// How the handler ended.
+    public enum Ending: Sendable, Equatable {
+        /// It returned a result.
+        case result
+        /// It threw a `CancellationError`: it stopped because it was asked to.
+        case cancellationError
+        /// It threw anything else.
+        case failure
+    }
+
+    /// Whether the answer is "cancelled" rather than the handler's own result or error.
+    public static func answersCancelled(_ ending: Ending, cancelled: Bool, pastPointOfNoReturn: Bool) -> Bool {
+        switch ending {
+        case .result: return false
+        case .cancellationError: return true
+        case .failure: return cancelled && !pastPointOfNoReturn
+        }
+    }
+}

@@ -280,9 +280,10 @@ public final class RPCServer: Sendable {
                                 ))))
                 case .admitted(let ticket):
                     let task = Task { [self] () -> JSONValue? in
-                        let message = await answer(request)
-                        // MCP answers a cancelled request not at all: the client has given up on it.
-                        let silent = Task.isCancelled && !dialect.answersCancelledRequests
+                        let (message, cancelled) = await answer(request)
+                        // MCP answers a cancelled request not at all: the client has given up on
+                        // it. A request that did its work despite the cancel is answered.
+                        let silent = cancelled && !dialect.answersCancelledRequests
                         guard answeredAlone else {
                             // Part of a batch: the batch sends the answers and stays on the books until then.
                             finish(ticket)
@@ -353,29 +354,35 @@ public final class RPCServer: Sendable {
         }
     }
 
-    /// Runs a request and builds its response message.
-    private func answer(_ request: RPCRequest) async -> JSONValue {
+    /// Runs a request and builds its response message, and says whether that is "cancelled"
+    /// (`RPCCancellation`): a handler that returned a result, or failed after its point of no
+    /// return, is answered with what it did even when the client cancelled it meanwhile.
+    private func answer(_ request: RPCRequest) async -> (message: JSONValue, cancelled: Bool) {
         let id = request.id ?? .null
         guard let method = methods[request.method] else {
-            return response(id: id, error: .methodNotFound(request.method))
+            return (response(id: id, error: .methodNotFound(request.method)), false)
+        }
+        let witness = PointOfNoReturn.Witness()
+        func ended(_ ending: RPCCancellation.Ending, _ message: @autoclosure () -> JSONValue) -> (JSONValue, Bool) {
+            if RPCCancellation.answersCancelled(ending, cancelled: Task.isCancelled, pastPointOfNoReturn: witness.passed) {
+                return (response(id: id, error: .requestCancelled), true)
+            }
+            return (message(), false)
         }
         do {
             // Each method hands the service `request.interaction`, so that its own progress
             // (login pages, terms read) goes to the same client.
-            let result = try await method(request)
-            if Task.isCancelled { return response(id: id, error: .requestCancelled) }
-            return response(id: id, result: result)
+            let result = try await PointOfNoReturn.$witness.withValue(witness) { try await method(request) }
+            return ended(.result, response(id: id, result: result))
         } catch let error as RPCError {
-            return response(id: id, error: error)
+            return ended(.failure, response(id: id, error: error))
         } catch let error as UniToolError {
-            if Task.isCancelled { return response(id: id, error: .requestCancelled) }
-            return response(id: id, error: RPCError(error))
+            return ended(.failure, response(id: id, error: RPCError(error)))
         } catch is CancellationError {
-            return response(id: id, error: .requestCancelled)
+            return ended(.cancellationError, response(id: id, error: .requestCancelled))
         } catch {
-            if Task.isCancelled { return response(id: id, error: .requestCancelled) }
-            logger.error("\(request.method) failed: \(error)")
-            return response(id: id, error: .internalError("\(error)"))
+            if !Task.isCancelled || witness.passed { logger.error("\(request.method) failed: \(error)") }
+            return ended(.failure, response(id: id, error: .internalError("\(error)")))
         }
     }
 

@@ -78,4 +78,36 @@ struct MCPSecurityTests {
         #expect(MCPToolEffect.combined([.readsOnly, .changes, .posts(sources: ["a"])]) == .changes)
         #expect(MCPToolEffect.combined([]) == .readsOnly)
     }
+
+    @Test("a GET that carries a method-override header naming anything but GET or HEAD is not read-only, and says why")
+    func methodOverrideIsNotReadOnly() throws {
+        for (header, method) in [("X-HTTP-Method-Override", "POST"), ("X-HTTP-Method", "DELETE"), ("x-method-override", " put")] {
+            let recipe = try Self.recipe(
+                """
+                command: loan-status
+                summary: The status of your loans
+                fetch: /library/renew-all
+                headers: { \(header): "\(method)" }
+                rows: "//tr"
+                fields:
+                  barcode: { xpath: "td[1]" }
+                """)
+            let status = try #require(tools([recipe])["loan-status"])
+            #expect(status.annotations.readOnlyHint == false, "\(header): \(method)")
+            #expect(status.annotations.destructiveHint == true, "\(header): \(method)")
+            #expect(status.description?.contains(header) == true, "\(status.description ?? "")")
+        }
+        let harmless = try Self.recipe(
+            """
+            command: loan-status
+            summary: The status of your loans
+            fetch: /library
+            headers: { X-HTTP-Method-Override: GET, X-Requested-With: XMLHttpRequest }
+            rows: "//tr"
+            fields:
+              barcode: { xpath: "td[1]" }
+            """)
+        #expect(tools([harmless])["loan-status"]?.annotations.readOnlyHint == true)
+        #expect(MCPToolEffect.combined([.readsOnly, .overridesMethod(header: "X-HTTP-Method", method: "DELETE")]).isReadOnly == false)
+    }
 }

@@ -17,12 +17,17 @@ final class InProcessRPCClient: Sendable {
     /// How many of the output's messages `next()` has handed out.
     private let read = Mutex(0)
 
-    init(host: DemoRPCHost, framing: RPCFraming = .newline, limits: RPCLimits = RPCLimits()) {
+    convenience init(host: DemoRPCHost, framing: RPCFraming = .newline, limits: RPCLimits = RPCLimits()) {
+        self.init(methods: RPCMethods(host: host, limits: limits).table, framing: framing, limits: limits)
+    }
+
+    /// A server of other methods, in another dialect: `unitool mcp`'s over the same core.
+    init(methods: [String: RPCMethod], framing: RPCFraming = .newline, limits: RPCLimits = RPCLimits(), dialect: RPCDialect = .unitool) {
         let output = CollectedOutput()
         let (input, feed) = AsyncStream<[UInt8]>.makeStream()
         let server = RPCServer(
-            methods: RPCMethods(host: host, limits: limits).table, output: output, framing: framing,
-            maxMessageBytes: limits.maxMessageBytes, logger: Logger(label: "rpc-protocol-test"))
+            methods: methods, output: output, framing: framing, maxMessageBytes: limits.maxMessageBytes, dialect: dialect,
+            logger: Logger(label: "rpc-protocol-test"))
         self.output = output
         self.framing = framing
         self.feed = feed

@@ -431,7 +431,10 @@ extension PortalConnection {
             throw refusal.adding(note: "the form of '\(action.name)' on \(page.url.redactedForLog) points there")
         }
         logger.debug("action '\(action.name)': \(submission)")
-        var result = try await session.submit(submission, bodyMayGoTo: bodyMayGoTo(.action, recipe: recipe.file))
+        // The point of no return: a cancel before it sends nothing; once the form is on its way,
+        // the portal may act on it, so its answer is read and reported whatever the caller does.
+        let mayGoTo = bodyMayGoTo(.action, recipe: recipe.file)
+        var result = try await PointOfNoReturn.cross { try await self.session.submit(submission, bodyMayGoTo: mayGoTo) }
         var resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
         // The portal's own "is this right?" page, unless it did it at once: its refusal (a field
         // it did not accept) is said first; otherwise its form, which carries what it received,
@@ -459,7 +462,9 @@ extension PortalConnection {
                 throw refusal.adding(note: "the confirmation form of '\(action.name)' on \(result.url.redactedForLog) points there")
             }
             logger.debug("action '\(action.name)', confirmation: \(confirmation)")
-            result = try await session.submit(confirmation, bodyMayGoTo: bodyMayGoTo(.action, recipe: recipe.file))
+            // The portal only showed what it received: a cancel that came meanwhile is still in
+            // time (`cross` obeys it), and the confirmation is the action's real point of no return.
+            result = try await PointOfNoReturn.cross { try await self.session.submit(confirmation, bodyMayGoTo: mayGoTo) }
             resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
         }
         if let message = try refusal(action, in: resultDocument, values: values) {
