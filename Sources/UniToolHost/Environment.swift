@@ -107,7 +107,7 @@ package final class CommandEnvironment: Sendable {
         do {
             return try HistoryStore(retentionDays: config.historyDays)
         } catch {
-            logger.warning("the history is not available: \(error)")
+            logger.warning("\(HistoryStore.unavailableWarning(error))")
             return nil
         }
     }

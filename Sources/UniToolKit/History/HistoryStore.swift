@@ -218,6 +218,14 @@ public final class HistoryStore: Sendable {
     /// Column names joined by the unit separator, which no field name contains.
     private static func columnsText(_ columns: [String]) -> String { columns.joined(separator: "\u{1F}") }
 
+    /// The warning when the history cannot be opened (a symbolic link in its place, say), on
+    /// one line: a log line shows a line break escaped, so the error's own two-line form once
+    /// printed a literal `\n  hint:`. The hint follows after a semicolon. Pure.
+    public static func unavailableWarning(_ error: any Error) -> String {
+        guard let error = error as? UniToolError else { return "the history is not available: \(error)" }
+        return "the history is not available: \(error.message)" + (error.hint.map { "; \($0)" } ?? "")
+    }
+
     /// The history holds what the portal showed the user (grades, loans, messages): the folder
     /// is the user's alone (0700) and so are the database and its -wal and -shm files (0600).
     /// Looser modes are fixed with a warning, as `PrivateFile` does for the session and settings;

@@ -56,6 +56,8 @@ public struct LoginStateMachine: Sendable {
     private let portal: String
     private(set) var steps = 0
     private var lastFilledRule: Int?
+    /// The page whose link a `follow` rule last followed (its summary), for saying where it led.
+    private var lastFollowed: String?
     /// Set once the IdP's answer (a SAML response) went to the portal: from then on only rules
     /// marked `after_login` may act, and any other login page means the portal asked again.
     private(set) var deliveredToPortal = false
@@ -137,12 +139,22 @@ public struct LoginStateMachine: Sendable {
         case .follow:
             // The same link page again right after following it would loop.
             if lastFilledRule == index {
+                // Back on the very page, or on another one (on another host, say) that the same
+                // rule matches too: each said as it is, with where the link went.
+                guard let followed = lastFollowed, followed != page.summary else {
+                    return .failed(
+                        UniToolError(
+                            .loginFailed, "following the '\(rule.name)' link led back to the same page: \(page.summary)",
+                            hint: "the link may need a browser's script; adjust 'follow' in the portal recipe"))
+                }
                 return .failed(
                     UniToolError(
-                        .loginFailed, "following the '\(rule.name)' link led back to the same page: \(page.summary)",
-                        hint: "the link may need a browser's script; adjust 'follow' in the portal recipe"))
+                        .loginFailed,
+                        "following the '\(rule.name)' link on \(followed) led to \(page.summary), which the '\(rule.name)' rule matches as well",
+                        hint: "make the rule's 'when' match only the page with the link, or check where the link points"))
             }
             lastFilledRule = index
+            lastFollowed = page.summary
             return .act(rule)
         case .fill:
             // The same form again right after submitting it means the portal did not accept

@@ -80,8 +80,18 @@ extension PortalConnection {
 
     /// The address of one of the portal's own pages, for `unitool page` and `session.fetch`:
     /// they fetch through the user's session, so never from any other origin.
+    ///
+    /// An address with a scheme but no host (`http:127.0.0.10:8080/x`, the slashes left out) is
+    /// refused as what it is, named as it was given: its origin would read "http://", which
+    /// told the user nothing.
     public func ownPageURL(_ pathOrURL: String) throws -> URL {
         let url = try portal.url(for: pathOrURL)
+        if url.scheme != nil, url.host?.isEmpty ?? true {
+            throw UniToolError(
+                .usage, "'\(pathOrURL)' is not a full address: it names no host, so nothing was sent",
+                hint: "give a path on the portal (/library) or a full address with '//' after the scheme (\(portal.baseURL.origin)/library)"
+            )
+        }
         if let refusal = originPolicy.refusal(.page, to: url) { throw refusal }
         return url
     }

@@ -333,7 +333,7 @@ public final class PortalConnection: Sendable {
         // service; a bounce after that is a login that did not take.
         var rounds = 2 * (portal.services.count + 1)
         defer { Task { [logins] in await logins.release(claim) } }
-        while try page.heldRedirect != nil || flow.needsLogin(page) {
+        while try page.heldRedirect != nil || (!Self.isBareError(page, own: portal.isOwn(page.url)) && flow.needsLogin(page)) {
             guard rounds > 0 else {
                 throw UniToolError(
                     .loginFailed, "the portal asked for a login again right after a successful one",
@@ -394,6 +394,15 @@ public final class PortalConnection: Sendable {
                 hint: page.status == 404 ? "the page may have moved; check 'fetch' in the recipe" : "try again later")
         }
         return page
+    }
+
+    /// "Not found" (404, 410) with no body from the portal's own origin: no login page, since
+    /// there is nothing on it to sign in with, and no page to parse. Its status is the answer
+    /// ("the portal answered 404"), never a layout change because an empty body does not parse
+    /// as HTML. Pure.
+    static func isBareError(_ page: Page, own: Bool) -> Bool {
+        own && (page.status == 404 || page.status == 410)
+            && page.body.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
     }
 
     /// Logs in, taking turns with other unitool processes of the same portal and user: the

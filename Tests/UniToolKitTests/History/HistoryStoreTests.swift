@@ -110,4 +110,20 @@ struct HistoryStoreTests {
         #expect(HistoryStore.age(of: now.addingTimeInterval(-7200), now: now) == "2 hours ago")
         #expect(HistoryStore.age(of: now.addingTimeInterval(-3 * 86_400), now: now) == "3 days ago")
     }
+
+    @Test("a history file that is a symbolic link is refused with a one-line warning: no literal \\n before the hint")
+    func symlinkWarningOnOneLine() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("history-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("history.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: file.path, withDestinationPath: "/dev/null")
+        var thrown: (any Error)?
+        do { _ = try HistoryStore(file: file) } catch { thrown = error }
+        let error = try #require(thrown)
+        let warning = HistoryStore.unavailableWarning(error)
+        #expect(warning.contains("is a symbolic link"), "\(warning)")
+        #expect(warning.contains("; remove the link"), "\(warning)")
+        #expect(!warning.contains("\n") && !warning.contains("\\n"), "\(warning)")
+    }
 }

@@ -217,4 +217,39 @@ struct LoginStateMachineTests {
             try PortalRecipe.load(file: "portal.yaml", text: base + "    - { when: \"//a\", follow: \"//a\", restart: true }\n")
         } throws: { ($0 as? UniToolError)?.kind == .recipeInvalid }
     }
+
+    @Test("a follow rule that matches again says where its link went: back to the same page, or to another one")
+    func followSaysWhereItWent() throws {
+        let recipe = try PortalRecipe.load(
+            file: "portal.yaml",
+            text: """
+                portal: p
+                base_url: https://portal.example.edu
+                login:
+                  pages:
+                    - name: login link
+                      when: "//a[@id='login-link']"
+                      follow: "//a[@id='login-link']"
+                """
+        ).login
+        func page(_ summary: String) -> LoginStateMachine.Observation {
+            .init(matchedRule: 0, isOnPortal: true, doneConditionHolds: false, summary: summary)
+        }
+        var elsewhere = LoginStateMachine(recipe: recipe, portal: "p")
+        #expect(rule(of: elsewhere.decide(page("https://portal.example.edu/ (Home)"))) == "login link")
+        guard case .failed(let error) = elsewhere.decide(page("https://other.example.net/ (Welcome)")) else {
+            Issue.record("a second match did not fail")
+            return
+        }
+        #expect(!error.message.contains("led back to the same page"), "\(error.message)")
+        #expect(error.message.contains("led to https://other.example.net/ (Welcome)"), "\(error.message)")
+        #expect(error.message.contains("on https://portal.example.edu/ (Home)"), "\(error.message)")
+        var same = LoginStateMachine(recipe: recipe, portal: "p")
+        _ = same.decide(page("https://portal.example.edu/ (Home)"))
+        guard case .failed(let loop) = same.decide(page("https://portal.example.edu/ (Home)")) else {
+            Issue.record("a second match did not fail")
+            return
+        }
+        #expect(loop.message.contains("led back to the same page: https://portal.example.edu/ (Home)"), "\(loop.message)")
+    }
 }
