@@ -105,7 +105,7 @@ struct AuthCommand: AsyncParsableCommand {
             let password =
                 globals.passwordStdin
                 ? try PasswordInput.readStandardInput()
-                : try TerminalPrompt.readPassword(prompt: "Password for \(user) on \(portal.name): ")
+                : try TerminalPrompt.readPassword(prompt: portal.passwordPrompt(user: user))
             let account = Account(portal: portal, user: user)
             if !noVerify {
                 // A fresh login in an empty jar that must ask for the password (`provePassword`).

@@ -267,10 +267,17 @@ struct RecipesCommand: AsyncParsableCommand {
                 switch item.kind {
                 case .redefinition, .newPortal:
                     let recipe = try PortalRecipe.load(file: item.file, text: String(decoding: item.content, as: UTF8.self))
-                    let before = (try? own.portal(item.portal))?.declaredCredentialOrigins.joined(separator: ", ")
+                    let earlier = try? own.portal(item.portal)
+                    let before = earlier?.declaredCredentialOrigins.joined(separator: ", ")
+                    // Login rules decide which forms are sent where: a redefinition that keeps the
+                    // origins may still change them, and the person trusting it should know.
+                    let ruleChanges = earlier.map { recipe.login.ruleChanges(from: $0.login) } ?? []
                     lines.append(
                         "Trusted \(item.file) as the definition of '\(item.portal)': passwords may go to \(recipe.declaredCredentialOrigins.joined(separator: ", "))"
                             + (before.map { " (before: \($0))." } ?? " (a portal of the pack's own).")
+                            + (ruleChanges.isEmpty
+                                ? (earlier == nil ? "" : " Its login rules are those of the definition it replaces.")
+                                : " Its login differs from the definition it replaces: \(ruleChanges.joined(separator: "; ")).")
                     )
                 case .command(let command, let replaces):
                     lines.append(

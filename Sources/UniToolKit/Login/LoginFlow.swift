@@ -30,7 +30,7 @@ public struct LoginFlow: Sendable {
 
     /// Logs in from the portal's start page.
     public func logIn(credentials: Credentials) async throws -> Page {
-        let start = try portal.url(for: portal.login.start)
+        let start = try startAddress()
         return try await continueLogin(from: try await session.get(start), credentials: credentials)
     }
 
@@ -248,6 +248,7 @@ public struct LoginFlow: Sendable {
         switch rule.action {
         case .follow(let xpath):
             let target = try linkTarget(xpath, rule: rule, in: document, page: page)
+            try checkLoginTarget(target, page: page, rule: rule)
             step?.submitted = "GET \(target.redactedForLog)"
             logger.debug("following '\(rule.name)': \(target.redactedForLog)")
             return try await session.get(target)
@@ -258,7 +259,7 @@ public struct LoginFlow: Sendable {
             // where it shares the host (its path), unless the rule says `restart: all`.
             session.forgetCookies(for: page.url, keepingThoseFor: all ? nil : portal.idpURL)
             if all { session.forgetCookies(for: portal.idpURL) }
-            let start = try portal.url(for: portal.login.start)
+            let start = try startAddress()
             step?.submitted = "GET \(start.redactedForLog)"
             logger.debug("'\(rule.name)': the portal's session timed out; starting a fresh login at \(start.redactedForLog)")
             progress("the login page of \(portal.name) had expired ('\(rule.name)'); signing in again")
@@ -271,6 +272,7 @@ public struct LoginFlow: Sendable {
         switch rule.action {
         case .autoSubmit:
             let submission = try form.submission(values: [])
+            try checkLoginTarget(submission.url, page: page, rule: rule)
             step?.record(submission, filled: [])
             return try await session.submit(submission)
         case .fill(let templates, let submitXPath):
@@ -318,6 +320,7 @@ public struct LoginFlow: Sendable {
             submission.secretFieldNames = secretFields
             step?.record(submission, filled: filled)
             if sendsPassword { try checkCredentialTarget(submission.url, page: page) }
+            try checkLoginTarget(submission.url, page: page, rule: rule)
             logger.debug("submitting '\(rule.name)': \(submission)")
             // A 307 or 308 would repeat the password to wherever it points: the same check applies.
             return try await session.submit(submission, secretsMayGoTo: { [self] target in try checkCredentialTarget(target, page: page) })
@@ -358,6 +361,20 @@ public struct LoginFlow: Sendable {
     static func scriptedLocation(_ script: String) -> String? {
         let pattern = #/location(?:\.href)?\s*(?:=\s*|\.assign\(\s*|\.replace\(\s*)(['"])(.*?)\1/#
         return script.firstMatch(of: pattern).map { String($0.2) }
+    }
+
+    /// An address a login rule produced (a link it follows, the form and button it submits) goes
+    /// only where `OriginPolicy.loginRefusal` allows, checked before anything is sent.
+    func checkLoginTarget(_ target: URL, page: Page, rule: PageRule) throws {
+        if let refusal = OriginPolicy(portal: portal).loginRefusal(to: target, from: page.url, rule: rule.name) { throw refusal }
+    }
+
+    /// Where a fresh login begins: `login.start`, which the recipe writes, so it is held to the
+    /// same origins as the addresses its rules produce.
+    func startAddress() throws -> URL {
+        let start = try portal.url(for: portal.login.start)
+        if let refusal = OriginPolicy(portal: portal).loginRefusal(to: start, from: portal.baseURL, rule: "login.start") { throw refusal }
+        return start
     }
 
     /// A password goes only to an origin the recipe names, and never over plain HTTP to a

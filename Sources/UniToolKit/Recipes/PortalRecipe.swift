@@ -101,6 +101,17 @@ public struct PortalRecipe: Sendable {
     /// The origins (`scheme://host:port`) a password may be posted to.
     public var credentialOrigins: [String] { credentialTargets.map(origin(named:)) }
 
+    /// What a person is asked when a password is typed for `user`. A portal that a recipe pack
+    /// the person has not trusted defines may call itself anything ("University of Example
+    /// single sign-on"), so the prompt says whose definition it is and where the password
+    /// will be posted: the person can tell a look-alike before typing.
+    public func passwordPrompt(user: String) -> String {
+        guard let pack = untrustedPack else { return "Password for \(user) on \(name): " }
+        let origins = Array(Set(credentialOrigins)).sorted().joined(separator: ", ")
+        return
+            "Password for \(user) on '\(name)', a portal defined by a recipe pack you have not trusted (\(pack)); it will be posted to \(origins): "
+    }
+
     func origin(named name: String) -> String {
         switch name {
         case "portal": return baseURL.origin
@@ -179,6 +190,45 @@ public struct PageRule: Sendable {
     /// reminder, "confirm your e-mail", a password-expiry warning): this rule may act on it.
     /// Any other rule matching there means the portal asked for a second login, which is refused.
     public var afterLogin: Bool = false
+}
+
+extension PageRule {
+    /// The rule as one line of text, all that decides what it does: two rules with the same
+    /// definition act the same on every page.
+    var definition: String {
+        let action: String
+        switch self.action {
+        case .fill(let values, let submit):
+            action = "fill " + values.map { "\($0.name)=\($0.value.source)" }.joined(separator: "&") + " submit \(submit ?? "-")"
+        case .autoSubmit: action = "auto_submit"
+        case .fail(let reason, let message): action = "fail \(reason.rawValue) \(message ?? "-")"
+        case .follow(let xpath): action = "follow \(xpath)"
+        case .restart(let all): action = "restart \(all)"
+        }
+        let catalog = messageCatalog.map { " catalog \($0.fetch.source) \($0.key.source)" } ?? ""
+        return "when \(when) form \(form ?? "-") \(action) after_login \(afterLogin)\(catalog)"
+    }
+}
+
+extension LoginRecipe {
+    /// How this login differs from `earlier` in what it may do on the way: rules added,
+    /// changed or removed (by name), and a new start. What `recipes trust` tells a person about to
+    /// trust a redefinition, since a login rule decides which forms are sent where.
+    public func ruleChanges(from earlier: LoginRecipe) -> [String] {
+        var changes: [String] = []
+        if start != earlier.start { changes.append("starts at '\(start)' (before: '\(earlier.start)')") }
+        let before = Dictionary(earlier.pages.map { ($0.name, $0.definition) }, uniquingKeysWith: { first, _ in first })
+        let names = Set(pages.map(\.name))
+        for rule in pages {
+            guard let old = before[rule.name] else {
+                changes.append("adds login rule '\(rule.name)'")
+                continue
+            }
+            if old != rule.definition { changes.append("changes login rule '\(rule.name)'") }
+        }
+        for rule in earlier.pages where !names.contains(rule.name) { changes.append("removes login rule '\(rule.name)'") }
+        return changes
+    }
 }
 
 /// Where a portal publishes the version of its terms of use.

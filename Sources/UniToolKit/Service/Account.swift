@@ -130,7 +130,7 @@ public struct Account: Sendable {
                 }
                 if let known { return known }
                 if interaction.canTypePassword,
-                    let typed = interaction.typePassword("Password for \(account.user) on \(account.portal.name): "), !typed.isEmpty
+                    let typed = interaction.typePassword(account.portal.passwordPrompt(user: account.user)), !typed.isEmpty
                 {
                     return typed
                 }

