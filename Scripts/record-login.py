@@ -178,7 +178,10 @@ def main():
             else:
                 raise SystemExit("record-login: the login did not end in 20 pages")
             for address in args.then:
-                page.goto(urljoin(page.url, address))
+                # As a person opens it from the portal's page (a link, an address typed there):
+                # with that page as its Referer, which is how unitool tells a service of the
+                # portal from a site the portal merely passed through.
+                page.goto(urljoin(page.url, address), referer=page.url)
                 wait_until_still(page)
         finally:
             # The HAR is written when the context closes, also after a failure (to see why).
