@@ -1,6 +1,7 @@
 import DemoUniversity
 import Foundation
 import Testing
+import UniToolKit
 import UniToolTestSupport
 
 /// Issue 47's "done when": a recording that passes through a third-party page (a survey a portal
@@ -114,13 +115,47 @@ struct RecordedThirdPartyTests {
             let stored = try await sandbox.run(
                 ["--portal", "rec-survey-keyring", "--user", "alice", "--password-stdin", "auth", "login"], stdin: Self.password)
             #expect(stored.exitCode == 0, "\(stored)")
-            defer { Task { _ = try? await sandbox.run(["auth", "logout", "--portal", "rec-survey-keyring", "--user", "alice"]) } }
             // A fresh state: no saved session, so every command needs the password from the keyring.
             let state = sandbox.root.appendingPathComponent("state/unitool/sessions")
             for command in Self.commandsToTry(commands) {
                 try? FileManager.default.removeItem(at: state)
                 let outcome = try await sandbox.run(["--portal", "rec-survey-keyring", "--user", "alice", command, "--json"])
                 if command == "grades" { #expect(outcome.exitCode == 0, "\(outcome)") }
+            }
+            let logout = try await sandbox.run(["auth", "logout", "--portal", "rec-survey-keyring", "--user", "alice"])
+            #expect(logout.exitCode == 0, "\(logout)")
+        }
+        #expect(survey.requests.allSatisfy { !$0.body.contains(Self.password) }, "\(survey.requests)")
+        #expect(survey.connections == 0, "nothing was sent to the survey's address: \(survey.requests)")
+    }
+
+    @Test("MCP with UNITOOL_PASSWORD_COMMAND: no tool of the folder sends the password to the survey's address")
+    func mcp() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let survey = try Self.survey()
+        defer { survey.stop() }
+        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "login=reminder-link")) { demo in
+            let har = try Self.recording(demo: demo.baseURL, survey: survey, into: sandbox.root)
+            let commands = try await Self.makeFolder("rec-survey-mcp", har: har, in: sandbox, demo: demo.baseURL)
+            var environment = sandbox.environment
+            environment["UNITOOL_PASSWORD_COMMAND"] = "echo \(Self.password)"
+            let client = try await RPCClientProcess.start(
+                command: "mcp", arguments: ["--portal", "rec-survey-mcp", "--user", "alice"], environment: environment)
+            defer { client.terminate() }
+            var seen: [JSONValue] = []
+            #expect(await client.initializeMCP(seen: &seen) != nil, "\(client.stderr)")
+            client.sendLine(#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#)
+            let listed = await client.response(id: .number(2), seen: &seen)
+            let tools: [String] = listed?["result"]?["tools"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+            for command in commands { #expect(tools.contains(command), "every command is a tool: \(tools)") }
+            for (offset, tool) in (tools + ["results"]).enumerated() {
+                let id = 10 + offset
+                client.sendLine(
+                    #"{"jsonrpc":"2.0","id":\#(id),"method":"tools/call","params":{"name":"\#(tool)","arguments":{}}}"#)
+                let answer = await client.response(id: .number(Double(id)), seen: &seen)
+                #expect(answer != nil, "\(tool) is answered: \(client.stderr)")
+                if tool == "grades" { #expect(answer?["result"]?["isError"] != .bool(true), "\(String(describing: answer))") }
             }
         }
         #expect(survey.requests.allSatisfy { !$0.body.contains(Self.password) }, "\(survey.requests)")
