@@ -121,7 +121,7 @@ struct RecipesCommand: AsyncParsableCommand {
         @Option(help: "A friendly name for the university.") var title: String?
         @Option(name: [.short, .long], help: ArgumentHelp("Write the folder here instead of your own recipes.", valueName: "dir"))
         var output: String?
-        @Flag(help: "Allow a name a portal unitool comes with has (demo): your folder replaces that portal.")
+        @Flag(help: "Use the name of a portal unitool comes with (such as demo): your folder then replaces it.")
         var replaceBundled = false
 
         var parent: URL { URL(fileURLWithPath: output ?? RecipeCatalog.userDirectory.path) }
