@@ -1,0 +1,25 @@
+"""Sets up the django-cas-server peer's database after `migrate`: the users and the one service
+pattern (the portal's address) that the CAS server lets tickets go to. Safe to run again.
+
+    UNITOOL_DJANGOCAS_DIR=DIR DJANGO_SETTINGS_MODULE=cas_settings python cas_setup.py PORTAL_URL
+"""
+import re
+import sys
+
+import django
+
+django.setup()
+
+from django.contrib.auth.models import User  # noqa: E402
+from cas_server.models import ServicePattern  # noqa: E402
+
+USERS = {"jdoe": "cas-pass-2026", "mlee": "other-pass-2026"}
+
+for name, password in USERS.items():
+    user, _ = User.objects.get_or_create(username=name)
+    user.set_password(password)
+    user.save()
+
+portal = sys.argv[1].rstrip("/")
+ServicePattern.objects.all().delete()
+ServicePattern.objects.create(pos=1, name="portal", pattern="^" + re.escape(portal) + "/.*$")
