@@ -15,6 +15,10 @@ export UNITOOL_INTEROP_PYTHON
 # The third-party IdP of the SAML interop tests: SimpleSAMLphp, from Debian's package.
 UNITOOL_SSP_ROOT="$(./Scripts/interop-simplesamlphp.sh fetch)"
 export UNITOOL_SSP_ROOT
+# The CAS server of the recorded-login interop test: django-cas-server and its python-cas portal
+# (pip, into .build/djangocas-venv), run from a private folder by Scripts/interop-djangocas.sh.
+UNITOOL_DJANGOCAS_PYTHON="$(./Scripts/interop-djangocas.sh fetch)"
+export UNITOOL_DJANGOCAS_PYTHON
 # The LemonLDAP::NG IdP and the Shibboleth SP of the other SAML interop tests: Debian's packages,
 # installed by install-deps.sh, run from a private folder by Scripts/interop-lemonldap.sh.
 export UNITOOL_LLNG_INTEROP=1
