@@ -25,7 +25,11 @@ if [ "${1:-}" = "--tests" ]; then
         starman apache2-bin libapache2-mod-shib oathtool curl
         # The browser that records logins for the tests of 'recipes new --from-har' (driven by
         # Playwright from PyPI, Scripts/interop-venv.sh; never 'playwright install').
-        chromium)
+        chromium
+        # The foreign portals of the recordings' test (../shared/foreign, Scripts/foreign-portals.sh):
+        # each makes a venv of its own (python3-venv); saml-peer runs Debian's SimpleSAMLphp under
+        # php -S and signs with xmlsec1 (php-cli, php-xml, php-mbstring and openssl are above).
+        simplesamlphp xmlsec1)
 fi
 
 # --list: print the packages this would make sure of, and install nothing.
