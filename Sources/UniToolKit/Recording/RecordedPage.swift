@@ -44,6 +44,9 @@ public struct DraftDataRecipe: Sendable {
     public var body: [UInt8]
     /// The page as parsed, for its fixture (nil for a JSON answer).
     public var document: Document? = nil
+    /// The other elements of the page that could have been its records ("the list #news (4
+    /// items)"), best first: when there are any, the choice is a guess, for the report.
+    public var alternatives: [String] = []
 }
 
 /// Reads recorded pages into data recipes. Pure: the page in, the draft out.
@@ -51,28 +54,69 @@ public enum RecordedPage {
     /// Words a cell shows for "no value" (a dash, n/a), which typed fields read as empty.
     static let placeholders: Set<String> = ["-", "–", "—", "n/a", "N/A", "n.a.", "k.A.", "/", "?", "－", "ー"]
 
-    /// The main table or list of an HTML page as a recipe, or nil when it has neither.
+    /// The page's records as a recipe: its subject (`PageSubject`: a table, a list or repeated
+    /// blocks, chosen by evidence, not by size), or nil when the page has none (an empty-state
+    /// page, a menu). When other candidates were passed over, they are named in `alternatives`.
     static func htmlRecipe(
         _ document: Document, command: String, fetch: String, url: URL, contentType: String?, body: [UInt8], tablesOnly: Bool = false
     ) -> DraftDataRecipe? {
-        let tables = ((try? document.select("//table[.//td]")) ?? []).filter { ((try? rowsOf($0)) ?? []).count > 0 }
-        var draft: DraftDataRecipe?
-        if let table = tables.max(by: { size($0) < size($1) }) {
-            draft = tableRecipe(table, in: document, command: command, fetch: fetch, url: url, contentType: contentType, body: body)
-        } else if !tablesOnly {
-            draft = listRecipe(document, command: command, fetch: fetch, url: url, contentType: contentType, body: body)
+        let candidates = PageSubject.candidates(document, tablesOnly: tablesOnly)
+        for (index, subject) in candidates.enumerated() {
+            var draft: DraftDataRecipe?
+            switch subject.kind {
+            case .table:
+                draft = tableRecipe(
+                    subject.node, in: document, command: command, fetch: fetch, url: url, contentType: contentType, body: body)
+            case .list:
+                draft = listRecipe(
+                    subject.node, in: document, command: command, fetch: fetch, url: url, contentType: contentType, body: body)
+            case .blocks:
+                draft = blocksRecipe(
+                    subject.rows, parent: subject.node, in: document, command: command, fetch: fetch, url: url, contentType: contentType,
+                    body: body)
+            }
+            guard var draft else { continue }
+            draft.document = document
+            draft.alternatives = candidates.enumerated().filter { $0.offset != index }.map(\.element.described)
+            return draft
         }
-        draft?.document = document
-        return draft
+        return nil
     }
 
-    private static func size(_ table: Node) -> Int {
-        let rows = (try? rowsOf(table)) ?? []
-        return rows.count * max(1, rows.first?.elementChildren.count ?? 1)
+    /// A row that carries no record: every cell empty (a spacer, a padding row), or one cell
+    /// spanning a wider table ("No entries", a group's title).
+    static func isPadding(_ row: Node, width: Int) -> Bool {
+        let cells = row.elementChildren.filter { ["td", "th"].contains($0.name) }
+        if cells.allSatisfy({ $0.normalizedText.isEmpty && ((try? $0.select(".//img | .//input")) ?? []).isEmpty }) { return true }
+        return cells.count == 1 && (width > 1 || Int(cells[0].attribute("colspan") ?? "") ?? 1 > 1)
+    }
+
+    /// How many columns a table has: its widest row, or its header when that is wider.
+    static func tableWidth(_ table: Node, rows: [Node]) -> Int {
+        let header = (try? table.select("./thead/tr[last()]/* | (./tbody/tr | ./tr)[th][1]/th")) ?? []
+        return max(rows.map(\.elementChildren.count).max() ?? 0, header.count)
+    }
+
+    /// The predicate that leaves a table's padding rows out of `rows:`: the class every padding
+    /// row has and no data row has (learned from the page), else what padding looks like (no
+    /// words; a single cell).
+    static func paddingPredicate(padding: [Node], data: [Node]) -> String {
+        guard !padding.isEmpty else { return "" }
+        func tokens(_ row: Node) -> Set<String> { Set((row.attribute("class") ?? "").split(separator: " ").map(String.init)) }
+        var shared = tokens(padding[0])
+        for row in padding.dropFirst() { shared.formIntersection(tokens(row)) }
+        for row in data { shared.subtract(tokens(row)) }
+        if let name = shared.sorted().first {
+            return "[not(contains(concat(' ', normalize-space(@class), ' '), \(Template.xpathLiteral(" \(name) "))))]"
+        }
+        var predicate = ""
+        if padding.contains(where: { $0.normalizedText.isEmpty }) { predicate += "[normalize-space()]" }
+        if padding.contains(where: { !$0.normalizedText.isEmpty }) { predicate += "[count(td) > 1]" }
+        return predicate
     }
 
     /// A table's data rows: those with cells, not its header rows, and not those of a table inside it.
-    private static func rowsOf(_ table: Node) throws -> [Node] {
+    static func rowsOf(_ table: Node) throws -> [Node] {
         try table.select("./tbody/tr[td] | ./tr[td]")
     }
 
@@ -96,12 +140,25 @@ public enum RecordedPage {
         _ table: Node, in document: Document, command: String, fetch: String, url: URL, contentType: String?, body: [UInt8]
     ) -> DraftDataRecipe? {
         let tableXPath = locator(for: table, in: document)
-        let hasBody = ((try? table.select("./tbody/tr[td]")) ?? []).isEmpty == false
-        let rowsXPath = tableXPath + (hasBody ? "/tbody/tr[td]" : "/tr[td]")
-        guard let rows = try? rowsOf(table), !rows.isEmpty else { return nil }
+        let allRows = (try? rowsOf(table)) ?? []
+        let hasBody =
+            allRows.isEmpty
+            ? ((try? table.select("./tbody")) ?? []).isEmpty == false : ((try? table.select("./tbody/tr[td]")) ?? []).isEmpty == false
+        // Rows that carry no record (padding, a "no entries" row) are left out of `rows:` by
+        // what they share, so another user's page with more or fewer of them reads the same.
+        let allWidth = tableWidth(table, rows: allRows)
+        let rows = allRows.filter { !isPadding($0, width: allWidth) }
+        let rowStep =
+            (hasBody ? "tbody/tr[td]" : "tr[td]") + paddingPredicate(padding: allRows.filter { isPadding($0, width: allWidth) }, data: rows)
+        let rowsXPath = tableXPath + "/" + rowStep
         let headerCells =
             ((try? table.select("./thead/tr[last()]/th | ./thead/tr[last()]/td")) ?? []).nilIfEmpty
             ?? ((try? table.select("(./tbody/tr | ./tr)[th][1]/th")) ?? [])
+        if rows.isEmpty {
+            return headerOnlyRecipe(
+                headerCells.map(\.normalizedText), tableXPath: tableXPath, rowStep: rowStep, in: document, command: command, fetch: fetch,
+                url: url, contentType: contentType, body: body)
+        }
         // Each row's cells, and how many of its children carry each class, read once: per
         // column, reading them again made a wide table cost its width squared.
         let rowCells = rows.map { row in row.elementChildren.filter { ["td", "th"].contains($0.name) } }
@@ -133,7 +190,19 @@ public enum RecordedPage {
                 cellXPath = "td[\(column)]"
                 if column == 0 { cellXPath = "th" }
             }
-            let values = cells.map { $0?.normalizedText ?? "" }
+            var values = cells.map { $0?.normalizedText ?? "" }
+            var readNote: String?
+            if cells.contains(where: { $0.map(mixesControls) ?? false }) {
+                // "Renew (1 of 3 renewals used)": the data is beside a link or button. Read the
+                // element every cell has for it, else say the control's words are in the value.
+                if let child = dataChild(cells.compactMap { $0 }), cells.allSatisfy({ $0 != nil }) {
+                    cellXPath += "//" + child.step
+                    values = child.values
+                    readNote = "read from each cell's \(child.step), without the cell's link or button"
+                } else {
+                    readNote = "its cells hold a link or button too; their words are part of the value"
+                }
+            }
             // A column of the same link or button in every row ("Renew") is an action, not data.
             let isAction =
                 rows.count > 1 && Set(values).count == 1
@@ -144,6 +213,7 @@ public enum RecordedPage {
             taken.insert(name)
             var field = typed(DraftDataRecipe.Field(name: name, xpath: cellXPath), values: values, header: header)
             if name.hasPrefix("column_"), !header.isEmpty { field.guesses.insert("named by position; its header is '\(header)'", at: 0) }
+            if let readNote { field.guesses.insert(readNote, at: 0) }
             fields.append(field)
             columnValues.append(values)
         }
@@ -151,7 +221,7 @@ public enum RecordedPage {
         markKey(&fields, columns: columnValues)
         var draft = DraftDataRecipe(
             command: command, summary: summary(document, fallback: command), fetch: fetch, rows: rowsXPath,
-            emptyWhen: "\(tableXPath)[not(\(hasBody ? "tbody/tr[td]" : "tr[td]"))]", fields: fields,
+            emptyWhen: "\(tableXPath)[not(\(rowStep))]", fields: fields,
             reading: "the table \(tableXPath) (\(Plural.count(rows.count, "row")), \(Plural.count(fields.count, "column")))",
             sourceURL: url, contentType: contentType, body: body)
         draft.next = nextLink(document)
@@ -159,13 +229,9 @@ public enum RecordedPage {
         return draft
     }
 
-    static func listRecipe(_ document: Document, command: String, fetch: String, url: URL, contentType: String?, body: [UInt8])
-        -> DraftDataRecipe?
-    {
-        let lists = ((try? document.select("//ul[count(li) >= 2] | //ol[count(li) >= 2]")) ?? []).filter {
-            (try? $0.select("ancestor::nav | ancestor::header | ancestor::footer").isEmpty) == true
-        }
-        guard let list = lists.max(by: { $0.elementChildren.count < $1.elementChildren.count }) else { return nil }
+    static func listRecipe(
+        _ list: Node, in document: Document, command: String, fetch: String, url: URL, contentType: String?, body: [UInt8]
+    ) -> DraftDataRecipe? {
         let listXPath = locator(for: list, in: document)
         let items = (try? list.select("./li")) ?? []
         var fields = [typed(DraftDataRecipe.Field(name: "text", xpath: "."), values: items.map(\.normalizedText), header: "")]
@@ -184,6 +250,126 @@ public enum RecordedPage {
             command: command, summary: summary(document, fallback: command), fetch: fetch, rows: listXPath + "/li",
             emptyWhen: "\(listXPath)[not(li)]", fields: fields,
             reading: "the list \(listXPath) (\(Plural.count(items.count, "item")))", sourceURL: url, contentType: contentType, body: body)
+        draft.next = nextLink(document)
+        return draft
+    }
+
+    /// A table that had no rows when recorded, read from its header: each header a text field
+    /// (no values to guess a type from), and `empty_when` for the page as recorded.
+    static func headerOnlyRecipe(
+        _ headers: [String], tableXPath: String, rowStep: String, in document: Document, command: String, fetch: String, url: URL,
+        contentType: String?, body: [UInt8]
+    ) -> DraftDataRecipe? {
+        var fields: [DraftDataRecipe.Field] = []
+        var taken: Set<String> = []
+        for (column, header) in headers.enumerated() where !header.isEmpty {
+            var name = fieldName(header: header, cellClass: nil, column: column)
+            while taken.contains(name) { name += "_\(column + 1)" }
+            taken.insert(name)
+            var field = DraftDataRecipe.Field(name: name, xpath: "td[\(column + 1)]")
+            field.guesses.append(
+                "from the header '\(header)' only: the recorded table had no rows, so the type is text and the cell is by position")
+            fields.append(field)
+        }
+        guard fields.count >= 2 else { return nil }
+        var draft = DraftDataRecipe(
+            command: command, summary: summary(document, fallback: command), fetch: fetch, rows: tableXPath + "/" + rowStep,
+            emptyWhen: "\(tableXPath)[not(\(rowStep))]", fields: fields,
+            reading: "the table \(tableXPath) (no rows in the recording; \(Plural.count(fields.count, "column")) from its header)",
+            sourceURL: url, contentType: contentType, body: body)
+        draft.next = nextLink(document)
+        draft.option = selectorOption(document, url: url)
+        return draft
+    }
+
+    /// Links, buttons and form controls: what a cell offers to do, not what it says.
+    static let controls = ".//a | .//button | .//input | .//select | .//textarea"
+
+    /// A cell whose words are more than its controls' ("Renew (1 of 3 renewals used)"), while a
+    /// cell that is one link (a title linking to its page) is that link's words.
+    static func mixesControls(_ cell: Node) -> Bool {
+        let controlText = ((try? cell.select(controls)) ?? []).map(\.normalizedText).filter { !$0.isEmpty }.joined(separator: " ")
+        return !controlText.isEmpty && controlText != cell.normalizedText
+    }
+
+    /// The element with a class that every cell has exactly once, with words, outside any control:
+    /// where the data of a cell that also holds a control is.
+    static func dataChild(_ cells: [Node]) -> (step: String, values: [String])? {
+        guard let first = cells.first else { return nil }
+        let outside =
+            ".//*[@class][normalize-space()][not(ancestor-or-self::a or ancestor-or-self::button or ancestor-or-self::label)][not(.//a or .//button or .//input)]"
+        for element in (try? first.select(outside)) ?? [] {
+            guard let cls = element.attribute("class") else { continue }
+            let step = "\(element.name)[@class=\(Template.xpathLiteral(cls))]"
+            let found = cells.map { (try? $0.select(".//" + step)) ?? [] }
+            if found.allSatisfy({ $0.count == 1 && !$0[0].normalizedText.isEmpty }) { return (step, found.map { $0[0].normalizedText }) }
+        }
+        return nil
+    }
+
+    /// The fields of repeated blocks: each labelled element (a heading, an element with a class)
+    /// that holds words of its own and appears at most once in every block and in at least half
+    /// of them; then the first link. Named from the class, or the heading's level.
+    static func blockFields(_ blocks: [Node]) -> [(name: String, step: String, values: [String])] {
+        var steps: [String] = []
+        for block in blocks {
+            let labelled =
+                (try? block.select(
+                    ".//*[@class or self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6][normalize-space()]")) ?? []
+            for element in labelled {
+                // Only leaves: an element whose labelled children carry its words is read through them.
+                let inner = (try? element.select(".//*[@class][normalize-space()]")) ?? []
+                guard inner.isEmpty else { continue }
+                let step = element.attribute("class").map { "\(element.name)[@class=\(Template.xpathLiteral($0))]" } ?? element.name
+                if !steps.contains(step) { steps.append(step) }
+            }
+        }
+        var fields: [(name: String, step: String, values: [String])] = []
+        var taken: Set<String> = []
+        for step in steps {
+            let found = blocks.map { (try? $0.select(".//" + step)) ?? [] }
+            guard found.allSatisfy({ $0.count <= 1 }), found.filter({ !$0.isEmpty }).count * 2 >= blocks.count else { continue }
+            let values = found.map { $0.first?.normalizedText ?? "" }
+            guard Set(values).count > 1 || blocks.count == 1 else { continue }
+            let cls = step.firstIndex(of: "[").map { _ in
+                String(step.split(separator: "'").dropFirst().first ?? "").split(separator: " ").first.map(String.init) ?? ""
+            }
+            var name = fieldName(header: cls ?? "", cellClass: nil, column: fields.count)
+            if cls == nil { name = "heading" }
+            while taken.contains(name) { name += "_\(fields.count + 1)" }
+            taken.insert(name)
+            fields.append((name, ".//" + step, values))
+        }
+        if blocks.allSatisfy({ ((try? $0.select(".//a[@href]")) ?? []).isEmpty == false }), !taken.contains("link") {
+            fields.append(("link", "(.//a/@href)[1]", blocks.map { (try? $0.evaluate("string((.//a/@href)[1])").stringValue) ?? "" }))
+        }
+        return fields
+    }
+
+    /// Records laid out as repeated blocks (a card per course, an event per day).
+    static func blocksRecipe(
+        _ blocks: [Node], parent: Node, in document: Document, command: String, fetch: String, url: URL, contentType: String?,
+        body: [UInt8]
+    ) -> DraftDataRecipe? {
+        guard let first = blocks.first, let cls = first.attribute("class") else { return nil }
+        let found = blockFields(blocks)
+        guard found.count >= 2 else { return nil }
+        var fields = found.map { item -> DraftDataRecipe.Field in
+            if item.name == "link", item.step.hasSuffix("/@href)[1]") {
+                var link = DraftDataRecipe.Field(name: "link", xpath: item.step, type: "url")
+                link.guesses.append("each block's first link")
+                return link
+            }
+            return typed(DraftDataRecipe.Field(name: item.name, xpath: item.step), values: item.values, header: item.name)
+        }
+        markKey(&fields, columns: found.map(\.values))
+        let step = "\(first.name)[@class=\(Template.xpathLiteral(cls))]"
+        let parentXPath = locator(for: parent, in: document)
+        var draft = DraftDataRecipe(
+            command: command, summary: summary(document, fallback: command), fetch: fetch, rows: parentXPath + "/" + step,
+            emptyWhen: "\(parentXPath)[not(\(step))]", fields: fields,
+            reading: "the blocks \(parentXPath)/\(step) (\(Plural.count(blocks.count, "block")), \(Plural.count(fields.count, "field")))",
+            sourceURL: url, contentType: contentType, body: body)
         draft.next = nextLink(document)
         return draft
     }
@@ -284,6 +470,21 @@ public enum RecordedPage {
             hasPlaceholders
             ? "; " + Set(values.filter { placeholders.contains($0) }).sorted().map { "'\($0)'" }.joined(separator: ", ")
                 + " is read as empty" : ""
+        if isGradeHeader(header) {
+            // One student's grades are numbers (`64.00`) where another's are letters (`B+`) or
+            // words (`履修中`): a number type read from one student's rows would empty the
+            // others'. The grade words apply only when they accept every value recorded.
+            let others = Set(present.filter { $0.range(of: gradePattern, options: .regularExpression) == nil })
+            if others.isEmpty {
+                field.regex = gradePattern
+                field.guesses.append("grades" + placeholderNote)
+            } else {
+                field.guesses.append(
+                    "grades kept as text: " + others.sorted().prefix(3).map { "'\($0)'" }.joined(separator: ", ")
+                        + " are outside the usual grade words, and another student's grades may be written otherwise")
+            }
+            return field
+        }
         if present.allSatisfy({ $0.range(of: #"^[0-9]{6,}$|^0[0-9]+$"#, options: .regularExpression) != nil }) {
             // A barcode, a student number: digits that name something, not a quantity, and
             // whose leading zeros count.
@@ -302,13 +503,17 @@ public enum RecordedPage {
             field.guesses.append("\(type == "date" ? "dates" : "dates and times") written \(format)" + placeholderNote)
             return field
         } else if isGradeColumn(present, header: header) {
-            field.regex = gradePattern
-            let others = Set(present.filter { $0.range(of: gradePattern, options: [.regularExpression, .caseInsensitive]) == nil })
-            field.guesses.append(
-                "grades"
-                    + (others.isEmpty
-                        ? ""
-                        : "; other text (" + others.sorted().prefix(3).map { "'\($0)'" }.joined(separator: ", ") + ") is read as no grade"))
+            // A vocabulary applies only when it accepts every value the recording shows (`S`,
+            // `履修中` are grades too where they are written); else the column stays text.
+            let others = Set(present.filter { $0.range(of: gradePattern, options: .regularExpression) == nil })
+            if others.isEmpty {
+                field.regex = gradePattern
+                field.guesses.append("grades")
+            } else {
+                field.guesses.append(
+                    "grades kept as text: " + others.sorted().prefix(3).map { "'\($0)'" }.joined(separator: ", ")
+                        + " are grades outside the usual words")
+            }
             return field
         } else {
             return field
@@ -325,8 +530,12 @@ public enum RecordedPage {
 
     static func isGradeColumn(_ values: [String], header: String) -> Bool {
         let grades = values.filter { $0.range(of: gradePattern, options: .regularExpression) != nil }
-        let named = ["grade", "note", "jegy", "成績", "評価", "mark", "result"].contains { header.lowercased().contains($0) }
-        return !grades.isEmpty && (grades.count * 2 >= values.count || named)
+        return !grades.isEmpty && (grades.count * 2 >= values.count || isGradeHeader(header))
+    }
+
+    /// A header that names a grade, in the languages portals are written in.
+    static func isGradeHeader(_ header: String) -> Bool {
+        ["grade", "note", "jegy", "成績", "評価", "評点", "mark", "result", "bewertung", "score"].contains { header.lowercased().contains($0) }
     }
 
     /// The date (or date-and-time) pattern every value fits, if one does.
@@ -367,6 +576,8 @@ public enum RecordedPage {
         let candidates = fields.indices.filter { index in
             let field = fields[index]
             guard field.type == nil || field.type == "integer" || field.type == "url", index < columns.count else { return false }
+            // A grade names nothing, however different the recorded ones are.
+            if field.guesses.contains(where: { $0.hasPrefix("grades") }) { return false }
             let column = columns[index]
             guard !column.isEmpty else { return false }
             return Set(column).count == column.count && column.allSatisfy { !$0.isEmpty && !$0.contains(" ") && $0.count <= 64 }

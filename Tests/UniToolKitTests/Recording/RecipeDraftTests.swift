@@ -270,7 +270,7 @@ struct RecordedPageTests {
         #expect(field(["2026年11月3日"]).format == "yyyy年M月d日")
         #expect(field(["2026-11-13T09:00:00+01:00"]).type == "datetime")
         let grades = field(["A-", "B+", "in progress", "in progress"], header: "Grade")
-        #expect(grades.regex == RecordedPage.gradePattern && grades.guesses[0].contains("'in progress'"))
+        #expect(grades.regex == nil && grades.guesses[0].contains("'in progress'"), "a vocabulary that rejects a recorded value")
         #expect(field(["Probability Theory", "Operating Systems"]).type == nil)
     }
 
