@@ -125,7 +125,7 @@ struct RecipesCommand: AsyncParsableCommand {
         var replaceBundled = false
 
         var parent: URL { URL(fileURLWithPath: output ?? RecipeCatalog.userDirectory.path) }
-        var packFlag: String { output == nil ? "" : " --recipes \(URL(fileURLWithPath: output!).path)" }
+        var packFlag: String { output == nil ? "" : " --recipes \(URL(fileURLWithPath: output!).standardizedFileURL.path)" }
 
         func run() async throws {
             try RecipeScaffold.checkBundledName(name, bundled: RecipeCatalog.bundledDirectory(), replacing: replaceBundled)
@@ -224,10 +224,48 @@ struct RecipesCommand: AsyncParsableCommand {
                     "recipes test: \(outcome.passed ? "passed" : "FAILED") \(outcome.name)\(outcome.detail.map { " (\(TerminalText.escaped($0)))" } ?? "")"
                 )
             }
+            if !draft.skipped.isEmpty {
+                out("skipped:")
+                for line in draft.skipped { out("  - \(TerminalText.escaped(line))") }
+            }
             out("no password, code, cookie or token of the recording was written (each file was checked)")
-            let files = fromHar.map { "'\(TerminalText.escaped($0).replacingOccurrences(of: "'", with: "'\\''"))'" }.joined(separator: " ")
+            // A folder written elsewhere (-o) is a recipe pack: until trusted, no password or TOTP
+            // command runs for it. The person made it from their own recording, so it is trusted
+            // here, file by file as 'recipes trust' does, but only the files of this portal and
+            // only when it defines a portal of its own (never a redefinition of one they have).
+            var recipesFlag = ""
+            if output != nil {
+                let pack = try RecipesCommand.packDirectory(folder.deletingLastPathComponent().path)
+                recipesFlag = " --recipes " + Self.shellQuoted(pack.path)
+                let items = try RecipeCatalog.packItems(
+                    in: pack, over: CommandEnvironment.ownRecipeDirectories, reservedCommands: Dispatcher.reservedCommands
+                ).filter { $0.portal == name }
+                let redefines = items.contains { if case .redefinition = $0.kind { return true } else { return false } }
+                if redefines {
+                    out(
+                        "not trusted: \(TerminalText.escaped(pack.path)) redefines your portal '\(name)'; if you mean it, run 'unitool recipes trust \(TerminalText.escaped(pack.path))'"
+                    )
+                } else if !items.isEmpty {
+                    var trust = try RecipeTrust.load()
+                    for item in items { trust.trust(portal: item.portal, file: item.file, content: item.content) }
+                    try trust.save()
+                    out(
+                        "trusted: \(Plural.count(items.count, "file")) of \(TerminalText.escaped(folder.path)), made from your own recording: your password and codes may go to \(draft.credentialOrigins.map { TerminalText.escaped($0) }.joined(separator: ", ")) as there; 'unitool recipes untrust \(TerminalText.escaped(pack.path))' withdraws it"
+                    )
+                }
+            }
+            let files = fromHar.map { Self.shellQuoted($0) }.joined(separator: " ")
             out("the recording holds your password and session cookies; once the recipe works, delete it: rm \(files)")
-            out("try it: unitool --portal \(name)\(packFlag) --user YOU \(draft.suggestion ?? "auth login")")
+            out(
+                "try it: unitool --portal \(name)\(recipesFlag) --user \(draft.username.map { Self.shellQuoted($0) } ?? "YOU") \(draft.suggestion ?? "auth login")"
+            )
+        }
+
+        /// A value as one shell word, printable on a terminal.
+        static func shellQuoted(_ text: String) -> String {
+            let escaped = TerminalText.escaped(text)
+            if escaped.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_./@:+=,".contains($0)) }) { return escaped }
+            return "'" + escaped.replacingOccurrences(of: "'", with: "'\\''") + "'"
         }
     }
 

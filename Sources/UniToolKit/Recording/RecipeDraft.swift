@@ -25,6 +25,12 @@ public struct RecipeDraft: Sendable {
     public var commands: [String] = []
     /// The login platform the pages were recognised as, if any.
     public var platform: String?
+    /// What the recording held that became nothing, and why, one line each.
+    public var skipped: [String] = []
+    /// The user name the person logged in with, for the "try it" line (never written to a file).
+    public var username: String?
+    /// Where the recording posted the password and codes, as origins.
+    public var credentialOrigins: [String] = []
     /// The first command with an option, to suggest trying (`grades --term current`).
     public var suggestion: String?
 
@@ -35,6 +41,8 @@ public struct RecipeDraft: Sendable {
     /// The person's user name, name, e-mail and student number: in no file either.
     public private(set) var personal: [String] = []
     var personalData = PersonalData(names: [], username: nil)
+    /// portal.yaml's first lines: the portal's id and title as the person gave them.
+    var ownHeader = ""
 
     /// - Parameter reservedCommands: names a data command may not take (the builtin commands).
     public init(
@@ -55,7 +63,9 @@ public struct RecipeDraft: Sendable {
         guessed += Self.shortValueNotes(login: login, personal: personalData)
 
         // The login's rules: those a bundled platform already has come from it.
-        let fit = PlatformMatch.best(for: login.steps, in: platforms)
+        username = login.username
+        credentialOrigins = login.credentialOrigins
+        let fit = PlatformMatch.best(for: login.steps, in: platforms, addresses: login.pageLoads.map(\.url))
         platform = fit?.platform
         var ownRules: [DraftRule] = []
         for (index, step) in login.steps.enumerated() {
@@ -102,28 +112,145 @@ public struct RecipeDraft: Sendable {
             recognised.append("\(TerminalText.escaped(refusal.origin)): skipped, no service or command for it: \(refusal.reason)")
         }
         let serviceOrigins = Set(reach.accepted.map(\.origin))
-        var seen: Set<String> = []
+        // One address, one page: the same address may have been loaded more than once (first as
+        // the login page that sent the person on, then, once the session id was taken out of
+        // it, with the records). The last load with records is the page; else the last load.
+        var skippedHere: [String] = []
+        var xmlNamespaces: [String: [String: String]] = [:]
+        var otherFixtures: [String: [(value: String, url: URL, body: [UInt8], document: Document?)]] = [:]
+        var order: [String] = []
+        var loads: [String: [HTTPArchive.Exchange]] = [:]
         var sessionNames: Set<String> = []
+        let idpPath = login.identityProvider.path
         for exchange in archive.exchanges[firstAfter...] where exchange.isPageLoad || exchange.isScriptCall {
             // The address without this session's ids: what `fetch:`, the name and the fixture use.
             let stripped = SessionInAddress.stripped(exchange.url)
-            guard exchange.status == 200, exchange.method == "GET", let body = exchange.body, !seen.contains(stripped.url.absoluteString)
-            else { continue }
-            seen.insert(stripped.url.absoluteString)
+            guard exchange.status == 200, exchange.method == "GET", exchange.body != nil else { continue }
             let origin = exchange.url.origin
             if origin != login.portal.origin, !serviceOrigins.contains(origin) { continue }
             sessionNames.formUnion(stripped.removedNames)
             if origin == login.identityProvider.origin, origin != login.portal.origin { continue }
             // The login service's own pages under the portal's origin (a service's sign-on
             // passing through the IdP at /idp) are no data.
-            let idpPath = login.identityProvider.path
             if origin == login.identityProvider.origin, idpPath.count > 1, exchange.url.path.hasPrefix(idpPath) { continue }
+            let address = stripped.url.absoluteString
+            if loads[address] == nil { order.append(address) }
+            loads[address, default: []].append(exchange)
+        }
+        /// A page made into a recipe: its draft before it is named, what it was made from.
+        struct Made {
+            var draft: DraftDataRecipe
+            var heading: String?
+            var exchange: HTTPArchive.Exchange
+            var namespaces: [String: String]?
+            var isJSON = false
+        }
+        func make(_ exchange: HTTPArchive.Exchange, noting: Bool) -> Made? {
+            let stripped = SessionInAddress.stripped(exchange.url)
+            guard let body = exchange.body else { return nil }
+            let fetch = stripped.pathAndQuery
+            // The login's landing page is a command only for a table on it (the portal's home
+            // lists its links, which is no data).
+            let isLanding = exchange.url == doneURL && exchange.isPageLoad
+            if exchange.isJSON || exchange.mimeType == nil && body.first == UInt8(ascii: "{") {
+                guard let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else {
+                    if noting { skippedHere.append("\(Self.shown(exchange.url)): JSON that does not parse: no command for it") }
+                    return nil
+                }
+                guard
+                    let draft = RecordedPage.jsonRecipe(
+                        json, command: "page", fetch: fetch, url: stripped.url, contentType: exchange.contentType, body: body)
+                else { return nil }
+                return Made(draft: draft, heading: nil, exchange: exchange, isJSON: true)
+            } else if exchange.isHTML, let document = RecordedLogin.document(exchange) {
+                let heading = RecordedPage.summary(document, fallback: "")
+                if let draft = RecordedPage.htmlRecipe(
+                    document, command: "page", fetch: fetch, url: stripped.url, contentType: exchange.contentType, body: body,
+                    tablesOnly: isLanding)
+                {
+                    return Made(draft: draft, heading: heading, exchange: exchange)
+                }
+                if noting, exchange.isPageLoad, !isLanding {
+                    skippedHere.append("\(Self.shown(exchange.url)) has no table or list: no command for it")
+                }
+            } else if RecordedFeed.isXML(mimeType: exchange.mimeType, body: body) {
+                if let feed = RecordedFeed.recipe(
+                    body, command: "page", fetch: fetch, url: stripped.url, contentType: exchange.contentType)
+                {
+                    return Made(draft: feed.draft, heading: nil, exchange: exchange, namespaces: feed.namespaces)
+                }
+                if noting { skippedHere.append("\(Self.shown(exchange.url)): XML without a repeated element: no command for it") }
+            } else if noting {
+                let type = TerminalText.escaped(exchange.mimeType ?? "no type")
+                let what =
+                    type.lowercased().contains("calendar")
+                    ? "an iCalendar file: no command is made from one yet (write one with parse: ics, docs/RECIPES.md)"
+                    : "neither HTML, JSON nor XML: no command for it"
+                skippedHere.append("\(Self.shown(exchange.url)) (\(type)): \(what)")
+            }
+            return nil
+        }
+        var made: [Made] = []
+        for address in order {
+            let candidates = loads[address] ?? []
+            // Terms of use: the first JSON that has them.
+            if terms == nil, let exchange = candidates.first(where: { $0.isJSON }), exchange.url.origin == login.portal.origin,
+                let body = exchange.body, let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]),
+                let found = Self.termsFields(json)
+            {
+                terms = (SessionInAddress.stripped(exchange.url).pathAndQuery, found.version, found.url)
+                recognised.append(
+                    "a terms-of-use version in the JSON of \(Self.shown(exchange.url)) ('\(found.version)'): the terms: section")
+                continue
+            }
+            var chosen: Made?
+            for exchange in candidates.reversed() {
+                if let page = make(exchange, noting: false) {
+                    chosen = page
+                    break
+                }
+            }
+            if let chosen {
+                if candidates.count > 1 {
+                    recognised.append(
+                        "\(Self.shown(chosen.exchange.url)) was loaded \(candidates.count) times: the last load with records is the command's page"
+                    )
+                }
+                made.append(chosen)
+            } else if let last = candidates.last {
+                _ = make(last, noting: true)
+            }
+        }
+        // The same page with another value of its own selector (`?term=2025-2` beside the page
+        // as first shown) is one command: the selector is its option, and each recorded value a
+        // fixture of it. Grouped by the address without the selector's parameter.
+        func groupKey(_ page: Made) -> String? {
+            guard let option = page.draft.option else { return nil }
+            let url = SessionInAddress.stripped(page.exchange.url).url
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            let items = (components?.queryItems ?? []).filter { $0.name != option.name }
+                .map { "\($0.name)=\($0.value ?? "")" }.sorted()
+            components?.query = nil
+            return "\(components?.string ?? url.path)?\(items.joined(separator: "&"))#\(option.name)#\(page.draft.rows)"
+        }
+        var grouped: [(page: Made, others: [Made])] = []
+        for page in made {
+            if let key = groupKey(page), let index = grouped.firstIndex(where: { groupKey($0.page) == key }) {
+                grouped[index].others.append(page)
+            } else {
+                grouped.append((page, []))
+            }
+        }
+        for group in grouped {
+            var page = group.page
+            let url = SessionInAddress.stripped(page.exchange.url).url
             var service: String?
+            let origin = page.exchange.url.origin
             if origin != login.portal.origin {
                 if let known = services.first(where: { $0.origin == origin }) {
                     service = known.name
                 } else {
-                    let name = Self.serviceName(exchange.url, taken: Set(services.map(\.name)))
+                    let name = Self.serviceName(page.exchange.url, taken: Set(services.map(\.name)))
                     services.append((name, origin))
                     service = name
                     if let why = reach.accepted.first(where: { $0.origin == origin }) {
@@ -131,39 +258,25 @@ public struct RecipeDraft: Sendable {
                     }
                 }
             }
-            let fetch = stripped.pathAndQuery
-            // The login's landing page is a command only for a table on it (the portal's home
-            // lists its links, which is no data).
-            let isLanding = exchange.url == doneURL && exchange.isPageLoad
-            if exchange.isJSON || exchange.mimeType == nil && body.first == UInt8(ascii: "{") {
-                guard let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else { continue }
-                if terms == nil, service == nil, let found = Self.termsFields(json) {
-                    terms = (fetch, found.version, found.url)
-                    recognised.append(
-                        "a terms-of-use version in the JSON of \(Self.shown(exchange.url)) ('\(found.version)'): the terms: section")
-                    continue
+            let command = Self.commandName(url, heading: page.heading, taken: takenCommands)
+            takenCommands.insert(command)
+            page.draft.command = command
+            page.draft.service = service
+            dataDrafts.append(page.draft)
+            if let namespaces = page.namespaces { xmlNamespaces[command] = namespaces }
+            if !group.others.isEmpty, let option = page.draft.option {
+                var values: [String] = []
+                for other in [page] + group.others {
+                    let value = Self.selectedValue(other.draft, option: option)
+                    values.append(value)
+                    if other.exchange.url != page.exchange.url {
+                        otherFixtures[command, default: []].append(
+                            (value, other.draft.sourceURL, other.draft.body, other.draft.document))
+                    }
                 }
-                let command = Self.commandName(stripped.url, heading: nil, taken: takenCommands)
-                if var draft = RecordedPage.jsonRecipe(
-                    json, command: command, fetch: fetch, url: stripped.url, contentType: exchange.contentType, body: body)
-                {
-                    draft.service = service
-                    dataDrafts.append(draft)
-                    takenCommands.insert(command)
-                }
-            } else if exchange.isHTML, let document = RecordedLogin.document(exchange) {
-                let command = Self.commandName(
-                    stripped.url, heading: RecordedPage.summary(document, fallback: ""), taken: takenCommands)
-                if var draft = RecordedPage.htmlRecipe(
-                    document, command: command, fetch: fetch, url: stripped.url, contentType: exchange.contentType, body: body,
-                    tablesOnly: isLanding)
-                {
-                    draft.service = service
-                    dataDrafts.append(draft)
-                    takenCommands.insert(command)
-                } else if exchange.isPageLoad, !isLanding {
-                    recognised.append("\(Self.shown(exchange.url)) has no table or list: no command for it")
-                }
+                recognised.append(
+                    "\(Self.shown(url)) with \(Plural.count(values.count, "value")) of its selector '\(TerminalText.escaped(option.label))' (\(values.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", "))): one command, '\(command)', with a fixture for each"
+                )
             }
         }
         if !sessionNames.isEmpty {
@@ -181,14 +294,30 @@ public struct RecipeDraft: Sendable {
             )
         }
 
+        // What the commands' dates are for: today:, calendar: and overdue, as the bundled recipes have them.
+        let recordedOn = DraftDates.recordingDay(archive)
+        var draftDates: [String: DraftDates] = [:]
+        for draft in dataDrafts {
+            let namespaces = xmlNamespaces[draft.command]
+            let document = namespaces == nil ? draft.document : try? Document(xml: draft.body, url: draft.sourceURL.absoluteString)
+            if let dates = DraftDates.guess(draft, document: document, namespaces: namespaces ?? [:], recordedOn: recordedOn) {
+                draftDates[draft.command] = dates
+            }
+        }
+
         // portal.yaml
         let scrubber = TraceScrubber(secrets: secrets)
-        var yaml = """
-            # \(portal), made by 'unitool recipes new --from-har' from a browser's recording (\(Self.oneLine(archive.creator))).
-            # Lines marked "guess:" are guesses: check them against the portal. The recording itself holds
-            # your password and session: delete it once this works.
+        // The portal's id and title are the person's own choice (`uni-taro` for the user taro):
+        // they are written as given, never scrubbed, and the leak check leaves these lines alone.
+        ownHeader = """
+            # \(portal), made by 'unitool recipes new --from-har' from a browser's recording.
             portal: \(portal)
             name: \(RecipeScaffold.quoted(title ?? portal))
+
+            """
+        var yaml = """
+            # From a browser's recording (\(Self.oneLine(archive.creator))). Lines marked "guess:" are guesses: check them
+            # against the portal. The recording itself holds your password and session: delete it once this works.
             base_url: \(RecipeScaffold.quoted(login.portal.origin))
             idp_url: \(RecipeScaffold.quoted(login.identityProvider.absoluteString))
 
@@ -225,36 +354,66 @@ public struct RecipeDraft: Sendable {
             yaml += "  version_api: \(RecipeScaffold.quoted(terms.api))\n  version_field: \(RecipeScaffold.quoted(terms.versionField))\n"
             if let url = terms.urlField { yaml += "  url_field: \(RecipeScaffold.quoted(url))\n" }
         }
-        files.append(File(path: "portal.yaml", data: Data(Self.personalScrubbed(yaml, personal: personalData, words: false).utf8)))
+        let today = Self.todayYAML(dataDrafts, dates: draftDates)
+        if !today.isEmpty { yaml += "\n" + today }
+        files.append(
+            File(path: "portal.yaml", data: Data((ownHeader + Self.personalScrubbed(yaml, personal: personalData, words: false)).utf8)))
 
         for draft in dataDrafts {
             commands.append(draft.command)
+            let dates = draftDates[draft.command]
             files.append(
                 File(
                     path: "\(draft.command).yaml",
-                    data: Data(Self.personalScrubbed(Self.yaml(draft), personal: personalData, words: false).utf8)))
+                    data: Data(
+                        Self.personalScrubbed(
+                            Self.yaml(draft, namespaces: xmlNamespaces[draft.command], dates: dates), personal: personalData, words: false
+                        ).utf8)))
             recognised.append("\(draft.reading) on \(Self.shown(draft.sourceURL)): the command '\(draft.command)'")
             for field in draft.fields where !field.guesses.isEmpty {
                 guessed.append("\(draft.command).\(field.name): \(field.guesses.joined(separator: "; "))")
             }
+            if let dates { guessed.append(dates.reading) }
             if let option = draft.option {
+                let seen = ([Self.selectedValue(draft, option: option)] + (otherFixtures[draft.command] ?? []).map(\.value))
+                    .map { "'\(TerminalText.escaped($0))'" }
                 guessed.append(
-                    "\(draft.command) --\(option.name): the page's selector '\(option.label)'; current is the value it marks selected")
+                    "\(draft.command) --\(option.name): the page's selector '\(option.label)'; current is the value it marks selected; the recording saw \(seen.joined(separator: ", "))"
+                )
                 if suggestion == nil { suggestion = "\(draft.command) --\(option.name) current" }
             }
+            for line in Self.alternativeLines(of: draft) { guessed.append(line) }
             if draft.next != nil { guessed.append("\(draft.command): pages are followed by the link \(draft.next!)") }
-            // The fixture: the page as recorded, every secret and personal detail taken out.
+            // The fixtures: each page as recorded, every secret and personal detail taken out.
             let folder = "Fixtures/\(draft.command)/"
-            var text = String(decoding: draft.body, as: UTF8.self)
-            if let document = draft.document { text = document.markupWithoutFormValues() }
-            text = Self.scrubbed(text, scrubber: scrubber, personal: personalData)
-            files.append(File(path: folder + (draft.parseJSON ? "recorded.page.json" : "recorded.html"), data: Data(text.utf8)))
-            let url = Self.scrubbed(scrubber.scrubURL(draft.sourceURL.absoluteString), scrubber: scrubber, personal: personalData)
-            let expectation =
-                "{\n  \"url\": \(JSONString.quoted(url)),\n"
-                + (draft.parseJSON ? "" : "  \"content_type\": \"text/html; charset=utf-8\",\n") + "  \"records\": null\n}\n"
-            files.append(File(path: folder + "recorded.json", data: Data(expectation.utf8)))
+            let isXML = xmlNamespaces[draft.command] != nil
+            let cases =
+                [(name: "recorded", url: draft.sourceURL, body: draft.body, document: draft.document)]
+                + (otherFixtures[draft.command] ?? []).map {
+                    (name: Self.fixtureName($0.value), url: $0.url, body: $0.body, document: $0.document)
+                }
+            var used: Set<String> = []
+            for fixture in cases {
+                var name = fixture.name
+                while used.contains(name) { name += "-2" }
+                used.insert(name)
+                var text = String(decoding: fixture.body, as: UTF8.self)
+                if let document = fixture.document { text = document.markupWithoutFormValues() }
+                text = Self.scrubbed(text, scrubber: scrubber, personal: personalData)
+                let suffix = draft.parseJSON ? ".page.json" : isXML ? ".xml" : ".html"
+                files.append(File(path: folder + name + suffix, data: Data(text.utf8)))
+                let url = Self.scrubbed(scrubber.scrubURL(fixture.url.absoluteString), scrubber: scrubber, personal: personalData)
+                let contentType =
+                    draft.parseJSON
+                    ? ""
+                    : "  \"content_type\": \(JSONString.quoted(isXML ? "application/xml; charset=utf-8" : "text/html; charset=utf-8")),\n"
+                // A computed field (overdue) counts from the day of the recording, so the case stays true.
+                let today = dates != nil && dates?.kind == .due ? recordedOn.map { "  \"today\": \(JSONString.quoted($0)),\n" } ?? "" : ""
+                let expectation = "{\n  \"url\": \(JSONString.quoted(url)),\n" + contentType + today + "  \"records\": null\n}\n"
+                files.append(File(path: folder + name + ".json", data: Data(expectation.utf8)))
+            }
         }
+        skipped = skippedHere
         if suggestion == nil { suggestion = commands.first }
 
         let leaked = leakReport(in: files)
@@ -349,6 +508,7 @@ public struct RecipeDraft: Sendable {
                     let value = item.value ?? ""
                     guard item.name.lowercased() != TraceScrubber.oauthCodeName || isOAuth || TraceScrubber.looksLikeToken(value)
                     else { continue }
+                    if Self.isTargetAddress(name: item.name, value: value, login: login) { continue }
                     add(value, protocolKind(item.name))
                 }
             }
@@ -373,6 +533,7 @@ public struct RecipeDraft: Sendable {
                     guard lowered != TraceScrubber.oauthCodeName || isOAuthForm || TraceScrubber.looksLikeToken(field.value) else {
                         continue
                     }
+                    if Self.isTargetAddress(name: field.name, value: field.value, login: login) { continue }
                     add(field.value, protocolKind(field.name))
                 } else if field.value.count >= 16, !TraceScrubber.isPlainValue(field.value) {
                     add(field.value, "the hidden field '\(field.name)' posted during the login")
@@ -401,6 +562,22 @@ public struct RecipeDraft: Sendable {
         return result
     }
 
+    /// Whether a protocol field holds the address the person was going to, not a secret: SAML's
+    /// `RelayState` (or CAS's `service`-like target) as a path or an address on the portal
+    /// (`/campus/seiseki`). Such a value is the page a recipe reads, so refusing it refused
+    /// the import; an opaque value (`ss:mem:…`, a random token) stays a secret, and so does an
+    /// address whose query carries a token.
+    static func isTargetAddress(name: String, value: String, login: RecordedLogin) -> Bool {
+        guard name.lowercased() == "relaystate" else { return false }
+        let isPath = value.hasPrefix("/") && !value.hasPrefix("//")
+        guard let components = URLComponents(string: value) else { return false }
+        let onPortal =
+            isPath
+            || components.url.map { $0.host != nil && [login.portal.origin, login.identityProvider.origin].contains($0.origin) } == true
+        guard onPortal else { return false }
+        return !(components.queryItems ?? []).contains { TraceScrubber.looksLikeToken($0.value ?? "") }
+    }
+
     /// The shortest secret or personal value looked for inside other text; a shorter one is
     /// scrubbed and looked for only where it stands as a whole value or a word of its own, in the
     /// fixtures (the recorded pages), never inside the recipes' XPaths and names.
@@ -423,7 +600,8 @@ public struct RecipeDraft: Sendable {
         values += personalData.labelled.map { ($0.value, $0.kind, true) }
         var found: [(path: String, kind: String)] = []
         for file in files {
-            let raw = String(decoding: file.data, as: UTF8.self)
+            var raw = String(decoding: file.data, as: UTF8.self)
+            if file.path == "portal.yaml", !ownHeader.isEmpty, raw.hasPrefix(ownHeader) { raw = String(raw.dropFirst(ownHeader.count)) }
             let joined = breaks?.stringByReplacingMatches(in: raw, range: NSRange(raw.startIndex..., in: raw), withTemplate: "") ?? raw
             let isFixture = file.path.hasPrefix("Fixtures/")
             for (value, kind, personal) in values {
@@ -640,7 +818,8 @@ public struct RecipeDraft: Sendable {
         let generic: Set<String> = ["index", "api", "v1", "v2", "portal", "home", "default", "main", "start", "page", "view"]
         let segments = url.pathComponents.filter { $0 != "/" }.map { segment -> String in
             var name = segment
-            for suffix in [".php", ".pl", ".html", ".htm", ".aspx", ".jsp", ".cgi", ".json"] where name.lowercased().hasSuffix(suffix) {
+            for suffix in [".php", ".pl", ".html", ".htm", ".aspx", ".jsp", ".cgi", ".json", ".atom", ".rss", ".xml"]
+            where name.lowercased().hasSuffix(suffix) {
                 name = String(name.dropLast(suffix.count))
             }
             return RecordedPage.fieldName(header: name, cellClass: nil, column: 0).replacingOccurrences(of: "_", with: "-")
@@ -725,7 +904,55 @@ public struct RecipeDraft: Sendable {
         return text
     }
 
-    static func yaml(_ draft: DraftDataRecipe) -> String {
+    /// The value a recorded page's selector showed: the one it marks selected, else the address's.
+    static func selectedValue(_ draft: DraftDataRecipe, option: DraftDataRecipe.SelectorOption) -> String {
+        if let document = draft.document, let value = try? document.evaluate("string(\(option.selected))").stringValue, !value.isEmpty {
+            return value
+        }
+        let items = URLComponents(url: draft.sourceURL, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        return items.first { $0.name == option.name }?.value ?? "?"
+    }
+
+    /// A fixture's name for a selector's value (`recorded-2025-2`): letters, digits, `-` and `.`.
+    static func fixtureName(_ value: String) -> String {
+        let kept = value.unicodeScalars.map {
+            CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "-" || $0 == "." ? Character($0) : "-"
+        }
+        let name = String(kept).trimmingCharacters(in: CharacterSet(charactersIn: "-."))
+        return "recorded-" + (name.isEmpty ? "value" : String(name.prefix(40)))
+    }
+
+    /// The report's line for the other elements a page's records could have been.
+    static func alternativeLines(of draft: DraftDataRecipe) -> [String] {
+        guard !draft.alternatives.isEmpty else { return [] }
+        return [
+            "\(draft.command): the records are \(oneLine(draft.reading)); the page also had \(draft.alternatives.map(oneLine).joined(separator: "; ")): change rows: and fields: to read one of those instead"
+        ]
+    }
+
+    /// portal.yaml's `today:` list: what is due (a loan's due date), and upcoming events, as
+    /// the bundled demo's `today:` has them.
+    static func todayYAML(_ drafts: [DraftDataRecipe], dates: [String: DraftDates]) -> String {
+        var items: [String] = []
+        for draft in drafts {
+            guard let found = dates[draft.command] else { continue }
+            let options = draft.option.map { "    options: { \($0.name): current }\n" } ?? ""
+            switch found.kind {
+            case .due:
+                items.append(
+                    "  - title: \(RecipeScaffold.quoted("\(draft.summary): overdue or due within 7 days"))\n    command: \(draft.command)\n\(options)    show: due\n    field: \(found.field)\n    days: 7\n"
+                )
+            case .events:
+                items.append(
+                    "  - title: \(RecipeScaffold.quoted("\(draft.summary): the next 7 days"))\n    command: \(draft.command)\n\(options)    show: events\n    days: 7\n"
+                )
+            }
+        }
+        guard !items.isEmpty else { return "" }
+        return "# What 'unitool today' shows (guess: from the dates of the recorded pages).\ntoday:\n" + items.joined()
+    }
+
+    static func yaml(_ draft: DraftDataRecipe, namespaces: [String: String]? = nil, dates: DraftDates? = nil) -> String {
         var text = """
             # Made by 'unitool recipes new --from-har' from \(oneLine(draft.sourceURL.path)): \(oneLine(draft.reading)).
             # Lines marked "guess:" are guesses. Fixtures/\(draft.command)/ holds the page as recorded (your
@@ -760,6 +987,15 @@ public struct RecipeDraft: Sendable {
         }
         text += "fetch: \(RecipeScaffold.quoted(fetch))\n"
         if draft.parseJSON { text += "parse: json\n" }
+        if let namespaces {
+            text += "parse: xml\n"
+            if !namespaces.isEmpty {
+                text +=
+                    "namespaces: { "
+                    + namespaces.sorted { $0.key < $1.key }.map { "\($0.key): \(RecipeScaffold.quoted($0.value))" }.joined(separator: ", ")
+                    + " }\n"
+            }
+        }
         text += "rows: \(RecipeScaffold.quoted(draft.rows))\n"
         if let empty = draft.emptyWhen {
             text +=
@@ -779,6 +1015,24 @@ public struct RecipeDraft: Sendable {
             if let regex = field.regex { parts.append("regex: \(RecipeScaffold.quoted(regex))") }
             if field.key { parts.append("key: true") }
             text += "  \(field.name): { \(parts.joined(separator: ", ")) }\n"
+        }
+        if let dates {
+            if let time = dates.timeField {
+                text +=
+                    "  # The time of \(dates.field), for the calendar's timed events.\n  \(time.name): { xpath: \(RecipeScaffold.quoted(time.xpath)), regex: \(RecipeScaffold.quoted(time.regex)), priority: hidden }\n"
+            }
+            let title = dates.title.map { "{{\($0)}}" } ?? draft.summary
+            switch dates.kind {
+            case .due:
+                text += "  # guess: \(dates.field) is a due date; unitool works out from it and today's date whether it is past.\n"
+                text += "  overdue: { compute: { before_today: \(dates.field) }, flag: true }\n"
+                text += "# guess: each record is an all-day event on its due date, with a reminder the day before.\n"
+                text += "calendar:\n  summary: \(RecipeScaffold.quoted("Due: " + title))\n  date: \(dates.field)\n  alarm: 1d\n"
+            case .events:
+                text += "# guess: each record is an event on \(dates.field).\n"
+                text += "calendar:\n  summary: \(RecipeScaffold.quoted(title))\n  date: \(dates.field)\n"
+                if let time = dates.timeField { text += "  time: \(time.name)\n  duration: 60m\n" }
+            }
         }
         return text
     }
