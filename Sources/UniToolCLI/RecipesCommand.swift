@@ -191,7 +191,10 @@ struct RecipesCommand: AsyncParsableCommand {
             let folder = try RecipeScaffold.writeFolder(name, files: draft.files.map { ($0.path, $0.data) }, into: parent) { staged in
                 // recipes lint: the portal and every command load, platforms and all.
                 let (catalog, _) = try RecipesCommand.catalog(at: staged.path)
+                // Named by the folder's final path: the staging folder is gone once this returns.
+                let final = parent.appendingPathComponent(name).standardizedFileURL.path
                 warnings = (catalog.dataRecipes[name] ?? [:]).values.sorted { $0.command < $1.command }.flatMap(\.warnings)
+                    .map { $0.replacingOccurrences(of: staged.standardizedFileURL.path, with: final) }
                 // recipes test --update, then recipes test: each command's records from its recorded page.
                 let cases = RecipeTester.cases(in: catalog)
                 for testCase in cases {

@@ -5,9 +5,10 @@ import LibXML
 /// as they show the bundled recipes: a due date (a loan's: `overdue`, a `today:` item of what is
 /// due, an all-day event), or the times of upcoming events (a `today:` item of events, events).
 ///
-/// Told by the field's name or header (`due`, 返却期限, Rückgabe) and by the recorded values
-/// against the recording's own date: a due date is mostly on or after the day it was recorded;
-/// a date long past (a grade's date) is neither.
+/// Told by the field's name or header (`due`, 返却期限, Rückgabe): a due date even when every
+/// loan is overdue. Without such a name, by the recorded values against the recording's own
+/// date: dates mostly on or after the day it was recorded are upcoming events; a date long past
+/// (a grade's date) is neither.
 struct DraftDates: Equatable {
     enum Kind: Equatable { case due, events }
     var kind: Kind
@@ -109,7 +110,7 @@ struct DraftDates: Equatable {
                 ?? draft.fields.first { $0.type == nil && !$0.key && $0.name != draft.option?.name && !$0.name.hasPrefix("column_") }?
                 .name ?? draft.fields.first { $0.type == nil && $0.name != draft.option?.name }?.name
             let shown = header(of: field).map { "'\($0)'" } ?? "'\(field.name)'"
-            if field.type == "date", dueLike, !allPast {
+            if field.type == "date", dueLike {
                 return DraftDates(
                     kind: .due, field: field.name, title: title, timeField: nil,
                     reading:
