@@ -93,11 +93,12 @@ public struct RecordedLogin: Sendable {
             passwordFields[index].contains(name) || Self.isPasswordName(name)
         }
 
-        // Where the password went.
-        let passwordPost = loads.indices.first { index in
-            loads[index].formFields?.contains { !$0.value.isEmpty && isPassword($0.name, postedAt: index) } == true
-        }
-        guard let passwordPost else {
+        // Where the password went: the attempt that led on to the portal, not the first one seen
+        // (a wrong password typed first shows the form again and is typed again). A password-type
+        // field posted after the password with another, code-like value is a one-time code (CAS's
+        // token input is `type=password`), so its post is no attempt of the password.
+        let attempts = LoginAttempts(loads: loads, documents: documents, isPassword: isPassword)
+        guard let passwordPost = attempts.successful else {
             throw UniToolError(
                 .usage, "the recording holds no password being sent, so it is not a recording of a login",
                 hint:
@@ -116,14 +117,31 @@ public struct RecordedLogin: Sendable {
                 break
             }
         }
-        // The first page after that with a way to log out is the logged-in portal.
+        // The first page after that with a way to log out is the logged-in portal, unless the
+        // person left it by a choice that led back to where they were going (a survey's "later",
+        // a notice's "continue"): that page is an interstitial, and the login ends after it.
         var done: (index: Int, xpath: String?, reading: String)?
+        var interstitials: [Interstitial] = []
         for index in (sessionStart + 1)..<max(loads.count, sessionStart + 1) where loads[index].status == 200 {
             guard let document = documents[index] else { continue }
             if let (xpath, reading) = Self.logoutMarker(in: document) {
                 done = (index, xpath, reading)
                 break
             }
+        }
+        while let current = done, let found = Interstitial(at: current.index, loads: loads, documents: documents) {
+            interstitials.append(found)
+            let landing = documents[found.landing]
+            let marker = landing.flatMap(Self.logoutMarker(in:))
+            done = (found.landing, marker?.0, marker?.1 ?? "the page the person went on to")
+        }
+        if var current = done, !interstitials.isEmpty {
+            // done_when must be false on every interstitial: the landing page's marker, without
+            // the interstitials' containers.
+            let xpath = current.xpath ?? "/html"
+            current.xpath = xpath + interstitials.map { "[not(\($0.container))]" }.joined()
+            current.reading += ", on a page without \(Plural.count(interstitials.count, "notice")) shown after the login"
+            done = current
         }
         // Else the first page after it (a recording without page contents has no links to read).
         if done == nil,
@@ -176,6 +194,7 @@ public struct RecordedLogin: Sendable {
 
         // The rules: one for each page the person (or its script) acted on, up to the portal.
         var steps: [Step] = []
+        var specificWhens: [String?] = []
         // The passwords and codes the rules read, told apart by where they were typed.
         var passwords: Set<String> = []
         var codes: Set<String> = []
@@ -191,24 +210,68 @@ public struct RecordedLogin: Sendable {
                 continue
             }
             var rule: DraftRule?
+            var specificWhen: String?
             if request.formFields != nil
                 || (request.method == "GET" && page.map({ Self.getForm(in: $0, sending: request.url) != nil }) == true)
             {
-                let reading = Self.formRule(page: page, pageURL: previous.url, request: request, afterPassword: index > passwordPost)
+                let reading = Self.formRule(
+                    page: page, pageURL: previous.url, request: request, afterPassword: index > passwordPost,
+                    passwords: attempts.passwordValues)
                 rule = reading.rule
+                specificWhen = reading.specificWhen
                 if let username = reading.username { self.username = self.username ?? username }
                 typedSecrets += reading.secrets
                 for secret in reading.secrets {
-                    let isPasswordValue =
-                        request.formFields?.contains { $0.value == secret && isPassword($0.name, postedAt: index) } ?? false
-                    if isPasswordValue { passwords.insert(secret) } else { codes.insert(secret) }
+                    if reading.codes.contains(secret) { codes.insert(secret) } else { passwords.insert(secret) }
                 }
             } else if request.method == "GET", let page {
                 rule = Self.linkRule(page: page, pageURL: previous.url, target: request.url)
             }
             guard var rule else { continue }
             rule.afterLogin = index - 1 > sessionStart
-            if steps.contains(where: { $0.rule.when == rule.when }) { continue }
+            if let interstitial = interstitials.first(where: { $0.page == index - 1 }) {
+                rule.when = interstitial.container
+                rule.afterLogin = true
+                rule.reading += ", on a page shown after the login (\(interstitial.why))"
+            }
+            // The same rule again (a form typed again after an error, a page opened twice): the
+            // later is the attempt that led on, so its action is kept; the earlier page, without
+            // the error the failed attempt brought, stays the page it is recognised by.
+            // Two forms of one id that take other fields are two rules: each by its fields.
+            if let earlier = steps.firstIndex(where: { $0.rule.when == rule.when }), let specificWhen,
+                let earlierWhen = specificWhens[earlier], earlierWhen != specificWhen
+            {
+                steps[earlier].rule.when = earlierWhen
+                rule.when = specificWhen
+            }
+            if let earlier = steps.firstIndex(where: { $0.rule.when == rule.when }) {
+                let earlierPage = steps[earlier].page
+                steps.remove(at: earlier)
+                specificWhens.remove(at: earlier)
+                steps.append(Step(rule: rule, page: earlierPage ?? page, pageURL: previous.url))
+                specificWhens.append(specificWhen)
+                continue
+            }
+            steps.append(Step(rule: rule, page: page, pageURL: previous.url))
+            specificWhens.append(specificWhen)
+        }
+        // A service's own sign-on page after the login (a library catalogue's "log in with the
+        // university account" link to the login service): the person's link becomes a rule.
+        let loginOrigin = identityProvider.origin
+        for index in (done.index + 1)..<max(loads.count, done.index + 1) {
+            let previous = loads[index - 1]
+            let request = loads[index]
+            guard previous.status == 200, request.method == "GET", request.formFields == nil, let page = documents[index - 1],
+                previous.url.origin != loginOrigin, Self.leadsToLoginService(request.url, loginOrigin: loginOrigin),
+                var rule = Self.linkRule(page: page, pageURL: previous.url, target: request.url)
+            else { continue }
+            if let container = Self.container(of: rule.when, on: page, absentFrom: documents[done.index]) {
+                rule.when = container
+                if case .follow(let link) = rule.action { rule.action = .follow(container + link) }
+            }
+            rule.name = "sign on (\(previous.url.host ?? previous.url.origin))"
+            rule.reading += ", the sign-on page of \(previous.url.origin) leading to the login service"
+            guard !steps.contains(where: { $0.rule.when == rule.when }) else { continue }
             steps.append(Step(rule: rule, page: page, pageURL: previous.url))
         }
         self.steps = steps
@@ -217,7 +280,9 @@ public struct RecordedLogin: Sendable {
         // the browser lost), so that none of them is ever written.
         for (index, load) in loads.enumerated() {
             for field in load.formFields ?? [] where !field.value.isEmpty {
-                if isPassword(field.name, postedAt: index) {
+                if codes.contains(field.value) {
+                    // A code typed into a password-type field, read as such above.
+                } else if isPassword(field.name, postedAt: index) {
                     passwords.insert(field.value)
                 } else if index <= done.index, Self.isCodeName(field.name), field.value.count <= 10,
                     field.value.allSatisfy(\.isASCIIDigit)
@@ -365,6 +430,11 @@ public struct RecordedLogin: Sendable {
         var rule: DraftRule?
         var username: String?
         var secrets: [String] = []
+        /// The secrets that are one-time codes.
+        var codes: Set<String> = []
+        /// The form's id with the fields that tell this step from another of the same form: CAS's
+        /// password and token views are both form#fm1, and are two rules, not one seen twice.
+        var specificWhen: String?
     }
 
     struct Control {
@@ -376,7 +446,9 @@ public struct RecordedLogin: Sendable {
     }
 
     /// The rule for the form on `page` that sent `request`: what the person filled in, chose and pressed.
-    static func formRule(page: Document?, pageURL: URL, request: HTTPArchive.Exchange, afterPassword: Bool = false) -> FormReading {
+    static func formRule(
+        page: Document?, pageURL: URL, request: HTTPArchive.Exchange, afterPassword: Bool = false, passwords: Set<String> = []
+    ) -> FormReading {
         let posted =
             request.formFields
             ?? (URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") }
@@ -422,6 +494,9 @@ public struct RecordedLogin: Sendable {
                 continue
             }
             switch control.type {
+            case "password" where afterPassword && LoginAttempts.isCode(name: name, value: value, passwords: passwords):
+                // A one-time code in a password-type field (CAS's token input).
+                typed.append((name, value, control.tag))
             case "password":
                 password = (name, control.tag)
                 if !value.isEmpty { reading.secrets.append(value) }
@@ -461,6 +536,7 @@ public struct RecordedLogin: Sendable {
             if isCode {
                 values.insert(.init(name: field.name, value: "{{totp}}"), at: 0)
                 reading.secrets.append(field.value)
+                reading.codes.insert(field.value)
                 roles.append("one-time code")
             } else {
                 values.insert(.init(name: field.name, value: "{{username}}"), at: 0)
@@ -475,7 +551,12 @@ public struct RecordedLogin: Sendable {
         let formID = node.attribute("id").flatMap { $0.isEmpty ? nil : $0 }
         let when: String
         if let formID {
+            // The id and the fields that tell this step from another of the same form (CAS's
+            // password and token views are both form#fm1).
             when = "//form[@id=\(Template.xpathLiteral(formID))]"
+            if !signature.isEmpty {
+                reading.specificWhen = when + signature.map { "[.//\($0.tag)[@name=\(Template.xpathLiteral($0.name))]]" }.joined()
+            }
         } else if !signature.isEmpty {
             when = "//form" + signature.map { "[.//\($0.tag)[@name=\(Template.xpathLiteral($0.name))]]" }.joined()
         } else if let choice = choices.first {
@@ -490,7 +571,10 @@ public struct RecordedLogin: Sendable {
         } else {
             return reading
         }
-        if values.isEmpty && clicked == nil && !visible || values.isEmpty && !visible {
+        // Buttons alone, one of several pressed, are the person's choice (accept or reject, now or
+        // later), not a form that posts itself.
+        let buttons = controls.filter { ["submit", "image"].contains($0.type) }
+        if values.isEmpty && !visible && !(clicked != nil && buttons.count > 1) {
             reading.rule = DraftRule(
                 name: autoSubmitName(hiddenNames), when: when, action: .autoSubmit,
                 reading: "a form that posts itself (\(hiddenNames.prefix(3).joined(separator: ", ")))")
@@ -529,6 +613,7 @@ public struct RecordedLogin: Sendable {
             }
             if let code = posted.first(where: { isCodeName($0.0) && $0.1.count >= 4 && $0.1.allSatisfy(\.isASCIIDigit) }) {
                 reading.secrets.append(code.1)
+                reading.codes.insert(code.1)
                 reading.rule = DraftRule(
                     name: "one-time code", when: "//form[.//input[@name=\(Template.xpathLiteral(code.0))]]",
                     action: .fill([.init(name: code.0, value: "{{totp}}")], submit: nil), reading: "a one-time code form",
