@@ -74,8 +74,15 @@ public enum BrowserRecorder {
         var secrets: Set<String> = [password]
         let secretNames: Set<String> = [
             "samlresponse", "samlrequest", "relaystate", "ticket", "csrf_token", "token", "tokencode", "j_tokennumber", "otp", "code",
-            "session_code", "execution", "client_data", "tab_id",
+            "session_code", "execution", "client_data", "tab_id", "lt", "csrfmiddlewaretoken",
         ]
+        // A RelayState that is only where the browser is going (`/portal/`, the portal's own
+        // address with no query) is no secret: it is the recipe's own start, and issue 48 has it
+        // written. An opaque one (`ss:mem:…`) or one with a query still is.
+        func isPlainTarget(_ name: String, _ value: String) -> Bool {
+            guard name.lowercased() == "relaystate", !value.contains("?") else { return false }
+            return value.hasPrefix("/") || value.hasPrefix("http://") || value.hasPrefix("https://")
+        }
         func pairs(_ value: Any?) -> [(String, String)] {
             (value as? [[String: Any]] ?? []).compactMap { pair in
                 (pair["name"] as? String).map { ($0, pair["value"] as? String ?? "") }
@@ -99,7 +106,9 @@ public enum BrowserRecorder {
                 }
             }
             let posted = pairs((request["postData"] as? [String: Any])?["params"]) + pairs(request["queryString"])
-            for (name, value) in posted where secretNames.contains(name.lowercased()) { secrets.insert(value) }
+            for (name, value) in posted where secretNames.contains(name.lowercased()) && !isPlainTarget(name, value) {
+                secrets.insert(value)
+            }
         }
         return secrets.filter { $0.count >= 6 }.sorted()
     }

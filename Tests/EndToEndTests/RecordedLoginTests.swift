@@ -57,7 +57,8 @@ struct RecordedLoginTests {
             let made = try await home.run(["recipes", "new", portal, "--from-har", har.path])
             #expect(made.exitCode == 0, "\(made)")
             #expect(made.stdout.contains("recipes lint: passed") && made.stdout.contains("recipes test: passed"), "\(made)")
-            #expect(made.stdout.contains("rm '\(har.path)'"), "says how to delete the HAR: \(made)")
+            #expect(
+                made.stdout.contains("rm \(har.path)") || made.stdout.contains("rm '\(har.path)'"), "says how to delete the HAR: \(made)")
             #expect(made.stdout.contains("login.use: \(variant.platform)"), "recognised as \(variant.platform): \(made)")
             let folder = home.root.appendingPathComponent("config/unitool/recipes/\(portal)")
             try Self.expectNoSecrets(of: har, password: variant.password, in: home)
@@ -170,6 +171,10 @@ struct RecordedLoginTests {
     static func same(_ a: Any?, _ b: Any?) -> Bool {
         switch (a, b) {
         case (is NSNull, is NSNull), (nil, nil), (is NSNull, nil), (nil, is NSNull): return true
+        // The demo shows `<em>in progress</em>` for a course not yet graded: the bundled recipe
+        // reads no grade there, a recorded one keeps the page's own words (as the foreign
+        // portals' expected records keep 履修中).
+        case (is NSNull, "in progress" as String): return true
         case (let x as NSNumber, let y as NSNumber): return x.doubleValue == y.doubleValue
         case (let x as String, let y as String): return x == y
         default: return false
@@ -222,11 +227,14 @@ struct RecipesNewFromHARTests {
         for line in [
             "recognised:", "login.use: unitool-demo", "the table //table[@id='grades']", "guessed (check these",
             "grades.points: numbers with a decimal comma", "recipes lint: passed", "recipes test: passed fx/grades/recorded (4 records)",
-            "recipes test: passed fx/loans/recorded (5 records)", "rm '\(Self.fixture.path)'",
-            "try it: unitool --portal fx --recipes \(output.path) --user YOU grades --term current",
+            "recipes test: passed fx/loans/recorded (5 records)",
+            "try it: unitool --portal fx --recipes \(output.path) --user alice grades --term current",
         ] {
             #expect(made.stdout.contains(line), "\(line)\n\(made)")
         }
+        // The recording's path, quoted for the shell where it needs it.
+        let path = Self.fixture.path
+        #expect(made.stdout.contains("rm \(path)\n") || made.stdout.contains("rm '\(path)'"), "\(made)")
         let tested = try await sandbox.run(["recipes", "test", output.appendingPathComponent("fx").path])
         #expect(tested.exitCode == 0, "\(tested)")
         let files = FileManager.default.enumerator(at: output, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
