@@ -191,6 +191,25 @@ public struct RecipeDraft: Sendable {
             return nil
         }
         var made: [Made] = []
+        // A page a bundled data platform describes (a Koha OPAC's loans, Moodle's grades overview),
+        // told by its own evidence (`DataPlatformMatch`): a command that `use:`s the platform,
+        // which knows the product's fields and its empty state, even when the recording shows no
+        // records yet. The last load with records is its page, else the last load it recognised.
+        let dataPlatforms = DataPlatformMatch.platforms(in: platforms)
+        var platformPages: [(match: DataPlatformMatch, exchange: HTTPArchive.Exchange, document: Document, own: Made?)] = []
+        func platformPage(_ candidates: [HTTPArchive.Exchange]) -> (DataPlatformMatch, HTTPArchive.Exchange, Document)? {
+            var found: (DataPlatformMatch, HTTPArchive.Exchange, Document)?
+            for exchange in candidates.reversed() where exchange.isPageLoad && exchange.isHTML {
+                guard let document = RecordedLogin.document(exchange),
+                    let match = DataPlatformMatch.best(
+                        document: document, url: SessionInAddress.stripped(exchange.url).url, platforms: dataPlatforms),
+                    match.confidence >= DataPlatformMatch.confident
+                else { continue }
+                if match.rows > 0 { return (match, exchange, document) }
+                if found == nil { found = (match, exchange, document) }
+            }
+            return found
+        }
         for address in order {
             let candidates = loads[address] ?? []
             // Terms of use: the first JSON that has them.
@@ -201,6 +220,10 @@ public struct RecipeDraft: Sendable {
                 terms = (SessionInAddress.stripped(exchange.url).pathAndQuery, found.version, found.url)
                 recognised.append(
                     "a terms-of-use version in the JSON of \(Self.shown(exchange.url)) ('\(found.version)'): the terms: section")
+                continue
+            }
+            if let (match, exchange, document) = platformPage(candidates) {
+                platformPages.append((match, exchange, document, make(exchange, noting: false)))
                 continue
             }
             var chosen: Made?
@@ -240,6 +263,28 @@ public struct RecipeDraft: Sendable {
             } else {
                 grouped.append((page, []))
             }
+        }
+        var platformCommands: [(command: String, service: String?)] = []
+        for page in platformPages {
+            let url = SessionInAddress.stripped(page.exchange.url).url
+            let command = Self.unique(
+                page.match.command, orElse: Self.commandName(url, heading: nil, taken: takenCommands), taken: takenCommands)
+            takenCommands.insert(command)
+            var service: String?
+            let origin = page.exchange.url.origin
+            if origin != login.portal.origin {
+                if let known = services.first(where: { $0.origin == origin }) {
+                    service = known.name
+                } else {
+                    let name = Self.serviceName(page.exchange.url, taken: Set(services.map(\.name)))
+                    services.append((name, origin))
+                    service = name
+                    if let why = reach.accepted.first(where: { $0.origin == origin }) {
+                        recognised.append("the service '\(name)' (\(TerminalText.escaped(origin))): \(why.reason)")
+                    }
+                }
+            }
+            platformCommands.append((command, service))
         }
         for group in grouped {
             var page = group.page
@@ -288,7 +333,7 @@ public struct RecipeDraft: Sendable {
             guessed.append(
                 "the recording holds no page contents, so the login rules are named from what was posted and no command could be made: save the HAR with content (Chromium: 'Save all as HAR'; Playwright: record_har_content='embed')"
             )
-        } else if dataDrafts.isEmpty {
+        } else if dataDrafts.isEmpty && platformPages.isEmpty {
             guessed.append(
                 "no page after the login had a table, a list or a JSON array: record again and open your grades (or another page of records) before saving"
             )
@@ -412,6 +457,60 @@ public struct RecipeDraft: Sendable {
                 let expectation = "{\n  \"url\": \(JSONString.quoted(url)),\n" + contentType + today + "  \"records\": null\n}\n"
                 files.append(File(path: folder + name + ".json", data: Data(expectation.utf8)))
             }
+        }
+        for (page, named) in zip(platformPages, platformCommands) {
+            let url = SessionInAddress.stripped(page.exchange.url)
+            // The page's own columns the platform does not read (a Koha OPAC's author or call
+            // number), kept as the generator guessed them, where its rows are the platform's.
+            var extra: [DraftDataRecipe.Field] = []
+            if page.match.rows > 0, let own = page.own?.draft,
+                (try? page.document.select(own.rows).count) == page.match.rows
+            {
+                extra = own.fields.filter { !page.match.fields.contains($0.name) && page.match.addsColumn($0.xpath) }
+            }
+            var text = """
+                # Made by 'unitool recipes new --from-har' from \(Self.oneLine(url.url.path)): \(Self.oneLine(page.match.summary)).
+                # Recognised as the platform \(page.match.platform) (Recipes/platforms/\(page.match.platform).yaml), \(Self.oneLine(page.match.reason)).
+                # Its rules know the product's fields and its empty state. Fixtures/\(named.command)/ holds the page as
+                # recorded (your name and every secret taken out): 'unitool recipes test' checks the recipe against it.
+                use: \(page.match.platform)
+                command: \(named.command)
+
+                """
+            if let service = named.service { text += "service: \(service)\n" }
+            text += "fetch: \(RecipeScaffold.quoted(url.pathAndQuery))\n"
+            if !extra.isEmpty {
+                text += "fields:\n  # guess: the page's own columns, which the platform does not read.\n"
+                for field in extra {
+                    var parts = ["xpath: \(RecipeScaffold.quoted(field.xpath))"]
+                    if let type = field.type { parts.append("type: \(type)") }
+                    if let format = field.format { parts.append("format: \(RecipeScaffold.quoted(format))") }
+                    text += "  \(field.name): { \(parts.joined(separator: ", ")) }\n"
+                }
+            }
+            files.append(
+                File(
+                    path: "\(named.command).yaml",
+                    data: Data(Self.personalScrubbed(text, personal: personalData, words: false).utf8)))
+            commands.append(named.command)
+            recognised.append(
+                "\(Self.shown(page.exchange.url)) is the page of the platform \(page.match.platform) (\(page.match.reason)): the command '\(named.command)' uses it\(page.match.rows == 0 ? "; the recording shows no records, so its fixture expects none" : "")"
+            )
+            if !extra.isEmpty {
+                guessed.append(
+                    "\(named.command): the page's own columns \(extra.map(\.name).joined(separator: ", ")), beside \(page.match.platform)'s fields"
+                )
+            }
+            // The fixture: the page as recorded; a page without records expects none.
+            var fixture = page.document.markupWithoutFormValues()
+            fixture = Self.scrubbed(fixture, scrubber: scrubber, personal: personalData)
+            files.append(File(path: "Fixtures/\(named.command)/recorded.html", data: Data(fixture.utf8)))
+            let address = Self.scrubbed(scrubber.scrubURL(url.url.absoluteString), scrubber: scrubber, personal: personalData)
+            let today = recordedOn.map { "  \"today\": \(JSONString.quoted($0)),\n" } ?? ""
+            let expectation =
+                "{\n  \"url\": \(JSONString.quoted(address)),\n  \"content_type\": \"text/html; charset=utf-8\",\n" + today
+                + "  \"records\": \(page.match.rows == 0 ? "[]" : "null")\n}\n"
+            files.append(File(path: "Fixtures/\(named.command)/recorded.json", data: Data(expectation.utf8)))
         }
         skipped = skippedHere
         if suggestion == nil { suggestion = commands.first }
