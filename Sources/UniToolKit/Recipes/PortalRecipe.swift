@@ -233,19 +233,39 @@ extension LoginRecipe {
 
 /// Where a portal publishes the version of its terms of use.
 public struct TermsRecipe: Sendable {
-    public var versionAPI: String
-    public var versionField: String
+    /// Where the version is read: a JSON API's field, or a place on the terms page itself (many
+    /// portals have no API and only print "第3.2版" or "Version 3.2 vom …" under the heading).
+    public enum VersionSource: Sendable, Equatable {
+        case api(path: String, field: String)
+        /// `xpath` names an element (its text) or a string; `regex`'s first group, if given, is
+        /// the version within that text.
+        case page(path: String, xpath: String, regex: String?)
+    }
+
+    public var version: VersionSource
     public var textField: String?
     public var urlField: String?
-    /// On the page at `urlField`, the element that holds the terms; the whole body by default.
+    /// On the page at `urlField` (or the version page), the element that holds the terms; the
+    /// whole body by default.
     public var textXPath: String?
 
     public init(versionAPI: String, versionField: String, textField: String? = nil, urlField: String? = nil, textXPath: String? = nil) {
-        self.versionAPI = versionAPI
-        self.versionField = versionField
+        self.version = .api(path: versionAPI, field: versionField)
         self.textField = textField
         self.urlField = urlField
         self.textXPath = textXPath
+    }
+
+    public init(versionPage: String, versionXPath: String, versionRegex: String? = nil, textXPath: String? = nil) {
+        self.version = .page(path: versionPage, xpath: versionXPath, regex: versionRegex)
+        self.textXPath = textXPath
+    }
+
+    /// The address the version is read from, as the recipe writes it.
+    public var versionPath: String {
+        switch version {
+        case .api(let path, _), .page(let path, _, _): return path
+        }
     }
 }
 
@@ -408,14 +428,60 @@ extension PageRule {
 }
 
 extension TermsRecipe {
+    static let apiKeys = ["version_api", "version_field", "text_field", "url_field"]
+    static let pageKeys = ["version_page", "version_xpath", "version_regex"]
+
+    /// Reads `terms:`: exactly one way to the version, the API's (`version_api`, with
+    /// `version_field`, `url_field`, `text_field`) or the page's (`version_page`, with
+    /// `version_xpath` and `version_regex`); keys of the other way are refused, not ignored, so
+    /// that a recipe never silently reads its version from somewhere its writer did not mean.
     static func load(_ reader: MappingReader) throws -> TermsRecipe {
-        try reader.allowOnly(["version_api", "version_field", "text_field", "url_field", "text_xpath"])
+        try reader.allowOnly(apiKeys + pageKeys + ["text_xpath"])
+        let hasAPI = reader.keys.contains("version_api")
+        let hasPage = reader.keys.contains("version_page")
+        if hasAPI && hasPage {
+            throw reader.error(
+                "version_page", "a terms version comes either from an API (version_api) or from a page (version_page), not both",
+                hint: "keep the one the portal has")
+        }
+        if hasPage {
+            if let apiKey = apiKeys.first(where: reader.keys.contains) {
+                throw reader.error(apiKey, "belongs to a terms API (version_api); with version_page the version is read from the page")
+            }
+            let regex = try reader.string("version_regex")
+            if let regex {
+                let compiled: NSRegularExpression
+                do {
+                    compiled = try NSRegularExpression(pattern: regex)
+                } catch {
+                    throw reader.error("version_regex", "'\(regex)' is not a regular expression")
+                }
+                guard compiled.numberOfCaptureGroups >= 1 else {
+                    throw reader.error(
+                        "version_regex", "'\(regex)' has no group: its first group (in parentheses) is the version",
+                        hint: "for example 'Version ([0-9.]+)'")
+                }
+            }
+            return TermsRecipe(
+                versionPage: try reader.requiredString("version_page"), versionXPath: try reader.requiredXPath("version_xpath"),
+                versionRegex: regex, textXPath: try reader.xpath("text_xpath"))
+        }
+        if let pageKey = pageKeys.first(where: reader.keys.contains) {
+            throw reader.error(
+                pageKey, "belongs to a terms page (version_page); name the page, or read the version from the API's field",
+                hint: "add 'version_page: /path/of/the/terms', or remove '\(pageKey)'")
+        }
         func path(_ key: String) throws -> String? {
             guard let text = try reader.string(key) else { return nil }
             guard (try? JSONPath(text)) != nil else {
                 throw reader.error(key, "'\(text)' is not a field path: use names joined by dots, such as data.version")
             }
             return text
+        }
+        guard hasAPI else {
+            throw reader.error(
+                "version_api", "missing: the terms version comes from an API (version_api) or from a page (version_page)",
+                hint: "a portal that shows the version only on its terms page: 'version_page: /terms' with 'version_xpath:'")
         }
         return TermsRecipe(
             versionAPI: try reader.requiredString("version_api"),

@@ -10,9 +10,10 @@ extension PortalConnection {
     /// is asked once per connection; it is never cached across runs, so a new version is seen
     /// on the very next command.
     ///
-    /// The API is fetched like any page of the portal: where the portal protects it, the bounce
-    /// to the login service is followed by a login under the same credential rules, and the API
-    /// is asked again, once.
+    /// The API (or the terms page, `terms.version_page`) is fetched like any page of the portal,
+    /// through the same `fetch` path and origin policy: where the portal protects it, the bounce
+    /// to the login service is followed by a login under the same credential rules, and it is
+    /// asked again, once.
     ///
     /// An answer that is not a readable version is `termsUnavailable`; a network failure keeps its
     /// own kind. Either way unitool fails closed: a version it cannot read is one it cannot compare.
@@ -24,7 +25,12 @@ extension PortalConnection {
             state.withLock { $0.currentTerms = terms }
             return terms
         }
-        let url = try portal.url(for: recipe.versionAPI)
+        let url = try portal.url(for: recipe.versionPath)
+        let what: String
+        switch recipe.version {
+        case .api: what = "terms-of-use API"
+        case .page: what = "terms-of-use page"
+        }
         let page: Page
         do {
             page = try await loadPage(url.absoluteString, as: .terms, recipe: portal.file, asFetch: true)
@@ -33,7 +39,7 @@ extension PortalConnection {
             // that met the login, not the command, and a saved session would have answered it.
             throw UniToolError(
                 .credentialsMissing,
-                "cannot check the terms of use of \(portal.name): its terms-of-use API (\(url.redactedForLog)) is behind the login, and no saved session is there to ask it through",
+                "cannot check the terms of use of \(portal.name): its \(what) (\(url.redactedForLog)) is behind the login, and no saved session is there to ask it through",
                 hint:
                     "log in once with 'unitool auth login --portal \(portal.id)' (public commands then read the terms through that session), or check them with 'unitool terms status --portal \(portal.id) --user NAME'"
             )
@@ -53,10 +59,17 @@ extension PortalConnection {
         guard (200..<300).contains(page.status) else {
             throw UniToolError(
                 .termsUnavailable,
-                "cannot check the terms of use of \(portal.name): the terms-of-use API at \(page.url.redactedForLog) answered \(page.status)",
+                "cannot check the terms of use of \(portal.name): the \(what) at \(page.url.redactedForLog) answered \(page.status)",
                 hint: "the portal may be down or in maintenance; try again later")
         }
-        let terms = try CurrentTerms.decode(page.body, from: page.url, recipe: recipe)
+        let terms: CurrentTerms
+        switch recipe.version {
+        case .api:
+            terms = try CurrentTerms.decode(page.body, from: page.url, recipe: recipe)
+        case .page(_, let xpath, let regex):
+            let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
+            terms = try CurrentTerms.read(page: document, from: page.url, xpath: xpath, regex: regex, textXPath: recipe.textXPath)
+        }
         logger.debug("the terms of use of \(portal.id) are at version \(terms.version)")
         state.withLock { $0.currentTerms = terms }
         return terms

@@ -104,6 +104,9 @@ public struct CurrentTerms: Sendable, Equatable {
     /// Every way the answer can be wrong is a `termsUnavailable` error that says which way, so
     /// that a user can tell a portal in maintenance from a recipe that names the wrong field.
     public static func decode(_ body: [UInt8], from apiURL: URL, recipe: TermsRecipe) throws -> CurrentTerms {
+        guard case .api(_, let versionField) = recipe.version else {
+            throw UniToolError(.internal, "the terms of use are read from a page, not decoded from an API's JSON")
+        }
         let place = apiURL.redactedForLog
         let depth = maximumNesting(of: body)
         guard depth <= Self.nestingLimit else {
@@ -126,16 +129,16 @@ public struct CurrentTerms: Sendable, Equatable {
                     "the portal may be down for maintenance; try again later. If it persists, check 'terms.version_api' in the portal recipe"
             )
         }
-        guard let found = try JSONPath(recipe.versionField).value(in: json) else {
+        guard let found = try JSONPath(versionField).value(in: json) else {
             throw UniToolError(
                 .termsUnavailable,
-                "the terms-of-use API at \(place) answered JSON without the field '\(recipe.versionField)'",
+                "the terms-of-use API at \(place) answered JSON without the field '\(versionField)'",
                 hint: "the API may have changed; check 'terms.version_field' in the portal recipe")
         }
         guard let version = found as? String, !(found is NSNumber), !version.isEmpty else {
             throw UniToolError(
                 .termsUnavailable,
-                "the terms-of-use API at \(place) gave '\(recipe.versionField)' as \(JSONPath.describe(found)), not as a text version",
+                "the terms-of-use API at \(place) gave '\(versionField)' as \(JSONPath.describe(found)), not as a text version",
                 hint: "unitool compares versions as exact strings and will not guess; check 'terms.version_field' in the portal recipe")
         }
         var terms = CurrentTerms(version: version)
@@ -145,6 +148,58 @@ public struct CurrentTerms: Sendable, Equatable {
         if let field = recipe.textField, let text = try JSONPath(field).value(in: json) as? String {
             terms.text = text
         }
+        return terms
+    }
+}
+
+extension CurrentTerms {
+    /// Reads the version where a terms page shows it (`terms.version_page`): the text of the first
+    /// element `xpath` selects (or the string it computes), and within it `regex`'s first group.
+    /// The page is where a person reads the terms, so it is also their address, and its
+    /// `textXPath` element (the body by default) their text.
+    ///
+    /// Fails closed, as the API does: an XPath that matches nothing, a pattern that does not
+    /// match, or an empty version is `termsUnavailable`, naming the recipe key to check, never a
+    /// version guessed from elsewhere on the page.
+    public static func read(
+        page document: Document, from pageURL: URL, xpath: String, regex: String?, textXPath: String?
+    ) throws -> CurrentTerms {
+        let place = pageURL.redactedForLog
+        let shown: String
+        switch try document.evaluate(xpath) {
+        case .nodes(let nodes):
+            guard let node = nodes.first else {
+                throw UniToolError(
+                    .termsUnavailable, "the terms-of-use page at \(place) has nothing at \"\(xpath)\" where its version should be",
+                    hint:
+                        "the page may be in maintenance or may have changed; try again later. If it persists, check 'terms.version_xpath' in the portal recipe"
+                )
+            }
+            shown = node.normalizedText
+        case let other: shown = other.stringValue.collapsingWhitespace()
+        }
+        var version = shown
+        if let regex {
+            let expression = try NSRegularExpression(pattern: regex)
+            let whole = NSRange(shown.startIndex..., in: shown)
+            guard let match = expression.firstMatch(in: shown, range: whole), match.numberOfRanges > 1,
+                let range = Range(match.range(at: 1), in: shown)
+            else {
+                throw UniToolError(
+                    .termsUnavailable,
+                    "the terms-of-use page at \(place) shows \"\(String(shown.prefix(80)))\" where its version should be, and 'terms.version_regex' does not match it",
+                    hint: "the page may have changed; check 'terms.version_regex' in the portal recipe")
+            }
+            version = String(shown[range])
+        }
+        version = version.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !version.isEmpty else {
+            throw UniToolError(
+                .termsUnavailable, "the terms-of-use page at \(place) shows no version at \"\(xpath)\"",
+                hint: "unitool compares versions as exact strings and will not guess; check 'terms.version_xpath' in the portal recipe")
+        }
+        var terms = CurrentTerms(version: version, url: pageURL)
+        if let text = try? document.select(textXPath ?? "//body").first?.readableText { terms.text = text }
         return terms
     }
 }
