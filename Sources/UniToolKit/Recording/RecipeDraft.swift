@@ -97,6 +97,8 @@ public struct RecipeDraft: Sendable {
         // What was visited after the login: pages with a table or a list, JSON answers, the terms API.
         var dataDrafts: [DraftDataRecipe] = []
         var terms: (api: String, versionField: String, urlField: String?)?
+        // A terms page that shows its version: the terms: section when no JSON terms API was seen.
+        var termsPage: (path: String, match: TermsPageMatch, url: URL)?
         var services: [(name: String, origin: String)] = []
         var takenCommands = reservedCommands
         let doneURL = login.pageLoads[login.donePage].url
@@ -222,6 +224,13 @@ public struct RecipeDraft: Sendable {
                     "a terms-of-use version in the JSON of \(Self.shown(exchange.url)) ('\(found.version)'): the terms: section")
                 continue
             }
+            // A page that says terms of use and shows their version is the terms, never data.
+            if let exchange = candidates.last, exchange.isPageLoad, exchange.url.origin == login.portal.origin,
+                let document = RecordedLogin.document(exchange), let match = TermsPageMatch.match(document)
+            {
+                if termsPage == nil { termsPage = (SessionInAddress.stripped(exchange.url).pathAndQuery, match, exchange.url) }
+                continue
+            }
             if let (match, exchange, document) = platformPage(candidates) {
                 platformPages.append((match, exchange, document, make(exchange, noting: false)))
                 continue
@@ -243,6 +252,14 @@ public struct RecipeDraft: Sendable {
             } else if let last = candidates.last {
                 _ = make(last, noting: true)
             }
+        }
+        if let termsPage {
+            let version = TerminalText.escaped(termsPage.match.version)
+            recognised.append(
+                terms == nil
+                    ? "\(Self.shown(termsPage.url)) is the terms of use ('\(TerminalText.escaped(termsPage.match.heading))', version '\(version)'): the terms: section reads the version on that page (version_page), and it is no data command"
+                    : "\(Self.shown(termsPage.url)) is the terms of use (version '\(version)'): no data command; the terms API's JSON gives the version"
+            )
         }
         // The same page with another value of its own selector (`?term=2025-2` beside the page
         // as first shown) is one command: the selector is its option, and each recorded value a
@@ -398,6 +415,11 @@ public struct RecipeDraft: Sendable {
             yaml += "\n# The terms of use's version, as the portal's API answers it.\nterms:\n"
             yaml += "  version_api: \(RecipeScaffold.quoted(terms.api))\n  version_field: \(RecipeScaffold.quoted(terms.versionField))\n"
             if let url = terms.urlField { yaml += "  url_field: \(RecipeScaffold.quoted(url))\n" }
+        } else if let termsPage {
+            yaml += "\n# The terms of use's version, as their page shows it (\(Self.oneLine(termsPage.match.heading))).\nterms:\n"
+            yaml += "  version_page: \(RecipeScaffold.quoted(termsPage.path))\n"
+            yaml += "  version_xpath: \(RecipeScaffold.quoted(termsPage.match.xpath))\n"
+            yaml += "  version_regex: \(RecipeScaffold.quoted(termsPage.match.regex))\n"
         }
         let today = Self.todayYAML(dataDrafts, dates: draftDates)
         if !today.isEmpty { yaml += "\n" + today }
