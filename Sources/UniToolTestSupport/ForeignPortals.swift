@@ -71,6 +71,32 @@ public enum ForeignPortals {
         return "python3 -c \"\(program)\""
     }
 
+    /// `UNITOOL_NOW` for a portal whose data is fixed to one day (expected.json's `today`, with
+    /// its `timezone`): noon of that day in that zone, ISO 8601 with the offset, as `FixedClock`
+    /// reads it. Every unitool run of a recording takes this as now, so what unitool derives from
+    /// the day (a loan's `overdue`) is what the portal's day makes it, as expected.json gives it;
+    /// noon keeps the day whatever zone unitool's own calendar uses. Without a `timezone`, noon
+    /// UTC. Nil: no day, or one that is not `yyyy-MM-dd`.
+    public static func now(today: String?, timeZone identifier: String?) -> String? {
+        guard let today, today.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"#, options: .regularExpression) != nil,
+            let zone = identifier.map({ TimeZone(identifier: $0) }) ?? TimeZone(identifier: "UTC")
+        else { return nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = zone
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+        guard let noon = formatter.date(from: today + "T12:00:00") else { return nil }
+        let offset = zone.secondsFromGMT(for: noon)
+        let sign = offset < 0 ? "-" : "+"
+        let minutes = abs(offset) / 60
+        return formatter.string(from: noon) + String(format: "%@%02d:%02d", sign, minutes / 60, minutes % 60)
+    }
+
+    /// Whether a generated portal.yaml has a top-level `terms:` section.
+    public static func hasTerms(portalYAML text: String) -> Bool {
+        text.split(separator: "\n").contains { $0 == "terms:" || $0.hasPrefix("terms: ") }
+    }
+
     /// A command's definition, read from a generated recipe file: what the comparison needs.
     public struct GeneratedCommand: Sendable {
         public let name: String

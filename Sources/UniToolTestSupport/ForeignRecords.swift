@@ -167,11 +167,50 @@ public enum ForeignRecords {
         /// Fields the page does not show but derives (loans' `overdue` from `today`): checked when
         /// a returned record has a yes/no value, not required.
         public var derived: Set<String>
+        /// Fields the page shows inside one text, not marked apart (saml-peer's p#who 'Signed in
+        /// as alice (Alice Liddell)'): a name → the text as shown, with `{field}` for each expected
+        /// value. The record must hold that whole text; its parts are not required apart, since
+        /// nothing on the page tells them apart for a reader to take.
+        public var asShown: [String: String]
 
-        public init(types: [String: String] = [:], shown: [String]? = nil, derived: Set<String> = []) {
+        public init(
+            types: [String: String] = [:], shown: [String]? = nil, derived: Set<String> = [], asShown: [String: String] = [:]
+        ) {
             self.types = types
             self.shown = shown
             self.derived = derived
+            self.asShown = asShown
+        }
+
+        /// The `{field}`s of the as-shown texts.
+        var parts: Set<String> {
+            var parts = Set<String>()
+            let regex = try? NSRegularExpression(pattern: #"\{([A-Za-z0-9_]+)\}"#)
+            for template in asShown.values {
+                for match in regex?.matches(in: template, range: NSRange(template.startIndex..., in: template)) ?? [] {
+                    if let range = Range(match.range(at: 1), in: template) { parts.insert(String(template[range])) }
+                }
+            }
+            return parts
+        }
+
+        /// The expected record as the page shows it: each as-shown text filled in from its parts.
+        func shownRecord(_ record: Record) -> Record {
+            var record = record
+            for (name, template) in asShown {
+                var text = template
+                for part in parts { text = text.replacingOccurrences(of: "{\(part)}", with: record[part]?.description ?? "") }
+                record[name] = .text(text)
+            }
+            return record
+        }
+
+        /// The fields a returned record must hold, in order: those shown (not derived, not a part
+        /// of an as-shown text), then the as-shown texts.
+        func required(_ record: Record) -> [String] {
+            let parts = parts
+            return (shown ?? record.keys.sorted()).filter { !derived.contains($0) && !parts.contains($0) && asShown[$0] == nil }
+                + asShown.keys.sorted()
         }
     }
 
@@ -180,8 +219,8 @@ public enum ForeignRecords {
     static func missingValues(_ record: Record, in returned: Record, reading: Reading) -> [String] {
         var available = returned.values.map(returnedForms)
         var missing: [String] = []
-        let fields = (reading.shown ?? record.keys.sorted()).filter { !reading.derived.contains($0) }
-        for field in fields {
+        let record = reading.shownRecord(record)
+        for field in reading.required(record) {
             guard let value = record[field], !value.isBlank else { continue }
             let wanted = expectedForms(value, type: reading.types[field])
             if let index = available.firstIndex(where: { !$0.isDisjoint(with: wanted) }) {
@@ -238,7 +277,8 @@ public enum ForeignRecords {
             if let closest {
                 let missing = missingValues(record, in: returned[closest], reading: reading)
                 // Some of its values were found: the record is there, with these values wrong.
-                let total = (reading.shown ?? Array(record.keys)).filter { record[$0].map { !$0.isBlank } ?? false }.count
+                let shown = reading.shownRecord(record)
+                let total = (reading.required(shown) + reading.derived.sorted()).filter { shown[$0].map { !$0.isBlank } ?? false }.count
                 if missing.count < total {
                     matchedReturned.insert(closest)
                     lines.append(

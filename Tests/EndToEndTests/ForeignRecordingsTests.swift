@@ -30,6 +30,11 @@ struct ForeignRecordingsTests {
         var shown: [String]?
         var types: [String: String] = [:]
         var derived: Set<String> = []
+        /// The terms of use's version: checked through `unitool terms status`, as a person would
+        /// see it, not by a command that fetches the page.
+        var isTerms = false
+        /// Fields the page shows inside one text (ForeignRecords.Reading.asShown).
+        var asShown: [String: String] = [:]
 
         var description: String { records.joined(separator: ".") }
     }
@@ -49,7 +54,8 @@ struct ForeignRecordingsTests {
         Page(records: ["moodle", "upcoming_events", "events"], urlKey: ["moodle", "upcoming_events", "url"], shown: ["name", "course"]),
         Page(records: ["moodle", "ical_export", "vevents"], urlKey: ["moodle", "ical_export", "url"], shown: ["summary"]),
         Page(
-            records: ["koha", "loans"], urlKey: ["koha", "url"], shown: ["title", "author", "date_due", "barcode", "call_no", "overdue"],
+            records: ["koha", "loans"], urlKey: ["koha", "url"],
+            shown: ["title", "subtitle", "author", "date_due", "barcode", "call_no", "overdue"],
             derived: ["overdue"]),
     ]
 
@@ -57,7 +63,7 @@ struct ForeignRecordingsTests {
         [
             Page(records: ["grades", "2026-1"], page: "grades", term: "2026-1"),
             Page(records: ["grades", "2025-1"], page: "grades", term: "2025-1"),
-            Page(records: ["terms"], urlKey: ["terms", "url"], shown: ["ver"], types: ["ver": "number"]),
+            Page(records: ["terms"], urlKey: ["terms", "url"], shown: ["ver"], types: ["ver": "number"], isTerms: true),
             Page(records: ["loans"], page: "loans"),
             Page(records: ["news"], page: "news"),
         ]
@@ -81,7 +87,11 @@ struct ForeignRecordingsTests {
         Recording(har: "shib-portal-jiro", portal: "shib-portal", user: "jiro", pages: shibPages("jiro")),
         Recording(
             har: "saml-peer-alice", portal: "saml-peer", user: "alice",
-            pages: [Page(records: ["grades"], page: "grades"), Page(records: ["whoami"], page: "whoami")]),
+            pages: [
+                Page(records: ["grades"], page: "grades"),
+                // pages.whoami: one p#who, 'Signed in as <uid> (<displayName>)'.
+                Page(records: ["whoami"], page: "whoami", asShown: ["who": "Signed in as {uid} ({name})"]),
+            ]),
         Recording(har: "cas-campus-s2210001", portal: "cas-campus", user: "s2210001", pages: casPages),
         Recording(har: "cas-campus-s2210002", portal: "cas-campus", user: "s2210002", pages: casPages),
     ]
@@ -114,8 +124,8 @@ struct ForeignRecordingsTests {
     ) {
         let userRecords = value(expected, ["users", user])
         let raw = try #require(value(userRecords, page.records), "expected.json has no users.\(user).\(page)")
-        var records = ForeignRecords.records(json: raw is [String: Any] ? [raw] : raw)
-        var reading = ForeignRecords.Reading(types: page.types, shown: page.shown, derived: page.derived)
+        let records = ForeignRecords.records(json: raw is [String: Any] ? [raw] : raw)
+        var reading = ForeignRecords.Reading(types: page.types, shown: page.shown, derived: page.derived, asShown: page.asShown)
         var url = page.urlKey.flatMap { value(userRecords, $0) as? String }
         if let name = page.page {
             let definition = value(expected, ["pages", name]) as? [String: Any] ?? [:]
@@ -125,29 +135,18 @@ struct ForeignRecordingsTests {
                 reading.derived.insert(field)
             }
         }
-        // A yes/no derived from a date ("due strictly before 'today'") holds for the portal's fixed
-        // day; unitool derives it from the day it runs, so the expected value is derived again from
-        // the record's date against the day of this run.
-        let derivedFromDate = page.page.flatMap { value(expected, ["pages", $0, "fields"]) as? [String: String] }?
-            .filter { $0.value.hasPrefix("derived") && $0.value.contains("before") }.keys
-        if let derivedFromDate, !derivedFromDate.isEmpty,
-            let dateField = reading.types.first(where: { $0.value.hasPrefix("date") })?.key
-        {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.dateFormat = "yyyy-MM-dd"
-            let today = "date:" + formatter.string(from: Date())
-            records = records.map { record in
-                var record = record
-                let due = record[dateField].map { ForeignRecords.expectedForms($0, type: reading.types[dateField]) }?
-                    .first { $0.hasPrefix("date:") }
-                for field in derivedFromDate where due != nil { record[field] = .bool(due! < today) }
-                return record
-            }
-        }
         let address = try #require(url, "no address for \(page)")
         let base = expected["base_url"] as? String ?? ""
         return (address.hasPrefix("/") ? base + address : address, records, reading)
+    }
+
+    /// The environment of every unitool run of a recording: the portal's own day as now
+    /// (`UNITOOL_NOW`, ForeignPortals.now), so that what unitool derives from the day is what
+    /// expected.json gives for that day.
+    static func portalDay(_ expected: [String: Any]) -> [String: String] {
+        ForeignPortals.now(today: expected["today"] as? String, timeZone: expected["timezone"] as? String).map {
+            ["UNITOOL_NOW": $0]
+        } ?? [:]
     }
 
     // MARK: - the generated folder
@@ -156,9 +155,11 @@ struct ForeignRecordingsTests {
         let commands: [ForeignPortals.GeneratedCommand]
         let base: String
         let services: [String: String]
+        let hasTerms: Bool
 
         init(_ folder: URL) throws {
             let portal = try String(contentsOf: folder.appendingPathComponent("portal.yaml"), encoding: .utf8)
+            hasTerms = ForeignPortals.hasTerms(portalYAML: portal)
             let bases = ForeignPortals.bases(portalYAML: portal)
             base = bases.base ?? ""
             services = bases.services
@@ -193,9 +194,12 @@ struct ForeignRecordingsTests {
         try await UniToolProcess.run(arguments, environment: sandbox.environment.merging(extra) { $1 }, timeout: timeout)
     }
 
-    static func makeFolder(_ recording: Recording, in sandbox: Sandbox) async throws -> (UniToolProcess.Outcome, URL) {
+    static func makeFolder(_ recording: Recording, expected: [String: Any], in sandbox: Sandbox) async throws -> (
+        UniToolProcess.Outcome, URL
+    ) {
         let har = ForeignPortals.folder.appendingPathComponent("recordings/\(recording.har).har")
-        let made = try await Self.run(["recipes", "new", recording.har, "--from-har", har.path], in: sandbox, timeout: 300)
+        let made = try await Self.run(
+            ["recipes", "new", recording.har, "--from-har", har.path], in: sandbox, extra: portalDay(expected), timeout: 300)
         return (made, sandbox.root.appendingPathComponent("config/unitool/recipes/\(recording.har)"))
     }
 
@@ -204,13 +208,18 @@ struct ForeignRecordingsTests {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let expected = try Self.expected(recording.portal)
-        let (made, folderURL) = try await Self.makeFolder(recording, in: sandbox)
+        let (made, folderURL) = try await Self.makeFolder(recording, expected: expected, in: sandbox)
         try #require(made.exitCode == 0, "recipes new failed: \(made.stderr.suffix(800))")
         let folder = try Folder(folderURL)
-        let environment = try Self.credentials(recording, expected: expected, in: sandbox)
+        let environment = try Self.credentials(recording, expected: expected, in: sandbox).merging(Self.portalDay(expected)) { $1 }
         var problems: [String] = []
         try await ForeignPortals.withRunning(recording.portal) {
-            for page in recording.pages {
+            let termsPages = recording.pages.filter(\.isTerms)
+            if folder.hasTerms || !termsPages.isEmpty {
+                problems += try await Self.terms(
+                    recording, pages: termsPages, folder: folder, expected: expected, in: sandbox, environment: environment)
+            }
+            for page in recording.pages where !page.isTerms {
                 let (url, records, reading) = try Self.resolve(page, user: recording.user, in: expected)
                 let candidates = folder.commands.filter { ForeignRecords.samePage(folder.address($0), url) }
                 guard !candidates.isEmpty else {
@@ -246,6 +255,49 @@ struct ForeignRecordingsTests {
             "\(recording.har): \(problems.count) of \(recording.pages.count) pages differ:\n\(problems.joined(separator: "\n"))")
     }
 
+    /// The terms of use as unitool reads them from the generated folder's `terms:` section:
+    /// `terms status` must give the version expected.json gives (one line per terms page that
+    /// differs), and the version is then accepted, as the student would, so that the data
+    /// commands run. A folder without `terms:` fails each terms page with that reason.
+    static func terms(
+        _ recording: Recording, pages: [Page], folder: Folder, expected: [String: Any], in sandbox: Sandbox,
+        environment: [String: String]
+    ) async throws -> [String] {
+        let who = ["--portal", recording.har, "--user", recording.user]
+        let wanted = try pages.map { try Self.resolve($0, user: recording.user, in: expected) }
+        guard folder.hasTerms else {
+            return zip(pages, wanted).map { page, want in
+                let record: ForeignRecords.Record = want.records.first ?? [:]
+                let fields: [String] = page.shown ?? []
+                let version: String = fields.compactMap { record[$0]?.description }.first ?? "none"
+                return "\(page) (\(want.url)): the folder's portal.yaml has no terms: section (expected version \(version))"
+            }
+        }
+        let status = try await Self.run(who + ["--json", "terms", "status"], in: sandbox, extra: environment, timeout: 120)
+        guard status.exitCode == 0, let json = try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any] else {
+            return ["terms: 'unitool terms status' exited \(status.exitCode): \(status.stderr.suffix(300))"]
+        }
+        let current = json["current"] as? String
+        var problems: [String] = []
+        for (page, want) in zip(pages, wanted) {
+            let returned: [ForeignRecords.Record] = current.map { [["current": .text($0)]] } ?? []
+            let said =
+                current == nil
+                ? ["it reads no current version"]
+                : ForeignRecords.differences(expected: want.records, returned: returned, reading: want.reading)
+            if !said.isEmpty { problems.append("\(page) (\(want.url)): 'terms status': " + said.joined(separator: "; ")) }
+        }
+        if let current, json["up_to_date"] as? Bool != true {
+            let accepted = try await Self.run(
+                who + ["terms", "accept", "--version", current], in: sandbox, extra: environment, timeout: 120)
+            if accepted.exitCode != 0 {
+                problems.append(
+                    "terms: 'unitool terms accept --version \(current)' exited \(accepted.exitCode): \(accepted.stderr.suffix(300))")
+            }
+        }
+        return problems
+    }
+
     /// Issue 48: "The report's 'try it' line, run as printed with UNITOOL_TOTP_COMMAND set, works
     /// for a TOTP recording": the line exactly as printed, with the user for YOU.
     @Test("the report's 'try it' line, run as printed with UNITOOL_TOTP_COMMAND set, works for a TOTP recording")
@@ -254,13 +306,13 @@ struct ForeignRecordingsTests {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let expected = try Self.expected(recording.portal)
-        let (made, _) = try await Self.makeFolder(recording, in: sandbox)
+        let (made, _) = try await Self.makeFolder(recording, expected: expected, in: sandbox)
         try #require(made.exitCode == 0, "recipes new failed: \(made.stderr.suffix(800))")
         let line = try #require(
             made.stdout.split(separator: "\n").first { $0.hasPrefix("try it: unitool ") }, "the report has no 'try it' line: \(made.stdout)"
         )
         let words = Self.shellWords(String(line.dropFirst("try it: unitool ".count))).map { $0 == "YOU" ? recording.user : $0 }
-        let environment = try Self.credentials(recording, expected: expected, in: sandbox)
+        let environment = try Self.credentials(recording, expected: expected, in: sandbox).merging(Self.portalDay(expected)) { $1 }
         #expect(environment["UNITOOL_TOTP_COMMAND"] != nil, "hanako signs in with a one-time code")
         let outcome = try await ForeignPortals.withRunning(recording.portal) {
             try await Self.run(words, in: sandbox, extra: environment, timeout: 120)
@@ -458,6 +510,36 @@ struct ForeignRecordsComparisonTests {
         #expect(command?.fetch == "/campus/seiseki?gakki={{gakki}}")
         let bases = ForeignPortals.bases(portalYAML: "base_url: \"http://a:1\"\nservices:\n  lms: { base_url: \"http://a:2/\" }\n")
         #expect(bases.base == "http://a:1" && bases.services == ["lms": "http://a:2/"])
+    }
+
+    @Test("the portal's day is noon in its zone, with the offset, as UNITOOL_NOW; without a zone, noon UTC")
+    func portalDay() {
+        #expect(ForeignPortals.now(today: "2026-07-01", timeZone: "Asia/Tokyo") == "2026-07-01T12:00:00+09:00")
+        #expect(ForeignPortals.now(today: "2026-11-22", timeZone: nil) == "2026-11-22T12:00:00+00:00")
+        #expect(ForeignPortals.now(today: "2026-01-15", timeZone: "America/New_York") == "2026-01-15T12:00:00-05:00")
+        #expect(ForeignPortals.now(today: nil, timeZone: "Asia/Tokyo") == nil)
+        #expect(ForeignPortals.now(today: "1 July", timeZone: nil) == nil)
+    }
+
+    @Test("a generated portal.yaml has terms only with a top-level terms: section")
+    func termsSection() {
+        #expect(ForeignPortals.hasTerms(portalYAML: "portal: x\nterms:\n  version_api: \"/api/terms\"\n"))
+        #expect(!ForeignPortals.hasTerms(portalYAML: "portal: x\n# terms: none\nlogin:\n  terms: 1\n"))
+    }
+
+    @Test("fields a page shows inside one text are compared as that text, not apart")
+    func asShown() {
+        let expected: [ForeignRecords.Record] = [["uid": .text("alice"), "name": .text("Alice Liddell")]]
+        let reading = ForeignRecords.Reading(asShown: ["who": "Signed in as {uid} ({name})"])
+        let whole: [ForeignRecords.Record] = [["who": .text("Signed in as  alice (Alice Liddell)")]]
+        #expect(ForeignRecords.differences(expected: expected, returned: whole, reading: reading).isEmpty)
+        let apart: [ForeignRecords.Record] = [["u": .text("alice"), "n": .text("Alice Liddell")]]
+        #expect(
+            ForeignRecords.differences(expected: expected, returned: apart, reading: reading) == [
+                "record 1 missing: {name: Alice Liddell, uid: alice}", "extra record: {n: Alice Liddell, u: alice}",
+            ])
+        let other: [ForeignRecords.Record] = [["who": .text("Signed in as bob (Bob)")]]
+        #expect(!ForeignRecords.differences(expected: expected, returned: other, reading: reading).isEmpty)
     }
 
     @Test("the TOTP command prints RFC 6238's code for the secret")
