@@ -203,6 +203,21 @@ public enum RecordedPage {
                     readNote = "its cells hold a link or button too; their words are part of the value"
                 }
             }
+            // A cell built of classed parts (a title and its subtitle): a field for each part.
+            if readNote == nil, let parts = cellParts(cells.compactMap { $0 }), cells.allSatisfy({ $0 != nil }) {
+                let columnName = fieldName(header: header, cellClass: classes.count == cells.count ? classes.first : nil, column: column)
+                for (index, part) in parts.enumerated() {
+                    var name = index == 0 ? columnName : fieldName(header: part.name, cellClass: nil, column: column)
+                    while taken.contains(name) { name += "_\(column + 1)" }
+                    taken.insert(name)
+                    var field = typed(
+                        DraftDataRecipe.Field(name: name, xpath: cellXPath + "//" + part.step), values: part.values, header: header)
+                    field.guesses.insert("one of the cell's parts (\(part.step)), apart from the others", at: 0)
+                    fields.append(field)
+                    columnValues.append(part.values)
+                }
+                continue
+            }
             // A column of the same link or button in every row ("Renew") is an action, not data.
             let isAction =
                 rows.count > 1 && Set(values).count == 1
@@ -307,6 +322,41 @@ public enum RecordedPage {
         return nil
     }
 
+    /// The parts of a column's cells when each cell is made of elements with a class of their own
+    /// (Koha's title cell: `span.biblio-title` and `span.subtitle`): a part is a leaf with words
+    /// and a class, at most once in every cell and in at least half of them, and the parts carry
+    /// all of the cell's words. Nil unless some cell has two or more: then the cell's whole text
+    /// mixes values the page keeps apart, and each part is a field (the first one the column's).
+    static func cellParts(_ cells: [Node]) -> [(name: String, step: String, values: [String])]? {
+        guard !cells.isEmpty else { return nil }
+        let leaves = ".//*[@class][normalize-space()][not(.//*[@class][normalize-space()])]"
+        var steps: [(name: String, step: String)] = []
+        var someCellHasTwo = false
+        for cell in cells {
+            let found = (try? cell.select(leaves)) ?? []
+            // The parts carry the whole cell: no words outside them.
+            let partsText = found.map(\.normalizedText).joined(separator: " ")
+            guard partsText.filter({ !$0.isWhitespace }) == cell.normalizedText.filter({ !$0.isWhitespace }) else { return nil }
+            if found.count >= 2 { someCellHasTwo = true }
+            for element in found {
+                guard let cls = element.attribute("class") else { continue }
+                let step = "\(element.name)[@class=\(Template.xpathLiteral(cls))]"
+                if !steps.contains(where: { $0.step == step }) {
+                    steps.append((String(cls.split(separator: " ").first ?? ""), step))
+                }
+            }
+        }
+        guard someCellHasTwo else { return nil }
+        var parts: [(name: String, step: String, values: [String])] = []
+        for (name, step) in steps {
+            let found = cells.map { (try? $0.select(".//" + step)) ?? [] }
+            guard found.allSatisfy({ $0.count <= 1 }) else { return nil }
+            guard found.filter({ !$0.isEmpty }).count * 2 >= cells.count else { continue }
+            parts.append((name, step, found.map { $0.first?.normalizedText ?? "" }))
+        }
+        return parts.count >= 2 ? parts : nil
+    }
+
     /// The fields of repeated blocks: each labelled element (a heading, an element with a class)
     /// that holds words of its own and appears at most once in every block and in at least half
     /// of them; then the first link. Named from the class, or the heading's level.
@@ -340,10 +390,83 @@ public enum RecordedPage {
             taken.insert(name)
             fields.append((name, ".//" + step, values))
         }
+        // Label and value pairs (an icon titled "Course" beside a link to the course, <dt>/<dd>,
+        // <th>/<td>): a field for each label that blocks show at most once.
+        for pair in labelledPairs(blocks) {
+            let found = blocks.map { (try? $0.select(pair.step)) ?? [] }
+            // A label says what its value is: one two blocks show is a field, however many lack it.
+            guard found.allSatisfy({ $0.count <= 1 }), found.filter({ !$0.isEmpty }).count >= min(2, blocks.count) else { continue }
+            let values = found.map { $0.first?.normalizedText ?? "" }
+            guard !fields.contains(where: { $0.values == values }) else { continue }
+            var name = pairName(label: pair.label, values: values, elements: found.compactMap(\.first), column: fields.count)
+            while taken.contains(name) { name += "_\(fields.count + 1)" }
+            taken.insert(name)
+            fields.append((name, pair.step, values))
+        }
         if blocks.allSatisfy({ ((try? $0.select(".//a[@href]")) ?? []).isEmpty == false }), !taken.contains("link") {
             fields.append(("link", "(.//a/@href)[1]", blocks.map { (try? $0.evaluate("string((.//a/@href)[1])").stringValue) ?? "" }))
         }
         return fields
+    }
+
+    /// The labels of a block's label and value pairs, and the XPath (from the block) of the value
+    /// each names: an element of two, the first the label (its words, or an icon's title,
+    /// aria-label or alt when it has none) and the second the value with words; a `<dt>` and its
+    /// `<dd>`; a `<th>` and its `<td>`. Labels are in first-seen order.
+    static func labelledPairs(_ blocks: [Node]) -> [(label: String, step: String)] {
+        var pairs: [(label: String, step: String)] = []
+        func add(_ label: String, _ step: String) {
+            guard !label.isEmpty, label.count <= 40, !pairs.contains(where: { $0.step == step }) else { return }
+            pairs.append((label, step))
+        }
+        for block in blocks {
+            for element in (try? block.select(".//*[count(*) = 2][*[2][normalize-space()]]")) ?? [] {
+                let children = element.elementChildren
+                guard children.count == 2, !["dl", "tr", "table", "tbody", "ul", "ol"].contains(element.name) else { continue }
+                let label = children[0]
+                let text = label.normalizedText
+                // The label's words are all its own: not a value split in two elements.
+                if !text.isEmpty {
+                    guard ((try? label.select(".//a")) ?? []).isEmpty, text.count <= 40 else { continue }
+                    add(text, ".//*[count(*) = 2][*[1][normalize-space()=\(Template.xpathLiteral(text))]]/*[2]")
+                } else if let named = try? label.select("descendant-or-self::*[@title or @aria-label or @alt]").first {
+                    let word = named.attribute("title") ?? named.attribute("aria-label") ?? named.attribute("alt") ?? ""
+                    let literal = Template.xpathLiteral(word)
+                    add(
+                        word,
+                        ".//*[count(*) = 2][*[1][not(normalize-space())][descendant-or-self::*[@title=\(literal) or @aria-label=\(literal) or @alt=\(literal)]]]/*[2]"
+                    )
+                }
+            }
+            for term in (try? block.select(".//dt[normalize-space()] | .//th[normalize-space()][following-sibling::td]")) ?? [] {
+                let text = term.normalizedText
+                let value = term.name == "dt" ? "dd" : "td"
+                add(text, ".//\(value)[preceding-sibling::\(term.name)[1][normalize-space()=\(Template.xpathLiteral(text))]]")
+            }
+        }
+        return pairs
+    }
+
+    /// A pair's field name: its label in ASCII letters; else, for a label in another script
+    /// (`日時`, `コース`), what the values are: `when` for values that begin with a date, else the
+    /// first word of the address they link to (`/course/view.php` → `course`), else by position.
+    static func pairName(label: String, values: [String], elements: [Node], column: Int) -> String {
+        let fromLabel = fieldName(header: label, cellClass: nil, column: column)
+        if !fromLabel.hasPrefix("column_") { return fromLabel }
+        let datePattern = #"^[0-9]{4}\s*[年/.\-]\s*[0-9]{1,2}|^[0-9]{1,2}[./][0-9]{1,2}[./][0-9]{4}"#
+        let present = values.filter { !$0.isEmpty }
+        if !present.isEmpty, present.allSatisfy({ $0.range(of: datePattern, options: .regularExpression) != nil }) { return "when" }
+        let words = elements.compactMap { element -> String? in
+            guard let href = try? element.select("descendant-or-self::a[@href]").first?.attribute("href"),
+                let url = URL(string: href, relativeTo: URL(string: "https://x.invalid/"))
+            else { return nil }
+            return url.path.split(separator: "/").first.map(String.init)
+        }
+        if let word = words.first, words.count == elements.count, words.allSatisfy({ $0 == word }) {
+            let name = fieldName(header: word, cellClass: nil, column: column)
+            if !name.hasPrefix("column_") { return name }
+        }
+        return fromLabel
     }
 
     /// Records laid out as repeated blocks (a card per course, an event per day).

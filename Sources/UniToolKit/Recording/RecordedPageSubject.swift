@@ -152,12 +152,21 @@ struct PageSubject {
         found.enumerated().sorted { ($0.element.score, -$0.offset) > ($1.element.score, -$1.offset) }.map(\.element)
     }
 
+    /// A `data-id` or `data-…-id` attribute: the block is one record of a kind the page lists.
+    static func carriesRecordID(_ node: Node) -> Bool {
+        ((try? node.select("@*")) ?? []).contains { attribute in
+            let name = attribute.name.lowercased()
+            return name.hasPrefix("data-") && (name == "data-id" || name.hasSuffix("-id"))
+        }
+    }
+
     /// Sibling elements that share a tag and a class (a card per course, an event per day),
     /// two or more of them with different words: records laid out as blocks, not as a table or
     /// a list. Rows and cells and items are left to the table and the list.
     static func blockGroups(_ document: Document) -> [(parent: Node, blocks: [Node], step: String)] {
         var groups: [(parent: Node, blocks: [Node], step: String)] = []
-        let parents = (try? document.select("//body//*[count(*) >= 2]")) ?? []
+        // A parent of one child too: a group of one is a list that happens to hold one record.
+        let parents = (try? document.select("//body//*[*]")) ?? []
         for parent in parents where !["tr", "table", "tbody", "thead", "ul", "ol", "select", "dl", "head"].contains(parent.name) {
             var bySignature: [String: [Node]] = [:]
             var order: [String] = []
@@ -169,10 +178,22 @@ struct PageSubject {
             }
             for signature in order {
                 let blocks = bySignature[signature] ?? []
-                guard blocks.count >= 2, !isChrome(parent), carriesData(blocks) else { continue }
+                // A group of one: a block that names its record by an id of its own (`data-event-id`),
+                // in the page's main region under its heading, is the page's records though only
+                // one was shown (a student with one event, one course).
+                // The record is the innermost such element: one holding another is its container.
+                let alone =
+                    blocks.count == 1 && carriesRecordID(blocks[0]) && isMain(blocks[0])
+                    && !((try? blocks[0].select(".//*")) ?? []).contains(where: carriesRecordID)
+                guard blocks.count >= 2 || alone, !isChrome(parent), carriesData(blocks) else { continue }
                 groups.append((parent, blocks, signature))
             }
         }
-        return groups
+        // The parts of a record shown alone (the rows of its card) are not records of their own.
+        let lone = groups.filter { $0.blocks.count == 1 }.map { $0.blocks[0] }
+        return groups.filter { group in
+            group.blocks.count == 1
+                || !lone.contains { record in ((try? record.select(".//*")) ?? []).contains(group.parent) || record == group.parent }
+        }
     }
 }
