@@ -45,7 +45,7 @@ extension CommandEnvironment {
                 credentials: {
                     throw UniToolError(
                         .credentialsMissing,
-                        "cannot check the terms of use of \(located.name): its terms-of-use API is behind the login, and the saved session of \(named) it was asked through has ended",
+                        "cannot check the terms of use of \(located.name): its terms-of-use version is behind the login, and the saved session of \(named) it was asked through has ended",
                         hint:
                             "log in again with 'unitool auth login --portal \(located.id)'; public commands then read the terms through that session"
                     )

@@ -169,7 +169,7 @@ extension CommandEnvironment {
             "",
             {
                 throw UniToolError(
-                    .credentialsMissing, "the terms-of-use API of '\(portalID)' is behind the login, and no user is given",
+                    .credentialsMissing, "the terms-of-use version of '\(portalID)' is behind the login, and no user is given",
                     hint: "say who you are: --user NAME (or UNITOOL_USER, or 'unitool config set user NAME')")
             }, false
         )
