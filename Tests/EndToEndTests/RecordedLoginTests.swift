@@ -99,7 +99,8 @@ struct RecordedLoginTests {
             let home = try Sandbox()
             defer { home.remove() }
             let made = try await home.run(["recipes", "new", "rec-services", "--from-har", har.path])
-            #expect(made.exitCode == 0 && made.stdout.contains("the command 'opac-user'"), "\(made)")
+            // The library's page is Koha's: its command builds on the koha/loans platform.
+            #expect(made.exitCode == 0 && made.stdout.contains("koha/loans"), "\(made)")
             let portalYAML = try String(
                 contentsOf: home.root.appendingPathComponent("config/unitool/recipes/rec-services/portal.yaml"), encoding: .utf8)
             let origin = "http://127.0.0.3:\(library.port ?? 0)"
@@ -109,7 +110,7 @@ struct RecordedLoginTests {
                 ["auth", "totp", "set", "--portal", "rec-services", "--user", "yuki"],
                 stdin: "otpauth://totp/Demo:yuki?secret=JBSWY3DPEHPK3PXP&period=2")
             let loans = try await home.run(
-                ["--portal", "rec-services", "--user", "yuki", "--password-stdin", "opac-user", "--json"], stdin: "sakura-2026")
+                ["--portal", "rec-services", "--user", "yuki", "--password-stdin", "loans", "--json"], stdin: "sakura-2026")
             #expect(loans.exitCode == 0, "\(loans)\n\(portalYAML)")
             let records = (try? JSONSerialization.jsonObject(with: Data(loans.stdout.utf8))) as? [[String: Any]] ?? []
             #expect(records.contains { $0["barcode"] as? String == "31000301" }, "the loan the example reads: \(loans.stdout)")
