@@ -287,39 +287,15 @@ public struct RecipeDraft: Sendable {
             let command = Self.unique(
                 page.match.command, orElse: Self.commandName(url, heading: nil, taken: takenCommands), taken: takenCommands)
             takenCommands.insert(command)
-            var service: String?
-            let origin = page.exchange.url.origin
-            if origin != login.portal.origin {
-                if let known = services.first(where: { $0.origin == origin }) {
-                    service = known.name
-                } else {
-                    let name = Self.serviceName(page.exchange.url, taken: Set(services.map(\.name)))
-                    services.append((name, origin))
-                    service = name
-                    if let why = reach.accepted.first(where: { $0.origin == origin }) {
-                        recognised.append("the service '\(name)' (\(TerminalText.escaped(origin))): \(why.reason)")
-                    }
-                }
-            }
+            let (service, serviceLine) = Self.service(of: page.exchange.url, portal: login.portal, services: &services, reach: reach)
+            if let serviceLine { recognised.append(serviceLine) }
             platformCommands.append((command, service))
         }
         for group in grouped {
             var page = group.page
             let url = SessionInAddress.stripped(page.exchange.url).url
-            var service: String?
-            let origin = page.exchange.url.origin
-            if origin != login.portal.origin {
-                if let known = services.first(where: { $0.origin == origin }) {
-                    service = known.name
-                } else {
-                    let name = Self.serviceName(page.exchange.url, taken: Set(services.map(\.name)))
-                    services.append((name, origin))
-                    service = name
-                    if let why = reach.accepted.first(where: { $0.origin == origin }) {
-                        recognised.append("the service '\(name)' (\(TerminalText.escaped(origin))): \(why.reason)")
-                    }
-                }
-            }
+            let (service, serviceLine) = Self.service(of: page.exchange.url, portal: login.portal, services: &services, reach: reach)
+            if let serviceLine { recognised.append(serviceLine) }
             let command = Self.commandName(url, heading: page.heading, taken: takenCommands)
             takenCommands.insert(command)
             page.draft.command = command
@@ -960,6 +936,23 @@ public struct RecipeDraft: Sendable {
             number += 1
         }
         return candidate
+    }
+
+    /// The service a page on another origin than the portal's belongs to (nil: the portal's own
+    /// page), named the first time its origin is met and added to `services`; then also the
+    /// report's line saying why that origin is a service.
+    static func service(
+        of url: URL, portal: URL, services: inout [(name: String, origin: String)], reach: ServiceReach
+    ) -> (name: String?, line: String?) {
+        let origin = url.origin
+        guard origin != portal.origin else { return (nil, nil) }
+        if let known = services.first(where: { $0.origin == origin }) { return (known.name, nil) }
+        let name = serviceName(url, taken: Set(services.map(\.name)))
+        services.append((name, origin))
+        let line = reach.accepted.first { $0.origin == origin }.map {
+            "the service '\(name)' (\(TerminalText.escaped(origin))): \($0.reason)"
+        }
+        return (name, line)
     }
 
     /// A service's name: what its product is for, when its addresses say (`/cgi-bin/koha/` is

@@ -40,14 +40,7 @@ public enum SessionInAddress {
         let hasDigit = value.contains { $0.isASCII && $0.isNumber }
         let hasLetter = value.contains { $0.isASCII && $0.isLetter }
         guard hasDigit, hasLetter else { return false }
-        var counts: [Character: Int] = [:]
-        for character in value { counts[character, default: 0] += 1 }
-        let length = Double(value.count)
-        let entropy = counts.values.reduce(0.0) { sum, count in
-            let p = Double(count) / length
-            return sum - p * log2(p)
-        }
-        return entropy >= 3.0
+        return TraceScrubber.entropyPerCharacter(value) >= 3.0
     }
 
     /// Whether a parameter (by its decoded name and value) is a session id.

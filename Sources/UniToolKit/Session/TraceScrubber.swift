@@ -278,14 +278,19 @@ public struct TraceScrubber: Sendable, Equatable {
         let hasLetter = scalars.contains { $0.properties.isAlphabetic }
         let mixedCase = scalars.contains { $0.properties.isUppercase } && scalars.contains { $0.properties.isLowercase }
         guard hasLetter && (hasDigit || mixedCase) else { return false }
+        return entropyPerCharacter(value) >= 3.0
+    }
+
+    /// Shannon entropy in bits a character (Unicode scalar) of `value`: how varied its
+    /// characters are. A token made to be unguessable has 3 bits or more; a word or a date less.
+    public static func entropyPerCharacter(_ value: String) -> Double {
         var counts: [Unicode.Scalar: Int] = [:]
-        for scalar in scalars { counts[scalar, default: 0] += 1 }
-        let total = Double(scalars.count)
-        let entropy = counts.values.reduce(0.0) { sum, count in
+        for scalar in value.unicodeScalars { counts[scalar, default: 0] += 1 }
+        let total = Double(value.unicodeScalars.count)
+        return counts.values.reduce(0.0) { sum, count in
             let share = Double(count) / total
             return sum - share * log2(share)
         }
-        return entropy >= 3.0
     }
 
     /// A portal's message, before an error quotes it: as ``scrubText(_:)``, and a short secret
