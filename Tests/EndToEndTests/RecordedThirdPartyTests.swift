@@ -78,15 +78,27 @@ struct RecordedThirdPartyTests {
     /// Every command of the folder, and the survey's page's own name (which no command may have).
     static func commandsToTry(_ written: [String]) -> [String] { written + (written.contains("results") ? [] : ["results"]) }
 
-    @Test("CLI with UNITOOL_PASSWORD_COMMAND: no command of the folder sends the password to the survey's address")
-    func passwordCommand() async throws {
+    /// Runs `body` with the demo and the folder `portal` made from the recording with the survey in it (its
+    /// commands given), against a running demo; then the survey must have received nothing: no
+    /// password, and not one connection.
+    static func withSurveyFolder(
+        _ portal: String, _ body: (Sandbox, DemoUniversity, [String]) async throws -> Void
+    ) async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let survey = try Self.survey()
         defer { survey.stop() }
         try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "login=reminder-link")) { demo in
             let har = try Self.recording(demo: demo.baseURL, survey: survey, into: sandbox.root)
-            let commands = try await Self.makeFolder("rec-survey", har: har, in: sandbox, demo: demo.baseURL)
+            try await body(sandbox, demo, try await Self.makeFolder(portal, har: har, in: sandbox, demo: demo.baseURL))
+        }
+        #expect(survey.requests.allSatisfy { !$0.body.contains(Self.password) }, "\(survey.requests)")
+        #expect(survey.connections == 0, "nothing was sent to the survey's address: \(survey.requests)")
+    }
+
+    @Test("CLI with UNITOOL_PASSWORD_COMMAND: no command of the folder sends the password to the survey's address")
+    func passwordCommand() async throws {
+        try await Self.withSurveyFolder("rec-survey") { sandbox, demo, commands in
             #expect(commands.contains("grades"), "\(commands)")
             for command in Self.commandsToTry(commands) {
                 let outcome = try await sandbox.run(
@@ -97,21 +109,13 @@ struct RecordedThirdPartyTests {
             let received = await demo.passwordsReceived
             #expect(received >= 1, "the IdP had the password")
         }
-        #expect(survey.requests.allSatisfy { !$0.body.contains(Self.password) }, "\(survey.requests)")
-        #expect(survey.connections == 0, "nothing was sent to the survey's address: \(survey.requests)")
     }
 
     @Test(
         "CLI with the keyring: the stored password is released to no command that would reach the survey",
         .enabled(if: Needs.testSandbox, "needs the keyring: run through Scripts/test.sh"))
     func keyring() async throws {
-        let sandbox = try Sandbox()
-        defer { sandbox.remove() }
-        let survey = try Self.survey()
-        defer { survey.stop() }
-        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "login=reminder-link")) { demo in
-            let har = try Self.recording(demo: demo.baseURL, survey: survey, into: sandbox.root)
-            let commands = try await Self.makeFolder("rec-survey-keyring", har: har, in: sandbox, demo: demo.baseURL)
+        try await Self.withSurveyFolder("rec-survey-keyring") { sandbox, demo, commands in
             let stored = try await sandbox.run(
                 ["--portal", "rec-survey-keyring", "--user", "alice", "--password-stdin", "auth", "login"], stdin: Self.password)
             #expect(stored.exitCode == 0, "\(stored)")
@@ -125,19 +129,11 @@ struct RecordedThirdPartyTests {
             let logout = try await sandbox.run(["auth", "logout", "--portal", "rec-survey-keyring", "--user", "alice"])
             #expect(logout.exitCode == 0, "\(logout)")
         }
-        #expect(survey.requests.allSatisfy { !$0.body.contains(Self.password) }, "\(survey.requests)")
-        #expect(survey.connections == 0, "nothing was sent to the survey's address: \(survey.requests)")
     }
 
     @Test("MCP with UNITOOL_PASSWORD_COMMAND: no tool of the folder sends the password to the survey's address")
     func mcp() async throws {
-        let sandbox = try Sandbox()
-        defer { sandbox.remove() }
-        let survey = try Self.survey()
-        defer { survey.stop() }
-        try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "login=reminder-link")) { demo in
-            let har = try Self.recording(demo: demo.baseURL, survey: survey, into: sandbox.root)
-            let commands = try await Self.makeFolder("rec-survey-mcp", har: har, in: sandbox, demo: demo.baseURL)
+        try await Self.withSurveyFolder("rec-survey-mcp") { sandbox, demo, commands in
             var environment = sandbox.environment
             environment["UNITOOL_PASSWORD_COMMAND"] = "echo \(Self.password)"
             let client = try await RPCClientProcess.start(
@@ -158,7 +154,5 @@ struct RecordedThirdPartyTests {
                 if tool == "grades" { #expect(answer?["result"]?["isError"] != .bool(true), "\(String(describing: answer))") }
             }
         }
-        #expect(survey.requests.allSatisfy { !$0.body.contains(Self.password) }, "\(survey.requests)")
-        #expect(survey.connections == 0, "nothing was sent to the survey's address: \(survey.requests)")
     }
 }
