@@ -76,12 +76,27 @@ extension DataRecipe {
                     throw top.error(key, "uses {{\(variable)}}, but no option or read: value of that name is declared")
                 }
             }
-            for read in source.reads {
+            // Reads run in the order written, each with the values before it: a later read may
+            // send an earlier one's value (a session key in the form that asks for an address).
+            for (index, read) in source.reads.enumerated() {
+                let earlier = Set(source.reads[..<index].map(\.name))
                 for (key, template) in read.templates {
                     for variable in template.variables
                     where !options.contains(where: { $0.name == variable }) && !userValues.contains(variable) && !builtIn.contains(variable)
+                        && !earlier.contains(variable)
                     {
-                        throw top.error("read", "'\(read.name)' uses {{\(variable)}} in its \(key), but no option of that name is declared")
+                        guard let later = source.reads.firstIndex(where: { $0.name == variable }) else {
+                            throw top.error(
+                                "read",
+                                "'\(read.name)' uses {{\(variable)}} in its \(key), but no option or earlier read: value of that name is declared"
+                            )
+                        }
+                        throw top.error(
+                            "read",
+                            later == index
+                                ? "'\(read.name)' uses its own value {{\(variable)}} in its \(key): a read cannot send what it is about to find"
+                                : "'\(read.name)' uses {{\(variable)}} in its \(key), but '\(variable)' is read after it: reads run in the order written, so move '\(variable)' above '\(read.name)'"
+                        )
                     }
                 }
             }

@@ -174,8 +174,8 @@ extension PortalConnection {
             session.registerSecret(value)
             values[name] = value
         }
-        let known = values
-        for read in source.reads { values[read.name] = try await readValue(read, values: known, recipe: extractor.recipe) }
+        // In the order written, each with the values found before it (checked when loaded).
+        for read in source.reads { values[read.name] = try await readValue(read, values: values, recipe: extractor.recipe) }
         var url: URL? = try portal.url(for: try address(source.fetch.render(values, encode: Template.urlEncode), of: extractor.recipe))
         var records: [Record] = []
         var seen: Set<String> = []
