@@ -214,7 +214,7 @@ extension DataRecipe.Source {
         if let readsReader = try reader.mappingReader("read") {
             for name in readsReader.keys {
                 let entry = try readsReader.entry(name)
-                try entry.allowOnly(["fetch", "xpath", "regex", "method", "form", "json", "parse"])
+                try entry.allowOnly(["fetch", "xpath", "regex", "method", "form", "json", "parse", "type"])
                 let regex = try entry.string("regex")
                 if let regex, (try? Regex(regex)) == nil { throw entry.error("regex", "'\(regex)' is not a valid regular expression") }
                 var read = Read(
@@ -224,6 +224,13 @@ extension DataRecipe.Source {
                 read.parser = try entry.choice("parse", of: Parser.self) ?? .html
                 guard read.parser == .html || read.parser == .json else {
                     throw entry.error("parse", "a read: value is taken from an HTML page or a JSON answer: use html or json")
+                }
+                switch try entry.string("type") {
+                case nil, "string": break
+                case "url": read.isAddress = true
+                case let other?:
+                    throw entry.error(
+                        "type", "'\(other)' is not a type a read: value has: use string (the default) or url (an address to fetch)")
                 }
                 source.reads.append(read)
             }

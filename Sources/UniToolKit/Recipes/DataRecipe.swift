@@ -140,6 +140,14 @@ public struct DataRecipe: Sendable {
         /// Values read from a page before the fetch (`read:`): a `sesskey` the endpoint wants.
         public var reads: [Read] = []
 
+        /// The `type: url` read whose address the fetch is, when `fetch:` is exactly `"{{name}}"`:
+        /// that address is fetched as it was found, not percent-encoded as a value inside a path.
+        public var fetchedAddress: String? {
+            let names = fetch.variables
+            guard names.count == 1, fetch.source.trimmingCharacters(in: .whitespaces) == "{{\(names[0])}}" else { return nil }
+            return reads.contains { $0.name == names[0] && $0.isAddress } ? names[0] : nil
+        }
+
         /// `read: { sesskey: { fetch: /my/, xpath: "//script[contains(., 'sesskey')]", regex: '"sesskey":"([^"]+)"' } }`
         public struct Read: Sendable {
             public var name: String
@@ -153,6 +161,11 @@ public struct DataRecipe: Sendable {
             public var json: Template? = nil
             /// How the answer is read (`parse: json` for an AJAX answer); HTML by default.
             public var parser: Parser = .html
+            /// `type: url`: the value is an address, resolved against the page it was read from
+            /// (an iCal link a form's answer shows). It is the user's capability (a calendar
+            /// address carries their token), so it is kept out of every log and message, and a
+            /// `fetch: "{{name}}"` fetches it as it is, on the portal's own origins only.
+            public var isAddress = false
 
             /// Every template of the read, with the key it stands under, for the checks of its values.
             var templates: [(key: String, template: Template)] {

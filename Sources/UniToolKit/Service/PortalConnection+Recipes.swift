@@ -176,7 +176,8 @@ extension PortalConnection {
         }
         // In the order written, each with the values found before it (checked when loaded).
         for read in source.reads { values[read.name] = try await readValue(read, values: values, recipe: extractor.recipe) }
-        var url: URL? = try portal.url(for: try address(source.fetch.render(values, encode: Template.urlEncode), of: extractor.recipe))
+        let target = try source.fetchedAddress.flatMap { values[$0] } ?? source.fetch.render(values, encode: Template.urlEncode)
+        var url: URL? = try portal.url(for: try address(target, of: extractor.recipe))
         var records: [Record] = []
         var seen: Set<String> = []
         var pages = 0
@@ -257,7 +258,32 @@ extension PortalConnection {
                 "recipe \(recipe.portal)/\(recipe.command): read: '\(read.name)' found nothing on \(page.url.redactedForLog) (XPath \"\(read.xpath)\"\(read.regex.map { ", regex \($0)" } ?? ""))",
                 hint: "the page no longer shows it where \(recipe.file) looks")
         }
-        return value
+        return read.isAddress ? try readAddress(value, of: read, on: page, recipe: recipe) : value
+    }
+
+    /// A `type: url` read's value: resolved against the page it was read from, and kept out of
+    /// every log, trace, drift report and message from now on, like a user value: an address a
+    /// portal hands one user is their capability (a calendar export's carries their token). It
+    /// must be on the portal's own origins, as any address a recipe fetches (`OriginPolicy`):
+    /// a page that shows one elsewhere gets nothing sent there.
+    func readAddress(_ value: String, of read: DataRecipe.Source.Read, on page: Page, recipe: DataRecipe) throws -> String {
+        guard let address = URL(string: value.trimmingCharacters(in: .whitespacesAndNewlines), relativeTo: page.url)?.absoluteURL,
+            address.host != nil
+        else {
+            throw UniToolError(
+                .layoutChanged,
+                "recipe \(recipe.portal)/\(recipe.command): read: '\(read.name)' is an address (type: url), but what \(page.url.redactedForLog) shows at \"\(read.xpath)\" is not one",
+                hint: "the page no longer shows the address where \(recipe.file) looks")
+        }
+        for secret in [value, address.absoluteString] { session.registerSecret(secret) }
+        // The token inside it too, wherever a message or a trace quotes the query apart.
+        for item in URLComponents(url: address, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
+            if let token = item.value, TraceScrubber.looksLikeToken(token) { session.registerSecret(token) }
+        }
+        if let refusal = originPolicy.refusal(.read, to: address, recipe: recipe.file) {
+            throw refusal.adding(note: "read: '\(read.name)' found this address on \(page.url.redactedForLog); nothing was fetched from it")
+        }
+        return address.absoluteString
     }
 
     /// The first page of a `method: post` source: its form or JSON body sent to the portal's own

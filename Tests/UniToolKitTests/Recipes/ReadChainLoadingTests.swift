@@ -65,4 +65,30 @@ struct ReadChainLoadingTests {
         let error = #expect(throws: UniToolError.self) { try DataRecipe.load(file: "e.yaml", text: text, portal: "x") }
         #expect(error?.message.contains("no option or earlier read: value") == true, "\(String(describing: error))")
     }
+
+    @Test("type: url marks a read as an address; fetch: \"{{name}}\" alone fetches it as it is; another type is refused")
+    func addressReads() throws {
+        func recipe(type: String, fetch: String) -> String {
+            """
+            command: export
+            read:
+              address: { fetch: /form, xpath: "//input/@value", type: \(type) }
+            fetch: "\(fetch)"
+            rows: "//li"
+            fields:
+              name: { xpath: "." }
+            """
+        }
+        let whole = try DataRecipe.load(file: "e.yaml", text: recipe(type: "url", fetch: "{{address}}"), portal: "x")
+        #expect(whole.sources[0].reads[0].isAddress && whole.sources[0].fetchedAddress == "address")
+        // Inside a longer address it is a value like any other: percent-encoded there.
+        let inside = try DataRecipe.load(file: "e.yaml", text: recipe(type: "url", fetch: "/go?to={{address}}"), portal: "x")
+        #expect(inside.sources[0].fetchedAddress == nil)
+        let plain = try DataRecipe.load(file: "e.yaml", text: recipe(type: "string", fetch: "{{address}}"), portal: "x")
+        #expect(!plain.sources[0].reads[0].isAddress && plain.sources[0].fetchedAddress == nil)
+        let error = #expect(throws: UniToolError.self) {
+            try DataRecipe.load(file: "e.yaml", text: recipe(type: "link", fetch: "{{address}}"), portal: "x")
+        }
+        #expect(error?.message.contains("use string (the default) or url") == true, "\(String(describing: error))")
+    }
 }

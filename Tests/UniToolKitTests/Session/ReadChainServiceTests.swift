@@ -64,4 +64,94 @@ struct ReadChainServiceTests {
         let sent = portal.requests.map { "\($0.method) \($0.path) \($0.body)" }
         #expect(sent == ["GET /form ", "POST /form sesskey=k-123&go=1", "GET /list?token=t-9 "], "\(sent)")
     }
+
+    // MARK: An address read off a form's answer (type: url)
+
+    static let token = "0f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4"
+
+    static let calendar = """
+        BEGIN:VCALENDAR\r
+        VERSION:2.0\r
+        BEGIN:VEVENT\r
+        UID:7@portal\r
+        SUMMARY:Essay due\r
+        DTSTART:20261127T225900Z\r
+        END:VEVENT\r
+        END:VCALENDAR\r
+
+        """
+
+    static func exportRecipe() -> String {
+        """
+        command: export
+        login: false
+        read:
+          sesskey: { fetch: /form, xpath: "//input[@name='sesskey']/@value" }
+          address: { fetch: /form, method: post, form: { sesskey: "{{sesskey}}", generate: "1" }, xpath: "//input[@id='exporturl']/@value", type: url }
+        fetch: "{{address}}"
+        parse: ics
+        rows: //vevent
+        fields:
+          uid: { xpath: uid, key: true, priority: hidden }
+          what: { xpath: summary, required: true }
+
+        """
+    }
+
+    /// A portal whose form's answer shows `shown` as the export address.
+    static func exportPortal(showing shown: String) throws -> RecordingHTTPServer {
+        try RecordingHTTPServer { request in
+            switch (request.method, request.path) {
+            case ("GET", "/form"): .status(200, body: #"<form method="post"><input type="hidden" name="sesskey" value="k-123"></form>"#)
+            case ("POST", "/form"): .status(200, body: #"<form><input id="exporturl" type="text" value="\#(shown)"></form>"#)
+            case ("GET", let path) where path.hasPrefix("/cal/export?"):
+                .status(200, headers: ["Content-Type": "text/calendar; charset=utf-8"], body: calendar)
+            default: .status(404, body: "<p>no such page</p>")
+            }
+        }
+    }
+
+    @Test("an address a form's answer shows is resolved against that page and fetched as it is, and reaches no log or trace")
+    func addressIsFetchedAsItIs() async throws {
+        // Relative, with &amp; in the markup: the address is the attribute's value, resolved.
+        let portal = try Self.exportPortal(showing: "/cal/export?userid=5&amp;authtoken=\(Self.token)&amp;what=all")
+        defer { portal.stop() }
+        let (bench, recipes) = try bench(for: portal, recipe: Self.exportRecipe())
+        defer {
+            bench.remove()
+            try? FileManager.default.removeItem(at: recipes)
+        }
+        let trace = HTTPTrace(includeBodies: true)
+        var configuration = HTTPSession.Configuration()
+        configuration.trace = trace
+        let set = try await run(bench, at: portal, configuration: configuration)
+        #expect(set.records.map { $0.fields.map(\.value.text) } == [["7@portal", "Essay due"]], "\(set.records)")
+        let sent = portal.requests.map { "\($0.method) \($0.path)" }
+        #expect(sent == ["GET /form", "POST /form", "GET /cal/export?userid=5&authtoken=\(Self.token)&what=all"], "\(sent)")
+        let har = String(decoding: try trace.har(), as: UTF8.self)
+        #expect(har.contains("/cal/export") && !har.contains(Self.token), "the token in the trace")
+        let token = Self.token
+        #expect(!bench.log.messages.contains { $0.contains(token) }, "\(bench.log.messages)")
+    }
+
+    @Test("an address on another origin is refused before anything is sent there, and the message does not quote it")
+    func foreignAddressIsRefused() async throws {
+        let elsewhere = try RecordingHTTPServer { _ in .status(200, headers: ["Content-Type": "text/calendar"], body: Self.calendar) }
+        defer { elsewhere.stop() }
+        let portal = try Self.exportPortal(showing: elsewhere.url("/cal/export?authtoken=\(Self.token)"))
+        defer { portal.stop() }
+        let (bench, recipes) = try bench(for: portal, recipe: Self.exportRecipe())
+        defer {
+            bench.remove()
+            try? FileManager.default.removeItem(at: recipes)
+        }
+        let error = await #expect(throws: UniToolError.self) { try await run(bench, at: portal) }
+        #expect(error?.kind == .unsafeRequest, "\(String(describing: error))")
+        let text = error?.description ?? ""
+        #expect(text.contains("read: 'address'") && text.contains("nothing was fetched"), "\(text)")
+        #expect(!text.contains(Self.token), "\(text)")
+        #expect(elsewhere.requests.isEmpty)
+        let token = Self.token
+        #expect(!bench.log.messages.contains { $0.contains(token) }, "\(bench.log.messages)")
+    }
 }
