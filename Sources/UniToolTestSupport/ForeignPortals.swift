@@ -104,6 +104,11 @@ public enum ForeignPortals {
         public let fetch: String
         /// The command's first option (a term selector's), if it has any.
         public let option: String?
+        /// Whether its `fetch` is a whole value read off another page (`"{{calendar_url}}"`): an
+        /// address the portal hands out (a calendar export's), which no path in the folder names.
+        public var fetchesAnAddressItReads: Bool {
+            fetch.hasPrefix("{{") && fetch.hasSuffix("}}") && !fetch.dropFirst(2).dropLast(2).contains("{")
+        }
     }
 
     /// The value of a top-level `key:` line of a generated YAML file (quoted or not).

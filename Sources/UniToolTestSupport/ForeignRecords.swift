@@ -222,6 +222,13 @@ public enum ForeignRecords {
         let record = reading.shownRecord(record)
         for field in reading.required(record) {
             guard let value = record[field], !value.isBlank else { continue }
+            // A lone dash is the page's "none yet" (Moodle's grade before marking): a recipe
+            // that reads it as no value (null) reads the page right, as one keeping the dash does.
+            if case .text(let text) = value, ["-", "–", "—", "－"].contains(collapsed(text)),
+                returned.values.contains(where: \.isBlank)
+            {
+                continue
+            }
             let wanted = expectedForms(value, type: reading.types[field])
             if let index = available.firstIndex(where: { !$0.isDisjoint(with: wanted) }) {
                 available.remove(at: index)

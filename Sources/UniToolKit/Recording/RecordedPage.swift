@@ -205,7 +205,7 @@ public enum RecordedPage {
             }
             // A cell built of classed parts (a title and its subtitle): a field for each part.
             if readNote == nil, let parts = cellParts(cells.compactMap { $0 }), cells.allSatisfy({ $0 != nil }) {
-                let columnName = fieldName(header: header, cellClass: classes.count == cells.count ? classes.first : nil, column: column)
+                let columnName = columnFieldName(header: header, cellClass: classes.count == cells.count ? classes.first : nil, column: column)
                 for (index, part) in parts.enumerated() {
                     var name = index == 0 ? columnName : fieldName(header: part.name, cellClass: nil, column: column)
                     while taken.contains(name) { name += "_\(column + 1)" }
@@ -223,7 +223,7 @@ public enum RecordedPage {
                 rows.count > 1 && Set(values).count == 1
                 && cells.allSatisfy { cell in ((try? cell?.select(".//a | .//button | .//input")) ?? []).isEmpty == false }
             if isAction || values.allSatisfy(\.isEmpty) && header.isEmpty { continue }
-            var name = fieldName(header: header, cellClass: classes.count == cells.count ? classes.first : nil, column: column)
+            var name = columnFieldName(header: header, cellClass: classes.count == cells.count ? classes.first : nil, column: column)
             while taken.contains(name) { name += "_\(column + 1)" }
             taken.insert(name)
             var field = typed(DraftDataRecipe.Field(name: name, xpath: cellXPath), values: values, header: header)
@@ -278,7 +278,7 @@ public enum RecordedPage {
         var fields: [DraftDataRecipe.Field] = []
         var taken: Set<String> = []
         for (column, header) in headers.enumerated() where !header.isEmpty {
-            var name = fieldName(header: header, cellClass: nil, column: column)
+            var name = columnFieldName(header: header, cellClass: nil, column: column)
             while taken.contains(name) { name += "_\(column + 1)" }
             taken.insert(name)
             var field = DraftDataRecipe.Field(name: name, xpath: "td[\(column + 1)]")
@@ -550,6 +550,15 @@ public enum RecordedPage {
         return isName ? key : "_[@key=\(Template.xpathLiteral(key))]"
     }
 
+    /// A column's field name: its header's own letters (`Due date` → `due_date`), else the
+    /// English word for a header in another script that ``HeaderWords`` knows (`科目コード` →
+    /// `code`), else the cells' class, else its position.
+    static func columnFieldName(header: String, cellClass: String?, column: Int) -> String {
+        let own = fieldName(header: header, cellClass: nil, column: column)
+        if !own.hasPrefix("column_") { return own }
+        return HeaderWords.name(for: header) ?? fieldName(header: header, cellClass: cellClass, column: column)
+    }
+
     /// A field's name from its header in any language: lowercase ASCII letters, digits and
     /// underscores, accents folded (`Tárgy` → `targy`); a header with no such letters (`科目`)
     /// takes the cells' class, else its position.
@@ -593,6 +602,14 @@ public enum RecordedPage {
             hasPlaceholders
             ? "; " + Set(values.filter { placeholders.contains($0) }).sorted().map { "'\($0)'" }.joined(separator: ", ")
                 + " is read as empty" : ""
+        // Values before words: a column whose every value is a date is dates, whatever its header
+        // says ('評価日', the day a grade was given, has 評価 in it; 'Note vom' is German).
+        if let (type, format) = dateFormat(present) {
+            field.type = type
+            field.format = format
+            field.guesses.append("\(type == "date" ? "dates" : "dates and times") written \(format)" + placeholderNote)
+            return field
+        }
         if isGradeHeader(header) {
             // One student's grades are numbers (`64.00`) where another's are letters (`B+`) or
             // words (`履修中`): a number type read from one student's rows would empty the
@@ -620,11 +637,6 @@ public enum RecordedPage {
             field.type = "number"
             let comma = present.contains { $0.contains(",") }
             field.guesses.append((comma ? "numbers with a decimal comma" : "numbers") + placeholderNote)
-        } else if let (type, format) = dateFormat(present) {
-            field.type = type
-            field.format = format
-            field.guesses.append("\(type == "date" ? "dates" : "dates and times") written \(format)" + placeholderNote)
-            return field
         } else if isGradeColumn(present, header: header) {
             // A vocabulary applies only when it accepts every value the recording shows (`S`,
             // `履修中` are grades too where they are written); else the column stays text.
