@@ -317,6 +317,25 @@ public struct RecipeDraft: Sendable {
                 )
             }
         }
+        // A form posted whose answer shows an address of the user's own (an iCal link): a command
+        // that posts it again and reads that address (`RecordedExport`).
+        for export in RecordedExport.exports(
+            in: archive, from: firstAfter, origins: serviceOrigins.union([login.portal.origin]), secrets: Set(secrets))
+        {
+            let (service, serviceLine) = Self.service(of: export.exchange.url, portal: login.portal, services: &services, reach: reach)
+            if let serviceLine { recognised.append(serviceLine) }
+            let command = Self.unique(export.suggestedName, orElse: "export", taken: takenCommands)
+            takenCommands.insert(command)
+            commands.append(command)
+            let yaml = Self.personalScrubbed(export.yaml(command: command, service: service), personal: personalData, words: false)
+            files.append(File(path: "\(command).yaml", data: Data(yaml.utf8)))
+            recognised.append("\(export.reading): the command '\(command)'")
+            guessed += export.guesses.map { "\(command): \($0)" }
+            for value in export.secretValues where secretKinds[value] == nil {
+                secretKinds[value] = "a value of the address a form's answer showed"
+            }
+            secrets = Array(Set(secrets).union(export.secretValues)).sorted()
+        }
         if !sessionNames.isEmpty {
             recognised.append(
                 "session ids in the addresses (\(sessionNames.sorted().map { TerminalText.escaped($0) }.joined(separator: ", "))): left out of every address written, and checked for in every file"
