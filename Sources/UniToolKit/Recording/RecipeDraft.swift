@@ -59,6 +59,16 @@ public struct RecipeDraft: Sendable {
         secrets = Array(Set(secrets).union(SessionInAddress.values(in: archive).filter { $0.count >= 4 })).sorted()
         // A user name such as `student` is the stand-in itself: nothing to look for.
         personalData = Self.personalData(of: archive, login: login)
+        // A sentence naming the person ("Signed in as alice (Alice Liddell)"): a command, and its
+        // display name is the person's name, for the fixtures' scrubbing.
+        var identity = login.username.flatMap { RecordedIdentity.find(in: RecordedIdentity.pages(after: login), username: $0) }
+        if let found = identity, let username = login.username {
+            // The whole sentence, where the page marks it as the user's, gives way to its values.
+            let names = personalData.names.filter { found.names.isEmpty || $0 != found.sentence.text } + found.names
+            personalData = PersonalData(
+                names: names, emails: personalData.emails, numbers: personalData.numbers, username: personalData.username)
+            if found.literalsHold(anyOf: personalData.names, username: username) { identity = nil }
+        }
         personal = personalData.labelled.map(\.value)
         guessed += Self.shortValueNotes(login: login, personal: personalData)
 
@@ -348,6 +358,19 @@ public struct RecipeDraft: Sendable {
         } else if dataDrafts.isEmpty && platformPages.isEmpty {
             guessed.append(
                 "no page after the login had a table, a list or a JSON array: record again and open your grades (or another page of records) before saving"
+            )
+        }
+
+        // The person signed in, as the first page that names them says: one command, a guess.
+        if let identity, serviceOrigins.union([login.portal.origin]).contains(identity.exchange.url.origin) {
+            var draft = identity.draft(command: Self.unique("whoami", orElse: "whoami", taken: takenCommands))
+            takenCommands.insert(draft.command)
+            let (service, serviceLine) = Self.service(of: identity.exchange.url, portal: login.portal, services: &services, reach: reach)
+            if let serviceLine { recognised.append(serviceLine) }
+            draft.service = service
+            dataDrafts.append(draft)
+            guessed.append(
+                "\(draft.command): a guess: the sentence '\(Self.oneLine(identity.sentence.template))' names the person signed in; its values are read by regex"
             )
         }
 
