@@ -46,13 +46,15 @@ public struct RecipeDraft: Sendable {
 
     /// - Parameter reservedCommands: names a data command may not take (the builtin commands).
     public init(
-        portal: String, title: String?, archive: HTTPArchive, reservedCommands: Set<String> = [],
+        portal: String, title: String?, archive: HTTPArchive, failures: [RecordedFailure] = [], reservedCommands: Set<String> = [],
         platforms: URL = RecipeComposer.bundledPlatforms
     ) throws {
         if let problem = PortalID.problem(with: portal) { throw UniToolError(.usage, "'\(portal)': \(problem)") }
         self.portal = portal
         let login = try RecordedLogin(reading: archive)
         secretKinds = Self.labelledSecrets(of: archive, login: login)
+        // A failed login's recording: its wrong password, cookies and tokens are secrets too.
+        for failure in failures { secretKinds.merge(failure.secrets) { ours, _ in ours } }
         secrets = secretKinds.keys.sorted()
         // Session ids in addresses (`;jsessionid=…`, `?sid=…`): secrets even when the export
         // left out the cookies. They are taken out of every address written (`SessionInAddress`).
@@ -93,6 +95,11 @@ public struct RecipeDraft: Sendable {
             ownRules.append(rule)
         }
         if let fit { recognised.insert("the login pages are those of \(fit.summary): login.use: \(fit.platform)", at: 0) }
+        // Error rules from recordings of a failed login, before every other rule (`RecordedFailure`).
+        let failed = RecordedFailure.draftPart(failures, login: login, platform: fit?.platform, platforms: platforms)
+        ownRules.insert(contentsOf: failed.rules, at: 0)
+        recognised += failed.recognised
+        guessed += failed.guessed
         for destination in login.credentialDestinations {
             recognised.append("credentials_may_go_to \(TerminalText.escaped(destination.origin)): \(destination.reason)")
         }
@@ -1055,6 +1062,9 @@ public struct RecipeDraft: Sendable {
                 + values.map { "\(RecipeScaffold.quoted($0.name)): \(RecipeScaffold.quoted($0.value))" }.joined(separator: ", ")
                 + (values.isEmpty ? "}\n" : " }\n")
             if let submit { text += "      submit: \(RecipeScaffold.quoted(submit))\n" }
+        case .fail(let reason, let message):
+            if let message { text += "      message: \(RecipeScaffold.quoted(message))\n" }
+            text += "      fail: \(reason.rawValue)\n"
         }
         if rule.afterLogin { text += "      after_login: true\n" }
         return text

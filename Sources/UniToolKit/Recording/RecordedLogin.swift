@@ -9,6 +9,9 @@ public struct DraftRule: Sendable, Equatable {
         case fill([Value], submit: String?)
         case autoSubmit
         case follow(String)
+        /// A page that means the login cannot succeed (the portal's message on its answer to a
+        /// wrong password, read from a recording of one: `RecordedFailure`), and where it says why.
+        case fail(PageRule.FailureReason, message: String?)
     }
 
     public struct Value: Sendable, Equatable {
