@@ -15,6 +15,8 @@ tells it, because the point is a recording of the real pages, made without knowi
   - a page matching a --click selector (a "log in" link, "remind me later"): clicked.
 Pages that post or move on by themselves (SAML POST, local storage, meta refresh) are waited for.
 The login ends when --done matches; then each --then address is opened in turn.
+With --wrong the password given is a wrong one: the recording ends when the login page comes back
+(with the portal's message) after it was sent, as a person's recording of one failed login does.
 
 The password is read from standard input, never from the command line.
 
@@ -161,6 +163,7 @@ def main():
     parser.add_argument("--totp-period", type=int, default=30)
     parser.add_argument("--har", required=True, help="the HAR file to write")
     parser.add_argument("--browser", default="/usr/bin/chromium")
+    parser.add_argument("--wrong", action="store_true", help="the password is wrong: stop when the login page comes back")
     args = parser.parse_args()
     password = sys.stdin.readline().rstrip("\r\n")
 
@@ -170,11 +173,18 @@ def main():
         page = context.new_page()
         try:
             page.goto(args.start)
+            sent = False
             for _ in range(20):
                 wait_until_settled(page, args.done, args.click)
                 if page.locator(args.done).count():
+                    if args.wrong:
+                        raise SystemExit("record-login: --wrong, but the login got through")
                     break
-                print("record-login:", act(page, args, password, args.click), file=sys.stderr)
+                if args.wrong and sent and page.locator("form input[type=password]:visible").count():
+                    break
+                did = act(page, args, password, args.click)
+                sent = sent or did == "password"
+                print("record-login:", did, file=sys.stderr)
             else:
                 raise SystemExit("record-login: the login did not end in 20 pages")
             for address in args.then:

@@ -38,6 +38,8 @@ enum HelpExamples {
         "recipes test": ["unitool recipes test", "unitool recipes test Recipes/myuni --update"],
         "recipes new": [
             "unitool recipes new myuni --from-har ~/Downloads/login.har",
+            "unitool recipes new myuni --from-har login.har --from-har wrong-password.har",
+            "unitool recipes new myuni --from-har ~/Downloads/loans.har --update",
             "unitool recipes new myuni --idp shibboleth --idp-url https://idp.myuni.edu/idp --base-url https://campus.myuni.edu",
             "unitool recipes new myuni --idp keycloak --idp-url https://sso.myuni.edu --base-url https://campus.myuni.edu --library koha --library-url https://opac.myuni.edu",
         ],

@@ -98,6 +98,13 @@ struct RecipesCommand: AsyncParsableCommand {
                 'recipes lint' and 'recipes test' do, and says what it guessed. Nothing of your password, codes or
                 cookies is written. Delete the HAR afterwards: it holds them.
 
+                A wrong password's recording beside the good one (--from-har login.har --from-har wrong.har: you
+                typed a wrong password once and saved when the portal's message showed) adds the rule that reports
+                wrong credentials, by the element that showed the message. A later recording given with --update
+                adds its commands to the folder: files you have not edited are replaced, files you edited are kept
+                (the new version beside them as FILE.new), portal.yaml gets the new services; .draft.sha256 in the
+                folder records what was made (docs/RECIPES.md, "Adding a later recording").
+
                 From platforms: a folder that builds on unitool's platform recipes: the identity provider's login
                 rules, and Moodle, Koha and an RSS feed for data when you name them.
 
@@ -123,6 +130,13 @@ struct RecipesCommand: AsyncParsableCommand {
         var output: String?
         @Flag(help: "Use the name of a portal unitool comes with (such as demo): your folder then replaces it.")
         var replaceBundled = false
+        @Flag(
+            help: ArgumentHelp(
+                "Add what a new recording shows to the existing folder NAME (with --from-har), keeping your edits.",
+                discussion:
+                    "New commands are added; a file you have not edited since it was made is replaced; a file you edited is kept and the new version written beside it as FILE.new; portal.yaml gets the new services, password destinations and today: items. .draft.sha256 in the folder records what was made."
+            ))
+        var update = false
 
         var parent: URL { URL(fileURLWithPath: output ?? RecipeCatalog.userDirectory.path) }
         var packFlag: String { output == nil ? "" : " --recipes \(URL(fileURLWithPath: output!).standardizedFileURL.path)" }
@@ -184,20 +198,34 @@ struct RecipesCommand: AsyncParsableCommand {
                     hint: "leave out --\(given.0), or leave out --from-har")
             }
             let archives = try fromHar.map { try HTTPArchive(file: $0) }
+            let (good, failures) = try Self.sorted(archives, files: fromHar)
             let draft = try RecipeDraft(
-                portal: name, title: title, archive: HTTPArchive(archives), reservedCommands: Dispatcher.reservedCommands)
+                portal: name, title: title, archive: HTTPArchive(good), failures: failures,
+                reservedCommands: Dispatcher.reservedCommands)
+            let target = parent.appendingPathComponent(name).standardizedFileURL
+            if !update, FileManager.default.fileExists(atPath: target.path) {
+                throw UniToolError(
+                    .usage, "\(TerminalText.escaped(target.path)) exists already; nothing was written",
+                    hint:
+                        "add what this recording shows to it, keeping your edits: --update; or choose another name, or remove it first")
+            }
             var outcomes: [RecipeTester.Outcome] = []
             var warnings: [String] = []
-            let folder = try RecipeScaffold.writeFolder(name, files: draft.files.map { ($0.path, $0.data) }, into: parent) { staged in
+            var manifest = DraftManifest()
+            // recipes lint and recipes test on the staged folder; `made` are the files this run
+            // wrote (their fixtures' records are filled in here, then recorded in the manifest).
+            func check(_ staged: URL, made: Set<String>) throws {
                 // recipes lint: the portal and every command load, platforms and all.
                 let (catalog, _) = try RecipesCommand.catalog(at: staged.path)
                 // Named by the folder's final path: the staging folder is gone once this returns.
-                let final = parent.appendingPathComponent(name).standardizedFileURL.path
                 warnings = (catalog.dataRecipes[name] ?? [:]).values.sorted { $0.command < $1.command }.flatMap(\.warnings)
-                    .map { $0.replacingOccurrences(of: staged.standardizedFileURL.path, with: final) }
-                // recipes test --update, then recipes test: each command's records from its recorded page.
+                    .map { $0.replacingOccurrences(of: staged.standardizedFileURL.path, with: target.path) }
+                // recipes test --update, then recipes test: each command's records from its recorded
+                // page (only the fixtures written now: a kept one's records are the person's).
                 let cases = RecipeTester.cases(in: catalog)
                 for testCase in cases {
+                    let path = String(testCase.expected.standardizedFileURL.path.dropFirst(staged.standardizedFileURL.path.count + 1))
+                    guard made.contains(path) else { continue }
                     let update = RecipeTester.run(testCase, update: true)
                     guard update.passed else {
                         throw UniToolError(
@@ -207,18 +235,48 @@ struct RecipesCommand: AsyncParsableCommand {
                     }
                 }
                 outcomes = cases.map { RecipeTester.run($0, update: false) }
+                for path in made {
+                    if let data = try? Data(contentsOf: staged.appendingPathComponent(path)) {
+                        manifest.hashes[path] = DraftManifest.hash(data)
+                    }
+                }
+                try AtomicFile.write(Data(manifest.text.utf8), to: staged.appendingPathComponent(DraftManifest.fileName), mode: 0o600)
+            }
+            let folder: URL
+            var plan: DraftUpdate?
+            if update {
+                (folder, plan) = try Self.updateFolder(target, draft: draft) { staged, made, kept in
+                    manifest = kept
+                    try check(staged, made: made)
+                }
+            } else {
+                folder = try RecipeScaffold.writeFolder(name, files: draft.files.map { ($0.path, $0.data) }, into: parent) { staged in
+                    try check(staged, made: Set(draft.files.map(\.path)))
+                }
             }
             let out = { (line: String) in print(line) }
-            out("read \(Plural.count(archives.count, "recording")) (\(TerminalText.escaped(draft.portal)))")
+            out(
+                "read \(Plural.count(archives.count, "recording")) (\(TerminalText.escaped(draft.portal)))\(failures.isEmpty ? "" : ", \(failures.count) of them of a failed login")"
+            )
             out("recognised:")
             for line in draft.recognised { out("  - \(TerminalText.escaped(line))") }
             if !draft.guessed.isEmpty {
                 out("guessed (check these; each is marked 'guess:' in the files):")
                 for line in draft.guessed { out("  - \(TerminalText.escaped(line))") }
             }
-            out(
-                "wrote \(TerminalText.escaped(folder.path)): portal.yaml\(draft.commands.map { ", \($0).yaml" }.joined())\(draft.commands.isEmpty ? "" : ", Fixtures/")"
-            )
+            if let plan {
+                out("updated \(TerminalText.escaped(folder.path)):")
+                for entry in plan.entries where entry.outcome != .unchanged {
+                    let label = entry.outcome == .kept ? "kept (edited by you)" : entry.outcome.rawValue
+                    out("  - \(TerminalText.escaped(entry.path)): \(label): \(TerminalText.escaped(entry.why))")
+                }
+                let same = plan.entries.filter { $0.outcome == .unchanged }.count
+                if same > 0 { out("  - \(Plural.count(same, "file")) the same as the new recording makes them") }
+            } else {
+                out(
+                    "wrote \(TerminalText.escaped(folder.path)): portal.yaml\(draft.commands.map { ", \($0).yaml" }.joined())\(draft.commands.isEmpty ? "" : ", Fixtures/"), \(DraftManifest.fileName) (what was made, for --update)"
+                )
+            }
             out(
                 "recipes lint: passed\(warnings.isEmpty ? "" : " with " + Plural.count(warnings.count, "warning") + ": " + warnings.map { TerminalText.escaped($0) }.joined(separator: "; "))"
             )
@@ -262,6 +320,99 @@ struct RecipesCommand: AsyncParsableCommand {
             out(
                 "try it: unitool --portal \(name)\(recipesFlag) --user \(draft.username.map { Self.shellQuoted($0) } ?? "YOU") \(draft.suggestion ?? "auth login")"
             )
+        }
+
+        /// The recordings given, sorted: logins that got through (and recordings of pages
+        /// alone, read on after them as before), and failed logins, which teach error rules.
+        /// With several recordings, one that is neither is refused; one recording alone is read
+        /// as it always was, unless it is of a failed login only.
+        static func sorted(_ archives: [HTTPArchive], files: [String]) throws -> (good: [HTTPArchive], failures: [RecordedFailure]) {
+            var good: [HTTPArchive] = []
+            var failures: [RecordedFailure] = []
+            for (archive, file) in zip(archives, files) {
+                switch RecordedFailure.reading(archive) {
+                case .failed(let failure): failures.append(failure)
+                case .succeeded, .noLogin: good.append(archive)
+                case .unclear(let why):
+                    guard archives.count == 1 else {
+                        throw UniToolError(
+                            .usage,
+                            "\(TerminalText.escaped(file)) is neither a recording of a login that got through nor one of a failed login: \(TerminalText.escaped(why))",
+                            hint:
+                                "record it again: log in and open your pages; or, for error rules, type a wrong password once and save the HAR when the login page shows the portal's message"
+                        )
+                    }
+                    good.append(archive)
+                }
+            }
+            guard !good.isEmpty else {
+                throw UniToolError(
+                    .usage,
+                    "\(files.count == 1 ? "the recording is" : "the recordings are") of a login that did not get through (the login page came back with the portal's message); nothing was written",
+                    hint:
+                        "give the recording of a login that worked beside it: --from-har good.har --from-har \(Self.shellQuoted(files.first ?? "wrong.har")); the failed one then teaches the rule for a wrong password"
+                )
+            }
+            return (good, failures)
+        }
+
+        /// `--update`: the plan applied to a copy of the existing folder, checked there, then put
+        /// in its place (the old one renamed aside, then removed), so that a failure leaves the
+        /// folder as it was.
+        static func updateFolder(
+            _ folder: URL, draft: RecipeDraft, check: (URL, Set<String>, DraftManifest) throws -> Void
+        ) throws -> (URL, DraftUpdate) {
+            let files = FileManager.default
+            var isDirectory: ObjCBool = false
+            guard (try? files.destinationOfSymbolicLink(atPath: folder.path)) == nil,
+                files.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
+                throw UniToolError(
+                    .usage, "--update adds to an existing folder, and \(TerminalText.escaped(folder.path)) is none; nothing was written",
+                    hint: "leave out --update to make the folder")
+            }
+            let manifestURL = folder.appendingPathComponent(DraftManifest.fileName)
+            let old = try (try? String(contentsOf: manifestURL, encoding: .utf8)).map { try DraftManifest(parsing: $0) }
+            var onDisk: [String: Data] = [:]
+            for file in draft.files {
+                if let data = try? Data(contentsOf: folder.appendingPathComponent(file.path)) { onDisk[file.path] = data }
+            }
+            let plan = DraftUpdate(manifest: old, onDisk: onDisk, files: draft.files.map { ($0.path, $0.data) })
+            let parent = folder.deletingLastPathComponent()
+            let suffix = UUID().uuidString.prefix(8).lowercased()
+            let staging = parent.appendingPathComponent(".\(folder.lastPathComponent).update-\(suffix)")
+            let staged = staging.appendingPathComponent(folder.lastPathComponent)
+            defer { try? files.removeItem(at: staging) }
+            try files.createDirectory(at: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            try files.copyItem(at: folder, to: staged)
+            var made: Set<String> = []
+            for entry in plan.entries {
+                if let data = entry.write {
+                    try AtomicFile.write(data, to: staged.appendingPathComponent(entry.path), mode: 0o600)
+                    made.insert(entry.path)
+                }
+                if let data = entry.beside {
+                    try AtomicFile.write(data, to: staged.appendingPathComponent(entry.path + ".new"), mode: 0o600)
+                }
+            }
+            do {
+                try check(staged, made, plan.manifest)
+            } catch let error as UniToolError {
+                throw UniToolError(
+                    error.kind, error.message.replacingOccurrences(of: staged.path, with: folder.path) + "; nothing was changed",
+                    hint: error.hint)
+            }
+            let aside = parent.appendingPathComponent(".\(folder.lastPathComponent).old-\(suffix)")
+            try files.moveItem(at: folder, to: aside)
+            do {
+                try files.moveItem(at: staged, to: folder)
+            } catch {
+                try? files.moveItem(at: aside, to: folder)
+                throw UniToolError(
+                    .usage, "\(TerminalText.escaped(folder.path)) could not be replaced (\(error.localizedDescription)); it is as it was")
+            }
+            try? files.removeItem(at: aside)
+            return (folder, plan)
         }
 
         /// A value as one shell word, printable on a terminal.

@@ -24,10 +24,11 @@ public enum BrowserRecorder {
     }
 
     /// Records a login from `start` until `done` (a CSS selector) shows, then each of `then`,
-    /// into the HAR file `to`. The password goes to the recorder on stdin.
+    /// into the HAR file `to`. The password goes to the recorder on stdin. `wrong`: the password
+    /// is a wrong one, and the recording ends when the login page comes back after it.
     public static func record(
         start: URL, user: String, password: String, done: String, then: [String] = [], clicks: [String] = [],
-        totpSecret: String? = nil, totpPeriod: Int = 30, to har: URL, timeout: TimeInterval = 90
+        totpSecret: String? = nil, totpPeriod: Int = 30, wrong: Bool = false, to har: URL, timeout: TimeInterval = 90
     ) async throws {
         guard isInstalled else {
             throw RecorderFailure(message: "no chromium at \(browser) or no Playwright in \(InteropPython.path): run Scripts/test.sh")
@@ -38,6 +39,8 @@ public enum BrowserRecorder {
         ]
         for address in then { arguments += ["--then", address] }
         for click in clicks { arguments += ["--click", click] }
+        // The password is a wrong one: the recording ends when the login page comes back.
+        if wrong { arguments.append("--wrong") }
         if let totpSecret { arguments += ["--totp-secret", totpSecret, "--totp-period", String(totpPeriod)] }
         let folder = har.deletingLastPathComponent()
         let input = folder.appendingPathComponent(".recorder-stdin")

@@ -1,0 +1,226 @@
+import Foundation
+import MessageDigest
+
+/// What `recipes new NAME --from-har FILE` wrote into a folder: each file's path and SHA-256 as
+/// written, in `sha256sum`'s own format, in `.draft.sha256` beside them.
+///
+/// It is how `--update` tells a file the person edited (its content no longer has the hash)
+/// from one they left as it was (which a new recording may replace). `sha256sum -c
+/// .draft.sha256` in the folder lists the files edited since. Deleting it makes `--update`
+/// keep every existing file as the person's.
+public struct DraftManifest: Sendable, Equatable {
+    public static let fileName = ".draft.sha256"
+
+    /// Path inside the folder → lowercase hex SHA-256 of the content written.
+    public var hashes: [String: String] = [:]
+
+    public init(hashes: [String: String] = [:]) { self.hashes = hashes }
+
+    public init(files: [(path: String, data: Data)]) {
+        for file in files { hashes[file.path] = Self.hash(file.data) }
+    }
+
+    /// Reads `sha256sum` lines (`<64 hex>  <path>`); a line of another shape is an error that
+    /// says which, rather than a file silently taken for edited.
+    public init(parsing text: String) throws {
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            let hash = parts.first.map(String.init) ?? ""
+            let path = parts.count == 2 ? String(parts[1].drop { $0 == " " || $0 == "*" }) : ""
+            guard hash.count == 64, hash.allSatisfy(\.isHexDigit), !path.isEmpty else {
+                throw UniToolError(
+                    .usage, "\(Self.fileName), line \(number + 1), is not '<sha256>  <path>'",
+                    hint: "it records what 'recipes new' wrote; delete it to have --update keep every file as yours")
+            }
+            hashes[path] = hash.lowercased()
+        }
+    }
+
+    public var text: String {
+        hashes.keys.sorted().map { "\(hashes[$0]!)  \($0)\n" }.joined()
+    }
+
+    public static func hash(_ data: Data) -> String { MessageDigest.sha256(data).lowercaseHex }
+}
+
+/// What `--update` writes into an existing folder from a new recording's draft: a pure decision
+/// from the folder's manifest, the files on disk and the new files, nothing read or written.
+///
+/// - A file the folder lacks is added (a new command, its fixtures).
+/// - A file the draft wrote and the person has not edited since (its hash is the manifest's) is
+///   replaced by the new version.
+/// - A file the person edited (or one the manifest does not know) is kept; the new version goes
+///   beside it as `FILE.new` (no recipe loads it) for them to compare.
+/// - `portal.yaml` is the person's and is merged: the new recording's services and the origins
+///   its password went to are added to it when it lacks them; anything else new in the login
+///   goes beside it as `portal.yaml.new`.
+/// - A file of the folder the new recording does not make (a command recorded before) is left.
+public struct DraftUpdate: Sendable {
+    public enum Outcome: String, Sendable {
+        case added, updated, unchanged, kept, merged
+    }
+
+    public struct Entry: Sendable {
+        public var path: String
+        public var outcome: Outcome
+        /// Why, in words, for the report.
+        public var why: String
+        /// What to write at `path` (nil: leave it as it is).
+        public var write: Data?
+        /// The new version, written beside the kept one at `path + ".new"`, or nil.
+        public var beside: Data?
+    }
+
+    public var entries: [Entry] = []
+    /// The manifest to write afterwards: the new hash of each file written, and the old one of
+    /// each file kept (so that a file edited stays the person's at the next update too).
+    public var manifest: DraftManifest
+
+    public init(manifest old: DraftManifest?, onDisk: [String: Data], files: [(path: String, data: Data)]) {
+        var next = old ?? DraftManifest()
+        for file in files {
+            let path = file.path
+            guard let current = onDisk[path] else {
+                entries.append(Entry(path: path, outcome: .added, why: "new in this recording", write: file.data))
+                next.hashes[path] = DraftManifest.hash(file.data)
+                continue
+            }
+            if current == file.data {
+                entries.append(Entry(path: path, outcome: .unchanged, why: "the new recording makes it the same"))
+                next.hashes[path] = DraftManifest.hash(file.data)
+                continue
+            }
+            let written = old?.hashes[path]
+            let edited = written != DraftManifest.hash(current)
+            if path == "portal.yaml" {
+                let merge = Self.mergedPortal(
+                    current: String(decoding: current, as: UTF8.self), new: String(decoding: file.data, as: UTF8.self))
+                let data = Data(merge.text.utf8)
+                var why = merge.added.isEmpty ? "nothing to add" : "added " + merge.added.joined(separator: "; ")
+                if merge.rest { why += "; the new recording's login differs in more: its version is portal.yaml.new" }
+                why += edited ? " (your edits kept)" : ""
+                entries.append(
+                    Entry(
+                        path: path, outcome: merge.added.isEmpty ? .kept : .merged, why: why, write: merge.added.isEmpty ? nil : data,
+                        beside: merge.rest ? file.data : nil))
+                // Still the person's when edited (its old hash, or none, stays); else what is
+                // there now is what was generated.
+                if !edited { next.hashes[path] = DraftManifest.hash(data) }
+                continue
+            }
+            if edited {
+                entries.append(
+                    Entry(
+                        path: path, outcome: .kept,
+                        why: written == nil
+                            ? "not written by 'recipes new' (or its record \(DraftManifest.fileName) is gone): the new version is \(path).new"
+                            : "edited by you since it was made: the new version is \(path).new", beside: file.data))
+                continue
+            }
+            entries.append(Entry(path: path, outcome: .updated, why: "not edited since it was made", write: file.data))
+            next.hashes[path] = DraftManifest.hash(file.data)
+        }
+        manifest = next
+    }
+
+    // MARK: portal.yaml
+
+    /// The person's portal.yaml with what the new one proves added: service entries of names it
+    /// lacks (in `services:`, made if missing), origins the password went to that its
+    /// `credentials_may_go_to: [...]` lacks, and `today:` items of commands it does not list.
+    /// `rest`: whether the new one differs in more (its login rules, done_when) than those and
+    /// its comments.
+    static func mergedPortal(current: String, new: String) -> (text: String, added: [String], rest: Bool) {
+        var lines = current.components(separatedBy: "\n")
+        let newLines = new.components(separatedBy: "\n")
+        var added: [String] = []
+        // services: the entries of the new file, `  name: { base_url: … }`, by name.
+        func serviceEntries(_ lines: [String]) -> [(name: String, line: String)] {
+            guard let start = lines.firstIndex(of: "services:") else { return [] }
+            var found: [(String, String)] = []
+            for line in lines[(start + 1)...] {
+                guard line.hasPrefix("  "), !line.hasPrefix("   ") else { break }
+                let name = line.dropFirst(2).split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
+                found.append((name, line))
+            }
+            return found
+        }
+        let ours = Set(serviceEntries(lines).map(\.name))
+        let missing = serviceEntries(newLines).filter { !ours.contains($0.name) }
+        if !missing.isEmpty {
+            if let start = lines.firstIndex(of: "services:") {
+                var end = start + 1
+                while end < lines.count, lines[end].hasPrefix("  ") { end += 1 }
+                lines.insert(contentsOf: missing.map(\.line), at: end)
+            } else {
+                let before = lines.firstIndex(of: "login:").map { $0 > 0 && lines[$0 - 1].isEmpty ? $0 - 1 : $0 } ?? lines.count
+                lines.insert(contentsOf: ["services:"] + missing.map(\.line), at: before)
+            }
+            added.append("the service\(missing.count == 1 ? "" : "s") \(missing.map(\.name).joined(separator: ", "))")
+        }
+        // credentials_may_go_to: [a, b]: the new recording's destinations it lacks.
+        func destinations(_ line: String) -> [String]? {
+            guard line.hasPrefix("credentials_may_go_to: ["), line.hasSuffix("]") else { return nil }
+            return line.dropFirst("credentials_may_go_to: [".count).dropLast().split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+        }
+        if let newLine = newLines.first(where: { destinations($0) != nil }), let theirs = destinations(newLine),
+            let index = lines.firstIndex(where: { destinations($0) != nil }), let current = destinations(lines[index])
+        {
+            let more = theirs.filter { !current.contains($0) }
+            if !more.isEmpty {
+                lines[index] = "credentials_may_go_to: [\((current + more).joined(separator: ", "))]"
+                added.append("credentials_may_go_to \(more.joined(separator: ", ")) (the new recording's password went there)")
+            }
+        }
+        // today: the new recording's items for commands the list does not name yet.
+        func todayItems(_ lines: [String]) -> [(command: String, lines: [String])] {
+            guard let start = lines.firstIndex(of: "today:") else { return [] }
+            var items: [(String, [String])] = []
+            for line in lines[(start + 1)...] {
+                if line.hasPrefix("  - ") {
+                    items.append(("", [line]))
+                } else if line.hasPrefix("    "), !items.isEmpty {
+                    items[items.count - 1].1.append(line)
+                    if line.hasPrefix("    command: ") { items[items.count - 1].0 = String(line.dropFirst("    command: ".count)) }
+                } else {
+                    break
+                }
+            }
+            return items
+        }
+        let listed = Set(todayItems(lines).map(\.command))
+        let newItems = todayItems(newLines).filter { !$0.command.isEmpty && !listed.contains($0.command) }
+        if !newItems.isEmpty {
+            if let start = lines.firstIndex(of: "today:") {
+                var end = start + 1
+                while end < lines.count, lines[end].hasPrefix("  ") { end += 1 }
+                lines.insert(contentsOf: newItems.flatMap(\.lines), at: end)
+            } else {
+                while lines.last == "" { lines.removeLast() }
+                lines += ["", "today:"] + newItems.flatMap(\.lines) + [""]
+            }
+            added.append("today: for \(newItems.map(\.command).joined(separator: ", "))")
+        }
+        let text = lines.joined(separator: "\n")
+        // What else differs: the files without comments, services and the credentials line.
+        func rest(_ lines: [String]) -> [String] {
+            var kept: [String] = []
+            var inServices = false
+            for line in lines {
+                if line == "services:" || line == "today:" {
+                    inServices = true
+                    continue
+                }
+                if inServices, line.hasPrefix("  ") { continue }
+                inServices = false
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if trimmed.isEmpty || trimmed.hasPrefix("#") || destinations(line) != nil { continue }
+                kept.append(line)
+            }
+            return kept
+        }
+        return (text, added, rest(text.components(separatedBy: "\n")) != rest(newLines))
+    }
+}

@@ -1,0 +1,144 @@
+import DemoUniversity
+import Foundation
+import Testing
+import UniToolTestSupport
+
+@testable import UniToolKit
+
+/// A recording of one wrong password beside the good one teaches the error rule, and `--update`
+/// adds a later recording to a folder the person edited: recorded by chromium (Playwright,
+/// Scripts/record-login.py) against the demo, then run as a student runs the folder.
+@Suite(
+    "Recipes from recordings: a wrong password's rule, and --update",
+    .enabled(if: BrowserRecorder.isAvailableOrRequired, "needs chromium and Playwright: run through Scripts/test.sh"),
+    .serialized)
+struct RecordedFailureAndUpdateTests {
+    static let wrongPassword = "not-wonderland-7"
+
+    /// The good recording (the grades opened) and the wrong one, of the plain demo.
+    static func record(_ demo: DemoUniversity, into sandbox: Sandbox) async throws -> (good: URL, wrong: URL) {
+        let good = sandbox.root.appendingPathComponent("good.har")
+        let wrong = sandbox.root.appendingPathComponent("wrong.har")
+        let start = demo.baseURL.appendingPathComponent("home")
+        try await BrowserRecorder.record(start: start, user: "alice", password: "wonderland", done: "a#logout", then: ["/grades"], to: good)
+        try await BrowserRecorder.record(start: start, user: "alice", password: wrongPassword, done: "a#logout", wrong: true, to: wrong)
+        return (good, wrong)
+    }
+
+    /// A run with the wrong password stops with wrong credentials and the portal's own words; the
+    /// right one reads the grades.
+    static func expectWrongThenRight(_ portal: String, in home: Sandbox, folder: URL) async throws {
+        let portalYAML = (try? String(contentsOf: folder.appendingPathComponent("portal.yaml"), encoding: .utf8)) ?? ""
+        let wrong = try await home.run(
+            ["--portal", portal, "--user", "alice", "--password-stdin", "grades", "--term", "current"], stdin: wrongPassword)
+        #expect(wrong.exitCode == 10, "\(wrong)\n--- portal.yaml\n\(portalYAML)")
+        #expect(
+            wrong.stderr.contains("wrong user name or password")
+                && wrong.stderr.contains("The user ID or password you entered was incorrect"), "\(wrong)")
+        let right = try await home.run(
+            ["--portal", portal, "--user", "alice", "--password-stdin", "grades", "--term", "current", "--json"], stdin: "wonderland")
+        #expect(right.exitCode == 0 && right.stdout.contains("MATH-301"), "\(right)\n--- portal.yaml\n\(portalYAML)")
+        for file in home.allFiles() {
+            let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            #expect(!text.contains(wrongPassword) && !text.contains("wonderland"), "\(file.path)")
+        }
+    }
+
+    @Test("--from-har good.har --from-har wrong.har: the demo's platform tells the wrong password already; a run with it says so")
+    func wrongPasswordOnAPlatform() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning(faults: DemoFaults()) { demo in
+            let (good, wrong) = try await Self.record(demo, into: sandbox)
+            let home = try Sandbox()
+            defer { home.remove() }
+            let made = try await home.run(["recipes", "new", "rec-wrong", "--from-har", good.path, "--from-har", wrong.path])
+            #expect(made.exitCode == 0 && made.stdout.contains("1 of them of a failed login"), "\(made)")
+            #expect(made.stdout.contains("the unitool-demo platform's rule 'wrong password' tells it already"), "\(made)")
+            // The failed recording alone is no folder: it says to give the good one beside it.
+            let alone = try await home.run(["recipes", "new", "rec-alone", "--from-har", wrong.path])
+            #expect(alone.exitCode == 64 && alone.stderr.contains("give the recording of a login that worked beside it"), "\(alone)")
+            let folder = home.root.appendingPathComponent("config/unitool/recipes/rec-wrong")
+            try await Self.expectWrongThenRight("rec-wrong", in: home, folder: folder)
+        }
+    }
+
+    @Test("on a login no platform knows, the recorded message's element becomes the fail rule the engine stops at")
+    func wrongPasswordWithoutPlatform() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning(faults: DemoFaults()) { demo in
+            let (good, wrong) = try await Self.record(demo, into: sandbox)
+            // The same recordings, read as a portal no bundled platform knows: every rule its own.
+            let none = sandbox.root.appendingPathComponent("no-platforms")
+            try FileManager.default.createDirectory(at: none, withIntermediateDirectories: true)
+            guard case .failed(let failure) = RecordedFailure.reading(try HTTPArchive(file: wrong.path)) else {
+                Issue.record("the wrong password's recording is not read as a failed login")
+                return
+            }
+            let draft = try RecipeDraft(
+                portal: "rec-own", title: nil, archive: try HTTPArchive(file: good.path), failures: [failure], platforms: none)
+            #expect(draft.platform == nil)
+            let portal = String(decoding: draft.files.first { $0.path == "portal.yaml" }?.data ?? Data(), as: UTF8.self)
+            #expect(portal.contains("fail: wrong_credentials") && portal.contains("login-error"), "\(portal)")
+            let home = try Sandbox()
+            defer { home.remove() }
+            let folder = home.root.appendingPathComponent("config/unitool/recipes/rec-own")
+            _ = try RecipeScaffold.writeFolder(
+                "rec-own", files: draft.files.map { ($0.path, $0.data) }, into: folder.deletingLastPathComponent()
+            ) { _ in }
+            try await Self.expectWrongThenRight("rec-own", in: home, folder: folder)
+        }
+    }
+
+    @Test("record grades → recipes new → edit grades.yaml → record loans → --update: loans added, the edit kept, both commands read")
+    func update() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning(faults: DemoFaults()) { demo in
+            let start = demo.baseURL.appendingPathComponent("home")
+            let grades = sandbox.root.appendingPathComponent("grades.har")
+            let loans = sandbox.root.appendingPathComponent("loans.har")
+            try await BrowserRecorder.record(
+                start: start, user: "alice", password: "wonderland", done: "a#logout", then: ["/grades"], to: grades)
+            try await BrowserRecorder.record(
+                start: start, user: "alice", password: "wonderland", done: "a#logout", then: ["/library/loans"], to: loans)
+            let home = try Sandbox()
+            defer { home.remove() }
+            let made = try await home.run(["recipes", "new", "rec-upd", "--from-har", grades.path])
+            #expect(made.exitCode == 0 && made.stdout.contains(".draft.sha256"), "\(made)")
+            let folder = home.root.appendingPathComponent("config/unitool/recipes/rec-upd")
+            let gradesYAML = folder.appendingPathComponent("grades.yaml")
+            let edited = try String(contentsOf: gradesYAML, encoding: .utf8).replacingOccurrences(
+                of: "summary: \"Grades\"", with: "summary: \"My marks\"")
+            #expect(edited.contains("My marks"))
+            try Data(edited.utf8).write(to: gradesYAML)
+
+            // Without --update the folder is refused, and the refusal names --update.
+            let refused = try await home.run(["recipes", "new", "rec-upd", "--from-har", loans.path])
+            #expect(refused.exitCode == 64 && refused.stderr.contains("--update"), "\(refused)")
+            let updated = try await home.run(["recipes", "new", "rec-upd", "--from-har", loans.path, "--update"])
+            #expect(updated.exitCode == 0, "\(updated)")
+            for line in ["loans.yaml: added", "Fixtures/loans/recorded.html: added", "portal.yaml: merged: added today: for loans"] {
+                #expect(updated.stdout.contains(line), "\(line)\n\(updated)")
+            }
+            #expect(try String(contentsOf: gradesYAML, encoding: .utf8) == edited, "the edit kept")
+            #expect(!updated.stdout.contains("recipes test: FAILED"), "\(updated)")
+
+            // A grades recording again: grades.yaml is the person's, so the new one goes beside it.
+            let again = try await home.run(["recipes", "new", "rec-upd", "--from-har", grades.path, "--update"])
+            #expect(again.exitCode == 0 && again.stdout.contains("grades.yaml: kept (edited by you)"), "\(again)")
+            #expect(try String(contentsOf: gradesYAML, encoding: .utf8) == edited, "the edit kept")
+            #expect(FileManager.default.fileExists(atPath: gradesYAML.path + ".new"))
+
+            let readGrades = try await home.run(
+                ["--portal", "rec-upd", "--user", "alice", "--password-stdin", "grades", "--term", "current", "--json"], stdin: "wonderland"
+            )
+            #expect(readGrades.exitCode == 0 && readGrades.stdout.contains("MATH-301"), "\(readGrades)")
+            let readLoans = try await home.run(["--portal", "rec-upd", "--user", "alice", "loans", "--json"])
+            #expect(readLoans.exitCode == 0 && readLoans.stdout.contains("31000101"), "\(readLoans)")
+            let listed = try await home.run(["recipes", "list"])
+            #expect(listed.stdout.contains("My marks"), "the edited summary is what runs: \(listed)")
+        }
+    }
+}
