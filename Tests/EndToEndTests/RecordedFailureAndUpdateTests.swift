@@ -142,3 +142,59 @@ struct RecordedFailureAndUpdateTests {
         }
     }
 }
+
+/// The refusals of several recordings, on small HARs written here (no browser needed).
+@Suite("recipes new with several --from-har: a recording that is neither a login nor a failed one is refused")
+struct RecordingsSortedTests {
+    static func har(_ entries: [String]) -> String { #"{"log": {"entries": [\#(entries.joined(separator: ",\n"))]}}"# }
+
+    static func page(_ method: String, _ path: String, _ status: Int, body: String = "", posted: [(String, String)] = []) -> String {
+        let document = #"{"name": "Sec-Fetch-Dest", "value": "document"}"#
+        let post =
+            posted.isEmpty
+            ? ""
+            : #", "postData": {"mimeType": "application/x-www-form-urlencoded", "params": [\#(posted.map { #"{"name": "\#($0.0)", "value": "\#($0.1)"}"# }.joined(separator: ", "))]}"#
+        let response =
+            status == 302
+            ? #""redirectURL": "/home", "content": {"size": 0}"#
+            : #""content": {"mimeType": "text/html", "text": \#(JSONString.quoted(body))}"#
+        return
+            #"{"request": {"method": "\#(method)", "url": "https://portal.example.edu\#(path)", "headers": [\#(document)]\#(post)}, "response": {"status": \#(status), \#(response)}}"#
+    }
+
+    static let form =
+        "<html><body><div id='flash'></div><form method='post' action='/login'><input name='user'><input type='password' name='pw'><button>Go</button></form></body></html>"
+
+    @Test("a recording whose password was answered by neither the portal nor the form again is named, and nothing is written")
+    func neither() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let good = sandbox.root.appendingPathComponent("good.har")
+        try Data(
+            Self.har([
+                Self.page("GET", "/login", 200, body: Self.form),
+                Self.page("POST", "/login", 302, posted: [("user", "jdoe"), ("pw", "Right-2026")]),
+                Self.page(
+                    "GET", "/home", 200,
+                    body:
+                        "<html><body><a href='/logout'>Log out</a><table id='t'><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>x</td></tr><tr><td>2</td><td>y</td></tr><tr><td>3</td><td>z</td></tr></table></body></html>"
+                ),
+            ]).utf8
+        ).write(to: good)
+        let neither = sandbox.root.appendingPathComponent("maintenance.har")
+        try Data(
+            Self.har([
+                Self.page("GET", "/login", 200, body: Self.form),
+                Self.page(
+                    "POST", "/login", 200, body: "<html><body><h1>Down for maintenance</h1></body></html>",
+                    posted: [("user", "jdoe"), ("pw", "Other-2026")]),
+            ]).utf8
+        ).write(to: neither)
+        let made = try await sandbox.run(["recipes", "new", "sorted", "--from-har", good.path, "--from-har", neither.path])
+        #expect(made.exitCode == 64, "\(made)")
+        #expect(
+            made.stderr.contains("\(neither.path) is neither a recording of a login that got through nor one of a failed login"),
+            "\(made)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("config/unitool/recipes/sorted").path))
+    }
+}
