@@ -14,7 +14,9 @@ tells it, because the point is a recording of the real pages, made without knowi
     or the first;
   - a page matching a --click selector (a "log in" link, "remind me later"): clicked.
 Pages that post or move on by themselves (SAML POST, local storage, meta refresh) are waited for.
-The login ends when --done matches; then each --then address is opened in turn.
+The login ends when --done matches; then each --then address is opened in turn, and each
+--then-fill (`CSS=VALUE`: a field typed into) and --then-click (`CSS`: a link or button pressed, as
+a person renews a loan or sends a form) is done where it stands among them, in the order given.
 With --wrong the password given is a wrong one: the recording ends when the login page comes back
 (with the portal's message) after it was sent, as a person's recording of one failed login does.
 
@@ -157,7 +159,12 @@ def main():
     parser.add_argument("--start", required=True, help="the address the login starts at")
     parser.add_argument("--user", required=True)
     parser.add_argument("--done", required=True, help="a CSS selector that shows the login is over")
-    parser.add_argument("--then", action="append", default=[], help="an address (or path) to open after the login")
+    parser.add_argument("--then", action="append", dest="steps", default=[], type=lambda value: ("open", value),
+                        help="an address (or path) to open after the login")
+    parser.add_argument("--then-fill", action="append", dest="steps", type=lambda value: ("fill", value),
+                        help="CSS=VALUE: after the login, type VALUE into the field CSS selects")
+    parser.add_argument("--then-click", action="append", dest="steps", type=lambda value: ("click", value),
+                        help="after the login, press the link or button CSS selects and wait for the page it opens")
     parser.add_argument("--click", action="append", default=[], help="a CSS selector to click where it appears")
     parser.add_argument("--totp-secret")
     parser.add_argument("--totp-period", type=int, default=30)
@@ -187,11 +194,19 @@ def main():
                 print("record-login:", did, file=sys.stderr)
             else:
                 raise SystemExit("record-login: the login did not end in 20 pages")
-            for address in args.then:
-                # As a person opens it from the portal's page (a link, an address typed there):
-                # with that page as its Referer, which is how unitool tells a service of the
-                # portal from a site the portal merely passed through.
-                page.goto(urljoin(page.url, address), referer=page.url)
+            for kind, value in args.steps:
+                if kind == "fill":
+                    css, _, text = value.partition("=")
+                    page.locator(css).first.fill(text)
+                    continue
+                if kind == "click":
+                    with page.expect_navigation():
+                        page.locator(value).first.click()
+                else:
+                    # As a person opens it from the portal's page (a link, an address typed there):
+                    # with that page as its Referer, which is how unitool tells a service of the
+                    # portal from a site the portal merely passed through.
+                    page.goto(urljoin(page.url, value), referer=page.url)
                 wait_until_still(page)
         finally:
             # The HAR is written when the context closes, also after a failure (to see why).

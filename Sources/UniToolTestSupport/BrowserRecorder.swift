@@ -23,11 +23,20 @@ public enum BrowserRecorder {
         Needs.check(isInstalled || ProcessInfo.processInfo.environment["UNITOOL_SKIP_INTEROP"] != "1", "chromium and Playwright")
     }
 
+    /// What the person does after the login, in order: open an address, type into a field, press
+    /// a link or a button (a CSS selector each).
+    public enum Step: Sendable {
+        case open(String)
+        case fill(String, String)
+        case click(String)
+    }
+
     /// Records a login from `start` until `done` (a CSS selector) shows, then each of `then`,
-    /// into the HAR file `to`. The password goes to the recorder on stdin. `wrong`: the password
-    /// is a wrong one, and the recording ends when the login page comes back after it.
+    /// then each of `steps`, into the HAR file `to`. The password goes to the recorder on stdin.
+    /// `wrong`: the password is a wrong one, and the recording ends when the login page comes
+    /// back after it.
     public static func record(
-        start: URL, user: String, password: String, done: String, then: [String] = [], clicks: [String] = [],
+        start: URL, user: String, password: String, done: String, then: [String] = [], steps: [Step] = [], clicks: [String] = [],
         totpSecret: String? = nil, totpPeriod: Int = 30, wrong: Bool = false, to har: URL, timeout: TimeInterval = 90
     ) async throws {
         guard isInstalled else {
@@ -38,6 +47,13 @@ public enum BrowserRecorder {
             "--done", done, "--har", har.path, "--browser", browser,
         ]
         for address in then { arguments += ["--then", address] }
+        for step in steps {
+            switch step {
+            case .open(let address): arguments += ["--then", address]
+            case .fill(let css, let value): arguments += ["--then-fill", "\(css)=\(value)"]
+            case .click(let css): arguments += ["--then-click", css]
+            }
+        }
         for click in clicks { arguments += ["--click", click] }
         // The password is a wrong one: the recording ends when the login page comes back.
         if wrong { arguments.append("--wrong") }

@@ -560,6 +560,10 @@ public struct RecipeDraft: Sendable {
             files.append(File(path: "Fixtures/\(named.command)/recorded.json", data: Data(expectation.utf8)))
         }
         skipped = skippedHere
+        // Forms the person sent after the login: actions that ask first (`RecordedAction`).
+        addActions(
+            login, archive: archive, origins: serviceOrigins.union([login.portal.origin]),
+            pages: dataDrafts.map { ($0.command, $0.sourceURL) }, taken: &takenCommands)
         if suggestion == nil { suggestion = commands.first }
 
         let leaked = leakReport(in: files)
