@@ -44,7 +44,10 @@ public struct RecipeDraft: Sendable {
     /// portal.yaml's first lines: the portal's id and title as the person gave them.
     var ownHeader = ""
 
-    /// - Parameter reservedCommands: names a data command may not take (the builtin commands).
+    /// - Parameters:
+    ///   - failures: recordings of a login that did not get through (`RecordedFailure`): each
+    ///     teaches the rule that reports its wrong password or code.
+    ///   - reservedCommands: names a data command may not take (the builtin commands).
     public init(
         portal: String, title: String?, archive: HTTPArchive, failures: [RecordedFailure] = [], reservedCommands: Set<String> = [],
         platforms: URL = RecipeComposer.bundledPlatforms
