@@ -144,6 +144,11 @@ struct RecipesCommand: AsyncParsableCommand {
         func run() async throws {
             try RecipeScaffold.checkBundledName(name, bundled: RecipeCatalog.bundledDirectory(), replacing: replaceBundled)
             if !fromHar.isEmpty { return try fromRecording() }
+            if update {
+                throw UniToolError(
+                    .usage, "--update adds what a recording shows to an existing folder: it needs --from-har FILE",
+                    hint: "unitool recipes new \(name) --from-har FILE --update")
+            }
             func url(_ text: String?, _ option: String) throws -> URL {
                 guard let text, let url = URL(string: text), url.host != nil else {
                     throw UniToolError(

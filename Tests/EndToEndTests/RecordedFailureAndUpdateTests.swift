@@ -196,5 +196,10 @@ struct RecordingsSortedTests {
             made.stderr.contains("\(neither.path) is neither a recording of a login that got through nor one of a failed login"),
             "\(made)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("config/unitool/recipes/sorted").path))
+        // --update without a recording, and --update of a folder that is not there.
+        let bare = try await sandbox.run(["recipes", "new", "sorted", "--update"])
+        #expect(bare.exitCode == 64 && bare.stderr.contains("it needs --from-har FILE"), "\(bare)")
+        let missing = try await sandbox.run(["recipes", "new", "sorted", "--from-har", good.path, "--update"])
+        #expect(missing.exitCode == 64 && missing.stderr.contains("--update adds to an existing folder"), "\(missing)")
     }
 }
