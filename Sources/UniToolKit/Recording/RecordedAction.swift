@@ -548,6 +548,21 @@ extension RecipeDraft {
             commands.append(command)
             recognised.append(
                 "\(Self.shown(first.pageURL)) has no records but a form you sent: the command '\(command)' lists its fields")
+            skipped.removeAll { $0.hasPrefix("\(Self.shown(first.pageURL)) has no table or list") }
+            // Its fixture: the form's page as recorded, values and every secret taken out, so that
+            // 'recipes test' checks the command against it.
+            guard
+                let load = login.pageLoads.last(where: {
+                    $0.method == "GET" && SessionInAddress.stripped($0.url).url == first.pageURL
+                }), let document = RecordedLogin.document(load)
+            else { continue }
+            let scrubber = TraceScrubber(secrets: secrets)
+            let page = Self.scrubbed(document.markupWithoutFormValues(), scrubber: scrubber, personal: personalData)
+            files.append(File(path: "Fixtures/\(command)/recorded.html", data: Data(page.utf8)))
+            let address = Self.scrubbed(scrubber.scrubURL(first.pageURL.absoluteString), scrubber: scrubber, personal: personalData)
+            let expectation =
+                "{\n  \"url\": \(JSONString.quoted(address)),\n  \"content_type\": \"text/html; charset=utf-8\",\n  \"records\": null\n}\n"
+            files.append(File(path: "Fixtures/\(command)/recorded.json", data: Data(expectation.utf8)))
         }
     }
 }

@@ -127,6 +127,8 @@ struct RecordedActionTests {
                 html: Self.page("<h1>購入依頼</h1><p class='kanryou'>受け付けました。<strong class='bangou'>R-0042</strong></p>")),
         ])
         #expect(draft.commands.contains("irai"), "\(draft.commands)")
+        #expect(draft.files.contains { $0.path == "Fixtures/irai/recorded.html" }, "its page is the command's fixture")
+        #expect(!draft.skipped.contains { $0.hasPrefix("/irai has no table") }, "\(draft.skipped)")
         let text = RecordingBoundariesTests.text(draft, "irai.yaml")
         #expect(text.contains("  irai:\n    summary: \"購入依頼\"\n    parameters:\n"), "\(text)")
         #expect(text.contains("shomei: { required: true, help: \"書名\" }"), "\(text)")
