@@ -100,6 +100,37 @@ extension DemoRoutes {
                     """)
             }
         }
+        // The calendar export's page (Moodle's calendar/export.php): a form whose "Get calendar
+        // URL" answer shows the user's own export address, which a recipe reads and fetches.
+        router.get("/lms/calendar/export.php") { request, context in
+            try await self.withUser(request, context) { user in
+                let course = FormDecoding.dictionary(request.uri.query)["course"] ?? "1"
+                return Self.html(Self.calendarExportPage(user: user, course: course, shownAddress: nil))
+            }
+        }
+        router.post("/lms/calendar/export.php") { request, context in
+            var request = request
+            let form = FormDecoding.dictionary(String(buffer: try await request.collectBody(upTo: 1 << 16)))
+            let origin = Self.origin(of: request)
+            return try await self.withUser(request, context) { user in
+                // A form of another session (or none) is refused, as Moodle's confirm_sesskey() does.
+                guard form["sesskey"] == Self.sessionKey(user), form["_qf__core_calendar_export_form"] == "1" else {
+                    return Self.html(
+                        Pages.notFound("Your session has most likely timed out. Please log in again.", user: user), status: .forbidden)
+                }
+                let what = form["events[exportevents]"] ?? ""
+                let time = form["period[timeperiod]"] ?? ""
+                guard ["all", "courses"].contains(what), ["weeknow", "monthnow", "recentupcoming"].contains(time) else {
+                    return Self.html(
+                        Self.calendarExportPage(user: user, course: form["course"] ?? "1", shownAddress: nil), status: .badRequest)
+                }
+                let address =
+                    "\(origin)/lms/calendar/export_execute.php?userid=\(Self.lmsUserID(user))&authtoken=\(Self.calendarToken(user))&preset_what=\(what)&preset_time=\(time)"
+                // "Export" sends the browser to the file; "Get calendar URL" shows the address.
+                if form["export"] != nil, form["generateurl"] == nil { return Self.redirect(to: address) }
+                return Self.html(Self.calendarExportPage(user: user, course: form["course"] ?? "1", shownAddress: address))
+            }
+        }
         // The calendar export: upcoming assignment deadlines, in UTC as Moodle writes them.
         router.get("/lms/calendar/export_execute.php") { request, context in
             try await self.withUser(request, context) { user in
@@ -242,6 +273,58 @@ extension DemoRoutes {
             if done == 0, loan.renewalsLeft > 0, loan.dueInDays <= 7 { found.append(loan) }
         }
         return found
+    }
+
+    /// The LMS's number for a user (Moodle's `user.id`), stable across restarts.
+    static func lmsUserID(_ user: DemoUser) -> Int {
+        100 + (Int(stableToken("lms-user/\(user.username)", bytes: 2), radix: 16) ?? 0) % 9000
+    }
+
+    /// The user's calendar export token: 40 hexadecimal digits, as Moodle's
+    /// calendar_get_export_token() gives (a SHA-1 of the user's id, password hash and the site's salt).
+    static func calendarToken(_ user: DemoUser) -> String {
+        stableToken("calendar-export/\(user.username)", bytes: 20)
+    }
+
+    /// Moodle's calendar export page, written for the demo from what Moodle 4.1 and 4.5 send
+    /// (moodle/moodle: calendar/export.php builds the address from userid, authtoken, preset_what
+    /// and preset_time when the form's data is valid; calendar/classes/export_form.php has the
+    /// radio groups events[exportevents] and period[timeperiod] and the submit buttons export and
+    /// generateurl; lib/formslib.php adds the hidden sesskey and _qf__core_calendar_export_form;
+    /// calendar/templates/export_calendar_url.mustache shows the address in a read-only
+    /// input#calendarexporturl above the form). The demo's own markup, with those names and ids.
+    static func calendarExportPage(user: DemoUser, course: String, shownAddress: String?) -> String {
+        let shown =
+            shownAddress.map { address in
+                """
+                <div class="generalbox calendarurl"><p><label for="calendarexporturl">Calendar URL</label>
+                  <input type="text" id="calendarexporturl" value="\(HTML.escape(address))" readonly size="80">
+                  <button type="button" id="copyexporturl" disabled>Copy URL</button></p></div>
+                """
+            } ?? ""
+        func radio(_ group: String, _ name: String, _ value: String, _ label: String, checked: Bool) -> String {
+            "<label><input type=\"radio\" name=\"\(group)[\(name)]\" id=\"id_\(group)_\(name)_\(value)\" value=\"\(value)\"\(checked ? " checked" : "")> \(label)</label>"
+        }
+        return HTML.page(
+            title: "Export calendar",
+            body: """
+                  <h1>Export calendar</h1>
+                  \(shown)
+                  <form method="post" action="/lms/calendar/export.php" id="mform1" class="mform">
+                    <div style="display: none;"><input name="course" type="hidden" value="\(HTML.escape(course))">
+                    <input name="sesskey" type="hidden" value="\(Self.sessionKey(user))">
+                    <input name="_qf__core_calendar_export_form" type="hidden" value="1"></div>
+                    <fieldset><legend>Events to export</legend>
+                      \(radio("events", "exportevents", "all", "All", checked: true))
+                      \(radio("events", "exportevents", "courses", "Events related to courses", checked: false))</fieldset>
+                    <fieldset><legend>for</legend>
+                      \(radio("period", "timeperiod", "weeknow", "This week", checked: false))
+                      \(radio("period", "timeperiod", "monthnow", "This month", checked: false))
+                      \(radio("period", "timeperiod", "recentupcoming", "Recent and next 60 days", checked: true))</fieldset>
+                    <input type="submit" name="export" id="id_export" value="Export">
+                    <input type="submit" name="generateurl" id="id_generateurl" value="Get calendar URL">
+                  </form>
+                """, signedIn: user.displayName)
     }
 
     /// A session key per user, stable across demo restarts, as a session's `sesskey` is stable

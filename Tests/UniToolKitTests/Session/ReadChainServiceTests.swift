@@ -1,3 +1,4 @@
+import DemoUniversity
 import Foundation
 import Testing
 import UniToolKit
@@ -153,5 +154,67 @@ struct ReadChainServiceTests {
         #expect(elsewhere.requests.isEmpty)
         let token = Self.token
         #expect(!bench.log.messages.contains { $0.contains(token) }, "\(bench.log.messages)")
+    }
+
+    // MARK: The demo's Moodle-shaped export page
+
+    @Test(
+        "the demo LMS's calendar export page: the sesskey read off the form, 'Get calendar URL' posted, the address shown read and fetched")
+    func demoExportPage() async throws {
+        let recipes = try Sandbox()
+        defer { recipes.remove() }
+        try await DemoUniversity.withRunning { demo in
+            let folder = try recipes.installPortalCopy("campus", at: demo.baseURL, commands: ["deadlines"])
+            try """
+            command: events
+            read:
+              sesskey: { fetch: "/lms/calendar/export.php?course=1", xpath: "//input[@name='sesskey']/@value" }
+              address:
+                fetch: /lms/calendar/export.php
+                method: post
+                form: { course: "1", sesskey: "{{sesskey}}", _qf__core_calendar_export_form: "1", "events[exportevents]": all, "period[timeperiod]": recentupcoming, generateurl: "Get calendar URL" }
+                xpath: "//input[@id='calendarexporturl']/@value"
+                type: url
+            fetch: "{{address}}"
+            parse: ics
+            rows: //vevent
+            empty_when: "/icalendar/vcalendar[not(vevent)]"
+            fields:
+              what: { xpath: summary, required: true }
+              uid: { xpath: uid, key: true, priority: hidden }
+
+            """.write(to: folder.appendingPathComponent("events.yaml"), atomically: true, encoding: .utf8)
+            let bench = try DemoServiceBench(recipes: [recipes.root.appendingPathComponent("config/unitool/recipes")])
+            defer { bench.remove() }
+            try bench.sandbox.acceptTerms(portal: "campus", version: DemoUniversity.initialTermsVersion)
+            let trace = HTTPTrace(includeBodies: true)
+            var configuration = HTTPSession.Configuration()
+            configuration.trace = trace
+            func run(_ command: String) async throws -> [[String]] {
+                let recipe = try bench.recipe(command, portal: "campus")
+                let request = try bench.request(command, [:], portal: "campus")
+                return try await bench.withService(
+                    on: demo, portal: "campus", configuration: configuration, userValues: ["userid": "2", "authtoken": "demo"]
+                ) {
+                    service, _ in
+                    try await service.execute(request, of: recipe, interaction: Unattended()).records.records.map { record in
+                        record.fields.filter { ["what", "uid"].contains($0.name) }.map(\.value.text)
+                    }
+                }
+            }
+            let events = try await run("events")
+            let deadlines = try await run("deadlines")
+            #expect(!events.isEmpty && Set(events.map { $0.joined(separator: "|") }) == Set(deadlines.map { $0.joined(separator: "|") }))
+            let requests = await demo.requests
+            let fetched = requests.firstIndex { $0.method == "GET" && $0.path.hasPrefix("/lms/calendar/export_execute.php") }
+            let postedAt = requests.firstIndex { $0.method == "POST" && $0.path == "/lms/calendar/export.php" }
+            #expect(fetched != nil && postedAt != nil && fetched! > postedAt!, "\(requests)")
+            // The address's token (40 hexadecimal digits) reaches no trace and no log line.
+            let har = String(decoding: try trace.har(), as: UTF8.self)
+            #expect(har.contains("export_execute.php"))
+            let token = #/authtoken=[0-9a-f]{40}/#
+            #expect(har.firstMatch(of: token) == nil)
+            #expect(!bench.log.messages.contains { $0.firstMatch(of: token) != nil }, "\(bench.log.messages)")
+        }
     }
 }
