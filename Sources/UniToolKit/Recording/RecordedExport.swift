@@ -99,7 +99,8 @@ public struct RecordedExport: Sendable {
             return url
         }
         // An input that holds an address shows it to be copied: absolute, as such fields are.
-        for input in (try? document.select("//input[@value] | //textarea")) ?? [] {
+        // A hidden one is the form's own (a `returnurl`), shown to nobody.
+        for input in (try? document.select("//input[@value][not(translate(@type, 'HIDEN', 'hiden')='hidden')] | //textarea")) ?? [] {
             let raw = input.name == "textarea" ? input.text : input.attribute("value") ?? ""
             let lowered = raw.lowercased()
             guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = address(raw), isNew(raw, url),

@@ -134,6 +134,14 @@ struct RecordedExportTests {
         ])
         #expect(RecordedExport.exports(in: plain, from: 2, origins: Self.origins, secrets: []).isEmpty)
         #expect(!RecordedExport.claims(4, in: plain, origins: Self.origins))
+        // A hidden field's address (where the form returns to) is shown to nobody: no command.
+        let returning = try Self.recording([
+            Self.entry("GET", "/prefs", html: "<form method='post' action='/prefs'><input name='lang'></form>"),
+            Self.entry(
+                "POST", "/prefs", referer: "/prefs", form: [("lang", "de")],
+                html: "<form><input type='HIDDEN' name='returnurl' value='\(Self.base)/calendar/view.php?time=1795906800'></form>"),
+        ])
+        #expect(!RecordedExport.claims(4, in: returning, origins: Self.origins))
         // An address on another origin: not the portal's, so no command reads it.
         let elsewhere = try Self.recording(Self.moodleExport(address: "https://tracker.example.com/ical?token=\(Self.token)"))
         #expect(RecordedExport.exports(in: elsewhere, from: 2, origins: Self.origins, secrets: [Self.sesskey]).isEmpty)
