@@ -17,9 +17,10 @@ extension DemoRoutes {
                     HTML.page(
                         title: "Dashboard",
                         body: """
-                              <script>M.cfg = {"wwwroot":"/lms","sesskey":"\(Self.sessionKey(user))","themerev":"1"};</script>
+                              <script>var M = {}; M.cfg = {"wwwroot":"/lms","sesskey":"\(Self.sessionKey(user))","themerev":"1"};</script>
                               <h1>Dashboard</h1>
                               <section id="course-overview" data-region="courses-view"><p>Loading your courses…</p></section>
+                              \(Self.courseOverviewScript)
                             """, signedIn: user.displayName))
             }
         }
@@ -274,6 +275,38 @@ extension DemoRoutes {
         }
         return found
     }
+
+    /// The dashboard's course overview, drawn as Moodle 4.x draws it: block_myoverview asks
+    /// `core_course_get_enrolled_courses_by_timeline_classification` through core/ajax, which
+    /// POSTs a JSON array of calls (`index`, `methodname`, `args`) to
+    /// `M.cfg.wwwroot + '/lib/ajax/service.php?sesskey=' + M.cfg.sesskey + '&info=' + methodname`
+    /// with `Content-Type: application/json`, and reads the answer's `data.courses`. The demo's
+    /// own script with that shape, so that a browser's recording of the dashboard holds the call.
+    static let courseOverviewScript = """
+        <script>
+        (function () {
+          var methodname = 'core_course_get_enrolled_courses_by_timeline_classification';
+          var request = [{index: 0, methodname: methodname, args: {offset: 0, limit: 0, classification: 'all', sort: 'fullname',
+            customfieldname: '', customfieldvalue: ''}}];
+          fetch(M.cfg.wwwroot + '/lib/ajax/service.php?sesskey=' + M.cfg.sesskey + '&info=' + methodname, {
+            method: 'POST', credentials: 'same-origin', headers: {'Content-Type': 'application/json'},
+            body: JSON.stringify(request)
+          }).then(function (response) { return response.json(); }).then(function (answers) {
+            var region = document.getElementById('course-overview');
+            var list = document.createElement('ul');
+            ((answers[0] && !answers[0].error && answers[0].data.courses) || []).forEach(function (course) {
+              var item = document.createElement('li');
+              var link = document.createElement('a');
+              link.href = course.viewurl;
+              link.textContent = course.fullname;
+              item.appendChild(link);
+              list.appendChild(item);
+            });
+            region.replaceChildren(list);
+          });
+        })();
+        </script>
+        """
 
     /// The LMS's number for a user (Moodle's `user.id`), stable across restarts.
     static func lmsUserID(_ user: DemoUser) -> Int {

@@ -337,6 +337,24 @@ public struct RecipeDraft: Sendable {
                 )
             }
         }
+        // A page's script's POST answered with JSON records: a `method: post` command whose
+        // session values are read from the page that made the call (`RecordedAjax`).
+        let ajax = RecordedAjax.calls(
+            in: archive, from: firstAfter, origins: serviceOrigins.union([login.portal.origin]), secrets: Set(secrets))
+        for call in ajax.calls {
+            var draft = call.draft
+            let (service, serviceLine) = Self.service(of: call.exchange.url, portal: login.portal, services: &services, reach: reach)
+            if let serviceLine { recognised.append(serviceLine) }
+            draft.command = Self.unique(
+                call.name ?? "", orElse: Self.commandName(call.exchange.url, heading: nil, taken: takenCommands), taken: takenCommands)
+            takenCommands.insert(draft.command)
+            draft.service = service
+            dataDrafts.append(draft)
+            guessed += call.guesses.map { "\(draft.command): \($0)" }
+            for value in call.sessionValues where secretKinds[value] == nil { secretKinds[value] = "a session value a page's script sent" }
+            secrets = Array(Set(secrets).union(call.sessionValues)).sorted()
+        }
+        skippedHere += ajax.skipped.map { "\(Self.shown($0.url)) (a script's POST): \($0.reason)" }
         // A form posted whose answer shows an address of the user's own (an iCal link): a command
         // that posts it again and reads that address (`RecordedExport`).
         for export in RecordedExport.exports(
@@ -1159,6 +1177,7 @@ public struct RecipeDraft: Sendable {
                 """
         }
         text += "fetch: \(RecipeScaffold.quoted(fetch))\n"
+        if let request = draft.request { text += request }
         if draft.parseJSON { text += "parse: json\n" }
         if let namespaces {
             text += "parse: xml\n"

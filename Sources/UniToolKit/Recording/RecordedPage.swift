@@ -47,6 +47,9 @@ public struct DraftDataRecipe: Sendable {
     /// The other elements of the page that could have been its records ("the list #news (4
     /// items)"), best first: when there are any, the choice is a guess, for the report.
     public var alternatives: [String] = []
+    /// The YAML lines a POST's source needs after its `fetch:` (`method: post`, the body, its
+    /// `read:`s), for a script's call (`RecordedAjax`); nil for a page fetched with GET.
+    public var request: String? = nil
 }
 
 /// Reads recorded pages into data recipes. Pure: the page in, the draft out.
@@ -524,6 +527,9 @@ public enum RecordedPage {
             let values = best.items.map { item -> String in
                 switch item[key] {
                 case let string as String: return string
+                // A boolean reads as `true`/`false` in the XML a recipe reads, never as 1 or 0.
+                case let number as NSNumber where number === NSNumber(value: true) || number === NSNumber(value: false):
+                    return number.boolValue ? "true" : "false"
                 case let number as NSNumber: return number.stringValue
                 default: return ""
                 }
