@@ -233,6 +233,12 @@ public struct RecordedAjax: Sendable {
             )
         }
 
+        if let verb = changingVerb(functions: methodNames, url: url) {
+            return skip(
+                "it changes something ('\(TerminalText.escaped(verb))' in its name), so a command would do it again at every run: no command for it"
+            )
+        }
+
         // The records: the answer's largest list of records, its fields as a GET's JSON has them.
         let items = records.items.map { $0.filter { $0.value is String || $0.value is NSNumber } }
         let contentType = exchange.contentType
@@ -274,6 +280,12 @@ public struct RecordedAjax: Sendable {
         if secrets.contains(value) { return true }
         let lowered = name.lowercased()
         if lowered.contains("csrf") || lowered.contains("xsrf") { return true }
+        // A function's name (`markAllNotificationsRead`) is words, not a token: no digit, and
+        // every word of three letters or more, where a random value's case changes break it
+        // into scraps.
+        if namesFunction(name) || !value.contains(where: \.isNumber) && words(of: value).allSatisfy({ $0.count >= 3 }) {
+            return SessionInAddress.isSessionName(name)
+        }
         return SessionInAddress.isSession(name: name, value: value) || TraceScrubber.looksLikeToken(value)
     }
 
@@ -296,6 +308,36 @@ public struct RecordedAjax: Sendable {
     /// `grades`, `listLoans` → `loans`): the last word after its verb and before a preposition,
     /// else its last word.
     static func commandName(function: String) -> String? {
+        let words = words(of: function)
+        let verbs: Set<String> = ["get", "list", "fetch", "read", "load", "search", "find", "query", "retrieve", "show", "view"]
+        let prepositions: Set<String> = ["by", "for", "from", "with", "in", "of", "on", "since", "until", "and"]
+        var object = words
+        if let verb = words.lastIndex(where: { verbs.contains($0) }) { object = Array(words[(verb + 1)...]) }
+        if let stop = object.firstIndex(where: { prepositions.contains($0) }) { object = Array(object[..<stop]) }
+        guard let noun = object.last ?? words.last, NameSyntax.isCommandName(noun), !verbs.contains(noun) else { return nil }
+        return noun
+    }
+
+    /// Verbs that say a call changes something: a command runs again at every run, so such a
+    /// call is never one (an action, which asks first, may do it).
+    static let changingVerbs: Set<String> = [
+        "set", "update", "delete", "remove", "mark", "submit", "save", "create", "add", "renew", "send", "post", "toggle", "cancel",
+        "reserve", "request", "enrol", "enroll", "unenrol", "purchase", "buy", "pay", "edit", "write", "upload", "store", "put",
+        "insert", "approve", "reject", "accept", "decline", "confirm",
+    ]
+
+    /// The verb that says a call changes something, in the functions it names or its address's
+    /// last segment (`core_message_mark_all_notifications_as_read`, `/api/loans/renew`).
+    static func changingVerb(functions: [String], url: URL) -> String? {
+        for name in functions + [url.lastPathComponent] {
+            if let verb = words(of: name).first(where: { changingVerbs.contains($0) }) { return verb }
+        }
+        return nil
+    }
+
+    /// A name's words, lowercased: split at `_`, `.`, `/`, `-` and between a lowercase and an
+    /// uppercase letter (`getGrades` → get, grades).
+    static func words(of function: String) -> [String] {
         var words: [String] = []
         var current = ""
         for character in function {
@@ -310,13 +352,7 @@ public struct RecordedAjax: Sendable {
             }
         }
         if !current.isEmpty { words.append(current.lowercased()) }
-        let verbs: Set<String> = ["get", "list", "fetch", "read", "load", "search", "find", "query", "retrieve", "show", "view"]
-        let prepositions: Set<String> = ["by", "for", "from", "with", "in", "of", "on", "since", "until", "and"]
-        var object = words
-        if let verb = words.lastIndex(where: { verbs.contains($0) }) { object = Array(words[(verb + 1)...]) }
-        if let stop = object.firstIndex(where: { prepositions.contains($0) }) { object = Array(object[..<stop]) }
-        guard let noun = object.last ?? words.last, NameSyntax.isCommandName(noun), !verbs.contains(noun) else { return nil }
-        return noun
+        return words
     }
 
     /// Every scalar in a JSON value, with the key it stands under (an array's values under the

@@ -193,6 +193,11 @@ struct RecordedAjaxTests {
                 "POST", "/api/loans", referer: "/app/", postJSON: #"{"session_token":"Hq8Wm3Zr5Tn1Kv7Xb2Lc9Pd4"}"#, json: Self.grades,
                 type: "xhr"),
             Self.entry("POST", "/api/log", referer: "/app/", postJSON: #"{"event":"view"}"#, json: #"{"ok":true}"#, type: "xhr"),
+            // A call that changes something, though its answer lists records: never run at every run.
+            Self.entry("POST", "/api/loans/renew", referer: "/app/", postJSON: #"{"barcode":"31000103"}"#, json: Self.grades, type: "xhr"),
+            Self.entry(
+                "POST", "/rpc", referer: "/app/", postJSON: #"{"jsonrpc":"2.0","method":"markAllNotificationsRead","params":{}}"#,
+                json: Self.grades, type: "xhr"),
         ])
         let found = RecordedAjax.calls(in: archive, from: 3, origins: [Self.base], secrets: [])
         #expect(found.calls.isEmpty, "\(found.calls.map(\.draft.fetch))")
@@ -200,6 +205,8 @@ struct RecordedAjaxTests {
         #expect(reasons["/api/grades"]?.contains("header 'X-CSRF-Token'") == true, "\(reasons)")
         #expect(reasons["/api/loans"]?.contains("'session_token', which the page that made the call does not show") == true, "\(reasons)")
         #expect(reasons["/api/log"]?.contains("no list of records") == true, "\(reasons)")
+        #expect(reasons["/api/loans/renew"]?.contains("it changes something ('renew'") == true, "\(reasons)")
+        #expect(reasons["/rpc"]?.contains("it changes something ('mark'") == true, "\(reasons)")
     }
 
     // MARK: The rules one by one
