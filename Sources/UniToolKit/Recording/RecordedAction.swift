@@ -57,10 +57,12 @@ public struct RecordedAction: Sendable, Equatable {
     ///
     /// - Parameters:
     ///   - origins: the portal's origin and its services'; a form elsewhere is no action.
+    ///   - secrets: the recording's secrets (a session key, a token): never a row's identity.
     ///   - isExportPost: the hook for `RecordedExport`: a POST whose answer shows an address (a
     ///     calendar's export URL) is an export, not an action, and is left to it.
     public static func read(
-        _ login: RecordedLogin, origins: Set<String>, isExportPost: (HTTPArchive.Exchange) -> Bool = { _ in false }
+        _ login: RecordedLogin, origins: Set<String>, secrets: Set<String> = [],
+        isExportPost: (HTTPArchive.Exchange) -> Bool = { _ in false }
     ) -> Reading {
         let loads = login.pageLoads
         let documents = loads.map(RecordedLogin.document)
@@ -151,7 +153,7 @@ public struct RecordedAction: Sendable, Equatable {
             }
             var action = Self.action(
                 node: node, controls: controls, pressed: pressed, posted: posted, page: formPage,
-                pageURL: SessionInAddress.stripped(loads[pageIndex].url).url, success: success, result: result)
+                pageURL: SessionInAddress.stripped(loads[pageIndex].url).url, success: success, result: result, secrets: secrets)
             if let confirm {
                 action.confirmForm = confirm.form
                 action.confirmSubmit = confirm.submit
@@ -242,7 +244,7 @@ public struct RecordedAction: Sendable, Equatable {
     /// The action for the form `node` on `page`, once its result is known.
     static func action(
         node: Node, controls: [Control], pressed: Control?, posted: [(String, String)], page: Document, pageURL: URL,
-        success: String, result: Document
+        success: String, result: Document, secrets: Set<String> = []
     ) -> RecordedAction {
         var guesses: [String] = []
         var form = formXPath(node, pageURL: pageURL)
@@ -252,6 +254,9 @@ public struct RecordedAction: Sendable, Equatable {
         var parameters: [Parameter] = []
         var taken = ActionSpec.reservedParameterNames
         let query = URLComponents(url: pageURL, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        // A row is named by an identifier (a barcode, an item number), never by this session's
+        // key or a token, which the address and the form may both carry (Moodle's sesskey).
+        func namesARow(_ value: String) -> Bool { !secrets.contains(value) && !TraceScrubber.looksLikeToken(value) }
         for (name, value) in posted where !value.isEmpty {
             let matching = controls.filter { $0.name == name }
             guard let control = matching.first, !["submit", "image"].contains(control.type) else { continue }
@@ -259,13 +264,15 @@ public struct RecordedAction: Sendable, Equatable {
             case "hidden" where argument == nil:
                 // The row the person acted on: a value the form carries that the page's own
                 // address named (`/renew?barcode=31000103`, the form's hidden barcode).
-                guard let item = query.first(where: { $0.value == value }) else { continue }
+                guard namesARow(value), let item = query.first(where: { $0.value == value }) else { continue }
                 let argumentName = Self.valueName(item.name, taken: taken)
                 argument = argumentName
                 taken.insert(argumentName)
                 fetch = Self.address(pageURL, replacing: item.name, with: "{{\(argumentName)}}")
                 form += "[.//input[@name=\(Template.xpathLiteral(name))][@value={{\(argumentName)}}]]"
-            case "checkbox" where matching.count > 1 && argument == nil && !matching.contains(where: { $0.value == value && $0.checked }):
+            case "checkbox"
+            where matching.count > 1 && argument == nil && namesARow(value)
+                && !matching.contains(where: { $0.value == value && $0.checked }):
                 // One row ticked among the form's rows: its value names the row.
                 let argumentName = Self.valueName(name, taken: taken)
                 argument = argumentName
@@ -466,7 +473,7 @@ extension RecipeDraft {
     ) {
         // A POST whose answer shows the user's own address is an export's command, not an action.
         func fields(_ exchange: HTTPArchive.Exchange) -> [String] { (exchange.formFields ?? []).map { "\($0.0)=\($0.1)" } }
-        let found = RecordedAction.read(login, origins: origins) { post in
+        let found = RecordedAction.read(login, origins: origins, secrets: Set(secrets)) { post in
             archive.exchanges.indices.contains { index in
                 let exchange = archive.exchanges[index]
                 return exchange.method == "POST" && exchange.url == post.url && fields(exchange) == fields(post)
@@ -478,6 +485,13 @@ extension RecipeDraft {
         var byCommand: [(command: String, actions: [RecordedAction])] = []
         var own: [(command: String, actions: [RecordedAction])] = []
         for var action in found.actions {
+            // An action whose page or form only this session's secret names is left out, said
+            // why, rather than stopping the whole import at the leak check.
+            let alone = Self.personalScrubbed(RecordedAction.yaml([action]), personal: personalData, words: false)
+            if let leak = leakReport(in: [File(path: "actions.yaml", data: Data(alone.utf8))]).first {
+                skipped.append("\(action.reading): it would hold the recording's \(leak.kind), so no action for it (write it by hand)")
+                continue
+            }
             let target =
                 pages.first { path($0.url) == path(action.pageURL) }
                 ?? action.cameFrom.flatMap { from in pages.first { path($0.url) == path(from) } }
