@@ -276,10 +276,10 @@ extension PortalConnection {
                 hint: "the page no longer shows the address where \(recipe.file) looks")
         }
         for secret in [value, address.absoluteString] { session.registerSecret(secret) }
-        // The token inside it too, wherever a message or a trace quotes the query apart.
-        for item in URLComponents(url: address, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
-            if let token = item.value, TraceScrubber.looksLikeToken(token) { session.registerSecret(token) }
-        }
+        // The token inside it too, wherever a message or a trace quotes the query or the path apart
+        // (`?authtoken=…`, `/ical/<token>/basic.ics`).
+        let query = (URLComponents(url: address, resolvingAgainstBaseURL: false)?.queryItems ?? []).compactMap(\.value)
+        for token in query + address.pathComponents where TraceScrubber.looksLikeToken(token) { session.registerSecret(token) }
         if let refusal = originPolicy.refusal(.read, to: address, recipe: recipe.file) {
             throw refusal.adding(note: "read: '\(read.name)' found this address on \(page.url.redactedForLog); nothing was fetched from it")
         }

@@ -40,7 +40,8 @@ extension HTTPSession {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: json))
         }
-        logger.debug("\(method) \(url.redactedForLog)")
+        // Scrubbed of the session's secrets too: an address may carry a token in its path.
+        logger.debug("\(method) \(self.scrubber.scrubText(url.redactedForLog))")
         do {
             // The time limit covers the whole exchange, body included: async-http-client's own
             // deadline ends with the headers, and its read timeout restarts with every byte, so
@@ -60,7 +61,7 @@ extension HTTPSession {
                         hint: "a portal page is never this large; the portal is misbehaving")
                 }
             }
-            logger.debug("\(response.status.code) \(url.redactedForLog) (\(buffer.readableBytes) bytes)")
+            logger.debug("\(response.status.code) \(self.scrubber.scrubText(url.redactedForLog)) (\(buffer.readableBytes) bytes)")
             let raw = RawResponse(status: Int(response.status.code), headers: response.headers, body: Array(buffer: buffer))
             configuration.trace?.record(
                 started: started, duration: Date().timeIntervalSince(started), method: method, url: url,

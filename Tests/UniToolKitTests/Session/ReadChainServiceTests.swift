@@ -105,7 +105,7 @@ struct ReadChainServiceTests {
             switch (request.method, request.path) {
             case ("GET", "/form"): .status(200, body: #"<form method="post"><input type="hidden" name="sesskey" value="k-123"></form>"#)
             case ("POST", "/form"): .status(200, body: #"<form><input id="exporturl" type="text" value="\#(shown)"></form>"#)
-            case ("GET", let path) where path.hasPrefix("/cal/export?"):
+            case ("GET", let path) where path.hasPrefix("/cal/export?") || path.hasPrefix("/cal/feed/"):
                 .status(200, headers: ["Content-Type": "text/calendar; charset=utf-8"], body: calendar)
             default: .status(404, body: "<p>no such page</p>")
             }
@@ -131,6 +131,27 @@ struct ReadChainServiceTests {
         #expect(sent == ["GET /form", "POST /form", "GET /cal/export?userid=5&authtoken=\(Self.token)&what=all"], "\(sent)")
         let har = String(decoding: try trace.har(), as: UTF8.self)
         #expect(har.contains("/cal/export") && !har.contains(Self.token), "the token in the trace")
+        let token = Self.token
+        #expect(!bench.log.messages.contains { $0.contains(token) }, "\(bench.log.messages)")
+    }
+
+    @Test("a token in the address's path is kept out of the trace and the log too")
+    func tokenInPath() async throws {
+        let portal = try Self.exportPortal(showing: "/cal/feed/\(Self.token)/basic.ics")
+        defer { portal.stop() }
+        let (bench, recipes) = try bench(for: portal, recipe: Self.exportRecipe())
+        defer {
+            bench.remove()
+            try? FileManager.default.removeItem(at: recipes)
+        }
+        let trace = HTTPTrace(includeBodies: true)
+        var configuration = HTTPSession.Configuration()
+        configuration.trace = trace
+        let set = try await run(bench, at: portal, configuration: configuration)
+        #expect(set.records.count == 1)
+        #expect(portal.requests.last?.path == "/cal/feed/\(Self.token)/basic.ics")
+        let har = String(decoding: try trace.har(), as: UTF8.self)
+        #expect(trace.entryCount >= 3 && !har.contains(Self.token))
         let token = Self.token
         #expect(!bench.log.messages.contains { $0.contains(token) }, "\(bench.log.messages)")
     }
