@@ -248,6 +248,7 @@ public struct RecordedAjax: Sendable {
         else { return skip("its JSON answer holds no list of records: no command for it") }
         draft.rows = records.path + "/item"
         draft.emptyWhen = records.path + "[@type='array' and not(item)]"
+        if let moment { draft.fields = draft.fields.map { momentTyped($0, items: records.items, near: moment) } }
         draft.reading = "the JSON array \(records.path)/item (\(Plural.count(records.items.count, "item"))) of a script's POST"
         var name: String?
         if Set(methodNames).count == 1, let function = methodNames.first {
@@ -395,6 +396,32 @@ public struct RecordedAjax: Sendable {
             if abs(seconds - now) <= 36 * 3600, seconds % 900 == 0 { return (seconds, milliseconds) }
         }
         return nil
+    }
+
+    /// A field whose every value is a whole number of seconds since 1970 within five years of
+    /// the recording's moment (Moodle's `timesort`, a due date an API sends as a number) as
+    /// `type: datetime, format: unix`: a moment, so that the command's dates reach `today:` and
+    /// the calendar. An identifier that happens to be such a number would be read as a date too:
+    /// a guess, marked as one.
+    static func momentTyped(_ field: DraftDataRecipe.Field, items: [[String: Any]], near moment: Date) -> DraftDataRecipe.Field {
+        let key = items.first { item in item.keys.contains { RecordedPage.elementName($0) == field.xpath } }?.keys.first {
+            RecordedPage.elementName($0) == field.xpath
+        }
+        guard let key else { return field }
+        let now = moment.timeIntervalSince1970
+        let values = items.compactMap { $0[key] }
+        let isMoment = values.allSatisfy { value in
+            guard let number = value as? NSNumber, !(number === NSNumber(value: true) || number === NSNumber(value: false)),
+                let seconds = Int(number.stringValue)
+            else { return value is NSNull }
+            return abs(Double(seconds) - now) <= 5 * 365 * 86400
+        }
+        guard isMoment, values.contains(where: { $0 is NSNumber }) else { return field }
+        var typed = field
+        typed.type = "datetime"
+        typed.format = "unix"
+        typed.guesses = ["seconds since 1970 near the recording's day: a moment"]
+        return typed
     }
 
     /// The recording's moment: the latest `Date` a response of it carries.

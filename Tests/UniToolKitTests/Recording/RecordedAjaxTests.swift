@@ -124,6 +124,9 @@ struct RecordedAjaxTests {
         let events = Self.text(draft, "events.yaml")
         #expect(events.contains(#"\"timesortfrom\":{{today_epoch}},"#), "\(events)")
         #expect(events.contains(#"\"limittononsuspendedevents\":true"#), "\(events)")
+        // timesort: seconds since 1970 near the recording's day, a moment; the event ids stay whole numbers.
+        #expect(events.contains(#"timesort: { xpath: "timesort", type: datetime, format: "unix" }"#), "\(events)")
+        #expect(events.contains(#"id: { xpath: "id", type: integer, key: true }"#), "\(events)")
         _ = try DataRecipe.load(file: "events.yaml", text: events, portal: "lms-uni")
 
         #expect(!draft.commands.contains("notifications"), "\(draft.commands)")
