@@ -181,39 +181,45 @@ extension PortalConnection {
         var records: [Record] = []
         var seen: Set<String> = []
         var pages = 0
-        while let next = url, pages < source.maxPages, seen.insert(next.absoluteString).inserted {
-            if pages > 0 { CurrentInteraction.report("reading \(extractor.recipe.command): page \(pages + 1)") }
-            let page: Page
-            if pages == 0, let firstPage {
-                page = firstPage
-                seen.insert(firstPage.url.absoluteString)
-            } else if pages == 0 && source.post {
-                page = try await postPage(next, source: source, values: values, recipe: extractor.recipe)
-            } else {
-                do {
-                    page = try await loadPage(
-                        next.absoluteString, as: pages == 0 ? .fetch : .next, recipe: extractor.recipe.file,
-                        asFetch: source.parser == .json)
-                } catch let error as UniToolError where pages == 0 && error.message.hasPrefix("the portal answered 404 ") {
-                    // A page named by what the user typed (a course code) that the portal does
-                    // not have is most likely a mistyped value, not a moved page. A value an
-                    // option resolved (`current`) is not what was typed, and is not named.
-                    let shown = source.fetch.variables.compactMap { name -> String? in
-                        guard let value = typed[name], values[name] == value else { return nil }
-                        return "\(name) \(value)"
+        do {
+            while let next = url, pages < source.maxPages, seen.insert(next.absoluteString).inserted {
+                if pages > 0 { CurrentInteraction.report("reading \(extractor.recipe.command): page \(pages + 1)") }
+                let page: Page
+                if pages == 0, let firstPage {
+                    page = firstPage
+                    seen.insert(firstPage.url.absoluteString)
+                } else if pages == 0 && source.post {
+                    page = try await postPage(next, source: source, values: values, recipe: extractor.recipe)
+                } else {
+                    do {
+                        page = try await loadPage(
+                            next.absoluteString, as: pages == 0 ? .fetch : .next, recipe: extractor.recipe.file,
+                            asFetch: source.parser == .json)
+                    } catch let error as UniToolError where pages == 0 && error.message.hasPrefix("the portal answered 404 ") {
+                        // A page named by what the user typed (a course code) that the portal does
+                        // not have is most likely a mistyped value, not a moved page. A value an
+                        // option resolved (`current`) is not what was typed, and is not named.
+                        let shown = source.fetch.variables.compactMap { name -> String? in
+                            guard let value = typed[name], values[name] == value else { return nil }
+                            return "\(name) \(value)"
+                        }
+                        guard !shown.isEmpty else { throw error }
+                        throw error.adding(note: "the portal has no page for \(shown.joined(separator: ", ")): check the value given")
                     }
-                    guard !shown.isEmpty else { throw error }
-                    throw error.adding(note: "the portal has no page for \(shown.joined(separator: ", ")): check the value given")
                 }
+                let document = try extractor.document(of: page, charsetOverride: portal.charsetOverride(for: page.url))
+                do {
+                    records += try extractor.extract(from: document).records
+                } catch let error as UniToolError where error.kind == .layoutChanged {
+                    throw DriftReport.save(error, document: document, recipe: extractor.recipe, in: driftReports, logger: logger)
+                }
+                pages += 1
+                url = try extractor.nextPage(in: document)
             }
-            let document = try extractor.document(of: page, charsetOverride: portal.charsetOverride(for: page.url))
-            do {
-                records += try extractor.extract(from: document).records
-            } catch let error as UniToolError where error.kind == .layoutChanged {
-                throw DriftReport.save(error, document: document, recipe: extractor.recipe, in: driftReports, logger: logger)
-            }
-            pages += 1
-            url = try extractor.nextPage(in: document)
+        } catch let error as UniToolError where source.fetchedAddress != nil {
+            // The address is the user's own: no message about its page may quote its token.
+            let scrubber = session.scrubber
+            throw UniToolError(error.kind, scrubber.scrubMessage(error.message), hint: error.hint.map { scrubber.scrubMessage($0) })
         }
         if url != nil, pages >= source.maxPages {
             logger.warning(

@@ -156,6 +156,20 @@ struct ReadChainServiceTests {
         #expect(!bench.log.messages.contains { $0.contains(token) }, "\(bench.log.messages)")
     }
 
+    @Test("an address whose page is gone: the error names the page without the token in its path")
+    func goneAddressError() async throws {
+        let portal = try Self.exportPortal(showing: "/cal/gone/\(Self.token)/basic.ics")
+        defer { portal.stop() }
+        let (bench, recipes) = try bench(for: portal, recipe: Self.exportRecipe())
+        defer {
+            bench.remove()
+            try? FileManager.default.removeItem(at: recipes)
+        }
+        let error = await #expect(throws: UniToolError.self) { try await run(bench, at: portal) }
+        let text = error?.description ?? ""
+        #expect(text.contains("404") && !text.contains(Self.token), "\(text)")
+    }
+
     @Test("an address on another origin is refused before anything is sent there, and the message does not quote it")
     func foreignAddressIsRefused() async throws {
         let elsewhere = try RecordingHTTPServer { _ in .status(200, headers: ["Content-Type": "text/calendar"], body: Self.calendar) }
