@@ -169,8 +169,8 @@ public enum ForeignRecords {
         public var derived: Set<String>
         /// Fields the page shows inside one text, not marked apart (saml-peer's p#who 'Signed in
         /// as alice (Alice Liddell)'): a name → the text as shown, with `{field}` for each expected
-        /// value. The record must hold that whole text; its parts are not required apart, since
-        /// nothing on the page tells them apart for a reader to take.
+        /// value. The record must hold that whole text, or else each of its parts apart: nothing
+        /// on the page marks them apart, but a reader that splits the sentence reads it right too.
         public var asShown: [String: String]
 
         public init(
@@ -217,6 +217,13 @@ public enum ForeignRecords {
     /// The expected values of `record` that a returned record must hold, not found in `returned`
     /// (each returned field holds at most one expected value). Empty: the records agree.
     static func missingValues(_ record: Record, in returned: Record, reading: Reading) -> [String] {
+        let whole = missingValues(asShown: record, in: returned, reading: reading)
+        guard !whole.isEmpty, !reading.asShown.isEmpty else { return whole }
+        let apart = Reading(types: reading.types, shown: reading.shown, derived: reading.derived)
+        return missingValues(asShown: record, in: returned, reading: apart).isEmpty ? [] : whole
+    }
+
+    static func missingValues(asShown record: Record, in returned: Record, reading: Reading) -> [String] {
         var available = returned.values.map(returnedForms)
         var missing: [String] = []
         let record = reading.shownRecord(record)
