@@ -13,6 +13,7 @@ struct HeaderWordsTests {
         #expect(HeaderWords.name(for: "科目コード") == "code")
         #expect(HeaderWords.name(for: "授業科目名") == "course")
         #expect(HeaderWords.name(for: "評価") == "grade")
+        #expect(HeaderWords.name(for: "評点") == "points", "the mark beside the grade letter")
         #expect(HeaderWords.name(for: "評価日") == "graded_on", "the day a grade was given is not the grade")
         #expect(HeaderWords.name(for: "返却期限") == "due")
         #expect(HeaderWords.name(for: "単位 (数)") == "credits", "brackets and spaces are not part of the word")
