@@ -208,7 +208,8 @@ public enum RecordedPage {
             }
             // A cell built of classed parts (a title and its subtitle): a field for each part.
             if readNote == nil, let parts = cellParts(cells.compactMap { $0 }), cells.allSatisfy({ $0 != nil }) {
-                let columnName = columnFieldName(header: header, cellClass: classes.count == cells.count ? classes.first : nil, column: column)
+                let columnName = columnFieldName(
+                    header: header, cellClass: classes.count == cells.count ? classes.first : nil, column: column)
                 for (index, part) in parts.enumerated() {
                     var name = index == 0 ? columnName : fieldName(header: part.name, cellClass: nil, column: column)
                     while taken.contains(name) { name += "_\(column + 1)" }
