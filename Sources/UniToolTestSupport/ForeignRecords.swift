@@ -224,21 +224,30 @@ public enum ForeignRecords {
     }
 
     static func missingValues(asShown record: Record, in returned: Record, reading: Reading) -> [String] {
-        var available = returned.values.map(returnedForms)
+        let values = Array(returned.values)
+        var available = values.map(returnedForms)
+        // Each returned field meets at most one expected value: a met one is taken out.
+        var blanks = values.indices.filter { values[$0].isBlank }
         var missing: [String] = []
         let record = reading.shownRecord(record)
+        func take(_ index: Int) {
+            available[index] = ["taken"]
+            blanks.removeAll { $0 == index }
+        }
         for field in reading.required(record) {
             guard let value = record[field], !value.isBlank else { continue }
             // A lone dash is the page's "none yet" (Moodle's grade before marking): a recipe
             // that reads it as no value (null) reads the page right, as one keeping the dash does.
-            if case .text(let text) = value, ["-", "–", "—", "－"].contains(collapsed(text)),
-                returned.values.contains(where: \.isBlank)
-            {
-                continue
+            // Either takes one returned field: the dash, else a blank one.
+            if case .text(let text) = value, ["-", "–", "—", "－"].contains(collapsed(text)) {
+                if let index = available.firstIndex(where: { $0.contains("text:\(collapsed(text))") }) ?? blanks.first {
+                    take(index)
+                    continue
+                }
             }
             let wanted = expectedForms(value, type: reading.types[field])
             if let index = available.firstIndex(where: { !$0.isDisjoint(with: wanted) }) {
-                available.remove(at: index)
+                take(index)
             } else {
                 missing.append("\(field) '\(value)'")
             }

@@ -462,7 +462,7 @@ struct ForeignRecordsComparisonTests {
         #expect(lines == ["record 1 differs: date '2026/07/29' not found in {column_5: 2026-07-30, kamoku: 確率論, tani: 2}"])
     }
 
-    @Test("a lone dash shown is met by the dash or by no value; another text is not")
+    @Test("a lone dash shown is met by the dash or by a blank field, each taken once; another text is not")
     func dashIsNone() {
         let expected: [ForeignRecords.Record] = [["course": .text("英語コミュニケーションA"), "grade": .text("-")]]
         let reading = ForeignRecords.Reading(types: [:])
@@ -472,6 +472,10 @@ struct ForeignRecordsComparisonTests {
         #expect(ForeignRecords.differences(expected: expected, returned: asNull, reading: reading).isEmpty)
         #expect(ForeignRecords.differences(expected: expected, returned: asDash, reading: reading).isEmpty)
         #expect(!ForeignRecords.differences(expected: expected, returned: asZero, reading: reading).isEmpty)
+        // A blank returned field meets one dash, not two.
+        let twoDashes: [ForeignRecords.Record] = [["course": .text("英語"), "grade": .text("-"), "points": .text("-")]]
+        let oneBlank: [ForeignRecords.Record] = [["course": .text("英語"), "grade": .null, "points": .text("5")]]
+        #expect(ForeignRecords.differences(expected: twoDashes, returned: oneBlank, reading: reading) != [])
     }
 
     @Test("a date shown yyyy/MM/dd is not a text that merely looks alike; an untyped '2026/07/29' stays a text")

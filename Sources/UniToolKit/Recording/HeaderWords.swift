@@ -4,20 +4,33 @@
 ///
 /// A header in Latin letters names its field itself (`Tárgy` → `targy`, `Due date` → `due_date`):
 /// this vocabulary is only for the words a romanisation cannot give. It holds the headers students'
-/// portals use for the records unitool reads (grades, timetables, loans, notices), longest first,
-/// so that `評価日` (the day a grade was given) is not `評価` (the grade). A header it does not know
-/// falls back to the cells' class, then the column's position, as before.
+/// portals use for the records unitool reads (grades, timetables, loans, notices). A header it does
+/// not know falls back to the cells' class, then the column's position.
 enum HeaderWords {
-    /// A header's English name, or nil when no entry is part of it.
+    /// A header's English name, or nil when no entry is part of it. Japanese compounds name the
+    /// thing last (`授業日時` is a class's date and time, `科目区分` a course's category): the word
+    /// that ends latest in the header wins, and of those the longest (`評価日`, not `評価`).
     static func name(for header: String) -> String? {
-        let compact = header.filter { !$0.isWhitespace && !"()（）[]［］・:：".contains($0) }
+        let compact = Array(header.filter { !$0.isWhitespace && !"()（）[]［］・:：".contains($0) })
         guard !compact.isEmpty else { return nil }
-        return entries.first { compact.contains($0.word) }?.name
+        var best: (end: Int, length: Int, name: String)?
+        for (word, name) in entries {
+            let letters = Array(word)
+            guard letters.count <= compact.count else { continue }
+            for start in stride(from: compact.count - letters.count, through: 0, by: -1)
+            where Array(compact[start..<start + letters.count]) == letters {
+                let end = start + letters.count
+                if best == nil || end > best!.end || end == best!.end && letters.count > best!.length {
+                    best = (end, letters.count, name)
+                }
+                break
+            }
+        }
+        return best?.name
     }
 
-    /// Words and their names, the longest word first (a longer word is the more specific one).
+    /// Every word and its name.
     static let entries: [(word: String, name: String)] = vocabulary.flatMap { name, words in words.map { ($0, name) } }
-        .sorted { $0.0.count != $1.0.count ? $0.0.count > $1.0.count : $0.0 < $1.0 }
 
     private static let vocabulary: [(String, [String])] = [
         // Grades.

@@ -8,7 +8,7 @@ import Testing
 /// use; a column of dates is dates whatever its header says.
 @Suite("Recording: names for headers in other scripts, and values before header words")
 struct HeaderWordsTests {
-    @Test("the longest word a header holds names it; a header without one is left to the class or position")
+    @Test("the word ending latest in a header (the longest of those) names it; a header without one is left to the class or position")
     func names() {
         #expect(HeaderWords.name(for: "科目コード") == "code")
         #expect(HeaderWords.name(for: "授業科目名") == "course")
@@ -18,6 +18,9 @@ struct HeaderWordsTests {
         #expect(HeaderWords.name(for: "返却期限") == "due")
         #expect(HeaderWords.name(for: "単位 (数)") == "credits", "brackets and spaces are not part of the word")
         #expect(HeaderWords.name(for: "備考欄") == "note")
+        #expect(HeaderWords.name(for: "授業日時") == "date", "a compound names the thing last: a class's date and time")
+        #expect(HeaderWords.name(for: "科目区分") == "category")
+        #expect(HeaderWords.name(for: "成績評価") == "grade")
         #expect(HeaderWords.name(for: "ＱＲ") == nil)
         #expect(RecordedPage.columnFieldName(header: "科目", cellClass: "kamoku", column: 0) == "course")
         #expect(RecordedPage.columnFieldName(header: "謎", cellClass: "nazo", column: 0) == "nazo", "an unknown header: the cells' class")
