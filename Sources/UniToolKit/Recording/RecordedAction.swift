@@ -97,6 +97,20 @@ public struct RecordedAction: Sendable, Equatable {
                 reading.skipped.append("the form sent to \(shown): its page was not opened in the recording, so no action for it")
                 continue
             }
+            // A form of each row (a holds list's cancel form per hold): the XPath matches them all
+            // and the engine sends the first, so the row must be named by the hidden value that
+            // tells them apart; without one, no action (it could act on another row).
+            var row: (name: String, value: String)?
+            let alike = (try? formPage.select(formXPath)) ?? []
+            if alike.count > 1 {
+                guard let field = Self.rowField(among: alike, posted: posted, secrets: secrets) else {
+                    reading.skipped.append(
+                        "the form sent to \(shown): its page has \(alike.count) forms like it (one a row) and no hidden value of theirs tells the row the person acted on, so an action could act on another row: no action for it"
+                    )
+                    continue
+                }
+                row = field
+            }
             let controls = Self.controls(of: node)
             let pressed = Self.pressed(in: controls, posted: posted)
             let visible = controls.contains { !["hidden", "submit", "image", "button", "reset"].contains($0.type) }
@@ -153,7 +167,8 @@ public struct RecordedAction: Sendable, Equatable {
             }
             var action = Self.action(
                 node: node, controls: controls, pressed: pressed, posted: posted, page: formPage,
-                pageURL: SessionInAddress.stripped(loads[pageIndex].url).url, success: success, result: result, secrets: secrets)
+                pageURL: SessionInAddress.stripped(loads[pageIndex].url).url, success: success, result: result, secrets: secrets,
+                row: row)
             if let confirm {
                 action.confirmForm = confirm.form
                 action.confirmSubmit = confirm.submit
@@ -241,10 +256,27 @@ public struct RecordedAction: Sendable, Equatable {
 
     static let textTypes: Set<String> = ["text", "email", "tel", "number", "search", "url", "date"]
 
+    /// The hidden field that names the row among forms alike (`reserve_id` in each hold's
+    /// form): one whose value the person sent, that every such form carries, each with a value
+    /// of its own. Never a secret or a token (a session key is the same in every form anyway).
+    static func rowField(among forms: [Node], posted: [(String, String)], secrets: Set<String>) -> (name: String, value: String)? {
+        for (name, value) in posted where !value.isEmpty && !secrets.contains(value) && !TraceScrubber.looksLikeToken(value) {
+            let values = forms.map { form in
+                ((try? form.select(".//input[@type='hidden'][@name=\(Template.xpathLiteral(name))]")) ?? []).map {
+                    $0.attribute("value") ?? ""
+                }
+            }
+            guard values.allSatisfy({ $0.count == 1 }) else { continue }
+            let each = values.map { $0[0] }
+            if Set(each).count == forms.count, each.contains(value) { return (name, value) }
+        }
+        return nil
+    }
+
     /// The action for the form `node` on `page`, once its result is known.
     static func action(
         node: Node, controls: [Control], pressed: Control?, posted: [(String, String)], page: Document, pageURL: URL,
-        success: String, result: Document, secrets: Set<String> = []
+        success: String, result: Document, secrets: Set<String> = [], row: (name: String, value: String)? = nil
     ) -> RecordedAction {
         var guesses: [String] = []
         var form = formXPath(node, pageURL: pageURL)
@@ -257,6 +289,16 @@ public struct RecordedAction: Sendable, Equatable {
         // A row is named by an identifier (a barcode, an item number), never by this session's
         // key or a token, which the address and the form may both carry (Moodle's sesskey).
         func namesARow(_ value: String) -> Bool { !secrets.contains(value) && !TraceScrubber.looksLikeToken(value) }
+        if let row {
+            // The row among forms alike, by its hidden value (the address named it too, or not).
+            let argumentName = Self.valueName(row.name, taken: taken)
+            argument = argumentName
+            taken.insert(argumentName)
+            if query.contains(where: { $0.value == row.value }), let item = query.first(where: { $0.value == row.value }) {
+                fetch = Self.address(pageURL, replacing: item.name, with: "{{\(argumentName)}}")
+            }
+            form += "[.//input[@name=\(Template.xpathLiteral(row.name))][@value={{\(argumentName)}}]]"
+        }
         for (name, value) in posted where !value.isEmpty {
             let matching = controls.filter { $0.name == name }
             guard let control = matching.first, !["submit", "image"].contains(control.type) else { continue }

@@ -83,6 +83,47 @@ struct RecordedActionTests {
         #expect(try Document(html: Array(Self.renewForm("4711").utf8), url: Self.base).select(action.successWhen).isEmpty)
     }
 
+    static func holds(_ forms: (String) -> String) -> String {
+        page(
+            "<h1>Vormerkungen</h1><table id='holds'>"
+                + ["9001", "9002", "9003"].map { "<tr><td class='titel'>Buch \($0)</td><td>\(forms($0))</td></tr>" }.joined()
+                + "</table>")
+    }
+
+    @Test(
+        "a form of each row (a holds list's cancel form): the hidden value that tells the rows apart and the person sent is the argument, in the form's XPath; without one, no action that could act on another row"
+    )
+    func formPerRow() throws {
+        let cancelled = Self.page("<h1>Vormerkungen</h1><p class='erfolg'>Vormerkung storniert.</p>")
+        func cancel(_ id: String) -> String {
+            "<form action='opac-modrequest.pl' method='post'><input type='hidden' name='reserve_id' value='\(id)'><input type='hidden' name='csrf' value='\(Self.token)'><button type='submit' name='submit' value='cancel'>Stornieren</button></form>"
+        }
+        let draft = try Self.draft([
+            Self.entry("GET", "/opac-user.pl", html: Self.holds(cancel)),
+            Self.entry(
+                "POST", "/opac-modrequest.pl", form: [("reserve_id", "9002"), ("csrf", Self.token), ("submit", "cancel")], html: cancelled),
+        ])
+        let holds = try #require(
+            draft.files.first { file in
+                file.path.hasSuffix(".yaml") && String(decoding: file.data, as: UTF8.self).contains("actions:")
+            })
+        let text = String(decoding: holds.data, as: UTF8.self)
+        #expect(text.contains("argument: reserve_id"), "\(text)")
+        let form = "//form[@action='opac-modrequest.pl'][.//input[@name='reserve_id'][@value={{reserve_id}}]]"
+        #expect(text.contains("form: \"\(form)\""), "\(text)")
+        // Forms alike that no hidden value tells apart: no action, and the report says why.
+        func same(_ id: String) -> String {
+            "<form action='opac-modrequest.pl' method='post'><input type='hidden' name='op' value='cancel'><button type='submit' name='submit' value='cancel'>Stornieren</button></form>"
+        }
+        let blind = try Self.draft([
+            Self.entry("GET", "/opac-user.pl", html: Self.holds(same)),
+            Self.entry("POST", "/opac-modrequest.pl", form: [("op", "cancel"), ("submit", "cancel")], html: cancelled),
+        ])
+        let paths = blind.files.map { $0.path }
+        #expect(!blind.files.contains { String(decoding: $0.data, as: UTF8.self).contains("actions:") }, "\(paths)")
+        #expect(blind.skipped.contains { $0.contains("3 forms like it") && $0.contains("another row") }, "\(blind.skipped)")
+    }
+
     static let requestForm = page(
         """
         <h1>購入依頼</h1>
