@@ -181,15 +181,21 @@ public struct RecordedFailure: Sendable {
     }
 
     /// Whether the portal's session began after load `index`: SAML's or WS-Federation's answer
-    /// posted, a CAS ticket brought back, or a page with a way to log out and no password field.
+    /// posted, a CAS ticket brought back, an OpenID Connect authorization code brought back to
+    /// the portal (`code` and `state`, in the address or posted as `form_post` does), or a page
+    /// with a way to log out and no password field.
     static func sessionBegan(after index: Int, loads: [HTTPArchive.Exchange], documents: [Document?]) -> Bool {
-        ((index + 1)..<max(loads.count, index + 1)).contains { position in
+        // The portal: where the recording began (the password went to its sign-on's origin).
+        let portal = loads.first?.url.origin
+        return ((index + 1)..<max(loads.count, index + 1)).contains { position in
             let load = loads[position]
             let names = Set((load.formFields ?? []).map(\.name))
             let query = Set(URLComponents(url: load.url, resolvingAgainstBaseURL: false)?.queryItems?.map(\.name) ?? [])
             if names.contains("SAMLResponse") || names.contains("wresult") || (load.method == "GET" && query.contains("ticket")) {
                 return true
             }
+            let codeBack = (load.method == "GET" ? query : names).isSuperset(of: ["code", "state"])
+            if codeBack, load.url.origin == portal { return true }
             guard load.status == 200, let page = documents[position] else { return false }
             return RecordedLogin.logoutMarker(in: page) != nil && (try? page.select("//input[@type='password']").isEmpty) != false
         }

@@ -172,6 +172,40 @@ struct RecordedFailureTests {
         #expect(!RecordedFailure.isStableName(""))
     }
 
+    @Test("an OpenID Connect code brought back to the portal after the password is a login that got through, whatever its page shows")
+    func openIDConnectCallback() throws {
+        func entry(_ method: String, _ url: String, _ status: Int, body: String = "", posted: [(String, String)] = [], to: String = "")
+            -> String
+        {
+            let post =
+                posted.isEmpty
+                ? ""
+                : #", "postData": {"mimeType": "application/x-www-form-urlencoded", "params": [\#(posted.map { #"{"name": "\#($0.0)", "value": "\#($0.1)"}"# }.joined(separator: ", "))]}"#
+            let response =
+                (300..<400).contains(status)
+                ? #""redirectURL": "\#(to)", "content": {"size": 0}"#
+                : #""content": {"mimeType": "text/html", "text": \#(JSONString.quoted(body))}"#
+            return
+                #"{"request": {"method": "\#(method)", "url": "\#(url)", "headers": [{"name": "Sec-Fetch-Dest", "value": "document"}]\#(post)}, "response": {"status": \#(status), \#(response)}}"#
+        }
+        let idpForm =
+            "<html><body><form method='post' action='/authenticate'><input name='username'><input type='password' name='password'><button>Sign in</button></form></body></html>"
+        // The portal's page after the callback shows no way to log out (a single-page app's shell).
+        let entries = [
+            entry("GET", "https://portal.example.edu/", 302, to: "https://id.example.edu/authorize?client_id=portal&state=s7Qx"),
+            entry("GET", "https://id.example.edu/authorize?client_id=portal&state=s7Qx", 200, body: idpForm),
+            entry(
+                "POST", "https://id.example.edu/authenticate", 302, posted: [("username", "jdoe"), ("password", "Richtig-2026")],
+                to: "https://portal.example.edu/callback?code=Ab12Cd34&state=s7Qx"),
+            entry("GET", "https://portal.example.edu/callback?code=Ab12Cd34&state=s7Qx", 302, to: "https://portal.example.edu/app"),
+            entry("GET", "https://portal.example.edu/app", 200, body: "<html><body><div id='root'></div></body></html>"),
+        ]
+        let archive = try HTTPArchive(data: Data(#"{"log": {"entries": [\#(entries.joined(separator: ",\n"))]}}"#.utf8), name: "oidc.har")
+        guard case .succeeded = RecordedFailure.reading(archive) else {
+            throw Failure("an OIDC code callback to the portal is a session begun: \(RecordedFailure.reading(archive))")
+        }
+    }
+
     struct Failure: Error, CustomStringConvertible {
         var description: String
         init(_ description: String) { self.description = description }
