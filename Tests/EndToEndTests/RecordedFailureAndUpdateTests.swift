@@ -119,7 +119,7 @@ struct RecordedFailureAndUpdateTests {
             #expect(refused.exitCode == 64 && refused.stderr.contains("--update"), "\(refused)")
             let updated = try await home.run(["recipes", "new", "rec-upd", "--from-har", loans.path, "--update"])
             #expect(updated.exitCode == 0, "\(updated)")
-            for line in ["loans.yaml: added", "Fixtures/loans/recorded.html: added", "portal.yaml: merged: added today: for loans"] {
+            for line in ["loans.yaml: added", "Fixtures/loans/recorded.html: added", "portal.yaml: updated: not edited since it was made"] {
                 #expect(updated.stdout.contains(line), "\(line)\n\(updated)")
             }
             #expect(try String(contentsOf: gradesYAML, encoding: .utf8) == edited, "the edit kept")

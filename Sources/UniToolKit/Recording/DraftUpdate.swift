@@ -1,5 +1,6 @@
 import Foundation
 import MessageDigest
+import Yams
 
 /// What `recipes new NAME --from-har FILE` wrote into a folder: each file's path and SHA-256 as
 /// written, in `sha256sum`'s own format, in `.draft.sha256` beside them.
@@ -46,18 +47,24 @@ public struct DraftManifest: Sendable, Equatable {
 /// What `--update` writes into an existing folder from a new recording's draft: a pure decision
 /// from the folder's manifest, the files on disk and the new files, nothing read or written.
 ///
-/// - A file the folder lacks is added (a new command, its fixtures).
+/// - A file the folder lacks is added (a new command, its fixtures), unless the manifest names
+///   it: 'recipes new' wrote it and the person removed it, so it stays removed.
 /// - A file the draft wrote and the person has not edited since (its hash is the manifest's) is
 ///   replaced by the new version.
 /// - A file the person edited (or one the manifest does not know) is kept; the new version goes
 ///   beside it as `FILE.new` (no recipe loads it) for them to compare.
-/// - `portal.yaml` is the person's and is merged: the new recording's services and the origins
-///   its password went to are added to it when it lacks them; anything else new in the login
-///   goes beside it as `portal.yaml.new`.
+/// - `portal.yaml`, when not edited since it was made, is replaced by the new one (with the
+///   services, destinations and `today:` items of the old one it lacks). When edited, it is the
+///   person's and is merged: the new recording's services and the origins its password went to
+///   are added to it when it lacks them (told by reading it as YAML, whatever its layout);
+///   anything else new in the login, or all of it when its layout is one the merge cannot edit
+///   safely, goes beside it as `portal.yaml.new`.
 /// - A file of the folder the new recording does not make (a command recorded before) is left.
 public struct DraftUpdate: Sendable {
     public enum Outcome: String, Sendable {
         case added, updated, unchanged, kept, merged
+        /// Made before, removed by the person since: not made again.
+        case keptDeleted = "kept deleted"
     }
 
     public struct Entry: Sendable {
@@ -81,6 +88,14 @@ public struct DraftUpdate: Sendable {
         for file in files {
             let path = file.path
             guard let current = onDisk[path] else {
+                if old?.hashes[path] != nil {
+                    // 'recipes new' made it and it is gone: the person removed it.
+                    entries.append(
+                        Entry(
+                            path: path, outcome: .keptDeleted,
+                            why: "you removed it; to have it made again, delete its line from \(DraftManifest.fileName)"))
+                    continue
+                }
                 entries.append(Entry(path: path, outcome: .added, why: "new in this recording", write: file.data))
                 next.hashes[path] = DraftManifest.hash(file.data)
                 continue
@@ -92,20 +107,33 @@ public struct DraftUpdate: Sendable {
             }
             let written = old?.hashes[path]
             let edited = written != DraftManifest.hash(current)
+            if path == "portal.yaml", !edited {
+                // What the old recording proved stays: the new file, with what only the old had.
+                let base = Self.mergedPortal(
+                    current: String(decoding: file.data, as: UTF8.self), new: String(decoding: current, as: UTF8.self))
+                let data = base.note == nil ? Data(base.text.utf8) : file.data
+                let kept = base.note == nil && !base.added.isEmpty ? "; kept from the old one: " + base.added.joined(separator: "; ") : ""
+                let why = "not edited since it was made: the new recording's version\(kept)"
+                entries.append(Entry(path: path, outcome: .updated, why: why, write: data))
+                next.hashes[path] = DraftManifest.hash(data)
+                continue
+            }
             if path == "portal.yaml" {
                 let merge = Self.mergedPortal(
                     current: String(decoding: current, as: UTF8.self), new: String(decoding: file.data, as: UTF8.self))
                 let data = Data(merge.text.utf8)
                 var why = merge.added.isEmpty ? "nothing to add" : "added " + merge.added.joined(separator: "; ")
-                if merge.rest { why += "; the new recording's login differs in more: its version is portal.yaml.new" }
-                why += edited ? " (your edits kept)" : ""
+                if let note = merge.note {
+                    why = note
+                } else if merge.rest {
+                    why += "; the new recording's login differs in more: its version is portal.yaml.new"
+                }
+                why += " (your edits kept)"
                 entries.append(
                     Entry(
                         path: path, outcome: merge.added.isEmpty ? .kept : .merged, why: why, write: merge.added.isEmpty ? nil : data,
                         beside: merge.rest ? file.data : nil))
-                // Still the person's when edited (its old hash, or none, stays); else what is
-                // there now is what was generated.
-                if !edited { next.hashes[path] = DraftManifest.hash(data) }
+                // Still the person's (its old hash, or none, stays).
                 continue
             }
             if edited {
@@ -129,8 +157,46 @@ public struct DraftUpdate: Sendable {
     /// lacks (in `services:`, made if missing), origins the password went to that its
     /// `credentials_may_go_to: [...]` lacks, and `today:` items of commands it does not list.
     /// `rest`: whether the new one differs in more (its login rules, done_when) than those and
-    /// its comments.
-    static func mergedPortal(current: String, new: String) -> (text: String, added: [String], rest: Bool) {
+    /// its comments. What is new is told by reading both as YAML, whatever their layout; the
+    /// lines are edited only where the person's file has the layout 'recipes new' writes, and
+    /// the result must read back with every key it had and each one added. Otherwise nothing
+    /// is added and `note` says why (the new version goes beside it).
+    static func mergedPortal(current: String, new: String) -> (text: String, added: [String], rest: Bool, note: String?) {
+        let unsafe = (
+            current, [String](), true,
+            Optional(
+                "its layout is not one unitool can add to safely (the new recording's services, password destinations or today: items): the new version is portal.yaml.new, copy what you need from it"
+            )
+        )
+        guard let ours = PortalShape(current), let theirs = PortalShape(new) else { return unsafe }
+        let merged = Self.lineMerge(current: current, new: new, ours: ours, theirs: theirs)
+        guard let after = PortalShape(merged.text),
+            Set(after.services) == Set(ours.services).union(theirs.services), after.services.count == Set(after.services).count,
+            Set(after.destinations ?? []) == Set(ours.destinations ?? []).union(ours.destinations == nil ? [] : theirs.destinations ?? []),
+            Set(after.today) == Set(ours.today).union(theirs.today)
+        else { return unsafe }
+        return (merged.text, merged.added, merged.rest, nil)
+    }
+
+    /// The keys the merge adds to, as YAML reads them (block or flow style, comments and all).
+    struct PortalShape {
+        var services: [String]
+        var destinations: [String]?
+        var today: [String]
+
+        init?(_ text: String) {
+            guard let root = try? Parser(yaml: text, resolver: .basic, encoding: .utf8).singleRoot(), let map = root.mapping
+            else { return nil }
+            if let services = map["services"], services.mapping == nil, services.scalar?.string.isEmpty != true { return nil }
+            services = map["services"]?.mapping?.keys.compactMap(\.string) ?? []
+            destinations = map["credentials_may_go_to"]?.sequence?.compactMap(\.string)
+            today = map["today"]?.sequence?.compactMap { $0.mapping?["command"]?.string } ?? []
+        }
+    }
+
+    static func lineMerge(current: String, new: String, ours: PortalShape, theirs: PortalShape) -> (
+        text: String, added: [String], rest: Bool
+    ) {
         var lines = current.components(separatedBy: "\n")
         let newLines = new.components(separatedBy: "\n")
         var added: [String] = []
@@ -145,8 +211,7 @@ public struct DraftUpdate: Sendable {
             }
             return found
         }
-        let ours = Set(serviceEntries(lines).map(\.name))
-        let missing = serviceEntries(newLines).filter { !ours.contains($0.name) }
+        let missing = serviceEntries(newLines).filter { !ours.services.contains($0.name) }
         if !missing.isEmpty {
             if let start = lines.firstIndex(of: "services:") {
                 var end = start + 1
@@ -190,7 +255,7 @@ public struct DraftUpdate: Sendable {
             }
             return items
         }
-        let listed = Set(todayItems(lines).map(\.command))
+        let listed = Set(ours.today)
         let newItems = todayItems(newLines).filter { !$0.command.isEmpty && !listed.contains($0.command) }
         if !newItems.isEmpty {
             if let start = lines.firstIndex(of: "today:") {

@@ -93,9 +93,66 @@ struct DraftUpdateTests {
         // The new recording's login differs in more (another start): its version goes beside.
         let other = Self.portal.replacingOccurrences(of: "start: \"/home\"", with: "start: \"/portal\"")
         let differs = DraftUpdate(
-            manifest: DraftManifest(files: [("portal.yaml", Self.data(Self.portal))]), onDisk: ["portal.yaml": Self.data(Self.portal)],
+            manifest: DraftManifest(files: [("portal.yaml", Self.data(Self.portal))]), onDisk: ["portal.yaml": Self.data(edited)],
             files: [("portal.yaml", Self.data(other))])
         #expect(differs.entries.first?.beside == Self.data(other) && differs.entries.first?.write == nil, "\(differs.entries)")
         #expect(differs.entries.first?.why.contains("portal.yaml.new") == true)
+    }
+
+    @Test("a file 'recipes new' made and the person removed stays removed: kept deleted, not added again")
+    func removedStaysRemoved() {
+        let old = DraftManifest(files: [("whoami.yaml", Self.data("whoami v1"))])
+        let plan = DraftUpdate(manifest: old, onDisk: [:], files: [("whoami.yaml", Self.data("whoami v2"))])
+        let entry = plan.entries.first
+        #expect(entry?.outcome == .keptDeleted && entry?.write == nil && entry?.beside == nil, "\(plan.entries)")
+        #expect(entry?.why.contains("you removed it") == true)
+        #expect(plan.manifest.hashes["whoami.yaml"] == old.hashes["whoami.yaml"], "still removed at the next update")
+    }
+
+    @Test("an unedited portal.yaml is replaced by the new one (a wrong password's fail rule), keeping the services only the old one had")
+    func uneditedPortalReplaced() throws {
+        let old = Self.portal.replacingOccurrences(
+            of: "\nlogin:", with: "services:\n  library: { base_url: \"https://opac.example.edu/\" }\n\nlogin:")
+        let new = Self.portal + "  fail:\n    - { xpath: \"//div[@id='flash']\", reason: wrong_password }\n"
+        let plan = DraftUpdate(
+            manifest: DraftManifest(files: [("portal.yaml", Self.data(old))]), onDisk: ["portal.yaml": Self.data(old)],
+            files: [("portal.yaml", Self.data(new))])
+        let entry = try #require(plan.entries.first)
+        let written = String(decoding: entry.write ?? Data(), as: UTF8.self)
+        #expect(entry.outcome == .updated && entry.beside == nil, "\(entry)")
+        #expect(written.contains("reason: wrong_password") && written.contains("library: { base_url"), "\(written)")
+        #expect(plan.manifest.hashes["portal.yaml"] == DraftManifest.hash(entry.write ?? Data()), "still unedited next time")
+    }
+
+    @Test(
+        "an edited portal.yaml in block style: what is new is read as YAML (no duplicate key); a layout the merge cannot edit gets portal.yaml.new"
+    )
+    func portalInBlockStyle() throws {
+        let block = Self.portal.replacingOccurrences(
+            of: "\nlogin:",
+            with: "services:\n  library:\n    base_url: \"https://opac.example.edu/\"\n"
+                + "  lms:\n    base_url: \"https://lms.example.edu/\"\n\nlogin:")
+        let new = Self.portal.replacingOccurrences(
+            of: "\nlogin:",
+            with: "services:\n  lms: { base_url: \"https://lms.example.edu/\" }\n"
+                + "  mail: { base_url: \"https://mail.example.edu/\" }\n\nlogin:")
+        let plan = DraftUpdate(
+            manifest: DraftManifest(files: [("portal.yaml", Self.data(Self.portal))]), onDisk: ["portal.yaml": Self.data(block)],
+            files: [("portal.yaml", Self.data(new))])
+        let entry = try #require(plan.entries.first)
+        let merged = String(decoding: entry.write ?? Data(), as: UTF8.self)
+        #expect(entry.outcome == .merged, "\(entry)")
+        #expect(merged.components(separatedBy: "  lms:").count == 2, "lms is there once: \(merged)")
+        #expect(merged.contains("  mail: { base_url: \"https://mail.example.edu/\" }"), "\(merged)")
+        #expect(DraftUpdate.PortalShape(merged).map { Set($0.services) } == ["library", "lms", "mail"])
+        // services: written as a flow mapping on its own line: nothing the line edit can add to.
+        let flow = Self.portal.replacingOccurrences(
+            of: "\nlogin:", with: "services: { library: { base_url: \"https://opac.example.edu/\" } }\n\nlogin:")
+        let unsafe = DraftUpdate(
+            manifest: DraftManifest(files: [("portal.yaml", Self.data(Self.portal))]), onDisk: ["portal.yaml": Self.data(flow)],
+            files: [("portal.yaml", Self.data(new))])
+        let kept = try #require(unsafe.entries.first)
+        #expect(kept.outcome == .kept && kept.write == nil && kept.beside == Self.data(new), "\(kept)")
+        #expect(kept.why.contains("portal.yaml.new") && kept.why.contains("layout"), "\(kept.why)")
     }
 }
