@@ -312,12 +312,33 @@ struct RecipesCommand: AsyncParsableCommand {
                         "not trusted: \(TerminalText.escaped(pack.path)) redefines your portal '\(name)'; if you mean it, run 'unitool recipes trust \(TerminalText.escaped(pack.path))'"
                     )
                 } else if !items.isEmpty {
+                    // Under --update, only what this run made from the recording is trusted: a
+                    // file kept, merged with what was there, or never made by 'recipes new' may
+                    // be someone else's, and is the person's to review.
+                    let ours = Set(
+                        (plan?.entries ?? []).filter { [.added, .updated, .unchanged].contains($0.outcome) }.map {
+                            folder.appendingPathComponent($0.path).standardizedFileURL.resolvingSymlinksInPath().path
+                        })
+                    let trusted = plan == nil ? items : items.filter { ours.contains($0.file) }
+                    let review = items.filter { item in !trusted.contains { $0.file == item.file } }
                     var trust = try RecipeTrust.load()
-                    for item in items { trust.trust(portal: item.portal, file: item.file, content: item.content) }
+                    for item in trusted { trust.trust(portal: item.portal, file: item.file, content: item.content) }
                     try trust.save()
-                    out(
-                        "trusted: \(Plural.count(items.count, "file")) of \(TerminalText.escaped(folder.path)), made from your own recording: your password and codes may go to \(draft.credentialOrigins.map { TerminalText.escaped($0) }.joined(separator: ", ")) as there; 'unitool recipes untrust \(TerminalText.escaped(pack.path))' withdraws it"
-                    )
+                    // Where the password may go is what the folder's portal.yaml now says.
+                    let portalFile = items.first { if case .newPortal = $0.kind { return true } else { return false } }
+                    let origins =
+                        portalFile.flatMap { try? PortalRecipe.load(file: $0.file, text: String(decoding: $0.content, as: UTF8.self)) }
+                        .map(\.credentialOrigins) ?? draft.credentialOrigins
+                    if !trusted.isEmpty {
+                        out(
+                            "trusted: \(Plural.count(trusted.count, "file")) of \(TerminalText.escaped(folder.path)), made from your own recording: your password and codes may go to \(origins.map { TerminalText.escaped($0) }.joined(separator: ", ")) as there; 'unitool recipes untrust \(TerminalText.escaped(pack.path))' withdraws it"
+                        )
+                    }
+                    if !review.isEmpty {
+                        out(
+                            "not trusted: \(review.map { TerminalText.escaped(URL(fileURLWithPath: $0.file).lastPathComponent) }.joined(separator: ", ")) (kept, merged, or not made by 'recipes new'); review them, then run 'unitool recipes trust \(TerminalText.escaped(pack.path))'"
+                        )
+                    }
                 }
             }
             let files = fromHar.map { Self.shellQuoted($0) }.joined(separator: " ")
