@@ -52,8 +52,8 @@ public struct RecordedExport: Sendable {
 
     // MARK: Finding the exports
 
-    /// Every POST from the exchange `first` on, to one of `origins`, whose answer shows an
-    /// address on `origins` that no earlier exchange held, as a draft. A POST that shows none,
+    /// Every POST from the exchange `first` on, to one of `origins`, that ``claims(_:in:origins:)``
+    /// takes (nothing typed, a new address on `origins` shown), as a draft. A POST that shows none,
     /// or whose session values its form's page does not show, is not one.
     /// - Parameter secrets: the recording's secrets (``RecipeDraft``'s): a value among them is the session's.
     public static func exports(in archive: HTTPArchive, from first: Int, origins: Set<String>, secrets: Set<String>)
@@ -66,11 +66,40 @@ public struct RecordedExport: Sendable {
         }
     }
 
-    /// Whether this rule makes the POST at `index` a command (its answer shows a new address on
-    /// `origins`): the rule that makes forms into actions leaves such a POST to it.
+    /// Whether this rule makes the POST at `index` a command, which posts the form again at every
+    /// run without asking: only a form where the person typed nothing (every value they sent is a
+    /// hidden value, a choice of a select, radio button or checkbox, or the button they pressed)
+    /// and whose answer shows a new address on `origins` in an input or a link. A form with
+    /// anything typed (a purchase request's title) is something the person asked for, and its
+    /// answer's address (the receipt's `/requests/view?id=…`) is no reason to send it again: it is
+    /// left to the rule that makes forms into actions, which asks first.
+    ///
+    /// The risk that remains: a form of choices alone that changes something ("reset feed", a
+    /// button and a hidden key) whose answer shows a new tokened address is still taken. No
+    /// button's words tell it apart in every language, so none are tried; the report names the
+    /// command and the form it posts.
     public static func claims(_ index: Int, in archive: HTTPArchive, origins: Set<String>) -> Bool {
-        guard archive.exchanges.indices.contains(index) else { return false }
+        guard archive.exchanges.indices.contains(index), sentOnlyChoices(index, in: archive) else { return false }
         return shownAddress(at: index, in: archive, origins: origins) != nil
+    }
+
+    /// Whether every field the POST at `index` sent is, on the page the form was on, a hidden
+    /// value, a select, a radio button or checkbox, or a button: nothing the person typed. A
+    /// field the page does not have (added by a script) counts as typed.
+    static func sentOnlyChoices(_ index: Int, in archive: HTTPArchive) -> Bool {
+        guard let fields = archive.exchanges[index].formFields, let page = formPage(of: index, in: archive),
+            let document = RecordedLogin.document(page)
+        else { return false }
+        let chosen: Set<String> = ["hidden", "radio", "checkbox", "submit", "button", "image"]
+        for field in fields {
+            let name = Template.xpathLiteral(field.name)
+            let elements = (try? document.select("//input[@name=\(name)] | //select[@name=\(name)] | //button[@name=\(name)]")) ?? []
+            guard !elements.isEmpty else { return false }
+            for element in elements where element.name == "input" {
+                guard chosen.contains((element.attribute("type") ?? "text").lowercased()) else { return false }
+            }
+        }
+        return true
     }
 
     /// The address the answer of the POST at `index` shows that the recording did not hold
@@ -98,13 +127,17 @@ public struct RecordedExport: Sendable {
             else { return nil }
             return url
         }
-        // An input that holds an address shows it to be copied: absolute, as such fields are.
-        // A hidden one is the form's own (a `returnurl`), shown to nobody.
-        for input in (try? document.select("//input[@value][not(translate(@type, 'HIDEN', 'hiden')='hidden')] | //textarea")) ?? [] {
-            let raw = input.name == "textarea" ? input.text : input.attribute("value") ?? ""
+        // An input that holds an address shows it to be copied: a text (or url) input, or a
+        // read-only one, absolute, as such fields are. A hidden one is the form's own (a
+        // `returnurl`), shown to nobody.
+        let shownInputs =
+            "//input[@value][not(@type) or translate(@type, 'TEXURL', 'texurl')='text' or translate(@type, 'TEXURL', 'texurl')='url'"
+            + " or (@readonly and not(translate(@type, 'HIDEN', 'hiden')='hidden'))]"
+        for input in (try? document.select(shownInputs)) ?? [] {
+            let raw = input.attribute("value") ?? ""
             let lowered = raw.lowercased()
             guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = address(raw), isNew(raw, url),
-                let xpath = xpath(of: input, attribute: input.name == "textarea" ? nil : "value", value: raw, in: document)
+                let xpath = xpath(of: input, attribute: "value", value: raw, in: document)
             else { continue }
             return (url, raw, xpath, document)
         }
@@ -147,7 +180,9 @@ public struct RecordedExport: Sendable {
     static func make(index: Int, in archive: HTTPArchive, origins: Set<String>, secrets: Set<String>, calendarAnswer: Bool)
         -> RecordedExport?
     {
-        guard let shown = shownAddress(at: index, in: archive, origins: origins) else { return nil }
+        guard sentOnlyChoices(index, in: archive), let shown = shownAddress(at: index, in: archive, origins: origins) else {
+            return nil
+        }
         let exchange = archive.exchanges[index]
         guard let page = formPage(of: index, in: archive), page.url.origin == exchange.url.origin,
             let formDocument = RecordedLogin.document(page)

@@ -152,6 +152,44 @@ struct RecordedExportTests {
         #expect(RecordedExport.exports(in: archive, from: 2, origins: Self.origins, secrets: [Self.sesskey]).isEmpty)
     }
 
+    @Test(
+        "a form the person typed into (a purchase request's title) is no export though its receipt links a tokened address: it is left to the actions, which ask"
+    )
+    func typedFormIsNoExport() throws {
+        let receipt = "5f2c9a8e41d07b3c6e2f9a1d"
+        let form = """
+            <form method="post" action="/requests/new"><input type="hidden" name="csrf" value="aZ3kQ9vL2mX8pR4tW7yB1nC6">
+            <input name="title"><textarea name="note"></textarea><select name="format"><option value="book">Book</option></select>
+            <button name="go" value="1">Request</button></form>
+            """
+        let answer = "<p>Request filed.</p><a href=\"/requests/view?id=\(receipt)\">View your request</a>"
+        func archive(_ fields: [(String, String)]) throws -> HTTPArchive {
+            try Self.recording([
+                Self.entry("GET", "/requests/new", html: form),
+                Self.entry("POST", "/requests/new", referer: "/requests/new", form: fields, html: answer),
+            ])
+        }
+        let typed = try archive([
+            ("csrf", "aZ3kQ9vL2mX8pR4tW7yB1nC6"), ("title", "Linear Algebra Done Right"), ("note", ""), ("format", "book"), ("go", "1"),
+        ])
+        #expect(!RecordedExport.claims(4, in: typed, origins: Self.origins))
+        #expect(RecordedExport.exports(in: typed, from: 2, origins: Self.origins, secrets: []).isEmpty)
+        // A field the form's page does not have (a script added it) may have been typed: not taken either.
+        let scripted = try archive([("csrf", "aZ3kQ9vL2mX8pR4tW7yB1nC6"), ("format", "book"), ("isbn", "9781"), ("go", "1")])
+        #expect(!RecordedExport.claims(4, in: scripted, origins: Self.origins))
+        // The same form's choices alone, its answer showing the address: taken (the remaining risk a doc comment names).
+        let chosen = try archive([("csrf", "aZ3kQ9vL2mX8pR4tW7yB1nC6"), ("format", "book"), ("go", "1")])
+        #expect(RecordedExport.claims(4, in: chosen, origins: Self.origins))
+        // An address shown in a textarea or a hidden input is none to copy: only an input (text, url, read-only) or a link.
+        let shownInTextarea = try Self.recording([
+            Self.entry("GET", "/abo", html: "<form method='post' action='/abo'><input type='hidden' name='k' value='1'></form>"),
+            Self.entry(
+                "POST", "/abo", referer: "/abo", form: [("k", "1")],
+                html: "<textarea id='u'>\(Self.base)/feed/\(receipt)/cal.ics</textarea><a href='/logout'>Log out</a>"),
+        ])
+        #expect(!RecordedExport.claims(4, in: shownInTextarea, origins: Self.origins))
+    }
+
     @Test("the parse is a guess from evidence: nothing naming a calendar is a page; a text/calendar answer in the recording is ics")
     func parseGuess() throws {
         let form = "<form method='post' action='/share'><input type='hidden' name='csrf' value='Hk3Lm9Pq2Rs8Tv4W'></form>"
