@@ -319,19 +319,54 @@ public struct RecordedAjax: Sendable {
         return noun
     }
 
-    /// Verbs that say a call changes something: a command runs again at every run, so such a
-    /// call is never one (an action, which asks first, may do it).
-    static let changingVerbs: Set<String> = [
-        "set", "update", "delete", "remove", "mark", "submit", "save", "create", "add", "renew", "send", "post", "toggle", "cancel",
-        "reserve", "request", "enrol", "enroll", "unenrol", "purchase", "buy", "pay", "edit", "write", "upload", "store", "put",
-        "insert", "approve", "reject", "accept", "decline", "confirm",
+    /// Verbs that say a call only reads: a call whose name's first verb is one of these may be a
+    /// command, which runs again at every run.
+    static let readingVerbs: Set<String> = [
+        "get", "list", "search", "query", "fetch", "find", "load", "read", "view", "show", "retrieve", "lookup", "browse",
     ]
 
-    /// The verb that says a call changes something, in the functions it names or its address's
-    /// last segment (`core_message_mark_all_notifications_as_read`, `/api/loans/renew`).
+    /// Stems of verbs that say a call changes something, with the words made of them (`renew` →
+    /// renewal, renewed; `subscri` → subscribe, subscription). A stem of five letters or more is
+    /// met by any word it begins; a shorter one only as itself or with an ending (`sets`, `saved`:
+    /// `settings` is a page, and `address` is no `add`).
+    static let changingStems: [String] = [
+        "set", "add", "put", "pay", "buy", "mark", "sav", "send", "post", "join", "edit", "updat", "delet", "remov", "submit",
+        "creat", "renew", "toggl", "cancel", "reserv", "request", "enrol", "purchas", "write", "upload", "store", "insert",
+        "approv", "reject", "accept", "declin", "confirm", "subscri", "unsubscri", "dismiss", "complet", "extend", "extens",
+        "reset", "clear", "restor", "modif", "replac", "execut", "trigger", "apply", "withdraw", "transfer", "revok", "invit",
+        "enabl", "disabl", "activat", "deactivat", "respond", "reply", "upvot", "downvot",
+    ]
+
+    /// Endings a short stem is met with: `set` → sets; `save` → saved, saving (stem `sav`).
+    static let endings: Set<String> = ["", "s", "es", "e", "ed", "d", "ing", "al", "als", "ion", "ions"]
+
+    /// Whether a word is made of a verb that changes something.
+    static func isChanging(_ word: String) -> Bool {
+        changingStems.contains { stem in
+            guard word.hasPrefix(stem) else { return false }
+            return stem.count >= 5 || endings.contains(String(word.dropFirst(stem.count)))
+        }
+    }
+
+    /// Why a call is no command because it may change something, or nil when it only reads: each
+    /// function it names and its address's path, every segment, split into words (camelCase,
+    /// snake_case, dashes). A name with a reading verb (`get`, `list`, `search`…) before what it
+    /// reads reads, whatever its component or object is called (`core_enrol_get_users_courses`,
+    /// `core_course_get_enrolled_courses_by_timeline_classification`); else a word made of a verb
+    /// that changes something (`mark`, `renewal`, `dismiss`) says it does not
+    /// (`core_message_mark_all_notifications_as_read`, `/api/loans/31000103/renewal`). A name of
+    /// nouns alone (`/api/grades`) reads. A command runs again at every run, so a doubtful call is
+    /// left out, with why, for an action (which asks) to do by hand.
+    ///
+    /// The risk that remains: a verb in no list (another language's, a product's coinage) reads
+    /// as a noun, and its call becomes a command.
     static func changingVerb(functions: [String], url: URL) -> String? {
-        for name in functions + [url.lastPathComponent] {
-            if let verb = words(of: name).first(where: { changingVerbs.contains($0) }) { return verb }
+        let segments = url.pathComponents.filter { $0 != "/" && !TraceScrubber.looksLikeToken($0) }
+        for name in functions + [segments.joined(separator: "/")] {
+            let words = words(of: name).filter { !$0.allSatisfy(\.isNumber) }
+            // A reading verb followed by what it reads; a last word `read` is a state (`…_as_read`).
+            if let verb = words.firstIndex(where: { readingVerbs.contains($0) }), verb < words.count - 1 { continue }
+            if let word = words.first(where: isChanging) { return word }
         }
         return nil
     }

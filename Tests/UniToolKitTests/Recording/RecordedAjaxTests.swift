@@ -214,6 +214,35 @@ struct RecordedAjaxTests {
 
     // MARK: The rules one by one
 
+    @Test(
+        "a call changes something by any word of its function or of any path segment, stems included; it reads by a reading verb before what it reads, or with no verb"
+    )
+    func changingCalls() throws {
+        func verb(_ path: String, _ functions: [String] = []) throws -> String? {
+            RecordedAjax.changingVerb(functions: functions, url: try #require(URL(string: "https://portal.example.edu" + path)))
+        }
+        // Changes something: the verb anywhere in the path, in any form of it, or in the function's name.
+        let changing = [
+            "/api/loans/31000103/renewal": "renewal", "/api/loans/renew/31000103": "renew", "/api/feeds/subscribe": "subscribe",
+            "/api/notices/7/dismiss": "dismiss", "/api/tasks/complete": "complete", "/api/groups/join": "join",
+            "/api/loans/extend": "extend", "/api/profile/update": "update", "/api/holds/delete": "delete",
+            "/api/holds/8/cancel": "cancel", "/api/draft/save": "save", "/api/prefs/set": "set",
+            "/api/loans/extension-request": "extension", "/api/v2/deleteItem": "delete",
+        ]
+        for (path, word) in changing { #expect(try verb(path) == word, "\(path)") }
+        #expect(try verb("/lib/ajax/service.php", ["core_message_mark_all_notifications_as_read"]) == "mark")
+        #expect(try verb("/rpc", ["loans.renewAll"]) == "renew")
+        #expect(try verb("/rpc", ["dismissNotice"]) == "dismiss")
+        // Reads: a reading verb before its object, whatever the component is called, or nouns alone.
+        #expect(try verb("/lib/ajax/service.php", ["core_course_get_enrolled_courses_by_timeline_classification"]) == nil)
+        #expect(try verb("/lib/ajax/service.php", ["core_calendar_get_action_events_by_timesort"]) == nil)
+        #expect(try verb("/lib/ajax/service.php", ["core_enrol_get_users_courses"]) == nil)
+        #expect(try verb("/api/grades") == nil)
+        #expect(try verb("/api/loans/search") == nil)
+        #expect(try verb("/api/settings") == nil)
+        #expect(try verb("/api/address-book/list") == nil)
+    }
+
     @Test("a command's name from the function a call names: the thing it gets")
     func functionNames() {
         #expect(RecordedAjax.commandName(function: "core_course_get_enrolled_courses_by_timeline_classification") == "courses")
