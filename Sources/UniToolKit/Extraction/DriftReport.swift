@@ -5,14 +5,17 @@ import Logging
 /// Keeps the page a recipe no longer matched, so that its author can see what changed.
 ///
 /// The page is saved under `$XDG_CACHE_HOME/unitool/drift/` with every form value emptied
-/// (tokens, SAML messages, anything typed), and the error gains a line that says where it is.
+/// (tokens, SAML messages, anything typed) and every secret of the session scrubbed (a `type: url`
+/// address's token in its path, which `redactedForLog` keeps), and the error gains a line that
+/// says where it is.
 public enum DriftReport {
     public static var directory: URL { XDGDirectories.cache.appendingPathComponent("drift") }
 
     /// Saves the page and returns the error with the file's path added. If the page cannot be
     /// saved, the original error is returned unchanged: the drift is the news, not the cache.
     public static func save(
-        _ original: UniToolError, document: Document, recipe: DataRecipe, in directory: URL = DriftReport.directory, logger: Logger
+        _ original: UniToolError, document: Document, recipe: DataRecipe, in directory: URL = DriftReport.directory,
+        scrubber: TraceScrubber = TraceScrubber(), logger: Logger
     ) -> UniToolError {
         let error = original
         let formatter = DateFormatter()
@@ -28,7 +31,8 @@ public enum DriftReport {
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let source =
                 document.url.map { "<!-- unitool drift report: \(recipe.file), page \(URL(string: $0)?.redactedForLog ?? "?") -->\n" } ?? ""
-            try AtomicFile.write(Data((source + document.markupWithoutFormValues()).utf8), to: file, mode: 0o600)
+            let text = scrubber.scrubMessage(source + document.markupWithoutFormValues())
+            try AtomicFile.write(Data(text.utf8), to: file, mode: 0o600)
         } catch {
             logger.warning("could not save the page for the drift report: \(error)")
             return original

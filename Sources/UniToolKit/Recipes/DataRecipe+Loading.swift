@@ -100,6 +100,24 @@ extension DataRecipe {
                     }
                 }
             }
+            // A `type: url` read is the user's capability: fetched as it is, as the whole `fetch:`,
+            // and nowhere else. Put in a path or a form it would be percent-encoded, sent where no
+            // scrubbing follows it and quoted by a 404: so any other use is refused.
+            for address in source.reads where address.isAddress {
+                let uses =
+                    templates.map { (where: "the source's \($0.0)", template: $0.1) }
+                    + source.reads.flatMap { read in
+                        read.templates.map { (where: "read '\(read.name)''s \($0.key)", template: $0.template) }
+                    }
+                for use in uses where use.template.variables.contains(address.name) {
+                    guard use.where == "the source's fetch", source.fetchedAddress == address.name else {
+                        throw top.error(
+                            "read",
+                            "'\(address.name)' is an address (type: url), used in \(use.where): an address read off a page may only be the whole fetch of its source, fetch: \"{{\(address.name)}}\"; for another address, read that one off the page too"
+                        )
+                    }
+                }
+            }
         }
         for option in options {
             if let filter = option.filter, !sources[0].hasField(path: filter.field) {

@@ -159,7 +159,21 @@ extension PortalConnection {
     ///
     /// `typed` are the options as the user gave them, for a message about a page the portal does
     /// not have.
+    ///
+    /// Every error is scrubbed of the session's secrets: a `type: url` read's address and its
+    /// token, a user value, may be in what a read or a page's error quotes (a 404's address).
     func records(_ extractor: RecordExtractor, values given: [String: String], typed: [String: String] = [:], firstPage: Page? = nil)
+        async throws -> [Record]
+    {
+        do {
+            return try await recordsOfRun(extractor, values: given, typed: typed, firstPage: firstPage)
+        } catch let error as UniToolError {
+            let scrubber = session.scrubber
+            throw UniToolError(error.kind, scrubber.scrubMessage(error.message), hint: error.hint.map { scrubber.scrubMessage($0) })
+        }
+    }
+
+    private func recordsOfRun(_ extractor: RecordExtractor, values given: [String: String], typed: [String: String], firstPage: Page?)
         async throws -> [Record]
     {
         let source = extractor.source
@@ -181,45 +195,40 @@ extension PortalConnection {
         var records: [Record] = []
         var seen: Set<String> = []
         var pages = 0
-        do {
-            while let next = url, pages < source.maxPages, seen.insert(next.absoluteString).inserted {
-                if pages > 0 { CurrentInteraction.report("reading \(extractor.recipe.command): page \(pages + 1)") }
-                let page: Page
-                if pages == 0, let firstPage {
-                    page = firstPage
-                    seen.insert(firstPage.url.absoluteString)
-                } else if pages == 0 && source.post {
-                    page = try await postPage(next, source: source, values: values, recipe: extractor.recipe)
-                } else {
-                    do {
-                        page = try await loadPage(
-                            next.absoluteString, as: pages == 0 ? .fetch : .next, recipe: extractor.recipe.file,
-                            asFetch: source.parser == .json)
-                    } catch let error as UniToolError where pages == 0 && error.message.hasPrefix("the portal answered 404 ") {
-                        // A page named by what the user typed (a course code) that the portal does
-                        // not have is most likely a mistyped value, not a moved page. A value an
-                        // option resolved (`current`) is not what was typed, and is not named.
-                        let shown = source.fetch.variables.compactMap { name -> String? in
-                            guard let value = typed[name], values[name] == value else { return nil }
-                            return "\(name) \(value)"
-                        }
-                        guard !shown.isEmpty else { throw error }
-                        throw error.adding(note: "the portal has no page for \(shown.joined(separator: ", ")): check the value given")
-                    }
-                }
-                let document = try extractor.document(of: page, charsetOverride: portal.charsetOverride(for: page.url))
+        while let next = url, pages < source.maxPages, seen.insert(next.absoluteString).inserted {
+            if pages > 0 { CurrentInteraction.report("reading \(extractor.recipe.command): page \(pages + 1)") }
+            let page: Page
+            if pages == 0, let firstPage {
+                page = firstPage
+                seen.insert(firstPage.url.absoluteString)
+            } else if pages == 0 && source.post {
+                page = try await postPage(next, source: source, values: values, recipe: extractor.recipe)
+            } else {
                 do {
-                    records += try extractor.extract(from: document).records
-                } catch let error as UniToolError where error.kind == .layoutChanged {
-                    throw DriftReport.save(error, document: document, recipe: extractor.recipe, in: driftReports, logger: logger)
+                    page = try await loadPage(
+                        next.absoluteString, as: pages == 0 ? .fetch : .next, recipe: extractor.recipe.file,
+                        asFetch: source.parser == .json)
+                } catch let error as UniToolError where pages == 0 && error.message.hasPrefix("the portal answered 404 ") {
+                    // A page named by what the user typed (a course code) that the portal does
+                    // not have is most likely a mistyped value, not a moved page. A value an
+                    // option resolved (`current`) is not what was typed, and is not named.
+                    let shown = source.fetch.variables.compactMap { name -> String? in
+                        guard let value = typed[name], values[name] == value else { return nil }
+                        return "\(name) \(value)"
+                    }
+                    guard !shown.isEmpty else { throw error }
+                    throw error.adding(note: "the portal has no page for \(shown.joined(separator: ", ")): check the value given")
                 }
-                pages += 1
-                url = try extractor.nextPage(in: document)
             }
-        } catch let error as UniToolError where source.fetchedAddress != nil {
-            // The address is the user's own: no message about its page may quote its token.
-            let scrubber = session.scrubber
-            throw UniToolError(error.kind, scrubber.scrubMessage(error.message), hint: error.hint.map { scrubber.scrubMessage($0) })
+            let document = try extractor.document(of: page, charsetOverride: portal.charsetOverride(for: page.url))
+            do {
+                records += try extractor.extract(from: document).records
+            } catch let error as UniToolError where error.kind == .layoutChanged {
+                throw DriftReport.save(
+                    error, document: document, recipe: extractor.recipe, in: driftReports, scrubber: session.scrubber, logger: logger)
+            }
+            pages += 1
+            url = try extractor.nextPage(in: document)
         }
         if url != nil, pages >= source.maxPages {
             logger.warning(
@@ -378,7 +387,8 @@ extension PortalConnection {
                         .layoutChanged,
                         "recipe \(recipe.file): cannot find what '--\(option.name) \(value)' means: \"\(resolution.xpath)\" matched nothing on \(page.url.redactedForLog)",
                         hint: "the portal's page may have changed; give the value explicitly, or fix the recipe")
-                    throw DriftReport.save(error, document: document, recipe: recipe, in: driftReports, logger: logger)
+                    throw DriftReport.save(
+                        error, document: document, recipe: recipe, in: driftReports, scrubber: session.scrubber, logger: logger)
                 }
                 let chosen = resolution.many ? found : [found[0]]
                 logger.debug("--\(option.name) \(value) is \(chosen.joined(separator: ", "))")
@@ -436,7 +446,7 @@ extension PortalConnection {
                 .layoutChanged,
                 "recipe \(recipe.file): action '\(action.name)': no form matching \"\(formXPath)\" on \(page.url.redactedForLog)",
                 hint: "check the \(action.argument) (\(argument)); if it is right, the portal's page has changed")
-            throw DriftReport.save(error, document: document, recipe: recipe, in: driftReports, logger: logger)
+            throw DriftReport.save(error, document: document, recipe: recipe, in: driftReports, scrubber: session.scrubber, logger: logger)
         }
         let form = try HTMLForm(formNode, pageURL: page.url)
         var fill = try action.fill.map { (name: $0.name, value: try $0.value.render(values)) }
@@ -449,7 +459,8 @@ extension PortalConnection {
                     hint: action.takesArgument
                         ? "check the \(action.argument) (\(argument)); if it is right, the portal's page has changed"
                         : "the portal's page has changed")
-                throw DriftReport.save(error, document: document, recipe: recipe, in: driftReports, logger: logger)
+                throw DriftReport.save(
+                    error, document: document, recipe: recipe, in: driftReports, scrubber: session.scrubber, logger: logger)
             }
             fill.append((name: name, value: value))
         }
@@ -480,7 +491,8 @@ extension PortalConnection {
                     .layoutChanged,
                     "recipe \(recipe.file): action '\(action.name)': the page after the form at \(result.url.redactedForLog) has no confirmation form matching \"\(confirmPage.form)\", and does not say it is done",
                     hint: "unitool cannot tell whether it was received: look at the portal in a browser before trying again")
-                throw DriftReport.save(error, document: resultDocument, recipe: recipe, in: driftReports, logger: logger)
+                throw DriftReport.save(
+                    error, document: resultDocument, recipe: recipe, in: driftReports, scrubber: session.scrubber, logger: logger)
             }
             let confirmButton = try confirmPage.submit.flatMap { try confirmNode.select($0).first }
             if confirmPage.submit != nil, confirmButton == nil {
@@ -507,7 +519,8 @@ extension PortalConnection {
                 .layoutChanged,
                 "recipe \(recipe.file): action '\(action.name)': the result page at \(result.url.redactedForLog) matches neither success_when nor refused_when, so unitool cannot tell whether it worked",
                 hint: "look at the portal in a browser before trying again")
-            throw DriftReport.save(error, document: resultDocument, recipe: recipe, in: driftReports, logger: logger)
+            throw DriftReport.save(
+                error, document: resultDocument, recipe: recipe, in: driftReports, scrubber: session.scrubber, logger: logger)
         }
         var fields: [(name: String, value: FieldValue)] = action.takesArgument ? [(action.argument, .string(argument))] : []
         if !action.fields.isEmpty {

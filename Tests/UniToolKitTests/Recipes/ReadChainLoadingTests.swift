@@ -81,14 +81,49 @@ struct ReadChainLoadingTests {
         }
         let whole = try DataRecipe.load(file: "e.yaml", text: recipe(type: "url", fetch: "{{address}}"), portal: "x")
         #expect(whole.sources[0].reads[0].isAddress && whole.sources[0].fetchedAddress == "address")
-        // Inside a longer address it is a value like any other: percent-encoded there.
-        let inside = try DataRecipe.load(file: "e.yaml", text: recipe(type: "url", fetch: "/go?to={{address}}"), portal: "x")
-        #expect(inside.sources[0].fetchedAddress == nil)
+        // Inside a longer address it would be percent-encoded into a path and quoted by a 404: refused.
+        for fetch in ["/go?to={{address}}", "{{address}}&preset_time=monthnow"] {
+            let inside = #expect(throws: UniToolError.self) {
+                try DataRecipe.load(file: "e.yaml", text: recipe(type: "url", fetch: fetch), portal: "x")
+            }
+            #expect(inside?.message.contains("may only be the whole fetch of its source") == true, "\(String(describing: inside))")
+        }
         let plain = try DataRecipe.load(file: "e.yaml", text: recipe(type: "string", fetch: "{{address}}"), portal: "x")
         #expect(!plain.sources[0].reads[0].isAddress && plain.sources[0].fetchedAddress == nil)
         let error = #expect(throws: UniToolError.self) {
             try DataRecipe.load(file: "e.yaml", text: recipe(type: "link", fetch: "{{address}}"), portal: "x")
         }
         #expect(error?.message.contains("use string (the default) or url") == true, "\(String(describing: error))")
+    }
+
+    @Test("a type: url read used by a later read, or in the source's form, is refused: it may only be the whole fetch")
+    func addressUsedElsewhereIsRefused() {
+        let later = """
+            command: export
+            read:
+              address: { fetch: /form, xpath: "//input/@value", type: url }
+              page: { fetch: "{{address}}", xpath: "//a/@href" }
+            fetch: "/list?p={{page}}"
+            rows: "//li"
+            fields:
+              name: { xpath: "." }
+            """
+        let error = #expect(throws: UniToolError.self) { try DataRecipe.load(file: "e.yaml", text: later, portal: "x") }
+        #expect(
+            error?.message.contains("'address' is an address (type: url), used in read 'page''s fetch") == true,
+            "\(String(describing: error))")
+        let posted = """
+            command: export
+            read:
+              address: { fetch: /form, xpath: "//input/@value", type: url }
+            fetch: "{{address}}"
+            method: post
+            form: { again: "{{address}}" }
+            rows: "//li"
+            fields:
+              name: { xpath: "." }
+            """
+        let form = #expect(throws: UniToolError.self) { try DataRecipe.load(file: "e.yaml", text: posted, portal: "x") }
+        #expect(form?.message.contains("used in the source's form") == true, "\(String(describing: form))")
     }
 }

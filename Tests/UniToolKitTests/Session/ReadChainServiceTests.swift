@@ -191,6 +191,61 @@ struct ReadChainServiceTests {
         #expect(!bench.log.messages.contains { $0.contains(token) }, "\(bench.log.messages)")
     }
 
+    @Test("an address whose page changed its layout: the drift report saved of it does not hold the token in its path")
+    func driftReportOfAddress() async throws {
+        let address = "/ical/\(Self.token)/basic.ics"
+        let portal = try RecordingHTTPServer { request in
+            switch (request.method, request.path) {
+            case ("GET", "/form"): .status(200, body: #"<form method="post"><input type="hidden" name="sesskey" value="k-123"></form>"#)
+            case ("POST", "/form"): .status(200, body: #"<form><input id="exporturl" type="text" value="\#(address)"></form>"#)
+            // A calendar no longer: the export now answers with a page.
+            case ("GET", address): .status(200, body: "<html><body><p>The export moved</p></body></html>")
+            default: .status(404, body: "<p>no such page</p>")
+            }
+        }
+        defer { portal.stop() }
+        let recipe = Self.exportRecipe().replacingOccurrences(of: "parse: ics\nrows: //vevent", with: "rows: //li[@class='event']")
+        let (bench, recipes) = try bench(for: portal, recipe: recipe)
+        defer {
+            bench.remove()
+            try? FileManager.default.removeItem(at: recipes)
+        }
+        let error = await #expect(throws: UniToolError.self) { try await run(bench, at: portal) }
+        #expect(error?.kind == .layoutChanged, "\(String(describing: error))")
+        let text = error?.description ?? ""
+        #expect(!text.contains(Self.token), "\(text)")
+        let files = try FileManager.default.contentsOfDirectory(at: bench.driftReports, includingPropertiesForKeys: nil)
+        let report = try String(contentsOf: try #require(files.first), encoding: .utf8)
+        #expect(report.contains("unitool drift report") && report.contains("The export moved"), "\(report)")
+        #expect(!report.contains(Self.token), "\(report)")
+    }
+
+    @Test("a read after the address whose page is sent on to the address's path: its error does not quote the token")
+    func laterReadErrorIsScrubbed() async throws {
+        let feed = "/cal/feed/\(Self.token)/basic.ics"
+        let portal = try RecordingHTTPServer { request in
+            switch (request.method, request.path) {
+            case ("GET", "/form"): .status(200, body: #"<form method="post"><input type="hidden" name="sesskey" value="k-123"></form>"#)
+            case ("POST", "/form"): .status(200, body: #"<form><input id="exporturl" type="text" value="\#(feed)"></form>"#)
+            // The page the later read fetches sends it on to the address's own path.
+            case ("GET", "/check"): .status(302, headers: ["Location": feed + "?view=page"], body: "")
+            case ("GET", _): .status(200, body: "<p>a page without what the read looks for</p>")
+            default: .status(404, body: "<p>no such page</p>")
+            }
+        }
+        defer { portal.stop() }
+        let recipe = Self.exportRecipe().replacingOccurrences(
+            of: "fetch: \"{{address}}\"", with: "  check: { fetch: /check, xpath: \"//p[@id='x']\" }\nfetch: \"{{address}}\"")
+        let (bench, recipes) = try bench(for: portal, recipe: recipe)
+        defer {
+            bench.remove()
+            try? FileManager.default.removeItem(at: recipes)
+        }
+        let error = await #expect(throws: UniToolError.self) { try await run(bench, at: portal) }
+        let text = error?.description ?? ""
+        #expect(text.contains("read: 'check' found nothing") && !text.contains(Self.token), "\(text)")
+    }
+
     // MARK: The demo's Moodle-shaped export page
 
     @Test(
