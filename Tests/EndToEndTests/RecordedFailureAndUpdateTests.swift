@@ -202,4 +202,34 @@ struct RecordingsSortedTests {
         let missing = try await sandbox.run(["recipes", "new", "sorted", "--from-har", good.path, "--update"])
         #expect(missing.exitCode == 64 && missing.stderr.contains("--update adds to an existing folder"), "\(missing)")
     }
+
+    @Test("--update -o DIR: only the files this run made are trusted; a portal.yaml someone edited is named for review, not trusted")
+    func updateTrustsOnlyWhatItMade() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let good = sandbox.root.appendingPathComponent("good.har")
+        try Data(
+            Self.har([
+                Self.page("GET", "/login", 200, body: Self.form),
+                Self.page("POST", "/login", 302, posted: [("user", "jdoe"), ("pw", "Right-2026")]),
+                Self.page(
+                    "GET", "/home", 200,
+                    body:
+                        "<html><body><a href='/logout'>Log out</a><table id='t'><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>x</td></tr><tr><td>2</td><td>y</td></tr><tr><td>3</td><td>z</td></tr></table></body></html>"
+                ),
+            ]).utf8
+        ).write(to: good)
+        let pack = sandbox.root.appendingPathComponent("pack")
+        let made = try await sandbox.run(["recipes", "new", "packed", "--from-har", good.path, "-o", pack.path])
+        #expect(made.exitCode == 0 && made.stdout.contains("trusted: "), "\(made)")
+        // Someone else's hand in portal.yaml: where the password may go is theirs now.
+        let portal = pack.appendingPathComponent("packed/portal.yaml")
+        let text = try String(contentsOf: portal, encoding: .utf8)
+        try Data((text + "# changed by someone\n").utf8).write(to: portal)
+        let updated = try await sandbox.run(["recipes", "new", "packed", "--from-har", good.path, "--update", "-o", pack.path])
+        #expect(updated.exitCode == 0, "\(updated)")
+        #expect(updated.stdout.contains("not trusted: portal.yaml"), "\(updated)")
+        #expect(updated.stdout.contains("run 'unitool recipes trust"), "\(updated)")
+        #expect(!updated.stdout.contains("trusted: 2 files"), "\(updated)")
+    }
 }
