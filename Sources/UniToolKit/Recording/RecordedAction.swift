@@ -102,6 +102,9 @@ public struct RecordedAction: Sendable, Equatable {
             // tells them apart; without one, no action (it could act on another row).
             var row: (name: String, value: String)?
             let alike = (try? formPage.select(formXPath)) ?? []
+            // A form of each row whose address names it (`/loans/31000103/renew`): the number
+            // in the path is the argument, and the form is told by its address around it.
+            let byPath = alike.count == 1 ? Self.pathRow(of: node, on: formPage, secrets: secrets) : nil
             if alike.count > 1 {
                 guard let field = Self.rowField(among: alike, posted: posted, secrets: secrets) else {
                     reading.skipped.append(
@@ -168,7 +171,7 @@ public struct RecordedAction: Sendable, Equatable {
             var action = Self.action(
                 node: node, controls: controls, pressed: pressed, posted: posted, page: formPage,
                 pageURL: SessionInAddress.stripped(loads[pageIndex].url).url, success: success, result: result, secrets: secrets,
-                row: row)
+                row: row, pathRow: byPath)
             if let confirm {
                 action.confirmForm = confirm.form
                 action.confirmSubmit = confirm.submit
@@ -256,6 +259,33 @@ public struct RecordedAction: Sendable, Equatable {
 
     static let textTypes: Set<String> = ["text", "email", "tel", "number", "search", "url", "date"]
 
+    /// The row a form's address names among the page's forms of the same address but that one
+    /// segment, a number (`/loans/31000103/renew` beside `/loans/31000104/renew`): the name of
+    /// the segment before it, as written, and the form's XPath with the argument there.
+    static func pathRow(of node: Node, on page: Document, secrets: Set<String>) -> (name: String, form: (String) -> String)? {
+        guard let action = node.attribute("action"), !action.contains("?"), !action.contains("#") else { return nil }
+        let segments = action.components(separatedBy: "/")
+        let others = ((try? page.select("//form[@action]")) ?? []).compactMap { $0.attribute("action")?.components(separatedBy: "/") }
+        for (index, segment) in segments.enumerated()
+        where index > 0 && !segment.isEmpty && segment.allSatisfy(\.isASCIIDigit) && !secrets.contains(segment) {
+            let rows = others.filter { other in
+                other.count == segments.count && other[index].allSatisfy(\.isASCIIDigit) && !other[index].isEmpty
+                    && other.indices.allSatisfy { $0 == index || other[$0] == segments[$0] }
+            }
+            guard Set(rows.map { $0[index] }).count > 1 else { continue }
+            let before = segments[..<index].joined(separator: "/") + "/"
+            let after = index + 1 < segments.count ? "/" + segments[(index + 1)...].joined(separator: "/") : ""
+            let name = segments[index - 1].isEmpty ? "id" : segments[index - 1]
+            return (
+                name,
+                { argument in
+                    "//form[@action=concat(\(Template.xpathLiteral(before)), {{\(argument)}}, \(Template.xpathLiteral(after)))]"
+                }
+            )
+        }
+        return nil
+    }
+
     /// The hidden field that names the row among forms alike (`reserve_id` in each hold's
     /// form): one whose value the person sent, that every such form carries, each with a value
     /// of its own. Never a secret or a token (a session key is the same in every form anyway).
@@ -276,7 +306,8 @@ public struct RecordedAction: Sendable, Equatable {
     /// The action for the form `node` on `page`, once its result is known.
     static func action(
         node: Node, controls: [Control], pressed: Control?, posted: [(String, String)], page: Document, pageURL: URL,
-        success: String, result: Document, secrets: Set<String> = [], row: (name: String, value: String)? = nil
+        success: String, result: Document, secrets: Set<String> = [], row: (name: String, value: String)? = nil,
+        pathRow: (name: String, form: (String) -> String)? = nil
     ) -> RecordedAction {
         var guesses: [String] = []
         var form = formXPath(node, pageURL: pageURL)
@@ -298,6 +329,11 @@ public struct RecordedAction: Sendable, Equatable {
                 fetch = Self.address(pageURL, replacing: item.name, with: "{{\(argumentName)}}")
             }
             form += "[.//input[@name=\(Template.xpathLiteral(row.name))][@value={{\(argumentName)}}]]"
+        } else if let pathRow {
+            let argumentName = Self.valueName(pathRow.name, taken: taken)
+            argument = argumentName
+            taken.insert(argumentName)
+            form = pathRow.form(argumentName)
         }
         for (name, value) in posted where !value.isEmpty {
             let matching = controls.filter { $0.name == name }

@@ -124,6 +124,26 @@ struct RecordedActionTests {
         #expect(blind.skipped.contains { $0.contains("3 forms like it") && $0.contains("another row") }, "\(blind.skipped)")
     }
 
+    @Test("a form of each row whose address names it (/loans/31000103/renew): the number in the path is the argument, in the form's XPath")
+    func formPerRowByPath() throws {
+        let renewed = Self.page("<h1>Ausleihen</h1><p class='erfolg'>Verlängert.</p>")
+        func renew(_ id: String) -> String {
+            "<form action='/loans/\(id)/renew' method='post'><button type='submit' name='go' value='1'>Verlängern</button></form>"
+        }
+        let draft = try Self.draft([
+            Self.entry("GET", "/loans", html: Self.holds(renew)),
+            Self.entry("POST", "/loans/9002/renew", form: [("go", "1")], html: renewed),
+        ])
+        let file = try #require(draft.files.first { String(decoding: $0.data, as: UTF8.self).contains("actions:") })
+        let text = String(decoding: file.data, as: UTF8.self)
+        #expect(text.contains("argument: loans"), "\(text)")
+        #expect(text.contains("form: \"//form[@action=concat('/loans/', {{loans}}, '/renew')]\""), "\(text)")
+        let form = try #require(try DataRecipe.load(file: file.path, text: text, portal: "uni").actions.first?.form)
+        let page = try Document(html: Array(Self.holds(renew).utf8), url: Self.base + "/loans")
+        let filled = form.replacingOccurrences(of: "{{loans}}", with: Template.xpathLiteral("9003"))
+        #expect(try page.select(filled).first?.attribute("action") == "/loans/9003/renew", "\(filled)")
+    }
+
     static let requestForm = page(
         """
         <h1>購入依頼</h1>
