@@ -39,6 +39,45 @@ public enum BrowserRecorder {
         start: URL, user: String, password: String, done: String, then: [String] = [], steps: [Step] = [], clicks: [String] = [],
         totpSecret: String? = nil, totpPeriod: Int = 30, wrong: Bool = false, to har: URL, timeout: TimeInterval = 90
     ) async throws {
+        // One browser at a time: a Chromium is several processes, and two recordings at once on
+        // a machine of two cores left each one's first page load waiting past its limit. The
+        // limit counts from the recording's own start, not from the wait for its turn.
+        await browserSlot.acquire()
+        do {
+            try await recordNow(
+                start: start, user: user, password: password, done: done, then: then, steps: steps, clicks: clicks,
+                totpSecret: totpSecret, totpPeriod: totpPeriod, wrong: wrong, to: har, timeout: timeout)
+        } catch {
+            await browserSlot.release()
+            throw error
+        }
+        await browserSlot.release()
+    }
+
+    /// Takes turns: the recordings of one test process, one after the other.
+    private actor Turns {
+        private var busy = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        func acquire() async {
+            guard busy else {
+                busy = true
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        func release() {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+    }
+
+    private static let browserSlot = Turns()
+
+    private static func recordNow(
+        start: URL, user: String, password: String, done: String, then: [String], steps: [Step], clicks: [String],
+        totpSecret: String?, totpPeriod: Int, wrong: Bool, to har: URL, timeout: TimeInterval
+    ) async throws {
         guard isInstalled else {
             throw RecorderFailure(message: "no chromium at \(browser) or no Playwright in \(InteropPython.path): run Scripts/test.sh")
         }
