@@ -31,7 +31,7 @@ public enum DriftReport {
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let source =
                 document.url.map { "<!-- unitool drift report: \(recipe.file), page \(URL(string: $0)?.redactedForLog ?? "?") -->\n" } ?? ""
-            let text = scrubber.scrubMessage(source + document.markupWithoutFormValues())
+            let text = scrubber.scrubMessage(source) + scrubber.scrubPage(document.markupWithoutFormValues())
             try AtomicFile.write(Data(text.utf8), to: file, mode: 0o600)
         } catch {
             logger.warning("could not save the page for the drift report: \(error)")

@@ -293,6 +293,22 @@ public struct TraceScrubber: Sendable, Equatable {
         }
     }
 
+    /// A whole page, before it is kept (a drift report): each secret long enough to stand as a
+    /// substring, in each of its encodings, replaced where the page holds it, and nothing else.
+    /// The regular-expression passes of ``scrubText(_:)`` would each copy a page of up to 20 MiB;
+    /// a page's form values, where a short password would stand, are emptied before this.
+    public func scrubPage(_ text: String) -> String {
+        var result = text
+        for secret in secrets.sorted(by: { $0.utf8.count > $1.utf8.count })
+        where secret.unicodeScalars.count >= Self.minimumSubstringLength {
+            for form in Self.encodedForms(of: secret).sorted(by: { $0.utf8.count > $1.utf8.count })
+            where result.range(of: form, options: .literal) != nil {
+                result = result.replacingOccurrences(of: form, with: Self.redacted, options: .literal)
+            }
+        }
+        return result
+    }
+
     /// A portal's message, before an error quotes it: as ``scrubText(_:)``, and a short secret
     /// also where it stands as a word of its own ("your password xy is wrong"). A message is a
     /// sentence or two, where blanking a short word too many costs nothing.
