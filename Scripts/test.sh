@@ -38,19 +38,21 @@ export UNITOOL_TEST_SANDBOX="$sandbox"
 #
 # The whole suite runs in three parts: everything but the suites whose peers take both cores
 # while they start, then the LemonLDAP::NG interop (a Perl IdP, shibd and Apache) alone, then the
-# foreign portals and django-cas-server (Python venvs set up from PyPI, portals, chromium). The
-# timing tests beside them would measure those instead of unitool.
+# foreign portals, django-cas-server and the Chromium recordings of the demo (Python venvs set up
+# from PyPI, portals, chromium). The timing tests beside them would measure those instead of
+# unitool, and the JSON-RPC tests' 30 s answers waited behind the browsers.
 dbus-run-session -- sh -c '
     eval "$(printf "test-keyring-password" | gnome-keyring-daemon --unlock --components=secrets)"
     export GNOME_KEYRING_CONTROL
     if [ "$#" -gt 0 ]; then
         exec swift test --skip-build "$@"
     fi
-    swift test --skip-build --skip "LemonLDAPInteropTests|ForeignRecordingsTests|DjangoCASInteropTests"
+    browser="RecordedLoginTests|RecordedActionsTests|RecordedAjaxEndToEndTests|RecordedDayTests|RecordedFailureAndUpdateTests"
+    swift test --skip-build --skip "LemonLDAPInteropTests|ForeignRecordingsTests|DjangoCASInteropTests|$browser"
     first=$?
     swift test --skip-build --filter LemonLDAPInteropTests
     second=$?
-    swift test --skip-build --filter "ForeignRecordingsTests|DjangoCASInteropTests"
+    swift test --skip-build --filter "ForeignRecordingsTests|DjangoCASInteropTests|$browser"
     third=$?
     [ "$first" -ne 0 ] && exit "$first"
     [ "$second" -ne 0 ] && exit "$second"
