@@ -114,7 +114,7 @@ public struct RecordedAction: Sendable, Equatable {
                 }
                 row = field
             }
-            let controls = Self.controls(of: node)
+            let controls = RecordedLogin.controls(of: node)
             let pressed = Self.pressed(in: controls, posted: posted)
             let visible = controls.contains { !["hidden", "submit", "image", "button", "reset"].contains($0.type) }
             if pressed == nil, !visible { continue }  // a form that posted itself
@@ -142,7 +142,9 @@ public struct RecordedAction: Sendable, Equatable {
                 }
                 // The portal's own "is this right?" page, and the button the person sent it with.
                 consumed.insert(next)
-                confirm = (confirmXPath, Self.pressed(in: Self.controls(of: confirmNode), posted: nextPosted).map(Self.buttonXPath))
+                confirm = (
+                    confirmXPath, Self.pressed(in: RecordedLogin.controls(of: confirmNode), posted: nextPosted).map(Self.buttonXPath)
+                )
                 var end = next
                 while (300..<400).contains(loads[end].status), end + 1 < loads.count { end += 1 }
                 guard loads[end].status == 200, let done = documents[end] else {
@@ -198,32 +200,8 @@ public struct RecordedAction: Sendable, Equatable {
 
     // MARK: The form
 
-    struct Control {
-        var node: Node
-        var name: String
-        var tag: String
-        var type: String
-        var value: String
-        var checked: Bool
-    }
-
-    static func controls(of form: Node) -> [Control] {
-        ((try? form.select(".//input | .//select | .//textarea | .//button")) ?? []).compactMap { control in
-            guard let name = control.attribute("name"), !name.isEmpty else { return nil }
-            let type =
-                (control.attribute("type") ?? (control.name == "button" ? "submit" : control.name == "input" ? "text" : control.name))
-                .lowercased()
-            var value = control.attribute("value") ?? ""
-            if control.name == "select" {
-                let options = (try? control.select(".//option")) ?? []
-                let chosen = options.last { $0.hasAttribute("selected") } ?? options.first
-                value = chosen.map { $0.attribute("value") ?? $0.normalizedText } ?? ""
-            } else if control.name == "textarea" {
-                value = control.text
-            }
-            return Control(node: control, name: name, tag: control.name, type: type, value: value, checked: control.hasAttribute("checked"))
-        }
-    }
+    /// A form's named controls, as ``RecordedLogin`` reads them for a login's forms.
+    typealias Control = RecordedLogin.Control
 
     /// The button the person pressed: the submit control whose name (and value, when several
     /// share the name) the post carries, as the login's rules read it.
@@ -251,7 +229,8 @@ public struct RecordedAction: Sendable, Equatable {
                     ? "//form[@action=\(Template.xpathLiteral(action))]" : "//form[starts-with(@action, \(Template.xpathLiteral(path)))]"
             }
         }
-        let names = controls(of: node).filter { !["hidden", "submit", "image", "button", "reset"].contains($0.type) }.map(\.name)
+        let names = RecordedLogin.controls(of: node).filter { !["hidden", "submit", "image", "button", "reset"].contains($0.type) }.map(
+            \.name)
         let unique = names.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         if unique.isEmpty { return "//form[@method=\(Template.xpathLiteral(node.attribute("method") ?? "post"))]" }
         return "//form" + unique.prefix(3).map { "[.//*[@name=\(Template.xpathLiteral($0))]]" }.joined()

@@ -440,12 +440,34 @@ public struct RecordedLogin: Sendable {
         var specificWhen: String?
     }
 
+    /// A named control of a form as the page shows it: its value the one the page would send
+    /// (a select's chosen option, a textarea's text), the type a browser gives it.
     struct Control {
+        var node: Node
         var name: String
         var tag: String
         var type: String
         var value: String
         var checked: Bool
+    }
+
+    /// The named controls of `form`, in the page's order.
+    static func controls(of form: Node) -> [Control] {
+        ((try? form.select(".//input | .//select | .//textarea | .//button")) ?? []).compactMap { control in
+            guard let name = control.attribute("name"), !name.isEmpty else { return nil }
+            let type =
+                (control.attribute("type") ?? (control.name == "button" ? "submit" : control.name == "input" ? "text" : control.name))
+                .lowercased()
+            var value = control.attribute("value") ?? ""
+            if control.name == "select" {
+                let options = (try? control.select(".//option")) ?? []
+                let chosen = options.last { $0.hasAttribute("selected") } ?? options.first
+                value = chosen.map { $0.attribute("value") ?? $0.normalizedText } ?? ""
+            } else if control.name == "textarea" {
+                value = control.text
+            }
+            return Control(node: control, name: name, tag: control.name, type: type, value: value, checked: control.hasAttribute("checked"))
+        }
     }
 
     /// The rule for the form on `page` that sent `request`: what the person filled in, chose and pressed.
@@ -458,22 +480,7 @@ public struct RecordedLogin: Sendable {
         guard let page else { return ruleWithoutPage(posted: posted) }
         let node = matchingForm(in: page, pageURL: pageURL, request: request, posted: posted)
         guard let node else { return ruleWithoutPage(posted: posted) }
-        let controls =
-            (try? node.select(".//input | .//select | .//textarea | .//button"))?.compactMap { control -> Control? in
-                guard let name = control.attribute("name"), !name.isEmpty else { return nil }
-                let type =
-                    (control.attribute("type") ?? (control.name == "button" ? "submit" : control.name == "input" ? "text" : control.name))
-                    .lowercased()
-                var value = control.attribute("value") ?? ""
-                if control.name == "select" {
-                    let options = (try? control.select(".//option")) ?? []
-                    let chosen = options.last { $0.hasAttribute("selected") } ?? options.first
-                    value = chosen.map { $0.attribute("value") ?? $0.normalizedText } ?? ""
-                } else if control.name == "textarea" {
-                    value = control.text
-                }
-                return Control(name: name, tag: control.name, type: type, value: value, checked: control.hasAttribute("checked"))
-            } ?? []
+        let controls = Self.controls(of: node)
         let textTypes: Set<String> = ["text", "email", "tel", "number", "search", "url"]
         var reading = FormReading()
         var values: [DraftRule.Value] = []
