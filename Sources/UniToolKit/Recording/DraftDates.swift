@@ -76,16 +76,23 @@ struct DraftDates: Equatable {
         return formatter.string(from: date)
     }
 
-    /// The day the recording was made: the latest `Date` header of its answers.
-    static func recordingDay(_ archive: HTTPArchive) -> String? {
+    /// The moment the recording was made: the latest `Date` header of its answers.
+    static func recordingMoment(_ archive: HTTPArchive) -> Date? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        let dates = archive.exchanges.compactMap { exchange in
+        return archive.exchanges.compactMap { exchange in
             exchange.responseHeaders.first { $0.name.lowercased() == "date" }.flatMap { formatter.date(from: $0.value) }
-        }
-        guard let latest = dates.max() else { return nil }
+        }.max()
+    }
+
+    /// The day the recording was made, in UTC: the day of ``recordingMoment(_:)``.
+    static func recordingDay(_ archive: HTTPArchive) -> String? {
+        guard let latest = recordingMoment(archive) else { return nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd"
         return formatter.string(from: latest)
     }

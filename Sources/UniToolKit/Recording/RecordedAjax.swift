@@ -85,7 +85,7 @@ public struct RecordedAjax: Sendable {
         var calls: [RecordedAjax] = []
         var skipped: [Skip] = []
         guard first < archive.exchanges.count else { return ([], []) }
-        let moment = recordingMoment(archive)
+        let moment = DraftDates.recordingMoment(archive)
         for index in archive.exchanges.indices[first...] {
             let exchange = archive.exchanges[index]
             guard exchange.isScriptCall, exchange.method == "POST", exchange.status == 200, origins.contains(exchange.url.origin),
@@ -457,17 +457,6 @@ public struct RecordedAjax: Sendable {
         typed.format = "unix"
         typed.guesses = ["seconds since 1970 near the recording's day: a moment"]
         return typed
-    }
-
-    /// The recording's moment: the latest `Date` a response of it carries.
-    static func recordingMoment(_ archive: HTTPArchive) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return archive.exchanges.compactMap { exchange in
-            exchange.responseHeaders.first { $0.name.lowercased() == "date" }.flatMap { formatter.date(from: $0.value) }
-        }.max()
     }
 
     // MARK: The answer's records
