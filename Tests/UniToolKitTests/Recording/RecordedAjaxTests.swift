@@ -21,21 +21,10 @@ struct RecordedAjaxTests {
         status: Int = 200, redirect: String? = nil, html: String? = nil, json: String? = nil, type: String = "document",
         headers extra: [(String, String)] = []
     ) -> [String: Any] {
-        var headers: [[String: Any]] = extra.map { ["name": $0.0, "value": $0.1] }
-        if let referer { headers.append(["name": "Referer", "value": base + referer]) }
-        var request: [String: Any] = ["method": method, "url": base + path, "headers": headers]
-        if let form {
-            request["postData"] = [
-                "mimeType": "application/x-www-form-urlencoded", "params": form.map { ["name": $0.0, "value": $0.1] },
-            ]
-        }
-        if let postJSON { request["postData"] = ["mimeType": "application/json", "text": postJSON] }
-        var content: [String: Any] = ["size": 0]
-        if let html { content = ["mimeType": "text/html; charset=utf-8", "text": html] }
-        if let json { content = ["mimeType": "application/json; charset=utf-8", "text": json] }
-        var response: [String: Any] = ["status": status, "headers": [["name": "Date", "value": date]], "content": content]
-        if let redirect { response["redirectURL"] = redirect }
-        return ["request": request, "response": response, "_resourceType": type]
+        RecordingBoundariesTests.entry(
+            method, base + path, referer: referer.map { base + $0 }, form: form, postJSON: postJSON, status: status,
+            redirect: redirect, html: html, json: json, jsonMime: "application/json; charset=utf-8", type: type, headers: extra,
+            refererName: "Referer", date: date)
     }
 
     /// A login at the portal, then `pages`.

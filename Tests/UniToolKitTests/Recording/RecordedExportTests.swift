@@ -18,19 +18,9 @@ struct RecordedExportTests {
         _ method: String, _ path: String, referer: String? = nil, form: [(String, String)]? = nil, status: Int = 200,
         redirect: String? = nil, html: String? = nil, mime: String = "text/html; charset=utf-8"
     ) -> [String: Any] {
-        var headers: [[String: Any]] = []
-        if let referer { headers.append(["name": "Referer", "value": base + referer]) }
-        var request: [String: Any] = ["method": method, "url": path.hasPrefix("http") ? path : base + path, "headers": headers]
-        if let form {
-            request["postData"] = [
-                "mimeType": "application/x-www-form-urlencoded", "params": form.map { ["name": $0.0, "value": $0.1] },
-            ]
-        }
-        var content: [String: Any] = ["size": 0]
-        if let html { content = ["mimeType": mime, "text": html] }
-        var response: [String: Any] = ["status": status, "headers": [] as [Any], "content": content]
-        if let redirect { response["redirectURL"] = redirect }
-        return ["request": request, "response": response, "_resourceType": "document"]
+        RecordingBoundariesTests.entry(
+            method, path.hasPrefix("http") ? path : base + path, referer: referer.map { base + $0 }, form: form, status: status,
+            redirect: redirect, html: html, mime: mime, refererName: "Referer")
     }
 
     static func recording(_ pages: [[String: Any]]) throws -> HTTPArchive {

@@ -14,12 +14,17 @@ struct RecordingBoundariesTests {
     static let portal = "http://127.0.0.1:28391"
 
     /// One HAR entry as Playwright writes it.
+    /// One HAR entry, as Chromium writes it: the request (its Referer, cookies and other headers,
+    /// a form or a JSON body) and the answer (its status, redirect, `Date` and body). The other
+    /// recording tests build theirs with it.
     static func entry(
-        _ method: String, _ url: String, referer: String? = nil, form: [(String, String)]? = nil, status: Int = 200,
-        redirect: String? = nil, html: String? = nil, json: String? = nil, type: String = "document", cookies: [(String, String)] = []
+        _ method: String, _ url: String, referer: String? = nil, form: [(String, String)]? = nil, postJSON: String? = nil,
+        status: Int = 200, redirect: String? = nil, html: String? = nil, mime: String = "text/html; charset=utf-8",
+        json: String? = nil, jsonMime: String = "application/json", type: String = "document", cookies: [(String, String)] = [],
+        headers extra: [(String, String)] = [], refererName: String = "referer", date: String? = nil
     ) -> [String: Any] {
-        var headers: [[String: Any]] = []
-        if let referer { headers.append(["name": "referer", "value": referer]) }
+        var headers: [[String: Any]] = extra.map { ["name": $0.0, "value": $0.1] }
+        if let referer { headers.append(["name": refererName, "value": referer]) }
         var request: [String: Any] = ["method": method, "url": url, "headers": headers]
         request["cookies"] = cookies.map { ["name": $0.0, "value": $0.1] }
         if let form {
@@ -27,10 +32,12 @@ struct RecordingBoundariesTests {
                 "mimeType": "application/x-www-form-urlencoded", "params": form.map { ["name": $0.0, "value": $0.1] },
             ]
         }
+        if let postJSON { request["postData"] = ["mimeType": "application/json", "text": postJSON] }
         var content: [String: Any] = ["size": 0]
-        if let html { content = ["mimeType": "text/html; charset=utf-8", "text": html] }
-        if let json { content = ["mimeType": "application/json", "text": json] }
-        var response: [String: Any] = ["status": status, "headers": [] as [Any], "content": content]
+        if let html { content = ["mimeType": mime, "text": html] }
+        if let json { content = ["mimeType": jsonMime, "text": json] }
+        let answerHeaders: [[String: Any]] = date.map { [["name": "Date", "value": $0]] } ?? []
+        var response: [String: Any] = ["status": status, "headers": answerHeaders, "content": content]
         if let redirect { response["redirectURL"] = redirect }
         return ["request": request, "response": response, "_resourceType": type]
     }
