@@ -18,9 +18,12 @@
 #                                              /cas/logout); users jdoe/cas-pass-2026,
 #                                              mlee/other-pass-2026
 #   http://127.0.0.1:PORTAL_PORT/              the portal: its home (a#logout), /grades (a table
-#                                              of the user's grades, from grades.json), /logout
+#                                              of the user's grades, from grades.json), /loans
+#                                              (loans.json, a renew form per row), /logout, and
+#                                              POST /test/forget-sessions (it forgets its sessions)
 #
-# The CAS server lets tickets go to the portal's addresses only (one service pattern). The
+# The CAS server lets tickets go to the portal's addresses only (one service pattern), all but
+# /unregistered/…, which stand for a service nobody registered (cas_setup.py). The
 # Django project (settings, URLs, setup) and the portal are in Tests/EndToEndTests/Interop/djangocas/.
 # Needs python3 and python3-venv (Scripts/install-deps.sh --tests); the Python packages come from
 # PyPI into a venv of their own, apart from the interop clients' (Scripts/interop-venv.sh): this

@@ -1,6 +1,9 @@
 """Sets up the django-cas-server peer's database after `migrate`: the users and the one service
 pattern (the portal's address) that the CAS server lets tickets go to. Safe to run again.
 
+The pattern leaves out the portal's /unregistered/ addresses: they stand for a service nobody
+registered with the CAS server, which it refuses a ticket ("Service … not allowed").
+
     UNITOOL_DJANGOCAS_DIR=DIR DJANGO_SETTINGS_MODULE=cas_settings python cas_setup.py PORTAL_URL
 """
 import re
@@ -22,4 +25,4 @@ for name, password in USERS.items():
 
 portal = sys.argv[1].rstrip("/")
 ServicePattern.objects.all().delete()
-ServicePattern.objects.create(pos=1, name="portal", pattern="^" + re.escape(portal) + "/.*$")
+ServicePattern.objects.create(pos=1, name="portal", pattern="^" + re.escape(portal) + "/(?!unregistered/).*$")
