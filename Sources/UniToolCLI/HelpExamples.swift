@@ -34,7 +34,9 @@ enum HelpExamples {
         "plugins list": ["unitool plugins list --json"],
         "recipes": ["unitool recipes list", "unitool recipes lint Recipes/myuni/*.yaml", "unitool recipes test"],
         "recipes list": ["unitool recipes list", "unitool recipes list --json"],
-        "recipes lint": ["unitool recipes lint", "unitool recipes lint Recipes/myuni/grades.yaml"],
+        "recipes lint": [
+            "unitool recipes lint", "unitool recipes lint Recipes/myuni/grades.yaml", "unitool recipes lint --explain Recipes/myuni",
+        ],
         "recipes test": ["unitool recipes test", "unitool recipes test Recipes/myuni --update"],
         "recipes new": [
             "unitool recipes new myuni --from-har ~/Downloads/login.har",

@@ -548,6 +548,42 @@ struct RecipesCommand: AsyncParsableCommand {
                 examples: "recipes lint"))
         @OptionGroup var globals: GlobalOptions
         @Argument(help: "Recipe files or directories to check.") var paths: [String] = []
+        @Flag(
+            help: """
+                Also print each portal's login rules in the order they are tried (its own first, then its \
+                platforms'; every rule that sends a secret after every rule that does not), with where each came from.
+                """)
+        var explain = false
+
+        /// The portals' login rules in the order they are tried: a table, or JSON with --json.
+        func printExplanation(_ portals: [PortalRecipe]) throws {
+            let sorted = portals.sorted { $0.id < $1.id }
+            if globals.json {
+                let entries = sorted.map { ExplainedPortal(portal: $0.id, platform: $0.platform?.platform, rules: $0.triedRules) }
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(entries), as: UTF8.self))
+                return
+            }
+            for portal in sorted {
+                print("portal '\(TerminalText.escaped(portal.id))': login rules in the order they are tried")
+                let rules = portal.triedRules
+                let width = rules.map(\.name.count).max() ?? 0
+                for rule in rules {
+                    let name = TerminalText.escaped(rule.name).padding(toLength: max(width, 4), withPad: " ", startingAt: 0)
+                    let origin = rule.platform.map { "from \(TerminalText.escaped($0))" } ?? "own"
+                    print(
+                        "  \(String(format: "%2d", rule.position)). \(name)  \(origin.padding(toLength: 24, withPad: " ", startingAt: 0)) \(rule.action)"
+                    )
+                }
+            }
+        }
+
+        struct ExplainedPortal: Encodable {
+            var portal: String
+            var platform: String?
+            var rules: [TriedRule]
+        }
 
         /// A recipe's warnings, on stderr: they do not fail the lint.
         static func warn(_ recipe: DataRecipe) {
@@ -610,7 +646,8 @@ struct RecipesCommand: AsyncParsableCommand {
                         hint: "trust the pack with 'unitool recipes trust DIR' if you trust it, or leave out --recipes")
                 }
                 try Self.checkToday(environment.catalog)
-                print("ok: \(count) recipes are valid")
+                if explain { try printExplanation(Array(environment.catalog.portals.values)) }
+                if !(explain && globals.json) { print("ok: \(count) recipes are valid") }
                 return
             }
             for path in paths {
@@ -621,6 +658,7 @@ struct RecipesCommand: AsyncParsableCommand {
                 if isDirectory.boolValue {
                     let (catalog, portal) = try RecipesCommand.catalog(at: path)
                     for recipe in catalog.dataRecipes.values.flatMap(\.values).sorted(by: { $0.file < $1.file }) { Self.warn(recipe) }
+                    if explain { try printExplanation(Array(catalog.portals.values)) }
                     try Self.checkToday(catalog)
                     // A folder of portal folders is a recipe pack: what it would redefine is checked too.
                     if portal == nil { try Self.checkPack(URL(fileURLWithPath: path)) }
@@ -628,7 +666,8 @@ struct RecipesCommand: AsyncParsableCommand {
                     let url = URL(fileURLWithPath: path)
                     let text = try String(contentsOf: url, encoding: .utf8)
                     if url.lastPathComponent.hasPrefix("portal.") {
-                        _ = try PortalRecipe.load(file: path, text: text)
+                        let portal = try PortalRecipe.load(file: path, text: text)
+                        if explain { try printExplanation([portal]) }
                     } else {
                         Self.warn(
                             try DataRecipe.load(
@@ -636,7 +675,7 @@ struct RecipesCommand: AsyncParsableCommand {
                                 reserved: Dispatcher.reservedCommands))
                     }
                 }
-                print("ok: \(path)")
+                if !(explain && globals.json) { print("ok: \(path)") }
             }
         }
     }

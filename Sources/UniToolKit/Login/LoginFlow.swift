@@ -207,10 +207,7 @@ public struct LoginFlow: Sendable {
     }
 
     private func classify(_ document: Document) throws -> (index: Int, rule: PageRule)? {
-        for (index, rule) in portal.login.pages.enumerated() where try document.evaluate(rule.when).booleanValue {
-            return (index, rule)
-        }
-        return nil
+        try portal.login.rule(matching: document)
     }
 
     private func doneConditionHolds(page: Page, document: Document) throws -> Bool {
@@ -525,5 +522,16 @@ final class OnceSecret: @unchecked Sendable {
             value = made
             return made
         }
+    }
+}
+
+extension LoginRecipe {
+    /// The first rule, in the order rules are tried (`PageRule.triedOrder`), whose `when`
+    /// matches the page, and its index.
+    public func rule(matching document: Document) throws -> (index: Int, rule: PageRule)? {
+        for (index, rule) in pages.enumerated() where try document.evaluate(rule.when).booleanValue {
+            return (index, rule)
+        }
+        return nil
     }
 }

@@ -322,8 +322,13 @@ extension FieldSpec {
         try reader.allowOnly(
             [
                 "xpath", "type", "required", "format", "timezone", "regex", "replace", "default", "keep_empty", "list", "compute",
-                "key", "priority", "decimals", "flag", "compare", "html", "map",
+                "key", "priority", "decimals", "flag", "compare", "html", "map", "extends",
             ])
+        if reader.child("extends") != nil {
+            throw reader.error(
+                "extends", "'extends:' adds to the platform's field of the same name, and there is none named '\(name)'",
+                hint: "remove 'extends:', or check the field's name against the platform recipe's fields")
+        }
         let regex = try reader.string("regex")
         if let regex, (try? Regex(regex)) == nil {
             throw reader.error("regex", "'\(regex)' is not a valid regular expression")

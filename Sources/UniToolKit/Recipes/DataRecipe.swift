@@ -79,7 +79,7 @@ public struct DataRecipe: Sendable {
     public var keyFields: [String] { primary.fields.filter(\.display.key).map(\.name) }
     /// What `recipes lint` points out without refusing the recipe.
     public var warnings: [String] {
-        var warnings: [String] = []
+        var warnings = (platform?.warnings ?? []).map { "\(file): \($0)" }
         if keyFields.isEmpty {
             warnings.append(
                 "\(file): no field has 'key: true', so history and watch match records by their whole content (a changed grade shows as removed and added); mark the fields that identify a record"

@@ -126,6 +126,7 @@ public struct LoginRecipe: Sendable {
     /// Where a fresh login begins, relative to the portal's base URL.
     public var start: String
     /// Tested in order on every page reached; the first whose `when` matches decides what to do.
+    /// In `PageRule.triedOrder`: no rule that sends a secret comes before one that does not.
     public var pages: [PageRule]
     /// When a page matches no rule, it counts as logged in only if it is on the portal and this
     /// test (if any) passes. Anything else is an unrecognised page.
@@ -193,6 +194,21 @@ public struct PageRule: Sendable {
 }
 
 extension PageRule {
+    /// Whether the rule sends the password or a one-time code.
+    public var sendsSecret: Bool {
+        guard case .fill(let values, _) = action else { return false }
+        return values.contains { $0.value.variables.contains("password") || $0.value.variables.contains("totp") }
+    }
+
+    /// The order rules are tried in: every rule that sends no secret (each `fail:` rule among
+    /// them) before every rule that sends one, each group in the order given. A page that shows
+    /// an error *and* the login form again (a wrong password, a service the server refuses)
+    /// then stops the login at its `fail:` rule, wherever the rule was written, and the password
+    /// is never sent to it.
+    public static func triedOrder(_ rules: [PageRule]) -> [PageRule] {
+        rules.filter { !$0.sendsSecret } + rules.filter(\.sendsSecret)
+    }
+
     /// The rule as one line of text, all that decides what it does: two rules with the same
     /// definition act the same on every page.
     var definition: String {
@@ -207,6 +223,42 @@ extension PageRule {
         }
         let catalog = messageCatalog.map { " catalog \($0.fetch.source) \($0.key.source)" } ?? ""
         return "when \(when) form \(form ?? "-") \(action) after_login \(afterLogin)\(catalog)"
+    }
+}
+
+/// One login rule as `recipes lint --explain` shows it: where it stands in the order rules are
+/// tried, where it came from, and what it does.
+public struct TriedRule: Sendable, Equatable, Codable {
+    public var position: Int
+    public var name: String
+    /// The platform it came from, or nil for the portal's own.
+    public var platform: String?
+    /// `fail: wrong_credentials`, `sends the password`, `auto_submit`, `follow`, `restart`, `fill`.
+    public var action: String
+}
+
+extension PortalRecipe {
+    /// The login rules in the order they are tried, each with its origin: what
+    /// `recipes lint --explain` prints, so that a university sees which rule wins on a page two
+    /// rules match.
+    public var triedRules: [TriedRule] {
+        login.pages.enumerated().map { index, rule in
+            let action: String
+            switch rule.action {
+            case .fail(let reason, _): action = "fail: \(reason.rawValue)"
+            case .fill(let values, _):
+                let secrets = ["password", "totp"].filter { name in values.contains { $0.value.variables.contains(name) } }
+                action =
+                    secrets.isEmpty ? "fill" : "sends the " + secrets.map { $0 == "totp" ? "one-time code" : $0 }.joined(separator: " and ")
+            case .autoSubmit: action = "auto_submit"
+            case .follow: action = "follow"
+            case .restart(let all): action = all ? "restart: all" : "restart"
+            }
+            let own = platform.map { $0.own.contains(rule.name) || $0.ruleOrigins[rule.name] == nil } ?? true
+            return TriedRule(
+                position: index + 1, name: rule.name, platform: own ? nil : platform?.ruleOrigins[rule.name],
+                action: action + (rule.afterLogin ? " (after the login)" : ""))
+        }
     }
 }
 
@@ -337,7 +389,7 @@ extension LoginRecipe {
         guard let pageReaders = try reader.list("pages"), !pageReaders.isEmpty else {
             throw reader.error("pages", "missing: a login needs at least one page rule")
         }
-        let pages = try pageReaders.enumerated().map { index, page in try PageRule.load(page, index: index) }
+        let pages = PageRule.triedOrder(try pageReaders.enumerated().map { index, page in try PageRule.load(page, index: index) })
         var done = DoneCondition()
         if let doneReader = try reader.mappingReader("done_when") {
             try doneReader.allowOnly(["url", "xpath"])

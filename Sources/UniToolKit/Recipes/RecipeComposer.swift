@@ -6,9 +6,13 @@ import Yams
 /// what is its own.
 ///
 /// - `login: { use: shibboleth-idp, with: { … } }` in `portal.yaml` starts from the platform's
-///   login section. The platform's page rules come first, in their order; a rule of the
-///   university's with the same `name` takes that rule's place, and the university's other rules
-///   follow. Every other `login` key of the university's (`start`, `done_when`) wins.
+///   login section (`use: [oidc, keycloak]`: from each listed platform's, in that order). The
+///   university's own page rules come first, then the platform's, in their order; a rule of the
+///   university's with the same `name` replaces the platform's. A university's rule is about its
+///   own pages and knows more than the product's general rule does. Every other `login` key of
+///   the university's (`start`, `done_when`) wins. `LoginRecipe` then moves every rule that
+///   sends a secret after every rule that does not (`PageRule.triedOrder`), so that an error
+///   page that also shows the form stops the login before the password goes out.
 /// - `use: koha/loans` in a data recipe starts from that platform recipe. The university's keys
 ///   win; `fields`, `options` and `actions` are merged by name, so a university changes one
 ///   field's XPath without writing out the rest.
@@ -31,16 +35,37 @@ public enum RecipeComposer {
         let top = try reader.top
         switch kind {
         case .portal:
-            guard let login = try top.mappingReader("login"), let use = try login.string("use") else { return (reader.rootNode, nil) }
-            let platform = try load(use, platforms: platforms, with: try login.stringMap("with") ?? [], from: login)
-            guard let base = try platform.top.mappingReader("login") else {
-                throw login.error("use", "the platform '\(use)' (\(platform.file)) has no login section")
+            guard let login = try top.mappingReader("login"), let uses = try platformNames(in: login) else { return (reader.rootNode, nil) }
+            let with = try login.stringMap("with") ?? []
+            var base: Node?
+            var ruleOrigins: [String: String] = [:]
+            var inherited: [String] = []
+            var declaredAnywhere: Set<String> = []
+            for use in uses {
+                // With several platforms, each takes the `with:` values it declares.
+                let declared = try parameterNames(of: use, platforms: platforms)
+                declaredAnywhere.formUnion(declared)
+                let given = uses.count == 1 ? with : with.filter { declared.contains($0.0) }
+                let platform = try load(use, platforms: platforms, with: given, from: login)
+                guard let section = try platform.top.mappingReader("login") else {
+                    throw login.error("use", "the platform '\(use)' (\(platform.file)) has no login section")
+                }
+                for name in ruleNames(section.child("pages")) {
+                    if ruleOrigins[name] == nil { inherited.append(name) }
+                    ruleOrigins[name] = use
+                }
+                base = base.map { mergedMapping(base: $0, over: section.node, listsByName: ["pages"]) } ?? section.node
             }
-            var merged = mergedMapping(base: base.node, over: login.node, listsByName: ["pages"])
+            if let unknown = with.first(where: { !declaredAnywhere.contains($0.0) }) {
+                throw login.error(
+                    "with", "'\(unknown.0)' is not a parameter of \(uses.map { "'\($0)'" }.joined(separator: " or "))")
+            }
+            guard let base else { return (reader.rootNode, nil) }
+            var merged = mergedMapping(base: base, over: login.node, listsByName: ["pages"], ownFirst: true)
             merged = removing(["use", "with"], from: merged)
-            let names = { (node: Node?) in (node?.sequence ?? []).compactMap { $0.mapping?["name"]?.scalar?.string } }
             let composition = Composition(
-                platform: use, inherited: names(base.child("pages")), own: names(login.child("pages")), what: "rules")
+                platform: uses.joined(separator: " + "), inherited: inherited, own: ruleNames(login.child("pages")), what: "rules",
+                ruleOrigins: ruleOrigins)
             return (replacing("login", with: merged, in: reader.rootNode), composition)
         case .data:
             guard let use = try top.string("use") else { return (reader.rootNode, nil) }
@@ -57,8 +82,9 @@ public enum RecipeComposer {
                 merged = .mapping(Node.Mapping(pairs, mapping.tag, .block, mapping.mark))
             }
             let keys = { (reader: MappingReader?) in (try? reader?.mappingReader("fields"))??.keys ?? [] }
-            let composition = Composition(
+            var composition = Composition(
                 platform: use, inherited: keys(try platform.top), own: keys(top), what: "fields")
+            composition.warnings = mixedOverrides(base: platform.rootNode.mapping?["fields"], over: reader.rootNode.mapping?["fields"])
             return (merged, composition)
         }
     }
@@ -70,6 +96,12 @@ public enum RecipeComposer {
         public var inherited: [String]
         public var own: [String]
         public var what: String
+        /// The platform each inherited rule came from, by rule name (a later platform's rule of
+        /// the same name replaced an earlier's), for `recipes lint --explain`.
+        public var ruleOrigins: [String: String] = [:]
+        /// What `recipes lint` points out about the composition (a field that mixes its own
+        /// extraction keys with the platform's).
+        public var warnings: [String] = []
 
         /// `shibboleth-idp: 8 rules from it (1 replaced), 2 of its own`.
         public var summary: String {
@@ -80,6 +112,30 @@ public enum RecipeComposer {
     }
 
     enum Kind { case portal, data }
+
+    /// `login.use`: one platform's name, or a list of them (`use: [oidc, keycloak]`: the
+    /// protocol's rules and the product's pages), or nil when the login uses none.
+    static func platformNames(in login: MappingReader) throws -> [String]? {
+        guard let names = try login.stringList("use") else { return nil }
+        guard !names.isEmpty else {
+            throw login.error("use", "name a platform (use: cas) or a list of them (use: [oidc, keycloak])")
+        }
+        guard Set(names).count == names.count else { throw login.error("use", "names a platform twice") }
+        return names
+    }
+
+    /// The parameters a platform declares, read without filling them.
+    static func parameterNames(of name: String, platforms: URL) throws -> [String] {
+        guard NameSyntax.isPlatformName(name),
+            let raw = try? String(contentsOf: platforms.appendingPathComponent(name + ".yaml"), encoding: .utf8)
+        else { return [] }
+        return (try RecipeReader(file: name, text: raw).top.mappingReader("parameters"))?.keys ?? []
+    }
+
+    /// The `name`s of a list of page rules, in order.
+    static func ruleNames(_ node: Node?) -> [String] {
+        (node?.sequence ?? []).compactMap { $0.mapping?["name"]?.scalar?.string }
+    }
 
     /// A platform file, its declared parameters filled from `with`.
     static func load(_ name: String, platforms: URL, with values: [(String, String)], from reader: MappingReader) throws -> RecipeReader {
@@ -157,7 +213,11 @@ public enum RecipeComposer {
 
     /// `over`'s keys win; a key in `listsByName` is a list of mappings merged by their `name`;
     /// a key in `mappingsByKey` is a mapping merged key by key.
-    static func mergedMapping(base: Node, over: Node, listsByName: Set<String> = [], mappingsByKey: Set<String> = []) -> Node {
+    /// With `ownFirst`, a list merged by name puts `over`'s items first (a portal's own login
+    /// rules before its platform's; see `mergedList`).
+    static func mergedMapping(
+        base: Node, over: Node, listsByName: Set<String> = [], mappingsByKey: Set<String> = [], ownFirst: Bool = false
+    ) -> Node {
         guard let baseMapping = base.mapping, let overMapping = over.mapping else { return over }
         var pairs: [(Node, Node)] = []
         let overKeys = Dictionary(overMapping.map { ($0.key.scalar?.string ?? "", $0.value) }, uniquingKeysWith: { first, _ in first })
@@ -168,9 +228,9 @@ public enum RecipeComposer {
                 continue
             }
             if listsByName.contains(name) {
-                pairs.append((key, mergedList(base: value, over: replacement)))
+                pairs.append((key, ownFirst ? ownFirstList(base: value, over: replacement) : mergedList(base: value, over: replacement)))
             } else if mappingsByKey.contains(name), value.mapping != nil, replacement.mapping != nil {
-                pairs.append((key, mergedEntries(base: value, over: replacement)))
+                pairs.append((key, mergedEntries(base: value, over: replacement, readsValues: name == "fields")))
             } else {
                 pairs.append((key, replacement))
             }
@@ -181,11 +241,11 @@ public enum RecipeComposer {
     }
 
     /// `fields`, `options` and `actions` of a recipe over its platform's, entry by entry: an
-    /// entry of the same name merges with the platform's, its keys winning (a field's `xpath`
-    /// alone keeps the platform's `type` and `format`), unless it says `replace: true`, which
-    /// replaces the platform's entry whole. (A field's `replace:` with a mapping is its regex
-    /// replacements, and merges as any key.)
-    static func mergedEntries(base: Node, over: Node) -> Node {
+    /// entry of the same name merges with the platform's, its keys winning, unless it says
+    /// `replace: true`, which replaces the platform's entry whole. A field that gives its own
+    /// `xpath` also gives its own extraction chain (`merged(entry:over:readsValue:)`). (A
+    /// field's `replace:` with a mapping is its regex replacements, and merges as any key.)
+    static func mergedEntries(base: Node, over: Node, readsValues: Bool = false) -> Node {
         guard let baseMapping = base.mapping, let overMapping = over.mapping else { return over }
         let baseEntries = Dictionary(baseMapping.map { ($0.key.scalar?.string ?? "", $0.value) }, uniquingKeysWith: { first, _ in first })
         var pairs: [(Node, Node)] = []
@@ -195,19 +255,56 @@ public enum RecipeComposer {
                 pairs.append((key, value))
                 continue
             }
-            pairs.append((key, merged(entry: entry, over: value)))
+            pairs.append((key, merged(entry: entry, over: value, readsValue: readsValues)))
         }
+        // A new entry keeps an `extends:` of its own: there is nothing to extend, which the
+        // loader says.
         for (key, value) in overMapping where baseEntries[key.scalar?.string ?? ""] == nil {
             pairs.append((key, removingWholeReplacement(value)))
         }
         return .mapping(Node.Mapping(pairs, over.mapping?.tag ?? .implicit, .block, over.mapping?.mark))
     }
 
+    /// The keys that say how a field's value is read from the page, in the order the engine
+    /// applies them: where (`xpath`, `list`, `compute`), what part (`regex`, `replace`, `html`),
+    /// and as what (`type`, `format`, `timezone`, `map`, `decimals`, `flag`).
+    static let extractionKeys: Set<String> = [
+        "xpath", "list", "compute", "regex", "replace", "html", "type", "format", "timezone", "map", "decimals", "flag",
+    ]
+
     /// One entry over the platform's: merged key by key, or, with `replace: true`, itself alone.
-    private static func merged(entry: Node, over platformEntry: Node) -> Node {
+    /// A field that gives its own `xpath` reads its own way: the platform's `regex`, `format` and
+    /// the rest of its extraction chain (`extractionKeys`) were written for the platform's
+    /// element and are dropped, unless the field says `extends: true`. Its other keys (`key`,
+    /// `required`, `priority`) are still the platform's unless it gives its own.
+    private static func merged(entry: Node, over platformEntry: Node, readsValue: Bool) -> Node {
         guard entry.mapping != nil, platformEntry.mapping != nil else { return entry }
         if replacesWhole(entry) { return removingWholeReplacement(entry) }
-        return mergedMapping(base: platformEntry, over: entry)
+        guard readsValue else { return mergedMapping(base: platformEntry, over: entry) }
+        let extends = entry.mapping?["extends"]?.scalar.map { ["true", "yes"].contains($0.string.lowercased()) } ?? false
+        let own = removing(["extends"], from: entry)
+        guard !extends, entry.mapping?["xpath"] != nil else { return mergedMapping(base: platformEntry, over: own) }
+        return mergedMapping(base: removing(extractionKeys, from: platformEntry), over: own)
+    }
+
+    /// Fields that mix extraction keys of their own with the platform's without saying
+    /// `extends: true` (a `format` of their own over the platform's `xpath` and `regex`): what
+    /// `recipes lint` warns about, since the platform's parts may change under them.
+    static func mixedOverrides(base: Node?, over: Node?) -> [String] {
+        guard let baseFields = base?.mapping, let overFields = over?.mapping else { return [] }
+        return overFields.compactMap { key, entry -> String? in
+            guard let name = key.scalar?.string, let platformEntry = baseFields[key]?.mapping, let mapping = entry.mapping,
+                !replacesWhole(entry), mapping["extends"] == nil, mapping["xpath"] == nil
+            else { return nil }
+            let ownKeys = mapping.keys.compactMap { $0.scalar?.string }.filter(extractionKeys.contains)
+            let inherited = platformEntry.keys.compactMap { $0.scalar?.string }.filter {
+                extractionKeys.contains($0) && !ownKeys.contains($0)
+            }
+            guard !ownKeys.isEmpty, !inherited.isEmpty else { return nil }
+            return
+                "field '\(name)' gives its own \(ownKeys.joined(separator: ", ")) over the platform's \(inherited.joined(separator: ", ")): "
+                + "say 'extends: true' if that is meant, or give its own xpath to read the value your own way"
+        }
     }
 
     private static func replacesWhole(_ entry: Node) -> Bool {
@@ -234,6 +331,18 @@ public enum RecipeComposer {
             }
         }
         items += overItems.filter { name($0).map { !used.contains($0) } ?? true }
+        return .sequence(Node.Sequence(items, over.sequence?.tag ?? .implicit, .block, over.sequence?.mark))
+    }
+
+    /// `over`'s items, then the base's items that `over` has no item of the same `name` for: a
+    /// portal's own login rules are tried before its platform's, and one of the same name takes
+    /// the platform's rule's place by leaving it out. (`LoginRecipe` then tries every rule that
+    /// sends a secret after every rule that does not: `PageRule.triedOrder`.)
+    static func ownFirstList(base: Node, over: Node) -> Node {
+        guard let baseItems = base.sequence, let overItems = over.sequence else { return over }
+        func name(_ node: Node) -> String? { node.mapping?["name"]?.scalar?.string }
+        let own = Set(overItems.compactMap(name))
+        let items = Array(overItems) + baseItems.filter { name($0).map { !own.contains($0) } ?? true }
         return .sequence(Node.Sequence(items, over.sequence?.tag ?? .implicit, .block, over.sequence?.mark))
     }
 

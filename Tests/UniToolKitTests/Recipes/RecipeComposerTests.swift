@@ -1,4 +1,5 @@
 import Foundation
+import LibXML
 import Testing
 import UniToolKit
 import UniToolTestSupport
@@ -40,7 +41,9 @@ struct RecipeComposerTests {
             file: "uni/portal.yaml", text: "portal: uni\nbase_url: https://portal.example.edu\nlogin:\n" + login, platforms: platforms)
     }
 
-    @Test("the platform's rules come first; a rule of the same name takes its place, new ones follow; parameters are filled")
+    @Test(
+        "the university's rules come first, then the platform's; one of the same name replaces the platform's; rules that send a secret go last; parameters are filled"
+    )
     func loginComposition() throws {
         let recipe = try portal(
             """
@@ -51,15 +54,79 @@ struct RecipeComposerTests {
                 - { name: sign in, when: "//form[@id='login']", fill: { u: "{{username}}", p: "{{password}}" } }
                 - { name: survey, when: "//a[@id='later']", follow: "//a[@id='later']", after_login: true }
             """)
-        #expect(recipe.login.pages.map(\.name) == ["wrong password", "where are you from", "sign in", "survey"])
-        #expect(recipe.login.pages[2].when == "//form[@id='login']", "the university's rule replaced the platform's")
+        #expect(recipe.login.pages.map(\.name) == ["survey", "wrong password", "where are you from", "sign in"])
+        #expect(recipe.login.pages[3].when == "//form[@id='login']", "the university's rule replaced the platform's")
         #expect(recipe.login.start == "/home")
-        if case .fill(let values, _) = recipe.login.pages[1].action {
+        if case .fill(let values, _) = recipe.login.pages[2].action {
             #expect(values.first?.1.source == "https://idp.example.edu/idp")
         } else {
-            Issue.record("not a fill: \(recipe.login.pages[1].action)")
+            Issue.record("not a fill: \(recipe.login.pages[2].action)")
         }
         #expect(recipe.platform?.summary == "idp: 3 rules from it (1 replaced), 1 of its own")
+        #expect(recipe.platform?.ruleOrigins["wrong password"] == "idp" && recipe.platform?.ruleOrigins["survey"] == nil)
+    }
+
+    @Test("a page that shows an error and the login form again stops at the error, whoever wrote either rule and in whatever order")
+    func errorBeforePassword() throws {
+        // The portal's own error rule, written after the platform's sign-in rule would have
+        // been tried before it was, and a platform whose error rule comes after its sign-in.
+        let page = try Document(
+            html:
+                "<html><body><p class='refused'>Service not allowed</p><form id='f'><input name='u'><input name='p' type='password'></form></body></html>"
+        )
+        let own = try portal(
+            """
+              use: idp
+              with: { entity_id: x }
+              pages:
+                - { name: refused service, when: "//p[@class='refused']", fail: error }
+            """)
+        #expect(try own.login.rule(matching: page)?.rule.name == "refused service")
+        let late = try PortalRecipe.load(
+            file: "uni/portal.yaml",
+            text: """
+                portal: uni
+                base_url: https://portal.example.edu
+                login:
+                  pages:
+                    - { name: sign in, when: "//form[.//input[@name='p']]", fill: { u: "{{username}}", p: "{{password}}" } }
+                    - { name: one-time code, when: "//form[.//input[@name='otp']]", fill: { otp: "{{totp}}" } }
+                    - { name: refused service, when: "//p[@class='refused']", fail: error }
+                """)
+        #expect(late.login.pages.map(\.name) == ["refused service", "sign in", "one-time code"])
+        #expect(try late.login.rule(matching: page)?.rule.name == "refused service")
+    }
+
+    @Test("use: a list of platforms: the protocol's rules and the product's, each taking the parameters it declares")
+    func platformList() throws {
+        try """
+        platform: proto
+        parameters:
+          callback: { help: "the client's callback path" }
+        login:
+          pages:
+            - { name: form post, when: "//form[.//input[@name='code']]", auto_submit: true }
+            - { name: refused, when: "//p[@id='error']", fail: error }
+        """.write(to: platforms.appendingPathComponent("proto.yaml"), atomically: true, encoding: .utf8)
+        let recipe = try portal(
+            """
+              use: [proto, idp]
+              with: { callback: /cb, entity_id: "https://idp.example.edu/idp" }
+            """)
+        #expect(recipe.login.pages.map(\.name) == ["form post", "refused", "wrong password", "where are you from", "sign in"])
+        #expect(recipe.platform?.platform == "proto + idp")
+        #expect(recipe.platform?.ruleOrigins["form post"] == "proto" && recipe.platform?.ruleOrigins["sign in"] == "idp")
+        for (login, complaint) in [
+            (
+                "  use: [proto, idp]\n  with: { callback: /cb, entity_id: x, colour: red }\n",
+                "'colour' is not a parameter of 'proto' or 'idp'"
+            ),
+            ("  use: [idp, idp]\n  with: { entity_id: x }\n", "names a platform twice"),
+            ("  use: []\n", "name a platform"),
+        ] {
+            #expect(throws: UniToolError.self, "\(login)") { try portal(login) }
+            do { _ = try portal(login) } catch { #expect("\(error)".contains(complaint), "\(error)") }
+        }
     }
 
     @Test(
@@ -196,5 +263,57 @@ struct RecipeScaffoldTests {
                 portal: portal, name: nil, baseURL: URL(string: "https://campus.edu")!, identityProvider: idp, idpURL: URL(string: address)!
             )
         } throws: { ($0 as? UniToolError)?.kind == .usage }
+    }
+}
+
+@Suite("A field that overrides a platform's field")
+struct FieldOverrideTests {
+    static let platforms = RecipeComposer.platformsDirectory(bundled: Fixtures.recipes)
+
+    /// One Koha checkouts row, as opac-user.tt writes it: the due date's data-order is the stored
+    /// date and time.
+    static let page = """
+        <html><body><table id="checkoutst"><tbody><tr>
+        <td class="title"><a class="title" href="/cgi-bin/koha/opac-detail.pl?biblionumber=7"><span class="biblio-title">Algebra</span></a></td>
+        <td class="date_due" data-order="2026-07-04 23:59:00"> 07/04/2026 </td>
+        <td class="barcode">39020004417</td>
+        </tr></tbody></table></body></html>
+        """
+
+    func loans(due: String) throws -> DataRecipe {
+        try DataRecipe.load(
+            file: "uni/loans.yaml", text: "use: koha/loans\nfields:\n  due: \(due)\n", portal: "uni", platforms: Self.platforms)
+    }
+
+    @Test("its own xpath and format read the value its own way: the platform's regex is not applied to it")
+    func ownChain() throws {
+        let recipe = try loans(
+            due:
+                #"{ xpath: "td[contains(@class, 'date_due')]/@data-order", type: datetime, format: "yyyy-MM-dd HH:mm:ss", required: true }"#
+        )
+        let due = try #require(recipe.primary.fields.first { $0.name == "due" })
+        #expect(due.regex == nil, "the platform's regex, written for its own element, was kept: \(due.regex ?? "")")
+        let records = try RecordExtractor(recipe: recipe).extract(from: try Document(html: Self.page)).records
+        #expect(records.count == 1)
+        let value = try #require(records.first?["due"])
+        guard case .datetime(let text) = value else {
+            Issue.record("not a datetime: \(value)")
+            return
+        }
+        #expect(text.hasPrefix("2026-07-04T23:59:00"), "\(text)")
+        #expect(recipe.warnings.allSatisfy { !$0.contains("'due'") }, "\(recipe.warnings)")
+    }
+
+    @Test("with extends: true it adds to the platform's chain; a field giving part of a chain without xpath is warned about")
+    func extendsAndMixing() throws {
+        let extended = try loans(due: #"{ xpath: "td[contains(@class, 'date_due')]/@data-order", extends: true }"#)
+        let due = try #require(extended.primary.fields.first { $0.name == "due" })
+        #expect(due.regex != nil && due.format == "yyyy-MM-dd", "extends keeps the platform's regex and format")
+        let mixed = try loans(due: #"{ format: "yyyy-MM-dd", timezone: Europe/Vienna }"#)
+        #expect(
+            mixed.warnings.contains { $0.contains("field 'due' gives its own format, timezone over the platform's") }, "\(mixed.warnings)")
+        #expect(throws: UniToolError.self) {
+            try loans(due: "{ xpath: td[1] }\n  shelf: { xpath: td[2], extends: true }")
+        }
     }
 }
