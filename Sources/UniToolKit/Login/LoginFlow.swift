@@ -118,7 +118,7 @@ public struct LoginFlow: Sendable {
                 report(.followedRefresh)
             case .act(let rule):
                 logger.debug("login page '\(rule.name)' at \(page.url.redactedForLog)")
-                let postsAssertion = try document.evaluate("boolean(//form//input[@name='SAMLResponse'])").booleanValue
+                let postsAssertion = try document.evaluate(Self.carriesAnswer).booleanValue
                 do {
                     let outcome = try await act(
                         rule, on: page, document: document, credentials: credentials, password: password, step: &step)
@@ -139,6 +139,14 @@ public struct LoginFlow: Sendable {
             }
         }
     }
+
+    /// A page whose form carries the login service's answer to the portal: a SAML response, or
+    /// an OpenID Connect authorization response sent with `response_mode=form_post` (code or
+    /// id_token beside state: OpenID Connect Core 1.0 3.1.2.5 and 3.3.2.5, OAuth 2.0 Form Post
+    /// Response Mode 2). Once it went to the portal, another login page means the portal did not
+    /// keep the session. (An answer by redirect, OIDC's query mode or a CAS ticket, is no page.)
+    static let carriesAnswer =
+        "boolean(//form//input[@name='SAMLResponse'] | //form[.//input[@name='state']]//input[@name='code' or @name='id_token'])"
 
     /// Same origin and path: the query may differ (a SAML SP adds none, some portals add a
     /// session marker), and the path is compared as the address bar shows it.
