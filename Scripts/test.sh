@@ -19,6 +19,10 @@ export UNITOOL_SSP_ROOT
 # (pip, into .build/djangocas-venv), run from a private folder by Scripts/interop-djangocas.sh.
 UNITOOL_DJANGOCAS_PYTHON="$(./Scripts/interop-djangocas.sh fetch)"
 export UNITOOL_DJANGOCAS_PYTHON
+# The OpenID Connect provider of the OIDC interop tests: django-oidc-provider and its Authlib
+# portal (pip, into .build/oidc-venv), run from a private folder by Scripts/interop-oidc.sh.
+UNITOOL_OIDC_PYTHON="$(./Scripts/interop-oidc.sh fetch)"
+export UNITOOL_OIDC_PYTHON
 # The LemonLDAP::NG IdP and the Shibboleth SP of the other SAML interop tests: Debian's packages,
 # installed by install-deps.sh, run from a private folder by Scripts/interop-lemonldap.sh.
 export UNITOOL_LLNG_INTEROP=1
@@ -48,11 +52,11 @@ dbus-run-session -- sh -c '
         exec swift test --skip-build "$@"
     fi
     browser="RecordedLoginTests|RecordedActionsTests|RecordedAjaxEndToEndTests|RecordedDayTests|RecordedFailureAndUpdateTests"
-    swift test --skip-build --skip "LemonLDAPInteropTests|ForeignRecordingsTests|DjangoCASInteropTests|DjangoCASLiveTests|$browser"
+    swift test --skip-build --skip "LemonLDAPInteropTests|ForeignRecordingsTests|DjangoCASInteropTests|DjangoCASLiveTests|OIDCInteropTests|$browser"
     first=$?
     swift test --skip-build --filter LemonLDAPInteropTests
     second=$?
-    swift test --skip-build --filter "ForeignRecordingsTests|DjangoCASInteropTests|DjangoCASLiveTests|$browser"
+    swift test --skip-build --filter "ForeignRecordingsTests|DjangoCASInteropTests|DjangoCASLiveTests|OIDCInteropTests|$browser"
     third=$?
     [ "$first" -ne 0 ] && exit "$first"
     [ "$second" -ne 0 ] && exit "$second"
