@@ -110,7 +110,9 @@ struct AuthCommand: AsyncParsableCommand {
             if !noVerify {
                 // A fresh login in an empty jar that must ask for the password (`provePassword`).
                 let credentials = Credentials(
-                    username: user, password: password, oneTimeCode: CommandEnvironment.oneTimeCode(for: account, trace: environment.trace))
+                    username: user, password: password,
+                    given: globals.passwordStdin ? "--password-stdin" : "type it at the prompt",
+                    oneTimeCode: CommandEnvironment.oneTimeCode(for: account, trace: environment.trace))
                 let provide: CredentialProvider = { credentials }
                 try await environment.withPortal(portal, user: user, credentials: provide, freshLogin: true) { connection in
                     Progress.say("Logging in to \(TerminalText.escaped(portal.name)) as \(TerminalText.escaped(user))…")

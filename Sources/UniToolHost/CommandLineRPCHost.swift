@@ -62,7 +62,10 @@ package final class CommandLineRPCHost: RPCHost {
         let located = try await locate(portal)
         let oneTimeCode = Self.oneTimeCodes(Account(portal: portal, user: user))
         return PortalConnection(
-            portal: located, user: user, credentials: { Credentials(username: user, password: password, oneTimeCode: oneTimeCode) },
+            portal: located, user: user,
+            credentials: {
+                Credentials(username: user, password: password, given: "the password passed to auth.login", oneTimeCode: oneTimeCode)
+            },
             configuration: environment.sessionConfiguration(), startEmpty: true, logger: environment.logger)
     }
 
@@ -103,7 +106,7 @@ package final class CommandLineRPCHost: RPCHost {
         let command = ProcessInfo.processInfo.environment[PasswordCommand.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
         return { [self] in
             account.credentials(
-                given: self.passwords.withLock { $0[passwordKey] },
+                given: self.passwords.withLock { $0[passwordKey] }, givenHow: "the password passed to auth.login",
                 command: command.map { command in
                     (PasswordCommand.environmentVariable, { try PasswordCommand.run(command, portal: portal.id, user: user) })
                 },

@@ -201,7 +201,10 @@ package final class CommandEnvironment: Sendable {
             throw UniToolError(
                 .usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
         }
-        var credentials = Self.credentials(for: Account(portal: portal, user: user), given: given, trace: trace)
+        var credentials = Self.credentials(
+            for: Account(portal: portal, user: user), given: given,
+            givenHow: options.passwordStdin ? "--password-stdin" : "the demo's password",
+            trace: trace)
         if let named, !options.passwordStdin {
             // A missing or wrong password for a user from a setting says where that user came from.
             let password = credentials.password
@@ -229,12 +232,14 @@ package final class CommandEnvironment: Sendable {
 
     /// The CLI's sources for `Account.credentials`: `UNITOOL_PASSWORD_COMMAND`, and one-time
     /// codes from the keyring, `UNITOOL_TOTP_COMMAND` or the terminal.
-    package static func credentials(for account: Account, given: Secret?, trace: HTTPTrace?) -> Credentials {
+    package static func credentials(
+        for account: Account, given: Secret?, givenHow: String = "--password-stdin", trace: HTTPTrace?
+    ) -> Credentials {
         let portalID = account.portal.id
         let user = account.user
         let command = ProcessInfo.processInfo.environment[PasswordCommand.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
         return account.credentials(
-            given: given,
+            given: given, givenHow: givenHow,
             command: command.map { command in
                 (PasswordCommand.environmentVariable, { try PasswordCommand.run(command, portal: portalID, user: user) })
             },

@@ -103,6 +103,29 @@ struct AuthCommandTests {
         #expect(outcome.stdout.contains("Introduction to Programming"))
     }
 
+    @Test("a refused password's hint names where that password came from: the password command, the keyring, --password-stdin")
+    func refusedPasswordNamesItsSource() async throws {
+        let fromCommand = try await run(
+            ["--portal", "demo", "--user", "dora", "grades", "--json"], extra: ["UNITOOL_PASSWORD_COMMAND": "printf 'not-doras-password'"])
+        #expect(fromCommand.exitCode == 10, "\(fromCommand)")
+        #expect(fromCommand.stderr.contains("the password came from UNITOOL_PASSWORD_COMMAND"), "\(fromCommand)")
+        #expect(!fromCommand.stderr.contains("--password-stdin"), "\(fromCommand)")
+
+        // A password stored when it was right, changed at the portal since: the demo's bence
+        // with an old password in the keyring.
+        let stored = try await run(
+            ["auth", "login", "--portal", "demo", "--user", "bence", "--password-stdin", "--no-verify"], stdin: "Kaland-2025")
+        try #require(stored.exitCode == 0, "\(stored)")
+        let fromKeyring = try await run(["--portal", "demo", "--user", "bence", "grades", "--json"])
+        #expect(fromKeyring.exitCode == 10, "\(fromKeyring)")
+        #expect(fromKeyring.stderr.contains("the password came from the keyring"), "\(fromKeyring)")
+        #expect(fromKeyring.stderr.contains("unitool auth login --portal demo --user bence"), "\(fromKeyring)")
+
+        let fromStdin = try await run(["--portal", "demo", "--user", "dora", "--password-stdin", "grades"], stdin: "wrong-again")
+        #expect(fromStdin.exitCode == 10, "\(fromStdin)")
+        #expect(fromStdin.stderr.contains("give the password again (--password-stdin)"), "\(fromStdin)")
+    }
+
     @Test("with no D-Bus session, a data command fails fast and names the keyring and --password-stdin")
     func noSessionBus() async throws {
         let emptyRuntime = sandbox.root.appendingPathComponent("no-bus")

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A password that does not show itself: printing, logging or interpolating it gives
 /// `<redacted>`. Its bytes are wiped when the last copy goes away.
 public final class Secret: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
@@ -21,6 +23,51 @@ public final class Secret: Sendable, CustomStringConvertible, CustomDebugStringC
     }
 }
 
+/// Where a login's password came from, once a page asked for it: what the hint of a refused
+/// password names, since "give it again with --password-stdin" is no help to a cron job whose
+/// password came from `UNITOOL_PASSWORD_COMMAND`.
+public enum PasswordOrigin: Sendable, Equatable {
+    /// Given with the request: piped to `--password-stdin`, passed to `auth.login` (in words).
+    case given(String)
+    /// A command's output: the environment variable that named it.
+    case command(String)
+    /// The password stored in the keyring.
+    case keyring
+    /// A password known without asking (a demo user's).
+    case known
+    /// Typed at a prompt for this login.
+    case typed
+
+    /// What to do when the portal refused this password.
+    public func refusedHint(portal: String, user: String) -> String {
+        switch self {
+        case .given(let how):
+            return "check the user name, then give the password again (\(how))"
+        case .command(let variable):
+            return
+                "the password came from \(variable): check the user name, and that the command prints the current password for \(user) on \(portal) (and nothing else)"
+        case .keyring:
+            return
+                "the password came from the keyring: if it changed, store the new one with 'unitool auth login --portal \(portal) --user \(user)'"
+        case .known:
+            return "the demo's own password for \(user) was refused: check the user name ('unitool demo' lists the demo's users)"
+        case .typed:
+            return "check the user name, then type the password again"
+        }
+    }
+}
+
+/// Which `PasswordOrigin` served a login, noted by the password source when it is read. A
+/// reference, so that the copies of `Credentials` a login passes around share it.
+public final class PasswordOriginRecord: Sendable {
+    private let origin = Mutex<PasswordOrigin?>(nil)
+
+    public init() {}
+
+    public func note(_ origin: PasswordOrigin) { self.origin.withLock { $0 = origin } }
+    public var value: PasswordOrigin? { origin.withLock { $0 } }
+}
+
 /// Who to log in as, and where the secrets come from.
 ///
 /// The password and the one-time code are produced at the moment a login page's rule fills
@@ -35,19 +82,33 @@ public struct Credentials: Sendable {
     /// (`OneTimeCodeSource.code`).
     public var oneTimeCode: (@Sendable () throws -> Secret)?
 
-    /// A password known already (typed, piped in, given to `auth.login`).
-    public init(username: String, password: Secret, oneTimeCode: (@Sendable () throws -> Secret)? = nil) {
+    /// Where the password came from, once it was read (nil before, or when the source did not say).
+    public let origin: PasswordOriginRecord
+
+    /// A password known already (typed, piped in, given to `auth.login`), `given` saying how.
+    public init(
+        username: String, password: Secret, given: String = "--password-stdin, or 'unitool auth login'",
+        oneTimeCode: (@Sendable () throws -> Secret)? = nil
+    ) {
+        let origin = PasswordOriginRecord()
         self.username = username
-        self.password = { password }
+        self.password = {
+            origin.note(.given(given))
+            return password
+        }
         self.oneTimeCode = oneTimeCode
+        self.origin = origin
     }
 
-    /// A password to be read only if a page asks for it (the keyring, a password command).
+    /// A password to be read only if a page asks for it (the keyring, a password command), which
+    /// notes in `origin` where it came from.
     public init(
-        username: String, passwordSource: @escaping @Sendable () throws -> Secret, oneTimeCode: (@Sendable () throws -> Secret)? = nil
+        username: String, origin: PasswordOriginRecord = PasswordOriginRecord(), passwordSource: @escaping @Sendable () throws -> Secret,
+        oneTimeCode: (@Sendable () throws -> Secret)? = nil
     ) {
         self.username = username
         self.password = passwordSource
         self.oneTimeCode = oneTimeCode
+        self.origin = origin
     }
 }

@@ -98,6 +98,10 @@ public struct LoginFlow: Sendable {
                     }
                     error = LoginStateMachine.error(for: reason, rule: matched.rule, portalMessage: message)
                 }
+                // A refused password: the hint names where it came from, the one place to fix it.
+                if error.kind == .wrongCredentials, let origin = credentials.origin.value {
+                    error = UniToolError(error.kind, error.message, hint: origin.refusedHint(portal: portal.id, user: credentials.username))
+                }
                 report(.failed, error: error)
                 throw error
             case .followRefresh:

@@ -96,7 +96,8 @@ public struct Account: Sendable {
     /// The credential policy, one for every front end. The password, read only when a login
     /// page asks for it, comes from, in order:
     ///
-    /// 1. `given`: typed, piped in (`--password-stdin`), or passed to `auth.login`;
+    /// 1. `given`: typed, piped in (`--password-stdin`), or passed to `auth.login` (`givenHow`
+    ///    says which, for the hint when the portal refuses it);
     /// 2. `command`: `UNITOOL_PASSWORD_COMMAND`, run by the front end, and only for a definition of
     ///    the portal that sends the password nowhere the one it replaced did not;
     /// 3. the keyring, under the release rules of `PasswordKeyring`;
@@ -106,32 +107,44 @@ public struct Account: Sendable {
     ///
     /// Nothing left is `credentialsMissing`, with `missingHint` saying what this front end can do.
     public func credentials(
-        given: Secret? = nil, command: (source: String, run: @Sendable () throws -> Secret)? = nil, known: Secret? = nil,
-        oneTimeCode: (@Sendable () throws -> Secret)?, missingHint: String
+        given: Secret? = nil, givenHow: String = "--password-stdin", command: (source: String, run: @Sendable () throws -> Secret)? = nil,
+        known: Secret? = nil, oneTimeCode: (@Sendable () throws -> Secret)?, missingHint: String
     ) -> Credentials {
         let account = self
+        let origin = PasswordOriginRecord()
         return Credentials(
-            username: user,
+            username: user, origin: origin,
             passwordSource: {
-                if let given { return given }
+                if let given {
+                    origin.note(.given(givenHow))
+                    return given
+                }
                 if let command {
                     try PasswordKeyring.checkOutsideSecret(for: account.portal, source: command.source)
+                    origin.note(.command(command.source))
                     return try command.run()
                 }
                 let interaction = CurrentInteraction.value
                 var keyringFailure: UniToolError?
                 do {
-                    if let stored = try account.storedPassword() { return stored }
+                    if let stored = try account.storedPassword() {
+                        origin.note(.keyring)
+                        return stored
+                    }
                 } catch let error as UniToolError
                     where (known != nil || interaction.canTypePassword) && error.kind != .credentialsMissing
                 {
                     // No keyring here (a server, CI): the known or typed password still serves.
                     keyringFailure = error
                 }
-                if let known { return known }
+                if let known {
+                    origin.note(.known)
+                    return known
+                }
                 if interaction.canTypePassword,
                     let typed = interaction.typePassword(account.portal.passwordPrompt(user: account.user)), !typed.isEmpty
                 {
+                    origin.note(.typed)
                     return typed
                 }
                 if let keyringFailure { throw keyringFailure }

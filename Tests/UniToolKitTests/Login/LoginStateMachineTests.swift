@@ -16,15 +16,15 @@ struct LoginStateMachineTests {
                 - name: user id
                   when: "//form[@id='login-id']"
                   fill: { j_username: "{{username}}" }
-                - name: password
-                  when: "//form[@id='login-password']"
-                  fill: { j_password: "{{password}}" }
                 - name: saml post
                   when: "//input[@name='SAMLResponse']"
                   auto_submit: true
                 - name: mfa
                   when: "//form[@id='otp']"
                   fail: mfa_required
+                - name: password
+                  when: "//form[@id='login-password']"
+                  fill: { j_password: "{{password}}" }
             """
         return try! PortalRecipe.load(file: "portal.yaml", text: text).login
     }()
@@ -42,8 +42,8 @@ struct LoginStateMachineTests {
     func happyPath() {
         var machine = LoginStateMachine(recipe: Self.recipe, portal: "p")
         #expect(rule(of: machine.decide(observe(1))) == "user id")
-        #expect(rule(of: machine.decide(observe(2))) == "password")
-        #expect(rule(of: machine.decide(observe(3))) == "saml post")
+        #expect(rule(of: machine.decide(observe(4))) == "password")
+        #expect(rule(of: machine.decide(observe(2))) == "saml post")
         guard case .loggedIn = machine.decide(observe(nil, onPortal: true)) else {
             Issue.record("expected loggedIn")
             return
@@ -54,7 +54,7 @@ struct LoginStateMachineTests {
     func wrongPassword() {
         var machine = LoginStateMachine(recipe: Self.recipe, portal: "p")
         _ = machine.decide(observe(1))
-        _ = machine.decide(observe(2))
+        _ = machine.decide(observe(4))
         guard case .failed(let error) = machine.decide(observe(0)) else {
             Issue.record("expected failure")
             return
@@ -65,7 +65,7 @@ struct LoginStateMachineTests {
     @Test("MFA, wrong password and an unknown page are three different errors")
     func distinctFailures() {
         var mfa = LoginStateMachine(recipe: Self.recipe, portal: "p")
-        guard case .failed(let mfaError) = mfa.decide(observe(4)) else {
+        guard case .failed(let mfaError) = mfa.decide(observe(3)) else {
             Issue.record("expected failure")
             return
         }
@@ -77,7 +77,7 @@ struct LoginStateMachineTests {
             return
         }
         #expect(unknownError.kind == .layoutChanged)
-        #expect(unknownError.message.contains("rules tried: wrong password, user id, password, saml post, mfa"))
+        #expect(unknownError.message.contains("rules tried: wrong password, user id, saml post, mfa, password"))
     }
 
     @Test("an answer for a script (401, 403, JSON) where a login page was expected is named so, not as a changed layout")
@@ -122,7 +122,7 @@ struct LoginStateMachineTests {
     func stepLimit() {
         var machine = LoginStateMachine(recipe: Self.recipe, portal: "p")
         var last: LoginStateMachine.Decision = .loggedIn
-        for _ in 0..<7 { last = machine.decide(observe(3)) }
+        for _ in 0..<7 { last = machine.decide(observe(2)) }
         guard case .failed(let error) = last else {
             Issue.record("expected failure")
             return
@@ -137,9 +137,6 @@ struct LoginStateMachineTests {
             base_url: https://portal.example.edu
             login:
               pages:
-                - name: password
-                  when: "//form[@id='login-password']"
-                  fill: { j_password: "{{password}}" }
                 - name: reminder
                   when: "//a[@id='later']"
                   follow: "//a[@id='later']"
@@ -150,6 +147,9 @@ struct LoginStateMachineTests {
                 - name: locked
                   when: "//p[@id='locked']"
                   fail: account_locked
+                - name: password
+                  when: "//form[@id='login-password']"
+                  fill: { j_password: "{{password}}" }
             """
         return try! PortalRecipe.load(file: "portal.yaml", text: text).login
     }()
@@ -157,17 +157,17 @@ struct LoginStateMachineTests {
     @Test("after the SAML response, only after_login rules act; another login page is a second login; fail rules always speak")
     func afterDelivery() {
         var machine = LoginStateMachine(recipe: Self.aroundTheLogin, portal: "p")
-        #expect(rule(of: machine.decide(observe(0))) == "password")
+        #expect(rule(of: machine.decide(observe(3))) == "password")
         machine.noteDelivered()
-        #expect(rule(of: machine.decide(observe(1, onPortal: true))) == "reminder")
-        guard case .failed(let error) = machine.decide(observe(0)) else {
+        #expect(rule(of: machine.decide(observe(0, onPortal: true))) == "reminder")
+        guard case .failed(let error) = machine.decide(observe(3)) else {
             Issue.record("a password page after the SAML response was acted on")
             return
         }
         #expect(error.kind == .loginFailed && error.message.contains("login again right after"))
         var other = LoginStateMachine(recipe: Self.aroundTheLogin, portal: "p")
         other.noteDelivered()
-        guard case .failed(let locked) = other.decide(observe(3)) else {
+        guard case .failed(let locked) = other.decide(observe(2)) else {
             Issue.record("a fail rule after the SAML response was not honoured")
             return
         }
@@ -177,16 +177,16 @@ struct LoginStateMachineTests {
     @Test("a restart happens once per login; the same link page twice in a row is a loop")
     func restartOnceAndLinkLoops() {
         var machine = LoginStateMachine(recipe: Self.aroundTheLogin, portal: "p")
-        #expect(rule(of: machine.decide(observe(2, onPortal: true))) == "timed out")
-        #expect(rule(of: machine.decide(observe(0))) == "password")
-        guard case .failed(let again) = machine.decide(observe(2, onPortal: true)) else {
+        #expect(rule(of: machine.decide(observe(1, onPortal: true))) == "timed out")
+        #expect(rule(of: machine.decide(observe(3))) == "password")
+        guard case .failed(let again) = machine.decide(observe(1, onPortal: true)) else {
             Issue.record("a second restart was allowed")
             return
         }
         #expect(again.message.contains("again after a fresh login"))
         var links = LoginStateMachine(recipe: Self.aroundTheLogin, portal: "p")
-        #expect(rule(of: links.decide(observe(1, onPortal: true))) == "reminder")
-        guard case .failed = links.decide(observe(1, onPortal: true)) else {
+        #expect(rule(of: links.decide(observe(0, onPortal: true))) == "reminder")
+        guard case .failed = links.decide(observe(0, onPortal: true)) else {
             Issue.record("following a link back to the same page was not stopped")
             return
         }
