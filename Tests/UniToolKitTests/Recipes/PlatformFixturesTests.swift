@@ -16,8 +16,8 @@ struct PlatformFixturesTests {
 
     /// The products and versions universities run, as the issue lists them.
     static let versions: [String: [String]] = [
-        "keycloak": ["26-v1", "26-v2"], "cas": ["6.6", "7.1", "django-cas-server-3.1"], "shibboleth-idp": ["4.3", "5.1"], "simplesamlphp": ["1.19", "2.3"],
-        "moodle": ["4.1", "4.5"], "koha": ["23.11", "24.05"],
+        "keycloak": ["26-v1", "26-v2"], "cas": ["6.6", "7.1", "django-cas-server-3.1"], "shibboleth-idp": ["4.3", "5.1"],
+        "simplesamlphp": ["1.19", "2.3"], "moodle": ["4.1", "4.5"], "koha": ["23.11", "24.05"],
     ]
 
     struct LoginPage: Sendable, CustomTestStringConvertible {
