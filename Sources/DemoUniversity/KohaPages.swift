@@ -5,8 +5,11 @@ import Foundation
 /// a due date cell whose `data-order` is the stored date and time (seconds included), a renew
 /// checkbox per renewable item whose value is its item number, "( N of M renewals remaining )",
 /// the "Renewed!" badge in the row of each loan just renewed (`opac-user.pl?renewed=ITEM:ITEM`),
-/// `form#renewall`, and the empty state as a table without an id. The structure follows Koha
-/// 24.05's `opac-user.tt` (Fixtures/platforms/koha/24.05/loans/); the text is the demo's own.
+/// `form#renewall`, and the empty state as a table without an id. The due date, item type,
+/// barcode and call number cells start with the label Koha writes for narrow screens
+/// (`<span class="tdlabel">Barcode:</span>`), so that what reads the demo reads real OPACs (issue
+/// 49: a demo without them let "Barcode: 39020004417" through). The structure follows Koha 24.05's
+/// `opac-user.tt` (Fixtures/platforms/koha/24.05/loans/); the text is the demo's own.
 enum KohaPages {
     /// A stable item number per loan, as Koha's `itemnumber`.
     static func itemNumber(_ loan: DemoLoan) -> String { String((Int(loan.barcode.suffix(4)) ?? 0) + 1000) }
@@ -32,10 +35,10 @@ enum KohaPages {
                           <td class="title"><a href="/cgi-bin/koha/opac-detail.pl?biblionumber=\(item)" class="title"><span class="biblio-title">\(HTML.escape(row.loan.title))</span></a></td>
                           <td class="author">\(HTML.escape(row.loan.author))</td>
                           <td class="checkout_date" data-order="\(DemoData.campusText(issued, format: "yyyy-MM-dd HH:mm:ss"))"> \(DemoData.campusText(issued, format: "MM/dd/yyyy")) </td>
-                          <td class="date_due\(overdue ? " overdue" : "")" data-order="\(DemoData.campusText(row.due, format: "yyyy-MM-dd HH:mm:ss"))"> \(DemoData.campusText(row.due, format: "MM/dd/yyyy")) </td>
-                          <td class="itype"><span class="itypetext">Book</span></td>
-                          <td class="barcode"> \(row.loan.barcode) </td>
-                          <td class="call_no"> QA76.\(item) </td>
+                          <td class="date_due\(overdue ? " overdue" : "")" data-order="\(DemoData.campusText(row.due, format: "yyyy-MM-dd HH:mm:ss"))"><span class="tdlabel">Due:</span> \(DemoData.campusText(row.due, format: "MM/dd/yyyy")) </td>
+                          <td class="itype"><span class="tdlabel">Type:</span> <span class="itypetext">Book</span></td>
+                          <td class="barcode"><span class="tdlabel">Barcode:</span> \(row.loan.barcode) </td>
+                          <td class="call_no"><span class="tdlabel">Shelf mark:</span> QA76.\(item) </td>
                           <td class="renew" data-order="\(row.loan.reserved ? 0 : max(row.renewalsLeft, 0))">\(badge)\(renew)</td>
                           <td></td>
                         </tr>
