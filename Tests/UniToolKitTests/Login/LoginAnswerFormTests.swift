@@ -23,7 +23,7 @@ struct LoginAnswerFormTests {
         "SAML's POST page and OpenID Connect's form_post pages (code or id_token with state) carry it",
         arguments: [
             "simplesamlphp/1.19/saml-post.html", "oidc/form-post-1.0/spec-id-token.html", "oidc/form-post-1.0/idpyoidc-code.html",
-            "oidc/form-post-1.0/authlib-hybrid.html",
+            "oidc/form-post-1.0/authlib-hybrid.html", "oidc/form-post-1.0/lemonldap-code.html",
         ])
     func answers(_ page: String) throws {
         #expect(try carriesAnswer(page))
