@@ -23,6 +23,8 @@ if [ "${1:-}" = "--tests" ]; then
         liblemonldap-ng-portal-perl lemonldap-ng-fastcgi-server liblasso-perl libconvert-base32-perl
         libdigest-hmac-perl libxml-simple-perl libio-string-perl libgd-securityimage-perl libimage-magick-perl
         starman apache2-bin libapache2-mod-shib oathtool curl
+        # LemonLDAP::NG's OpenID Connect issuer, the form_post OP of Scripts/interop-oidc.sh.
+        libstring-random-perl
         # The browser that records logins for the tests of 'recipes new --from-har' (driven by
         # Playwright from PyPI, Scripts/interop-venv.sh; never 'playwright install').
         chromium
