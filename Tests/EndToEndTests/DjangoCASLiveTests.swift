@@ -48,7 +48,7 @@ struct DjangoCASLiveTests {
         try #require(
             InteropPeer.runScript(Self.script, ["start", serverDirectory.path, String(casPort), String(portalPort)]) == 0,
             "django-cas-server or the portal did not start (see \(serverDirectory.path)/log)")
-        for portal in ["djangocas", "djangocas-unregistered"] {
+        for portal in ["djangocas", "djangocas-unregistered", "djangocas-staff"] {
             let source = Self.interop.appendingPathComponent("recipes/\(portal)")
             let folder = sandbox.root.appendingPathComponent("config/unitool/recipes/\(portal)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -200,7 +200,7 @@ struct DjangoCASLiveTests {
     }
 
     @Test(
-        "a wrong password is exit 10 in django-cas-server's words; a service the CAS server does not allow is exit 14 before any password is asked for or sent"
+        "a wrong password is exit 10 in django-cas-server's words; a service the CAS server does not allow is exit 14 before any password is asked for or sent; a service closed to this user is exit 14 in the server's words"
     )
     func failures() async throws {
         try await withPeer {
@@ -219,6 +219,14 @@ struct DjangoCASLiveTests {
             let sent = try requests(in: trace)
             #expect(sent == ["GET portal /unregistered/grades 302", "GET cas /cas/login 200"], "\(sent)")
             #expect(!sent.contains { $0.hasPrefix("POST") })
+
+            // A service open to mlee alone: CAS knows only after the password whom it refuses.
+            let closed = try await run(["--user", "jdoe", "grades"], portal: "djangocas-staff")
+            #expect(closed.exitCode == 14, "\(closed)")
+            #expect(closed.stderr.contains("Username not allowed"), "views.py's message for a user the pattern leaves out: \(closed)")
+            let open = try await run(["--user", "mlee", "grades", "--json"], portal: "djangocas-staff", password: "other-pass-2026")
+            #expect(open.exitCode == 0, "\(open)")
+            RecordedLoginTests.expectSameRecords(try Self.json(open), try Self.records("grades.json", of: "mlee"), label: "djangocas-staff")
         }
     }
 }
