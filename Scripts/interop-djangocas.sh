@@ -22,8 +22,8 @@
 #                                              (loans.json, a renew form per row), /logout, and
 #                                              POST /test/forget-sessions (it forgets its sessions)
 #
-# The CAS server lets tickets go to the portal's addresses only (one service pattern), all but
-# /unregistered/…, which stand for a service nobody registered (cas_setup.py). The
+# The CAS server lets tickets go to the portal's addresses only, all but /unregistered/…, which
+# stand for a service nobody registered, and /staff/… to mlee alone (cas_setup.py). The
 # Django project (settings, URLs, setup) and the portal are in Tests/EndToEndTests/Interop/djangocas/.
 # Needs python3 and python3-venv (Scripts/install-deps.sh --tests); the Python packages come from
 # PyPI into a venv of their own, apart from the interop clients' (Scripts/interop-venv.sh): this
