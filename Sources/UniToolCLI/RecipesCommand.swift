@@ -568,13 +568,14 @@ struct RecipesCommand: AsyncParsableCommand {
             for portal in sorted {
                 print("portal '\(TerminalText.escaped(portal.id))': login rules in the order they are tried")
                 let rules = portal.triedRules
-                let width = rules.map(\.name.count).max() ?? 0
-                for rule in rules {
-                    let name = TerminalText.escaped(rule.name).padding(toLength: max(width, 4), withPad: " ", startingAt: 0)
-                    let origin = rule.platform.map { "from \(TerminalText.escaped($0))" } ?? "own"
-                    print(
-                        "  \(String(format: "%2d", rule.position)). \(name)  \(origin.padding(toLength: 24, withPad: " ", startingAt: 0)) \(rule.action)"
-                    )
+                let names = rules.map { TerminalText.escaped($0.name) }
+                let origins = rules.map { rule in rule.platform.map { "from \(TerminalText.escaped($0))" } ?? "own" }
+                let nameWidth = names.map(\.count).max() ?? 0
+                let originWidth = origins.map(\.count).max() ?? 0
+                for (index, rule) in rules.enumerated() {
+                    let name = names[index].padding(toLength: nameWidth, withPad: " ", startingAt: 0)
+                    let origin = origins[index].padding(toLength: originWidth, withPad: " ", startingAt: 0)
+                    print("  \(String(format: "%2d", rule.position)). \(name)  \(origin)  \(rule.action)")
                 }
             }
         }

@@ -243,10 +243,13 @@ public final class PortalConnection: Sendable {
     /// portal whose terms the user has not accepted. Actions, which change something, check first.
     ///
     /// Only once the user has accepted some version of this portal's terms: on the very first
-    /// run nothing is fetched until they are accepted.
+    /// run nothing is fetched until they are accepted. And only with a session that may still
+    /// be valid (the jar holds cookies for the portal): a cold one meets the login on both
+    /// requests, so the terms check logs in first and the fetch follows on its session, instead
+    /// of a second request to the portal that can only wait for that login.
     func whileCheckingTerms<T: Sendable>(_ fetch: @escaping @Sendable () async throws -> T) async throws -> T {
         if state.withLock({ $0.termsCleared }) { return try await fetch() }
-        guard (try? terms.accepted.load(portal: portal.id)) != nil else {
+        guard (try? terms.accepted.load(portal: portal.id)) != nil, session.cookieJar.header(for: portal.baseURL) != nil else {
             try await ensureTermsAccepted()
             return try await fetch()
         }
@@ -316,14 +319,16 @@ public final class PortalConnection: Sendable {
         // stops there until the check is done, and never claims: its login waits for the terms
         // check, which may itself be signing in.
         let claim = LoginCoordinator.Claim()
-        let speculative = Self.termsVerdict != nil
-        let gate = HTTPSession.RedirectGate { [logins] next in
-            guard self.leadsToLogin(next, flow: flow) else { return false }
-            return await logins.holds(next, for: claim, mayClaim: !speculative)
+        let logins = self.logins
+        let gate = { @Sendable (mayClaim: Bool) in
+            HTTPSession.RedirectGate { next in
+                guard self.leadsToLogin(next, flow: flow) else { return false }
+                return await logins.holds(next, for: claim, mayClaim: mayClaim)
+            }
         }
         var page: Page
         do {
-            page = try await HTTPSession.$redirectGate.withValue(gate) { try await send() }
+            page = try await HTTPSession.$redirectGate.withValue(gate(Self.termsVerdict == nil)) { try await send() }
         } catch {
             await logins.release(claim)
             throw error
@@ -341,18 +346,19 @@ public final class PortalConnection: Sendable {
                     hint: "the portal may not accept unitool's cookies; run with --verbose to see every page")
             }
             rounds -= 1
-            if let held = page.heldRedirect {
+            if page.heldRedirect != nil {
                 if let verdict = Self.termsVerdict { try await verdict.value }
                 await logins.waitForClaim(other: claim)
-                let finished = await logins.count
-                if finished > seen {
-                    // Signed in meanwhile: the page itself now, following every redirect.
-                    seen = finished
-                    page = try await send()
-                } else {
-                    // No login came of the wait: on to the login service, as the redirect said.
-                    page = try await HTTPSession.$commandHeaders.withValue([]) { try await session.get(held) }
-                }
+                seen = await logins.count
+                // The page itself again, as a browser tab is reloaded once another has signed in.
+                // Never on to where the held redirect pointed: its cookies were left out of the
+                // jar (`HTTPSession.redirectGate`), and the address carries a login state (OIDC's
+                // `state`, a SAML request's ID) that only they tied to this session, while the
+                // other request's login, whether the login flow ran or the login service's
+                // session answered by redirects alone, has given the session its own. Either the
+                // session now serves the page, or the page's own fresh redirect leads to the
+                // login service, which this request may now claim: the terms are checked.
+                page = try await HTTPSession.$redirectGate.withValue(gate(true)) { try await send() }
                 continue
             }
             // Fetched while the terms are being checked: log in only once they are accepted.

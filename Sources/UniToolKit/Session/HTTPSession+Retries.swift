@@ -6,7 +6,8 @@ extension HTTPSession {
         RetryPolicy(retries: configuration.retries, delay: configuration.retryDelay, maxRetryAfter: configuration.maxRetryAfter)
     }
 
-    /// `perform`, asked again as `RetryPolicy` decides, each time within the per-origin limit.
+    /// `perform`, asked again as `RetryPolicy` decides, each time within the per-origin limit. The
+    /// response returned has not stored its cookies (`send` does); those it tried again after have.
     func performWithRetries(
         method: String, url: URL, form: [(name: String, value: String)]?, json: String?, charset: String?, secretFields: Set<String>,
         browser: BrowserRequest
@@ -25,6 +26,8 @@ extension HTTPSession {
                 let response = try result.get()
                 let outcome = RetryPolicy.Outcome.response(status: response.status, retryAfter: response.headers.first(name: "retry-after"))
                 guard let next = policy.wait(after: outcome, method: method, attempt: attempt) else { return response }
+                // A response given up on for another try still set its cookies, as in a browser.
+                storeCookies(of: response, from: url)
                 wait = next
                 logger.debug("\(response.status) from \(url.redactedForLog); trying again in \(wait)")
             } catch let transport as TransportError {

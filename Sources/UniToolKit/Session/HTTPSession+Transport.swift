@@ -7,10 +7,21 @@ import NIOHTTP1
 // One exchange with the portal: the request as a browser makes it (headers, cookies, body),
 // the whole response within the time limit, the trace written.
 extension HTTPSession {
+    /// A response as it came. Its cookies are not in the jar yet: `send` stores them once it
+    /// knows the response is kept (`storeCookies(of:from:)`), not held back for another
+    /// request's login.
     struct RawResponse {
         var status: Int
         var headers: HTTPHeaders
         var body: [UInt8]
+    }
+
+    /// Stores the response's `Set-Cookie` headers in the jar, as a browser does for every
+    /// response it acts on.
+    func storeCookies(of response: RawResponse, from url: URL) {
+        let setCookies = response.headers["set-cookie"]
+        guard !setCookies.isEmpty else { return }
+        state.withLock { $0.jar.store(setCookieHeaders: setCookies, from: url) }
     }
 
     func perform(
@@ -50,8 +61,6 @@ extension HTTPSession {
             let (response, buffer) = try await Self.withTimeLimit(configuration.requestTimeout, url: url) {
                 let response = try await self.client.execute(
                     prepared, timeout: self.configuration.requestTimeout, logger: self.clientLogger)
-                let setCookies = response.headers["set-cookie"]
-                self.state.withLock { $0.jar.store(setCookieHeaders: setCookies, from: url) }
                 do {
                     return (response, try await response.body.collect(upTo: self.configuration.maxBodyBytes))
                 } catch is NIOTooManyBytesError {

@@ -211,6 +211,10 @@ public final class HTTPSession: Sendable {
                 status: response.status, location: response.headers.first(name: "location"), after: request)
             {
                 if let gate = Self.redirectGate, await gate.holds(next.url) {
+                    // Held back for another request's login, the response leaves the jar as it
+                    // was: its cookies (a login state of the portal's, such as Authlib's state in
+                    // a session cookie) would replace the ones the login in flight depends on,
+                    // and the login would come back to a state the portal no longer knows.
                     logger.debug("holding the redirect to \(next.url.redactedForLog): another request is signing in")
                     var held = Page(
                         url: url, status: response.status, contentType: response.headers.first(name: "content-type"),
@@ -218,6 +222,7 @@ public final class HTTPSession: Sendable {
                     held.heldRedirect = next.url
                     return held
                 }
+                storeCookies(of: response, from: url)
                 logger.debug("redirect \(response.status) -> \(next.url.redactedForLog)")
                 if !keepsBody {
                     form = nil
@@ -238,6 +243,7 @@ public final class HTTPSession: Sendable {
                 request = next
                 continue
             }
+            storeCookies(of: response, from: url)
             if response.status >= 500 {
                 let reason = HTTPResponseStatus(statusCode: response.status).reasonPhrase
                 if let login = configuration.loginServiceURL, url.origin == login.origin,
