@@ -208,7 +208,11 @@ extension DataRecipe.Source {
             if case .beforeToday(let other) = field.compute,
                 !fields.contains(where: { $0.name == other && ($0.type == .date || $0.type == .datetime) })
             {
-                throw fieldsReader.error(field.name, "compute: before_today needs a date field, and '\(other)' is not one")
+                throw fieldsReader.error(
+                    field.name, "compute: before_today needs a date field, and '\(other)' is not one",
+                    hint:
+                        "give '\(other)' type: date and its format; a field that gives its own xpath over a platform's gives its own type and format too, or says 'extends: true' to keep the platform's"
+                )
             }
             // The value it works from is read first: fields are read in order.
             if case .atMost(let other, _) = field.compute,

@@ -29,18 +29,33 @@ struct FieldMergeTests {
         """.write(to: folder.appendingPathComponent("loans.yaml"), atomically: true, encoding: .utf8)
     }
 
-    func load(_ text: String) throws -> DataRecipe {
-        defer { try? FileManager.default.removeItem(at: platforms) }
+    /// The recipe on the platform; the platform's folder is removed after, unless `keeping` it
+    /// for another load.
+    func load(_ text: String, keeping: Bool = false) throws -> DataRecipe {
+        defer { if !keeping { try? FileManager.default.removeItem(at: platforms) } }
         return try DataRecipe.load(
             file: "uni/loans.yaml", text: "command: loans\nuse: shop/loans\n" + text, portal: "uni", platforms: platforms)
     }
 
-    @Test("an xpath alone keeps the platform's type, format and required, so before_today still has its date")
+    @Test(
+        "an own xpath reads its own way: the platform's type and format go with its xpath (issue 49), required stays; extends: true keeps them"
+    )
     func xpathOnly() throws {
-        let recipe = try load("fields:\n  due: { xpath: \"td[5]\" }\n")
-        let due = try #require(recipe.primary.fields.first { $0.name == "due" })
-        #expect(due.xpath == "td[5]" && due.type == .date && due.format == "yyyy-MM-dd" && due.required)
-        #expect(recipe.primary.fields.map(\.name) == ["title", "due", "overdue"])
+        let own = try load("fields:\n  due: { xpath: \"td[5]\", type: date, format: \"dd.MM.yyyy\" }\n", keeping: true)
+        let due = try #require(own.primary.fields.first { $0.name == "due" })
+        #expect(due.xpath == "td[5]" && due.type == .date && due.format == "dd.MM.yyyy" && due.required)
+        #expect(own.primary.fields.map(\.name) == ["title", "due", "overdue"])
+
+        let extended = try load("fields:\n  due: { xpath: \"td[5]\", extends: true }\n", keeping: true)
+        let kept = try #require(extended.primary.fields.first { $0.name == "due" })
+        #expect(kept.xpath == "td[5]" && kept.type == .date && kept.format == "yyyy-MM-dd" && kept.required)
+
+        // An xpath alone reads text, which before_today cannot count with: said at load, with both ways out.
+        #expect {
+            try load("fields:\n  due: { xpath: \"td[5]\" }\n")
+        } throws: { error in
+            "\(error)".contains("before_today needs a date field") && "\(error)".contains("extends: true")
+        }
     }
 
     @Test("replace: true replaces the platform's field whole; a new field is added after the platform's")
