@@ -122,7 +122,14 @@ public struct LoginFlow: Sendable {
                 report(.followedRefresh)
             case .act(let rule):
                 logger.debug("login page '\(rule.name)' at \(page.url.redactedForLog)")
-                let postsAssertion = try document.evaluate(Self.carriesAnswer).booleanValue
+                // Only a form submitted as the page's own script would submits the answer: a
+                // page the person fills in (a code field beside a hidden state) does not.
+                let postsAssertion: Bool
+                if case .autoSubmit = rule.action {
+                    postsAssertion = try document.evaluate(Self.carriesAnswer).booleanValue
+                } else {
+                    postsAssertion = false
+                }
                 do {
                     let outcome = try await act(
                         rule, on: page, document: document, credentials: credentials, password: password, step: &step)
@@ -149,8 +156,10 @@ public struct LoginFlow: Sendable {
     /// id_token beside state: OpenID Connect Core 1.0 3.1.2.5 and 3.3.2.5, OAuth 2.0 Form Post
     /// Response Mode 2). Once it went to the portal, another login page means the portal did not
     /// keep the session. (An answer by redirect, OIDC's query mode or a CAS ticket, is no page.)
+    /// Both are hidden fields of a form that posts: an OP's page with a hidden `state` and a
+    /// code the person types (`<input name="code">`) is no answer.
     static let carriesAnswer =
-        "boolean(//form//input[@name='SAMLResponse'] | //form[.//input[@name='state']]//input[@name='code' or @name='id_token'])"
+        "boolean(//form//input[@name='SAMLResponse'] | //form[translate(@method, 'POST', 'post') = 'post'][.//input[@type='hidden'][@name='state']]//input[@type='hidden'][@name='code' or @name='id_token'])"
 
     /// Same origin and path: the query may differ (a SAML SP adds none, some portals add a
     /// session marker), and the path is compared as the address bar shows it.

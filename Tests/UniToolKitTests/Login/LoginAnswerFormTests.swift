@@ -38,4 +38,14 @@ struct LoginAnswerFormTests {
     func notAnswers(_ page: String) throws {
         #expect(try !carriesAnswer(page))
     }
+
+    @Test("a page where the person types a code beside a hidden state (a provider's one-time-code page) carries no answer")
+    func typedCodeIsNoAnswer() throws {
+        let page = """
+            <html><body><form method="post" action="/u/mfa-otp-challenge"><input type="hidden" name="state" value="hKFo2SBx">
+            <input type="text" name="code" autocomplete="one-time-code"><button type="submit">Continue</button></form></body></html>
+            """
+        let document = try Document(html: Array(page.utf8), url: "https://login.example.edu/u/mfa-otp-challenge", charsetOverride: "UTF-8")
+        #expect(try !document.evaluate(LoginFlow.carriesAnswer).booleanValue)
+    }
 }
