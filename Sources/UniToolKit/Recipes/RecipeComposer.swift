@@ -71,6 +71,15 @@ public enum RecipeComposer {
             guard let use = try top.string("use") else { return (reader.rootNode, nil) }
             let with = try top.stringMap("with") ?? []
             let platform = try load(use, platforms: platforms, with: with, from: top)
+            if let fields = try top.mappingReader("fields") {
+                for name in fields.keys {
+                    guard let field = try fields.mappingReader(name), field.child("extends") != nil else { continue }
+                    guard let extends = try field.bool("extends") else { continue }
+                    if extends, field.child("replace")?.scalar != nil, try field.bool("replace") == true {
+                        throw field.error("extends", "'extends: true' keeps the platform's field, 'replace: true' drops it: say one")
+                    }
+                }
+            }
             var merged = mergedMapping(base: platform.rootNode, over: reader.rootNode, mappingsByKey: ["fields", "options", "actions"])
             merged = removing(["use", "with", "platform", "parameters"], from: merged)
             // A per-user parameter the university's folder did not fill is each user's own value,
@@ -281,7 +290,7 @@ public enum RecipeComposer {
         guard entry.mapping != nil, platformEntry.mapping != nil else { return entry }
         if replacesWhole(entry) { return removingWholeReplacement(entry) }
         guard readsValue else { return mergedMapping(base: platformEntry, over: entry) }
-        let extends = entry.mapping?["extends"]?.scalar.map { ["true", "yes"].contains($0.string.lowercased()) } ?? false
+        let extends = entry.mapping?["extends"]?.scalar.map { ["true", "yes", "on"].contains($0.string.lowercased()) } ?? false
         let own = removing(["extends"], from: entry)
         guard !extends, entry.mapping?["xpath"] != nil else { return mergedMapping(base: platformEntry, over: own) }
         return mergedMapping(base: removing(extractionKeys, from: platformEntry), over: own)
@@ -294,9 +303,18 @@ public enum RecipeComposer {
         guard let baseFields = base?.mapping, let overFields = over?.mapping else { return [] }
         return overFields.compactMap { key, entry -> String? in
             guard let name = key.scalar?.string, let platformEntry = baseFields[key]?.mapping, let mapping = entry.mapping,
-                !replacesWhole(entry), mapping["extends"] == nil, mapping["xpath"] == nil
+                !replacesWhole(entry), mapping["extends"] == nil
             else { return nil }
             let ownKeys = mapping.keys.compactMap { $0.scalar?.string }.filter(extractionKeys.contains)
+            if mapping["xpath"] != nil {
+                // Its own xpath reads text unless it says what the value is: a date the
+                // platform typed would silently become a string.
+                let dropped = ["type", "format"].filter { platformEntry[Node($0)] != nil && !ownKeys.contains($0) }
+                guard !dropped.isEmpty else { return nil }
+                let what = dropped.map { key in "\(key): \(platformEntry[Node(key)]?.scalar?.string ?? "…")" }.joined(separator: ", ")
+                return "field '\(name)' gives its own xpath, so the platform's \(what) no longer applies: "
+                    + "give its own \(dropped.joined(separator: " and ")), or say 'extends: true' to keep the platform's"
+            }
             let inherited = platformEntry.keys.compactMap { $0.scalar?.string }.filter {
                 extractionKeys.contains($0) && !ownKeys.contains($0)
             }

@@ -312,6 +312,19 @@ struct FieldOverrideTests {
         let mixed = try loans(due: #"{ format: "yyyy-MM-dd", timezone: Europe/Vienna }"#)
         #expect(
             mixed.warnings.contains { $0.contains("field 'due' gives its own format, timezone over the platform's") }, "\(mixed.warnings)")
+        let bare = try DataRecipe.load(
+            file: "uni/loans.yaml", text: "use: koha/loans\nfields:\n  renewals_left: { xpath: \"td[5]\" }\n", portal: "uni",
+            platforms: Self.platforms)
+        #expect(
+            bare.warnings.contains {
+                $0.contains("field 'renewals_left' gives its own xpath, so the platform's type: integer no longer applies")
+            }, "\(bare.warnings)")
+        #expect(throws: UniToolError.self, "extends takes true or false") {
+            try loans(due: #"{ xpath: "td[2]", extends: sometimes }"#)
+        }
+        #expect(throws: UniToolError.self, "extends beside replace: true contradicts it") {
+            try loans(due: #"{ xpath: "td[2]", extends: true, replace: true }"#)
+        }
         #expect(throws: UniToolError.self) {
             try loans(due: "{ xpath: td[1] }\n  shelf: { xpath: td[2], extends: true }")
         }
