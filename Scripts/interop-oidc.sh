@@ -34,7 +34,7 @@
 #                                              POST /test/forget-sessions (test only: a new secret
 #                                              key, so every portal session ends); the same pages
 #                                              under /form-post/, /query/ (that response mode),
-#                                              /fresh-login/ (prompt=login), /max-age/ (max_age=0)
+#                                              /fresh-login/ (prompt=login), /max-age/ (max_age=3600)
 #
 # The OP knows one client, the portal, with one redirect address (/auth/callback). The Django
 # project (settings, URLs, setup) and the portal are in Tests/EndToEndTests/Interop/oidc/.
@@ -296,7 +296,9 @@ start_servers() {
         --response-mode "$mode" </dev/null >>"$dir/log/portal.log" 2>&1 &
     echo $! > "$dir/portal.pid"
 
-    for i in $(seq 1 150); do
+    # 60 s: LemonLDAP::NG's Starman preloads its whole application, and the third pass of
+    # Scripts/test.sh runs it beside chromium on a machine of two cores.
+    for i in $(seq 1 600); do
         if answers "$op_port" "$portal_port" "$op"; then
             exit 0
         fi
@@ -311,7 +313,7 @@ start_servers() {
         done
         sleep 0.1
     done
-    echo "error: the OP (127.0.0.1:$op_port) and the portal (127.0.0.1:$portal_port) did not answer within 15 s" >&2
+    echo "error: the OP (127.0.0.1:$op_port) and the portal (127.0.0.1:$portal_port) did not answer within 60 s" >&2
     stop_servers "$dir"
     exit 1
 }

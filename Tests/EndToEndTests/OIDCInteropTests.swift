@@ -191,6 +191,7 @@ struct OIDCInteropTests {
                     try expectGrades(again, "re-login \(run)")
                 }
             }
+            #expect(passwordRuns == 20, "the re-logins went through the OP's session, with no password")
             let cold = failures.filter { $0.hasPrefix("cold") }.count
             #expect(
                 failures.isEmpty,

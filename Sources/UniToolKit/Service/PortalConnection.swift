@@ -249,7 +249,7 @@ public final class PortalConnection: Sendable {
     /// of a second request to the portal that can only wait for that login.
     func whileCheckingTerms<T: Sendable>(_ fetch: @escaping @Sendable () async throws -> T) async throws -> T {
         if state.withLock({ $0.termsCleared }) { return try await fetch() }
-        guard (try? terms.accepted.load(portal: portal.id)) != nil, session.cookieJar.header(for: portal.baseURL) != nil else {
+        guard (try? terms.accepted.load(portal: portal.id)) != nil, hasPortalCookies else {
             try await ensureTermsAccepted()
             return try await fetch()
         }
@@ -270,6 +270,13 @@ public final class PortalConnection: Sendable {
             verdict.cancel()
             fetched.cancel()
         }
+    }
+
+    /// Whether the jar holds a cookie for the portal's base address or a service's: a session
+    /// that may still be valid. None means the next page meets the login.
+    var hasPortalCookies: Bool {
+        let jar = session.cookieJar
+        return ([portal.baseURL] + portal.services.values).contains { jar.header(for: $0) != nil }
     }
 
     /// The terms check that a run started beside its fetch (`whileCheckingTerms`): a login
@@ -358,7 +365,15 @@ public final class PortalConnection: Sendable {
                 // session answered by redirects alone, has given the session its own. Either the
                 // session now serves the page, or the page's own fresh redirect leads to the
                 // login service, which this request may now claim: the terms are checked.
-                page = try await HTTPSession.$redirectGate.withValue(gate(true)) { try await send() }
+                // A POST whose first answer led elsewhere before the login (a 303 to a page that
+                // then sent the browser to the login service) was received: the page it led to
+                // is asked for, not the POST sent again.
+                if isPost, page.hops.count > 1 {
+                    let reached = page.url
+                    page = try await HTTPSession.$redirectGate.withValue(gate(true)) { try await session.get(reached) }
+                } else {
+                    page = try await HTTPSession.$redirectGate.withValue(gate(true)) { try await send() }
+                }
                 continue
             }
             // Fetched while the terms are being checked: log in only once they are accepted.

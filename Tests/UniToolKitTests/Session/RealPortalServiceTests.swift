@@ -103,6 +103,30 @@ struct RealPortalServiceTests {
                         "GET /api/terms/version", "GET /grades",
                     ], "round \(round): the terms API, one sign-on, one SAML POST, the terms API again, then the page: \(requests)")
             }
+            // The portal's session ends, its cookie still in the jar: the terms check and the
+            // page go out at once, both meet the login, and one sign-on serves both; the page
+            // held at its redirect asks for itself again once the terms check has signed in.
+            for round in 1...3 {
+                var session = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+                session["cookies"] = (session["cookies"] as? [[String: Any]] ?? []).map { cookie in
+                    var cookie = cookie
+                    if cookie["name"] as? String == DemoUniversity.sessionCookie { cookie["value"] = "ended-\(round)" }
+                    return cookie
+                }
+                try JSONSerialization.data(withJSONObject: session).write(to: file)
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+
+                let before = await demo.requests.count
+                let grades = try await run(bench, "grades", ["term": "2026-spring"], portal: "campus", on: demo)
+                #expect(shown(grades).contains("Analysis II"), "stale round \(round): \(shown(grades))")
+                let requests = Array(await demo.requests.dropFirst(before)).map { "\($0.method) \($0.path)" }
+                #expect(
+                    requests.sorted() == [
+                        "GET /api/terms/version", "GET /api/terms/version", "GET /grades", "GET /grades",
+                        "GET /idp/profile/SAML2/Redirect/SSO",
+                        "POST /Shibboleth.sso/SAML2/POST",
+                    ], "stale round \(round): the page and the terms API twice each, one sign-on, one SAML POST: \(requests)")
+            }
         }
     }
 
