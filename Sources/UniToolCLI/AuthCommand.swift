@@ -111,7 +111,7 @@ struct AuthCommand: AsyncParsableCommand {
                 // A fresh login in an empty jar that must ask for the password (`provePassword`).
                 let credentials = Credentials(
                     username: user, password: password,
-                    given: globals.passwordStdin ? "--password-stdin" : "type it at the prompt",
+                    givenAs: globals.passwordStdin ? .given("--password-stdin") : .typed,
                     oneTimeCode: CommandEnvironment.oneTimeCode(for: account, trace: environment.trace))
                 let provide: CredentialProvider = { credentials }
                 try await environment.withPortal(portal, user: user, credentials: provide, freshLogin: true) { connection in

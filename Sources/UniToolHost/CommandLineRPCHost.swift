@@ -64,7 +64,8 @@ package final class CommandLineRPCHost: RPCHost {
         return PortalConnection(
             portal: located, user: user,
             credentials: {
-                Credentials(username: user, password: password, given: "the password passed to auth.login", oneTimeCode: oneTimeCode)
+                Credentials(
+                    username: user, password: password, givenAs: .given("the password passed to auth.login"), oneTimeCode: oneTimeCode)
             },
             configuration: environment.sessionConfiguration(), startEmpty: true, logger: environment.logger)
     }
@@ -106,7 +107,7 @@ package final class CommandLineRPCHost: RPCHost {
         let command = ProcessInfo.processInfo.environment[PasswordCommand.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
         return { [self] in
             account.credentials(
-                given: self.passwords.withLock { $0[passwordKey] }, givenHow: "the password passed to auth.login",
+                given: self.passwords.withLock { $0[passwordKey] }, givenAs: .given("the password passed to auth.login"),
                 command: command.map { command in
                     (PasswordCommand.environmentVariable, { try PasswordCommand.run(command, portal: portal.id, user: user) })
                 },

@@ -203,7 +203,7 @@ package final class CommandEnvironment: Sendable {
         }
         var credentials = Self.credentials(
             for: Account(portal: portal, user: user), given: given,
-            givenHow: options.passwordStdin ? "--password-stdin" : "the demo's password",
+            givenAs: options.passwordStdin ? .given("--password-stdin") : .known,
             trace: trace)
         if let named, !options.passwordStdin {
             // A missing or wrong password for a user from a setting says where that user came from.
@@ -233,13 +233,13 @@ package final class CommandEnvironment: Sendable {
     /// The CLI's sources for `Account.credentials`: `UNITOOL_PASSWORD_COMMAND`, and one-time
     /// codes from the keyring, `UNITOOL_TOTP_COMMAND` or the terminal.
     package static func credentials(
-        for account: Account, given: Secret?, givenHow: String = "--password-stdin", trace: HTTPTrace?
+        for account: Account, given: Secret?, givenAs: PasswordOrigin = .given("--password-stdin"), trace: HTTPTrace?
     ) -> Credentials {
         let portalID = account.portal.id
         let user = account.user
         let command = ProcessInfo.processInfo.environment[PasswordCommand.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
         return account.credentials(
-            given: given, givenHow: givenHow,
+            given: given, givenAs: givenAs,
             command: command.map { command in
                 (PasswordCommand.environmentVariable, { try PasswordCommand.run(command, portal: portalID, user: user) })
             },

@@ -159,7 +159,8 @@ public struct RPCMethods: Sendable {
         // The one credential policy (given, then the keyring), so that a missing password reads
         // the same here as from the command line.
         let password = try account.credentials(
-            given: given, givenHow: "the password passed to auth.login", oneTimeCode: nil, missingHint: "pass 'password' in the params"
+            given: given, givenAs: .given("the password passed to auth.login"), oneTimeCode: nil,
+            missingHint: "pass 'password' in the params"
         ).password()
         request.progress?("logging in to \(portal.name) as \(user)")
         let connection = try await host.freshConnection(portal: portal, user: user, password: password)

@@ -50,7 +50,7 @@ public enum PasswordOrigin: Sendable, Equatable {
             return
                 "the password came from the keyring: if it changed, store the new one with 'unitool auth login --portal \(portal) --user \(user)'"
         case .known:
-            return "the demo's own password for \(user) was refused: check the user name ('unitool demo' lists the demo's users)"
+            return "the demo's own password for \(user) was refused: check the user name ('unitool demo users' lists the demo's users)"
         case .typed:
             return "check the user name, then type the password again"
         }
@@ -85,15 +85,15 @@ public struct Credentials: Sendable {
     /// Where the password came from, once it was read (nil before, or when the source did not say).
     public let origin: PasswordOriginRecord
 
-    /// A password known already (typed, piped in, given to `auth.login`), `given` saying how.
+    /// A password known already (typed, piped in, given to `auth.login`), `givenAs` saying how.
     public init(
-        username: String, password: Secret, given: String = "--password-stdin, or 'unitool auth login'",
+        username: String, password: Secret, givenAs: PasswordOrigin = .given("--password-stdin, or 'unitool auth login'"),
         oneTimeCode: (@Sendable () throws -> Secret)? = nil
     ) {
         let origin = PasswordOriginRecord()
         self.username = username
         self.password = {
-            origin.note(.given(given))
+            origin.note(givenAs)
             return password
         }
         self.oneTimeCode = oneTimeCode

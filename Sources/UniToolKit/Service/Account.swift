@@ -96,7 +96,7 @@ public struct Account: Sendable {
     /// The credential policy, one for every front end. The password, read only when a login
     /// page asks for it, comes from, in order:
     ///
-    /// 1. `given`: typed, piped in (`--password-stdin`), or passed to `auth.login` (`givenHow`
+    /// 1. `given`: typed, piped in (`--password-stdin`), or passed to `auth.login` (`givenAs`
     ///    says which, for the hint when the portal refuses it);
     /// 2. `command`: `UNITOOL_PASSWORD_COMMAND`, run by the front end, and only for a definition of
     ///    the portal that sends the password nowhere the one it replaced did not;
@@ -107,7 +107,8 @@ public struct Account: Sendable {
     ///
     /// Nothing left is `credentialsMissing`, with `missingHint` saying what this front end can do.
     public func credentials(
-        given: Secret? = nil, givenHow: String = "--password-stdin", command: (source: String, run: @Sendable () throws -> Secret)? = nil,
+        given: Secret? = nil, givenAs: PasswordOrigin = .given("--password-stdin"),
+        command: (source: String, run: @Sendable () throws -> Secret)? = nil,
         known: Secret? = nil, oneTimeCode: (@Sendable () throws -> Secret)?, missingHint: String
     ) -> Credentials {
         let account = self
@@ -116,7 +117,7 @@ public struct Account: Sendable {
             username: user, origin: origin,
             passwordSource: {
                 if let given {
-                    origin.note(.given(givenHow))
+                    origin.note(givenAs)
                     return given
                 }
                 if let command {
