@@ -651,6 +651,9 @@ struct RecipesCommand: AsyncParsableCommand {
                 if !(explain && globals.json) { print("ok: \(count) recipes are valid") }
                 return
             }
+            // With --explain, the portals are printed once every path has passed: with --json,
+            // as one document.
+            var explained: [PortalRecipe] = []
             for path in paths {
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -659,7 +662,7 @@ struct RecipesCommand: AsyncParsableCommand {
                 if isDirectory.boolValue {
                     let (catalog, portal) = try RecipesCommand.catalog(at: path)
                     for recipe in catalog.dataRecipes.values.flatMap(\.values).sorted(by: { $0.file < $1.file }) { Self.warn(recipe) }
-                    if explain { try printExplanation(Array(catalog.portals.values)) }
+                    explained += catalog.portals.values
                     try Self.checkToday(catalog)
                     // A folder of portal folders is a recipe pack: what it would redefine is checked too.
                     if portal == nil { try Self.checkPack(URL(fileURLWithPath: path)) }
@@ -668,7 +671,7 @@ struct RecipesCommand: AsyncParsableCommand {
                     let text = try String(contentsOf: url, encoding: .utf8)
                     if url.lastPathComponent.hasPrefix("portal.") {
                         let portal = try PortalRecipe.load(file: path, text: text)
-                        if explain { try printExplanation([portal]) }
+                        explained.append(portal)
                     } else {
                         Self.warn(
                             try DataRecipe.load(
@@ -678,6 +681,7 @@ struct RecipesCommand: AsyncParsableCommand {
                 }
                 if !(explain && globals.json) { print("ok: \(path)") }
             }
+            if explain { try printExplanation(explained) }
         }
     }
 

@@ -121,6 +121,41 @@ struct PluginsAndConfigTests {
         #expect(line.contains(#""replaces": ""#) && line.contains("Recipes/demo/news.yaml"))
     }
 
+    @Test("recipes lint --explain prints the login rules in the order they are tried, each with its origin; with --json as one document")
+    func lintExplain() async throws {
+        let folder = sandbox.root.appendingPathComponent("explained/myuni")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // The portal's own fail rule, written after its own password rule, and the platform's.
+        try """
+        portal: myuni
+        base_url: https://portal.myuni.example
+        idp_url: https://cas.myuni.example
+        credentials_may_go_to: [idp]
+        login:
+          use: cas
+          pages:
+            - { name: our sign in, when: "//form[@id='ours']", fill: { user: "{{username}}", pass: "{{password}}" } }
+            - { name: maintenance, when: "//p[@id='maintenance']", fail: error }
+        """.write(to: folder.appendingPathComponent("portal.yaml"), atomically: true, encoding: .utf8)
+        let text = try await run(["recipes", "lint", "--explain", folder.path])
+        #expect(text.exitCode == 0, "\(text)")
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        let order = lines.filter { $0.hasPrefix("  ") }
+        #expect(order.first?.contains("maintenance") == true && order.first?.contains("own") == true, "\(text.stdout)")
+        let ours = try #require(order.firstIndex { $0.contains("our sign in") })
+        let platformSignIn = try #require(order.firstIndex { $0.contains(" sign in ") && $0.contains("from cas") })
+        let lastFail = try #require(order.lastIndex { $0.contains("fail:") })
+        #expect(lastFail < ours && ours < platformSignIn, "every fail rule, then our password rule, then the platform's:\n\(text.stdout)")
+        #expect(order[ours].hasSuffix("sends the password"))
+
+        let json = try await run(["recipes", "lint", "--explain", "--json", folder.path, folder.appendingPathComponent("portal.yaml").path])
+        #expect(json.exitCode == 0, "\(json)")
+        let portals = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]], "\(json.stdout)")
+        #expect(portals.count == 2 && portals.allSatisfy { $0["platform"] as? String == "cas" })
+        let rules = try #require(portals.first?["rules"] as? [[String: Any]])
+        #expect(rules.first?["name"] as? String == "maintenance" && rules.first?["platform"] == nil)
+    }
+
     @Test("a recipe cannot take a built-in command's name")
     func builtinsCannotBeShadowed() async throws {
         try FileManager.default.createDirectory(at: userRecipes, withIntermediateDirectories: true)
