@@ -206,6 +206,13 @@ public enum RecordedPage {
                     readNote = "its cells hold a link or button too; their words are part of the value"
                 }
             }
+            // "Barcode: 39020004417" on a page, "39020004417" in the record: a cell's label for
+            // narrow screens or screen readers is not its value.
+            if readNote == nil, cells.allSatisfy({ $0 != nil }), let unlabelled = labelFree(cells.compactMap { $0 }) {
+                cellXPath += unlabelled.step
+                values = unlabelled.values
+                readNote = "read without the cells' labels (\(unlabelled.labels)), which say the column's name, not the value"
+            }
             // A cell built of classed parts (a title and its subtitle): a field for each part.
             if readNote == nil, let parts = cellParts(cells.compactMap { $0 }), cells.allSatisfy({ $0 != nil }) {
                 let columnName = columnFieldName(
@@ -309,6 +316,35 @@ public enum RecordedPage {
     static func mixesControls(_ cell: Node) -> Bool {
         let controlText = ((try? cell.select(controls)) ?? []).map(\.normalizedText).filter { !$0.isEmpty }.joined(separator: " ")
         return !controlText.isEmpty && controlText != cell.normalizedText
+    }
+
+    /// What marks an element as a cell's label rather than its value: Koha's `span.tdlabel`
+    /// (the column's name, shown where a narrow screen hides the header), and the text only a
+    /// screen reader reads, Bootstrap 5's `.visually-hidden` and 3/4's `.sr-only`.
+    static let cellLabel =
+        "contains(concat(' ', normalize-space(@class), ' '), ' tdlabel ') or contains(concat(' ', normalize-space(@class), ' '), ' visually-hidden ') or contains(concat(' ', normalize-space(@class), ' '), ' sr-only ')"
+
+    /// The step that reads a column's cells without their labels (`cellLabel`), the values it
+    /// reads, and the labels' words: when some cell has a label beside words of its own. Nil
+    /// when none has one, or when a label is all a cell says (an icon's screen-reader text is
+    /// then its value). Pure.
+    static func labelFree(_ cells: [Node]) -> (step: String, values: [String], labels: String)? {
+        let step = "//text()[not(ancestor::*[\(cellLabel)])]"
+        var labelled = false
+        var values: [String] = []
+        var labels: [String] = []
+        for cell in cells {
+            let found = ((try? cell.select(".//*[\(cellLabel)][normalize-space()]")) ?? []).map(\.normalizedText)
+            let value = ((try? cell.select("." + step)) ?? []).map(\.text).joined(separator: " ").collapsingWhitespace()
+            if !found.isEmpty {
+                guard !value.isEmpty else { return nil }
+                labelled = true
+                for label in found where !labels.contains(label) { labels.append(label) }
+            }
+            values.append(value)
+        }
+        guard labelled else { return nil }
+        return (step, values, labels.prefix(3).map { "'\($0)'" }.joined(separator: ", "))
     }
 
     /// The element with a class that every cell has exactly once, with words, outside any control:
