@@ -230,3 +230,15 @@ final class Heard: @unchecked Sendable {
     func append(_ message: String) { lock.withLock { received.append(message) } }
     var messages: [String] { lock.withLock { received } }
 }
+
+@Suite("libxml2's messages for -v")
+struct LibXMLDiagnosticsTests {
+    @Test("'Tag X invalid' (an HTML5 or custom element libxml2's HTML 4 parser does not know) is no news; other messages are")
+    func unknownTags() {
+        #expect(LibXMLDiagnostics.isUnknownTag("Tag main invalid"))
+        #expect(LibXMLDiagnostics.isUnknownTag("Tag my-widget invalid"))
+        #expect(!LibXMLDiagnostics.isUnknownTag("Unexpected end tag : p"))
+        #expect(!LibXMLDiagnostics.isUnknownTag("htmlParseEntityRef: expecting ';'"))
+        #expect(!LibXMLDiagnostics.isUnknownTag("Tag main invalid here"))
+    }
+}
