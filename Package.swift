@@ -141,7 +141,8 @@ let package = Package(
 
         .testTarget(name: "LibXMLTests", dependencies: ["LibXML", "UniToolTestSupport"]),
         .testTarget(name: "WebEncodingTests", dependencies: ["WebEncoding"]),
-        .testTarget(name: "UniToolCLITests", dependencies: ["UniToolCLI", "UniToolHost", "UniToolKit", "UniToolTestSupport"]),
+        .testTarget(
+            name: "UniToolCLITests", dependencies: ["UniToolCLI", "UniToolHost", "UniToolKit", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(
             name: "UniToolRPCTests", dependencies: ["UniToolRPC", "UniToolMCP", "UniToolKit", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),

@@ -254,7 +254,12 @@ struct Dispatcher {
               demo               Run the bundled demo university for recipe authors
               help               Show help for a command: unitool help grades
 
+            HELP TOPICS (unitool help TOPIC):
+
             """
+        for topic in HelpTopics.summaries {
+            text += "  " + topic.name.padding(toLength: 19, withPad: " ", startingAt: 0) + topic.summary + "\n"
+        }
         let plugins = Plugins.all()
         text += "\nPLUGINS:\n"
         if plugins.isEmpty {

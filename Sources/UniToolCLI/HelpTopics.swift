@@ -8,6 +8,17 @@ import UniToolKit
 enum HelpTopics {
     static let names = ["exit-codes", "environment", "files"]
 
+    /// What each topic is, for `unitool help topics` and the overview.
+    static let summaries: [(name: String, summary: String)] = [
+        ("exit-codes", "every exit code and what it means (JSON-RPC: -32000 minus the code)"),
+        ("environment", "the environment variables unitool reads or sets"),
+        ("files", "where unitool keeps its settings, sessions, history and caches"),
+    ]
+
+    /// Faults `help environment` names as examples: each one `UNITOOL_DEMO_FAULTS` takes (a test
+    /// holds them to `DemoFaults(parsing:)`).
+    static let exampleFaults = ["latency=MS", "hang", "layout-changed", "expire-sessions", "login=keycloak"]
+
     /// Every exit code, from `UniToolError.Kind`: the only list, so a new kind cannot be left out.
     static var exitCodes: [(code: String, name: String, meaning: String)] {
         [("0", "", "success")]
@@ -16,29 +27,31 @@ enum HelpTopics {
             }
     }
 
-    static let environment: [(name: String, meaning: String)] = [
-        ("UNITOOL_PORTAL", "the portal when --portal is not given (then config.yaml's 'portal')"),
-        ("UNITOOL_USER", "the user when --user is not given (then the portal's user in config.yaml)"),
-        ("UNITOOL_FORMAT", "the output format when neither --format nor --json is given: table, json, jsonl or csv"),
-        ("UNITOOL_PASSWORD_COMMAND", "a command whose first line of output is the password (pass show uni/myuni)"),
-        ("UNITOOL_TOTP_COMMAND", "a command that prints the current one-time code (oathtool --totp -b SECRET)"),
-        ("UNITOOL_RECIPES_DIR", "the bundled recipes' folder, instead of the one beside the binary"),
-        ("UNITOOL_NOW", "the moment 'today' and due dates take as now (2026-11-30T09:00:00+01:00)"),
-        ("UNITOOL_HYPERLINKS", "1 or 0: print links as terminal hyperlinks (OSC 8) or not, whatever the terminal says"),
-        ("UNITOOL_DEMO_URL", "the demo university's address (unitool demo serve prints it) instead of one started for each command"),
-        (
-            "UNITOOL_DEMO_FAULTS",
-            "faults the demo puts on (slow, hang, layout-changed, login=keycloak, ...); see 'unitool demo serve --help'"
-        ),
-        ("NO_COLOR", "no colour in tables, whatever the terminal can show"),
-        ("COLUMNS", "the table width when the output is not a terminal"),
-        ("XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_DATA_HOME, XDG_CACHE_HOME", "where unitool's files go (see FILES)"),
-        (
-            "UNITOOL_EVENT, UNITOOL_EVENT_SUMMARY, UNITOOL_EVENT_KEY, UNITOOL_EVENT_COMMAND",
-            "set for a watch's --exec command: the event's kind, one line about it, the record's key and the command"
-        ),
-        ("UNITOOL_RPC_FD", "set for a plugin: the file descriptor of unitool's JSON-RPC channel"),
-    ]
+    static var environment: [(name: String, meaning: String)] {
+        [
+            ("UNITOOL_PORTAL", "the portal when --portal is not given (then config.yaml's 'portal')"),
+            ("UNITOOL_USER", "the user when --user is not given (then the portal's user in config.yaml)"),
+            ("UNITOOL_FORMAT", "the output format when neither --format nor --json is given: table, json, jsonl or csv"),
+            ("UNITOOL_PASSWORD_COMMAND", "a command whose first line of output is the password (pass show uni/myuni)"),
+            ("UNITOOL_TOTP_COMMAND", "a command that prints the current one-time code (oathtool --totp -b SECRET)"),
+            ("UNITOOL_RECIPES_DIR", "the bundled recipes' folder, instead of the one beside the binary"),
+            ("UNITOOL_NOW", "the moment 'today' and due dates take as now (2026-11-30T09:00:00+01:00)"),
+            ("UNITOOL_HYPERLINKS", "1 or 0: print links as terminal hyperlinks (OSC 8) or not, whatever the terminal says"),
+            ("UNITOOL_DEMO_URL", "the demo university's address (unitool demo serve prints it) instead of one started for each command"),
+            (
+                "UNITOOL_DEMO_FAULTS",
+                "faults the demo puts on, comma-separated (\(exampleFaults.joined(separator: ", ")), ...); see 'unitool demo serve --help'"
+            ),
+            ("NO_COLOR", "no colour in tables, whatever the terminal can show"),
+            ("COLUMNS", "the table width when the output is not a terminal"),
+            ("XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_DATA_HOME, XDG_CACHE_HOME", "where unitool's files go (see FILES)"),
+            (
+                "UNITOOL_EVENT, UNITOOL_EVENT_SUMMARY, UNITOOL_EVENT_KEY, UNITOOL_EVENT_COMMAND",
+                "set for a watch's --exec command: the event's kind, one line about it, the record's key and the command"
+            ),
+            ("UNITOOL_RPC_FD", "set for a plugin: the file descriptor of unitool's JSON-RPC channel"),
+        ]
+    }
 
     static let files: [(path: String, meaning: String)] = [
         ("$XDG_CONFIG_HOME/unitool/config.yaml", "your defaults: portal, user, format (unitool config)"),
@@ -56,6 +69,10 @@ enum HelpTopics {
     /// The topic as text for a terminal, or nil if there is no such topic.
     static func text(_ topic: String) -> String? {
         switch topic {
+        case "topics":
+            return "Help topics (unitool help TOPIC); for a command: unitool help COMMAND\n\n"
+                + summaries.map { "  \($0.name.padding(toLength: 13, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n")
+                + "\n"
         case "exit-codes":
             let rows = exitCodes.map {
                 "  \($0.code.padding(toLength: 4, withPad: " ", startingAt: 0))\($0.name.padding(toLength: 27, withPad: " ", startingAt: 0))\($0.meaning)"

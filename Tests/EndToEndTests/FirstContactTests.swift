@@ -135,7 +135,7 @@ struct FirstContactTests {
         #expect(!outcome.stderr.contains("'--user'") && !outcome.stderr.contains("'--port'?"), "\(outcome)")
     }
 
-    @Test("help exit-codes, environment and files answer on stdout, exit 0, once unitool is installed")
+    @Test("help exit-codes, environment, files and topics answer on stdout, exit 0, and the overview lists the topics")
     func helpTopics() async throws {
         let codes = try await sandbox.run(["help", "exit-codes"])
         #expect(codes.exitCode == 0 && codes.stdout.contains("25  channel_failed") && codes.stdout.contains("64  usage"), "\(codes)")
@@ -143,5 +143,9 @@ struct FirstContactTests {
         #expect(environment.exitCode == 0 && environment.stdout.contains("UNITOOL_PASSWORD_COMMAND"), "\(environment)")
         let files = try await sandbox.run(["help", "files"])
         #expect(files.exitCode == 0 && files.stdout.contains("history.sqlite"), "\(files)")
+        let topics = try await sandbox.run(["help", "topics"])
+        #expect(topics.exitCode == 0 && topics.stdout.contains("exit-codes") && topics.stdout.contains("files"), "\(topics)")
+        let overview = try await sandbox.run(["help"])
+        #expect(overview.stdout.contains("HELP TOPICS") && overview.stdout.contains("  environment "), "\(overview)")
     }
 }

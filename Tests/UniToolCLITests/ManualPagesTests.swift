@@ -1,3 +1,4 @@
+import DemoUniversity
 import Foundation
 import Testing
 import UniToolKit
@@ -51,5 +52,21 @@ struct ManualPagesTests {
                 "\(kind)")
             #expect(text.contains("  \(code.padding(toLength: 4, withPad: " ", startingAt: 0))\(kind.rawValue) "), "\(kind)")
         }
+    }
+
+    @Test("help topics lists every topic, each of which answers; the faults help environment names are faults the demo takes")
+    func topicsKnowThemselves() throws {
+        let list = try #require(HelpTopics.text("topics"))
+        for name in HelpTopics.names {
+            #expect(list.contains("  \(name) "), "\(name) missing from help topics:\n\(list)")
+            #expect(HelpTopics.text(name) != nil)
+        }
+        #expect(Set(HelpTopics.summaries.map(\.name)) == Set(HelpTopics.names))
+        for fault in HelpTopics.exampleFaults {
+            let concrete = fault.replacingOccurrences(of: "=MS", with: "=5")
+            #expect(throws: Never.self, "help environment names '\(fault)'") { try DemoFaults(parsing: concrete) }
+        }
+        let environment = try #require(HelpTopics.text("environment"))
+        #expect(environment.contains(HelpTopics.exampleFaults.joined(separator: ", ")))
     }
 }
