@@ -36,6 +36,8 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
         case stateCorrupt = "state_corrupt"
         /// `--offline` found no earlier answer to the same question in the history.
         case noOfflineAnswer = "no_offline_answer"
+        /// `watch --all` or `watch install` found no saved watch (no watches.yaml) to run.
+        case nothingToWatch = "nothing_to_watch"
         case `internal` = "internal"
 
         /// The process exit code. Documented in docs/USING.md, unitool(1) and `unitool help exit-codes`; never renumber one.
@@ -70,6 +72,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .keyringFailed: return 45
             case .stateCorrupt: return 50
             case .noOfflineAnswer: return 51
+            case .nothingToWatch: return 52
             }
         }
 
@@ -108,6 +111,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .keyringFailed: return "the keyring refused for another reason (the message says why)"
             case .stateCorrupt: return "unitool could not write its own files"
             case .noOfflineAnswer: return "--offline found no earlier answer to the same command and options in the history"
+            case .nothingToWatch: return "no watch is saved in watches.yaml for 'watch --all' or 'watch install' to run"
             case .usage: return "a wrong command, option or value"
             }
         }

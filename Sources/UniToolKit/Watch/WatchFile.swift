@@ -19,7 +19,7 @@ import Foundation
 /// A webhook's address often carries a token, so the file never holds one: `webhook_command`
 /// names a command that prints it (`pass`, `secret-tool lookup ...`), run when an event is sent.
 public struct WatchFile: Sendable {
-    public struct Entry: Sendable {
+    public struct Entry: Sendable, Equatable {
         public var name: String
         public var portal: String?
         public var command: String
@@ -56,11 +56,20 @@ public struct WatchFile: Sendable {
     public static var file: URL { XDGDirectories.config.appendingPathComponent("watches.yaml") }
 
     public static func load(from file: URL = WatchFile.file) throws -> WatchFile {
-        guard let data = try PrivateFile.read(file, allowSymlink: true) else {
-            throw UniToolError(
-                .usage, "there is no \(file.path)", hint: "write one (see docs/WATCH.md), or watch one command: unitool watch grades")
-        }
-        let reader = try RecipeReader(file: file.path, text: String(decoding: data, as: UTF8.self))
+        guard let data = try PrivateFile.read(file, allowSymlink: true) else { throw nothingSaved(file) }
+        return try parse(String(decoding: data, as: UTF8.self), file: file.path)
+    }
+
+    /// There is no watches.yaml: nothing for `watch --all` or the units of `watch install` to run.
+    public static func nothingSaved(_ file: URL = WatchFile.file) -> UniToolError {
+        UniToolError(
+            .nothingToWatch, "no watch is saved: there is no \(file.path)",
+            hint: "save one first: unitool watch grades --term current --save (then 'unitool watch list')")
+    }
+
+    /// The watches of a watches.yaml's text; `file` names it in errors.
+    public static func parse(_ text: String, file: String) throws -> WatchFile {
+        let reader = try RecipeReader(file: file, text: text)
         let top = try reader.top
         try top.allowOnly(["watches"])
         guard let watches = try top.mappingReader("watches"), !watches.keys.isEmpty else {
