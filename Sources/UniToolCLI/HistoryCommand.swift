@@ -58,7 +58,8 @@ struct HistoryCommand: UniToolCommand {
         print(globals.outputFormat.render(set, style: .forStandardOutput()), terminator: "")
         if globals.outputFormat == .table {
             FileHandle.standardError.write(
-                Data("see what changed in one: unitool history \(records.first.map { "\($0["command"]!)" } ?? "grades")\n".utf8))
+                // The field's plain text: a FieldValue interpolated whole reads `string("attendance")`.
+                Data("see what changed in one: unitool history \(records.first?["command"]?.text ?? "grades")\n".utf8))
         }
     }
 }
