@@ -99,10 +99,18 @@ struct TodayCommand: UniToolCommand {
             terms of use need accepting. An answer in the history younger than 10 minutes is used without asking
             the portal (--refresh asks anyway); --offline answers from the history alone. "Since you last
             looked" is kept per user: the first look shows nothing new, later ones what changed in between.
+            Only a person looking moves it: the screen printed to a terminal, or --mark-seen. --json, --format,
+            pipes and files never do, so a status-bar script running 'today --refresh --json' every minute
+            leaves a new grade new for you (it sees what is new since your last look, too). Reading it through
+            a pipe, say so: 'unitool today --mark-seen | less'. --no-mark-seen looks without moving it.
             Set UNITOOL_NOW (2026-11-30T09:00:00+01:00) to see another day.
             """, examples: "today"))
     @OptionGroup var globals: GlobalOptions
     @Flag(help: "Ask the portal even when the history has a fresh answer.") var refresh = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Move \"since you last looked\" to now (--no-mark-seen: leave it). Default: only on a terminal, for the screen.")
+    var markSeen: Bool?
 
     func run(_ environment: CommandEnvironment) async throws {
         let (service, portal) = try environment.dayService(offline: globals.offline)
@@ -112,8 +120,9 @@ struct TodayCommand: UniToolCommand {
                 hint: "its portal recipe (\(portal.file)) needs a today: list of commands; see docs/RECIPES.md")
         }
         let offline = globals.offline || !service.todayNeedsPortal(refresh: refresh)
+        let look = TodayLook(markSeen: markSeen, standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1, format: globals.outputFormat)
         let report = try await environment.withLiveRuns(service, offline: offline) { live, checkTerms in
-            await service.today(live: live, checkTerms: checkTerms, refresh: refresh)
+            await service.today(live: live, checkTerms: checkTerms, refresh: refresh, markSeen: look.marksSeen)
         }
         environment.rememberRun(["today"], portal: portal.id)
         if globals.outputFormat == .json {
@@ -157,7 +166,10 @@ enum TodayText {
                 if section.readAt == nil { continue }
             }
             if section.firstLook {
-                text += "  (first look: from now on, what is new shows here)\n"
+                text +=
+                    report.markedSeen
+                    ? "  (first look: from now on, what is new shows here)\n"
+                    : "  (never looked at: 'unitool today' on a terminal, or with --mark-seen, starts \"since you last looked\")\n"
                 continue
             }
             guard !section.rows.records.isEmpty else {

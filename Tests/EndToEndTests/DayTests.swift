@@ -47,4 +47,74 @@ struct DayTests {
         #expect(try await run(["pin", "--remove", "grades", "--term", "current"]).exitCode == 0)
         #expect(!(try await run([])).stdout.contains("PINNED"))
     }
+
+    /// The grades section of one `today --json`: whether it marked, whether it is the first
+    /// look, and its change rows as "code: change".
+    func grades(_ outcome: UniToolProcess.Outcome) throws -> (markedSeen: Bool, firstLook: Bool, changes: [String]) {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any], "\(outcome)")
+        let sections = try #require(object["sections"] as? [String: [String: Any]], "\(outcome)")
+        let section = try #require(sections.values.first { $0["command"] as? String == "grades" }, "no grades part: \(outcome)")
+        let rows = try #require(section["changes"] as? [[String: Any]], "\(section)")
+        return (
+            try #require(object["marked_seen"] as? Bool), try #require(section["first_look"] as? Bool),
+            rows.map { "\($0["code"] as? String ?? "?"): \($0["change"] as? String ?? "?")" }
+        )
+    }
+
+    @Test("a status-bar script polling 'today --refresh --json' leaves a new grade new for the person's today (issue 50)")
+    func scriptDoesNotUseUpWhatIsNew() async throws {
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning { demo in
+            func today(_ arguments: [String]) async throws -> UniToolProcess.Outcome {
+                let outcome = try await sandbox.run(
+                    ["--portal", "demo", "today"] + arguments, demo: demo.baseURL, extra: ["COLUMNS": "200"])
+                #expect(outcome.exitCode == 0, "\(arguments): \(outcome)")
+                return outcome
+            }
+            // Never looked: a script sees no start, and does not make one.
+            let before = try grades(try await today(["--refresh", "--json"]))
+            #expect(!before.markedSeen && before.firstLook, "\(before)")
+            // The person looks (through a pipe here, so by saying so).
+            let first = try await today(["--mark-seen"])
+            #expect(first.stdout.contains("(first look: from now on, what is new shows here)"), "\(first)")
+            for _ in 0..<3 {
+                let poll = try grades(try await today(["--refresh", "--json"]))
+                #expect(!poll.markedSeen && !poll.firstLook && poll.changes.isEmpty, "\(poll)")
+            }
+            await demo.postGrade(user: "alice", term: "2026-fall", code: "HUN-250", grade: "B", points: 3.0, date: "2026-11-24")
+            // The script sees the grade every minute, and so does a plain 'today' into a pipe.
+            for _ in 0..<3 {
+                let poll = try grades(try await today(["--refresh", "--json"]))
+                #expect(!poll.markedSeen && poll.changes.count == 1 && poll.changes[0].hasPrefix("HUN-250: "), "\(poll)")
+                #expect(poll.changes.first?.contains("→ B") == true, "\(poll)")
+            }
+            let piped = try await today(["--refresh"])
+            #expect(piped.stdout.contains("HUN-250") && piped.stdout.contains("→ B"), "\(piped)")
+            // The person's today still shows it as new; having seen it, the next one does not.
+            let seen = try await today(["--mark-seen"])
+            #expect(seen.stdout.contains("HUN-250") && seen.stdout.contains("→ B"), "\(seen)")
+            let after = try grades(try await today(["--json", "--mark-seen"]))
+            #expect(after.markedSeen && !after.firstLook && after.changes.isEmpty, "\(after)")
+        }
+    }
+
+    @Test("history prints plain values, never a field's enum case (issue 50: 'unitool history string(\"attendance\")')")
+    func historyPrintsPlainValues() async throws {
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning { demo in
+            #expect(try await sandbox.run(["--portal", "demo", "attendance"], demo: demo.baseURL).exitCode == 0)
+            #expect(try await sandbox.run(["--portal", "demo", "grades", "--term", "2026-fall"], demo: demo.baseURL).exitCode == 0)
+            for arguments in [["history"], ["history", "grades"], ["history", "attendance"]] {
+                let outcome = try await sandbox.run(["--portal", "demo"] + arguments, demo: demo.baseURL)
+                #expect(outcome.exitCode == 0, "\(arguments): \(outcome)")
+                let all = outcome.stdout + outcome.stderr
+                for name in ["string(", "integer(", "number(", "date(", "datetime(", "bool(", "url(", "list(", ".null"] {
+                    #expect(!all.contains(name), "\(arguments) prints \(name): \(outcome)")
+                }
+                if arguments == ["history"] {
+                    #expect(outcome.stderr.contains("see what changed in one: unitool history attendance\n"), "\(outcome)")
+                }
+            }
+        }
+    }
 }

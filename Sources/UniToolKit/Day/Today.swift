@@ -7,6 +7,9 @@ public struct TodayReport: Sendable {
     public var now: Date
     public var sections: [TodaySection]
     public var terms: TermsState
+    /// Whether this look moved "since you last looked" (see `TodayLook`): a screen that did not
+    /// says so, since its "first look" or "nothing new" is not about to change.
+    public var markedSeen = true
 
     public enum TermsState: Sendable {
         case accepted
@@ -55,9 +58,11 @@ extension DayService {
     /// - Parameters:
     ///   - live: runs a recipe on the portal; nil answers from the history alone (`--offline`).
     ///   - checkTerms: the connection's terms gate, asked once before any section.
-    public func today(live: LiveRecipeRun?, checkTerms: (@Sendable () async throws -> Void)?, refresh: Bool = false) async
-        -> TodayReport
-    {
+    ///   - markSeen: whether this is the person looking, which moves "since you last looked"
+    ///     (`TodayLook` decides it for the command line); false leaves the mark where it is.
+    public func today(
+        live: LiveRecipeRun?, checkTerms: (@Sendable () async throws -> Void)?, refresh: Bool = false, markSeen: Bool = true
+    ) async -> TodayReport {
         var live = live
         var terms = TodayReport.TermsState.notChecked("every part was answered from the history, without asking the portal")
         var termsProblem: UniToolError?
@@ -85,16 +90,20 @@ extension DayService {
         let failure = termsProblem
         let sections = await withTaskGroup(of: (Int, TodaySection).self) { group in
             for (index, item) in items.enumerated() {
-                group.addTask { (index, await self.section(item, live: runner, refresh: refresh, failure: failure)) }
+                group.addTask {
+                    (index, await self.section(item, live: runner, refresh: refresh, failure: failure, markSeen: markSeen))
+                }
             }
             var sections: [Int: TodaySection] = [:]
             for await (index, section) in group { sections[index] = section }
             return sections.sorted { $0.key < $1.key }.map(\.value)
         }
-        return TodayReport(day: today, now: now, sections: sections, terms: terms)
+        return TodayReport(day: today, now: now, sections: sections, terms: terms, markedSeen: markSeen)
     }
 
-    private func section(_ item: TodayItem, live: LiveRecipeRun?, refresh: Bool, failure: UniToolError?) async -> TodaySection {
+    private func section(_ item: TodayItem, live: LiveRecipeRun?, refresh: Bool, failure: UniToolError?, markSeen: Bool) async
+        -> TodaySection
+    {
         var section = TodaySection(item: item, rows: RecordSet(columns: [], records: []), display: [:])
         guard let recipe = recipes.first(where: { $0.command == item.command }) else {
             section.error = UniToolError(
@@ -137,7 +146,7 @@ extension DayService {
                     showing: item.fields ?? recipe.tableColumns)
             case .records: section.rows = try answer.records.selecting(item.fields ?? recipe.tableColumns)
             case .changes:
-                let (rows, firstLook) = try changeRows(of: recipe, item: item, records: answer.records)
+                let (rows, firstLook) = try changeRows(of: recipe, item: item, records: answer.records, markSeen: markSeen)
                 section.rows = rows
                 section.firstLook = firstLook
             }
@@ -219,8 +228,11 @@ extension DayService {
     }
 
     /// What was added, changed or removed since the user last looked at this part, and the look
-    /// remembered for next time. The first look has no "since", so it shows nothing new.
-    func changeRows(of recipe: DataRecipe, item: TodayItem, records: RecordSet) throws -> (RecordSet, firstLook: Bool) {
+    /// remembered for next time when `markSeen` (a person looked). The first look has no "since",
+    /// so it shows nothing new; a look that does not mark compares with the person's last one.
+    func changeRows(of recipe: DataRecipe, item: TodayItem, records: RecordSet, markSeen: Bool = true) throws -> (
+        RecordSet, firstLook: Bool
+    ) {
         guard let history else {
             throw UniToolError(
                 .stateCorrupt, "the history cannot be opened, so there is no 'since you last looked'", hint: "run with -v to see why")
@@ -230,7 +242,7 @@ extension DayService {
         let part = "\(item.command) \(question)"
         let user = recipe.historyUser(self.user)
         let lastLook = try history.lastLook(portal: portal.id, user: user, part: part)
-        try history.saveLook(portal: portal.id, user: user, part: part)
+        if markSeen { try history.saveLook(portal: portal.id, user: user, part: part) }
         let columns = ["change"] + recipe.tableColumns
         guard let lastLook else { return (RecordSet(columns: columns, records: []), true) }
         var before = RecordSet(columns: records.columns, records: [])
@@ -281,6 +293,7 @@ extension DayService {
               "now": \(JSONString.quoted(HistoryStore.iso8601(report.now))),
               "portal": \(JSONString.quoted(portal.id)),
               "user": \(JSONString.quoted(user)),
+              "marked_seen": \(report.markedSeen),
               "sections": {
             \(sections)
               },
