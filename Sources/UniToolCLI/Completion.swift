@@ -151,8 +151,12 @@ struct Completion {
                 if let portalID {
                     values += OfferedValuesStore().load(portal: portalID, command: recipe.command, option: option.name) ?? []
                 }
-                if option.filter?.test == .weekday { values += ["today", "mon", "tue", "wed", "thu", "fri", "sat", "sun"] }
-                if option.filter?.test == .since || option.filter?.test == .until { values += ["today", "7d", "30d"] }
+                if option.filter?.test == .weekday {
+                    values += ["today", "tomorrow", "yesterday", "mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+                }
+                if option.filter?.test == .since || option.filter?.test == .until {
+                    values += ["today", "yesterday", "tomorrow", "7d", "2w", "1m"]
+                }
                 return filter(values, current)
             }
         }

@@ -21,15 +21,53 @@ public enum InputBounds {
     /// `unitool rpc --max-unread-bytes`: from 4 KiB to 4 GiB of answers the client leaves unread.
     public static let unreadBytes: ClosedRange<Int> = 4096...(4 << 30)
 
-    /// A span of time back from now, as written: `7d`, `12h`.
+    /// A span of time back from now, as written: `7d`, `12h`, `2w`, `1m` (a month, where a
+    /// window is counted in days: `--since 1m`).
     public struct Span: Sendable, Equatable {
         public enum Unit: Character, Sendable, CaseIterable {
             case days = "d"
             case hours = "h"
+            case weeks = "w"
+            case months = "m"
 
-            var range: ClosedRange<Int> { self == .days ? InputBounds.days : InputBounds.hours }
-            var name: String { self == .days ? "days" : "hours" }
-            var seconds: Int { self == .days ? 86_400 : 3600 }
+            /// Each as far back as a hundred years, as `days` reaches.
+            var range: ClosedRange<Int> {
+                switch self {
+                case .days: return InputBounds.days
+                case .hours: return InputBounds.hours
+                case .weeks: return 0...(InputBounds.days.upperBound / 7)
+                case .months: return 0...1200
+                }
+            }
+            var name: String {
+                switch self {
+                case .days: return "days"
+                case .hours: return "hours"
+                case .weeks: return "weeks"
+                case .months: return "months"
+                }
+            }
+            /// A month as 30 days, where only seconds will do; `start(before:calendar:)` counts
+            /// calendar months.
+            var seconds: Int {
+                switch self {
+                case .days: return 86_400
+                case .hours: return 3600
+                case .weeks: return 7 * 86_400
+                case .months: return 30 * 86_400
+                }
+            }
+        }
+
+        /// The moment the span reaches back to from `now`, in `calendar`'s days and months:
+        /// `1m` on 31 March is 28 or 29 February, as a person counts.
+        public func start(before now: Date, calendar: Calendar) -> Date? {
+            switch unit {
+            case .days: return calendar.date(byAdding: .day, value: -count, to: now)
+            case .hours: return now.addingTimeInterval(-Double(seconds))
+            case .weeks: return calendar.date(byAdding: .day, value: -7 * count, to: now)
+            case .months: return calendar.date(byAdding: .month, value: -count, to: now)
+            }
         }
 
         public var count: Int

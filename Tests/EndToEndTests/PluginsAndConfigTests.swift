@@ -101,7 +101,7 @@ struct PluginsAndConfigTests {
         #expect(try complete(["du"]) == ["due-soon"])
         #expect(try complete(["grades", "--te"]) == ["--term"])
         #expect(try complete(["grades", "--term", ""]) == ["all", "current"])
-        #expect(try complete(["courses", "--day", "t"]) == ["today", "tue", "thu"])
+        #expect(try complete(["courses", "--day", "t"]) == ["today", "tomorrow", "tue", "thu"])
         #expect(try complete(["library", "re"]) == ["request"])
         #expect(try complete(["library", "request", "--"]).prefix(5) == ["--title", "--author", "--isbn", "--reason", "--yes"])
         #expect(try complete(["loans", ""]) == ["renew", "renew-all"])

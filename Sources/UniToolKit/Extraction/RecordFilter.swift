@@ -23,22 +23,23 @@ public struct RecordFilter: Sendable {
         case .equals, .contains:
             self.value = value
         case .weekday:
-            if value == "today" {
-                self.value = CalendarDay(now, in: calendar.timeZone).weekday.short
+            if let offset = Self.dayWords[value], let day = calendar.date(byAdding: .day, value: offset, to: now) {
+                self.value = CalendarDay(day, in: calendar.timeZone).weekday.short
             } else if let day = Weekday(parsing: value) {
                 self.value = day.short
             } else {
                 throw UniToolError(
-                    .usage, "'\(given)' is not a day for --\(option.name)", hint: "use today, or one of mon, tue, wed, thu, fri, sat, sun")
+                    .usage, "'\(given)' is not a day for --\(option.name)",
+                    hint: "use today, tomorrow, yesterday, or one of mon, tue, wed, thu, fri, sat, sun")
             }
         case .since, .until, .covers:
             let day: Date
-            if value == "today" {
-                day = now
-            } else if let span = try InputBounds.span(value, option: "--\(option.name)") {
-                // Within InputBounds.days the date always exists; a number past it once crashed
+            if let offset = Self.dayWords[value], let shifted = calendar.date(byAdding: .day, value: offset, to: now) {
+                day = shifted
+            } else if let span = try InputBounds.span(value, option: "--\(option.name)", units: [.days, .weeks, .months]) {
+                // Within InputBounds the date always exists; a number past it once crashed
                 // every front end here (`--since 9999999999999999d`).
-                guard let earlier = calendar.date(byAdding: .day, value: -span.count, to: now) else {
+                guard let earlier = span.start(before: now, calendar: calendar) else {
                     throw UniToolError(
                         .usage, "'\(given)' reaches back before any date for --\(option.name)", hint: "use a date such as 2026-11-01")
                 }
@@ -49,11 +50,14 @@ public struct RecordFilter: Sendable {
             } else {
                 throw UniToolError(
                     .usage, "'\(given)' is not a date for --\(option.name)",
-                    hint: "use a date such as 2026-11-01, today, or a number of days ago such as 7d")
+                    hint: "use a date such as 2026-11-01, today, yesterday, tomorrow, or a time ago such as 7d, 2w or 1m")
             }
             self.value = RecordExtractor.localToday(day)
         }
     }
+
+    /// The days a person names by a word, as days from today.
+    static let dayWords = ["today": 0, "yesterday": -1, "tomorrow": 1]
 
     /// The record if it passes; for a filter on a nested list (`meetings.day`), the record with
     /// only the matching list entries, or nil if none matches.

@@ -204,6 +204,18 @@ struct RecipeLanguageTests {
         #expect(try RecordFilter(option: recipe.options[0], value: "2026-11-23").value == "mon")
         #expect { try RecordFilter(option: recipe.options[0], value: "someday") } throws: { ($0 as? UniToolError)?.kind == .usage }
         #expect { try RecordFilter(option: recipe.options[1], value: "last week") } throws: { ($0 as? UniToolError)?.kind == .usage }
+        // Time words (issue 50): yesterday and tomorrow, weeks and calendar months back.
+        #expect(try RecordFilter(option: recipe.options[1], value: "yesterday", now: now).value == "2026-11-22")
+        #expect(try RecordFilter(option: recipe.options[1], value: "Tomorrow", now: now).value == "2026-11-24")
+        #expect(try RecordFilter(option: recipe.options[1], value: "2w", now: now).value == "2026-11-09")
+        #expect(try RecordFilter(option: recipe.options[1], value: "1m", now: now).value == "2026-10-23")
+        let march31 = try #require(FieldTyper.parseDate("2026-03-31", format: "yyyy-MM-dd", timeZone: .current))
+        #expect(try RecordFilter(option: recipe.options[1], value: "1m", now: march31).value == "2026-02-28", "a calendar month back")
+        #expect(try RecordFilter(option: recipe.options[0], value: "tomorrow", now: now).value == "tue", "2026-11-23 is a Monday")
+        #expect(try RecordFilter(option: recipe.options[0], value: "yesterday", now: now).value == "sun")
+        #expect { try RecordFilter(option: recipe.options[1], value: "1201m", now: now) } throws: {
+            ($0 as? UniToolError)?.message.contains("the number of months must be from 0 to 1200") == true
+        }
     }
 
     @Test(
