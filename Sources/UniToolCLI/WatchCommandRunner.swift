@@ -23,6 +23,11 @@ struct WatchCommandRunner {
         var announceExisting = false
         var dueWithin: Int?
         var dueField: String?
+        /// `--due-within` as given, for `--save` to write.
+        var dueText: String?
+        var save = false
+        var name: String?
+        var now = false
         var wantsHelp = false
         var command: String?
         var rest: [String] = []
@@ -50,6 +55,14 @@ struct WatchCommandRunner {
                 case "--notify": notify = true
                 case "--webhook-command": webhookCommands.append(try value("--webhook-command"))
                 case "--all": all = true
+                case "--now": now = true
+                case "--save": save = true
+                case "--name":
+                    let text = try value("--name")
+                    guard WatchFileEdit.isValidName(text) else {
+                        throw Self.usage("a watch's --name is letters, digits, '-' and '_' (up to 64), not '\(TerminalText.escaped(text))'")
+                    }
+                    name = text
                 case "--test": test = true
                 case "--webhook-format":
                     let text = try value("--webhook-format")
@@ -68,9 +81,10 @@ struct WatchCommandRunner {
                         throw Self.usage("--due-within takes a number of days, such as 3d (or 3d:due to name the date field)")
                     }
                     dueWithin = days
+                    dueText = text
                     dueField = parts.count == 2 ? parts[1] : nil
                 default:
-                    if command == nil, subcommand == nil, ["install", "status"].contains(argument),
+                    if command == nil, subcommand == nil, Self.subcommands.contains(argument),
                         !Self.followsValueOption(arguments, index)
                     {
                         subcommand = argument
@@ -83,7 +97,15 @@ struct WatchCommandRunner {
                 }
             }
             if once, every != nil { throw Self.usage("--once and --every cannot both be given") }
+            if now, !all { throw Self.usage("--now goes with --all: 'unitool watch --all --now' runs every saved watch at once") }
+            if save, all || subcommand != nil {
+                throw Self.usage("--save saves one command's watch: unitool watch grades --term current --save")
+            }
+            if name != nil, !save { throw Self.usage("--name names the watch --save saves") }
         }
+
+        /// The words after `watch` that are its own commands, not a recipe's.
+        static let subcommands: Set<String> = ["install", "status", "list", "remove"]
 
         /// Whether the word at `index` is the value of a global option before it (`--portal demo`).
         static func followsValueOption(_ arguments: [String], _ index: Int) -> Bool {
@@ -125,7 +147,8 @@ struct WatchCommandRunner {
         (up to 10); with --once, the exit code is then the channel's (25 for --exec and --notify).
 
         USAGE: unitool watch <command> [<command's options>] [--once | --every <interval>] [<channels>]
-               unitool watch --all | status | install
+               unitool watch <command> [<command's options>] [--every <interval>] [<channels>] --save [--name <name>]
+               unitool watch --all [--now] | list | remove <name> | status | install
 
         OPTIONS:
           --once                  Run once and exit (the default): for cron and systemd timers.
@@ -138,7 +161,12 @@ struct WatchCommandRunner {
           --webhook-format <f>    json (the event, the default), ntfy, discord, slack or telegram.
           --notify                Show each event as a desktop notification (freedesktop, over D-Bus).
           --test                  Send a test event to every channel, without asking the portal.
+          --save                  Save this watch in watches.yaml (with --every, default 1h) instead of running it;
+                                  'unitool watch install' then runs it unattended. --webhook is not saved (its
+                                  address often holds a token): use --webhook-command.
+          --name <name>           The saved watch's name (default: the command's); saving a name again replaces it.
           --all                   Run each watch of watches.yaml whose interval is up (docs/WATCH.md).
+          --now                   With --all: run every saved watch at once, whether due or not.
           --announce-existing     Announce the records found on the first run, too.
           --due-within <days>     Announce a record once when its date field is this close: 3d, or 3d:due.
           -h, --help              Show help information.
@@ -148,6 +176,10 @@ struct WatchCommandRunner {
           unitool watch grades --term current --once --notify
           unitool watch loans --due-within 3d --every 6h --exec 'notify-send "$UNITOOL_EVENT_SUMMARY"'
           unitool watch news --webhook https://ntfy.sh/my-topic --every 1h
+          unitool watch grades --term current --notify --save && unitool watch install
+
+        Saved watches: 'unitool watch list', 'unitool watch remove <name>', 'unitool watch --all --now';
+        'unitool watch install --help' for running them unattended.
 
         """
 
@@ -156,12 +188,14 @@ struct WatchCommandRunner {
         do {
             let watch = try Options(parsing: arguments)
             if watch.wantsHelp {
-                print(Self.help, terminator: "")
+                print(Self.helpText(for: watch.subcommand), terminator: "")
                 return 0
             }
             switch watch.subcommand {
             case "install": return try WatchInstaller.install(arguments: watch.rest)
             case "status": return try WatchInstaller.status(globals: watch.rest)
+            case "list": return try WatchInstaller.list(arguments: watch.rest)
+            case "remove": return try WatchInstaller.remove(arguments: watch.rest)
             default: break
             }
             if watch.all { return await runAll(watch) }
@@ -189,6 +223,9 @@ struct WatchCommandRunner {
             }
             let spec = WatchSpec(
                 recipe: recipe, options: invocation.values, source: invocation.source, announceExisting: watch.announceExisting, due: due)
+            if watch.save {
+                return try Self.save(watch, command: command, invocation: invocation, portal: globalsOnly.portal)
+            }
             var channels: [any WatchChannel] = watch.exec.map { ExecChannel(command: $0) }
             // --timeout bounds a webhook's whole delivery too, as it bounds each request to the portal.
             let deadline = globalsOnly.timeout.map { Duration.milliseconds(Int64($0 * 1000)) } ?? WebhookChannel.defaultDeadline
@@ -219,16 +256,87 @@ struct WatchCommandRunner {
             let environment = try CommandEnvironment(options: globals)
             let history = environment.history()
             var status: Int32 = 0
+            var ran = 0
+            var next: (name: String, at: Date)?
             for entry in file.entries {
                 let arguments = Self.arguments(for: entry) + watch.rest
-                guard WatchFile.isDue(lastRun: entry.state(in: environment, history: history).lastRun, every: entry.every) else { continue }
+                let lastRun = entry.state(in: environment, history: history).lastRun
+                guard watch.now || WatchFile.isDue(lastRun: lastRun, every: entry.every) else {
+                    if let lastRun {
+                        let at = lastRun.addingTimeInterval(Double(entry.every.components.seconds) * 0.9)
+                        if next.map({ at < $0.at }) ?? true { next = (entry.name, at) }
+                    }
+                    continue
+                }
+                ran += 1
                 let code = await WatchCommandRunner(arguments: arguments).run()
                 if status == 0 { status = code }
+            }
+            if ran == 0 {
+                // One line, so that a timer's journal shows the run was not lost; not an error.
+                let when = next.map { " (next: '\($0.name)' in \(Self.shownWait($0.at.timeIntervalSinceNow)))" } ?? ""
+                FileHandle.standardError.write(
+                    Data("no watch is due\(when); 'unitool watch --all --now' runs them all now\n".utf8))
             }
             return status
         } catch {
             return CommandFailure.exitCode(for: error, command: "watch --all", arguments: arguments)
         }
+    }
+
+    /// The help of `watch`, or of one of its subcommands.
+    static func helpText(for subcommand: String?) -> String {
+        switch subcommand {
+        case "install": return WatchInstaller.installHelp
+        case "list": return WatchInstaller.listHelp
+        case "remove": return WatchInstaller.removeHelp
+        default: return help
+        }
+    }
+
+    /// A wait for people: `1h 5m`, `12m`, `under a minute`.
+    static func shownWait(_ seconds: TimeInterval) -> String {
+        let minutes = Int((max(seconds, 0) / 60).rounded(.up))
+        guard minutes > 1 else { return "under a minute" }
+        if minutes < 60 { return "\(minutes)m" }
+        let hours = minutes / 60
+        if hours < 48 { return minutes % 60 == 0 ? "\(hours)h" : "\(hours)h \(minutes % 60)m" }
+        return "\(hours / 24)d"
+    }
+
+    /// `--save`: the watch as given, into watches.yaml (atomically; the file's other watches and
+    /// comments stay), instead of running it.
+    static func save(_ watch: Options, command: String, invocation: RecipeInvocation, portal: String?) throws -> Int32 {
+        if !watch.webhooks.isEmpty {
+            throw UniToolError(
+                .usage, "--webhook is not saved: its address often holds a token, and watches.yaml is a plain file",
+                hint: "give the address from a command instead: --webhook-command 'pass show ntfy/unitool-url'")
+        }
+        if watch.test { throw Options.usage("--test sends a test event now; it is not saved") }
+        if watch.exec.count > 1 || watch.webhookCommands.count > 1 {
+            throw Options.usage("a saved watch takes one --exec and one --webhook-command")
+        }
+        var entry = WatchFile.Entry(
+            name: watch.name ?? command, portal: portal, command: command, options: invocation.values, source: invocation.source,
+            every: watch.every ?? .seconds(3600), exec: watch.exec.first, webhookCommand: watch.webhookCommands.first,
+            notify: watch.notify, dueWithin: watch.dueText, announceExisting: watch.announceExisting)
+        entry.webhookFormat = watch.webhookFormat
+        guard WatchFileEdit.isValidName(entry.name) else {
+            throw Options.usage("'\(TerminalText.escaped(entry.name))' is no name for a watch; give one with --name")
+        }
+        let file = WatchFile.file
+        let text = try PrivateFile.read(file, allowSymlink: true).map { String(decoding: $0, as: UTF8.self) }
+        let saved = try WatchFileEdit.saving(entry, in: text, file: file.path)
+        try WatchInstaller.write(saved.text, to: file)
+        let started = FileManager.default.fileExists(atPath: WatchInstaller.installedService.path)
+        FileHandle.standardError.write(
+            Data(
+                """
+                \(saved.replaced ? "replaced" : "saved") the watch '\(entry.name)' (every \(WatchFileEdit.interval(entry.every))) in \(file.path)
+                \(started ? "the installed timer runs it" : "run it unattended with: unitool watch install"); see them all with: unitool watch list
+
+                """.utf8))
+        return 0
     }
 
     /// `--test`: a test event to every channel, without asking the portal; each channel's result

@@ -8,17 +8,141 @@ enum WatchInstaller {
     /// How often the timer runs `watch --all`; each watch still runs only when its own interval is up.
     static let period = "5min"
 
-    static func install(arguments: [String]) throws -> Int32 {
-        var directory = XDGDirectories.config.deletingLastPathComponent().appendingPathComponent("systemd/user")
-        var printOnly = false
-        // The global options (put after the command by the dispatcher) change nothing here: the
-        // units run 'watch --all', whose watches name their portals themselves. The one walker of
-        // global options leaves out each with its value; what is left is install's own.
+    /// Where `watch install` writes its units by default.
+    static var defaultDirectory: URL { XDGDirectories.config.deletingLastPathComponent().appendingPathComponent("systemd/user") }
+
+    /// The service unit where `watch install` puts it by default: whether the timer is likely there.
+    static var installedService: URL { defaultDirectory.appendingPathComponent("unitool-watch.service") }
+
+    static let installHelp = """
+        OVERVIEW: Run the saved watches unattended: a systemd user timer (or a crontab line).
+
+        Writes unitool-watch.service and unitool-watch.timer, which run 'unitool watch --all' every \(period);
+        each saved watch then runs when its own interval is up. With no watch saved there is nothing to run,
+        so install refuses (exit 52, nothing_to_watch): save one first with 'unitool watch <command> --save'.
+        Prints the equivalent crontab line, for a machine without systemd.
+
+        USAGE: unitool watch install [--directory <dir>] [--print]
+
+        OPTIONS:
+          --directory <dir>       Write the units here (default: $XDG_CONFIG_HOME/systemd/user).
+          --print                 Print the units on stdout instead of writing them (and say if no watch is saved).
+          -h, --help              Show help information.
+
+        Examples:
+          unitool watch grades --term current --notify --save
+          unitool watch install
+          systemctl --user daemon-reload && systemctl --user enable --now unitool-watch.timer
+
+        """
+
+    static let listHelp = """
+        OVERVIEW: List the saved watches of watches.yaml: name, command, options, interval and channels.
+
+        USAGE: unitool watch list [--json | --format <format>]
+
+        'unitool watch status' shows each one's last and next run. Add one with
+        'unitool watch <command> [<options>] --save', remove one with 'unitool watch remove <name>'.
+
+        OPTIONS:
+          -h, --help              Show help information.
+
+        Examples:
+          unitool watch list
+          unitool watch list --json
+
+        """
+
+    static let removeHelp = """
+        OVERVIEW: Remove a saved watch from watches.yaml; the file's other watches and comments stay.
+
+        USAGE: unitool watch remove <name>
+
+        The name is the one 'unitool watch list' shows (by default, the command's). Removing the last
+        watch removes the file; the installed timer then has nothing to run until one is saved again.
+
+        OPTIONS:
+          -h, --help              Show help information.
+
+        Examples:
+          unitool watch remove loans
+
+        """
+
+    /// The words of a watch subcommand that are its own: the global options left out, each with its value.
+    static func ownArguments(_ arguments: [String]) -> [String] {
         var own: [String] = []
         _ = GlobalOptions.scan(arguments) { argument, _ in
             if !GlobalOptions.flagOptions.contains(argument) { own.append(argument) }
             return .skip
         }
+        return own
+    }
+
+    /// Writes watches.yaml atomically (to the file a symbolic link points at, so that a link into
+    /// a dotfiles folder stays a link).
+    static func write(_ text: String, to file: URL) throws {
+        try AtomicFile.write(Data(text.utf8), to: file.resolvingSymlinksInPath(), mode: 0o600)
+    }
+
+    /// `watch list`: the saved watches, as watches.yaml has them.
+    static func list(arguments: [String]) throws -> Int32 {
+        if let extra = ownArguments(arguments).first {
+            throw WatchCommandRunner.Options.usage("'watch list' takes no '\(TerminalText.escaped(extra))'")
+        }
+        let options = try GlobalOptions.parse(GlobalOptions.arguments(in: arguments))
+        guard FileManager.default.fileExists(atPath: WatchFile.file.path) else {
+            if options.outputFormat == .json { print("[]") }
+            FileHandle.standardError.write(
+                Data("no watch is saved yet; save one with: unitool watch grades --term current --save\n".utf8))
+            return 0
+        }
+        let records = try WatchFile.load().entries.map { entry in
+            var channels: [String] = []
+            if entry.notify { channels.append("notify") }
+            if entry.exec != nil { channels.append("exec") }
+            if entry.webhookCommand != nil { channels.append("webhook_command") }
+            let options = entry.options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            return Record(fields: [
+                ("watch", .string(entry.name)), ("command", .string(entry.command)),
+                ("portal", entry.portal.map(FieldValue.string) ?? .null), ("options", .string(options)),
+                ("every", .string(WatchFileEdit.interval(entry.every))), ("due_within", entry.dueWithin.map(FieldValue.string) ?? .null),
+                ("channels", .string(channels.joined(separator: ", "))),
+            ])
+        }
+        let set = RecordSet(columns: ["watch", "command", "portal", "options", "every", "due_within", "channels"], records: records)
+        print(options.outputFormat.render(set, style: options.outputFormat == .table ? .forStandardOutput() : .plain), terminator: "")
+        return 0
+    }
+
+    /// `watch remove NAME`: that watch out of watches.yaml; the last one takes the file with it.
+    static func remove(arguments: [String]) throws -> Int32 {
+        let own = ownArguments(arguments)
+        guard own.count == 1, let name = own.first, !name.hasPrefix("-") else {
+            throw WatchCommandRunner.Options.usage("'watch remove' takes the name of one saved watch ('unitool watch list' shows them)")
+        }
+        let file = WatchFile.file
+        guard let data = try PrivateFile.read(file, allowSymlink: true) else { throw WatchFile.nothingSaved(file) }
+        if let text = try WatchFileEdit.removing(name, from: String(decoding: data, as: UTF8.self), file: file.path) {
+            try write(text, to: file)
+            FileHandle.standardError.write(Data("removed the watch '\(name)' from \(file.path)\n".utf8))
+        } else {
+            try FileManager.default.removeItem(at: file)
+            FileHandle.standardError.write(
+                Data(
+                    "removed the watch '\(name)', the last one, and with it \(file.path); an installed timer now has nothing to run\n"
+                        .utf8))
+        }
+        return 0
+    }
+
+    static func install(arguments: [String]) throws -> Int32 {
+        var directory = defaultDirectory
+        var printOnly = false
+        // The global options (put after the command by the dispatcher) change nothing here: the
+        // units run 'watch --all', whose watches name their portals themselves. The one walker of
+        // global options leaves out each with its value; what is left is install's own.
+        let own = ownArguments(arguments)
         var index = 0
         while index < own.count {
             switch own[index] {
@@ -31,6 +155,11 @@ enum WatchInstaller {
             }
             index += 1
         }
+        // Units that run 'watch --all' with no watch saved would fail every 5 minutes: refuse,
+        // or, printing, say so. A file that does not read is its own error, here as at each run.
+        let saved = FileManager.default.fileExists(atPath: WatchFile.file.path)
+        if saved { _ = try WatchFile.load() }
+        if !saved, !printOnly { throw WatchFile.nothingSaved() }
         let binary = executablePath()
         guard let program = SchedulerQuoting.systemdExecutable(binary) else {
             throw UniToolError(
@@ -41,6 +170,12 @@ enum WatchInstaller {
         let units = [("unitool-watch.service", service(program: program)), ("unitool-watch.timer", timer())]
         if printOnly {
             for (name, text) in units { print("# \(name)\n\(text)") }
+            if !saved {
+                FileHandle.standardError.write(
+                    Data(
+                        "no watch is saved yet, so these units would have nothing to run (exit 52); first: unitool watch grades --term current --save\n"
+                            .utf8))
+            }
         } else {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             for (name, text) in units { try AtomicFile.write(Data(text.utf8), to: directory.appendingPathComponent(name), mode: 0o644) }
@@ -97,12 +232,7 @@ enum WatchInstaller {
     }
 
     /// `1h`, `6h`, `1d`, `90m`: an interval as watches.yaml writes it.
-    static func shown(_ interval: Duration) -> String {
-        let seconds = interval.components.seconds
-        if seconds % 86_400 == 0 { return "\(seconds / 86_400)d" }
-        if seconds % 3600 == 0 { return "\(seconds / 3600)h" }
-        return "\(seconds / 60)m"
-    }
+    static func shown(_ interval: Duration) -> String { WatchFileEdit.interval(interval) }
 
     /// The running binary, as an absolute path, for ExecStart.
     static func executablePath() -> String {
@@ -118,7 +248,8 @@ enum WatchInstaller {
             FileHandle.standardError.write(
                 Data(
                     """
-                    no watches yet: add them to \(WatchFile.file.path) (docs/WATCH.md), then 'unitool watch install'
+                    no watches yet in \(WatchFile.file.path): save one with 'unitool watch grades --term current --save',
+                    then 'unitool watch install'
                     or watch one command now: unitool watch grades --every 1h
 
                     """.utf8))

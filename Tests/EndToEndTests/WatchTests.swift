@@ -187,6 +187,85 @@ extension WatchTests {
     }
 }
 
+extension WatchTests {
+    @Test(
+        "a watch saved with --save is what watch install's printed ExecStart runs, exiting 0; with none saved install refuses (52); --all --now runs it at once"
+    )
+    func savedWatchInstallsWorking() async throws {
+        defer { sandbox.remove() }
+        let units = sandbox.root.appendingPathComponent("units")
+        let refused = try await sandbox.run(["watch", "install", "--directory", units.path])
+        #expect(refused.exitCode == 52 && refused.stderr.contains("--save"), "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: units.path), "no units that would fail every 5 minutes")
+        let unsaved = try await sandbox.run(["watch", "install", "--print"])
+        #expect(unsaved.exitCode == 0 && unsaved.stderr.contains("no watch is saved yet"), "\(unsaved)")
+        #expect(try await sandbox.run(["watch", "--all"]).exitCode == 52)
+
+        try await DemoUniversity.withRunning { demo in
+            let save = try await sandbox.run(["watch", "grades", "--term", "2026-fall", "--notify", "--save"], demo: demo.baseURL)
+            #expect(save.exitCode == 0 && save.stdout.isEmpty && save.stderr.contains("saved the watch 'grades'"), "\(save)")
+            #expect(await demo.requestCount == 0, "--save saves; it does not run the watch")
+            let list = try await sandbox.run(["watch", "list", "--json"])
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]], "\(list)")
+            #expect(rows.count == 1 && rows.first?["options"] as? String == "term=2026-fall", "\(list)")
+            #expect(rows.first?["channels"] as? String == "notify" && rows.first?["every"] as? String == "1h", "\(list)")
+
+            // The ExecStart line as systemd would run it: its program (quoted as systemd quotes
+            // it) and its words, in the sandbox's environment.
+            let printed = try await sandbox.run(["watch", "install", "--print"])
+            #expect(printed.exitCode == 0 && !printed.stderr.contains("no watch is saved"), "\(printed)")
+            let line = try #require(printed.stdout.split(separator: "\n").first { $0.hasPrefix("ExecStart=") }, "\(printed)")
+            let words = Self.systemdWords(String(line.dropFirst("ExecStart=".count)))
+            #expect(words.dropFirst() == ["watch", "--all"], "\(words)")
+            let environment = sandbox.environment.merging(["UNITOOL_DEMO_URL": demo.baseURL.absoluteString]) { $1 }
+            let first = try await UniToolProcess.run(URL(fileURLWithPath: words[0]), Array(words.dropFirst()), environment: environment)
+            #expect(first.exitCode == 0, "\(first)")
+            let asked = await demo.requestCount
+            #expect(asked > 0, "the saved watch ran against the demo")
+
+            let notDue = try await UniToolProcess.run(URL(fileURLWithPath: words[0]), Array(words.dropFirst()), environment: environment)
+            #expect(notDue.exitCode == 0 && notDue.stdout.isEmpty, "\(notDue)")
+            let note = notDue.stderr.split(separator: "\n")
+            #expect(note.count == 1 && note[0].hasPrefix("no watch is due (next: 'grades' in "), "\(notDue)")
+            #expect(await demo.requestCount == asked)
+
+            let now = try await sandbox.run(["watch", "--all", "--now"], demo: demo.baseURL)
+            #expect(now.exitCode == 0 && !now.stderr.contains("no watch is due"), "\(now)")
+            #expect(await demo.requestCount > asked, "--now runs the watch although it is not due")
+        }
+
+        let remove = try await sandbox.run(["watch", "remove", "grades"])
+        #expect(remove.exitCode == 0, "\(remove)")
+        let config = sandbox.root.appendingPathComponent("config/unitool/watches.yaml")
+        #expect(!FileManager.default.fileExists(atPath: config.path), "the last watch takes the file with it")
+        let missing = try await sandbox.run(["watch", "remove", "grades"])
+        #expect(missing.exitCode == 52, "\(missing)")
+        let help = try await sandbox.run(["watch", "install", "--help"])
+        #expect(help.exitCode == 0 && help.stdout.contains("--directory <dir>") && help.stdout.contains("--print"), "\(help)")
+        #expect(!help.stdout.contains("--due-within"), "install's own options, not the watch's")
+    }
+
+    /// The words of an `ExecStart=` value as systemd splits them (systemd.syntax(7)): a word in
+    /// double quotes keeps its spaces; `%%` is a `%`.
+    static func systemdWords(_ value: String) -> [String] {
+        var words: [String] = []
+        var rest = Substring(value)
+        while let first = rest.first(where: { $0 != " " }) {
+            rest = rest.drop { $0 == " " }
+            if first == "\"" {
+                let body = rest.dropFirst().prefix { $0 != "\"" }
+                words.append(String(body))
+                rest = rest.dropFirst(body.count + 2)
+            } else {
+                let word = rest.prefix { $0 != " " }
+                words.append(String(word))
+                rest = rest.dropFirst(word.count)
+            }
+        }
+        return words.map { $0.replacingOccurrences(of: "%%", with: "%") }
+    }
+}
+
 /// The units `watch install` writes, as systemd itself reads them.
 enum WatchUnits {
     /// `systemd-analyze verify` of the service and timer in `units`, or nil where systemd's
