@@ -93,9 +93,47 @@ struct RecipeCommandRunner {
         let records = try await environment.withService(
             portal, user: credentials.user, credentials: credentials.provide, savedSession: recipe.login,
             termsThroughSavedSession: !recipe.login
-        ) { service in
+        ) { service -> RecordSet? in
             // Both pass the terms gate first, and name a mistyped option value.
             let records: RecordSet
+            if let action = invocation.action, action.preview != nil, invocation.dryRun || !invocation.confirmed {
+                // What it will change, listed on stdout in the chosen format before anything is
+                // sent; the question and why nothing was sent go to stderr.
+                let preview = try await service.preview(
+                    action, of: recipe, argument: invocation.actionArgument ?? "", parameters: invocation.actionParameters,
+                    interaction: environment.interaction)
+                _ = try write(
+                    preview, of: recipe.withoutDefaultSort, invocation: invocation, options: options, portal: portal,
+                    user: credentials.user)
+                let words = "'\(recipe.command) \(action.name)'"
+                if invocation.dryRun {
+                    Progress.note("\(words) --dry-run: \(Self.count(preview.records.count)) listed; nothing was sent", quiet: options.quiet)
+                    return nil
+                }
+                if preview.records.isEmpty {
+                    Progress.note("\(words): nothing it would change; nothing was sent", quiet: options.quiet)
+                    return nil
+                }
+                let personPresent = isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1
+                let rows = Self.count(preview.records.count)
+                guard personPresent,
+                    let answer = TerminalPrompt.ask("\(TerminalText.escaped(action.summary)): send for the \(rows) above? [y/N] "),
+                    ["y", "yes"].contains(answer.lowercased())
+                else {
+                    throw UniToolError(
+                        .declined, "\(words) was not confirmed; nothing was sent (the \(rows) it would change are listed above)",
+                        hint: personPresent
+                            ? "answer yes to send it" : "run it again with --yes to send it, or --dry-run to only list")
+                }
+                Progress.say(TerminalText.escaped(action.summary) + "…")
+                return try RecordShape(
+                    summary: false, sort: options.sort.map(SortKey.parse), fields: options.fields.map(RecipeInvocation.fieldList)
+                ).apply(
+                    to: try await service.perform(
+                        action, of: recipe, argument: invocation.actionArgument ?? "", parameters: invocation.actionParameters,
+                        confirmed: true, interaction: environment.interaction),
+                    of: recipe.withoutDefaultSort)
+            }
             if let action = invocation.action {
                 Progress.say(
                     TerminalText.escaped("\(action.summary)\(invocation.actionArgument.map { ": \($0)" } ?? "")") + "…")
@@ -112,9 +150,14 @@ struct RecipeCommandRunner {
             }
             return records
         }
+        // A dry run or an empty preview wrote its list already and sent nothing.
+        guard let records else { return 0 }
         if invocation.action == nil { environment.rememberRun(invocation.words(for: recipe), portal: portal.id) }
         return try write(records, of: recipe, invocation: invocation, options: options, portal: portal, user: credentials.user)
     }
+
+    /// "1 row", "3 rows": how many a preview lists.
+    static func count(_ rows: Int) -> String { rows == 1 ? "1 row" : "\(rows) rows" }
 
     /// Prints the records, shaped already: a table fitted to the terminal, or JSON, CSV, ics.
     private func write(
@@ -189,6 +232,8 @@ struct RecipeInvocation {
     var actionParameters: [String: String] = [:]
     /// `--yes`: an action that asks first (`ask: true`) is confirmed on the command line.
     var confirmed = false
+    /// `--dry-run`: an action with a preview lists what it would change and sends nothing.
+    var dryRun = false
     var wantsHelp = false
     /// `--format ics`: the records as calendar events, from the recipe's `calendar:` section.
     var calendar = false
@@ -258,9 +303,12 @@ struct RecipeInvocation {
                 if parts.count == 1 { index += 1 }
             } else if parts.first == "summary", recipe.totals != nil {
                 summary = true
-            } else if parts.first == "yes", action?.ask == true {
+            } else if parts.first == "yes", action?.asks == true {
                 guard parts.count == 1 else { throw usage("--yes takes no value: it says yes") }
                 confirmed = true
+            } else if parts.first == "dry-run", action?.preview != nil {
+                guard parts.count == 1 else { throw usage("--dry-run takes no value") }
+                dryRun = true
             } else if let action, let name = parts.first, action.parameters.contains(where: { $0.name == name }) {
                 if parts.count == 2 {
                     actionParameters[name] = parts[1]
@@ -302,7 +350,9 @@ struct RecipeInvocation {
                 guard Dispatcher.globalOptionNames.contains(flagName) else {
                     var known = names.sorted().map { "--" + $0 }
                     if recipe.totals != nil { known.append("--summary") }
-                    known += (action?.parameters ?? []).map { "--" + $0.name } + (action?.ask == true ? ["--yes"] : [])
+                    known +=
+                        (action?.parameters ?? []).map { "--" + $0.name } + (action?.asks == true ? ["--yes"] : [])
+                        + (action?.preview != nil ? ["--dry-run"] : [])
                     let nearest = typoSuggestion(for: flagName, among: known + Dispatcher.globalOptionNames)
                     throw UniToolError(
                         .usage, "unknown option '\(flagName)' for '\(recipe.command)'",
@@ -432,15 +482,18 @@ enum RecipeHelp {
         var parameterLines = action.parameters.map { parameter in
             line("--\(shown(parameter.name))", shown((parameter.help ?? "") + (parameter.required ? " (required)" : "")))
         }.joined()
-        if action.ask { parameterLines += line("--yes", "Send without asking (for scripts)") }
+        if action.asks { parameterLines += line("--yes", "Send without asking (for scripts)") }
+        if action.preview != nil { parameterLines += line("--dry-run", "List what it would change; send nothing") }
         let asks =
-            action.ask
-            ? "\nBefore anything is sent, unitool shows what it will submit and asks; without a terminal it\nsends only with --yes (exit code 26 otherwise).\n"
-            : ""
+            action.preview != nil
+            ? "\nBefore anything is sent, unitool lists what it will change and asks; without a terminal it\nlists it and sends only with --yes (exit code 26 otherwise).\n"
+            : action.ask
+                ? "\nBefore anything is sent, unitool shows what it will submit and asks; without a terminal it\nsends only with --yes (exit code 26 otherwise).\n"
+                : ""
         return """
             OVERVIEW: \(shown(action.summary))
 
-            USAGE: unitool [--portal \(recipe.portal)] \(recipe.command) \(shown(action.name))\(action.takesArgument ? " <\(shown(action.argument))>" : "")\(parameters.isEmpty ? "" : " " + parameters.joined(separator: " "))\(action.ask ? " [--yes]" : "") [--format <format>]
+            USAGE: unitool [--portal \(recipe.portal)] \(recipe.command) \(shown(action.name))\(action.takesArgument ? " <\(shown(action.argument))>" : "")\(parameters.isEmpty ? "" : " " + parameters.joined(separator: " "))\(action.asks ? " [--yes]" : "")\(action.preview != nil ? " [--dry-run]" : "") [--format <format>]
 
             Submits the portal's form, as you would in a browser, and reports the result. If the portal
             refuses (for example, no renewals left), unitool says why and exits with code 24.

@@ -74,7 +74,7 @@ package struct TerminalInteraction: Interaction {
     package func confirm(_ action: ActionSpec, argument: String, parameters: [String: String], on portal: PortalRecipe) async throws
         -> Bool
     {
-        guard action.ask else { return true }
+        guard action.asks else { return true }
         guard personPresent else { return false }
         let shown = { (text: String) in TerminalText.escaped(text) }
         var text = "\(shown(portal.name)): \(shown(action.summary))\n"

@@ -158,7 +158,17 @@ extension DataRecipe {
         var actions: [ActionSpec] = []
         if let actionsReader = try top.mappingReader("actions") {
             for name in actionsReader.keys {
-                actions.append(try ActionSpec.load(name: name, reader: try actionsReader.entry(name)))
+                let action = try ActionSpec.load(name: name, reader: try actionsReader.entry(name))
+                // A preview reads the recipe's own fields from the page's rows: each name it
+                // shows, and the flag's field, must be one of them.
+                if let preview = action.preview {
+                    let known = sources.first?.fields.map(\.name) ?? []
+                    for field in preview.fields + (preview.flagWhen.map { [$0] } ?? []) where !known.contains(field) {
+                        throw try actionsReader.entry(name).error(
+                            "preview", "'\(field)' is not a field of the recipe", hint: "its fields: \(known.joined(separator: ", "))")
+                    }
+                }
+                actions.append(action)
             }
         }
         var recipe = DataRecipe(
@@ -464,7 +474,7 @@ extension ActionSpec {
     static func load(name: String, reader: MappingReader) throws -> ActionSpec {
         try reader.allowOnly([
             "summary", "argument", "fetch", "form", "fill", "submit", "success_when", "refused_when", "fields", "nothing_when",
-            "fill_from_page", "parameters", "ask", "confirm_page",
+            "fill_from_page", "parameters", "ask", "confirm_page", "preview", "result_rows",
         ])
         let argument = try reader.string("argument") ?? ""
         var parameters: [Parameter] = []
@@ -520,6 +530,18 @@ extension ActionSpec {
                     "fill", "\(field) uses {{\(variable)}}, which is neither the argument nor a parameter of '\(name)'")
             }
         }
+        if let previewReader = try reader.mappingReader("preview") {
+            try previewReader.allowOnly(["rows", "fields", "flag"])
+            var preview = Preview(rows: try previewReader.requiredXPath("rows"), fields: try previewReader.stringList("fields") ?? [])
+            if let flagReader = try previewReader.mappingReader("flag") {
+                try flagReader.allowOnly(["when", "says", "days"])
+                preview.flagWhen = try flagReader.requiredString("when")
+                preview.flagSays = try flagReader.requiredString("says")
+                preview.flagDays = try flagReader.integer("days") ?? 0
+            }
+            action.preview = preview
+        }
+        action.resultRows = try reader.xpath("result_rows")
         if let confirmReader = try reader.mappingReader("confirm_page") {
             try confirmReader.allowOnly(["form", "submit"])
             action.confirmPage = ConfirmPage(form: try confirmReader.requiredXPath("form"), submit: try confirmReader.xpath("submit"))

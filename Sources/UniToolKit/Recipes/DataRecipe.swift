@@ -376,6 +376,72 @@ public struct ActionSpec: Sendable {
     /// The portal's own confirmation page (`confirm_page:`): the first submit shows what it
     /// received and a second form sends it, as Japanese portals' 入力 → 確認 → 完了 forms do.
     public var confirmPage: ConfirmPage? = nil
+    /// `preview:`: what the action will change, read off the page before the form is sent, one
+    /// record per row. An action that changes several things (renew every loan) shows it and asks
+    /// first, as `ask: true` does; `--dry-run` shows it and sends nothing.
+    public var preview: Preview? = nil
+    /// `result_rows:`: the rows of the result page `fields` are read from (the loans just
+    /// renewed), one record each; without it, the page as one record.
+    public var resultRows: String? = nil
+    /// Whether the person says yes before anything is sent: `ask: true`, or a preview to show.
+    public var asks: Bool { ask || preview != nil }
+
+    public struct Preview: Sendable, Equatable {
+        /// The rows the action will change, on the page it fetches (`rows:`).
+        public var rows: String
+        /// The recipe's own fields to show for each row (`fields:`); empty: all of them.
+        public var fields: [String]
+        /// A field of the recipe (`flag: { when: overdue }`) that marks a row whose change may not
+        /// do what the person expects; `says` is the note shown beside it. A boolean field flags
+        /// where it is true; a date field where that date plus `days` is still before today (a
+        /// renewal that adds 14 days to a loan overdue by more than that leaves it overdue).
+        public var flagWhen: String? = nil
+        public var flagSays: String? = nil
+        public var flagDays = 0
+
+        public init(rows: String, fields: [String], flagWhen: String? = nil, flagSays: String? = nil, flagDays: Int = 0) {
+            self.rows = rows
+            self.fields = fields
+            self.flagWhen = flagWhen
+            self.flagSays = flagSays
+            self.flagDays = flagDays
+        }
+
+        /// Whether `value` of the flag's field flags its row, `today` being `yyyy-MM-dd`.
+        public func flags(_ value: FieldValue, today: String) -> Bool {
+            switch value {
+            case .bool(let flag): return flag
+            case .date(let text), .datetime(let text):
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = TimeZone(identifier: "UTC")!
+                let parts = text.prefix(10).split(separator: "-").compactMap { Int($0) }
+                guard parts.count == 3,
+                    let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])),
+                    let moved = calendar.date(byAdding: .day, value: flagDays, to: date)
+                else { return false }
+                let day = calendar.dateComponents([.year, .month, .day], from: moved)
+                return String(format: "%04d-%02d-%02d", day.year ?? 0, day.month ?? 0, day.day ?? 0) < today
+            default: return false
+            }
+        }
+
+        /// The records as the preview shows them: the chosen fields, in their order, and a
+        /// `note` column saying `flagSays` where the flag flags (the rest null).
+        public func shaped(_ records: RecordSet, today: String = RecordExtractor.localToday()) -> RecordSet {
+            let columns = fields.isEmpty ? records.columns : fields.filter(records.columns.contains)
+            let flagged = { (record: Record) -> Bool in
+                guard let flagWhen, let value = record.fields.first(where: { $0.name == flagWhen })?.value else { return false }
+                return flags(value, today: today)
+            }
+            let noted = flagWhen != nil && flagSays != nil
+            let shaped = records.records.map { record in
+                var fields = columns.map { name in (name: name, value: record.fields.first { $0.name == name }?.value ?? .null) }
+                if noted { fields.append((name: "note", value: flagged(record) ? .string(flagSays!) : .null)) }
+                return Record(fields: fields)
+            }
+            return RecordSet(columns: columns + (noted ? ["note"] : []), records: shaped)
+        }
+    }
 
     public struct Parameter: Sendable, Equatable {
         public var name: String

@@ -58,7 +58,7 @@ extension Interaction {
     /// first (`ask: true`) does not, unless the call said yes itself.
     public func confirm(_ action: ActionSpec, argument: String, parameters: [String: String], on portal: PortalRecipe) async throws
         -> Bool
-    { !action.ask }
+    { !action.asks }
 }
 
 /// Nobody to ask: every default of `Interaction`. For scripts' own uses of the library, and for

@@ -417,6 +417,43 @@ extension PortalConnection {
         }
     }
 
+    /// What `action` would change, read off the page its form is on and sent nowhere: one record
+    /// per row of its `preview:`, with the recipe's own fields (`RecordExtractor`, so a computed
+    /// field such as `overdue` is computed against `today`), shaped as the preview says. Empty when
+    /// the portal says there is nothing to do or no row matches. The action's refusal before any
+    /// form (`refused_when`) is the same error `perform` gives.
+    public func preview(
+        _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String] = [:],
+        today: String = RecordExtractor.localToday()
+    ) async throws -> RecordSet {
+        guard let preview = action.preview, let source = recipe.sources.first else {
+            throw UniToolError(.internal, "action '\(action.name)' of \(recipe.file) has no preview")
+        }
+        try await ensureTermsAccepted()
+        return try await HTTPSession.$commandHeaders.withValue(recipe.headers) {
+            let values = action.values(argument: argument, parameters: parameters)
+            let page = try await self.loadPage(
+                try self.address(action.fetch.render(values, encode: Template.urlEncode), of: recipe), as: .action, recipe: recipe.file)
+            let document = try page.document(charsetOverride: self.portal.charsetOverride(for: page.url))
+            let empty = preview.shaped(RecordSet(columns: source.fields.map(\.name), records: []), today: today)
+            if let nothingWhen = action.nothingWhen, try document.evaluate(nothingWhen).booleanValue { return empty }
+            if let message = try self.refusal(action, in: document, values: values) {
+                throw Self.refused(action, argument: argument, message)
+            }
+            guard try !document.select(preview.rows).isEmpty else { return empty }
+            var rowsSource = source
+            rowsSource.rows = preview.rows
+            rowsSource.emptyWhen = nil
+            rowsSource.next = nil
+            rowsSource.maxPages = 1
+            var rowsRecipe = recipe
+            rowsRecipe.sources = [rowsSource]
+            let records = try RecordExtractor(recipe: rowsRecipe, source: rowsSource, today: today, portal: self.portal).extract(
+                from: document)
+            return preview.shaped(records, today: today)
+        }
+    }
+
     /// `perform`, once the terms are accepted, with the recipe's headers set.
     private func performAccepted(
         _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String]
@@ -521,6 +558,21 @@ extension PortalConnection {
                 hint: "look at the portal in a browser before trying again")
             throw DriftReport.save(
                 error, document: resultDocument, recipe: recipe, in: driftReports, scrubber: session.scrubber, logger: logger)
+        }
+        // Several rows changed (the loans just renewed): one record each, which says which.
+        if let resultRows = action.resultRows, !action.fields.isEmpty {
+            let rowsRecipe = DataRecipe(
+                command: "\(recipe.command) \(action.name)", summary: action.summary, options: [],
+                sources: [
+                    .init(
+                        fetch: action.fetch, parser: .html, namespaces: [:], rows: resultRows, next: nil, maxPages: 1,
+                        fields: action.fields)
+                ],
+                actions: [], file: recipe.file, portal: recipe.portal)
+            guard try !resultDocument.select(resultRows).isEmpty else {
+                return RecordSet(columns: action.fields.map(\.name), records: [])
+            }
+            return try RecordExtractor(recipe: rowsRecipe, portal: portal).extract(from: resultDocument)
         }
         var fields: [(name: String, value: FieldValue)] = action.takesArgument ? [(action.argument, .string(argument))] : []
         if !action.fields.isEmpty {

@@ -88,18 +88,35 @@ public struct PortalService: Sendable {
                 hint: action.parameters.isEmpty
                     ? "it takes none" : "it takes: \(action.parameters.map(\.name).joined(separator: ", "))")
         }
-        if !(action.ask && confirmed) {
+        if !(action.asks && confirmed) {
             guard try await interaction.confirm(action, argument: argument, parameters: parameters, on: portal) else {
                 throw UniToolError(
                     .declined,
                     "'\(recipe.command) \(action.name)\(argument.isEmpty ? "" : " " + argument)' was not confirmed; nothing was sent",
-                    hint: action.ask
+                    hint: action.asks
                         ? "answer yes when asked at a terminal, or confirm it in the call (--yes on the command line)"
                         : "run it again and confirm it")
             }
         }
         return try await session(interaction: interaction) {
             try await $0.perform(action, of: recipe, argument: argument, parameters: parameters)
+        }
+    }
+
+    /// What an action with a `preview:` would change, sent nowhere (`--dry-run`, and the list a
+    /// person sees before saying yes). Checks the parameters as `perform` does.
+    public func preview(
+        _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String] = [:], interaction: any Interaction
+    ) async throws -> RecordSet {
+        let missing = action.missingParameters(parameters)
+        if !missing.isEmpty {
+            throw UniToolError(
+                .usage, "'\(recipe.command) \(action.name)' needs \(missing.joined(separator: " and "))",
+                hint: "give every required value; 'unitool \(recipe.command) \(action.name) --help' lists them")
+        }
+        let today = RecordExtractor.localToday(try clock())
+        return try await session(interaction: interaction) {
+            try await $0.preview(action, of: recipe, argument: argument, parameters: parameters, today: today)
         }
     }
 
