@@ -125,14 +125,16 @@ enum CampusPages {
                 """, signedIn: user.displayName)
     }
 
-    static func renewResult(user: DemoUser, loan: DemoLoan?, barcode: String, newDue: String?, refusal: String?) -> String {
+    static func renewResult(
+        user: DemoUser, loan: DemoLoan?, barcode: String, newDue: String?, renewalsLeft: Int? = nil, refusal: String?
+    ) -> String {
         let message: String
         if let refusal {
             message = "<p class=\"renew-refused\">\(HTML.escape(refusal))</p>"
         } else {
             message = """
                 <p class="renew-ok">Renewed <cite>\(HTML.escape(loan?.title ?? barcode))</cite>.
-                  New due date: <strong class="new-due">\(newDue ?? "")</strong></p>
+                  New due date: <strong class="new-due">\(newDue ?? "")</strong>\(renewalsLeft.map { "; <span class=\"renewals-left\">\($0) of 3</span> renewals left" } ?? "").</p>
                 """
         }
         return HTML.page(

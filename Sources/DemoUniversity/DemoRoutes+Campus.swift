@@ -83,7 +83,7 @@ extension DemoRoutes {
                 return Self.html(
                     CampusPages.renewResult(
                         user: user, loan: loan, barcode: barcode, newDue: self.dueDate(of: loan, afterRenewals: done + 1),
-                        refusal: refusal))
+                        renewalsLeft: loan.renewalsLeft - done - 1, refusal: refusal))
             }
         }
         router.get("/news") { request, context in

@@ -154,12 +154,25 @@ extension DemoRoutes {
                                 "<h1>Renew</h1>\n<p class=\"nothing-to-renew\">No loans are due within 7 days; there is nothing to renew.</p>",
                             signedIn: user.displayName))
                 }
-                let items = due.map { "<li><cite>\(HTML.escape($0.title))</cite></li>" }.joined()
+                // Each loan it will renew, with the columns of the loans page (its due date and the
+                // renewals left), so that a client can show what it is about to do.
+                var items = ""
+                for loan in due {
+                    let done = await self.state.renewalsDone(user: user.username, barcode: loan.barcode)
+                    items += """
+                        <tr><td class="title"><cite>\(HTML.escape(loan.title))</cite></td><td class="author">\(HTML.escape(loan.author))</td>\
+                        <td class="barcode">\(loan.barcode)</td><td class="due">\(self.dueDate(of: loan, afterRenewals: done))</td>\
+                        <td class="renewals">\(loan.renewalsLeft - done) of 3</td></tr>
+
+                        """
+                }
                 return Self.html(
                     HTML.page(
                         title: "Renew",
                         body: """
-                              <h1>Renew loans due soon</h1><ul>\(items)</ul>
+                              <h1>Renew loans due soon</h1>
+                              <table id="renew-list"><thead><tr><th>Title</th><th>Author</th><th>Barcode</th><th>Due</th><th>Renewals left</th></tr></thead>
+                              <tbody>\(items)</tbody></table>
                               <form id="renew-all" method="post" action="/library/renew-all">
                                 <input type="hidden" name="csrf" value="\(Self.renewToken(user, "all"))">
                                 <button type="submit" name="confirm" value="yes">Renew all</button>
@@ -175,12 +188,19 @@ extension DemoRoutes {
                     return Self.html(Pages.notFound("The form was stale; open your loans and try again.", user: user), status: .forbidden)
                 }
                 let due = await self.renewableSoon(user)
-                for loan in due { await self.state.renew(user: user.username, barcode: loan.barcode) }
+                // Which were renewed: each title, its new due date and the renewals left.
+                var items = ""
+                for loan in due {
+                    await self.state.renew(user: user.username, barcode: loan.barcode)
+                    let done = await self.state.renewalsDone(user: user.username, barcode: loan.barcode)
+                    items +=
+                        "<li><cite>\(HTML.escape(loan.title))</cite>: due <span class=\"due\">\(self.dueDate(of: loan, afterRenewals: done))</span>, <span class=\"renewals\">\(loan.renewalsLeft - done) of 3</span> renewals left</li>\n"
+                }
                 return Self.html(
                     HTML.page(
                         title: "Renewed",
                         body:
-                            "<h1>Renewed</h1>\n<p class=\"renew-all-ok\">Renewed <strong class=\"count\">\(due.count)</strong> loans.</p>",
+                            "<h1>Renewed</h1>\n<p class=\"renew-all-ok\">Renewed <strong class=\"count\">\(due.count)</strong> loans.</p>\n<ul class=\"renewed\">\n\(items)</ul>",
                         signedIn: user.displayName))
             }
         }
