@@ -128,9 +128,8 @@ extension Totals {
             groups[key, default: []].append(record)
         }
         if set.records.isEmpty, groupBy.isEmpty { order = [[]] }
-        let rows = order.map { key -> Record in
-            let records = groups[key] ?? []
-            var fields = groupBy.map { (name: $0, value: records.first?[$0] ?? .null) }
+        func row(_ records: [Record], label: String?) -> Record {
+            var fields = groupBy.map { (name: $0, value: label.map { FieldValue.string($0) } ?? records.first?[$0] ?? .null) }
             for aggregate in self.fields {
                 let counted = records.filter { record in
                     aggregate.whereField.map { record[$0].map { $0 != .null } ?? false } ?? true
@@ -139,6 +138,8 @@ extension Totals {
             }
             return Record(fields: fields)
         }
+        var rows = order.map { row(groups[$0] ?? [], label: nil) }
+        if let overall, order.count > 1 { rows.append(row(set.records, label: overall)) }
         return RecordSet(columns: groupBy + fields.map(\.name), records: rows)
     }
 }

@@ -432,8 +432,12 @@ extension FieldSpec {
 
 extension Totals {
     static func load(reader: MappingReader, columns: [String]) throws -> Totals {
-        try reader.allowOnly(["group_by", "fields"])
+        try reader.allowOnly(["group_by", "fields", "overall"])
         let groupBy = try reader.stringList("group_by") ?? []
+        let overall = try reader.string("overall")
+        if overall != nil, groupBy.isEmpty {
+            throw reader.error("overall", "a row over every record needs groups to be the sum of: give group_by, or leave overall out")
+        }
         for name in groupBy where !columns.contains(name) {
             throw reader.error("group_by", "'\(name)' is not a field of the recipe")
         }
@@ -466,7 +470,7 @@ extension Totals {
             aggregate.decimals = try ColumnDisplay.load(reader: entry, numeric: true, allowing: ["decimals"]).decimals
             aggregates.append(aggregate)
         }
-        return Totals(groupBy: groupBy, fields: aggregates)
+        return Totals(groupBy: groupBy, fields: aggregates, overall: overall)
     }
 }
 

@@ -320,6 +320,9 @@ public struct Totals: Sendable {
     /// Fields whose values make one summary row each (`term`); none means one row for all.
     public var groupBy: [String]
     public var fields: [Aggregate]
+    /// `overall: all terms`: a last row over every record (a transcript's cumulative credits and
+    /// GPA), its group values this label. Only where there are groups and more than one.
+    public var overall: String? = nil
 
     public struct Aggregate: Sendable {
         public enum Kind: Sendable {

@@ -258,6 +258,21 @@ struct RecipeLanguageTests {
             summary.records[0]
                 == Record(fields: [("term", .string("a")), ("courses", .integer(3)), ("earned", .number(10)), ("gpa", .number(3.6))]))
         #expect(summary.records[1]["gpa"] == .number(2))
+        #expect(summary.records.count == 2, "no overall row unless the recipe asks")
+
+        // overall: a last row over every record, as a transcript's cumulative line.
+        var cumulative = try #require(recipe.totals)
+        cumulative.overall = "all terms"
+        let withOverall = cumulative.compute(over: set)
+        #expect(withOverall.records.count == 3)
+        // (4 * 6 + 3 * 4 + 2 * 3) / 13 = 3.23; the course without points counts as a course only.
+        #expect(
+            withOverall.records[2]
+                == Record(fields: [
+                    ("term", .string("all terms")), ("courses", .integer(4)), ("earned", .number(13)), ("gpa", .number(3.23)),
+                ]))
+        let oneTerm = RecordSet(columns: recipe.columns, records: [row("a", 6, 4.0)])
+        #expect(cumulative.compute(over: oneTerm).records.count == 1, "one group is its own total")
     }
 
     @Test("an action's argument becomes an XPath string literal, whatever quotes it holds")
@@ -288,6 +303,10 @@ struct RecipeLanguageTests {
             (
                 "command: x\nfetch: /x\nrows: //p\nfields:\n  t: { xpath: . }\ntotals:\n  fields:\n    g: { weighted_mean: t }\n",
                 "weighted_mean needs a weight"
+            ),
+            (
+                "command: x\nfetch: /x\nrows: //p\nfields:\n  t: { xpath: . }\ntotals:\n  overall: all\n  fields:\n    n: { count: true }\n",
+                "needs groups"
             ),
             (
                 "command: x\nfetch: /x\nrows: //p\nfields:\n  t: { xpath: . }\nactions:\n  renew: { argument: id, fetch: /r, form: \"//form[\", success_when: //p }\n",

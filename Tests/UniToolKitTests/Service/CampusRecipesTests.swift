@@ -70,6 +70,14 @@ struct CampusRecipesTests {
             #expect(fall["credits_earned"] == .number(11))
             // (3.7 * 6 + 3.3 * 5) / 11 = 3.518..., the two courses still in progress do not count.
             #expect(fall["gpa"] == .number(3.52))
+            // The demo's grades end with the cumulative row over every term (overall: all terms).
+            let overall = try #require(summary.records.last)
+            #expect(overall["term"] == .string("all terms") && summary.records.count == 4, "\(summary.records)")
+            let earned = summary.records.dropLast().compactMap { record -> Double? in
+                if case .number(let value)? = record["credits_earned"] { return value }
+                return nil
+            }
+            #expect(overall["credits_earned"] == .number(earned.reduce(0, +)))
             #expect(try spring.selecting(["code", "grade"]).columns == ["code", "grade"])
             #expect { try spring.selecting(["code", "mark"]) } throws: { ($0 as? UniToolError)?.kind == .usage }
         }
