@@ -130,6 +130,19 @@ struct ServicesAndExamplesServiceTests {
             // each (the demo once renewed only the first).
             let before = try await bench.run("loans", of: portal, on: demo)
             let renewable = before.records.filter { isString($0["item"]) }
+            // Its preview first: the loans form#renewall carries, read with the recipe's own
+            // fields, the overdue ones noted; nothing is posted.
+            let posts = await demo.requests.filter { $0.method == "POST" }.count
+            let listed = try await bench.withService(on: demo, portal: portal) { service, _ in
+                try await service.preview(renewAll, of: loans, argument: "", interaction: ScriptedInteraction())
+            }
+            #expect(listed.columns == ["title", "due", "renewals_left", "note"], "\(listed)")
+            #expect(Set(listed.records.map { $0["title"]?.text ?? "" }) == Set(renewable.map { $0["title"]?.text ?? "" }), "\(listed)")
+            for row in listed.records {
+                let overdue = renewable.first { $0["title"] == row["title"] }?["overdue"] == .bool(true)
+                #expect(overdue == (row["note"] != .null), "a note beside each overdue loan, and only there: \(row)")
+            }
+            #expect(await demo.requests.filter { $0.method == "POST" }.count == posts, "a preview sends nothing")
             let all = try await perform(renewAll, "")
             // One record per loan renewed (the rows badged "Renewed!"), titled.
             #expect(renewable.count > 1 && all.records.count == renewable.count, "\(all)")
