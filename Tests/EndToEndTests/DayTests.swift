@@ -50,7 +50,7 @@ struct DayTests {
 
     /// The grades section of one `today --json`: whether it marked, whether it is the first
     /// look, and its change rows as "code: change".
-    func grades(_ outcome: UniToolProcess.Outcome) throws -> (markedSeen: Bool, firstLook: Bool, changes: [String]) {
+    static func grades(_ outcome: UniToolProcess.Outcome) throws -> (markedSeen: Bool, firstLook: Bool, changes: [String]) {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any], "\(outcome)")
         let sections = try #require(object["sections"] as? [String: [String: Any]], "\(outcome)")
         let section = try #require(sections.values.first { $0["command"] as? String == "grades" }, "no grades part: \(outcome)")
@@ -72,19 +72,19 @@ struct DayTests {
                 return outcome
             }
             // Never looked: a script sees no start, and does not make one.
-            let before = try grades(try await today(["--refresh", "--json"]))
+            let before = try Self.grades(try await today(["--refresh", "--json"]))
             #expect(!before.markedSeen && before.firstLook, "\(before)")
             // The person looks (through a pipe here, so by saying so).
             let first = try await today(["--mark-seen"])
             #expect(first.stdout.contains("(first look: from now on, what is new shows here)"), "\(first)")
             for _ in 0..<3 {
-                let poll = try grades(try await today(["--refresh", "--json"]))
+                let poll = try Self.grades(try await today(["--refresh", "--json"]))
                 #expect(!poll.markedSeen && !poll.firstLook && poll.changes.isEmpty, "\(poll)")
             }
             await demo.postGrade(user: "alice", term: "2026-fall", code: "HUN-250", grade: "B", points: 3.0, date: "2026-11-24")
             // The script sees the grade every minute, and so does a plain 'today' into a pipe.
             for _ in 0..<3 {
-                let poll = try grades(try await today(["--refresh", "--json"]))
+                let poll = try Self.grades(try await today(["--refresh", "--json"]))
                 #expect(!poll.markedSeen && poll.changes.count == 1 && poll.changes[0].hasPrefix("HUN-250: "), "\(poll)")
                 #expect(poll.changes.first?.contains("→ B") == true, "\(poll)")
             }
@@ -93,7 +93,7 @@ struct DayTests {
             // The person's today still shows it as new; having seen it, the next one does not.
             let seen = try await today(["--mark-seen"])
             #expect(seen.stdout.contains("HUN-250") && seen.stdout.contains("→ B"), "\(seen)")
-            let after = try grades(try await today(["--json", "--mark-seen"]))
+            let after = try Self.grades(try await today(["--json", "--mark-seen"]))
             #expect(after.markedSeen && !after.firstLook && after.changes.isEmpty, "\(after)")
         }
     }
@@ -115,6 +115,46 @@ struct DayTests {
                     #expect(outcome.stderr.contains("see what changed in one: unitool history attendance\n"), "\(outcome)")
                 }
             }
+        }
+    }
+}
+
+/// The person's own look, in a real terminal (tmux): `today` on a terminal marks by itself, and
+/// shows a grade that a polling script has already seen as new.
+@Suite("today on a real terminal moves 'since you last looked' (tmux)", .enabled(if: Needs.program("/usr/bin/tmux")))
+struct TodayTerminalTests {
+    let terminal = TmuxTerminal()
+
+    @Test("the terminal's today marks; a script's --json in between does not, and the new grade shows on the terminal")
+    func lookingAtTheTerminal() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        defer { terminal.stop() }
+        try await DemoUniversity.withRunning { demo in
+            let unitool = "UNITOOL_DEMO_URL='\(demo.baseURL.absoluteString)' \(terminal.unitool(in: sandbox))"
+            func look() async throws -> String {
+                let session = try terminal.startSession(
+                    "\(unitool) --portal demo today --refresh; echo EXIT=$?; sleep 30", columns: 200, rows: 80)
+                let screen = try await terminal.screen(of: session, once: "EXIT=", attempts: 600)
+                try terminal.tmux(["kill-session", "-t", session])
+                #expect(screen.contains("EXIT=0"), "\(screen)")
+                return screen
+            }
+            func poll() async throws -> (markedSeen: Bool, firstLook: Bool, changes: [String]) {
+                try DayTests.grades(try await sandbox.run(["--portal", "demo", "today", "--refresh", "--json"], demo: demo.baseURL))
+            }
+            let first = try await look()
+            #expect(first.contains("(first look: from now on, what is new shows here)"), "\(first)")
+            let before = try await poll()
+            #expect(!before.markedSeen && !before.firstLook && before.changes.isEmpty, "the terminal's look marked: \(before)")
+            await demo.postGrade(user: "alice", term: "2026-fall", code: "HUN-250", grade: "B", points: 3.0, date: "2026-11-24")
+            let seenByScript = try await poll()
+            #expect(seenByScript.changes.count == 1 && seenByScript.changes[0].contains("→ B"), "\(seenByScript)")
+            let second = try await look()
+            #expect(second.contains("HUN-250") && second.contains("→ B"), "\(second)")
+            let after = try await poll()
+            #expect(after.changes.isEmpty, "the terminal's look marked the grade as seen: \(after)")
         }
     }
 }
