@@ -121,6 +121,7 @@ struct TodayCommand: UniToolCommand {
         }
         let offline = globals.offline || !service.todayNeedsPortal(refresh: refresh)
         let look = TodayLook(markSeen: markSeen, standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1, format: globals.outputFormat)
+        environment.logger.debug("\(look.explanation)")
         let report = try await environment.withLiveRuns(service, offline: offline) { live, checkTerms in
             await service.today(live: live, checkTerms: checkTerms, refresh: refresh, markSeen: look.marksSeen)
         }

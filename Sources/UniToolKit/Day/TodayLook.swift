@@ -23,6 +23,19 @@ public struct TodayLook: Equatable, Sendable {
     public let marksSeen: Bool
     public let reason: Reason
 
+    /// One line for `-v`: whether the mark moves, and why.
+    public var explanation: String {
+        let why: String
+        switch reason {
+        case .asked: why = "--mark-seen"
+        case .declined: why = "--no-mark-seen"
+        case .personAtTerminal: why = "the screen on a terminal"
+        case .notTerminal: why = "standard output is not a terminal; --mark-seen moves it"
+        case .formatForPrograms: why = "output for programs; --mark-seen moves it"
+        }
+        return "'since you last looked' \(marksSeen ? "moves to now" : "stays where it was") (\(why))"
+    }
+
     /// - Parameters:
     ///   - markSeen: `--mark-seen` (true), `--no-mark-seen` (false), or neither (nil).
     ///   - standardOutputIsTerminal: whether standard output is a terminal.

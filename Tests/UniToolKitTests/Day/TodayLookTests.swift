@@ -13,6 +13,8 @@ struct TodayLookTests {
         #expect(screen.marksSeen && screen.reason == .personAtTerminal)
         let piped = TodayLook(markSeen: nil, standardOutputIsTerminal: false, format: .table)
         #expect(!piped.marksSeen && piped.reason == .notTerminal)
+        #expect(piped.explanation.contains("stays where it was") && piped.explanation.contains("--mark-seen moves it"))
+        #expect(screen.explanation == "'since you last looked' moves to now (the screen on a terminal)")
         for format in [OutputFormat.json, .jsonl, .csv] {
             for terminal in [true, false] {
                 let look = TodayLook(markSeen: nil, standardOutputIsTerminal: terminal, format: format)
