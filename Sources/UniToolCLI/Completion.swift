@@ -163,7 +163,8 @@ struct Completion {
         // After an action's name, its named values (and --yes where it asks first).
         if let action = rest.first.flatMap({ name in recipe.actions.first { $0.name == name } }) {
             if current.hasPrefix("-") {
-                let flags = action.parameters.map { "--\($0.name)" } + (action.ask ? ["--yes"] : [])
+                let flags =
+                    action.parameters.map { "--\($0.name)" } + (action.asks ? ["--yes"] : []) + (action.preview != nil ? ["--dry-run"] : [])
                 return filter(flags + globalFlags + ["--help"], current)
             }
             return []

@@ -550,7 +550,7 @@ enum RecipeDescription {
                                         ])
                                     })
                             ),
-                            ("asks", .bool($0.ask)),
+                            ("asks", .bool($0.asks)),
                         ])
                     })
             ),

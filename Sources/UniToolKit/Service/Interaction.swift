@@ -41,7 +41,8 @@ public protocol Interaction: Sendable {
 
     /// Whether to submit `action` now: it changes something on the portal (renews a loan). False
     /// sends nothing and fails the call with `declined`. An action that asks first
-    /// (`action.ask`) comes here with the values it will send, unless the call said yes itself.
+    /// (`action.asks`: `ask: true`, or a `preview:` of what it changes) comes here with the values
+    /// it will send, unless the call said yes itself.
     func confirm(_ action: ActionSpec, argument: String, parameters: [String: String], on portal: PortalRecipe) async throws -> Bool
 }
 
