@@ -131,7 +131,7 @@ struct RecipeCommandRunner {
                 ).apply(
                     to: try await service.perform(
                         action, of: recipe, argument: invocation.actionArgument ?? "", parameters: invocation.actionParameters,
-                        confirmed: true, interaction: environment.interaction),
+                        confirmed: true, listed: preview, interaction: environment.interaction),
                     of: recipe.withoutDefaultSort)
             }
             if let action = invocation.action {

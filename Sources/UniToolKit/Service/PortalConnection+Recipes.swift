@@ -408,12 +408,17 @@ extension PortalConnection {
 
     /// Fills and submits an action's form, such as renewing a loan, and reads the result page.
     /// A refusal by the portal is an `actionRefused` error carrying the portal's own words.
+    ///
+    /// `listed`: the preview the person said yes to. The page the form is on is read again here,
+    /// so its preview is compared first: a list that changed meanwhile (a loan renewed elsewhere)
+    /// sends nothing (`declined`), since the yes was for the other list.
     public func perform(
-        _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String] = [:]
+        _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String] = [:],
+        listed: RecordSet? = nil, today: String = RecordExtractor.localToday()
     ) async throws -> RecordSet {
         try await ensureTermsAccepted()
         return try await HTTPSession.$commandHeaders.withValue(recipe.headers) {
-            try await self.performAccepted(action, of: recipe, argument: argument, parameters: parameters)
+            try await self.performAccepted(action, of: recipe, argument: argument, parameters: parameters, listed: listed, today: today)
         }
     }
 
@@ -440,23 +445,32 @@ extension PortalConnection {
             if let message = try self.refusal(action, in: document, values: values) {
                 throw Self.refused(action, argument: argument, message)
             }
-            guard try !document.select(preview.rows).isEmpty else { return empty }
-            var rowsSource = source
-            rowsSource.rows = preview.rows
-            rowsSource.emptyWhen = nil
-            rowsSource.next = nil
-            rowsSource.maxPages = 1
-            var rowsRecipe = recipe
-            rowsRecipe.sources = [rowsSource]
-            let records = try RecordExtractor(recipe: rowsRecipe, source: rowsSource, today: today, portal: self.portal).extract(
-                from: document)
-            return preview.shaped(records, today: today)
+            return try self.previewRecords(preview, of: recipe, source: source, in: document, today: today)
         }
+    }
+
+    /// The rows of `preview` on `document`, read with `source`'s fields and shaped.
+    func previewRecords(
+        _ preview: ActionSpec.Preview, of recipe: DataRecipe, source: DataRecipe.Source, in document: Document, today: String
+    ) throws -> RecordSet {
+        guard try !document.select(preview.rows).isEmpty else {
+            return preview.shaped(RecordSet(columns: source.fields.map(\.name), records: []), today: today)
+        }
+        var rowsSource = source
+        rowsSource.rows = preview.rows
+        rowsSource.emptyWhen = nil
+        rowsSource.next = nil
+        rowsSource.maxPages = 1
+        var rowsRecipe = recipe
+        rowsRecipe.sources = [rowsSource]
+        let records = try RecordExtractor(recipe: rowsRecipe, source: rowsSource, today: today, portal: portal).extract(from: document)
+        return preview.shaped(records, today: today)
     }
 
     /// `perform`, once the terms are accepted, with the recipe's headers set.
     private func performAccepted(
-        _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String]
+        _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String], listed: RecordSet?,
+        today: String
     ) async throws -> RecordSet {
         let values = action.values(argument: argument, parameters: parameters)
         let page = try await loadPage(
@@ -476,6 +490,15 @@ extension PortalConnection {
         }
         if let message = try refusal(action, in: document, values: values) {
             throw Self.refused(action, argument: argument, message)
+        }
+        if let listed, let preview = action.preview, let source = recipe.sources.first {
+            let now = try previewRecords(preview, of: recipe, source: source, in: document, today: today)
+            guard now == listed else {
+                throw UniToolError(
+                    .declined,
+                    "'\(recipe.command) \(action.name)': the portal's list changed after it was shown (\(listed.records.count) then, \(now.records.count) now); nothing was sent",
+                    hint: "run it again to see the list as it is now")
+            }
         }
         let formXPath = try Template(action.form).render(values, encode: Template.xpathLiteral)
         guard let formNode = try document.select(formXPath).first else {

@@ -72,9 +72,10 @@ public struct PortalService: Sendable {
     /// An action that asks first (`ask: true`, a purchase request) is put to the interaction
     /// with its values unless the call itself says yes (`confirmed`: the command line's `--yes`).
     /// A required parameter left out is a usage error, before anything is asked or sent.
+    /// `listed`: the `preview` the person said yes to; a list changed since sends nothing.
     public func perform(
         _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String] = [:], confirmed: Bool = false,
-        interaction: any Interaction
+        listed: RecordSet? = nil, interaction: any Interaction
     ) async throws -> RecordSet {
         let missing = action.missingParameters(parameters)
         if !missing.isEmpty {
@@ -98,8 +99,9 @@ public struct PortalService: Sendable {
                         : "run it again and confirm it")
             }
         }
+        let today = RecordExtractor.localToday(try clock())
         return try await session(interaction: interaction) {
-            try await $0.perform(action, of: recipe, argument: argument, parameters: parameters)
+            try await $0.perform(action, of: recipe, argument: argument, parameters: parameters, listed: listed, today: today)
         }
     }
 

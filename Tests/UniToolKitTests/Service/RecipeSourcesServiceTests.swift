@@ -84,6 +84,29 @@ struct RecipeSourcesServiceTests {
         }
     }
 
+    @Test("renew-all said yes to one list sends nothing when the portal's list changed meanwhile (a loan renewed on its own)")
+    func listChangedSendsNothing() async throws {
+        let bench = try DemoServiceBench()
+        defer { bench.remove() }
+        try await DemoUniversity.withRunning { demo in
+            let loans = try bench.recipe("loans")
+            let renew = try #require(loans.actions.first { $0.name == "renew" })
+            let renewAll = try #require(loans.actions.first { $0.name == "renew-all" })
+            try await bench.withService(on: demo) { service, _ in
+                let listed = try await service.preview(renewAll, of: loans, argument: "", interaction: ScriptedInteraction())
+                #expect(listed.records.contains { $0["barcode"] == .string("31000103") }, "\(listed)")
+                _ = try await service.perform(renew, of: loans, argument: "31000103", interaction: ScriptedInteraction(confirms: true))
+                let changed = await #expect(throws: UniToolError.self) {
+                    try await service.perform(
+                        renewAll, of: loans, argument: "", confirmed: true, listed: listed, interaction: ScriptedInteraction())
+                }
+                #expect(changed?.kind == .declined && changed?.message.contains("changed") == true, "\(String(describing: changed))")
+            }
+            let posts = await demo.requests.filter { $0.method == "POST" && $0.path == "/library/renew-all" }
+            #expect(posts.isEmpty, "nothing was sent: \(posts)")
+        }
+    }
+
     // MARK: The user's own values (from EndToEndTests/UserValuesTests)
 
     @Test(
