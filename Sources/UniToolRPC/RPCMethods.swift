@@ -310,15 +310,16 @@ public struct RPCMethods: Sendable {
     /// its error inside; the call fails only when it cannot start.
     func today(_ request: RPCRequest) async throws -> JSONValue {
         let params = try Params(request)
-        try params.allow(["portal", "user", "offline", "refresh"])
+        try params.allow(["portal", "user", "offline", "refresh", "mark_seen"])
         let refresh = try params.bool("refresh") ?? false
+        let markSeen = try params.bool("mark_seen") ?? false
         let (service, live, checkTerms) = try await day(params, request: request) { $0.todayNeedsPortal(refresh: refresh) }
         guard !service.portal.today.isEmpty else {
             throw UniToolError(
                 .usage, "'\(service.portal.id)' has nothing for 'today'",
                 hint: "its portal recipe (\(service.portal.file)) needs a today: list of commands")
         }
-        let report = await service.today(live: live, checkTerms: checkTerms, refresh: refresh)
+        let report = await service.today(live: live, checkTerms: checkTerms, refresh: refresh, markSeen: markSeen)
         return try JSONParser.parse(service.json(report))
     }
 

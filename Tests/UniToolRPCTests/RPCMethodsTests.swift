@@ -177,6 +177,17 @@ struct RPCMethodsTests {
 
             let offline = await Self.call([Self.request(3, "today", #"{"portal":"demo","user":"bence","offline":true}"#)], host: host)
             #expect(offline["3"]?["result"]?["sections"]?["exams_in_the_next_14_days"]?["from_history"] == .bool(true), "\(offline)")
+
+            // A front end polling for a status bar is no one looking: the mark moves only with
+            // mark_seen, so the first look is still to come until the person's front end says so.
+            let grades = "grades_since_you_last_looked"
+            #expect(answers["1"]?["result"]?["marked_seen"] == .bool(false))
+            #expect(offline["3"]?["result"]?["sections"]?[grades]?["first_look"] == .bool(true), "\(offline)")
+            let looked = await Self.call(
+                [Self.request(4, "today", #"{"portal":"demo","user":"bence","offline":true,"mark_seen":true}"#)], host: host)
+            #expect(looked["4"]?["result"]?["marked_seen"] == .bool(true), "\(looked)")
+            let after = await Self.call([Self.request(5, "today", #"{"portal":"demo","user":"bence","offline":true}"#)], host: host)
+            #expect(after["5"]?["result"]?["sections"]?[grades]?["first_look"] == .bool(false), "\(after)")
         }
     }
 

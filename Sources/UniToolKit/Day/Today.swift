@@ -59,9 +59,10 @@ extension DayService {
     ///   - live: runs a recipe on the portal; nil answers from the history alone (`--offline`).
     ///   - checkTerms: the connection's terms gate, asked once before any section.
     ///   - markSeen: whether this is the person looking, which moves "since you last looked"
-    ///     (`TodayLook` decides it for the command line); false leaves the mark where it is.
+    ///     (`TodayLook` decides it for the command line; JSON-RPC's `mark_seen`); by default
+    ///     the mark stays where it is: a front end polling for a status bar is no one looking.
     public func today(
-        live: LiveRecipeRun?, checkTerms: (@Sendable () async throws -> Void)?, refresh: Bool = false, markSeen: Bool = true
+        live: LiveRecipeRun?, checkTerms: (@Sendable () async throws -> Void)?, refresh: Bool = false, markSeen: Bool = false
     ) async -> TodayReport {
         var live = live
         var terms = TodayReport.TermsState.notChecked("every part was answered from the history, without asking the portal")

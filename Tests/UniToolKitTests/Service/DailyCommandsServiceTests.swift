@@ -129,14 +129,15 @@ struct DailyCommandsServiceTests {
         Set(try section(report, "loans", .due).rows.records.compactMap { $0["barcode"]?.text })
     }
 
-    /// `today` for `user` with the portal asked (`refresh`: even with fresh answers in the history).
+    /// `today` for `user` as the person looks at it (the mark moves), with the portal asked
+    /// (`refresh`: even with fresh answers in the history).
     func today(_ bench: DemoServiceBench, on demo: DemoUniversity, user: String = "alice", refresh: Bool = false) async throws
         -> TodayReport
     {
         try await bench.withService(on: demo, user: user, keepingHistory: true) { service, connection in
             let day = try bench.day(history: service.history, user: user, now: Self.wednesday)
             let runs = DemoServiceBench.liveRuns(through: connection, now: Self.wednesday)
-            return await day.today(live: runs.live, checkTerms: runs.checkTerms, refresh: refresh)
+            return await day.today(live: runs.live, checkTerms: runs.checkTerms, refresh: refresh, markSeen: true)
         }
     }
 
