@@ -76,6 +76,10 @@ struct WebhookSecurityTests {
             try FileManager.default.copyItem(at: UniToolProcess.executable, to: binary)
         }
         let units = sandbox.root.appendingPathComponent("units")
+        // A saved watch, for install refuses to write units that would have nothing to run.
+        let saved = try await UniToolProcess.run(
+            binary, ["--portal", "demo", "watch", "grades", "--save"], environment: sandbox.environment.merging(["NO_COLOR": "1"]) { $1 })
+        try #require(saved.exitCode == 0, "\(saved)")
         let outcome = try await UniToolProcess.run(
             binary, ["watch", "install", "--directory", units.path], environment: sandbox.environment.merging(["NO_COLOR": "1"]) { $1 })
         #expect(outcome.exitCode == 0, "\(outcome)")
