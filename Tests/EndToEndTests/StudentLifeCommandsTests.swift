@@ -32,7 +32,9 @@ struct StudentLifeCommandsTests {
     }
 
     func run(_ arguments: [String], demo: DemoUniversity? = nil, extra: [String: String] = [:]) async throws -> UniToolProcess.Outcome {
-        try await sandbox.run(["--portal", "demo"] + arguments, demo: demo?.baseURL, extra: extra)
+        // The command's clock is the demo's, so that `--day fri` is the Friday the demo's week has.
+        let clock = demo == nil ? [:] : ["UNITOOL_NOW": Self.wednesday]
+        return try await sandbox.run(["--portal", "demo"] + arguments, demo: demo?.baseURL, extra: clock.merging(extra) { $1 })
     }
 
     /// The JSON array a command printed, as objects.
@@ -44,7 +46,7 @@ struct StudentLifeCommandsTests {
         "each command prints a table for people and JSON for scripts",
         arguments: [
             (["attendance"], "CS-320"), (["syllabus", "CS-320"], "Information Theory"), (["syllabus", "--search", "operating"], "CS-340"),
-            (["syllabus", "HUN-250", "--lang", "ja"], "20世紀のハンガリー文学"), (["menu", "--day", "mon"], "醤油ラーメン Shoyu ramen"),
+            (["syllabus", "HUN-250", "--lang", "ja"], "20世紀のハンガリー文学"), (["menu", "--day", "fri"], "天ぷらうどん Tempura udon"),
             (["menu-pdf"], "/dining/files/menu-north-"), (["coop-hours", "--on", "2026-12-24"], "年末年始休業 Winter holidays"),
             (["links", "--section", "Career"], "https://career.demo-university.invalid/jobs"),
             (["study-support", "--day", "tue"], "プログラミング Programming"),

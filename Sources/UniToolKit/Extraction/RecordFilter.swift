@@ -9,6 +9,11 @@ public struct RecordFilter: Sendable {
     public let filter: OptionSpec.Filter
     /// The option's value, resolved: `mon`..`sun` for weekdays, `yyyy-MM-dd` for dates.
     public let value: String
+    /// For a weekday filter, the one day it names: `tomorrow`, a date, or a weekday's next
+    /// occurrence (today if today is that day). A record that carries a date matches this day
+    /// only, so that `--day mon` on a Sunday is tomorrow's menu, not last Monday's; a record that
+    /// names only a weekday (a timetable's `Mon`, `月`) matches by weekday.
+    public let day: CalendarDay?
 
     /// Checks and resolves a filter value: `today` and `7d` become dates or weekdays. A number of
     /// days must be within ``InputBounds/days``; every front end checks its values here.
@@ -22,20 +27,30 @@ public struct RecordFilter: Sendable {
         switch filter.test {
         case .equals, .contains:
             self.value = value
+            day = nil
         case .weekday:
-            if let offset = Self.dayWords[value], let day = calendar.date(byAdding: .day, value: offset, to: now) {
-                self.value = CalendarDay(day, in: calendar.timeZone).weekday.short
-            } else if let day = Weekday(parsing: value) {
-                self.value = day.short
+            let today = CalendarDay(now, in: calendar.timeZone)
+            if let offset = Self.dayWords[value] {
+                day = today.adding(days: offset)
+            } else if let date = CalendarDay(iso: value) {
+                day = date
+            } else if let weekday = Weekday(parsing: value) {
+                day = today.adding(days: (weekday.rawValue - today.weekday.rawValue + 7) % 7)
+            } else {
+                day = nil
+            }
+            if let day {
+                self.value = day.weekday.short
             } else {
                 throw UniToolError(
                     .usage, "'\(given)' is not a day for --\(option.name)",
-                    hint: "use today, tomorrow, yesterday, or one of mon, tue, wed, thu, fri, sat, sun")
+                    hint: "use today, tomorrow, yesterday, a date such as 2026-11-30, or one of mon, tue, wed, thu, fri, sat, sun")
             }
         case .since, .until, .covers:
-            let day: Date
+            day = nil
+            let start: Date
             if let offset = Self.dayWords[value], let shifted = calendar.date(byAdding: .day, value: offset, to: now) {
-                day = shifted
+                start = shifted
             } else if let span = try InputBounds.span(value, option: "--\(option.name)", units: [.days, .weeks, .months]) {
                 // Within InputBounds the date always exists; a number past it once crashed
                 // every front end here (`--since 9999999999999999d`).
@@ -43,7 +58,7 @@ public struct RecordFilter: Sendable {
                     throw UniToolError(
                         .usage, "'\(given)' reaches back before any date for --\(option.name)", hint: "use a date such as 2026-11-01")
                 }
-                day = earlier
+                start = earlier
             } else if FieldTyper.parseDate(value, format: "yyyy-MM-dd", timeZone: .current) != nil {
                 self.value = value
                 return
@@ -52,7 +67,7 @@ public struct RecordFilter: Sendable {
                     .usage, "'\(given)' is not a date for --\(option.name)",
                     hint: "use a date such as 2026-11-01, today, yesterday, tomorrow, or a time ago such as 7d, 2w or 1m")
             }
-            self.value = RecordExtractor.localToday(day)
+            self.value = RecordExtractor.localToday(start)
         }
     }
 
@@ -97,7 +112,9 @@ public struct RecordFilter: Sendable {
             return field.text.lowercased() == value
         case .contains: return field.text.lowercased().contains(value)
         case .weekday:
-            // A date's weekday, or the day as the portal writes it: Mon, Monday, 月, (金).
+            // A dated record is on the day asked for, or not; a day as the portal writes it
+            // without a date (Mon, Monday, 月, (金)) is on that weekday every week.
+            if let dated = Self.day(field), let day { return dated == day.description }
             return Weekday(parsing: field.text)?.short == value
         case .covers:
             preconditionFailure("covers reads two fields of the record, and is decided in apply(to:)")

@@ -87,6 +87,50 @@ struct StudentLifeLanguageTests {
         #expect(refused(head + "  on: { filter: { field: from, end_field: from, test: since } }\n" + fields, "only test: covers"))
     }
 
+    @Test("a weekday names one day for dated records: its next occurrence, today included; a timetable's day matches every week")
+    func nextWeekday() throws {
+        let recipe = try recipe(
+            """
+            command: menu
+            fetch: /m
+            rows: "//tr"
+            options:
+              day: { filter: { field: date, test: weekday } }
+            fields:
+              date: { xpath: "td[1]", type: date, format: yyyy-MM-dd }
+              dish: { xpath: "td[2]" }
+            """)
+        let option = try #require(recipe.options.first)
+        // Two weeks of menus: Monday 23 to Friday 27 November, and Monday 30 November.
+        let days = ["2026-11-23", "2026-11-24", "2026-11-27", "2026-11-30"]
+        let set = RecordSet(
+            columns: ["date", "dish"], records: days.map { Record(fields: [("date", .date($0)), ("dish", .string("x"))]) })
+        func kept(_ value: String, on today: String) throws -> [String] {
+            let now = try #require(CalendarDay(iso: today)?.moment(atMinute: 600, in: .current))
+            return RecordFilter.apply([try RecordFilter(option: option, value: value, now: now)], to: set).records.map {
+                $0["date"]?.text ?? ""
+            }
+        }
+        // On a Sunday, Monday is tomorrow, not six days ago.
+        #expect(try kept("mon", on: "2026-11-29") == ["2026-11-30"])
+        // On a Monday, Monday is today; on Tuesday, Friday is this week's.
+        #expect(try kept("monday", on: "2026-11-23") == ["2026-11-23"])
+        #expect(try kept("fri", on: "2026-11-24") == ["2026-11-27"])
+        #expect(try kept("tomorrow", on: "2026-11-23") == ["2026-11-24"])
+        #expect(try kept("yesterday", on: "2026-11-24") == ["2026-11-23"])
+        #expect(try kept("2026-11-24", on: "2026-11-29") == ["2026-11-24"])
+        // A day with no menu yet is no record, not another week's.
+        #expect(try kept("tue", on: "2026-11-29") == [])
+        #expect(throws: UniToolError.self) { try kept("someday", on: "2026-11-29") }
+
+        // A timetable that names only weekdays matches the weekday, whatever the week.
+        let timetable = RecordSet(
+            columns: ["date"], records: [Record(fields: [("date", .string("Mon"))]), Record(fields: [("date", .string("火"))])])
+        let now = try #require(CalendarDay(iso: "2026-11-29")?.moment(atMinute: 600, in: .current))
+        let monday = try RecordFilter(option: option, value: "mon", now: now)
+        #expect(RecordFilter.apply([monday], to: timetable).records == [Record(fields: [("date", .string("Mon"))])])
+    }
+
     @Test("a yes/no field's equals filter takes any way of writing yes or no")
     func boolEquals() throws {
         let recipe = try recipe(
