@@ -87,6 +87,34 @@ struct Dispatcher {
             }
             return await Dispatcher(arguments: [topic, "--help"] + rest.filter { $0 != topic }).run()
         }
+        // --timeout bounds the whole command, every request and retry together; servers that
+        // run until their input ends (rpc, mcp, demo serve) keep a limit per request instead.
+        let deadline = Self.longRunning.contains(name) ? nil : Self.timeoutSeconds(in: rest).map { CommandDeadline(seconds: $0) }
+        return await HTTPSession.$commandDeadline.withValue(deadline) {
+            await runCommand(name, globals: globals, commandIndex: commandIndex, rest: rest)
+        }
+    }
+
+    /// The commands that serve until stopped, to which a whole-command deadline means nothing.
+    static let longRunning: Set<String> = ["rpc", "mcp", "demo"]
+
+    /// The seconds of `--timeout SECONDS` or `--timeout=SECONDS` before any `--`, if given and
+    /// valid (the command's own parsing reports a bad value).
+    static func timeoutSeconds(in arguments: [String]) -> Double? {
+        let options = arguments.prefix { $0 != "--" }
+        var value: String?
+        for (index, argument) in options.enumerated() {
+            if argument == "--timeout", index + 1 < options.count {
+                value = options[options.startIndex + index + 1]
+            } else if argument.hasPrefix("--timeout=") {
+                value = String(argument.dropFirst("--timeout=".count))
+            }
+        }
+        guard let seconds = value.flatMap(Double.init), GlobalOptions.problem(withSeconds: seconds) == nil else { return nil }
+        return seconds
+    }
+
+    private func runCommand(_ name: String, globals: [String], commandIndex: Int, rest: [String]) async -> Int32 {
         if let builtin = Self.builtins[name] {
             return await runBuiltin(builtin, name: name, arguments: rest)
         }
@@ -274,8 +302,10 @@ struct Dispatcher {
         text += """
 
             GLOBAL OPTIONS:
-              --portal <portal>   The portal (a folder of recipes). Default: $UNITOOL_PORTAL, then config.yaml
-              --user <user>       Who to log in as. Default: $UNITOOL_USER, then config.yaml
+              --portal <portal>   The portal (a folder of recipes).
+                                  \(GlobalOptions.Defaults.portal)
+              --user <user>       Who to log in as.
+                                  \(GlobalOptions.Defaults.user)
               --password-stdin    Read the password from standard input
               --format <format>   table, json, jsonl or csv (--json for short)
               --fields <a,b,c>    Only these fields, in this order
@@ -285,7 +315,8 @@ struct Dispatcher {
               --offline           Answer from the history of earlier runs, without asking the portal
               --sort <a,-b>       Sort by these fields; -field for descending
               --trace <file>      Write the run's requests to a HAR file, secrets redacted
-              --timeout <s>       Give up on a request after this many seconds (default 30)
+              --timeout <s>       Give up when the command has run this long, all requests together.
+                                  \(GlobalOptions.Defaults.timeout)
               --insecure          Do not check TLS certificates (test portals only; warns every run)
               --version           Print the version
 

@@ -7,10 +7,17 @@ import UniToolKit
 package struct GlobalOptions: ParsableArguments {
     package init() {}
 
-    @Option(name: .long, help: "The portal to use (a folder under Recipes/). Default: $UNITOOL_PORTAL, or the only portal installed.")
+    /// Each default in one wording, which the option's help and the overview both print.
+    package enum Defaults {
+        package static let portal = "Default: $UNITOOL_PORTAL, then config.yaml, then the only portal installed."
+        package static let user = "Default: $UNITOOL_USER, then config.yaml, then the demo's own user."
+        package static let timeout = "Default: no limit for the whole command, 30 seconds for each request."
+    }
+
+    @Option(name: .long, help: ArgumentHelp("The portal to use (a folder of recipes). \(Defaults.portal)"))
     package var portal: String?
 
-    @Option(name: .long, help: "The user to log in as. Default: $UNITOOL_USER; for the demo, its default user.")
+    @Option(name: .long, help: ArgumentHelp("The user to log in as. \(Defaults.user)"))
     package var user: String?
 
     @Flag(name: .long, help: "Read the password from standard input (for scripts). It is never taken from argv.")
@@ -52,7 +59,11 @@ package struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "With --trace, include response bodies (scrubbed of secrets and SAML messages).")
     package var traceBodies = false
 
-    @Option(name: .long, help: ArgumentHelp("Give up on a request after this many seconds. Default: 30.", valueName: "seconds"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Give up when the command has run this many seconds: every request, retry and login step together. \(Defaults.timeout)",
+            valueName: "seconds"))
     package var timeout: Double?
 
     @Option(name: .long, help: ArgumentHelp("Give up on connecting after this many seconds. Default: 10.", valueName: "seconds"))

@@ -53,14 +53,18 @@ extension HTTPSession {
         }
         // Scrubbed of the session's secrets too: an address may carry a token in its path.
         logger.debug("\(method) \(self.scrubber.scrubText(url.redactedForLog))")
+        // The request's own limit, or what is left of the command's `--timeout` if less.
+        let deadline = Self.commandDeadline
+        let own = configuration.requestTimeout.duration
+        let (limit, byDeadline) = deadline?.requestLimit(own, now: .now) ?? (own, false)
         do {
             // The time limit covers the whole exchange, body included: async-http-client's own
             // deadline ends with the headers, and its read timeout restarts with every byte, so
             // a server that trickles one byte a second would otherwise never time out.
             let prepared = request
-            let (response, buffer) = try await Self.withTimeLimit(configuration.requestTimeout, url: url) {
-                let response = try await self.client.execute(
-                    prepared, timeout: self.configuration.requestTimeout, logger: self.clientLogger)
+            if byDeadline, limit <= .zero, let deadline { throw deadline.expired(at: url) }
+            let (response, buffer) = try await Self.withTimeLimit(limit.timeAmount, url: url, deadline: byDeadline ? deadline : nil) {
+                let response = try await self.client.execute(prepared, timeout: limit.timeAmount, logger: self.clientLogger)
                 do {
                     return (response, try await response.body.collect(upTo: self.configuration.maxBodyBytes))
                 } catch is NIOTooManyBytesError {
@@ -80,14 +84,18 @@ extension HTTPSession {
         } catch let error as UniToolError {
             throw error
         } catch {
-            throw Self.classified(error, url: url)
+            let transport = Self.classified(error, url: url)
+            // async-http-client's own deadline, set to the same limit, may fire first.
+            if byDeadline, case .timedOut = transport.failure, let deadline { throw deadline.expired(at: url) }
+            throw transport
         }
     }
 
     /// Runs `operation`, cancelling it when `limit` has passed: then the request fails with a
-    /// timeout, whatever state it was in.
+    /// timeout, whatever state it was in; when the command's `deadline` set the limit, the error
+    /// says that the command's time ran out.
     static func withTimeLimit<T: Sendable>(
-        _ limit: TimeAmount, url: URL, _ operation: @escaping @Sendable () async throws -> T
+        _ limit: TimeAmount, url: URL, deadline: CommandDeadline? = nil, _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await operation() }
@@ -97,6 +105,7 @@ extension HTTPSession {
             }
             defer { group.cancelAll() }
             guard let first = try await group.next(), let value = first else {
+                if let deadline { throw deadline.expired(at: url) }
                 throw UniToolError(
                     .portalTimeout,
                     "the portal at \(url.origin) did not answer in time: \(String(format: "%g", Double(limit.nanoseconds) / 1e9)) seconds (--timeout) passed before all of \(url.redactedForLog) arrived",

@@ -134,6 +134,11 @@ public final class HTTPSession: Sendable {
     /// around a recipe's work, and cleared around a login, whose pages are no recipe's).
     @TaskLocal public static var commandHeaders: [RecipeHeaders.Header] = []
 
+    /// The running command's `--timeout`, shared by every request it causes, their retries and
+    /// the login (set by the command line around one command; a long-lived server such as
+    /// `unitool rpc` sets none, and each request keeps its own limit).
+    @TaskLocal public static var commandDeadline: CommandDeadline?
+
     /// Asked before a redirect is followed: true stops there, and the answer is the redirect
     /// itself, marked `heldRedirect`. `PortalConnection` holds a second request's way to the login
     /// service while another request of the connection is already on it, so that one login serves
