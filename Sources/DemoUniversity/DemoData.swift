@@ -16,7 +16,8 @@ public struct DemoUser: Sendable {
 struct DemoGrade: Sendable {
     let course: String
     let code: String
-    let credits: Double
+    /// From the one table of credits, which the syllabus reads too.
+    var credits: Double { Double(DemoData.credits[code] ?? 0) }
     /// Nil while the course is still running.
     var grade: String?
     var points: Double?
@@ -49,6 +50,13 @@ public enum DemoData {
         return older.reversed() + terms
     }
 
+    /// Each course's credits, by code: the one number the grades page and the syllabus both
+    /// show, so that the two cannot disagree (CS-320 once had 5 in grades and 2 in its syllabus).
+    static let credits: [String: Int] = [
+        "MATH-101": 6, "CS-100": 6, "JPN-101": 4, "ENG-110": 3, "MATH-202": 8, "CS-210": 6, "JPN-102": 4, "CS-230": 5,
+        "MATH-301": 6, "CS-320": 5, "HUN-250": 4, "CS-340": 6, "MATH-150": 5, "PHY-101": 6, "JPN-301": 4,
+    ]
+
     /// The term the portal marks as current on its own pages.
     static let currentTerm = "2026-fall"
 
@@ -57,41 +65,41 @@ public enum DemoData {
             username: "alice", password: "wonderland", displayName: "Alice Example", totpSecret: nil,
             grades: [
                 "2025-fall": [
-                    DemoGrade(course: "Linear Algebra I", code: "MATH-101", credits: 6, grade: "A", points: 4.0, date: "2026-01-22"),
+                    DemoGrade(course: "Linear Algebra I", code: "MATH-101", grade: "A", points: 4.0, date: "2026-01-22"),
                     DemoGrade(
-                        course: "Introduction to Programming", code: "CS-100", credits: 6, grade: "A-", points: 3.7, date: "2026-01-28"),
+                        course: "Introduction to Programming", code: "CS-100", grade: "A-", points: 3.7, date: "2026-01-28"),
                     DemoGrade(
-                        course: "日本語初級Ⅰ (Japanese for Beginners I)", code: "JPN-101", credits: 4, grade: "B+", points: 3.3,
+                        course: "日本語初級Ⅰ (Japanese for Beginners I)", code: "JPN-101", grade: "B+", points: 3.3,
                         date: "2026-01-30"),
-                    DemoGrade(course: "Academic Writing ①", code: "ENG-110", credits: 3, grade: "B", points: 3.0, date: "2026-02-02"),
+                    DemoGrade(course: "Academic Writing ①", code: "ENG-110", grade: "B", points: 3.0, date: "2026-02-02"),
                 ],
                 "2026-spring": [
-                    DemoGrade(course: "Analysis II", code: "MATH-202", credits: 8, grade: "B+", points: 3.3, date: "2026-07-10"),
+                    DemoGrade(course: "Analysis II", code: "MATH-202", grade: "B+", points: 3.3, date: "2026-07-10"),
                     DemoGrade(
-                        course: "Adatszerkezetek és algoritmusok", code: "CS-210", credits: 6, grade: "A", points: 4.0, date: "2026-07-14"),
-                    DemoGrade(course: "日本語初級 II", code: "JPN-102", credits: 4, grade: "A-", points: 3.7, date: "2026-07-16"),
-                    DemoGrade(course: "Számítógépes hálózatok", code: "CS-230", credits: 5, grade: "B", points: 3.0, date: "2026-07-20"),
+                        course: "Adatszerkezetek és algoritmusok", code: "CS-210", grade: "A", points: 4.0, date: "2026-07-14"),
+                    DemoGrade(course: "日本語初級 II", code: "JPN-102", grade: "A-", points: 3.7, date: "2026-07-16"),
+                    DemoGrade(course: "Számítógépes hálózatok", code: "CS-230", grade: "B", points: 3.0, date: "2026-07-20"),
                 ],
                 "2026-fall": [
-                    DemoGrade(course: "Probability Theory", code: "MATH-301", credits: 6, grade: "A-", points: 3.7, date: "2026-11-13"),
+                    DemoGrade(course: "Probability Theory", code: "MATH-301", grade: "A-", points: 3.7, date: "2026-11-13"),
                     DemoGrade(
-                        course: "情報理論 (Information Theory)", code: "CS-320", credits: 5, grade: "B+", points: 3.3, date: "2026-11-18"),
-                    DemoGrade(course: "Magyar irodalom a XX. században", code: "HUN-250", credits: 4, grade: nil, points: nil, date: nil),
-                    DemoGrade(course: "Operating Systems", code: "CS-340", credits: 6, grade: nil, points: nil, date: nil),
+                        course: "情報理論 (Information Theory)", code: "CS-320", grade: "B+", points: 3.3, date: "2026-11-18"),
+                    DemoGrade(course: "Magyar irodalom a XX. században", code: "HUN-250", grade: nil, points: nil, date: nil),
+                    DemoGrade(course: "Operating Systems", code: "CS-340", grade: nil, points: nil, date: nil),
                 ],
             ]),
         DemoUser(
             username: "bence", password: "Kaland-2026", displayName: "Kovács Bence", totpSecret: nil,
             grades: [
                 "2025-fall": [
-                    DemoGrade(course: "Bevezetés a programozásba", code: "CS-100", credits: 6, grade: "B", points: 3.0, date: "2026-01-25")
+                    DemoGrade(course: "Bevezetés a programozásba", code: "CS-100", grade: "B", points: 3.0, date: "2026-01-25")
                 ],
                 "2026-spring": [
-                    DemoGrade(course: "Diszkrét matematika", code: "MATH-150", credits: 5, grade: "A", points: 4.0, date: "2026-06-30")
+                    DemoGrade(course: "Diszkrét matematika", code: "MATH-150", grade: "A", points: 4.0, date: "2026-06-30")
                 ],
                 "2026-fall": [
-                    DemoGrade(course: "Számítógépes hálózatok", code: "CS-230", credits: 5, grade: "A-", points: 3.7, date: "2026-11-20"),
-                    DemoGrade(course: "Fizika I", code: "PHY-101", credits: 6, grade: nil, points: nil, date: nil),
+                    DemoGrade(course: "Számítógépes hálózatok", code: "CS-230", grade: "A-", points: 3.7, date: "2026-11-20"),
+                    DemoGrade(course: "Fizika I", code: "PHY-101", grade: nil, points: nil, date: nil),
                 ],
             ]),
         DemoUser(
@@ -101,7 +109,7 @@ public enum DemoData {
                 "2026-spring": [],
                 "2026-fall": [
                     DemoGrade(
-                        course: "Introduction to Programming", code: "CS-100", credits: 6, grade: "B+", points: 3.3, date: "2026-11-19")
+                        course: "Introduction to Programming", code: "CS-100", grade: "B+", points: 3.3, date: "2026-11-19")
                 ],
             ]),
         {
@@ -115,10 +123,10 @@ public enum DemoData {
             grades: [
                 "2025-fall": [],
                 "2026-spring": [
-                    DemoGrade(course: "線形代数学", code: "MATH-101", credits: 6, grade: "A", points: 4.0, date: "2026-07-12")
+                    DemoGrade(course: "線形代数学", code: "MATH-101", grade: "A", points: 4.0, date: "2026-07-12")
                 ],
                 "2026-fall": [
-                    DemoGrade(course: "情報理論 (Information Theory)", code: "CS-320", credits: 5, grade: "A", points: 4.0, date: "2026-11-18")
+                    DemoGrade(course: "情報理論 (Information Theory)", code: "CS-320", grade: "A", points: 4.0, date: "2026-11-18")
                 ],
             ]),
     ]

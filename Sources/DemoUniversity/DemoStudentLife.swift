@@ -62,7 +62,8 @@ enum DemoStudentLife {
         let titleJapanese: String
         let titleEnglish: String
         let instructor: String
-        let credits: Int
+        /// From `DemoData.credits`, the table the grades page reads too.
+        var credits: Int { DemoData.credits[code] ?? 0 }
         let scheduleJapanese: String
         let scheduleEnglish: String
         let gradingJapanese: String
@@ -72,34 +73,34 @@ enum DemoStudentLife {
 
     static let syllabi: [Syllabus] = [
         Syllabus(
-            code: "MATH-301", titleJapanese: "確率論", titleEnglish: "Probability Theory", instructor: "Prof. Erzsébet Szabó", credits: 4,
+            code: "MATH-301", titleJapanese: "確率論", titleEnglish: "Probability Theory", instructor: "Prof. Erzsébet Szabó",
             scheduleJapanese: "秋学期 月2・木2", scheduleEnglish: "Autumn, Mon 2 and Thu 2",
             gradingJapanese: "期末試験 70%、課題 30%", gradingEnglish: "Final exam 70%, assignments 30%",
             textbooks: "Bertsekas & Tsitsiklis, Introduction to Probability (2nd ed.)"),
         Syllabus(
-            code: "CS-320", titleJapanese: "情報理論", titleEnglish: "Information Theory", instructor: "田中 健 (Ken Tanaka)", credits: 2,
+            code: "CS-320", titleJapanese: "情報理論", titleEnglish: "Information Theory", instructor: "田中 健 (Ken Tanaka)",
             scheduleJapanese: "秋学期 火3", scheduleEnglish: "Autumn, Tue 3",
             gradingJapanese: "中間試験 30%、期末試験 50%、出席 20%", gradingEnglish: "Midterm 30%, final exam 50%, attendance 20%",
             textbooks: "Cover & Thomas, Elements of Information Theory"),
         Syllabus(
             code: "HUN-250", titleJapanese: "20世紀のハンガリー文学", titleEnglish: "Hungarian Literature in the 20th Century",
-            instructor: "Dr. Kovács Anna", credits: 2, scheduleJapanese: "秋学期 水1", scheduleEnglish: "Autumn, Wed 1",
+            instructor: "Dr. Kovács Anna", scheduleJapanese: "秋学期 水1", scheduleEnglish: "Autumn, Wed 1",
             gradingJapanese: "口頭試験 100%", gradingEnglish: "Oral exam 100%", textbooks: "Kosztolányi Dezső, Édes Anna"),
         Syllabus(
             code: "CS-340", titleJapanese: "オペレーティングシステム", titleEnglish: "Operating Systems", instructor: "Dr. Lars Øberg",
-            credits: 4, scheduleJapanese: "秋学期 月4・水4・金2", scheduleEnglish: "Autumn, Mon 4, Wed 4 and Fri 2",
+            scheduleJapanese: "秋学期 月4・水4・金2", scheduleEnglish: "Autumn, Mon 4, Wed 4 and Fri 2",
             gradingJapanese: "実習 40%、期末試験 60%", gradingEnglish: "Labs 40%, final exam 60%",
             textbooks: "Arpaci-Dusseau, Operating Systems: Three Easy Pieces"),
         Syllabus(
             code: "CS-230", titleJapanese: "コンピュータネットワーク", titleEnglish: "Computer Networks", instructor: "Dr. Nagy Péter",
-            credits: 3, scheduleJapanese: "秋学期 火2", scheduleEnglish: "Autumn, Tue 2",
+            scheduleJapanese: "秋学期 火2", scheduleEnglish: "Autumn, Tue 2",
             gradingJapanese: "期末試験 100%", gradingEnglish: "Final exam 100%", textbooks: "Kurose & Ross, Computer Networking"),
         Syllabus(
-            code: "PHY-101", titleJapanese: "物理学I", titleEnglish: "Physics I", instructor: "Dr. Horváth Júlia", credits: 4,
+            code: "PHY-101", titleJapanese: "物理学I", titleEnglish: "Physics I", instructor: "Dr. Horváth Júlia",
             scheduleJapanese: "秋学期 木1", scheduleEnglish: "Autumn, Thu 1", gradingJapanese: "期末試験 80%、レポート 20%",
             gradingEnglish: "Final exam 80%, reports 20%", textbooks: "Marx György, Fizika mindenkinek"),
         Syllabus(
-            code: "JPN-301", titleJapanese: "日本語上級", titleEnglish: "Advanced Japanese", instructor: "山本 恵子", credits: 2,
+            code: "JPN-301", titleJapanese: "日本語上級", titleEnglish: "Advanced Japanese", instructor: "山本 恵子",
             scheduleJapanese: "秋学期 月1", scheduleEnglish: "Autumn, Mon 1", gradingJapanese: "作文 50%、口頭発表 50%",
             gradingEnglish: "Essays 50%, presentation 50%", textbooks: "益岡 隆志, 日本語の文法"),
     ]
