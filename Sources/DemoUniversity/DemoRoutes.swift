@@ -23,6 +23,9 @@ struct DemoRoutes: Sendable {
     let now: @Sendable () -> Date
     /// The IdP's origin, for the services on other hosts; nil (or the same host): the request's.
     var idpOrigin = DemoIdPOrigin()
+    /// The key of `unitool demo serve`'s rendezvous file, whose proof a command asks before it
+    /// uses this demo; nil for a demo no one looks for.
+    var rendezvous: DemoRendezvous? = nil
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/") { _, _ in Self.redirect(to: "/home") }
@@ -61,6 +64,17 @@ struct DemoRoutes: Sendable {
         registerStudentLife(on: router)
         registerLearning(on: router)
         registerCAS(on: router)
+        router.get(RouterPath(DemoRendezvous.proofPath)) { request, _ in
+            // The proof a command asks for before it trusts a served demo found by its file.
+            guard let rendezvous = self.rendezvous, let nonce = FormDecoding.dictionary(request.uri.query)["nonce"],
+                (1...128).contains(nonce.count), nonce.allSatisfy(\.isHexDigit)
+            else { return Self.html(HTML.page(title: "Not found", body: "<h1>Not found</h1>"), status: .notFound) }
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            let proof = ByteBuffer(string: rendezvous.proof(nonce: nonce))
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: proof))
+        }
         router.get("/api/terms/version") { request, context in
             guard self.faults.termsAPI == .protected else { return try await self.termsVersionAPI() }
             return try await self.withUser(request, context) { _ in try await self.termsVersionAPI() }

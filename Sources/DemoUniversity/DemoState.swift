@@ -31,106 +31,80 @@ actor DemoState {
     /// The version of the terms of use now in force; a test can bump it while the demo runs.
     var termsVersion: String
 
-    /// What the demo remembers across its runs when it has a file to keep it in (the CLI's
-    /// demo and `demo serve` do; a test's does not): renewals and posted grades, so that a
-    /// loan renewed by one command is still renewed for the next.
-    struct Remembered: Codable, Equatable {
-        struct PostedGrade: Codable, Equatable {
-            var grade: String
-            var points: Double?
-            var date: String
-        }
-        var renewals: [String: Int] = [:]
-        var postedGrades: [String: PostedGrade] = [:]
-        /// Optional, so that a file from before them still reads.
-        var purchaseRequests: [String: [DemoPurchaseRequest]]? = nil
-        var absences: [String: [Int]]? = nil
-    }
+    typealias Remembered = DemoMemory.Remembered
 
-    /// Where `Remembered` is kept, or nil.
-    private let stateFile: URL?
+    /// What the demo remembers across its runs (renewals, posted grades, purchase requests,
+    /// absences): in `demo.json` when it has a file (the CLI's demo and `demo serve` do; a test's
+    /// does not), else here only.
+    private let memory: DemoMemory?
+    private var remembered = Remembered()
+    /// The file's identity when `remembered` was read from it: another process's write (a
+    /// command's own demo, `demo post-grade`) renames a new file in, and is seen at the next request.
+    private var readSignature: DemoMemory.Signature?
 
     init(termsVersion: String, stateFile: URL? = nil) {
         self.termsVersion = termsVersion
-        self.stateFile = stateFile
-        // A file that cannot be read is a fresh demo, not a failure: it is only the demo's memory.
-        if let stateFile, let data = try? Data(contentsOf: stateFile),
-            let remembered = try? JSONDecoder().decode(Remembered.self, from: data)
-        {
-            renewals = remembered.renewals
-            postedGrades = remembered.postedGrades.mapValues { ($0.grade, $0.points, $0.date) }
-            purchaseRequests = remembered.purchaseRequests ?? [:]
-            absences = remembered.absences ?? [:]
+        self.memory = stateFile.map(DemoMemory.init)
+    }
+
+    /// What is remembered now: the file read again if another process changed it since.
+    private func current() -> Remembered {
+        guard let memory else { return remembered }
+        let signature = memory.signature()
+        if signature != readSignature || signature == nil {
+            remembered = memory.load()
+            readSignature = signature
         }
+        return remembered
     }
 
-    /// Writes what is remembered, atomically (a temporary file renamed over the old one), so that
-    /// two commands ending at once leave one whole file.
-    private func save() {
-        guard let stateFile else { return }
-        let remembered = Remembered(
-            renewals: renewals, postedGrades: postedGrades.mapValues { .init(grade: $0.grade, points: $0.points, date: $0.date) },
-            purchaseRequests: purchaseRequests, absences: absences)
-        guard let data = try? JSONEncoder().encode(remembered) else { return }
-        let folder = stateFile.deletingLastPathComponent()
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let temporary = folder.appendingPathComponent(".\(stateFile.lastPathComponent).\(getpid()).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
-        if rename(temporary.path, stateFile.path) != 0 { try? FileManager.default.removeItem(at: temporary) }
+    /// Changes what is remembered: with a file, under its lock, on what the file holds now, so
+    /// that a change another process made meanwhile is kept, not overwritten.
+    private func change<T>(_ body: (inout Remembered) -> T) -> T {
+        guard let memory else { return body(&remembered) }
+        let (result, now, _) = memory.update(body)
+        remembered = now
+        readSignature = memory.signature()
+        return result
     }
 
-    /// Grades posted while the demo runs (`DemoUniversity.postGrade`), by `user/term/code`.
-    private var postedGrades: [String: (grade: String, points: Double?, date: String)] = [:]
     /// Whether the grades page has its changed layout now (`DemoUniversity.changeLayout`).
     var layoutChangedNow = false
 
     func post(grade: String, points: Double?, date: String, user: String, term: String, code: String) {
-        postedGrades["\(user)/\(term)/\(code)"] = (grade, points, date)
-        save()
+        change { $0.postedGrades["\(user)/\(term)/\(code)"] = .init(grade: grade, points: points, date: date) }
     }
 
     func setLayoutChanged(_ changed: Bool) { layoutChangedNow = changed }
 
-    /// Purchase requests the library received, per user, in the order they came.
-    private var purchaseRequests: [String: [DemoPurchaseRequest]] = [:]
-    /// Absences recorded while the demo runs (`DemoUniversity.recordAbsence`): days, by `user/code`.
-    private var absences: [String: [Int]] = [:]
-
-    func purchaseRequests(user: String) -> [DemoPurchaseRequest] { purchaseRequests[user] ?? [] }
+    func purchaseRequests(user: String) -> [DemoPurchaseRequest] { current().purchaseRequests?[user] ?? [] }
 
     /// Files a request and numbers it: `R2026-0042`, counting every user's requests.
     func addPurchaseRequest(user: String, title: String, author: String, isbn: String, reason: String, date: String) -> DemoPurchaseRequest
     {
-        let count = purchaseRequests.values.reduce(0) { $0 + $1.count }
-        let request = DemoPurchaseRequest(
-            number: "R\(date.prefix(4))-\(String(format: "%04d", 42 + count))", date: date, title: title, author: author, isbn: isbn,
-            reason: reason, status: "受付 Received")
-        purchaseRequests[user, default: []].append(request)
-        save()
-        return request
+        change { remembered in
+            var all = remembered.purchaseRequests ?? [:]
+            let count = all.values.reduce(0) { $0 + $1.count }
+            let request = DemoPurchaseRequest(
+                number: "R\(date.prefix(4))-\(String(format: "%04d", 42 + count))", date: date, title: title, author: author, isbn: isbn,
+                reason: reason, status: "受付 Received")
+            all[user, default: []].append(request)
+            remembered.purchaseRequests = all
+            return request
+        }
     }
 
-    func absences(user: String, code: String) -> [Int] { absences["\(user)/\(code)"] ?? [] }
+    /// Absences recorded while the demo runs (`DemoUniversity.recordAbsence`): days since 1970.
+    func absences(user: String, code: String) -> [Int] { current().absences?["\(user)/\(code)"] ?? [] }
 
     func recordAbsence(user: String, code: String, day: Int) {
-        absences["\(user)/\(code)", default: []].append(day)
-        save()
+        change { $0.absences = DemoMemory.adding(day: day, to: $0.absences, key: "\(user)/\(code)") }
     }
 
     /// The user with the grades posted since the demo started.
     func withPostedGrades(_ user: DemoUser) -> DemoUser {
-        var user = user
-        for (term, grades) in user.grades {
-            user.grades[term] = grades.map { grade in
-                guard let posted = postedGrades["\(user.username)/\(term)/\(grade.code)"] else { return grade }
-                var changed = grade
-                changed.grade = posted.grade
-                changed.points = posted.points
-                changed.date = posted.date
-                return changed
-            }
-        }
-        return user
+        let posted = current().postedGrades
+        return DemoMemory.applying(posted, to: user)
     }
 
     /// Sessions issued before this time (microseconds since 1970) are no longer valid.
@@ -255,12 +229,9 @@ actor DemoState {
     func finish(_ execution: String) { flows.removeValue(forKey: execution) }
 
     /// Renewals done, per `user/barcode`: each adds 14 days.
-    private var renewals: [String: Int] = [:]
-
-    func renewalsDone(user: String, barcode: String) -> Int { renewals["\(user)/\(barcode)"] ?? 0 }
+    func renewalsDone(user: String, barcode: String) -> Int { current().renewals["\(user)/\(barcode)"] ?? 0 }
 
     func renew(user: String, barcode: String) {
-        renewals["\(user)/\(barcode)", default: 0] += 1
-        save()
+        change { $0.renewals["\(user)/\(barcode)", default: 0] += 1 }
     }
 }

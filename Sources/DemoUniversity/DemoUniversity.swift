@@ -72,16 +72,21 @@ public final class DemoUniversity: Sendable {
 
     /// - Parameter stateFile: where the demo keeps renewals and posted grades across its runs
     ///   (`stateFile(in:)`); nil, as in the tests, starts from the same state every time.
+    /// - Parameter rendezvous: for `unitool demo serve`: the key whose proof the demo gives to
+    ///   commands that found it by its rendezvous file (see `DemoRendezvous`).
     public static func start(
         faults: DemoFaults = DemoFaults(), port: Int = 0, stopOnSignals: Bool = false, logger: Logger? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }, serviceHosts: [String] = [], stateFile: URL? = nil
+        now: @escaping @Sendable () -> Date = { Date() }, serviceHosts: [String] = [], stateFile: URL? = nil,
+        rendezvous: DemoRendezvous? = nil
     ) async throws
         -> DemoUniversity
     {
         var faults = faults
         // Services signing on at one IdP need the IdP's own session, as every real IdP keeps one.
         if !serviceHosts.isEmpty { faults.loginVariants.insert(.idpSession) }
-        let (state, routes, idpOrigin) = prepare(faults: faults, now: now, stateFile: stateFile)
+        let (state, prepared, idpOrigin) = prepare(faults: faults, now: now, stateFile: stateFile)
+        var routes = prepared
+        routes.rendezvous = rendezvous
         var quiet = logger ?? Logger(label: "demo-university")
         if logger == nil { quiet.logLevel = .critical }
         let idp = await serve(
@@ -160,7 +165,8 @@ public final class DemoUniversity: Sendable {
                 continuation.finish()
             }, logger: logger)
         let group = ServiceGroup(
-            configuration: .init(services: [app], gracefulShutdownSignals: stopOnSignals ? [.sigint, .sigterm] : [], logger: logger))
+            configuration: .init(
+                services: [app], gracefulShutdownSignals: stopOnSignals ? [.sigint, .sigterm, .sighup] : [], logger: logger))
         let task = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         let startup = Task {
@@ -198,14 +204,6 @@ public final class DemoUniversity: Sendable {
 
     /// The version of the terms of use the demo starts with.
     public static let initialTermsVersion = "2026-09"
-
-    /// The port `unitool demo serve` listens on unless given `--port`, and where the CLI looks
-    /// for it before starting a demo of its own, so that links a command prints stay valid while
-    /// it serves: `UNITOOL_DEMO_PORT`, else 28080 (below Linux's ephemeral ports, so that no
-    /// client's connection holds it). 0: no shared demo.
-    public static func sharedPort(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int {
-        environment["UNITOOL_DEMO_PORT"].flatMap { Int($0) }.map { (0...65535).contains($0) ? $0 : 0 } ?? 28080
-    }
 
     /// Publishes a new version of the terms of use, as a portal does when its lawyers change
     /// them: clients that accepted the old one must ask their user again.
@@ -280,7 +278,7 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
                 HTML.page(title: "Service Unavailable", body: "<h1>503 Service Unavailable</h1><p>The login service is down.</p>"),
                 status: .serviceUnavailable)
         }
-        let isDataPage = !["/idp", "/Shibboleth", "/api/terms", "/lab", "/static"].contains { path.hasPrefix($0) }
+        let isDataPage = !["/idp", "/Shibboleth", "/api/terms", "/api/demo", "/lab", "/static"].contains { path.hasPrefix($0) }
         guard isDataPage else { return try await next(request, context) }
         if faults.hang {
             // Held until the client gives up (or the demo stops).

@@ -154,11 +154,13 @@ package final class CommandEnvironment: Sendable {
         }
         // A portal whose services are on other loopback hosts gets the demo there too.
         let serviceHosts = Set(portal.services.values.compactMap(\.host)).subtracting([portal.baseURL.host ?? ""])
-        // `unitool demo serve` on its shared port is the demo, as UNITOOL_DEMO_URL would name it:
-        // its state and the links a command prints outlive the command. Not for a demo with
-        // faults, a fixed clock or service hosts, which only a demo of the command's own has.
+        // The user's own `unitool demo serve` for this state directory, found by its rendezvous
+        // file, is the demo, as UNITOOL_DEMO_URL would name it: its state and the links a command
+        // prints outlive the command. Not for a demo with faults, a fixed clock or service hosts,
+        // which only a demo of the command's own has.
+        let logger = self.logger
         if faults == DemoFaults(), !clockIsFixed, serviceHosts.isEmpty,
-            let shared = SharedDemo.running(onPort: DemoUniversity.sharedPort(environment: environment))
+            let shared = SharedDemo.running(note: { logger.debug("\($0)") })
         {
             logger.debug("using the demo university that 'unitool demo serve' runs at \(shared.absoluteString)")
             return (portal.relocated(to: shared, hosts: [:]), nil)
@@ -169,7 +171,7 @@ package final class CommandEnvironment: Sendable {
             // Renewals and posted grades are remembered across commands, as a real portal does.
             demo = try await DemoUniversity.start(
                 faults: faults, now: { fixed ?? Date() }, serviceHosts: serviceHosts.sorted(),
-                stateFile: XDGDirectories.state.appendingPathComponent("demo.json"))
+                stateFile: SharedDemo.stateFile)
         } catch {
             throw UniToolError(.internal, "\(error)")
         }

@@ -38,6 +38,8 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
         case noOfflineAnswer = "no_offline_answer"
         /// `watch --all` or `watch install` found no saved watch (no watches.yaml) to run.
         case nothingToWatch = "nothing_to_watch"
+        /// `demo post-grade` or `demo record-absence` named a user, term or course the demo does not have.
+        case demoUnknownName = "demo_unknown_name"
         case `internal` = "internal"
 
         /// The process exit code. Documented in docs/USING.md, unitool(1) and `unitool help exit-codes`; never renumber one.
@@ -73,6 +75,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .stateCorrupt: return 50
             case .noOfflineAnswer: return 51
             case .nothingToWatch: return 52
+            case .demoUnknownName: return 53
             }
         }
 
@@ -112,6 +115,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .stateCorrupt: return "unitool could not write its own files"
             case .noOfflineAnswer: return "--offline found no earlier answer to the same command and options in the history"
             case .nothingToWatch: return "no watch is saved in watches.yaml for 'watch --all' or 'watch install' to run"
+            case .demoUnknownName: return "demo post-grade or record-absence named a user, term or course the demo does not have"
             case .usage: return "a wrong command, option or value"
             }
         }

@@ -33,6 +33,11 @@ public struct Sandbox: Sendable {
             try FileManager.default.createDirectory(
                 at: root.appendingPathComponent(name), withIntermediateDirectories: true)
         }
+        // A runtime folder of its own, as the XDG specification asks of one (0700): a test's
+        // `demo serve` leaves its rendezvous file here, where no other test and no developer's
+        // own `--portal demo` command looks.
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("runtime"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     public var environment: [String: String] {
@@ -41,9 +46,9 @@ public struct Sandbox: Sendable {
             "XDG_STATE_HOME": root.appendingPathComponent("state").path,
             "XDG_CACHE_HOME": root.appendingPathComponent("cache").path,
             "XDG_DATA_HOME": root.appendingPathComponent("data").path,
-            // Each test's commands start their own demo, never one another test serves on the
-            // shared port (the test of the shared demo gives a port of its own).
-            "UNITOOL_DEMO_PORT": "0",
+            // A `demo serve` is found through this folder and the state folder above, both the
+            // test's own: a test's commands never reach another test's or a developer's demo.
+            "XDG_RUNTIME_DIR": root.appendingPathComponent("runtime").path,
             "HOME": root.path,
         ]
     }

@@ -105,7 +105,7 @@ struct DailyUseTests {
         return loans.first { $0["barcode"] as? String == barcode }?["due"] as? String
     }
 
-    @Test("the demo remembers a renewal across commands, and demo serve on its port shares that memory and keeps printed links alive")
+    @Test("the demo remembers a renewal across commands, and demo serve shares that memory and keeps printed links alive")
     func demoRemembers() async throws {
         defer { sandbox.remove() }
         let before = try due("31000103", in: try await sandbox.run(["--portal", "demo", "loans", "--json"]))
@@ -116,34 +116,20 @@ struct DailyUseTests {
             before != nil && after != nil && after! > before!,
             "the next command sees the renewal: \(String(describing: before)) → \(String(describing: after))")
 
-        // demo serve on the shared port: commands find it, with the same memory.
-        let port = try InteropPeer.unusedPort()
-        let shared = ["UNITOOL_DEMO_PORT": String(port)]
-        let server = try await RPCClientProcess.start(
-            command: "demo", arguments: ["serve"], environment: sandbox.environment.merging(shared) { $1 }, readsOutput: false)
+        // demo serve: the same user's commands find it (its rendezvous file), with the same memory.
+        let (server, address) = try await DemoServeTests.serve(in: sandbox)
         defer { server.terminate() }
-        var served: UniToolProcess.Outcome?
-        for _ in 0..<50 {
-            let outcome = try await sandbox.run(["-v", "--portal", "demo", "news", "--json"], extra: shared)
-            if outcome.stderr.contains("using the demo university that 'unitool demo serve' runs at http://127.0.0.1:\(port)") {
-                served = outcome
-                break
-            }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        let news = try #require(served, "no command found demo serve on port \(port)")
+        let news = try await sandbox.run(["-v", "--portal", "demo", "news", "--json"])
+        #expect(news.stderr.contains("\(DemoServeTests.usedServed) \(address.absoluteString)"), "\(news)")
         #expect(news.exitCode == 0, "\(news)")
         let items = try #require(try JSONSerialization.jsonObject(with: Data(news.stdout.utf8)) as? [[String: Any]])
         let link = try #require(items.compactMap { $0["link"] as? String }.first, "\(news.stdout)")
-        #expect(link.hasPrefix("http://127.0.0.1:\(port)/"), "\(link)")
+        #expect(link.hasPrefix(address.absoluteString), "\(link)")
         // The command has ended; the link it printed still answers.
         let (_, response) = try await URLSession.shared.data(from: try #require(URL(string: link)))
         #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(link)")
-        let servedDue = try due("31000103", in: try await sandbox.run(["--portal", "demo", "loans", "--json"], extra: shared))
+        let servedDue = try due("31000103", in: try await sandbox.run(["--portal", "demo", "loans", "--json"]))
         #expect(servedDue == after, "demo serve remembers the renewal made before it started")
-        // A second demo serve on the same port is refused in words, not with a bind error.
-        let second = try await sandbox.run(["demo", "serve"], extra: shared)
-        #expect(second.exitCode == 64 && second.stderr.contains("already serves on port \(port)"), "\(second)")
     }
 
     @Test("demo serve takes its faults from UNITOOL_DEMO_FAULTS, as every command's own demo does; --faults wins over it")
