@@ -17,6 +17,8 @@ packages=(libxml2-dev libsecret-1-dev libgcrypt20-dev zlib1g-dev libpsl-dev publ
 # With --tests (Scripts/test.sh, bench.sh, fuzz.sh): the peers the tests run unitool against.
 if [ "${1:-}" = "--tests" ]; then
     packages+=(libxml2-utils python3 python3-venv openssl tmux php-cli php-xml php-mbstring zsh fish python3-dbus python3-gi
+        # locales: localedef and the sources of ja_JP, hu_HU and de_DE, for the tests of dates in a person's locale.
+        locales
         # khal: the calendar app the docs' iCalendar steps are tested with.
         systemd python3-icalendar python3-recurring-ical-events wrk time khal
         # The LemonLDAP::NG + Shibboleth SP interop peer (Scripts/interop-lemonldap.sh says what each is for).

@@ -141,22 +141,18 @@ struct TodayCommand: UniToolCommand {
 /// How `today` prints: sections with their titles and ages for people, one object for scripts.
 enum TodayText {
     static func text(_ report: TodayReport, service: DayService, style: TableStyle, offline: Bool) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = service.userZone
-        formatter.dateFormat = "EEEE d MMMM yyyy, HH:mm"
+        // The heading in the person's locale (LC_ALL, LC_TIME, LANG): day and month names, and
+        // the locale's clock.
+        let heading = LocalDateText(locale: style.locale, timeZone: service.userZone)
         var campus = ""
         if service.portalZone.secondsFromGMT(for: report.now) != service.userZone.secondsFromGMT(for: report.now) {
             // Class times are the portal's; say what time it is there.
-            let local = DateFormatter()
-            local.locale = Locale(identifier: "en_US_POSIX")
-            local.timeZone = service.portalZone
-            local.dateFormat = "HH:mm"
-            campus = " (\(local.string(from: report.now)) in \(service.portalZone.identifier), where the times below are)"
+            let local = LocalDateText(locale: style.locale, timeZone: service.portalZone)
+            campus = " (\(local.time(report.now)) in \(service.portalZone.identifier), where the times below are)"
         }
         var text =
             style.emphasis(
-                "\(formatter.string(from: report.now)) · \(TerminalText.escaped(service.portal.name)) (\(TerminalText.escaped(service.user)))"
+                "\(heading.longDateTime(report.now)) · \(TerminalText.escaped(service.portal.name)) (\(TerminalText.escaped(service.user)))"
             ) + campus + "\n"
         for section in report.sections {
             var title = style.emphasis(TerminalText.escaped(section.item.title))

@@ -19,8 +19,10 @@ public struct TableStyle: Sendable {
     public var bold: Bool
     /// The terminal's width: wider tables have their longest text cut with `…`. Nil: no limit.
     public var maxWidth: Int?
-    /// Dates in the user's locale (`Nov 20, 2026`) instead of ISO 8601: a table is for people.
+    /// Dates in the user's locale (`Fri, 20 Nov 2026`) instead of ISO 8601: a table is for people.
     public var localDates: Bool
+    /// The locale those dates are written in: the person's, from `LC_ALL`, `LC_TIME` or `LANG`.
+    public var locale: DisplayLocale
     /// The zone a table shows times in: the portal's (its recipe's `timezone:`), as `today` does,
     /// so that a deadline reads the same in every command. Nil: the user's own.
     public var timeZone: TimeZone?
@@ -31,10 +33,14 @@ public struct TableStyle: Sendable {
     /// A file or a pipe keeps the data byte for byte.
     public var terminal: Bool
 
-    public init(bold: Bool, maxWidth: Int? = nil, localDates: Bool = false, hyperlinks: Bool = false, terminal: Bool = false) {
+    public init(
+        bold: Bool, maxWidth: Int? = nil, localDates: Bool = false, locale: DisplayLocale = .fallback, hyperlinks: Bool = false,
+        terminal: Bool = false
+    ) {
         self.bold = bold
         self.maxWidth = maxWidth
         self.localDates = localDates
+        self.locale = locale
         self.hyperlinks = hyperlinks
         self.terminal = terminal
     }
@@ -55,7 +61,7 @@ public struct TableStyle: Sendable {
             if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { width = Int(size.ws_col) }
         }
         return TableStyle(
-            bold: !noColor && isTerminal, maxWidth: width, localDates: true,
+            bold: !noColor && isTerminal, maxWidth: width, localDates: true, locale: DisplayLocale(environment: environment),
             hyperlinks: isTerminal && supportsHyperlinks(environment), terminal: isTerminal)
     }
 
@@ -107,7 +113,7 @@ public struct TableRenderer: Sendable {
 
     public func layout(_ set: RecordSet) -> Rendered {
         guard !set.records.isEmpty else { return Rendered(text: "(no records)\n", droppedColumns: []) }
-        let dates = style.localDates ? LocalDates(timeZone: style.timeZone) : nil
+        let dates = style.localDates ? LocalDates(locale: style.locale, timeZone: style.timeZone) : nil
         let displays = set.columns.map { display[$0] ?? .plain }
         // Cells and headers are the portal's and the recipe's text: shown escaped, so that no
         // control character reaches the terminal and a tab or line feed cannot break a row.
@@ -198,22 +204,8 @@ public struct TableRenderer: Sendable {
     /// Dates as the user's locale writes them, with one formatter per table rather than per cell.
     final class LocalDates {
         let utc = TimeZone.gmt
-        lazy var dateFormatter: DateFormatter = {
-            let formatter = DateFormatter()
-            formatter.timeZone = utc
-            formatter.dateStyle = .medium
-            formatter.timeStyle = .none
-            return formatter
-        }()
-        let timeZone: TimeZone?
-        init(timeZone: TimeZone?) { self.timeZone = timeZone }
-        lazy var dateTimeFormatter: DateFormatter = {
-            let formatter = DateFormatter()
-            formatter.dateStyle = .medium
-            formatter.timeStyle = .short
-            if let timeZone { formatter.timeZone = timeZone }
-            return formatter
-        }()
+        let text: LocalDateText
+        init(locale: DisplayLocale, timeZone: TimeZone?) { text = LocalDateText(locale: locale, timeZone: timeZone ?? .current) }
         let parsing = FieldTyper.DateCache()
     }
 
@@ -230,10 +222,10 @@ public struct TableRenderer: Sendable {
         switch value {
         case .date(let iso):
             guard let date = FieldTyper.parseDate(iso, format: "yyyy-MM-dd", timeZone: dates.utc, dates: dates.parsing) else { return iso }
-            return dates.dateFormatter.string(from: date)
+            return dates.text.date(date)
         case .datetime(let iso):
             guard let date = FieldTyper.parseDate(iso, format: "iso8601", timeZone: .current, dates: dates.parsing) else { return iso }
-            return dates.dateTimeFormatter.string(from: date)
+            return dates.text.dateTime(date)
         default:
             return value.text
         }
