@@ -181,6 +181,23 @@ struct DemoServeTests {
         #expect(try await grade("HUN-250") == nil, "and in a command's own")
     }
 
+    @Test("WATCH.md's walk-through: a grade posted with demo post-grade makes watch grades fire, naming the course and the grade")
+    func watchFires() async throws {
+        defer { sandbox.remove() }
+        let watch = ["--portal", "demo", "watch", "grades", "--term", "current"]
+        let baseline = try await sandbox.run(watch)
+        #expect(baseline.exitCode == 0 && baseline.stdout.isEmpty, "the first run is the baseline: \(baseline)")
+        #expect(try await sandbox.run(["demo", "post-grade", "alice", "2026-fall", "HUN-250", "B"]).exitCode == 0)
+        let fired = try await sandbox.run(watch)
+        #expect(fired.exitCode == 0, "\(fired)")
+        let event = try #require(
+            try JSONSerialization.jsonObject(with: Data((fired.stdout.split(separator: "\n").first ?? "").utf8)) as? [String: Any],
+            "\(fired)")
+        #expect(event["event"] as? String == "changed" && event["key"] as? String == "2026-fall/HUN-250", "\(event)")
+        let summary = event["summary"] as? String ?? ""
+        #expect(summary.contains("Magyar irodalom a XX. században") && summary.contains("B"), "\(summary)")
+    }
+
     @Test("demo post-grade and record-absence name what the demo lacks, exit 53, with what it has; a bad value is a usage error")
     func unknownNames() async throws {
         defer { sandbox.remove() }
