@@ -26,11 +26,14 @@ struct RecipeCommandRunner {
                 recipe = try environment.catalog.recipe(portal: portalID, command: name)
             } catch let error as UniToolError where error.kind == .recipeNotFound {
                 let known = (try? everyRecipe().dataRecipes[portalID]?.keys.sorted()) ?? []
-                let meant = typoSuggestion(for: name, among: known + Dispatcher.builtins.keys.sorted() + ["watch", "help", "version"])
+                let builtIn = Set(Dispatcher.builtins.keys).union(Dispatcher.dispatchedCommands).sorted()
+                let meant = typoSuggestion(for: name, among: known + builtIn)
+                // Both lists, each named for what it is: a typo of 'watch' is not one of the portal's.
                 throw UniToolError(
-                    .usage, "unknown command '\(name)' for portal '\(portalID)'",
-                    hint: (meant.map { "did you mean '\($0)'? " } ?? "") + "run 'unitool --help' to see the commands"
-                        + (known.isEmpty ? "" : "; its commands: \(known.joined(separator: ", "))"))
+                    .usage, "unknown command '\(name)': neither built in nor one of portal '\(portalID)''s",
+                    hint: (meant.map { "did you mean '\($0)'? " } ?? "") + "built-in commands: \(builtIn.joined(separator: ", "))"
+                        + (known.isEmpty ? "" : "; '\(portalID)''s commands: \(known.joined(separator: ", "))")
+                        + "; 'unitool --help' says what each does")
             }
             let invocation = try RecipeInvocation(parsing: arguments, recipe: recipe)
             if invocation.wantsHelp {

@@ -127,6 +127,9 @@ struct FirstContactTests {
             (["--portal", "demo", "grades", "--trem"], "unknown option '--trem' for 'grades'", "did you mean '--term'?"),
             (["--portl", "demo", "grades"], "unknown option '--portl'", "did you mean '--portal'?"),
             (["--portal", "demo", "grdes"], "unknown command 'grdes'", "did you mean 'grades'?"),
+            // A built-in's typo is named as one, and the hint lists the built-ins apart from the portal's.
+            (["--portal", "demo", "watc"], "unknown command 'watc'", "did you mean 'watch'? built-in commands: auth, calendar,"),
+            (["--portal", "demo", "todya"], "unknown command 'todya'", "'demo''s commands: attendance,"),
         ] as [([String], String, String)])
     func typoSuggestions(arguments: [String], error: String, hint: String) async throws {
         let outcome = try await sandbox.run(arguments)

@@ -69,6 +69,36 @@ struct HelpExamplesTests {
         for (name, type) in Dispatcher.builtins { visit(type, path: [name]) }
     }
 
+    @Test("every built-in command's example parses as written: its options exist and its values are accepted")
+    func examplesParse() throws {
+        var parsed = 0
+        for (command, examples) in HelpExamples.byCommand {
+            for example in examples {
+                // The unitool part of the line: after any VAR=value, before a pipe's other side or a redirection.
+                let line = example.split(separator: "|").last.map(String.init) ?? example
+                var words = line.split(separator: " ").map(String.init).prefix { $0 != ">" && $0 != "#" }.map { $0 }
+                while let first = words.first, first.contains("="), first.first?.isUppercase == true { words.removeFirst() }
+                guard words.first == "unitool", words.count > 1 else { continue }
+                words.removeFirst()
+                // Global options before the command go after it, as the dispatcher moves them.
+                var globals: [String] = []
+                while let first = words.first, first.hasPrefix("--") {
+                    globals.append(words.removeFirst())
+                    if GlobalOptions.valueOptions.contains(globals.last!), !words.isEmpty { globals.append(words.removeFirst()) }
+                }
+                guard let name = words.first, Dispatcher.builtins[name] != nil else { continue }
+                let arguments = words.map { $0.replacingOccurrences(of: "\"", with: "") } + globals
+                do {
+                    _ = try RootCommand.parseAsRoot(arguments)
+                    parsed += 1
+                } catch {
+                    Issue.record("'\(example)' (help of '\(command)') does not parse: \(RootCommand.message(for: error))")
+                }
+            }
+        }
+        #expect(parsed >= 40, "only \(parsed) examples were parsed")
+    }
+
     @Test("every example names a command that exists")
     func examplesNameRealCommands() {
         for (command, examples) in HelpExamples.byCommand {
