@@ -114,13 +114,14 @@ extension DemoRendezvous {
         case notProven(String)
     }
 
-    /// Asks the server on the file's port for the proof of a fresh nonce, within a few hundred
-    /// milliseconds.
+    /// Asks the server on the file's port for the proof of a fresh nonce, waiting up to 2 seconds
+    /// for each read: a serve busy with other requests still answers, and one that hangs costs a
+    /// command 2 seconds before it starts a demo of its own.
     func probe() -> Probe {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return .notProven("no socket") }
         defer { close(socket) }
-        var timeout = timeval(tv_sec: 0, tv_usec: 500_000)
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()

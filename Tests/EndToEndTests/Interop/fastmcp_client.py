@@ -19,7 +19,7 @@ from fastmcp.exceptions import ToolError  # noqa: E402
 from mcp.client.stdio import get_default_environment  # noqa: E402
 
 DOCUMENTED = ["XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "DBUS_SESSION_BUS_ADDRESS"]
-TEST_ONLY = ["UNITOOL_DEMO_URL", "UNITOOL_DEMO_PORT", "NO_COLOR"]
+TEST_ONLY = ["UNITOOL_DEMO_URL", "XDG_RUNTIME_DIR", "NO_COLOR"]
 
 
 async def main():

@@ -29,7 +29,7 @@ except ImportError:  # the SDK's 2.x names it MCPError
 
 # What docs/MCP.md says to put in the server's env, and the test's demo.
 DOCUMENTED = ["XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "DBUS_SESSION_BUS_ADDRESS"]
-TEST_ONLY = ["UNITOOL_DEMO_URL", "UNITOOL_DEMO_PORT", "NO_COLOR"]
+TEST_ONLY = ["UNITOOL_DEMO_URL", "XDG_RUNTIME_DIR", "NO_COLOR"]
 
 
 def server_environment():
