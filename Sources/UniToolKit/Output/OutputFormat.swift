@@ -132,6 +132,16 @@ public struct TableRenderer: Sendable {
         let numeric = set.columns.map { column in
             set.records.allSatisfy { record in record[column].map { $0.isNumeric || $0 == .null } ?? true }
         }
+        // A column of addresses is kept whole (TableLayout): a URL wrapped in two cannot be copied.
+        let urls = set.columns.map { column in
+            set.records.contains { if case .url? = $0[column] { true } else { false } }
+                && set.records.allSatisfy { record in
+                    switch record[column] {
+                    case .url?, .null?, nil: true
+                    default: false
+                    }
+                }
+        }
         var natural = headers.map(DisplayWidth.of)
         var longestWord = headers.map { DisplayWidth.longestWord(in: $0) }
         for row in cells {
@@ -143,7 +153,7 @@ public struct TableRenderer: Sendable {
         let plan = TableLayout(
             columns: set.columns.indices.map {
                 TableLayout.Column(
-                    naturalWidth: natural[$0], numeric: numeric[$0], display: displays[$0], longestWord: longestWord[$0])
+                    naturalWidth: natural[$0], numeric: numeric[$0], display: displays[$0], longestWord: longestWord[$0], url: urls[$0])
             }, maxWidth: style.maxWidth)
         let widths = plan.widths
         // A flag squeezed to one cell shows its marker where it is set, and nothing where not.
@@ -157,11 +167,16 @@ public struct TableRenderer: Sendable {
         let header = plan.kept.map { pad(DisplayWidth.truncate(headers[$0], to: widths[$0]), to: widths[$0], right: false) }
             .joined(separator: "  ")
         lines.append(style.bold ? "\u{1B}[1m\(trimEnd(header))\u{1B}[0m" : trimEnd(header))
+        // A URL too wide to sit beside the rest has a line of its own under each row, indented;
+        // the header shows the same shape.
+        for index in plan.ownLine {
+            lines.append(style.emphasis(Self.ownLineIndent + headers[index]))
+        }
         lines.append(plan.kept.map { String(repeating: "─", count: widths[$0]) }.joined(separator: "  "))
         for (rowIndex, row) in cells.enumerated() {
             // Each cell becomes one or more lines; the row is as tall as its tallest cell.
             let wrapped = plan.kept.map { index in
-                numeric[index] || displays[index].key ? [row[index]] : DisplayWidth.wrap(row[index], to: widths[index])
+                numeric[index] || urls[index] || displays[index].key ? [row[index]] : DisplayWidth.wrap(row[index], to: widths[index])
             }
             let height = wrapped.map(\.count).max() ?? 1
             for lineIndex in 0..<height {
@@ -176,9 +191,16 @@ public struct TableRenderer: Sendable {
                 }.joined(separator: "  ")
                 lines.append(trimEnd(line))
             }
+            for index in plan.ownLine where !row[index].isEmpty {
+                let address = links[rowIndex][index].map { Self.hyperlink(row[index], to: $0) } ?? row[index]
+                lines.append(Self.ownLineIndent + address)
+            }
         }
         return Rendered(text: lines.joined(separator: "\n") + "\n", droppedColumns: plan.dropped.map { set.columns[$0] })
     }
+
+    /// Where a URL on a line of its own starts: indented, so that it reads as part of the row above.
+    static let ownLineIndent = "  "
 
     private func pad(_ text: String, to width: Int, right: Bool) -> String {
         let padding = String(repeating: " ", count: max(0, width - DisplayWidth.of(text)))

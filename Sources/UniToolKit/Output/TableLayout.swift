@@ -10,6 +10,11 @@
 ///    its name, it becomes one cell wide, a marker (`!`) where set.
 ///    Before a high-priority column goes, long words may break instead (text down to
 ///    ``minimumTextWidth``): a course's name broken mid-word beats a grades table without grades.
+/// A URL column (``Column/url``) is never wrapped, cut or left out: a URL broken over two lines
+/// cannot be copied or clicked, and `links` exists to give addresses. Where a column would be
+/// left out, a URL column instead leaves the grid for a line of its own under each row
+/// (``ownLine``), as long as the terminal's width allows, so other columns shrink and go first
+/// only by their place in the order above.
 /// A table whose key columns alone are wider than the terminal is printed wider than it: the
 /// terminal wraps the line, but every key stays whole.
 public struct TableLayout: Sendable, Equatable {
@@ -21,16 +26,19 @@ public struct TableLayout: Sendable, Equatable {
         public var display: ColumnDisplay
         /// The longest word in any cell: a column narrower than its words breaks them.
         public var longestWord: Int
+        /// Every cell is a URL (a `url` field): kept whole, on a line of its own when need be.
+        public var url: Bool
 
-        public init(naturalWidth: Int, numeric: Bool, display: ColumnDisplay = .plain, longestWord: Int? = nil) {
+        public init(naturalWidth: Int, numeric: Bool, display: ColumnDisplay = .plain, longestWord: Int? = nil, url: Bool = false) {
             self.naturalWidth = naturalWidth
             self.numeric = numeric
             self.display = display
             self.longestWord = longestWord ?? naturalWidth
+            self.url = url
         }
 
         /// Whether this column's cells may wrap onto several lines.
-        var wraps: Bool { !numeric && !display.key && !display.flag }
+        var wraps: Bool { !numeric && !url && !display.key && !display.flag }
 
         /// The narrowest this column gets before it is left out instead: its longest word, so
         /// that words stay whole, but within ``minimumTextWidth`` and ``maximumWordWidth``.
@@ -55,8 +63,10 @@ public struct TableLayout: Sendable, Equatable {
     public var kept: [Int]
     /// The width of each column, by original index; a left-out column's is 0.
     public var widths: [Int]
+    /// URL columns printed on a line of their own under each row, whole, in their original order.
+    public var ownLine: [Int] = []
     /// The left-out columns' indices, in their original order.
-    public var dropped: [Int] { widths.indices.filter { !kept.contains($0) } }
+    public var dropped: [Int] { widths.indices.filter { !kept.contains($0) && !ownLine.contains($0) } }
 
     public init(columns: [Column], maxWidth: Int?) {
         var widths = columns.map(\.naturalWidth)
@@ -75,13 +85,21 @@ public struct TableLayout: Sendable, Equatable {
             breakWords && columns[index].wraps
                 ? min(columns[index].naturalWidth, Self.minimumTextWidth) : columns[index].minimumWidth
         }
-        // Leave out columns until the narrowest form fits: low priority first, right to left.
+        // Leave out columns until the narrowest form fits: low priority first, right to left. A
+        // URL column is not left out but moved to a line of its own, which loses nothing, so it
+        // goes before words are broken.
         let candidates = [ColumnDisplay.Priority.hidden, .low, .normal, .high].flatMap { priority in
             columns.indices.reversed().filter {
-                columns[$0].display.priority == priority && !columns[$0].display.key && !columns[$0].display.flag
+                columns[$0].display.priority == priority && (columns[$0].url || (!columns[$0].display.key && !columns[$0].display.flag))
             }
         }
+        var ownLine: [Int] = []
         for candidate in candidates where total(kept, minimum) > maxWidth && kept.count > 1 {
+            if columns[candidate].url {
+                kept.removeAll { $0 == candidate }
+                ownLine.append(candidate)
+                continue
+            }
             if columns[candidate].display.priority == .high, !breakWords {
                 breakWords = true
                 if total(kept, minimum) <= maxWidth { break }
@@ -102,6 +120,7 @@ public struct TableLayout: Sendable, Equatable {
         }
         self.kept = kept
         self.widths = widths
+        self.ownLine = ownLine.sorted()
     }
 }
 

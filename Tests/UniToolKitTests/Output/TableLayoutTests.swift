@@ -206,3 +206,101 @@ struct TableRenderingTests {
         }
     }
 }
+
+/// Issue 50: a URL is never wrapped, cut or left out; it gets a line of its own first.
+@Suite("Tables keep URLs whole")
+struct TableURLTests {
+    typealias Column = TableLayout.Column
+
+    let section = Column(naturalWidth: 16, numeric: false, display: ColumnDisplay(key: true))
+    let title = Column(naturalWidth: 47, numeric: false, display: ColumnDisplay(key: true, priority: .high))
+    let url = Column(naturalWidth: 43, numeric: false, longestWord: 43, url: true)
+    let note = Column(naturalWidth: 30, numeric: false, display: ColumnDisplay(priority: .low), longestWord: 9)
+
+    @Test("a URL column does not shrink: other text shrinks and low-priority columns go first")
+    func othersGiveWay() {
+        let text = Column(naturalWidth: 40, numeric: false, longestWord: 9)
+        let layout = TableLayout(columns: [text, url], maxWidth: 70)
+        #expect(layout.kept == [0, 1] && layout.widths[1] == 43 && layout.widths[0] == 25, "\(layout)")
+        let key = Column(naturalWidth: 12, numeric: false, display: ColumnDisplay(key: true))
+        let tighter = TableLayout(columns: [key, url, note], maxWidth: 60)
+        #expect(tighter.dropped == [2] && tighter.ownLine.isEmpty && tighter.widths[1] == 43, "\(tighter)")
+    }
+
+    @Test("where it would be left out, a URL column moves to a line of its own and is not named as left out")
+    func ownLine() {
+        let layout = TableLayout(columns: [section, title, url], maxWidth: 80)
+        #expect(layout.kept == [0, 1] && layout.ownLine == [2] && layout.dropped.isEmpty, "\(layout)")
+        let narrow = TableLayout(columns: [section, title, url, note], maxWidth: 40)
+        #expect(narrow.ownLine == [2] && narrow.dropped == [3], "\(narrow)")
+        #expect(TableLayout(columns: [url], maxWidth: 20).kept == [0], "a URL alone stays in the grid, whole")
+    }
+
+    static let links = RecordSet(
+        columns: ["section", "title", "url"],
+        records: [
+            Record(fields: [
+                ("section", .string("学習 Study")), ("title", .string("学修支援室の時間割 Study support room timetable")),
+                ("url", .url("http://127.0.0.1:34911/study-support")),
+            ]),
+            Record(fields: [("section", .string("連絡 Mail")), ("title", .string("Webmail")), ("url", .null)]),
+        ])
+    let display = ["section": ColumnDisplay(key: true), "title": ColumnDisplay(key: true, priority: .high)]
+
+    @Test("rendered at 40 and 80 cells each address is whole on one line, after its row; a row without one has none")
+    func rendered() {
+        for width in [40, 80] {
+            let rendered = TableRenderer(style: TableStyle(bold: false, maxWidth: width), display: display).layout(Self.links)
+            let lines = rendered.text.split(separator: "\n").map(String.init)
+            #expect(rendered.droppedColumns.isEmpty)
+            #expect(lines.contains("  http://127.0.0.1:34911/study-support"), "\(rendered.text)")
+            #expect(lines[1] == "  url", "the header shows the same shape:\n\(rendered.text)")
+            let row = try? #require(lines.firstIndex { $0.hasPrefix("学習 Study") })
+            #expect(row.map { lines[$0 + 1] } == "  http://127.0.0.1:34911/study-support", "\(rendered.text)")
+            #expect(lines.last?.hasPrefix("連絡 Mail") == true, "\(rendered.text)")
+        }
+        let wide = TableRenderer(style: TableStyle(bold: false, maxWidth: 120), display: display).render(Self.links)
+        #expect(wide.split(separator: "\n").count == 4, "wide enough: the URL stays in its column\n\(wide)")
+    }
+
+    @Test("a URL that must shrink is never broken: a wrapping column beside it wraps instead")
+    func neverBroken() {
+        let set = RecordSet(
+            columns: ["what", "link"],
+            records: [
+                Record(fields: [
+                    ("what", .string("a rather long description of the page that is linked")),
+                    ("link", .url("https://www.example.org/a/very/long/path/to/a/page")),
+                ])
+            ])
+        let text = TableRenderer(style: TableStyle(bold: false, maxWidth: 70)).render(set)
+        #expect(text.contains("https://www.example.org/a/very/long/path/to/a/page"), "\(text)")
+        #expect(text.split(separator: "\n").count > 3, "the description wraps:\n\(text)")
+    }
+
+    @Test("an OSC 8 link on its own line wraps the whole address")
+    func hyperlinkOnOwnLine() {
+        let linked = TableRenderer(style: TableStyle(bold: false, maxWidth: 40, hyperlinks: true), display: display).render(Self.links)
+        let address = "http://127.0.0.1:34911/study-support"
+        #expect(linked.contains("  \u{1B}]8;;\(address)\u{1B}\\\(address)\u{1B}]8;;\u{1B}\\\n"), "\(linked.debugDescription)")
+    }
+}
+
+/// Issue 50's `unitool loans | head`: a pipe has no terminal width. What reads a pipe (grep, a
+/// file, `less -S`) wants each row on one line, so a pipe gets whole cells unless `COLUMNS` is
+/// given, as docs/USING.md says.
+@Suite("A pipe gets whole cells")
+struct PipeWidthTests {
+    @Test("a pipe without COLUMNS has no width; COLUMNS gives one, to a pipe and a terminal alike")
+    func pipeWidth() {
+        #expect(TableStyle.forStandardOutput(environment: [:], isTerminal: false).maxWidth == nil)
+        #expect(TableStyle.forStandardOutput(environment: ["COLUMNS": "40"], isTerminal: false).maxWidth == 40)
+        let loans = RecordSet(
+            columns: ["title", "barcode"],
+            records: [
+                Record(fields: [("title", .string("Structure and Interpretation of Computer Programs")), ("barcode", .string("31000108"))])
+            ])
+        let piped = TableRenderer(style: .forStandardOutput(environment: [:], isTerminal: false)).render(loans)
+        #expect(piped.split(separator: "\n").count == 3, "one line a row:\n\(piped)")
+    }
+}
