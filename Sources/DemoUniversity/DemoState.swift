@@ -41,6 +41,9 @@ actor DemoState {
     /// The file's identity when `remembered` was read from it: another process's write (a
     /// command's own demo, `demo post-grade`) renames a new file in, and is seen at the next request.
     private var readSignature: DemoMemory.Signature?
+    /// Set when the file could not be written: from then on this demo keeps its memory here, as
+    /// a demo without a file does, rather than lose its own changes by reading the file again.
+    private var detached = false
 
     init(termsVersion: String, stateFile: URL? = nil) {
         self.termsVersion = termsVersion
@@ -49,7 +52,7 @@ actor DemoState {
 
     /// What is remembered now: the file read again if another process changed it since.
     private func current() -> Remembered {
-        guard let memory else { return remembered }
+        guard let memory, !detached else { return remembered }
         let signature = memory.signature()
         if signature != readSignature || signature == nil {
             remembered = memory.load()
@@ -61,10 +64,11 @@ actor DemoState {
     /// Changes what is remembered: with a file, under its lock, on what the file holds now, so
     /// that a change another process made meanwhile is kept, not overwritten.
     private func change<T>(_ body: (inout Remembered) -> T) -> T {
-        guard let memory else { return body(&remembered) }
-        let (result, now, _) = memory.update(body)
+        guard let memory, !detached else { return body(&remembered) }
+        let (result, now, written) = memory.update(body)
         remembered = now
         readSignature = memory.signature()
+        detached = !written
         return result
     }
 

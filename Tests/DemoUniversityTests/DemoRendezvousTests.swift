@@ -153,6 +153,19 @@ struct DemoStateFileTests {
         #expect(await state.renewalsDone(user: "alice", barcode: "31000103") == 0)
     }
 
+    @Test("a demo whose file cannot be written keeps its own changes for as long as it runs; post-grade fails")
+    func unwritable() async throws {
+        // Below /dev/null, no folder can be made, whoever runs the test (root included).
+        let file = URL(fileURLWithPath: "/dev/null/unitool/demo.json")
+        let state = DemoState(termsVersion: "2026-09", stateFile: file)
+        await state.renew(user: "alice", barcode: "31000103")
+        await state.renew(user: "alice", barcode: "31000103")
+        #expect(await state.renewalsDone(user: "alice", barcode: "31000103") == 2)
+        #expect(throws: DemoChangeError.self) {
+            try DemoStateFile(file).postGrade(user: "alice", term: "2026-fall", code: "HUN-250", grade: "B")
+        }
+    }
+
     @Test("unknown users, terms and courses are named, with what the demo has; nothing is written")
     func unknown() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
