@@ -214,7 +214,8 @@ struct WatchCommandRunner {
             var due: WatchDecision.DueRule?
             if let days = watch.dueWithin {
                 let dateFields = recipe.primary.fields.filter { $0.type == .date }.map(\.name)
-                guard let field = watch.dueField ?? dateFields.first, dateFields.contains(field) else {
+                // The recipe's own due date (`watch: { due: … }`) before its first date field.
+                guard let field = watch.dueField ?? recipe.watch?.due ?? dateFields.first, dateFields.contains(field) else {
                     throw Options.usage(
                         "--due-within needs a date field of '\(command)'"
                             + (dateFields.isEmpty ? ", which has none" : " (its date fields: \(dateFields.joined(separator: ", ")))"))
@@ -240,7 +241,7 @@ struct WatchCommandRunner {
                 }
             }
             if watch.notify { channels.append(DesktopNotificationChannel()) }
-            if watch.test { return await Self.test(channels, spec: spec, portal: portal) }
+            if watch.test { return await Self.test(channels, spec: spec, portal: portal, user: user) }
             return try await loop(spec, every: watch.every, channels: channels, options: options, environment: environment, portal: portal)
         } catch {
             return CommandFailure.exitCode(for: error, command: "watch", arguments: arguments)
@@ -340,9 +341,12 @@ struct WatchCommandRunner {
     }
 
     /// `--test`: a test event to every channel, without asking the portal; each channel's result
-    /// on stderr, and a failure's exit code if one failed.
-    static func test(_ channels: [any WatchChannel], spec: WatchSpec, portal: PortalRecipe) async -> Int32 {
-        let event = WatchEvent(kind: .test, portal: portal.id, user: "", command: spec.recipe.command, options: spec.question, time: Date())
+    /// on stderr, and a failure's exit code if one failed. The event names the user the watch
+    /// would sign in as (`"user": null` for a public command), as its real events do, so that a
+    /// receiver that routes by user can be tried with it.
+    static func test(_ channels: [any WatchChannel], spec: WatchSpec, portal: PortalRecipe, user: String) async -> Int32 {
+        let event = WatchEvent(
+            kind: .test, portal: portal.id, user: user, command: spec.recipe.command, options: spec.question, time: Date())
         guard StandardOutput.write(event.json + "\n") else { return 0 }
         if channels.isEmpty {
             Progress.explainWait("no channel is given (--exec, --webhook, --notify); the event above went to stdout only")

@@ -64,7 +64,7 @@ struct WatchTests {
         #expect(notes.count == 1, "\(notes)")
         let note = try #require(try JSONSerialization.jsonObject(with: Data((notes.first ?? "").utf8)) as? [String: String])
         #expect(note["app"] == "unitool")
-        #expect(note["summary"]?.contains("HUN-250") == true && note["summary"]?.contains("\"B\"") == true, "\(note)")
+        #expect(note["summary"] == "New grade: Magyar irodalom a XX. században (HUN-250): B", "\(note)")
 
         // --test: a test event to every channel, in the webhook's format, with no portal at all.
         let port = try String(contentsOf: webhook.ready, encoding: .utf8)
@@ -167,7 +167,11 @@ extension WatchTests {
             // Two baselines; the loans due within 3 days are announced from the first run on.
             let firstEvents = first.stdout.split(separator: "\n")
             #expect(first.exitCode == 0 && !firstEvents.isEmpty, "\(first)")
-            #expect(firstEvents.allSatisfy { $0.contains("\"event\": \"due_soon\"") && $0.contains("\"command\": \"loans\"") }, "\(first)")
+            #expect(
+                firstEvents.allSatisfy {
+                    ($0.contains("\"event\": \"due_soon\"") || $0.contains("\"event\": \"overdue\""))
+                        && $0.contains("\"command\": \"loans\"")
+                }, "\(first)")
             let before = await demo.requestCount
             let second = try await sandbox.run(["watch", "--all"], demo: demo.baseURL)
             #expect(second.exitCode == 0 && second.stdout.isEmpty, "\(second)")

@@ -22,7 +22,7 @@ extension DataRecipe {
         try top.allowOnly(
             [
                 "command", "summary", "description", "options", "sources", "totals", "actions", "login", "sort", "calendar", "service",
-                "max_records", "headers", "user_values",
+                "max_records", "headers", "user_values", "watch",
             ] + sourceKeys)
         let command = try top.requiredString("command")
         guard NameSyntax.isCommandName(command) else {
@@ -191,6 +191,7 @@ extension DataRecipe {
             throw top.error("sort", "'\(key.field)' is not a field (fields: \(columns.joined(separator: ", ")))")
         }
         recipe.calendar = try top.mappingReader("calendar").map { try CalendarSpec.load(reader: $0, fields: sources[0].fields) }
+        recipe.watch = try top.mappingReader("watch").map { try WatchSummaries.load(reader: $0, fields: sources[0].fields) }
         if !recipe.login, !recipe.actions.isEmpty {
             throw top.error("login", "a public command (login: false) cannot have actions: changing something needs a login")
         }

@@ -27,6 +27,8 @@ public struct DataRecipe: Sendable {
     /// How records become calendar events (`calendar:`), for `--format ics`, `unitool calendar`
     /// and `unitool today`. Nil: the command has no calendar.
     public var calendar: CalendarSpec? = nil
+    /// How a watch's events read for people (`watch:`): summaries per event kind, the due date.
+    public var watch: WatchSummaries? = nil
     /// The portal's service the command reads (`service: lms`): its paths are relative to that
     /// service's `base_url`. Nil: the portal's own.
     public var service: String? = nil

@@ -35,9 +35,11 @@ public enum Watcher {
         public var failure: UniToolError?
     }
 
-    public static func run(_ spec: WatchSpec, on connection: PortalConnection, today: String = RecordExtractor.localToday())
-        async throws -> Outcome
-    {
+    /// - Parameter locale: the locale the events' summaries write dates in.
+    public static func run(
+        _ spec: WatchSpec, on connection: PortalConnection, today: String = RecordExtractor.localToday(),
+        locale: Locale = WatchSummary.englishLocale
+    ) async throws -> Outcome {
         guard let history = connection.history else {
             throw UniToolError(.stateCorrupt, "a watch needs the history, and it cannot be opened", hint: "run with -v to see why")
         }
@@ -72,7 +74,8 @@ public enum Watcher {
             kind: .added, portal: portal, user: connection.user, command: command, options: spec.question, time: Date())
         let decision = WatchDecision(
             previous: previous, outcome: outcome, memory: try history.memory(ofWatch: watch), keys: spec.recipe.keyFields,
-            comparisons: spec.recipe.comparisons, announceExisting: spec.announceExisting, due: spec.due, today: today, template: template)
+            comparisons: spec.recipe.comparisons, announceExisting: spec.announceExisting, due: spec.due, today: today, template: template,
+            summary: WatchSummary(recipe: spec.recipe, fields: fields, dueField: spec.due?.field, today: today, locale: locale))
         try history.save(memory: decision.memory, ofWatch: watch)
         if case .failure(let error) = outcome { return Outcome(events: decision.events, failure: error) }
         return Outcome(events: decision.events, failure: nil)

@@ -385,14 +385,44 @@ public struct DesktopNotificationChannel: WatchChannel {
         process.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
         process.standardError = errors
-        try process.run()
+        do {
+            try process.run()
+        } catch {
+            throw UniToolError(
+                .channelFailed, "--notify needs gdbus (GLib's D-Bus tool), and /usr/bin/gdbus cannot be run",
+                hint: "install it (Debian and Ubuntu: apt install libglib2.0-bin; Fedora: glib2), or use --exec or --webhook instead")
+        }
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw UniToolError(
-                .channelFailed, "the desktop did not take the notification: \(message.trimmingCharacters(in: .whitespacesAndNewlines))",
-                hint: "is a notification daemon running in this session?")
+        guard process.terminationStatus == 0 else { throw Self.failure(gdbus: message) }
+    }
+
+    /// What gdbus's failure means, told by the D-Bus error names and GLib's messages it prints,
+    /// said so that a person knows what to do: the raw `GDBus.Error:…ServiceUnknown` says neither.
+    /// - No notification service: the session bus is there, but nothing owns
+    ///   `org.freedesktop.Notifications` (no desktop, no dunst or mako, a bare `dbus-run-session`).
+    /// - No session bus at all: cron, ssh, a container (`DBUS_SESSION_BUS_ADDRESS` unset).
+    /// - Anything else: the service's own words, escaped, on one line.
+    public static func failure(gdbus message: String) -> UniToolError {
+        let text = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.contains("ServiceUnknown") || text.contains("NameHasNoOwner") || text.contains("not provided by any .service files") {
+            return UniToolError(
+                .channelFailed, "no notification service is running on the session bus (nothing provides org.freedesktop.Notifications)",
+                hint:
+                    "start your desktop's notification daemon (or dunst, mako, xfce4-notifyd) in this session, or send the events elsewhere with --exec or --webhook"
+            )
         }
+        if text.contains("Cannot autolaunch D-Bus") || text.contains("Error connecting") || text.contains("Could not connect")
+            || text.contains("DBUS_SESSION_BUS_ADDRESS")
+        {
+            return UniToolError(
+                .channelFailed, "--notify found no D-Bus session bus to show a notification on (cron, ssh and containers have none)",
+                hint: "run the watch inside your desktop session (a systemd user timer: unitool watch install), or use --exec or --webhook")
+        }
+        let line = TerminalText.escaped(text.split(whereSeparator: \.isNewline).joined(separator: " "))
+        return UniToolError(
+            .channelFailed, "the desktop did not take the notification: \(line)",
+            hint: "is a notification daemon running in this session? '--exec' or '--webhook' send events elsewhere")
     }
 
     /// A string as GVariant text (`'it\'s'`), so that gdbus reads it as a string whatever it

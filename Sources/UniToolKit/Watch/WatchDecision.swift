@@ -11,6 +11,10 @@ import Foundation
 ///   the first run included: a reminder is about a date, not a change, and a watch started the
 ///   day before a loan is due must say so (the README's `watch loans --due-within 3d` otherwise
 ///   stayed silent about every loan already due).
+/// - `overdue`, not `due_soon`, for a date already past: "due soon" about a book overdue since
+///   October is wrong. Announced once per record and date too, so a loan announced as due soon
+///   is announced again when it becomes overdue.
+/// - Each event's summary is written by `summary` (the recipe's words) when it is given.
 public struct WatchDecision: Sendable, Equatable {
     /// What the watch remembers between runs.
     public struct Memory: Sendable, Equatable, Codable {
@@ -45,7 +49,8 @@ public struct WatchDecision: Sendable, Equatable {
     ///   - today: the local date as `yyyy-MM-dd`, for `due_soon`.
     public init(
         previous: RecordSet?, outcome: Result<RecordSet, UniToolError>, memory: Memory, keys: [String],
-        comparisons: [String: FieldSpec.Comparison] = [:], announceExisting: Bool, due: DueRule?, today: String, template: WatchEvent
+        comparisons: [String: FieldSpec.Comparison] = [:], announceExisting: Bool, due: DueRule?, today: String, template: WatchEvent,
+        summary: WatchSummary? = nil
     ) {
         var memory = memory
         var events: [WatchEvent] = []
@@ -85,11 +90,14 @@ public struct WatchDecision: Sendable, Equatable {
                 let limit = Self.adding(days: due.days, to: today)
                 var stillDue: [String] = []
                 for record in records.records {
-                    guard case .date(let date)? = record[due.field], date <= limit else { continue }
-                    let key = RecordChanges.key(of: record, keys: keys) + "@" + date
+                    guard let date = Self.day(record[due.field]), date <= limit else { continue }
+                    let kind = Self.dueKind(date: date, today: today)
+                    // "key@date" as before for due soon; an overdue one has a mark of its own, so
+                    // that the memory of "due soon" does not silence "overdue".
+                    let key = RecordChanges.key(of: record, keys: keys) + "@" + date + (kind == .overdue ? "#overdue" : "")
                     stillDue.append(key)
                     if !memory.announcedDue.contains(key) {
-                        var soon = event(.dueSoon)
+                        var soon = event(kind)
                         soon.key = RecordChanges.key(of: record, keys: keys)
                         soon.record = record
                         events.append(soon)
@@ -98,8 +106,26 @@ public struct WatchDecision: Sendable, Equatable {
                 memory.announcedDue = stillDue
             }
         }
+        if let summary {
+            for index in events.indices { events[index].summary = summary.text(for: events[index]) }
+        }
         self.events = events
         self.memory = memory
+    }
+
+    /// Whether a due date is past (`overdue`) or still to come (`due_soon`, today included: a
+    /// loan due today is not overdue until tomorrow). Both are `yyyy-MM-dd`.
+    public static func dueKind(date: String, today: String) -> WatchEvent.Kind {
+        date < today ? .overdue : .dueSoon
+    }
+
+    /// The day of a date or datetime field (`2026-12-01`), or nil for any other value.
+    static func day(_ value: FieldValue?) -> String? {
+        switch value {
+        case .date(let text)?: return text
+        case .datetime(let text)?: return String(text.prefix(10))
+        default: return nil
+        }
     }
 
     /// `yyyy-MM-dd` plus some days, in the Gregorian calendar.

@@ -14,6 +14,8 @@ extension WatchEvent: Codable {
         var errorKind: String?
         var errorMessage: String?
         var errorHint: String?
+        /// The summary as written when the event happened; absent in events kept by older versions.
+        var summary: String?
     }
 
     public init(from decoder: any Decoder) throws {
@@ -27,12 +29,14 @@ extension WatchEvent: Codable {
         self.init(
             kind: kind, portal: stored.portal, user: stored.user, command: stored.command, options: stored.options,
             time: stored.time, key: stored.key, record: stored.record, changes: stored.changes, error: error)
+        writtenSummary = stored.summary
     }
 
     public func encode(to encoder: any Encoder) throws {
         try Stored(
             kind: kind.rawValue, portal: portal, user: user, command: command, options: options, time: time, key: key, record: record,
-            changes: changes, errorKind: error?.kind.rawValue, errorMessage: error?.message, errorHint: error?.hint
+            changes: changes, errorKind: error?.kind.rawValue, errorMessage: error?.message, errorHint: error?.hint,
+            summary: writtenSummary
         ).encode(to: encoder)
     }
 }

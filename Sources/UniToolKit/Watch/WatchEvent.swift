@@ -5,8 +5,11 @@ import Foundation
 public struct WatchEvent: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
         case added, changed, removed
-        /// A date field (a loan's due date) came within `--due-within` of today.
+        /// A date field (a loan's due date) came within `--due-within` of today, and is not past.
         case dueSoon = "due_soon"
+        /// A date field of `--due-within` is past: the loan is overdue. Its own kind, since "due
+        /// soon" about a book overdue for a month is wrong, and a script treats the two apart.
+        case overdue
         /// A run failed after working (or failed on its first run): announced once.
         case failing
         /// A run worked again after failing: announced once.
@@ -28,6 +31,9 @@ public struct WatchEvent: Sendable, Equatable {
     public var changes: [RecordChanges.FieldChange] = []
     /// For `failing`: the error's kind and message, and the saved page of a layout change.
     public var error: UniToolError?
+    /// The summary ``WatchSummary`` wrote from the recipe, kept with the event (a channel that
+    /// failed gets the same words on the next run); nil: ``summary`` is the generic line.
+    var writtenSummary: String?
 
     public init(
         kind: Kind, portal: String, user: String, command: String, options: String, time: Date, key: String? = nil,
@@ -46,7 +52,15 @@ public struct WatchEvent: Sendable, Equatable {
     }
 
     /// One line for people: the title of a notification, the summary variable of `--exec`.
+    /// A watch sets it from the recipe (``WatchSummary``); an event made without one reads as
+    /// ``genericSummary``.
     public var summary: String {
+        get { writtenSummary ?? genericSummary }
+        set { writtenSummary = newValue }
+    }
+
+    /// The summary of an event whose recipe is not at hand: named by its key.
+    public var genericSummary: String {
         switch kind {
         case .added: return "\(command): new \(key ?? "record")"
         case .removed: return "\(command): \(key ?? "a record") is gone"
@@ -54,6 +68,7 @@ public struct WatchEvent: Sendable, Equatable {
             let fields = changes.map { "\($0.field) \(Self.shown($0.old)) → \(Self.shown($0.new))" }.joined(separator: ", ")
             return "\(command): \(key ?? "a record"): \(fields)"
         case .dueSoon: return "\(command): \(key ?? "a record") is due soon"
+        case .overdue: return "\(command): \(key ?? "a record") is overdue"
         case .failing: return "\(command) fails: \(error?.message ?? "unknown error")"
         case .recovered: return "\(command) works again"
         case .test: return "a test event from unitool's watch of '\(command)'"
@@ -68,7 +83,8 @@ public struct WatchEvent: Sendable, Equatable {
     public var json: String {
         var members: [(String, String)] = [
             ("event", JSONString.quoted(kind.rawValue)), ("time", JSONString.quoted(HistoryStore.iso8601(time))),
-            ("portal", JSONString.quoted(portal)), ("user", JSONString.quoted(user)), ("command", JSONString.quoted(command)),
+            ("portal", JSONString.quoted(portal)), ("user", user.isEmpty ? "null" : JSONString.quoted(user)),
+            ("command", JSONString.quoted(command)),
             ("options", JSONString.quoted(options)), ("summary", JSONString.quoted(summary)),
         ]
         if let key { members.append(("key", JSONString.quoted(key))) }
