@@ -220,7 +220,7 @@ struct WatchCommandRunner {
                         "--due-within needs a date field of '\(command)'"
                             + (dateFields.isEmpty ? ", which has none" : " (its date fields: \(dateFields.joined(separator: ", ")))"))
                 }
-                due = WatchDecision.DueRule(field: field, days: days)
+                due = WatchDecision.DueRule(field: field, days: days, fields: recipe.primary.fields)
             }
             let spec = WatchSpec(
                 recipe: recipe, options: invocation.values, source: invocation.source, announceExisting: watch.announceExisting, due: due)
@@ -401,7 +401,8 @@ struct WatchCommandRunner {
             let delivery = WatchDelivery(channels: channels)
             while true {
                 // Watcher.run settles the session itself, after the recipe's run.
-                let outcome = try await Watcher.run(spec, on: connection)
+                // Dates in the summaries as in the person's tables: LC_ALL, LC_TIME, LANG.
+                let outcome = try await Watcher.run(spec, on: connection, locale: DisplayLocale.current.locale)
                 // The status line belongs to the run, not to the wait that follows it.
                 StatusLine.shared.end()
                 for event in outcome.events {

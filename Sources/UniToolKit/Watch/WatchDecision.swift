@@ -33,10 +33,23 @@ public struct WatchDecision: Sendable, Equatable {
     public struct DueRule: Sendable, Equatable {
         public var field: String
         public var days: Int
+        /// Fields the recipe works out from this date and today (a loan's `overdue`, `compute:
+        /// { before_today: due }`): their change is the date passing, which `overdue` announces.
+        public var derived: [String]
 
-        public init(field: String, days: Int) {
+        public init(field: String, days: Int, derived: [String] = []) {
             self.field = field
             self.days = days
+            self.derived = derived
+        }
+
+        /// The rule on `field`, with the fields of `fields` computed from it.
+        public init(field: String, days: Int, fields: [FieldSpec]) {
+            let derived = fields.filter {
+                if case .beforeToday(let source)? = $0.compute { return source == field }
+                return false
+            }
+            self.init(field: field, days: days, derived: derived.map(\.name))
         }
     }
 
@@ -100,6 +113,13 @@ public struct WatchDecision: Sendable, Equatable {
                         var soon = event(kind)
                         soon.key = RecordChanges.key(of: record, keys: keys)
                         soon.record = record
+                        if kind == .overdue {
+                            // "now overdue" as a change too would say the same thing twice.
+                            events.removeAll { other in
+                                other.kind == .changed && other.key == soon.key && !other.changes.isEmpty
+                                    && other.changes.allSatisfy { due.derived.contains($0.field) }
+                            }
+                        }
                         events.append(soon)
                     }
                 }

@@ -77,6 +77,38 @@ struct WatchSummaryTests {
         #expect(later.events.map(\.kind) == [.overdue] && later.events.first?.key == "2")
     }
 
+    @Test("a loan that passes its due date is one overdue event, not also a change of its computed overdue flag")
+    func overdueNotTwice() throws {
+        let recipe = try Self.recipe()
+        let rule = WatchDecision.DueRule(field: "due", days: 3, fields: recipe.primary.fields)
+        #expect(rule.derived == ["overdue"])
+        let before = RecordSet(
+            columns: recipe.columns,
+            records: [Self.loan("Book", "1", due: "2026-11-28")].map { record in
+                Record(fields: record.fields.map { ($0.name, $0.name == "overdue" ? FieldValue.bool(false) : $0.value) })
+            })
+        let now = RecordSet(columns: recipe.columns, records: [Self.loan("Book", "1", due: "2026-11-28")])
+        let memory = WatchDecision.Memory(announcedDue: ["1@2026-11-28"])
+        let decision = WatchDecision(
+            previous: before, outcome: .success(now), memory: memory, keys: recipe.keyFields, announceExisting: false, due: rule,
+            today: Self.today, template: Self.template)
+        #expect(decision.events.map(\.kind) == [.overdue])
+        // Without the rule, the flag's change is how the watch says it.
+        let plain = WatchDecision(
+            previous: before, outcome: .success(now), memory: .init(), keys: recipe.keyFields, announceExisting: false, due: nil,
+            today: Self.today, template: Self.template)
+        #expect(plain.events.map(\.kind) == [.changed])
+    }
+
+    @Test("dates in a summary follow the locale given: month and weekday names in its language")
+    func localeDates() {
+        let hungarian = WatchSummary(command: "loans", dueField: "due", today: Self.today, locale: Locale(identifier: "hu_HU"))
+        let words = hungarian.words(.date("2026-12-01"))
+        #expect(words.contains("dec") && !words.contains("Dec"), "\(words)")
+        let english = WatchSummary(command: "loans", dueField: "due", today: Self.today)
+        #expect(english.words(.date("2026-12-01")) == "Tue 1 Dec")
+    }
+
     // MARK: generic summaries
 
     @Test("without a template, a record is named by its title-like field, and dates and changes are words")
