@@ -28,7 +28,7 @@ struct DemoCommand: AsyncParsableCommand {
                 post-grade', 'demo record-absence' and 'demo reset' change them while it serves.
                 """, examples: "demo serve"))
         @Option(help: "The port on 127.0.0.1. Default: a free one, which commands find all the same.")
-        var port: Int = 0
+        var port: Int?
         @Option(
             help:
                 "Faults to inject, comma-separated: \(DemoFaults.known.joined(separator: ", ")). Default: $\(DemoFaults.environmentVariable), as for every command's own demo."
@@ -36,7 +36,7 @@ struct DemoCommand: AsyncParsableCommand {
         var faults: String?
 
         func validate() throws {
-            guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
+            if let port, !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
         }
 
         func run() async throws {
@@ -54,10 +54,10 @@ struct DemoCommand: AsyncParsableCommand {
             do {
                 // The same memory as the commands' own demo: a loan renewed before stays renewed.
                 demo = try await DemoUniversity.start(
-                    faults: parsed, port: port, stopOnSignals: true, stateFile: stateFile, rendezvous: rendezvous)
+                    faults: parsed, port: port ?? 0, stopOnSignals: true, stateFile: stateFile, rendezvous: rendezvous)
             } catch {
                 throw UniToolError(
-                    .usage, "the demo cannot listen on port \(port): \(error)",
+                    .usage, "the demo cannot listen on port \(port ?? 0): \(error)",
                     hint: "another program has the port: leave out --port for a free one, or give another")
             }
             rendezvous.port = demo.baseURL.port ?? 0

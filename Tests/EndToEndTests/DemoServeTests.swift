@@ -81,6 +81,17 @@ struct DemoServeTests {
         #expect(rendezvousFiles(sandbox).isEmpty, "demo serve removes its file when it stops")
     }
 
+    @Test("demo serve --port on a port another program holds is refused in words, exit 64, and leaves no rendezvous file")
+    func portTaken() async throws {
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning { other in
+            let port = try #require(other.baseURL.port)
+            let outcome = try await sandbox.run(["demo", "serve", "--port", String(port)])
+            #expect(outcome.exitCode == 64 && outcome.stderr.contains("cannot listen on port \(port)"), "\(outcome)")
+            #expect(rendezvousFiles(sandbox).isEmpty)
+        }
+    }
+
     /// Writes a rendezvous file into the sandbox's runtime folder, as `demo serve` would, with
     /// what a test wants in it.
     func plant(_ rendezvous: DemoRendezvous, mode: Int = 0o600, folderMode: Int = 0o700) throws -> URL {
