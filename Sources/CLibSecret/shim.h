@@ -39,6 +39,22 @@ static inline GList *unitool_search(GHashTable *attributes, GError **error) {
         NULL, error);
 }
 
+/* Whether secrets can be kept now: 0 when the default collection is there and unlocked, 1 when
+   it is locked, 2 when there is none (a keyring started but never unlocked); -1 with *error set
+   when the Secret Service cannot be asked. A search of a locked or missing collection finds
+   nothing, which is not the same as nothing stored. */
+static inline int unitool_default_collection_state(GError **error) {
+    SecretService *service = secret_service_get_sync(SECRET_SERVICE_NONE, NULL, error);
+    if (service == NULL) return -1;
+    SecretCollection *collection =
+        secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT, SECRET_COLLECTION_NONE, NULL, error);
+    g_object_unref(service);
+    if (collection == NULL) return *error == NULL ? 2 : -1;
+    int state = secret_collection_get_locked(collection) ? 1 : 0;
+    g_object_unref(collection);
+    return state;
+}
+
 static inline void unitool_items_free(GList *items) { g_list_free_full(items, g_object_unref); }
 
 /* The item at a list node, as the interface that gives its attributes and secret. */

@@ -83,6 +83,16 @@ public struct Keyring: Sendable {
         return items
     }
 
+    /// Whether the default collection, where unitool keeps its secrets, is there and unlocked.
+    /// A search of a locked or missing collection finds nothing, so "nothing found" means
+    /// "nothing stored" only when this is true.
+    public func defaultCollectionIsOpen() throws(KeyringError) -> Bool {
+        var error: UnsafeMutablePointer<GError>?
+        let state = unitool_default_collection_state(&error)
+        if state < 0 { throw KeyringError(consuming: error) }
+        return state == 0
+    }
+
     /// Removes every item that has these attributes. Returns false when there was none.
     @discardableResult
     public func clear(_ attributes: [String: String]) throws(KeyringError) -> Bool {
@@ -121,6 +131,16 @@ public struct KeyringError: Error, Sendable, CustomStringConvertible {
     public let detail: String
 
     public var description: String { detail }
+
+    /// The default collection is locked or missing: nothing can be read from it or kept in it.
+    public static func lockedCollection() -> KeyringError {
+        KeyringError(reason: .locked, detail: "the default collection is locked, or was never created")
+    }
+
+    init(reason: Reason, detail: String) {
+        self.reason = reason
+        self.detail = detail
+    }
 
     init(consuming error: UnsafeMutablePointer<GError>?) {
         guard let error else {

@@ -157,8 +157,9 @@ struct AuthCommand: AsyncParsableCommand {
         func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let user = try environment.user(for: portal)
             let account = Account(portal: portal, user: user)
-            let password = FieldValue.string(account.password.description)
-            let totp = FieldValue.string(account.oneTimeCodeSecret.description)
+            let kept = [("password", account.password), ("TOTP secret", account.oneTimeCodeSecret)]
+            let password = FieldValue.string(kept[0].1.description)
+            let totp = FieldValue.string(kept[1].1.description)
             var session = FieldValue.string("none")
             if account.hasSavedSession {
                 let valid = try await environment.withPortal(
@@ -178,6 +179,11 @@ struct AuthCommand: AsyncParsableCommand {
                 print(JSONRenderer.object(record))
             } else {
                 print(format.render(set, style: .forStandardOutput()), terminator: "")
+            }
+            // "unknown" is an answer only with its reason: say it once, on stderr, for people.
+            if let reason = kept.lazy.compactMap(\.1.unknownBecause).first, !globals.quiet {
+                let what = kept.filter { $0.1.unknownBecause != nil }.map(\.0).joined(separator: " or ")
+                FileHandle.standardError.write(Data("unitool: note: whether a \(what) is stored is unknown: \(reason)\n".utf8))
             }
         }
     }

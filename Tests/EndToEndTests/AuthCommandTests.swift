@@ -144,7 +144,7 @@ struct AuthCommandTests {
         #expect(outcome.stderr.contains("UNITOOL_PASSWORD_COMMAND"))
     }
 
-    @Test("a keyring that is locked (and cannot prompt) is its own error, exit 42")
+    @Test("a keyring that is locked (and cannot prompt) is its own error, exit 42; auth status says unknown and why, never 'not stored'")
     func lockedKeyring() async throws {
         // A second, private D-Bus session whose gnome-keyring was started but never unlocked.
         let data = sandbox.root.appendingPathComponent("locked-keyring")
@@ -160,6 +160,8 @@ struct AuthCommandTests {
             // close every descriptor beyond stderr so that the daemons below cannot hold it open.
             "for fd in /proc/$$/fd/*; do n=${fd##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\" 2>/dev/null; done; "
                 + "exec >\"$1\" 2>&1 </dev/null; eval \"$(gnome-keyring-daemon --start --components=secrets)\"; printf Kaland-2026 | \"$0\" auth login --portal demo --user bence --password-stdin --no-verify; echo \"exit=$?\"; "
+                // auth status cannot tell either, and says so rather than "not stored".
+                + "\"$0\" auth status --portal demo --user bence; echo \"status-exit=$?\"; "
                 // Processes spawned from a test inherit a signal mask that blocks SIGTERM, so
                 // dbus-run-session cannot end its bus; end it (and with it the keyring) by force.
                 + "pkill -KILL -P $PPID -x dbus-daemon",
@@ -183,6 +185,8 @@ struct AuthCommandTests {
         #expect(text.contains("exit=42"), "\(text)")
         #expect(text.contains("keyring is locked"))
         #expect(text.contains("--password-stdin"))
+        #expect(text.contains("status-exit=0") && !text.contains("not stored"), "\(text)")
+        #expect(text.contains("unknown: keyring_locked") && text.contains("note: whether a password"), "\(text)")
     }
 
     @Test("the password appears nowhere: not in output, logs, errors or files, even with --verbose")

@@ -266,8 +266,14 @@ struct BoundSecretItems: Sendable {
     func isStored(for user: String) throws -> Bool {
         do throws(KeyringError) {
             if try !keyring.search(KeyringItems.attributes(portal: portal, user: user, kind: kind)).isEmpty { return true }
-            return try keyring.search(KeyringItems.legacyAttributes(portal: portal, user: user, kind: kind))
-                .contains { $0.attributes["kind"] == nil }
+            if try keyring.search(KeyringItems.legacyAttributes(portal: portal, user: user, kind: kind))
+                .contains(where: { $0.attributes["kind"] == nil })
+            {
+                return true
+            }
+            // Nothing found in a locked (or never created) collection is not "not stored".
+            if try !keyring.defaultCollectionIsOpen() { throw KeyringError.lockedCollection() }
+            return false
         } catch {
             throw PasswordKeyring.translate(error, doing: "read \(name) of \(user) from")
         }

@@ -34,6 +34,24 @@ public struct Account: Sendable {
             }
         }
 
+        /// Why the keyring could not say, and what to do, for a note beside the answer: a locked
+        /// keyring is not an empty one, and "not stored" would send the person to store it again.
+        public var unknownBecause: String? {
+            guard case .unknown(let kind) = self else { return nil }
+            switch kind {
+            case .keyringLocked:
+                return "the keyring is locked, so unitool cannot tell; unlock it (log in to the desktop, "
+                    + "or use your keyring's unlock command) and ask again"
+            case .keyringNoService:
+                return "no Secret Service (such as gnome-keyring) is running on the session bus; "
+                    + "start gnome-keyring-daemon --components=secrets"
+            case .keyringUnavailable:
+                return "there is no D-Bus session bus, so the keyring cannot be reached; run inside a desktop session or 'dbus-run-session'"
+            default:
+                return "the keyring could not be asked (\(kind.rawValue)); 'unitool doctor' checks it"
+            }
+        }
+
         init(_ read: () throws -> Bool) {
             do {
                 self = try read() ? .stored : .notStored

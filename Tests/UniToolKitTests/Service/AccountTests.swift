@@ -27,6 +27,10 @@ struct AccountTests {
         let none = Account.Removed(session: false, password: false, oneTimeCodeSecret: false)
         #expect(none.sentence(user: "jdoe", portal: "myuni") == "Nothing to remove for jdoe on myuni.")
         #expect(Account.Kept.unknown(.keyringLocked).description == "unknown: keyring_locked")
+        // An unknown answer comes with its reason and what to do; a known one needs none.
+        #expect(Account.Kept.unknown(.keyringLocked).unknownBecause?.contains("unlock it") == true)
+        #expect(Account.Kept.unknown(.keyringNoService).unknownBecause?.contains("gnome-keyring-daemon") == true)
+        #expect(Account.Kept.stored.unknownBecause == nil && Account.Kept.notStored.unknownBecause == nil)
     }
 
     @Test("a password given wins; no command runs and no keyring is read until a page asks")
