@@ -210,7 +210,11 @@ struct DemoCommand: AsyncParsableCommand {
             if case .unwritable = error {
                 throw UniToolError(.stateCorrupt, "\(error)", hint: "check that $XDG_STATE_HOME/unitool is yours and writable")
             }
-            throw UniToolError(.demoUnknownName, "\(error)", hint: "the demo has: \(error.known.joined(separator: ", "))")
+            let hint =
+                error.known.isEmpty
+                ? "the demo has none there; 'unitool demo users' says what each user shows"
+                : "the demo has: \(error.known.joined(separator: ", "))"
+            throw UniToolError(.demoUnknownName, "\(error)", hint: hint)
         }
     }
 
