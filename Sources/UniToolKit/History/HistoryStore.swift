@@ -290,15 +290,42 @@ extension HistoryStore {
     public func offlineAnswer(
         recipe: DataRecipe, portal: String, user: String, options given: [String: String], source: String?
     ) throws -> (records: RecordSet, ranAt: Date) {
-        let question = Self.optionsKey(recipe.effectiveOptions(given), source: source)
+        let effective = recipe.effectiveOptions(given)
+        let question = Self.optionsKey(effective, source: source)
+        let fields = recipe.source(named: source)?.fields ?? recipe.primary.fields
         guard let run = try latest(portal: portal, user: user, recipe: recipe.command, options: question) else {
+            if let wider = try widerAnswer(recipe: recipe, portal: portal, user: user, options: effective, source: source, fields: fields) {
+                return wider
+            }
             throw UniToolError(
                 .noOfflineAnswer,
                 "there is no earlier answer to '\(recipe.command)'\(question.isEmpty ? "" : " with \(question)") for \(user) on '\(portal)' in the history",
                 hint: "run it once with the portal reachable; the history keeps every successful run")
         }
-        let fields = recipe.source(named: source)?.fields ?? recipe.primary.fields
         return (try HistoryCodec.records(run.recordsJSON, columns: run.columns, fields: fields), run.ranAt)
+    }
+
+    /// The answer to one value from the last run over every value: `--term 2025-fall` from the
+    /// `--term all` answer, when the option's word for "every value" (a `resolve` with
+    /// `many: true`) was asked with the same other options, and the records name their value in
+    /// a field of the option's name. Nil when no such run holds a record for the value: an
+    /// empty slice of a wider answer cannot tell "nothing then" from "not read".
+    func widerAnswer(
+        recipe: DataRecipe, portal: String, user: String, options: [String: String], source: String?, fields: [FieldSpec]
+    ) throws -> (records: RecordSet, ranAt: Date)? {
+        for option in recipe.options {
+            guard let asked = options[option.name], option.resolve[asked] == nil, recipe.columns.contains(option.name),
+                let every = option.resolve.keys.sorted().first(where: { option.resolve[$0]?.many == true })
+            else { continue }
+            var wider = options
+            wider[option.name] = every
+            let key = Self.optionsKey(wider, source: source)
+            guard let run = try latest(portal: portal, user: user, recipe: recipe.command, options: key) else { continue }
+            let all = try HistoryCodec.records(run.recordsJSON, columns: run.columns, fields: fields)
+            let kept = all.records.filter { $0[option.name]?.text == asked }
+            if !kept.isEmpty { return (RecordSet(columns: all.columns, records: kept), run.ranAt) }
+        }
+        return nil
     }
 
     /// "3 minutes ago", "2 hours ago", "5 days ago": how old an answer is, for people.

@@ -44,6 +44,35 @@ struct HistoryStoreTests {
         #expect(mode == 0o600)
     }
 
+    @Test("--offline --term 2026-fall is answered from the --term all run, whose records name their term; a term it lacks is still no answer")
+    func offlineFromTheWiderAnswer() throws {
+        let store = try temporaryStore()
+        defer { try? FileManager.default.removeItem(at: store.file.deletingLastPathComponent()) }
+        let ranAt = Date(timeIntervalSince1970: 1_800_000_000)
+        var spring = answer(.string("B")).records[0]
+        spring.fields[0].value = .string("2026-spring")
+        let every = RecordSet(columns: Self.grades.columns, records: answer(.string("A-")).records + [spring])
+        try store.record(portal: "demo", user: "alice", recipe: "grades", options: "term=all", records: every, at: ranAt)
+        let fall = try store.offlineAnswer(recipe: Self.grades, portal: "demo", user: "alice", options: ["term": "2026-fall"], source: nil)
+        #expect(fall.records == answer(.string("A-")))
+        #expect(fall.ranAt == ranAt)
+        let springOnly = try store.offlineAnswer(
+            recipe: Self.grades, portal: "demo", user: "alice", options: ["term": "2026-spring"], source: nil)
+        #expect(springOnly.records.records == [spring])
+        // A term the wider answer does not hold, and 'current' (which only the portal can say), stay unanswered.
+        for term in ["2025-fall", "current"] {
+            #expect {
+                try store.offlineAnswer(recipe: Self.grades, portal: "demo", user: "alice", options: ["term": term], source: nil)
+            } throws: { ($0 as? UniToolError)?.kind == .noOfflineAnswer }
+        }
+        // An exact answer wins over the wider one.
+        try store.record(
+            portal: "demo", user: "alice", recipe: "grades", options: "term=2026-fall", records: answer(.string("C")),
+            at: ranAt.addingTimeInterval(-60))
+        let exact = try store.offlineAnswer(recipe: Self.grades, portal: "demo", user: "alice", options: ["term": "2026-fall"], source: nil)
+        #expect(exact.records == answer(.string("C")))
+    }
+
     @Test("unchanged answers share one snapshot, and pruning drops old runs and unused snapshots")
     func snapshotsAreShared() throws {
         let store = try temporaryStore()
