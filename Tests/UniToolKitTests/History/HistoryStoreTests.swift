@@ -44,7 +44,7 @@ struct HistoryStoreTests {
         #expect(mode == 0o600)
     }
 
-    @Test("--offline --term 2026-fall is answered from the --term all run, whose records name their term; a term it lacks is still no answer")
+    @Test("--offline --term 2026-fall is answered from the --term all run, whose records name their term; a term it lacks is not")
     func offlineFromTheWiderAnswer() throws {
         let store = try temporaryStore()
         defer { try? FileManager.default.removeItem(at: store.file.deletingLastPathComponent()) }
