@@ -212,7 +212,8 @@ struct WatchCommandRunner {
             }
             let options = try GlobalOptions.parse(invocation.rest)
             var due: WatchDecision.DueRule?
-            if let days = watch.dueWithin {
+            // --due-within, else the recipe's own reminder (`watch: { due: due, within: 3d }`).
+            if let days = watch.dueWithin ?? recipe.watch?.within {
                 let dateFields = recipe.primary.fields.filter { $0.type == .date }.map(\.name)
                 // The recipe's own due date (`watch: { due: … }`) before its first date field.
                 guard let field = watch.dueField ?? recipe.watch?.due ?? dateFields.first, dateFields.contains(field) else {

@@ -21,14 +21,16 @@ struct WatchForPeopleTests {
         try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(String.init)
     }
 
-    @Test("watch loans --due-within: each loan named by its title; overdue ones say overdue, the others when they are due")
+    @Test(
+        "watch loans, as the done-when of issue 50 runs it (the recipe's own 3-day reminder): each loan named by its title; overdue ones say overdue, the others when they are due"
+    )
     func loansByTitle() async throws {
         defer { sandbox.remove() }
         let output = sandbox.root.appendingPathComponent("summaries.txt")
         try await DemoUniversity.withRunning { demo in
             let run = try await sandbox.run(
                 [
-                    "--portal", "demo", "watch", "loans", "--due-within", "3d", "--exec",
+                    "--portal", "demo", "watch", "loans", "--exec",
                     "echo \"$UNITOOL_EVENT_SUMMARY\" >> '\(output.path)'",
                 ],
                 demo: demo.baseURL)

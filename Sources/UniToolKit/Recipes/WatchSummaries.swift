@@ -33,6 +33,10 @@ public struct WatchSummaries: Sendable, Equatable {
     /// A date field of the recipe: what `{{when}}` words ("due Tue 1 Dec", "overdue since
     /// 26 Nov"), and the field `--due-within` watches when it names none.
     public var due: String?
+    /// Days before `due` a watch of this command reminds of it (`within: 3d`) when the command
+    /// line gives no `--due-within`: a loans watch says what is due or overdue from its first
+    /// run. Nil: only `--due-within` does.
+    public var within: Int?
     /// The templates by event kind (`added`, `changed.grade`), in file order.
     public var templates: [Entry]
 
@@ -42,8 +46,9 @@ public struct WatchSummaries: Sendable, Equatable {
         public var template: Template
     }
 
-    public init(due: String? = nil, templates: [Entry] = []) {
+    public init(due: String? = nil, within: Int? = nil, templates: [Entry] = []) {
         self.due = due
+        self.within = within
         self.templates = templates
     }
 
@@ -78,7 +83,7 @@ public struct WatchSummaries: Sendable, Equatable {
 
     /// Reads and checks a `watch:` section against the recipe's fields.
     static func load(reader: MappingReader, fields: [FieldSpec]) throws -> WatchSummaries {
-        try reader.allowOnly(["due", "summary"])
+        try reader.allowOnly(["due", "within", "summary"])
         let names = fields.map(\.name)
         var result = WatchSummaries()
         if let due = try reader.string("due") {
@@ -89,6 +94,16 @@ public struct WatchSummaries: Sendable, Equatable {
                     hint: dates.isEmpty ? "it has no date field" : "its date fields: \(dates.joined(separator: ", "))")
             }
             result.due = due
+        }
+        if let within = try reader.string("within") {
+            guard result.due != nil else {
+                throw reader.error(
+                    "within", "says how many days before the due date: name it with 'due:'", hint: "watch: { due: due, within: 3d }")
+            }
+            guard let days = within.hasSuffix("d") ? Int(within.dropLast()) : nil, (0...366).contains(days) else {
+                throw reader.error("within", "'\(within)' is not a number of days from 0d to 366d", hint: "such as within: 3d")
+            }
+            result.within = days
         }
         guard let summary = try reader.mappingReader("summary") else { return result }
         for kind in summary.keys {

@@ -217,7 +217,7 @@ struct WatchSummaryTests {
         event.command = "grades"
         #expect(summary.text(for: event) == "New grade: Magyar irodalom a XX. században (HUN-250): B")
         let loans = try catalog.recipe(portal: "demo", command: "loans")
-        #expect(loans.watch?.due == "due")
+        #expect(loans.watch?.due == "due" && loans.watch?.within == 3, "a loans watch reminds by default")
         let loanSummary = WatchSummary(recipe: loans, fields: loans.primary.fields, dueField: nil, today: Self.today)
         #expect(
             loanSummary.text(for: Self.event(.dueSoon, Self.loan("Operating Systems", "31000103", due: "2026-12-01")))
@@ -234,7 +234,9 @@ struct WatchSummaryTests {
             ("summary:\n    added: \"{{changes}}\"", "uses {{changes}}", "it may use"),
             ("summary:\n    added: \"{{title}}, {{when}}\"", "uses {{when}}", "name the date field with 'due:'"),
             ("due: title", "'title' is not a date field", "its date fields: due"),
-            ("every: 1h", "unknown key", "due, summary"),
+            ("every: 1h", "unknown key", "due, within, summary"),
+            ("within: 3d", "name it with 'due:'", "watch: { due: due, within: 3d }"),
+            ("due: due\n  within: soon", "'soon' is not a number of days", "such as within: 3d"),
         ])
     func lint(section: String, message: String, hint: String) throws {
         do {
