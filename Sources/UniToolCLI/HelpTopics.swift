@@ -44,7 +44,12 @@ enum HelpTopics {
             ),
             ("NO_COLOR", "no colour in tables, whatever the terminal can show"),
             ("COLUMNS", "the table width when the output is not a terminal"),
+            (
+                "LC_ALL, LC_TIME, LANG",
+                "the language and clock of dates in tables and 'today', the first one set wins; C or none: English with a 24-hour clock; JSON and CSV stay ISO 8601"
+            ),
             ("XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_DATA_HOME, XDG_CACHE_HOME", "where unitool's files go (see FILES)"),
+            ("XDG_RUNTIME_DIR", "where 'unitool demo serve' leaves the file your other commands find it by (else the state folder)"),
             (
                 "UNITOOL_EVENT, UNITOOL_EVENT_SUMMARY, UNITOOL_EVENT_KEY, UNITOOL_EVENT_COMMAND",
                 "set for a watch's --exec command: the event's kind, one line about it, the record's key and the command"
@@ -62,6 +67,10 @@ enum HelpTopics {
         ("$XDG_STATE_HOME/unitool/sessions/<portal>/<user>.json", "saved sessions (cookies only), mode 0600"),
         ("$XDG_DATA_HOME/unitool/history.sqlite", "every answer (unitool history, --offline, search) and what watches keep"),
         ("$XDG_STATE_HOME/unitool/demo.json", "what the demo university remembers: renewals, grades posted"),
+        (
+            "$XDG_RUNTIME_DIR/unitool/demo-serve-*.json",
+            "where a running 'unitool demo serve' is found, by your commands only (0600; removed when it stops)"
+        ),
         ("$XDG_CACHE_HOME/unitool/drift/", "pages that no longer matched a recipe, form values removed"),
         ("the keyring (Secret Service)", "passwords and one-time code secrets, never a file"),
     ]

@@ -93,10 +93,13 @@ struct RecipeCommandRunner {
                 user: "",
                 provide: PortalConnection.noLogin(because: "'\(recipe.command)' is a public command (login: false in \(recipe.file))")
             )
+        // The address of a demo this command started for itself: it stops with the command.
+        var transientDemo: String?
         let records = try await environment.withService(
             portal, user: credentials.user, credentials: credentials.provide, savedSession: recipe.login,
             termsThroughSavedSession: !recipe.login
         ) { service -> RecordSet? in
+            if service.portal.isTransientDemo { transientDemo = service.portal.baseURL.origin }
             // Both pass the terms gate first, and name a mistyped option value.
             let records: RecordSet
             if let action = invocation.action, action.preview != nil, invocation.dryRun || !invocation.confirmed {
@@ -156,7 +159,25 @@ struct RecipeCommandRunner {
         // A dry run or an empty preview wrote its list already and sent nothing.
         guard let records else { return 0 }
         if invocation.action == nil { environment.rememberRun(invocation.words(for: recipe), portal: portal.id) }
-        return try write(records, of: recipe, invocation: invocation, options: options, portal: portal, user: credentials.user)
+        let status = try write(records, of: recipe, invocation: invocation, options: options, portal: portal, user: credentials.user)
+        if let transientDemo, Self.hasLink(records, on: transientDemo) {
+            Progress.note(
+                "the demo's links above stopped working with this command; 'unitool demo serve' in another terminal keeps a demo running, and commands then print links that last",
+                quiet: options.quiet)
+        }
+        return status
+    }
+
+    /// Whether a record holds an address on `origin`, at the top or in a nested list.
+    static func hasLink(_ records: RecordSet, on origin: String) -> Bool {
+        func holds(_ value: FieldValue) -> Bool {
+            switch value {
+            case .url(let address): return address.hasPrefix(origin + "/") || address == origin
+            case .list(let nested): return nested.contains { $0.fields.contains { holds($0.value) } }
+            default: return false
+            }
+        }
+        return records.records.contains { $0.fields.contains { holds($0.value) } }
     }
 
     /// "1 row", "3 rows": how many a preview lists.

@@ -84,12 +84,12 @@ struct TermsCommand: AsyncParsableCommand {
 
         func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let identity = try environment.termsIdentity(for: portal)
-            let (status, text, url) = try await environment.withPortal(
+            let (status, text, url, located) = try await environment.withPortal(
                 portal, user: identity.user, credentials: identity.credentials, savedSession: identity.savedSession
             ) { connection in
                 let status = try await connection.termsStatus(AcceptedTermsStore())
                 let (text, url) = try await connection.termsText()
-                return (status, text, url)
+                return (status, text, url, connection.portal)
             }
             let shown = { (text: String) in TerminalText.escaped(text) }
             guard let current = status.current else {
@@ -99,7 +99,7 @@ struct TermsCommand: AsyncParsableCommand {
             if globals.outputFormat == .json {
                 let record = Record(fields: [
                     ("portal", .string(portal.id)), ("version", .string(current.version)),
-                    ("url", url.map { .string(Self.lasting($0, portal: portal)) } ?? .null), ("text", text.map { .string($0) } ?? .null),
+                    ("url", url.map { .string(Self.lasting($0, portal: located)) } ?? .null), ("text", text.map { .string($0) } ?? .null),
                 ])
                 print(JSONRenderer.object(record))
                 return
@@ -107,16 +107,16 @@ struct TermsCommand: AsyncParsableCommand {
             // The portal's words, shown escaped: the text keeps its paragraphs, nothing else.
             print("Terms of use of \(shown(portal.name)), version \(shown(current.version))\n")
             if let text { print(TerminalText.escaped(text, keepingLineBreaks: true) + "\n") }
-            if let url { print("Published at: \(shown(Self.lasting(url, portal: portal)))") }
+            if let url { print("Published at: \(shown(Self.lasting(url, portal: located)))") }
             if !status.isUpToDate {
                 print("To accept them: unitool terms accept --portal \(portal.id) --version \(shown(current.version))")
             }
         }
 
-        /// The demo's address changes every run, so its terms are pointed to by command instead.
+        /// A demo started for this command stops with it, so its terms are pointed to by path
+        /// instead; a served demo's address lasts, as a real portal's does.
         static func lasting(_ url: URL, portal: PortalRecipe) -> String {
-            portal.isDemo && ProcessInfo.processInfo.environment["UNITOOL_DEMO_URL"] == nil
-                ? "\(url.path) on the demo university (unitool demo serve)" : url.absoluteString
+            portal.isTransientDemo ? "\(url.path) on the demo university (unitool demo serve)" : url.absoluteString
         }
     }
 

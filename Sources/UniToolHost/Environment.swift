@@ -176,7 +176,9 @@ package final class CommandEnvironment: Sendable {
             throw UniToolError(.internal, "\(error)")
         }
         logger.debug("demo university running at \(demo.baseURL.absoluteString)")
-        return (portal.relocated(to: demo.baseURL, hosts: demo.serviceHosts), demo)
+        var located = portal.relocated(to: demo.baseURL, hosts: demo.serviceHosts)
+        located.isTransientDemo = true
+        return (located, demo)
     }
 
     /// Where the password will come from, decided before any request so that a missing

@@ -44,7 +44,7 @@ package struct TerminalInteraction: Interaction {
         var intro = shown(refusal.message).replacingOccurrences(of: "; nothing was fetched", with: ".")
         intro = intro.prefix(1).uppercased() + intro.dropFirst()
         var text = "\(intro)\n"
-        if let url = current.url, !portal.isDemo || ProcessInfo.processInfo.environment["UNITOOL_DEMO_URL"] != nil {
+        if let url = current.url, !portal.isTransientDemo {
             text += "Read them at \(shown(url.absoluteString)), or answer s to show them here.\n"
         } else {
             text += "Answer s to show them here, or read them later with 'unitool terms show --portal \(portal.id)'.\n"

@@ -144,6 +144,7 @@ struct FirstContactTests {
         #expect(codes.exitCode == 0 && codes.stdout.contains("25  channel_failed") && codes.stdout.contains("64  usage"), "\(codes)")
         let environment = try await sandbox.run(["help", "environment"])
         #expect(environment.exitCode == 0 && environment.stdout.contains("UNITOOL_PASSWORD_COMMAND"), "\(environment)")
+        #expect(environment.stdout.contains("LC_ALL, LC_TIME, LANG"), "\(environment)")
         let files = try await sandbox.run(["help", "files"])
         #expect(files.exitCode == 0 && files.stdout.contains("history.sqlite"), "\(files)")
         let topics = try await sandbox.run(["help", "topics"])

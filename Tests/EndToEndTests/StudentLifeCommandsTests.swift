@@ -64,6 +64,24 @@ struct StudentLifeCommandsTests {
         }
     }
 
+    @Test("links printed from a demo the command started for itself come with a note that they died with it; a lasting demo's do not")
+    func transientDemoLinks() async throws {
+        defer { sandbox.remove() }
+        let own = try await run(["menu-pdf"])
+        #expect(own.exitCode == 0 && own.stdout.contains("/dining/files/menu-"), "\(own)")
+        #expect(own.stderr.contains("the demo's links above stopped working with this command"), "\(own)")
+        #expect(own.stderr.contains("unitool demo serve"), "\(own)")
+        let quiet = try await run(["menu-pdf", "--quiet"])
+        #expect(quiet.exitCode == 0 && !quiet.stderr.contains("stopped working"), "\(quiet)")
+        // A command without links says nothing about them.
+        let grades = try await run(["attendance"])
+        #expect(grades.exitCode == 0 && !grades.stderr.contains("stopped working"), "\(grades)")
+        try await StudentLifeCommandsTests.withDemo { demo in
+            let lasting = try await run(["menu-pdf"], demo: demo)
+            #expect(lasting.exitCode == 0 && !lasting.stderr.contains("stopped working"), "\(lasting)")
+        }
+    }
+
     @Test("syllabus with neither a code nor --search, or both, is a usage error (64) that says what to give")
     func syllabusUsage() async throws {
         defer { sandbox.remove() }

@@ -7,6 +7,10 @@ public struct PortalRecipe: Sendable {
     public var name: String
     /// The service provider: where the data pages live.
     public var baseURL: URL
+    /// The demo university this command started for itself, which stops when the command ends:
+    /// its addresses are dead once printed, so they are not shown as links to open later.
+    /// False for a real portal, a `unitool demo serve` found, and `UNITOOL_DEMO_URL`.
+    public var isTransientDemo = false
     /// The identity provider; the same as `baseURL` when the portal logs users in itself.
     public var idpURL: URL
     /// True for the bundled demo university, whose address is only known once it is running.
