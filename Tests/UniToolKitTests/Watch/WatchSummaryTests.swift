@@ -249,6 +249,18 @@ struct WatchSummaryTests {
         }
     }
 
+    @Test("a template fills in the portal's text as it is, and --exec gets it escaped for a terminal, in a variable")
+    func portalTextInTemplates() throws {
+        let recipe = try Self.recipe(watch: "watch:\n  due: due\n  summary:\n    overdue: \"{{title}} is {{when}}\"\n")
+        let summary = WatchSummary(recipe: recipe, fields: recipe.primary.fields, dueField: nil, today: Self.today)
+        var event = Self.event(.overdue, Self.loan("Evil\u{1B}]0;pwned\u{07} $(id) {{when}}", "1", due: "2026-11-26"))
+        event.summary = summary.text(for: event)
+        // Inserted once, not read again as a template: the title's own {{when}} stays as it is.
+        #expect(event.summary == "Evil\u{1B}]0;pwned\u{07} $(id) {{when}} is overdue since 26 Nov")
+        let variable = try #require(ExecChannel.variables(for: event)["UNITOOL_EVENT_SUMMARY"])
+        #expect(!variable.contains("\u{1B}") && !variable.contains("\u{07}") && variable.contains("$(id)"), "\(variable)")
+    }
+
     // MARK: the event's JSON
 
     @Test("the event's JSON carries typed values (numbers, booleans, ISO dates), the written summary, and null for no user")
