@@ -10,7 +10,8 @@ import UniToolKit
 package enum ErrorReporter {
     package static func report(_ error: UniToolError, json: Bool) -> Int32 {
         StatusLine.shared.end()
-        FileHandle.standardError.write(Data(text(of: error, json: json).utf8))
+        let text = text(of: error, json: json)
+        FileHandle.standardError.write(Data((json ? text : StandardErrorText.wrapped(text, width: StandardErrorText.terminalWidth)).utf8))
         return error.kind.exitCode
     }
 

@@ -80,7 +80,7 @@ package final class StatusLine: Sendable {
     package func printAbove(_ line: String) {
         state.withLock { state in
             erase(&state)
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+            FileHandle.standardError.write(Data(StandardErrorText.wrapped(line + "\n", width: StandardErrorText.terminalWidth).utf8))
             draw(&state)
         }
     }
@@ -144,5 +144,52 @@ package enum StandardOutput {
             bytes = bytes.dropFirst(written)
         }
         return true
+    }
+}
+
+/// Messages for people on stderr, broken at spaces to the terminal's width: a 40-column terminal
+/// would otherwise cut words in two. A line's continuation is indented two cells past its own
+/// indentation, so that a hint reads as one. A word longer than a line (a path, a command to
+/// copy) is never split: it gets a line of its own. Only for a terminal: a pipe or a log file
+/// keeps one line per message, for grep.
+package enum StandardErrorText {
+    /// `text` wrapped to `width` cells; unchanged when `width` is nil.
+    package static func wrapped(_ text: String, width: Int?) -> String {
+        guard let width, width > 0 else { return text }
+        let trailingNewline = text.hasSuffix("\n")
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(trailingNewline ? 1 : 0)
+        let wrapped = lines.map { line -> String in
+            let line = String(line)
+            guard DisplayWidth.of(line) > width else { return line }
+            let indent = line.prefix { $0 == " " }.count
+            let continuation = String(repeating: " ", count: indent + 2)
+            var output: [String] = []
+            var current = String(repeating: " ", count: indent)
+            var currentWidth = indent
+            var atStart = true
+            for word in line.dropFirst(indent).split(separator: " ", omittingEmptySubsequences: true) {
+                let wordWidth = DisplayWidth.of(String(word))
+                if !atStart, currentWidth + 1 + wordWidth > width {
+                    output.append(current)
+                    current = continuation + word
+                    currentWidth = continuation.count + wordWidth
+                } else {
+                    current += (atStart ? "" : " ") + word
+                    currentWidth += (atStart ? 0 : 1) + wordWidth
+                }
+                atStart = false
+            }
+            output.append(current)
+            return output.joined(separator: "\n")
+        }
+        return wrapped.joined(separator: "\n") + (trailingNewline ? "\n" : "")
+    }
+
+    /// The width to wrap stderr at: the terminal's, when stderr is one; else nil.
+    package static var terminalWidth: Int? {
+        guard isatty(STDERR_FILENO) == 1 else { return nil }
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init)
     }
 }
