@@ -23,6 +23,9 @@ package struct TerminalInteraction: Interaction {
 
     package func explainWait(_ message: String) { Progress.explainWait(message) }
 
+    /// On stderr whether or not it is a terminal, as any note: a script's log keeps it too.
+    package func tell(_ message: String) { Progress.note(message) }
+
     package var canTypePassword: Bool { personPresent }
 
     package func typePassword(_ question: String) -> Secret? { try? TerminalPrompt.readPassword(prompt: question) }

@@ -24,6 +24,19 @@ struct LoginPagesTests {
         try await sandbox.run(arguments, demo: demo.baseURL, stdin: stdin, extra: extra)
     }
 
+    @Test("an attribute release accepted for the person is said on stderr, once, at the login that accepted it")
+    func consentIsTold() async throws {
+        try await DemoUniversity.withRunning { demo in
+            let first = try await run(
+                ["--portal", "demo", "--user", "dora", "grades", "--password-stdin"], demo: demo, stdin: "explorer-2026\n")
+            #expect(first.exitCode == 0, "\(first)")
+            #expect(first.stderr.contains("note: Demo University: accepted the release of your details"), "\(first)")
+            // The saved session needs no login, so nothing is accepted and nothing said.
+            let second = try await run(["--portal", "demo", "--user", "dora", "grades"], demo: demo)
+            #expect(second.exitCode == 0 && !second.stderr.contains("release of your details"), "\(second)")
+        }
+    }
+
     @Test("several unitool processes at once share one login and one session file, and never corrupt it")
     func concurrentRunsKeepTheSessionValid() async throws {
         try await DemoUniversity.withRunning { demo in

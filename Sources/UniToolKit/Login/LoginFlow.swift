@@ -16,16 +16,19 @@ public struct LoginFlow: Sendable {
     /// Told what the login is doing, for the person waiting ("page 3 of the login"): the
     /// connection passes its caller's `Interaction`.
     let progress: @Sendable (String) -> Void
+    /// Told what a rule did on the person's behalf (its `tell:`), to be shown after the login too.
+    let tell: @Sendable (String) -> Void
 
     public init(
         portal: PortalRecipe, session: HTTPSession, logger: Logger, observer: LoginObserver? = nil,
-        progress: @escaping @Sendable (String) -> Void = { _ in }
+        progress: @escaping @Sendable (String) -> Void = { _ in }, tell: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.portal = portal
         self.session = session
         self.logger = logger
         self.observer = observer
         self.progress = progress
+        self.tell = tell
     }
 
     /// Logs in from the portal's start page.
@@ -140,6 +143,7 @@ public struct LoginFlow: Sendable {
                 }
                 step?.arrivedAt = page.url.redactedForLog
                 step?.redirects = page.hops.count - 1
+                if let words = rule.tell { tell("\(portal.name): \(words)") }
                 switch rule.action {
                 case .autoSubmit: report(.autoSubmitted)
                 case .follow: report(.followedLink)

@@ -195,6 +195,9 @@ public struct PageRule: Sendable {
     /// reminder, "confirm your e-mail", a password-expiry warning): this rule may act on it.
     /// Any other rule matching there means the portal asked for a second login, which is refused.
     public var afterLogin: Bool = false
+    /// What the person is told when this rule acts (`tell:`): a choice made on their behalf that
+    /// they would otherwise never see, such as an attribute release accepted for this login.
+    public var tell: String? = nil
 }
 
 extension PageRule {
@@ -226,7 +229,7 @@ extension PageRule {
         case .restart(let all): action = "restart \(all)"
         }
         let catalog = messageCatalog.map { " catalog \($0.fetch.source) \($0.key.source)" } ?? ""
-        return "when \(when) form \(form ?? "-") \(action) after_login \(afterLogin)\(catalog)"
+        return "when \(when) form \(form ?? "-") \(action) after_login \(afterLogin)\(catalog)\(tell.map { " tell \($0)" } ?? "")"
     }
 }
 
@@ -413,7 +416,7 @@ extension PageRule {
     static func load(_ reader: MappingReader, index: Int) throws -> PageRule {
         try reader.allowOnly([
             "name", "when", "form", "fill", "submit", "auto_submit", "fail", "message", "message_catalog", "follow", "restart",
-            "after_login",
+            "after_login", "tell",
         ])
         let actions = ["fill", "auto_submit", "fail", "follow", "restart"].filter { reader.child($0) != nil }
         guard actions.count == 1 else {
@@ -452,6 +455,11 @@ extension PageRule {
             name: try reader.string("name") ?? "page \(index + 1)", when: try reader.requiredXPath("when"),
             form: try reader.xpath("form"), action: action)
         rule.afterLogin = try reader.bool("after_login") ?? false
+        if let tell = try reader.string("tell") {
+            if case .fail = action { throw reader.error("tell", "a fail rule says why already (message:); tell: is for a rule that acts") }
+            guard !tell.trimmingCharacters(in: .whitespaces).isEmpty else { throw reader.error("tell", "say what the person is told") }
+            rule.tell = tell
+        }
         if let catalog = try reader.mappingReader("message_catalog") {
             guard case .fail = action else {
                 throw reader.error("message_catalog", "only a fail rule has a message to look up")

@@ -39,6 +39,10 @@ public protocol Interaction: Sendable {
     /// next one-time code").
     func explainWait(_ message: String)
 
+    /// Something done on the person's behalf that they should know of after the command, not
+    /// only while it runs ("accepted the release of your attributes for this login only").
+    func tell(_ message: String)
+
     /// Whether to submit `action` now: it changes something on the portal (renews a loan). False
     /// sends nothing and fails the call with `declined`. An action that asks first
     /// (`action.asks`: `ask: true`, or a `preview:` of what it changes) comes here with the values
@@ -55,6 +59,7 @@ extension Interaction {
     public var canTypeOneTimeCode: Bool { false }
     public func typeOneTimeCode(_ question: String) -> String? { nil }
     public func explainWait(_ message: String) { progress(message) }
+    public func tell(_ message: String) { progress(message) }
     /// Nobody to ask: an action the command that names it confirms goes ahead; one that asks
     /// first (`ask: true`) does not, unless the call said yes itself.
     public func confirm(_ action: ActionSpec, argument: String, parameters: [String: String], on portal: PortalRecipe) async throws

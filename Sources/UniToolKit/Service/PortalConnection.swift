@@ -200,7 +200,9 @@ public final class PortalConnection: Sendable {
 
     /// The login flow of this connection, its progress told to the caller's `Interaction`.
     func loginFlow(observer: LoginObserver? = nil) -> LoginFlow {
-        LoginFlow(portal: portal, session: session, logger: logger, observer: observer) { CurrentInteraction.report($0) }
+        LoginFlow(
+            portal: portal, session: session, logger: logger, observer: observer, progress: { CurrentInteraction.report($0) },
+            tell: { CurrentInteraction.value.tell($0) })
     }
 
     /// Whether the saved session still opens the portal without a login. Sends one request.
