@@ -361,6 +361,7 @@ struct WatchCommandRunner {
                 let failure = (error as? UniToolError) ?? UniToolError(.internal, "\(error)")
                 // One line: a message may quote the service, and nothing from it reaches the terminal raw.
                 Progress.explainWait(TerminalText.escaped("\(channel.name) did not take the test event: \(failure.message)"))
+                Self.sayHint(failure)
                 if status == 0 { status = failure.kind.exitCode }
             }
         }
@@ -445,6 +446,9 @@ struct WatchCommandRunner {
                 TerminalText.escaped(
                     "\(failure.channel) did not take the '\(failure.event.kind.rawValue)' event\(tries): \(failure.error.message)"))
         }
+        // What to do about it, once per channel (a missing notification daemon fails every event).
+        var hinted: Set<String> = []
+        for failure in report.failures where hinted.insert(failure.channel).inserted { sayHint(failure.error) }
         for given in report.givenUp {
             Progress.explainWait(
                 TerminalText.escaped(
@@ -452,6 +456,13 @@ struct WatchCommandRunner {
                     + "; it is in 'unitool history \(spec.recipe.command)'")
         }
         return report
+    }
+
+    /// A channel failure's hint, under its line, as an error's hint is shown: what to do (start
+    /// a notification daemon, check the webhook's address).
+    static func sayHint(_ error: UniToolError) {
+        guard let hint = error.hint else { return }
+        StatusLine.shared.printAbove("  hint: " + TerminalText.escaped(hint))
     }
 
     /// The time to the next run: the interval with up to a tenth of jitter, so that many watches

@@ -96,6 +96,7 @@ struct WatchForPeopleTests {
         #expect(run.exitCode == 25, "\(run)")
         #expect(run.stderr.contains("no notification service is running on the session bus"), "\(run)")
         #expect(!run.stderr.contains("GDBus.Error"), "\(run)")
+        #expect(run.stderr.contains("  hint: start your desktop's notification daemon"), "what to do: \(run)")
         let event = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         #expect(event["event"] as? String == "test" && event["user"] as? String == "alice", "\(run.stdout)")
     }
