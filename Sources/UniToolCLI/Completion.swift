@@ -136,6 +136,9 @@ struct Completion {
             return filter(commandNames(catalog, portal: portalID), current)
         }
         let rest = Array(words[(index + 1)...])
+        if command == "watch" {
+            return watchCandidates(rest: rest, current: current, catalog: catalog, portal: portalID, globalFlags: globalFlags)
+        }
         if command == "help" {
             return rest.isEmpty ? filter(commandNames(catalog, portal: portalID).filter { $0 != "help" }, current) : []
         }
@@ -177,6 +180,36 @@ struct Completion {
         }
         if rest.filter({ !$0.hasPrefix("-") }).isEmpty { return filter(recipe.actions.map(\.name), current) }
         return []
+    }
+
+    /// `watch`: its subcommands and the recipe commands it can watch, then its own options (read
+    /// from its help, as a built-in's are) beside the watched command's; `watch remove` takes a
+    /// saved watch's name.
+    private func watchCandidates(rest: [String], current: String, catalog: RecipeCatalog?, portal: String?, globalFlags: [String])
+        -> [String]
+    {
+        let own = Self.options(inHelp: WatchCommandRunner.helpText(for: nil))
+        let words = rest.enumerated().filter { position, word in
+            !word.hasPrefix("-") && !(position > 0 && own.contains { $0.name == rest[position - 1] && $0.takesValue })
+                && !(position > 0 && GlobalOptions.valueOptions.contains(rest[position - 1]))
+        }.map(\.element)
+        if let previous = rest.last, own.contains(where: { $0.name == previous && $0.takesValue }) {
+            return previous == "--webhook-format" ? filter(WebhookChannel.Format.allCases.map(\.rawValue), current) : []
+        }
+        guard let first = words.first else {
+            if current.hasPrefix("-") { return filter(own.map(\.name) + globalFlags, current) }
+            let subcommands = WatchCommandRunner.Options.subcommands.sorted()
+            return filter(subcommands + recipes(catalog, portal: portal).map(\.command).sorted(), current)
+        }
+        if WatchCommandRunner.Options.subcommands.contains(first) {
+            let options = Self.options(inHelp: WatchCommandRunner.helpText(for: first)).map(\.name)
+            if current.hasPrefix("-") { return filter(options + globalFlags, current) }
+            guard first == "remove", words.count == 1 else { return [] }
+            return filter(((try? WatchFile.load())?.entries.map(\.name) ?? []).sorted(), current)
+        }
+        // The watched command's own options and values, then the watch's.
+        let watched = Completion(words: [first] + rest.filter { $0 != first } + [current], globals: globals).candidates()
+        return current.hasPrefix("-") ? Array(Set(watched + filter(own.map(\.name), current))).sorted() : watched
     }
 
     /// A built-in command's subcommands, options and arguments, following the subcommands

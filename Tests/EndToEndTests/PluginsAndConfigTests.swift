@@ -106,6 +106,16 @@ struct PluginsAndConfigTests {
         #expect(try complete(["library", "request", "--"]).prefix(5) == ["--title", "--author", "--isbn", "--reason", "--yes"])
         #expect(try complete(["loans", ""]) == ["renew", "renew-all"])
         #expect(try complete(["con"]) == ["config"])
+        // watch: its subcommands beside the commands it can watch, its own options beside the
+        // watched command's, and a saved watch's name after 'remove'.
+        #expect(try complete(["watch", "l"]) == ["list", "library", "library-calendar", "links", "lms-courses", "loans"])
+        #expect(try complete(["watch", "--ev"]) == ["--every"])
+        #expect(try complete(["watch", "grades", "--te"]) == ["--term", "--test"])
+        #expect(try complete(["watch", "grades", "--term", ""]) == ["all", "current"])
+        #expect(try complete(["watch", "--webhook-format", "n"]) == ["ntfy"])
+        let saved = try await sandbox.run(["--portal", "demo", "watch", "grades", "--save", "--name", "my-grades"])
+        #expect(saved.exitCode == 0, "\(saved)")
+        #expect(try complete(["watch", "remove", ""]) == ["my-grades"])
     }
 
     @Test("a user recipe replaces the bundled one of the same command, and recipes list says which file won")
