@@ -45,11 +45,14 @@ struct DemoMemory: Sendable {
 
     /// What the file holds; a missing or unreadable file is a fresh demo, not a failure: it is
     /// only the demo's memory.
-    func load() -> Remembered {
-        guard let data = try? Data(contentsOf: file), let remembered = try? JSONDecoder().decode(Remembered.self, from: data) else {
-            return Remembered()
-        }
-        return remembered
+    func load() -> Remembered { loaded() ?? Remembered() }
+
+    /// What the file holds, a fresh demo when there is no file, or nil when a file is there but
+    /// cannot be read or is not the demo's memory: such a file is left as it is, never written
+    /// over with an empty state (`update`).
+    func loaded() -> Remembered? {
+        guard let data = try? Data(contentsOf: file) else { return access(file.path, F_OK) == 0 ? nil : Remembered() }
+        return try? JSONDecoder().decode(Remembered.self, from: data)
     }
 
     /// Runs `body` on what the file holds now, under its lock, and writes the result back
@@ -67,7 +70,13 @@ struct DemoMemory: Sendable {
                 close(lock)
             }
         }
-        var remembered = load()
+        // Without the lock, or over a file that cannot be read, a change is made in memory only:
+        // writing it would lose another process's change, or the whole of an unreadable file.
+        guard lock >= 0, var remembered = loaded() else {
+            var fresh = load()
+            let result = try body(&fresh)
+            return (result, fresh, false)
+        }
         let result = try body(&remembered)
         return (result, remembered, write(remembered))
     }

@@ -117,12 +117,19 @@ extension DemoRendezvous {
     /// Asks the server on the file's port for the proof of a fresh nonce, waiting up to 2 seconds
     /// for each read: a serve busy with other requests still answers, and one that hangs costs a
     /// command 2 seconds before it starts a demo of its own.
-    func probe() -> Probe {
+    /// - Parameter limit: the whole probe's time, not each read's: a listener that trickles a
+    ///   byte now and then cannot hold a command longer than this.
+    func probe(within limit: Duration = .seconds(2)) -> Probe {
+        let deadline = ContinuousClock.now + limit
+        func millisecondsLeft() -> Int32 {
+            let left = deadline - ContinuousClock.now
+            let (seconds, attoseconds) = left.components
+            return left <= .zero ? 0 : Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+        }
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return .notProven("no socket") }
         defer { close(socket) }
-        var timeout = timeval(tv_sec: 2, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var timeout = timeval(tv_sec: Int(limit.components.seconds) + 1, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -141,6 +148,10 @@ extension DemoRendezvous {
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 2048)
         while answer.count < 8192 {
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, millisecondsLeft())
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else { break }
             let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { break }
             answer += buffer[..<count]

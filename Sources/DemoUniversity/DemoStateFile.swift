@@ -37,6 +37,14 @@ public struct DemoStateFile: Sendable {
 
     public init(_ url: URL) { self.url = url }
 
+    /// Why a change was not kept: a file there that is not the demo's memory is left as it is
+    /// (`demo reset` removes it), else the file or its folder cannot be written.
+    func unwritable() -> DemoChangeError {
+        DemoMemory(url).loaded() == nil
+            ? .unwritable("\(url.path) cannot be read as the demo's memory; 'unitool demo reset' starts the demo afresh")
+            : .unwritable("\(url.path) cannot be written")
+    }
+
     /// A grade as the grades page will show it.
     public struct PostedGrade: Sendable, Equatable {
         public let user: String
@@ -73,7 +81,7 @@ public struct DemoStateFile: Sendable {
         let (_, _, written) = DemoMemory(url).update {
             $0.postedGrades["\(user)/\(term)/\(code)"] = .init(grade: posted.grade, points: posted.points, date: posted.date)
         }
-        guard written else { throw DemoChangeError.unwritable("\(url.path) cannot be written") }
+        guard written else { throw unwritable() }
         return posted
     }
 
@@ -99,7 +107,7 @@ public struct DemoStateFile: Sendable {
             remembered.absences = DemoMemory.adding(day: day, to: remembered.absences, key: "\(user)/\(code)")
             return remembered.absences?["\(user)/\(code)"]?.count ?? 1
         }
-        guard written else { throw DemoChangeError.unwritable("\(url.path) cannot be written") }
+        guard written else { throw unwritable() }
         let left = DemoStudentLife.summary(Array(marks) + Array(repeating: Character("A"), count: recorded)).left
         return RecordedAbsence(user: user, code: code, date: DemoTermCalendar.iso(day), left: left)
     }

@@ -6,7 +6,7 @@ import UniToolKit
 
 extension CommandEnvironment {
     /// What the service asks of the person at the command line (`TerminalInteraction`).
-    var interaction: any Interaction { TerminalInteraction() }
+    var interaction: any Interaction { TerminalInteraction(quiet: options.quiet) }
 
     /// Runs `body` with a connection to `portal` (the demo started first if needed), the terminal
     /// asked meanwhile, and the session saved as the portal left it (`PortalService.session`).

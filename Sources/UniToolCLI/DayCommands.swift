@@ -173,7 +173,8 @@ enum TodayText {
                 text += "  " + (section.item.show == .changes ? "nothing new" : "none") + "\n"
                 continue
             }
-            let shown = (try? section.rows.selecting(section.rows.columns.filter { $0 != "start" && $0 != "end" })) ?? section.rows
+            let rows = Self.localWhen(section.rows, clock: LocalDateText(locale: style.locale, timeZone: service.portalZone))
+            let shown = (try? rows.selecting(rows.columns.filter { $0 != "start" && $0 != "end" })) ?? rows
             var narrow = style
             narrow.maxWidth = style.maxWidth.map { $0 - 2 }
             let table = TableRenderer(style: narrow, display: section.display).render(shown)
@@ -191,4 +192,27 @@ enum TodayText {
         return text
     }
 
+    /// The classes' `when` in the person's locale: the service writes it for JSON as
+    /// `Tue 1 Dec 13:00–14:30`; a table gives the same span from `start` and `end` in the
+    /// locale's day names and clock (`12月1日(火) 13:00–14:30`, `Di., 1. Dez., 13:00–14:30`).
+    /// All-day events keep their words; a row without `start` and `end` is left as it is.
+    static func localWhen(_ rows: RecordSet, clock: LocalDateText) -> RecordSet {
+        guard rows.columns.contains("when"), rows.columns.contains("start"), rows.columns.contains("end") else { return rows }
+        var localized = rows
+        for (index, record) in rows.records.enumerated() {
+            guard case .string(let when)? = record["when"], !when.hasSuffix("all day"),
+                case .datetime(let startText)? = record["start"], case .datetime(let endText)? = record["end"],
+                let start = FieldTyper.parseDate(startText, format: "iso8601", timeZone: clock.timeZone),
+                let end = FieldTyper.parseDate(endText, format: "iso8601", timeZone: clock.timeZone)
+            else { continue }
+            // The service names the day only when the list spans several days.
+            let namesDay = when.first?.isNumber == false
+            let span = "\(clock.time(start))–\(clock.time(end))"
+            let text = namesDay ? "\(clock.shortDay(start)) \(span)" : span
+            if let field = localized.records[index].fields.firstIndex(where: { $0.name == "when" }) {
+                localized.records[index].fields[field].value = .string(text)
+            }
+        }
+        return localized
+    }
 }

@@ -214,11 +214,13 @@ struct WatchCommandRunner {
             var due: WatchDecision.DueRule?
             // --due-within, else the recipe's own reminder (`watch: { due: due, within: 3d }`).
             if let days = watch.dueWithin ?? recipe.watch?.within {
-                let dateFields = recipe.primary.fields.filter { $0.type == .date }.map(\.name)
+                // A date or a date and time: a deadline at 23:59 is due that day.
+                let dateFields = recipe.primary.fields.filter { $0.type == .date || $0.type == .datetime }.map(\.name)
                 // The recipe's own due date (`watch: { due: … }`) before its first date field.
                 guard let field = watch.dueField ?? recipe.watch?.due ?? dateFields.first, dateFields.contains(field) else {
                     throw Options.usage(
-                        "--due-within needs a date field of '\(command)'"
+                        (watch.dueWithin == nil ? "the recipe's watch: within: needs" : "--due-within needs")
+                            + " a date field of '\(command)'"
                             + (dateFields.isEmpty ? ", which has none" : " (its date fields: \(dateFields.joined(separator: ", ")))"))
                 }
                 due = WatchDecision.DueRule(field: field, days: days, fields: recipe.primary.fields)
@@ -404,7 +406,11 @@ struct WatchCommandRunner {
             while true {
                 // Watcher.run settles the session itself, after the recipe's run.
                 // Dates in the summaries as in the person's tables: LC_ALL, LC_TIME, LANG.
-                let outcome = try await Watcher.run(spec, on: connection, locale: DisplayLocale.current.locale)
+                // --timeout bounds each run's requests together, as it bounds a command's.
+                let deadline = options.timeout.map { CommandDeadline(seconds: $0) }
+                let outcome = try await HTTPSession.$commandDeadline.withValue(deadline) {
+                    try await Watcher.run(spec, on: connection, locale: DisplayLocale.current.locale)
+                }
                 // The status line belongs to the run, not to the wait that follows it.
                 StatusLine.shared.end()
                 for event in outcome.events {

@@ -13,7 +13,10 @@ import UniToolKit
 ///   first (`ask: true`, a purchase request) shows what it will send and asks, at a terminal only
 ///   (`--yes` answers for a script, and never reaches here).
 package struct TerminalInteraction: Interaction {
-    package init() {}
+    /// `--quiet`: what was done for the person (`tell`) is not said either.
+    let quiet: Bool
+
+    package init(quiet: Bool = false) { self.quiet = quiet }
 
     /// Whether a person can answer here: both stdin (to type) and stderr (to see the question)
     /// are a terminal.
@@ -23,8 +26,9 @@ package struct TerminalInteraction: Interaction {
 
     package func explainWait(_ message: String) { Progress.explainWait(message) }
 
-    /// On stderr whether or not it is a terminal, as any note: a script's log keeps it too.
-    package func tell(_ message: String) { Progress.note(message) }
+    /// On stderr whether or not it is a terminal, as any note: a script's log keeps it too;
+    /// `--quiet` leaves it out, as it leaves out every note.
+    package func tell(_ message: String) { Progress.note(message, quiet: quiet) }
 
     package var canTypePassword: Bool { personPresent }
 

@@ -115,10 +115,11 @@ struct DemoRendezvousTests {
         let port = try #require(demo.baseURL.port)
         var found = rendezvous
         found.port = port
-        #expect(found.probe() == .proven)
+        // A generous limit: the suite's other tests load the machine, and a slow answer is not the point.
+        #expect(found.probe(within: .seconds(30)) == .proven)
         var impostor = DemoRendezvous(port: port, stateFile: stateFile)
         impostor.port = port
-        #expect(impostor.probe() != .proven, "a file with another key is not proven by this server")
+        #expect(impostor.probe(within: .seconds(30)) == .notProven("a wrong proof"), "a file with another key is not proven by this server")
         await demo.stop()
         #expect(found.probe() == .nothingListens)
         try await DemoUniversity.withRunning { keyless in
@@ -164,6 +165,23 @@ struct DemoStateFileTests {
         #expect(throws: DemoChangeError.self) {
             try DemoStateFile(file).postGrade(user: "alice", term: "2026-fall", code: "HUN-250", grade: "B")
         }
+    }
+
+    @Test("a demo.json that is not the demo's memory is never written over: a change fails, and the file stays as it was")
+    func corruptFileIsKept() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let garbage = Data("{ not the demo's memory".utf8)
+        try garbage.write(to: file)
+        let error = #expect(throws: DemoChangeError.self) {
+            try DemoStateFile(file).postGrade(user: "alice", term: "2026-fall", code: "HUN-250", grade: "B")
+        }
+        #expect(error?.description.contains("demo reset") == true, "\(String(describing: error))")
+        // A running demo goes on in memory, and leaves the file alone too.
+        let state = DemoState(termsVersion: "2026-09", stateFile: file)
+        await state.renew(user: "alice", barcode: "31000103")
+        #expect(await state.renewalsDone(user: "alice", barcode: "31000103") == 1)
+        #expect(try Data(contentsOf: file) == garbage)
     }
 
     @Test("unknown users, terms and courses are named, with what the demo has; nothing is written")

@@ -86,6 +86,24 @@ struct LocaleDatesTests {
         #expect(today.exitCode == 0, "\(today)")
         #expect(today.stdout.hasPrefix(heading), "\(today.stdout)")
     }
+
+    @Test("today's class times follow the locale's clock in the table; its JSON keeps the service's own text and ISO times")
+    func todayClassTimes() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        let american = try await run(["--portal", "demo", "today"], locale: ["LC_ALL": "en_US.UTF-8"], in: sandbox)
+        // CLDR puts a narrow no-break space before AM and PM; the point is the 12-hour clock.
+        let classes = american.stdout.split(separator: "\n").filter {
+            $0.contains("  Probability Theory  ") || $0.contains("  Operating Systems  ")
+        }
+        #expect(american.exitCode == 0 && classes.count == 2, "\(american.stdout)")
+        #expect(classes.allSatisfy { $0.contains("AM") || $0.contains("PM") } && !american.stdout.contains("15:00"), "\(american.stdout)")
+        let english = try await run(["--portal", "demo", "today"], locale: ["LC_ALL": "C"], in: sandbox)
+        #expect(english.exitCode == 0 && english.stdout.contains("10:00–11:30"), "\(english.stdout)")
+        let json = try await run(["--portal", "demo", "today", "--json"], locale: ["LC_ALL": "en_US.UTF-8"], in: sandbox)
+        #expect(json.exitCode == 0 && json.stdout.contains("\"10:00–11:30\"") && !json.stdout.contains("AM"), "\(json.stdout)")
+    }
 }
 
 /// Debian's locale sources, compiled once per test process with `localedef` into a folder of

@@ -108,11 +108,14 @@ public final class LocalDateText {
     public static let longDateTimeSkeleton = "yMMMMEEEEdjmm"
     /// A time of day alone: `09:00`, `9:00 AM` in the US.
     public static let timeSkeleton = "jmm"
+    /// A day of this week or the next, without the year: `Tue, 1 Dec`, `12月1日(火)`.
+    public static let shortDaySkeleton = "MMMEd"
 
     private lazy var dateFormatter = formatter(Self.dateSkeleton, zone: .gmt)
     private lazy var dateTimeFormatter = formatter(Self.dateTimeSkeleton, zone: timeZone)
     private lazy var longFormatter = formatter(Self.longDateTimeSkeleton, zone: timeZone)
     private lazy var timeFormatter = formatter(Self.timeSkeleton, zone: timeZone)
+    private lazy var shortDayFormatter = formatter(Self.shortDaySkeleton, zone: timeZone)
 
     private func formatter(_ skeleton: String, zone: TimeZone) -> DateFormatter {
         let formatter = DateFormatter()
@@ -127,4 +130,6 @@ public final class LocalDateText {
     public func dateTime(_ moment: Date) -> String { dateTimeFormatter.string(from: moment) }
     public func longDateTime(_ moment: Date) -> String { longFormatter.string(from: moment) }
     public func time(_ moment: Date) -> String { timeFormatter.string(from: moment) }
+    /// The day a moment falls on in ``timeZone``, without the year.
+    public func shortDay(_ moment: Date) -> String { shortDayFormatter.string(from: moment) }
 }

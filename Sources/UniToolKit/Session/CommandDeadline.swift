@@ -27,8 +27,12 @@ public struct CommandDeadline: Sendable, Equatable {
     }
 
     /// Whether waiting `wait` before another try still leaves time for it: a retry that would
-    /// start after the end is not made, and the answer so far is given as it is.
-    public func allows(wait: Duration, now: ContinuousClock.Instant) -> Bool { now + wait < end }
+    /// start after the end, or with less than ``shortestTry`` left, is not made, and the answer
+    /// so far (a 503, a broken connection) is given as it is rather than a time-out that hides it.
+    public func allows(wait: Duration, now: ContinuousClock.Instant) -> Bool { now + wait + Self.shortestTry <= end }
+
+    /// The least time a try is worth starting with.
+    public static let shortestTry: Duration = .seconds(1)
 
     /// The error when the command's time is up while `url` was loading, or before it was asked.
     func expired(at url: URL) -> UniToolError {

@@ -123,6 +123,9 @@ struct TraceServiceTests {
         let acceptRule =
             #"      fill: { _shib_idp_consentOptions: "_shib_idp_doNotRememberConsent" }"# + "\n"
             + #"      submit: ".//button[@name='_eventId_proceed']""# + "\n"
+            // What it says when it accepts goes with it: a fail rule has its own message.
+            + #"      tell: "accepted the release of your details to the portal for this login only; the login service asks again next time""#
+            + "\n"
         let bundled = try String(contentsOf: Fixtures.recipes.appendingPathComponent("demo/portal.yaml"), encoding: .utf8)
         try #require(bundled.contains(acceptRule))
         let recipes = try Sandbox()
