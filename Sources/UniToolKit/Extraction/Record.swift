@@ -33,6 +33,17 @@ public enum FieldValue: Sendable, Equatable {
         value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
+    /// The day of a date or a date and time (`2026-12-01`), as it is written: the portal's own
+    /// day, whatever zone the reader is in. Nil for any other value. Filters, watch reminders
+    /// and their summaries all compare days by this.
+    public var day: String? {
+        switch self {
+        case .date(let text): return text
+        case .datetime(let text): return String(text.prefix(10))
+        default: return nil
+        }
+    }
+
     public var isNumeric: Bool {
         switch self {
         case .integer, .number: return true

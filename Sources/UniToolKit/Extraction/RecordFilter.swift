@@ -96,12 +96,7 @@ public struct RecordFilter: Sendable {
     }
 
     /// A date or datetime value's `yyyy-MM-dd`, or nil.
-    static func day(_ value: FieldValue?) -> String? {
-        switch value {
-        case .date(let text), .datetime(let text): String(text.prefix(10))
-        default: nil
-        }
-    }
+    static func day(_ value: FieldValue?) -> String? { value?.day }
 
     func matches(_ candidate: FieldValue?) -> Bool {
         guard let field = candidate else { return false }

@@ -75,7 +75,11 @@ public enum Watcher {
         let decision = WatchDecision(
             previous: previous, outcome: outcome, memory: try history.memory(ofWatch: watch), keys: spec.recipe.keyFields,
             comparisons: spec.recipe.comparisons, announceExisting: spec.announceExisting, due: spec.due, today: today, template: template,
-            summary: WatchSummary(recipe: spec.recipe, fields: fields, dueField: spec.due?.field, today: today, locale: locale))
+            summary: {
+                var summary = WatchSummary(recipe: spec.recipe, fields: fields, dueField: spec.due?.field, today: today, locale: locale)
+                summary.timeZone = connection.portal.timeZone ?? .current
+                return summary
+            }())
         try history.save(memory: decision.memory, ofWatch: watch)
         if case .failure(let error) = outcome { return Outcome(events: decision.events, failure: error) }
         return Outcome(events: decision.events, failure: nil)

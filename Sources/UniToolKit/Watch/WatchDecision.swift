@@ -140,21 +140,10 @@ public struct WatchDecision: Sendable, Equatable {
     }
 
     /// The day of a date or datetime field (`2026-12-01`), or nil for any other value.
-    static func day(_ value: FieldValue?) -> String? {
-        switch value {
-        case .date(let text)?: return text
-        case .datetime(let text)?: return String(text.prefix(10))
-        default: return nil
-        }
-    }
+    static func day(_ value: FieldValue?) -> String? { value?.day }
 
     /// `yyyy-MM-dd` plus some days, in the Gregorian calendar.
     static func adding(days: Int, to day: String) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        guard let date = formatter.date(from: day) else { return day }
-        return formatter.string(from: date.addingTimeInterval(Double(days) * 86_400))
+        CalendarDay(iso: day).map { $0.adding(days: days).description } ?? day
     }
 }

@@ -23,6 +23,9 @@ public struct WatchSummary: Sendable {
     public var today: String
     /// The locale dates are written in (month and weekday names, their order).
     public var locale: Locale
+    /// The zone a date and time is shown in: the portal's (its `timezone:`), as tables and
+    /// `today` show it, so that a deadline reads the same in a notification as on screen.
+    public var timeZone: TimeZone = .current
 
     public init(
         command: String, summaries: WatchSummaries? = nil, titleField: String? = nil, dueField: String? = nil, today: String,
@@ -95,14 +98,8 @@ public struct WatchSummary: Sendable {
     /// The due date in words, if the record has one: `due Tue 1 Dec`, `due today`, `due
     /// tomorrow`, `overdue since 26 Nov` (the due date, as a library's notice says it).
     public func when(of record: Record) -> String? {
-        guard let dueField, let value = record[dueField] else { return nil }
-        let day: String
-        switch value {
-        case .date(let text): day = text
-        case .datetime(let text): day = String(text.prefix(10))
-        default: return nil
-        }
-        if day < today { return "overdue since " + dayText(day, weekday: false) }
+        guard let dueField, let day = record[dueField]?.day else { return nil }
+        if WatchDecision.dueKind(date: day, today: today) == .overdue { return "overdue since " + dayText(day, weekday: false) }
         if day == today { return "due today" }
         if day == WatchDecision.adding(days: 1, to: today) { return "due tomorrow" }
         return "due " + dayText(day, weekday: true)
@@ -129,7 +126,7 @@ public struct WatchSummary: Sendable {
         case .date(let text): return dayText(text, weekday: true)
         case .datetime(let text):
             guard let moment = ISO8601DateFormatter().date(from: text) else { return text }
-            return formatter(sameYear: text.prefix(4) == today.prefix(4), skeleton: "MMMEdjmm", zone: .current).string(from: moment)
+            return formatter(sameYear: text.prefix(4) == today.prefix(4), skeleton: "MMMEdjmm", zone: timeZone).string(from: moment)
         default: return value.text
         }
     }
@@ -137,11 +134,7 @@ public struct WatchSummary: Sendable {
     /// A `yyyy-MM-dd` day for people: "Tue 1 Dec" (or "1 Dec"), with the year only when it is not
     /// this year's.
     func dayText(_ day: String, weekday: Bool) -> String {
-        let parser = DateFormatter()
-        parser.locale = Locale(identifier: "en_US_POSIX")
-        parser.timeZone = TimeZone(identifier: "UTC")
-        parser.dateFormat = "yyyy-MM-dd"
-        guard let date = parser.date(from: day) else { return day }
+        guard let date = CalendarDay(iso: day)?.moment(atMinute: 0, in: .gmt) else { return day }
         let sameYear = day.prefix(4) == today.prefix(4)
         return formatter(sameYear: sameYear, skeleton: weekday ? "MMMEd" : "MMMd", zone: TimeZone(identifier: "UTC")!).string(from: date)
     }

@@ -109,6 +109,17 @@ struct WatchSummaryTests {
         #expect(english.words(.date("2026-12-01")) == "Tue 1 Dec")
     }
 
+    @Test("a date and time is shown in the portal's zone, as tables show it, whatever the reader's zone")
+    func portalZone() throws {
+        var tokyo = WatchSummary(command: "deadlines", today: Self.today)
+        tokyo.timeZone = try #require(TimeZone(identifier: "Asia/Tokyo"))
+        var budapest = tokyo
+        budapest.timeZone = try #require(TimeZone(identifier: "Europe/Budapest"))
+        let moment = FieldValue.datetime("2026-12-01T23:59:00+09:00")
+        #expect(tokyo.words(moment).contains("23:59"), "\(tokyo.words(moment))")
+        #expect(budapest.words(moment).contains("15:59"), "\(budapest.words(moment))")
+    }
+
     // MARK: generic summaries
 
     @Test("without a template, a record is named by its title-like field, and dates and changes are words")
