@@ -98,6 +98,38 @@ struct TerminalTablesTests {
         #expect(piped.exitCode == 0 && piped.stdout.isEmpty && !piped.stderr.contains("nothing new"), "\(piped)")
     }
 
+    @Test("a status line is erased before a prompt and before an error: neither shares a line with it")
+    func statusErasedBeforePromptAndError() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        let raw = sandbox.root.appendingPathComponent("terminal.log")
+        // A slow login (250 ms a response) that stops at a one-time code prompt (yuki has no
+        // stored secret), answered wrongly: a status, then a prompt, then an error.
+        let unitool = "UNITOOL_DEMO_FAULTS=latency=250 \(terminal.unitool(in: sandbox))"
+        let session = try terminal.startSession(
+            "sleep 1; printf sakura-2026 | \(unitool) --user yuki --password-stdin grades; echo EXIT=$?; sleep 30")
+        defer { terminal.stop() }
+        try terminal.tmux(["pipe-pane", "-t", session, "cat >> '\(raw.path)'"])
+        var screen = try await terminal.screen(of: session, once: "One-time code for yuki", attempts: 600)
+        try terminal.tmux(["send-keys", "-t", session, "987654", "Enter"])
+        screen = try await terminal.screen(of: session, once: "EXIT=", attempts: 600)
+        #expect(screen.contains("EXIT=18"), "\(screen)")
+        let lines = screen.split(separator: "\n")
+        for marker in ["One-time code for yuki", "unitool: error:"] {
+            let line = try #require(lines.first { $0.contains(marker) }, "\(marker):\n\(screen)")
+            #expect(!line.contains("signing in") && !line.contains("…"), "a status shares the line of '\(marker)':\n\(screen)")
+        }
+        // The status was shown, and erased before the prompt was written.
+        let written = try String(contentsOf: raw, encoding: .utf8)
+        let prompt = try #require(written.range(of: "One-time code for yuki"))
+        let status = try #require(
+            written.range(of: "signing in to Demo University", options: .backwards, range: written.startIndex..<prompt.lowerBound),
+            "no status line before the prompt:\n\(written.debugDescription)")
+        let erase = try #require(written.range(of: "\r\u{1B}[K", options: .backwards, range: written.startIndex..<prompt.lowerBound))
+        #expect(status.upperBound <= erase.lowerBound, "the status is erased before the prompt")
+    }
+
     @Test("a slow login shows a status line on the terminal, erased before the table")
     func statusLineDuringSlowLogin() async throws {
         let sandbox = try Sandbox()
