@@ -85,23 +85,28 @@ extension DemoRendezvous {
         let facts = FileFacts(
             owner: file.st_uid, mode: file.st_mode & 0o7777, isRegularFile: file.st_mode & S_IFMT == S_IFREG, folderOwner: folder.st_uid,
             folderMode: folder.st_mode & 0o7777, folderIsDirectory: folder.st_mode & S_IFMT == S_IFDIR)
+        // A stale file is removed only if it is still the one read: a `demo serve` starting
+        // meanwhile renames a new file into place, which must stay.
+        let (device, inode) = (file.st_dev, file.st_ino)
+        func removeIfUnchanged() -> Bool {
+            var now = stat()
+            guard lstat(location.path, &now) == 0, now.st_dev == device, now.st_ino == inode else { return false }
+            return unlink(location.path) == 0
+        }
         switch judge(contents: Data(bytes), facts: facts, user: getuid(), stateFile: stateFile.standardizedFileURL.path) {
         case .refused(let reason):
             return .ignored("\(location.path): \(reason)", removed: false)
         case .stale(let reason):
-            unlink(location.path)
-            return .ignored("\(location.path): \(reason)", removed: true)
+            return .ignored("\(location.path): \(reason)", removed: removeIfUnchanged())
         case .candidate(let rendezvous):
             // kill(pid, 0) fails with EPERM for another user's process: not our server either.
             guard kill(rendezvous.pid, 0) == 0 else {
-                unlink(location.path)
-                return .ignored("\(location.path): its process \(rendezvous.pid) is gone", removed: true)
+                return .ignored("\(location.path): its process \(rendezvous.pid) is gone", removed: removeIfUnchanged())
             }
             switch rendezvous.probe() {
             case .proven: return .found(rendezvous.url)
             case .nothingListens:
-                unlink(location.path)
-                return .ignored("\(location.path): nothing listens on port \(rendezvous.port)", removed: true)
+                return .ignored("\(location.path): nothing listens on port \(rendezvous.port)", removed: removeIfUnchanged())
             case .notProven(let reason):
                 return .ignored("\(location.path): the server on port \(rendezvous.port) is not this demo (\(reason))", removed: false)
             }
@@ -115,7 +120,7 @@ extension DemoRendezvous {
     }
 
     /// Asks the server on the file's port for the proof of a fresh nonce, waiting up to 2 seconds
-    /// for each read: a serve busy with other requests still answers, and one that hangs costs a
+    /// in all: a serve busy with other requests still answers, and one that hangs costs a
     /// command 2 seconds before it starts a demo of its own.
     /// - Parameter limit: the whole probe's time, not each read's: a listener that trickles a
     ///   byte now and then cannot hold a command longer than this.

@@ -13,8 +13,9 @@
 /// A URL column (``Column/url``) is never wrapped, cut or left out: a URL broken over two lines
 /// cannot be copied or clicked, and `links` exists to give addresses. Where a column would be
 /// left out, a URL column instead leaves the grid for a line of its own under each row
-/// (``ownLine``), as long as the terminal's width allows, so other columns shrink and go first
-/// only by their place in the order above.
+/// (``ownLine``), however wide the address (the terminal wraps a line longer than itself, and
+/// the address stays one piece to copy); other columns shrink and go first only by their place
+/// in the order above.
 /// A table whose key columns alone are wider than the terminal is printed wider than it: the
 /// terminal wraps the line, but every key stays whole.
 public struct TableLayout: Sendable, Equatable {
