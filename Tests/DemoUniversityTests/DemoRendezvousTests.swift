@@ -121,7 +121,9 @@ struct DemoRendezvousTests {
         impostor.port = port
         #expect(impostor.probe(within: .seconds(30)) == .notProven("a wrong proof"), "a file with another key is not proven by this server")
         await demo.stop()
-        #expect(found.probe() == .nothingListens)
+        // A stopped demo is never believed. (Whether its port refuses at once, or a loaded machine
+        // still accepts on it for a moment, or another test has it by now, is the kernel's.)
+        #expect(found.probe() != .proven)
         try await DemoUniversity.withRunning { keyless in
             let other = DemoRendezvous(port: try #require(keyless.baseURL.port), stateFile: stateFile)
             #expect(other.probe() != .proven, "a demo without a key proves nothing")
