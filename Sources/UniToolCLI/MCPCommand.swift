@@ -29,9 +29,10 @@ struct MCPCommand: UniToolCommand {
         let warnings = Self.missingEnvironment(ProcessInfo.processInfo.environment, portal: portal)
         for warning in warnings { FileHandle.standardError.write(Data("unitool mcp: \(warning)\n".utf8)) }
         // MCP's stdio transport is one JSON text per line.
+        let server = UniToolMCPServer(host: host, portal: portal, user: user, warnings: warnings)
         await RPCCommand.serveOnStandardIO(
-            "mcp", methods: UniToolMCPServer(host: host, portal: portal, user: user, warnings: warnings).methods, framing: .newline,
-            limits: RPCLimits(), dialect: .mcp, host: host, logger: environment.logger)
+            "mcp", methods: server.methods, framing: .newline, limits: RPCLimits(), dialect: .mcp, batchRefusal: server.batchRefusal,
+            host: host, logger: environment.logger)
     }
 
     /// What a client's launch left out that this server needs, said on stderr (which clients

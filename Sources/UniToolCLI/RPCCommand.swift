@@ -54,7 +54,7 @@ struct RPCCommand: UniToolCommand {
     /// SIGPIPE mid-write.
     static func serveOnStandardIO(
         _ name: String, methods: [String: RPCMethod], framing: RPCFraming, limits: RPCLimits, dialect: RPCDialect,
-        host: CommandLineRPCHost, logger: Logger
+        batchRefusal: @escaping @Sendable () -> String? = { nil }, host: CommandLineRPCHost, logger: Logger
     ) async -> Never {
         signal(SIGPIPE, SIG_IGN)
         let backlog = limits.maxUnreadBytes ?? RPCLimits.defaultMaxUnreadBytes
@@ -64,7 +64,8 @@ struct RPCCommand: UniToolCommand {
             Foundation.exit(75)
         }
         let server = RPCServer(
-            methods: methods, output: output, framing: framing, maxMessageBytes: limits.maxMessageBytes, dialect: dialect, logger: logger)
+            methods: methods, output: output, framing: framing, maxMessageBytes: limits.maxMessageBytes, dialect: dialect,
+            batchRefusal: batchRefusal, logger: logger)
         // serve returns once every accepted request and notification has finished and every
         // answer is written (it flushes the output itself), also when the input ended right after
         // a request, so exiting below loses nothing.

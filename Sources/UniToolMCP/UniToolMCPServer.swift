@@ -27,6 +27,8 @@ public struct UniToolMCPServer: Sendable {
 
     final class AgreedVersion: Sendable {
         let value = Mutex(MCPVersion.latest)
+        /// Whether `initialize` was answered: a second one is refused, not a new negotiation.
+        let initialized = Mutex(false)
     }
 
     public init(host: any RPCHost, portal: PortalRecipe, user: String, warnings: [String] = []) {
@@ -46,7 +48,7 @@ public struct UniToolMCPServer: Sendable {
     /// MCP's methods, for an `RPCServer` in the `.mcp` dialect.
     public var methods: [String: RPCMethod] {
         [
-            "initialize": { request in self.initialize(request) },
+            "initialize": { request in try self.initialize(request) },
             "notifications/initialized": { _ in .null },
             "ping": { _ in .object([]) },
             "tools/list": { _ in .object([("tools", .array(self.catalog.tools(for: self.agreed)))]) },
@@ -59,8 +61,32 @@ public struct UniToolMCPServer: Sendable {
 
     // MARK: Lifecycle
 
-    func initialize(_ request: RPCRequest) -> JSONValue {
-        let agreed = MCPVersion.negotiated(request.params?["protocolVersion"]?.stringValue)
+    /// Why a batch is refused: MCP 2025-06-18 removed JSON-RPC batches, which 2025-03-26 had
+    /// added; before `initialize` the latest version's rule holds. Nil where batches are taken.
+    public var batchRefusal: @Sendable () -> String? {
+        { [version] in
+            let agreed = version.value.withLock { $0 }
+            return agreed >= .v2025_06_18
+                ? "MCP \(agreed.rawValue) has no batches (2025-06-18 removed them): send each message as a line of its own" : nil
+        }
+    }
+
+    /// The handshake, once: `protocolVersion` is required (MCP's lifecycle), and a second
+    /// `initialize` is refused rather than allowed to change the protocol mid-session.
+    func initialize(_ request: RPCRequest) throws -> JSONValue {
+        guard let asked = request.params?["protocolVersion"]?.stringValue else {
+            throw RPCError.invalidParams(
+                "'protocolVersion' is required: the MCP version the client speaks, such as \(MCPVersion.latest.rawValue)")
+        }
+        let first = version.initialized.withLock { initialized in
+            defer { initialized = true }
+            return !initialized
+        }
+        guard first else {
+            throw RPCError.invalidRequest(
+                "the session is initialized already (MCP \(agreed.rawValue)); a second 'initialize' cannot change the protocol mid-session")
+        }
+        let agreed = MCPVersion.negotiated(asked)
         version.value.withLock { $0 = agreed }
         var serverInfo: [(key: String, value: JSONValue)] = [("name", .string("unitool")), ("version", .string(UniToolVersion.current))]
         if agreed >= .v2025_06_18 { serverInfo.append(("title", .string("unitool: \(portal.name)"))) }

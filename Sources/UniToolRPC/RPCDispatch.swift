@@ -35,16 +35,20 @@ public struct RPCDialect: Sendable, Equatable {
     /// The notifications the protocol itself defines: they act at once, in order, so that they
     /// are never stuck behind slow work. Kept, not derived per message: every message asks.
     public let controlNotifications: Set<String>
+    /// Whether a request may have `"id": null`: JSON-RPC 2.0 discourages it but allows it; MCP
+    /// forbids it (a request's id is a string or a number).
+    public let allowsNullID: Bool
 
     public init(
         cancelNotification: String, cancelledIDParameter: String, answersCancelledRequests: Bool, hasLifecycle: Bool,
-        progress: ProgressStyle
+        progress: ProgressStyle, allowsNullID: Bool = true
     ) {
         self.cancelNotification = cancelNotification
         self.cancelledIDParameter = cancelledIDParameter
         self.answersCancelledRequests = answersCancelledRequests
         self.hasLifecycle = hasLifecycle
         self.progress = progress
+        self.allowsNullID = allowsNullID
         controlNotifications = hasLifecycle ? [cancelNotification, "exit"] : [cancelNotification]
     }
 
@@ -63,7 +67,7 @@ public struct RPCDialect: Sendable, Equatable {
     /// `unitool mcp`: the Model Context Protocol's base protocol.
     public static let mcp = RPCDialect(
         cancelNotification: "notifications/cancelled", cancelledIDParameter: "requestId", answersCancelledRequests: false,
-        hasLifecycle: false, progress: .mcp)
+        hasLifecycle: false, progress: .mcp, allowsNullID: false)
 }
 
 /// What the server does with one request or notification, decided before any work starts.
@@ -84,6 +88,9 @@ public enum RPCRoute: Sendable, Equatable {
 
     public static func decide(_ request: RPCRequest, lifecycle: RPCLifecycle, dialect: RPCDialect = .unitool) -> RPCRoute {
         let isRequest = request.id != nil
+        if request.id == .null, !dialect.allowsNullID {
+            return .refuse(.invalidRequest("a request's id must be a string or a number, never null (MCP's base protocol)"))
+        }
         if dialect.controlNotifications.contains(request.method) {
             if isRequest {
                 // A request must get an answer, and these have none to give: say so, rather

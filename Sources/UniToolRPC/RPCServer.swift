@@ -107,12 +107,17 @@ public final class RPCServer: Sendable {
 
     /// The protocol's own conventions (`RPCDialect`): unitool's, or MCP's.
     public let dialect: RPCDialect
+    /// Why a batch is refused now, or nil to take it: MCP removed batches in 2025-06-18, so the
+    /// answer depends on the version agreed at `initialize`, which only the MCP server knows.
+    public let batchRefusal: @Sendable () -> String?
 
     public init(
         methods: [String: RPCMethod], output: any RPCOutput, framing: RPCFraming = .newline,
-        maxMessageBytes: Int = RPCServer.defaultMaxMessageBytes, dialect: RPCDialect = .unitool, logger: Logger
+        maxMessageBytes: Int = RPCServer.defaultMaxMessageBytes, dialect: RPCDialect = .unitool,
+        batchRefusal: @escaping @Sendable () -> String? = { nil }, logger: Logger
     ) {
         self.dialect = dialect
+        self.batchRefusal = batchRefusal
         self.methods = methods
         self.output = output
         self.framing = framing
@@ -192,6 +197,10 @@ public final class RPCServer: Sendable {
                 return
             }
             if case .array(let items) = value {
+                if let reason = batchRefusal() {
+                    send(response(id: .null, error: .invalidRequest(reason)))
+                    return
+                }
                 receiveBatch(items)
             } else {
                 switch accept(value, answeredAlone: true) {

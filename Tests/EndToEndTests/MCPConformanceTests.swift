@@ -90,6 +90,33 @@ struct MCPConformanceTests {
         }
     }
 
+    @Test("strict where MCP is: id null is -32600, a batch after 2025-06-18 is -32600 and runs nothing, initialize comes once")
+    func strictWhereMCPIs() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning { demo in
+            let (outcome, answers) = try await exchange(
+                [
+                    Self.initialize, Self.initialized, #"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+                    #"[{"jsonrpc":"2.0","id":22,"method":"ping"},{"jsonrpc":"2.0","id":23,"method":"tools/list"}]"#,
+                    #"{"jsonrpc":"2.0","id":24,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+                    #"{"jsonrpc":"2.0","id":25,"method":"ping"}"#,
+                ], sandbox: sandbox, demo: demo)
+            #expect(outcome.exitCode == 0, "\(outcome)")
+            let all = outcome.stdout.split(separator: "\n").compactMap { try? JSONParser.parse(Array($0.utf8)) }
+            let refusedWithoutID = all.filter { $0["id"] == .null && $0["error"]?["code"] == .number(-32600) }
+                .compactMap { $0["error"]?["message"]?.stringValue }
+            #expect(refusedWithoutID.contains { $0.contains("never null") }, "\(outcome.stdout)")
+            #expect(refusedWithoutID.contains { $0.contains("has no batches") }, "\(outcome.stdout)")
+            #expect(answers["22"] == nil && answers["23"] == nil, "nothing of the batch ran: \(outcome.stdout)")
+            // Two initialize requests: the one handled first is answered, the other refused.
+            let handshakes = [answers["1"], answers["24"]]
+            #expect(handshakes.filter { $0?["result"]?["protocolVersion"] != nil }.count == 1, "\(outcome.stdout)")
+            #expect(handshakes.filter { $0?["error"]?["code"] == .number(-32600) }.count == 1, "\(outcome.stdout)")
+            #expect(answers["25"]?["result"] == .object([]), "the session goes on: \(outcome.stdout)")
+        }
+    }
+
     @Test(
         "a tool's failure is its answer, isError with text a model can act on: a refused renewal, a wrong argument; an unknown tool is a protocol error"
     )

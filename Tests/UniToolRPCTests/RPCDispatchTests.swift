@@ -18,6 +18,19 @@ struct RPCDispatchTests {
         return lifecycle
     }
 
+    @Test("a request with id null is refused in MCP's dialect (-32600) and run in unitool's, which JSON-RPC 2.0 allows")
+    func nullID() throws {
+        let ping = try Self.request("ping", id: .null)
+        guard case .refuse(let error) = RPCRoute.decide(ping, lifecycle: RPCLifecycle(), dialect: .mcp) else {
+            Issue.record("MCP ran a request with id null")
+            return
+        }
+        #expect(error.code == -32600 && error.message.contains("never null"))
+        #expect(RPCRoute.decide(ping, lifecycle: RPCLifecycle(), dialect: .unitool) == .run)
+        // A notification has no id at all, which is not a null one.
+        #expect(RPCRoute.decide(try Self.request("ping"), lifecycle: RPCLifecycle(), dialect: .mcp) == .run)
+    }
+
     @Test("exit and $/cancelRequest sent with an id are refused with -32600 that says they are notifications")
     func controlNotificationsAsRequests() throws {
         for method in ["exit", "$/cancelRequest"] {
