@@ -128,6 +128,45 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
     public let message: String
     /// What the user can do about it.
     public let hint: String?
+    /// A recipe option's value the portal does not offer, when that is the error: each front
+    /// end names the option in its own words (`--term`, `options.term`, `term`).
+    public var refusedOption: RefusedOption? = nil
+
+    /// An option value the portal does not offer, and the values it does.
+    public struct RefusedOption: Sendable, Equatable {
+        public var option: String
+        public var value: String
+        public var offered: [String]
+        /// The values are those the portal offered when it was last reached (it cannot be now).
+        public var lastSeen: Bool
+
+        public init(option: String, value: String, offered: [String], lastSeen: Bool) {
+            self.option = option
+            self.value = value
+            self.offered = offered
+            self.lastSeen = lastSeen
+        }
+
+        /// The message and hint, with the option named as `label`.
+        public func words(naming label: String) -> (message: String, hint: String) {
+            let list = offered.joined(separator: ", ")
+            if lastSeen {
+                return (
+                    "'\(value)' is not a value the portal offered for \(label) when it was last reached",
+                    "it offered: \(list); the portal cannot be reached now"
+                )
+            }
+            return ("'\(value)' is not a value the portal offers for \(label)", "the portal offers: \(list)")
+        }
+
+        /// The usage error as the command line says it (`--term`).
+        public var error: UniToolError {
+            let (message, hint) = words(naming: "--\(option)")
+            var error = UniToolError(.usage, message, hint: hint)
+            error.refusedOption = self
+            return error
+        }
+    }
 
     /// The same error with a note before its hint: where a setting it used came from.
     public func adding(note: String) -> UniToolError {

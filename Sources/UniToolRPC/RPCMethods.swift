@@ -263,8 +263,14 @@ public struct RPCMethods: Sendable {
         if !offline { request.progress?("running \(recipe.command)") }
         // run() checks the terms first, and names a mistyped option value; offline, the last
         // answer from the history: no connection, no request, no password.
-        let outcome = try await host.service(portal: portal, user: user).execute(
-            run.request, of: recipe, offline: offline, interaction: request.interaction)
+        let outcome: PortalService.RecipeOutcome
+        do {
+            outcome = try await host.service(portal: portal, user: user).execute(
+                run.request, of: recipe, offline: offline, interaction: request.interaction)
+        } catch let problem as ArgumentProblem {
+            // Found only at the portal (a term it does not offer), and still the caller's argument.
+            throw RPCError.invalidParams(problem.message)
+        }
         if let asOf = outcome.asOf {
             return Self.result(outcome.records, adding: [("asOf", .string(ISO8601DateFormatter().string(from: asOf)))])
         }

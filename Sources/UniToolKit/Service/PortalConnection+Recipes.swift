@@ -124,9 +124,9 @@ extension PortalConnection {
             let offered = try values(of: list.xpath, on: page.document(charsetOverride: portal.charsetOverride(for: page.url)))
             offeredValues.save(offered, portal: portal.id, command: recipe.command, option: option.name)
             guard !offered.isEmpty, !offered.contains(value) else { continue }
-            return UniToolError(
-                .usage, "'\(value)' is not a value the portal offers for --\(option.name)",
-                hint: "the portal offers: \((offered + option.resolve.keys.sorted()).joined(separator: ", "))")
+            return UniToolError.RefusedOption(
+                option: option.name, value: value, offered: offered + option.resolve.keys.sorted(), lastSeen: false
+            ).error
         }
         return nil
     }
@@ -139,9 +139,9 @@ extension PortalConnection {
                 let offered = offeredValues.load(portal: portal.id, command: recipe.command, option: option.name),
                 !offered.contains(value)
             else { continue }
-            return UniToolError(
-                .usage, "'\(value)' is not a value the portal offered for --\(option.name) when it was last reached",
-                hint: "it offered: \((offered + option.resolve.keys.sorted()).joined(separator: ", ")); the portal cannot be reached now")
+            return UniToolError.RefusedOption(
+                option: option.name, value: value, offered: offered + option.resolve.keys.sorted(), lastSeen: true
+            ).error
         }
         return nil
     }

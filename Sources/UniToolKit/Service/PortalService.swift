@@ -60,8 +60,17 @@ public struct PortalService: Sendable {
             return RecipeOutcome(records: try request.shape.apply(to: answer.records, of: recipe), asOf: answer.ranAt)
         }
         let today = RecordExtractor.localToday(try clock())
-        let records = try await session(interaction: interaction) {
-            try await $0.run(recipe, request, today: today)
+        let records: RecordSet
+        do {
+            records = try await session(interaction: interaction) {
+                try await $0.run(recipe, request, today: today)
+            }
+        } catch let error as UniToolError {
+            // A value the portal does not offer is the caller's argument, named in its words:
+            // JSON-RPC and MCP report it as an invalid argument, never as a command-line flag.
+            guard let refused = error.refusedOption, request.naming != .commandLine else { throw error }
+            let (message, hint) = refused.words(naming: "'\(request.naming.option(refused.option))'")
+            throw ArgumentProblem(path: request.naming.option(refused.option), message: "\(message); \(hint)")
         }
         return RecipeOutcome(records: try request.shape.apply(to: records, of: recipe), asOf: nil)
     }

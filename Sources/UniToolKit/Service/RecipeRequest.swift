@@ -19,6 +19,9 @@ public struct RecipeRequest: Sendable, Equatable {
     public var sort: [SortKey]?
     /// The fields to keep, in this order; nil for all.
     public var fields: [String]?
+    /// How the front end that asked names its arguments, for a mistake found only at the portal
+    /// (a term it does not offer): named as the front end's own argument, never another's flag.
+    public var naming: ArgumentNaming = .commandLine
 
     public var shape: RecordShape { RecordShape(summary: summary, sort: sort, fields: fields) }
 
@@ -140,6 +143,7 @@ public struct RecipeRequest: Sendable, Equatable {
             values[option.name] = value
         }
         self.options = values
+        self.naming = naming
 
         // The source first, in the recipe's words: which sources it has, or that it has one.
         var shape = shape
