@@ -58,15 +58,18 @@ public struct MCPToolCatalog: Sendable {
     public func tools(for version: MCPVersion = .latest) -> [JSONValue] {
         var tools: [JSONValue] = []
         for recipe in recipes {
-            let description = [recipe.summary, recipe.discussion?.trimmingCharacters(in: .whitespacesAndNewlines)]
-                .compactMap { $0 }.joined(separator: "\n\n")
+            let schema = RecipeRequest.schema(for: recipe)
+            // The recipe's words for the command line, with its flags named as the tool's arguments.
+            let words = MCPDescription(arguments: Set(schema.properties.map(\.name)), commands: Set(recipes.map(\.command)))
+            let description = [recipe.summary, recipe.discussion.map(words.text)]
+                .compactMap { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }.joined(separator: "\n\n")
             let effect = MCPToolEffect.of(recipe, portal: portal)
             tools.append(
                 Self.tool(
                     recipe.command, title: recipe.summary,
                     description: description + "\n\n" + effect.explanation(portal: portal.name)
                         + " Fields: \(recipe.columns.joined(separator: ", ")).",
-                    schema: RecipeRequest.schema(for: recipe), annotations: effect.annotations(title: recipe.summary), version: version))
+                    schema: schema, annotations: effect.annotations(title: recipe.summary), version: version))
             for action in recipe.actions {
                 tools.append(
                     Self.tool(

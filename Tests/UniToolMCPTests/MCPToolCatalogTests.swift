@@ -104,3 +104,47 @@ struct MCPToolCatalogTests {
         #expect(terms.contains("unitool --portal demo terms accept") && terms.contains("[terms_not_accepted]"), "\(terms)")
     }
 }
+
+@Suite("Tool descriptions for a model: arguments, never command-line flags")
+struct MCPDescriptionTests {
+    let words = MCPDescription(arguments: ["day", "cafeteria", "search"], commands: ["menu", "exams"])
+
+    @Test("a flag the tool has is named as its argument; a sentence with another flag or a unitool command is left out")
+    func rewriting() {
+        let text = """
+            Reads the menu. --day keeps one day (today, mon..fri,
+            or a date); --cafeteria keeps one cafeteria. --yes sends without asking.
+
+            Export them with: unitool menu --format ics. Prices are in yen.
+            """
+        #expect(
+            words.text(text)
+                == "Reads the menu. 'day' keeps one day (today, mon..fri, or a date); 'cafeteria' keeps one cafeteria.\n\nPrices are in yen."
+        )
+        #expect(words.rewritten("Give a code, or --search WORDS.") == "Give a code, or 'search' WORDS.")
+        #expect(words.rewritten("--format csv for a spreadsheet.") == nil)
+        #expect(MCPDescription.sentences("A 2.5 credit course. Then more! Ok?") == ["A 2.5 credit course.", "Then more!", "Ok?"])
+        // A command line goes, prose about unitool stays.
+        #expect(words.rewritten("Export them with: unitool exams as a calendar.") == nil)
+        #expect(words.rewritten("Its days go into 'unitool calendar' when asked.") == nil)
+        #expect(words.rewritten("The answers unitool has kept.") == "The answers unitool has kept.")
+    }
+
+    @Test("no tool of any bundled portal describes itself or an argument with command-line syntax")
+    func everyBundledTool() throws {
+        for portal in MCPToolCatalogTests.catalog.portals.keys.sorted() {
+            let recipes = Array(MCPToolCatalogTests.catalog.dataRecipes[portal]?.values ?? [:].values)
+            let catalog = MCPToolCatalog(portal: try MCPToolCatalogTests.catalog.portal(portal), recipes: recipes)
+            let lines = MCPDescription(arguments: [], commands: Set(recipes.map(\.command)))
+            for tool in catalog.tools().map(ToolView.init) {
+                #expect(tool.description?.contains("--") == false, "\(portal) \(tool.name): \(tool.description ?? "")")
+                let sentences = MCPDescription.sentences(tool.description ?? "")
+                #expect(!sentences.contains(where: lines.namesCommandLine), "\(portal) \(tool.name): \(tool.description ?? "")")
+                for (name, property) in tool.inputSchema.objectValue?["properties"]?.objectValue ?? [:] {
+                    let text = property.objectValue?["description"]?.stringValue ?? ""
+                    #expect(!text.contains("--"), "\(portal) \(tool.name).\(name): \(text)")
+                }
+            }
+        }
+    }
+}
