@@ -26,6 +26,9 @@ struct MCPToolCatalogTests {
         #expect(summary?["type"] == .string("boolean"))
         let lms = try #require(tool("lms-courses")).inputSchema.objectValue?["properties"]?.objectValue?["show"]?.objectValue
         #expect(lms?["enum"] == .array(["inprogress", "future", "past", "all"].map(JSONValue.string)))
+        // A yes/no filter is a boolean, not a string whose only value is "true".
+        let warning = try #require(tool("attendance")).inputSchema.objectValue?["properties"]?.objectValue?["warning"]?.objectValue
+        #expect(warning?["type"] == .string("boolean") && warning?["enum"] == nil, "\(String(describing: warning))")
         let news = try #require(tool("news")).inputSchema.objectValue?["properties"]?.objectValue?["source"]?.objectValue
         #expect(news?["enum"] == .array(["rss", "atom", "page"].map(JSONValue.string)))
         #expect(

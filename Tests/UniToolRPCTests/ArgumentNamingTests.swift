@@ -23,6 +23,24 @@ struct ArgumentNamingTests {
         }
     }
 
+    @Test("attendance's warning is a boolean for a tool: true keeps the course with one absence left; 'ture' names the argument")
+    func yesNoArgument() async throws {
+        try await RPCMethodsTests.withHost { host in
+            let client = try PointOfNoReturnTests.mcpClient(host)
+            client.send(RPCMethodsTests.request(1, "tools/call", #"{"name":"attendance","arguments":{"warning":true}}"#))
+            let answer = await client.next()
+            client.send(RPCMethodsTests.request(2, "tools/call", #"{"name":"attendance","arguments":{"warning":"ture"}}"#))
+            let wrong = await client.next()
+            _ = await client.finish()
+            let structured = answer?["result"]?["structuredContent"]?["records"]?.arrayValue ?? []
+            #expect(answer?["result"]?["isError"] == .bool(false) && !structured.isEmpty, "\(String(describing: answer))")
+            #expect(structured.allSatisfy { $0["warning"] == .bool(true) }, "\(structured)")
+            #expect(wrong?["result"]?["isError"] == .bool(true), "\(String(describing: wrong))")
+            let text = wrong?["result"]?["content"]?.arrayValue?.first?["text"]?.stringValue ?? ""
+            #expect(text.contains("'warning'") && !text.contains("--warning"), "\(text)")
+        }
+    }
+
     @Test("the grades tool with term 1999-winter is a tool error naming 'term' and the terms offered, not --term")
     func mcp() async throws {
         try await RPCMethodsTests.withHost { host in

@@ -34,7 +34,7 @@ public struct RecipeRequest: Sendable, Equatable {
         for option in recipe.options {
             let symbolic = option.resolve.keys.sorted()
             var property = ArgumentSchema.Property(
-                option.name, .string, description: option.help,
+                option.name, isYesNo(option, of: recipe) ? .boolean : .string, description: option.help,
                 allowed: option.allowedValues.isEmpty ? nil : option.allowedValues + symbolic,
                 examples: option.allowedValues.isEmpty ? symbolic : [], defaultValue: option.defaultValue)
             if let filter = option.filter { property.filter = .init(field: filter.field, test: filter.test.rawValue) }
@@ -46,6 +46,14 @@ public struct RecipeRequest: Sendable, Equatable {
             }
         }
         return ArgumentSchema(properties: properties, required: required)
+    }
+
+    /// Whether the option keeps the records whose yes/no field is what it says (`warning:
+    /// { filter: { field: warning, test: equals } }` on a `type: bool` field): its value is a
+    /// boolean in a schema, and the command line's `true`, `yes` or `1` is read as one.
+    static func isYesNo(_ option: OptionSpec, of recipe: DataRecipe) -> Bool {
+        guard let filter = option.filter, filter.test == .equals else { return false }
+        return recipe.primary.fields.first { $0.name == filter.field }?.type == .bool
     }
 
     /// The options without a default that a source's requests name (`{{code}}` in its fetch):
@@ -112,10 +120,28 @@ public struct RecipeRequest: Sendable, Equatable {
                 message: "'\(naming.option(name))' is not an option of '\(recipe.command)'"
                     + (known.isEmpty ? "; it takes none" : " (its options: \(known.joined(separator: ", ")))"))
         }
+        // A yes/no option given as text (the command line's `--warning yes`) is the boolean it says.
+        var options = options
+        for (index, (name, value)) in options.enumerated() {
+            guard case .string(let text) = value, let option = recipe.options.first(where: { $0.name == name }),
+                Self.isYesNo(option, of: recipe)
+            else { continue }
+            guard let flag = PortalLanguage.bool(text, language: nil) else {
+                throw ArgumentProblem(
+                    path: naming.option(name),
+                    message: "'\(text)' is not yes or no for \(naming.option(name)); use true or false (yes/no, 1/0)")
+            }
+            options[index].1 = .bool(flag)
+        }
         let checkedOptions = try Self.optionsSchema(for: recipe).check(options, path: naming.option)
         var values: [String: String] = [:]
         for option in recipe.options {
-            guard case .string(let value)? = checkedOptions[option.name] else { continue }
+            let value: String
+            switch checkedOptions[option.name] {
+            case .string(let text)?: value = text
+            case .bool(let flag)?: value = flag ? "true" : "false"
+            default: continue
+            }
             if option.filter != nil {
                 // A filter's value (a date, a weekday, a number of days within range) is read
                 // by the one parser the filter itself uses, before anything is asked of the portal.
