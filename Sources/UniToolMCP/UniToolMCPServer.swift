@@ -129,7 +129,7 @@ public struct UniToolMCPServer: Sendable {
         do {
             return try await perform(call, arguments: arguments, interaction: MCPInteraction(report: request.progress))
         } catch let problem as ArgumentProblem {
-            return toolError(problem.message + "; the tool's inputSchema says what it takes")
+            return toolError(problem.message + "; " + (problem.hint ?? "the tool's inputSchema says what it takes"))
         } catch let error as UniToolError {
             // A failure that the client's cancel caused is no answer: MCP answers a cancelled
             // call with silence, unless the call had already sent what cannot be taken back.

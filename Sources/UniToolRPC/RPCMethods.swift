@@ -269,7 +269,7 @@ public struct RPCMethods: Sendable {
                 run.request, of: recipe, offline: offline, interaction: request.interaction)
         } catch let problem as ArgumentProblem {
             // Found only at the portal (a term it does not offer), and still the caller's argument.
-            throw RPCError.invalidParams(problem.message)
+            throw RPCError.invalidParams(problem.message, hint: problem.hint)
         }
         if let asOf = outcome.asOf {
             return Self.result(outcome.records, adding: [("asOf", .string(ISO8601DateFormatter().string(from: asOf)))])

@@ -27,8 +27,13 @@ public struct RPCError: Error, Sendable, Equatable {
             data: .object([("kind", .string("method_not_found")), ("hint", .string("call 'initialize' to see the methods"))]))
     }
 
-    public static func invalidParams(_ detail: String) -> RPCError {
-        RPCError(code: -32602, message: "invalid params: \(detail)", data: .object([("kind", .string("invalid_params"))]))
+    /// A parameter the caller got wrong: the command line's usage mistake, so `data` carries its
+    /// exit code (64) as every unitool error's does, and a hint when there is one.
+    public static func invalidParams(_ detail: String, hint: String? = nil) -> RPCError {
+        var data: [(key: String, value: JSONValue)] = [("kind", .string("invalid_params"))]
+        if let hint { data.append(("hint", .string(hint))) }
+        data.append(("exit_code", .number(Double(UniToolError.Kind.usage.exitCode))))
+        return RPCError(code: -32602, message: "invalid params: \(detail)", data: .object(data))
     }
 
     public static func internalError(_ detail: String) -> RPCError {

@@ -26,6 +26,13 @@ struct MCPToolCatalogTests {
         #expect(summary?["type"] == .string("boolean"))
         let lms = try #require(tool("lms-courses")).inputSchema.objectValue?["properties"]?.objectValue?["show"]?.objectValue
         #expect(lms?["enum"] == .array(["inprogress", "future", "past", "all"].map(JSONValue.string)))
+        // A tool whose sources each need their own argument says that one of them is required.
+        let syllabus = try #require(tool("syllabus")).inputSchema.objectValue
+        #expect(
+            syllabus?["anyOf"]
+                == .array([.object([("required", .array([.string("code")]))]), .object([("required", .array([.string("search")]))])]),
+            "\(String(describing: syllabus))")
+        #expect(grades.inputSchema.objectValue?["anyOf"] == nil)
         // A yes/no filter is a boolean, not a string whose only value is "true".
         let warning = try #require(tool("attendance")).inputSchema.objectValue?["properties"]?.objectValue?["warning"]?.objectValue
         #expect(warning?["type"] == .string("boolean") && warning?["enum"] == nil, "\(String(describing: warning))")

@@ -19,7 +19,9 @@ struct ArgumentNamingTests {
             let error = answers["1"]?["error"]
             #expect(error?["code"] == .number(-32602), "\(String(describing: answers["1"]))")
             let message = error?["message"]?.stringValue ?? ""
-            #expect(message.contains("'options.term'") && message.contains("2026-fall") && !message.contains("--term"), "\(message)")
+            #expect(message.contains("'options.term'") && !message.contains("--term"), "\(message)")
+            #expect(error?["data"]?["hint"]?.stringValue?.contains("2026-fall") == true, "\(String(describing: error))")
+            #expect(error?["data"]?["exit_code"] == .number(64), "a usage mistake, as on the command line")
         }
     }
 

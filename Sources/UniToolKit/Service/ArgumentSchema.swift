@@ -29,11 +29,14 @@ public enum ArgumentValue: Sendable, Equatable {
 public struct ArgumentProblem: Error, Sendable, Equatable, CustomStringConvertible {
     public var path: String
     public var message: String
+    /// What to give instead, when there is more to say than the message (the values the portal offers).
+    public var hint: String?
     public var description: String { message }
 
-    public init(path: String, message: String) {
+    public init(path: String, message: String, hint: String? = nil) {
         self.path = path
         self.message = message
+        self.hint = hint
     }
 }
 
@@ -106,6 +109,10 @@ public struct ArgumentSchema: Sendable, Equatable {
 
     public var properties: [Property]
     public var required: [String]
+    /// Sets of which one must be given whole (JSON Schema's `anyOf` of `required`): a course's
+    /// `code`, or `search` words instead. The request model (`RecipeRequest`) enforces it, with
+    /// a message that says which source each reads.
+    public var requiredOneOf: [[String]] = []
 
     public init(properties: [Property], required: [String] = []) {
         self.properties = properties
@@ -138,6 +145,10 @@ public struct ArgumentSchema: Sendable, Equatable {
         }
         var object: [(String, SchemaJSON)] = [("type", .string("object")), ("properties", .object(members))]
         if !required.isEmpty { object.append(("required", .array(required.map(SchemaJSON.string)))) }
+        if !requiredOneOf.isEmpty {
+            object.append(
+                ("anyOf", .array(requiredOneOf.map { .object([("required", .array($0.map(SchemaJSON.string)))]) })))
+        }
         object.append(("additionalProperties", .bool(false)))
         return .object(object)
     }

@@ -70,7 +70,7 @@ public struct PortalService: Sendable {
             // JSON-RPC and MCP report it as an invalid argument, never as a command-line flag.
             guard let refused = error.refusedOption, request.naming != .commandLine else { throw error }
             let (message, hint) = refused.words(naming: "'\(request.naming.option(refused.option))'")
-            throw ArgumentProblem(path: request.naming.option(refused.option), message: "\(message); \(hint)")
+            throw ArgumentProblem(path: request.naming.option(refused.option), message: message, hint: hint)
         }
         return RecipeOutcome(records: try request.shape.apply(to: records, of: recipe), asOf: nil)
     }

@@ -45,7 +45,15 @@ public struct RecipeRequest: Sendable, Equatable {
                 required.append(option.name)
             }
         }
-        return ArgumentSchema(properties: properties, required: required)
+        var schema = ArgumentSchema(properties: properties, required: required)
+        // Sources that each need options of their own (a course's page its code, the search its
+        // words): one of those sets must be given, which a schema says with anyOf.
+        let needs = recipe.sources.map { Set(neededOptions(of: $0, in: recipe)).subtracting(required) }
+        if needs.count > 1, needs.allSatisfy({ !$0.isEmpty }), Set(needs).count > 1 {
+            var seen: Set<Set<String>> = []
+            schema.requiredOneOf = needs.filter { seen.insert($0).inserted }.map { $0.sorted() }
+        }
+        return schema
     }
 
     /// Whether the option keeps the records whose yes/no field is what it says (`warning:
