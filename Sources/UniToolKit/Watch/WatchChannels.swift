@@ -72,7 +72,15 @@ public struct ExecChannel: WatchChannel {
             try? writer.close()
         }
         guard let (status, signalled) = try await within(timeout, { await ended.status() }) ?? nil else {
+            // SIGTERM first; SIGKILL if it is still there after a moment: a command started from a
+            // process that blocks or ignores SIGTERM (a test runner, a service manager's child)
+            // inherits that, and would otherwise run on.
             process.terminate()
+            let pid = process.processIdentifier
+            Task.detached {
+                try? await Task.sleep(for: .seconds(2))
+                if process.isRunning { kill(pid, SIGKILL) }
+            }
             throw UniToolError(
                 .channelFailed, "'\(TerminalText.escaped(command))' ran for more than \(timeout.components.seconds) s and was stopped",
                 hint: "make the --exec command quick, or start long work in the background (... &)")
