@@ -86,12 +86,7 @@ public struct PortalService: Sendable {
         _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String] = [:], confirmed: Bool = false,
         listed: RecordSet? = nil, interaction: any Interaction
     ) async throws -> RecordSet {
-        let missing = action.missingParameters(parameters)
-        if !missing.isEmpty {
-            throw UniToolError(
-                .usage, "'\(recipe.command) \(action.name)' needs \(missing.joined(separator: " and "))",
-                hint: "give every required value; 'unitool \(recipe.command) \(action.name) --help' lists them")
-        }
+        try Self.requireParameters(of: action, of: recipe, given: parameters)
         if let unknown = action.unknownParameters(parameters).first {
             throw UniToolError(
                 .usage, "'\(unknown)' is not a value '\(recipe.command) \(action.name)' takes",
@@ -114,17 +109,23 @@ public struct PortalService: Sendable {
         }
     }
 
+    /// A usage error naming the required values of `action` that `parameters` leaves out, before
+    /// anything is asked or sent: `perform` and `preview` check alike.
+    static func requireParameters(of action: ActionSpec, of recipe: DataRecipe, given parameters: [String: String]) throws {
+        let missing = action.missingParameters(parameters)
+        guard missing.isEmpty else {
+            throw UniToolError(
+                .usage, "'\(recipe.command) \(action.name)' needs \(missing.joined(separator: " and "))",
+                hint: "give every required value; 'unitool \(recipe.command) \(action.name) --help' lists them")
+        }
+    }
+
     /// What an action with a `preview:` would change, sent nowhere (`--dry-run`, and the list a
     /// person sees before saying yes). Checks the parameters as `perform` does.
     public func preview(
         _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String] = [:], interaction: any Interaction
     ) async throws -> RecordSet {
-        let missing = action.missingParameters(parameters)
-        if !missing.isEmpty {
-            throw UniToolError(
-                .usage, "'\(recipe.command) \(action.name)' needs \(missing.joined(separator: " and "))",
-                hint: "give every required value; 'unitool \(recipe.command) \(action.name) --help' lists them")
-        }
+        try Self.requireParameters(of: action, of: recipe, given: parameters)
         let today = RecordExtractor.localToday(try clock())
         return try await session(interaction: interaction) {
             try await $0.preview(action, of: recipe, argument: argument, parameters: parameters, today: today)
