@@ -142,6 +142,9 @@ actor DemoState {
         return issued.user
     }
 
+    private(set) var tricklesFinished = 0
+    func finishedTrickle() { tricklesFinished += 1 }
+
     private(set) var passwordsReceived = 0
     private(set) var codesAccepted = 0
     func receivedPassword() { passwordsReceived += 1 }

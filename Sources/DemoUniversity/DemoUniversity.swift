@@ -250,6 +250,9 @@ public final class DemoUniversity: Sendable {
     public var requests: [DemoRequest] { get async { await state.requests } }
     /// How many one-time codes the IdP refused because they had been used already.
     public var reusedCodes: Int { get async { await state.reusedCodes } }
+    /// How many `trickle` bodies were sent to their end: a client bounded by a deadline over the
+    /// whole request leaves long before one is.
+    public var tricklesFinished: Int { get async { await state.tricklesFinished } }
     /// Passwords the IdP was sent, and one-time codes it accepted, since the demo started.
     public var passwordsReceived: Int { get async { await state.passwordsReceived } }
     public var codesAccepted: Int { get async { await state.codesAccepted } }
@@ -310,6 +313,7 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
                         try await Task.sleep(for: .seconds(2))
                     }
                     try await writer.finish(nil)
+                    await state.finishedTrickle()
                 })
         }
         if faults.redirectLoop {

@@ -132,11 +132,9 @@ struct AuthCommandTests {
     func noSessionBus() async throws {
         let emptyRuntime = sandbox.root.appendingPathComponent("no-bus")
         try FileManager.default.createDirectory(at: emptyRuntime, withIntermediateDirectories: true)
-        let started = Date()
         let outcome = try await run(
             ["--portal", "demo", "--user", "bence", "grades"], extra: ["XDG_RUNTIME_DIR": emptyRuntime.path],
             removing: ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"])
-        #expect(Date().timeIntervalSince(started) < 10)
         #expect(outcome.exitCode == 41, "\(outcome)")
         #expect(outcome.stderr.contains("keyring"))
         #expect(outcome.stderr.contains("D-Bus"))

