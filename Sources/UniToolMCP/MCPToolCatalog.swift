@@ -75,7 +75,10 @@ public struct MCPToolCatalog: Sendable {
                     Self.tool(
                         Self.toolName(recipe, action), title: action.summary,
                         description:
-                            "\(action.summary).\n\nThis CHANGES something on the portal on the user's behalf (it submits the portal's own form); ask the user before calling it. The portal may refuse, and then says why.",
+                            "\(action.summary).\n\nThis CHANGES something on the portal on the user's behalf (it submits the portal's own form); ask the user before calling it. The portal may refuse, and then says why."
+                            + (action.asks
+                                ? " It asks the user first: the server asks them itself when the client supports elicitation; otherwise it sends nothing and says what it would send, and 'confirm': true, once the user has agreed, sends it."
+                                : ""),
                         schema: Self.schema(for: action, of: recipe), annotations: MCPToolEffect.changes.annotations(title: action.summary),
                         version: version))
             }
@@ -123,6 +126,14 @@ public struct MCPToolCatalog: Sendable {
         for parameter in action.parameters {
             properties.append(.init(parameter.name, .string, description: parameter.help))
             if parameter.required { required.append(parameter.name) }
+        }
+        if action.asks {
+            properties.append(
+                .init(
+                    "confirm", .boolean,
+                    description:
+                        "true only once the user has agreed to exactly what this sends; without it the server asks the user itself when the client supports elicitation, and otherwise sends nothing and says what it would send",
+                    defaultValue: "false"))
         }
         return ArgumentSchema(properties: properties, required: required)
     }

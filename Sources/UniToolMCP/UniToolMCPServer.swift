@@ -29,6 +29,8 @@ public struct UniToolMCPServer: Sendable {
         let value = Mutex(MCPVersion.latest)
         /// Whether `initialize` was answered: a second one is refused, not a new negotiation.
         let initialized = Mutex(false)
+        /// Whether the client declared `elicitation` (2025-06-18 on): the server may ask the user.
+        let clientElicits = Mutex(false)
     }
 
     public init(host: any RPCHost, portal: PortalRecipe, user: String, warnings: [String] = []) {
@@ -44,6 +46,7 @@ public struct UniToolMCPServer: Sendable {
     let recipes: [DataRecipe]
     let catalog: MCPToolCatalog
     var agreed: MCPVersion { version.value.withLock { $0 } }
+    var clientElicits: Bool { version.clientElicits.withLock { $0 } }
 
     /// MCP's methods, for an `RPCServer` in the `.mcp` dialect.
     public var methods: [String: RPCMethod] {
@@ -88,6 +91,10 @@ public struct UniToolMCPServer: Sendable {
         }
         let agreed = MCPVersion.negotiated(asked)
         version.value.withLock { $0 = agreed }
+        // An empty object declares form elicitation (2025-11-25 added `form` and `url` inside it).
+        if agreed >= .v2025_06_18, case .object? = request.params?["capabilities"]?["elicitation"] {
+            version.clientElicits.withLock { $0 = true }
+        }
         var serverInfo: [(key: String, value: JSONValue)] = [("name", .string("unitool")), ("version", .string(UniToolVersion.current))]
         if agreed >= .v2025_06_18 { serverInfo.append(("title", .string("unitool: \(portal.name)"))) }
         var instructions =
@@ -127,7 +134,8 @@ public struct UniToolMCPServer: Sendable {
                 "'arguments' must be an object of the tool's named arguments, not \(other.typeName); nothing was run")
         }
         do {
-            return try await perform(call, arguments: arguments, interaction: MCPInteraction(report: request.progress))
+            let interaction = MCPInteraction(report: request.progress, elicitation: clientElicits ? request.client : nil)
+            return try await perform(call, named: name, arguments: arguments, interaction: interaction)
         } catch let problem as ArgumentProblem {
             return toolError(problem.message + "; " + (problem.hint ?? "the tool's inputSchema says what it takes"))
         } catch let error as UniToolError {
@@ -138,7 +146,9 @@ public struct UniToolMCPServer: Sendable {
         }
     }
 
-    func perform(_ call: MCPToolCatalog.Call, arguments: JSONValue?, interaction: any Interaction) async throws -> JSONValue {
+    func perform(_ call: MCPToolCatalog.Call, named name: String, arguments: JSONValue?, interaction: MCPInteraction) async throws
+        -> JSONValue
+    {
         let service = host.service(portal: portal, user: user)
         switch call {
         case .run(let recipe):
@@ -152,10 +162,26 @@ public struct UniToolMCPServer: Sendable {
             for parameter in action.parameters {
                 if case .string(let text)? = given[parameter.name] { parameters[parameter.name] = text }
             }
-            // The tool is marked destructive, so the client asked its person before this call.
+            // An action that asks first is sent only with `confirm: true`, which the host gives
+            // after asking its person, or once the user accepts the server's own question. Any
+            // other action's tool is marked destructive, and the host asks before calling it.
+            let confirmedInCall = given["confirm"] == .bool(true)
+            var listed: RecordSet?
+            if action.preview != nil, !confirmedInCall {
+                let preview = try await service.preview(
+                    action, of: recipe, argument: argument, parameters: parameters, interaction: interaction)
+                if preview.records.isEmpty {
+                    return result(preview, note: "Nothing to \(action.name): nothing was sent.")
+                }
+                listed = preview
+            }
+            var asking = interaction
+            asking.confirmation = MCPConfirmation(
+                tool: name, portal: portal.name, action: action, argument: argument, parameters: parameters, listed: listed)
             return result(
                 try await service.perform(
-                    action, of: recipe, argument: argument, parameters: parameters, confirmed: true, interaction: interaction))
+                    action, of: recipe, argument: argument, parameters: parameters, confirmed: confirmedInCall, listed: listed,
+                    interaction: asking))
         case .today:
             let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.todaySchema)
             let refresh = given["refresh"] == .bool(true)
@@ -197,11 +223,11 @@ public struct UniToolMCPServer: Sendable {
 
     /// Records as the tool's answer: JSON text for the model and, from 2025-06-18, the same as
     /// structured content.
-    func result(_ records: RecordSet) -> JSONValue {
+    func result(_ records: RecordSet, note: String? = nil) -> JSONValue {
         let structured = JSONValue.object([
             ("columns", .array(records.columns.map(JSONValue.string))), ("records", .array(records.records.map(JSONValue.init))),
         ])
-        return result(text: structured.serialized, structured: structured)
+        return result(text: (note.map { $0 + " " } ?? "") + structured.serialized, structured: structured)
     }
 
     func result(text: String, structured: JSONValue?) -> JSONValue {
@@ -336,10 +362,41 @@ public struct UniToolMCPServer: Sendable {
 /// MCP's answers to what the service asks on the way (`Interaction`). A tool call never prompts:
 /// stdin is the protocol. Progress goes out as `notifications/progress` when the call asked for it;
 /// terms not yet accepted are refused with the CLI's hint, which the assistant passes on (the
-/// server's instructions say so); an action is confirmed by the call itself, since its tool is
-/// marked destructive and the host asks the user before it calls one.
+/// server's instructions say so). An action that asks first is put to the user through the
+/// client's elicitation when it has it (`MCPConfirmation`), and refused, saying what it would
+/// send, when it has not; any other action is confirmed by the call, since its tool is marked
+/// destructive and the host asks before calling one.
 struct MCPInteraction: Interaction {
     let report: (@Sendable (String) -> Void)?
+    /// The client, when it declared elicitation: the server may ask the user through it.
+    let elicitation: RPCClientLink?
+    /// The question for the action this call performs, if it performs one.
+    var confirmation: MCPConfirmation?
+
+    init(report: (@Sendable (String) -> Void)?, elicitation: RPCClientLink?) {
+        self.report = report
+        self.elicitation = elicitation
+    }
 
     func progress(_ message: String) { report?(message) }
+
+    func confirm(_ action: ActionSpec, argument: String, parameters: [String: String], on portal: PortalRecipe) async throws -> Bool {
+        guard action.asks else { return true }
+        guard let confirmation else { return false }
+        guard let elicitation else {
+            throw confirmation.unasked(because: "this client cannot ask the user for the server (no elicitation)")
+        }
+        let answer: JSONValue
+        do {
+            answer = try await elicitation.request("elicitation/create", params: confirmation.request)
+        } catch let failure as RPCClientLink.Failure {
+            switch failure {
+            case .answered(let code, let message):
+                throw confirmation.unasked(because: "the client could not ask the user (its answer: \(message) [\(code)])")
+            case .clientGone:
+                throw confirmation.unasked(because: "the client went away before the user answered")
+            }
+        }
+        return try confirmation.decision(answer)
+    }
 }

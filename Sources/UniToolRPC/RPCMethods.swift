@@ -378,7 +378,7 @@ public struct RPCMethods: Sendable {
 
     func recipesPerform(_ request: RPCRequest) async throws -> JSONValue {
         let params = try Params(request)
-        try params.allow(["portal", "user", "recipe", "action", "argument", "parameters"])
+        try params.allow(["portal", "user", "recipe", "action", "argument", "parameters", "confirm"])
         let recipe = try self.recipe(params)
         let name = try params.requiredString("action")
         guard let action = recipe.actions.first(where: { $0.name == name }) else {
@@ -391,7 +391,8 @@ public struct RPCMethods: Sendable {
             throw RPCError.invalidParams("'\(recipe.command) \(action.name)' takes no argument")
         }
         // The named values (`parameters: {title, isbn}`), each a string. The call that names the
-        // action is its confirmation: the front end asked its person first.
+        // action is its confirmation, the front end having asked its person first; an action that
+        // asks first (`ask: true`, a preview) needs `confirm: true` besides.
         var parameters: [String: String] = [:]
         for (name, value) in try params.object("parameters") ?? [] {
             guard case .string(let text) = value else {
@@ -407,9 +408,10 @@ public struct RPCMethods: Sendable {
         if let missing = action.missingParameters(parameters).first {
             throw RPCError.invalidParams("'parameters.\(missing)' is required by '\(recipe.command) \(action.name)'")
         }
+        let confirmed = try params.bool("confirm") ?? false
         request.progress?("performing \(action.name) of \(recipe.command), the terms of use checked first")
         let result = try await host.service(portal: portal, user: user).perform(
-            action, of: recipe, argument: argument, parameters: parameters, confirmed: true, interaction: request.interaction)
+            action, of: recipe, argument: argument, parameters: parameters, confirmed: confirmed, interaction: request.interaction)
         return Self.result(result)
     }
 

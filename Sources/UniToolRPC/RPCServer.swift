@@ -11,12 +11,40 @@ public struct RPCRequest: Sendable {
     public var params: JSONValue?
     /// Set when the client asked for progress with `progressToken`: sends `$/progress`.
     public var progress: (@Sendable (String) -> Void)?
+    /// The client on the other end of the stream, for a method that needs to ask it something
+    /// (MCP's `elicitation/create`) or tell it something (a list that changed). Nil outside a server.
+    public var client: RPCClientLink?
 
-    public init(id: JSONValue?, method: String, params: JSONValue?, progress: (@Sendable (String) -> Void)? = nil) {
+    public init(
+        id: JSONValue?, method: String, params: JSONValue?, progress: (@Sendable (String) -> Void)? = nil, client: RPCClientLink? = nil
+    ) {
         self.id = id
         self.method = method
         self.params = params
         self.progress = progress
+        self.client = client
+    }
+}
+
+/// What a method may send the client besides its answer: a request of the server's own, whose
+/// answer it waits for, and a notification.
+public struct RPCClientLink: Sendable {
+    let server: RPCServer
+
+    /// Sends `method` to the client as a request and returns its result. Throws the client's
+    /// error (`RPCClientLink.Failure.answered`), `.clientGone` once the input has ended, or
+    /// `CancellationError` when the calling task is cancelled (the question is then dropped).
+    public func request(_ method: String, params: JSONValue) async throws -> JSONValue {
+        try await server.ask(method, params: params)
+    }
+
+    public func notify(_ method: String, params: JSONValue) { server.notify(method, params: params) }
+
+    public enum Failure: Error, Sendable, Equatable {
+        /// The client answered with an error.
+        case answered(code: Int, message: String)
+        /// The input ended before the client answered: nobody is left to answer.
+        case clientGone
     }
 }
 
@@ -102,6 +130,11 @@ public final class RPCServer: Sendable {
         var tasks: [RPCWorkLedger.Ticket: Task<JSONValue?, Never>] = [:]
         /// Who waits for the ledger to become idle (the end of `serve`).
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// The server's own requests to the client, by id, until their answers come.
+        var questions: [String: CheckedContinuation<JSONValue, any Error>] = [:]
+        var questionsAsked = 0
+        /// Set when the input ends: a question asked then could never be answered.
+        var clientGone = false
     }
     private let state = Mutex(State())
 
@@ -145,6 +178,13 @@ public final class RPCServer: Sendable {
             for item in reader.finish() { receive(item) }
             logger.debug("the input ended; finishing the work in flight")
         }
+        // Work waiting for the client's answer to a question would wait forever.
+        let unanswered = state.withLock { state in
+            state.clientGone = true
+            defer { state.questions = [:] }
+            return state.questions.values
+        }
+        for question in unanswered { question.resume(throwing: RPCClientLink.Failure.clientGone) }
         await workFinished()
         output.flush()
         return state.withLock { $0.lifecycle.exitCode }
@@ -226,6 +266,11 @@ public final class RPCServer: Sendable {
     /// in the order messages arrive: the lifecycle, duplicate ids, registration of the task (so
     /// that a quick task can never finish before it is on the books).
     private func accept(_ value: JSONValue, answeredAlone: Bool) -> Acceptance {
+        // An answer to one of the server's own questions: handed to whoever waits, never answered.
+        if value["method"] == nil, value["result"] != nil || value["error"] != nil {
+            receiveAnswer(value)
+            return .nothing
+        }
         var decoded: RPCRequest
         switch RPCEnvelope.decode(value) {
         case .failure(let rejection): return .answer(response(id: rejection.id, error: rejection.error))
@@ -233,6 +278,7 @@ public final class RPCServer: Sendable {
         }
         // Any request may ask for progress; a method that has something to report uses it.
         decoded.progress = progressReporter(for: decoded)
+        decoded.client = RPCClientLink(server: self)
         let request = decoded
         let id = request.id ?? .null
         enum Decision: Sendable {
@@ -403,7 +449,6 @@ public final class RPCServer: Sendable {
         .object([("jsonrpc", .string("2.0")), ("id", id), ("error", error.json)])
     }
 
-    /// Sends a notification to the client.
     /// How a request's work reports progress, if the request asked for it, in the dialect's form.
     private func progressReporter(for request: RPCRequest) -> (@Sendable (String) -> Void)? {
         guard request.id != nil else { return nil }
@@ -427,6 +472,50 @@ public final class RPCServer: Sendable {
         }
     }
 
+    /// Sends a request of the server's own and waits for the client's answer (see `RPCClientLink`).
+    func ask(_ method: String, params: JSONValue) async throws -> JSONValue {
+        let id = state.withLock { state in
+            state.questionsAsked += 1
+            return "unitool-\(state.questionsAsked)"
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, any Error>) in
+                let refusal = state.withLock { state -> (any Error)? in
+                    if state.clientGone { return RPCClientLink.Failure.clientGone }
+                    if Task.isCancelled { return CancellationError() }
+                    state.questions[id] = continuation
+                    return nil
+                }
+                if let refusal {
+                    continuation.resume(throwing: refusal)
+                    return
+                }
+                send(
+                    .object([("jsonrpc", .string("2.0")), ("id", .string(id)), ("method", .string(method)), ("params", params)]))
+            }
+        } onCancel: {
+            let waiting = state.withLock { $0.questions.removeValue(forKey: id) }
+            waiting?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// The client's answer to a question: its result, or its error, to whoever asked.
+    private func receiveAnswer(_ value: JSONValue) {
+        guard let id = value["id"]?.stringValue, let waiting = state.withLock({ $0.questions.removeValue(forKey: id) }) else {
+            logger.debug("an answer to no question of ours was ignored (id \(value["id"]?.serialized ?? "none"))")
+            return
+        }
+        if let result = value["result"] {
+            waiting.resume(returning: result)
+        } else {
+            let error = value["error"]
+            waiting.resume(
+                throwing: RPCClientLink.Failure.answered(
+                    code: Int(error?["code"]?.doubleValue ?? 0), message: error?["message"]?.stringValue ?? "no message"))
+        }
+    }
+
+    /// Sends a notification to the client.
     public func notify(_ method: String, params: JSONValue) {
         send(.object([("jsonrpc", .string("2.0")), ("method", .string(method)), ("params", params)]))
     }

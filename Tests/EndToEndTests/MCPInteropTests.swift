@@ -89,6 +89,52 @@ struct MCPInteropTests {
         }
     }
 
+    /// An action that asks first, put to the user by the server through elicitation when the
+    /// client has it: the SDK's callback answers accept, decline or cancel; a client without
+    /// one gets what would be sent, and its host confirms with `confirm: true`.
+    @Test(
+        "library_request asks the user through the client: decline and cancel send nothing, accept sends exactly one request; without elicitation nothing is sent until confirm: true",
+        arguments: ["accept", "decline", "cancel", "none"])
+    func confirmation(answer: String) async throws {
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        try await DemoUniversity.withRunning { demo in
+            guard let report = try await drive("confirm-\(answer)", ["--portal", "demo", "mcp"], demo: demo) else { return }
+            let request = try #require(report["request"] as? [String: Any])
+            let asked = report["asked"] as? [[String: Any]] ?? []
+            let sent = await demo.requests.filter { $0.method == "POST" && $0.path.hasPrefix("/library/request") }
+            let filed = sent.filter { $0.path == "/library/request/send" }
+            let text = request["text"] as? String ?? ""
+            switch answer {
+            case "accept":
+                #expect(request["is_error"] as? Bool == false, "\(request)")
+                #expect(filed.count == 1, "one request filed: \(sent)")
+                let question = asked.first?["message"] as? String ?? ""
+                #expect(question.contains("title: Gödel, Escher, Bach") && question.contains("isbn: 978-0-465-02656-2"), "\(asked)")
+                // renew-all lists the loans it renews in its question, then renews them.
+                let renewAll = try #require(report["renew_all"] as? [String: Any])
+                #expect(renewAll["is_error"] as? Bool == false, "\(renewAll)")
+                #expect(asked.count == 2 && (asked.last?["message"] as? String ?? "").contains("barcode: "), "\(asked)")
+            case "decline", "cancel":
+                #expect(request["is_error"] as? Bool == true, "\(request)")
+                #expect(text.contains("[declined]") && text.contains("nothing was sent"), "\(text)")
+                #expect(text.contains(answer == "decline" ? "declined" : "dismissed"), "\(text)")
+                #expect(sent.isEmpty, "nothing reached the library: \(sent)")
+                let renewAll = try #require(report["renew_all"] as? [String: Any])
+                #expect(renewAll["is_error"] as? Bool == true, "\(renewAll)")
+                let renewals = await demo.requests.filter { $0.method == "POST" && $0.path == "/library/renew-all" }
+                #expect(renewals.isEmpty, "\(renewals)")
+            default:
+                #expect(asked.isEmpty)
+                #expect(request["is_error"] as? Bool == true, "\(request)")
+                #expect(text.contains("title: Gödel, Escher, Bach") && text.contains("confirm: true"), "\(text)")
+                // The host asked its person and calls again with confirm: true.
+                let confirmed = try #require(report["confirmed"] as? [String: Any])
+                #expect(confirmed["is_error"] as? Bool == false, "\(confirmed)")
+                #expect(filed.count == 1, "the confirmed call filed one request: \(sent)")
+            }
+        }
+    }
+
     @Test(
         "terms not accepted and a needed login are tool errors (isError) that name the command to run; no tool takes a password")
     func refusals() async throws {

@@ -190,6 +190,12 @@ struct StudentLifeCommandsTests {
         client.sendLine(Self.request(5, "recipes.run", #"{"portal":"demo","recipe":"attendance","options":{"warning":"yes"}}"#))
         client.sendLine(Self.request(6, "calendar", #"{"portal":"demo","include":["coop-hours"]}"#))
         client.sendLine(Self.request(7, "calendar", #"{"portal":"demo","include":["menu"]}"#))
+        // The purchase request asks first: sent once the client says its person agreed.
+        client.sendLine(
+            Self.request(
+                8, "recipes.perform",
+                #"{"portal":"demo","recipe":"library","action":"request","parameters":{"title":"Concrete Mathematics","isbn":"0-201-55802-5"},"confirm":true}"#
+            ))
         var seen: [JSONValue] = []
         let describe = await client.response(id: .number(1), seen: &seen)
         let action = Self.element(describe?["result"]?["actions"], 0)
@@ -199,7 +205,12 @@ struct StudentLifeCommandsTests {
                 && Self.element(action?["parameters"], 0)?["required"] == .bool(true))
         let missing = await client.response(id: .number(2), seen: &seen)
         #expect(missing?["error"]?["code"] == .number(-32602), "\(String(describing: missing))")
-        let performed = await client.response(id: .number(3), seen: &seen)
+        let unconfirmed = await client.response(id: .number(3), seen: &seen)
+        #expect(unconfirmed?["error"]?["code"] == .number(-32026), "\(String(describing: unconfirmed))")
+        let refusal = unconfirmed?["error"]?["message"]?.stringValue ?? ""
+        #expect(refusal.contains("title: Concrete Mathematics") && refusal.contains("nothing was sent"), "\(refusal)")
+        #expect(unconfirmed?["error"]?["data"]?["hint"]?.stringValue?.contains(#""confirm": true"#) == true)
+        let performed = await client.response(id: .number(8), seen: &seen)
         #expect(Self.element(performed?["result"]?["records"], 0)?["number"] == .string("R2026-0042"), "\(String(describing: performed))")
         let found = await client.response(id: .number(4), seen: &seen)
         #expect(Self.element(found?["result"]?["records"], 1)?["code"] == .string("CS-320"), "\(String(describing: found))")

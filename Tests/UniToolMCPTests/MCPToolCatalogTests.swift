@@ -49,7 +49,11 @@ struct MCPToolCatalogTests {
         #expect(renew.description?.contains("CHANGES something") == true)
         #expect(renew.inputSchema.objectValue?["required"] == .array([.string("barcode")]))
         let all = try #require(tool("loans_renew-all"))
-        #expect(all.inputSchema.objectValue?["required"] == nil && all.inputSchema.objectValue?["properties"] == .object([]))
+        // renew-all asks first (it has a preview): its only argument is the user's confirmation.
+        #expect(all.inputSchema.objectValue?["required"] == nil)
+        #expect(all.inputSchema["properties"]?["confirm"]?["type"] == .string("boolean"), "\(all.inputSchema)")
+        #expect(all.inputSchema["properties"]?["confirm"]?["default"] == .bool(false))
+        #expect(renew.inputSchema["properties"]?["confirm"] == nil, "a single renewal does not ask first")
         if case .perform(_, let action)? = tools.call(named: "loans_renew-all") {
             #expect(!action.takesArgument)
         } else {

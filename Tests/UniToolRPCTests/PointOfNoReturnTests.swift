@@ -89,7 +89,7 @@ struct PointOfNoReturnTests {
         try await RPCMethodsTests.withHost { host in
             let client = try Self.mcpClient(host)
             let post = host.demo.hold("POST", "/library/renew-all")
-            client.send(Self.request(7, "tools/call", #"{"name":"loans_renew-all","arguments":{}}"#))
+            client.send(Self.request(7, "tools/call", #"{"name":"loans_renew-all","arguments":{"confirm":true}}"#))
             await post.arrival()
             let marker = await Self.cancel(Self.mcpCancel, then: Self.request(8, "ping"), on: client)
             #expect(marker?["id"] == .number(8), "\(String(describing: marker))")
@@ -110,7 +110,7 @@ struct PointOfNoReturnTests {
         try await RPCMethodsTests.withHost { host in
             let client = try Self.mcpClient(host)
             let page = host.demo.hold("GET", "/library/renew-all")
-            client.send(Self.request(7, "tools/call", #"{"name":"loans_renew-all","arguments":{}}"#))
+            client.send(Self.request(7, "tools/call", #"{"name":"loans_renew-all","arguments":{"confirm":true}}"#))
             await page.arrival()
             let marker = await Self.cancel(Self.mcpCancel, then: Self.request(8, "ping"), on: client)
             #expect(marker?["id"] == .number(8))

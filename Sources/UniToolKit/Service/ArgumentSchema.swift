@@ -132,7 +132,11 @@ public struct ArgumentSchema: Sendable, Equatable {
             }
             if let description = property.description { schema.append(("description", .string(description))) }
             if let defaultValue = property.defaultValue {
-                schema.append(("default", property.kind == .integer ? .integer(Int(defaultValue) ?? 0) : .string(defaultValue)))
+                switch property.kind {
+                case .integer: schema.append(("default", .integer(Int(defaultValue) ?? 0)))
+                case .boolean: schema.append(("default", .bool(["true", "yes", "1"].contains(defaultValue.lowercased()))))
+                default: schema.append(("default", .string(defaultValue)))
+                }
             }
             if let allowed = property.allowed { schema.append(("enum", .array(allowed.map(SchemaJSON.string)))) }
             if !property.examples.isEmpty { schema.append(("examples", .array(property.examples.map(SchemaJSON.string)))) }

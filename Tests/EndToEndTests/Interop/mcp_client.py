@@ -5,6 +5,10 @@ usage: mcp_client.py SCENARIO UNITOOL [ARGS...]
   session:  initialize, list the tools and resources, call grades and loans_renew, read a resource
   refusals: call grades, and grades with a password argument, and report the tools' errors
   tools:    list the tools and their annotations only (nothing is called)
+  confirm-accept, confirm-decline, confirm-cancel: call library_request and loans_renew-all with
+            an elicitation callback that answers so, and report what the user was asked
+  confirm-none: call library_request without an elicitation callback, then again with
+            confirm: true, as a host does once its person agreed
   campus:   list the tools, then call the campus app's other screens (attendance, syllabus by
             code and by search, menu, menu-pdf, coop-hours, links) and library_request
 Prints one JSON object with what happened.
@@ -75,8 +79,17 @@ async def main():
     scenario, command, arguments = sys.argv[1], sys.argv[2], sys.argv[3:]
     parameters = StdioServerParameters(command=command, args=arguments, env=server_environment())
     report = {}
+    asked = []
+
+    async def answer(context, params):
+        """The user's answer to the server's question: what the scenario's name says."""
+        from mcp.types import ElicitResult
+        asked.append({"message": params.message, "schema": field(params, "requestedSchema", "requested_schema")})
+        return ElicitResult(action=scenario.split("-", 1)[1], content={} if scenario == "confirm-accept" else None)
+
+    callbacks = {"elicitation_callback": answer} if scenario in ("confirm-accept", "confirm-decline", "confirm-cancel") else {}
     async with stdio_client(parameters) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, **callbacks) as session:
             initialized = await session.initialize()
             report["server"] = field(initialized, "serverInfo", "server_info").name
             if scenario == "session":
@@ -104,7 +117,7 @@ async def main():
                     "menu_pdf": ("menu-pdf", {}),
                     "coop_hours": ("coop-hours", {"on": "2026-12-24"}),
                     "links": ("links", {"section": "Career"}),
-                    "library_request": ("library_request", {"title": "Gödel, Escher, Bach", "isbn": "978-0-465-02656-2"}),
+                    "library_request": ("library_request", {"title": "Gödel, Escher, Bach", "isbn": "978-0-465-02656-2", "confirm": True}),
                     "library": ("library", {}),
                 }
                 for key, (name, arguments) in calls.items():
@@ -119,6 +132,14 @@ async def main():
                     }
                     for tool in tools.tools
                 }
+            elif scenario.startswith("confirm-"):
+                book = {"title": "Gödel, Escher, Bach", "isbn": "978-0-465-02656-2"}
+                report["request"] = await call(session, "library_request", book)
+                if scenario == "confirm-none":
+                    report["confirmed"] = await call(session, "library_request", dict(book, confirm=True))
+                else:
+                    report["renew_all"] = await call(session, "loans_renew-all", {})
+                report["asked"] = asked
             else:
                 report["grades"] = await call(session, "grades", {})
                 report["with_password"] = await call(session, "grades", {"password": "hunter2"})
