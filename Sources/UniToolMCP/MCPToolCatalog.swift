@@ -40,16 +40,18 @@ public struct MCPToolCatalog: Sendable {
         }
     }
 
-    /// One tool as `tools/list` describes it, for the negotiated protocol version: `title` from
-    /// 2025-06-18, `annotations` from 2025-03-26.
+    /// One tool as `tools/list` describes it, for the negotiated protocol version: `title` and
+    /// `outputSchema` (the shape of its `structuredContent`) from 2025-06-18, `annotations` from
+    /// 2025-03-26.
     static func tool(
-        _ name: String, title: String, description: String, schema: ArgumentSchema, annotations: MCPToolEffect.Annotations,
-        version: MCPVersion
+        _ name: String, title: String, description: String, schema: ArgumentSchema, output: SchemaJSON? = nil,
+        annotations: MCPToolEffect.Annotations, version: MCPVersion
     ) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [("name", .string(name))]
         if version >= .v2025_06_18 { members.append(("title", .string(title))) }
         members.append(("description", .string(description)))
         members.append(("inputSchema", JSONValue(schema.json)))
+        if version >= .v2025_06_18, let output { members.append(("outputSchema", JSONValue(output))) }
         if version >= .v2025_03_26 { members.append(("annotations", annotations.json)) }
         return .object(members)
     }
@@ -69,7 +71,8 @@ public struct MCPToolCatalog: Sendable {
                     recipe.command, title: recipe.summary,
                     description: description + "\n\n" + effect.explanation(portal: portal.name)
                         + " Fields: \(recipe.columns.joined(separator: ", ")).",
-                    schema: schema, annotations: effect.annotations(title: recipe.summary), version: version))
+                    schema: schema, output: RecordSchema.answer(of: recipe), annotations: effect.annotations(title: recipe.summary),
+                    version: version))
             for action in recipe.actions {
                 tools.append(
                     Self.tool(
@@ -101,14 +104,16 @@ public struct MCPToolCatalog: Sendable {
                 "search", title: "Search what the user has seen",
                 description:
                     "Finds courses, grades, loans and news in the answers unitool has kept, typos, accents and full-width forms forgiven. No request to the portal.",
-                schema: Self.searchSchema, annotations: .init(title: "Search", readOnly: true, destructive: false, openWorld: false),
+                schema: Self.searchSchema, output: RecordSchema.anyAnswer,
+                annotations: .init(title: "Search", readOnly: true, destructive: false, openWorld: false),
                 version: version))
         tools.append(
             Self.tool(
                 "history", title: "What changed in a command's answers",
                 description:
                     "What changed in a command's answers, run by run and field by field (a grade that came in, a due date that moved). No request to the portal.",
-                schema: historySchema, annotations: .init(title: "History", readOnly: true, destructive: false, openWorld: false),
+                schema: historySchema, output: RecordSchema.anyAnswer,
+                annotations: .init(title: "History", readOnly: true, destructive: false, openWorld: false),
                 version: version))
         return tools
     }
@@ -206,11 +211,16 @@ public enum MCPToolEffect: Sendable, Equatable {
     /// An action: the portal's own form submitted on the user's behalf.
     case changes
 
-    /// A data command's effect: a POST in any of its sources counts, since the tool's `source`
-    /// argument may choose any of them; so does a method-override header among the headers its
-    /// requests carry (its own, and the portal's or a service's, which `portal` has).
+    /// A data command's effect: a POST in any of its sources or their `read:` values counts,
+    /// since the tool's `source` argument may choose any of them, unless the recipe is bundled
+    /// and says the POST only reads (`safe: true`, the catalogue's search form); so does a
+    /// method-override header among the headers its requests carry (its own, and the portal's
+    /// or a service's, which `portal` has).
     public static func of(_ recipe: DataRecipe, portal: PortalRecipe? = nil) -> MCPToolEffect {
-        let posting = recipe.sources.filter(\.post)
+        let believed = { (safe: Bool) in safe && recipe.bundled }
+        let posting = recipe.sources.filter { source in
+            (source.post && !believed(source.postIsSafe)) || source.reads.contains { $0.post && !believed($0.postIsSafe) }
+        }
         if !posting.isEmpty { return .posts(sources: posting.map { $0.name ?? recipe.command }) }
         let headers = (portal.map { [$0.headers] + $0.serviceHeaders.values.map { $0 } } ?? []) + [recipe.headers]
         if let override = methodOverride(in: headers.flatMap { $0 }) {

@@ -89,6 +89,45 @@ struct MCPInteropTests {
         }
     }
 
+    /// What the model is told, checked over every tool the demo offers: descriptions without
+    /// command-line syntax, annotations from what each recipe sends, and every answer valid
+    /// against the tool's outputSchema (jsonschema, Draft 2020-12), grades' totals included.
+    @Test(
+        "tools/list: no description has '--'; catalogue and lms-courses are read-only, actions destructive; every structuredContent is valid against its outputSchema"
+    )
+    func typedAnswers() async throws {
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        try await DemoUniversity.withRunning { demo in
+            guard let report = try await drive("typed", ["--portal", "demo", "mcp"], demo: demo) else { return }
+            let tools = try #require(report["tools"] as? [String: [String: Any]])
+            for (name, tool) in tools {
+                #expect(!(tool["description"] as? String ?? "").contains("--"), "\(name): \(tool["description"] ?? "")")
+            }
+            for name in ["catalogue", "lms-courses", "grades", "today"] {
+                #expect(tools[name]?["read_only"] as? Bool == true && tools[name]?["destructive"] as? Bool == false, "\(name)")
+            }
+            for name in ["loans_renew", "loans_renew-all", "library_request"] {
+                #expect(tools[name]?["destructive"] as? Bool == true && tools[name]?["read_only"] as? Bool == false, "\(name)")
+            }
+            #expect(tools["grades"]?["open_world"] as? Bool == true && tools["search"]?["open_world"] as? Bool == false)
+            let recipeTools = tools.filter { $0.value["read_only"] as? Bool == true && !["today"].contains($0.key) }
+            for (name, tool) in recipeTools {
+                #expect(tool["has_output_schema"] as? Bool == true, "\(name) has no outputSchema")
+            }
+            let checks = try #require(report["checks"] as? [[String: Any]])
+            let answered = checks.filter { $0["valid"] != nil }
+            for check in answered {
+                #expect(check["valid"] as? Bool == true, "\(check)")
+            }
+            // Every read-only recipe tool was called and answered, not skipped.
+            let called = Set(answered.compactMap { $0["tool"] as? String })
+            let expected = Set(recipeTools.keys).subtracting(["today"])
+            #expect(called == expected, "called \(called.sorted()); skipped or failed: \(checks.filter { $0["valid"] == nil })")
+            #expect(answered.contains { $0["tool"] as? String == "grades" && ($0["records"] as? Int ?? 0) > 0 })
+            #expect(answered.filter { $0["tool"] as? String == "grades" }.count == 3, "grades: current, all terms, and their totals")
+        }
+    }
+
     /// An action that asks first, put to the user by the server through elicitation when the
     /// client has it: the SDK's callback answers accept, decline or cancel; a client without
     /// one gets what would be sent, and its host confirms with `confirm: true`.

@@ -55,7 +55,8 @@ struct MCPSecurityTests {
         #expect(tools([recipe])["mixed"]?.annotations.readOnlyHint == false)
     }
 
-    @Test("GET commands stay read-only; actions stay destructive; the bundled POST recipes are no longer read-only")
+    @Test(
+        "GET commands stay read-only; actions stay destructive; the bundled POST searches that say 'safe: true' are read-only")
     func bundledRecipes() throws {
         let all = tools(Array(Self.catalog.dataRecipes["demo"]!.values))
         for name in ["grades", "courses", "loans", "news", "search", "history"] {
@@ -63,8 +64,46 @@ struct MCPSecurityTests {
         }
         #expect(all["loans_renew"]?.annotations.readOnlyHint == false && all["loans_renew"]?.annotations.destructiveHint == true)
         for name in ["lms-courses", "catalogue"] {
-            #expect(all[name]?.annotations.readOnlyHint == false, "\(name) asks for its page with a POST")
+            #expect(Self.catalog.dataRecipes["demo"]?[name]?.bundled == true, "\(name)")
+            #expect(
+                all[name]?.annotations.readOnlyHint == true && all[name]?.annotations.destructiveHint == false,
+                "\(name) POSTs a search, and its bundled recipe says so")
         }
+    }
+
+    @Test("'safe: true' from a pack or the user's folder is not believed: the POST to the renewal form stays a change")
+    func safeClaimOfAPack() throws {
+        let claimed = Self.loanStatus.replacingOccurrences(of: "method: post", with: "method: post\nsafe: true")
+        let recipe = try Self.recipe(claimed)
+        #expect(recipe.sources.first?.postIsSafe == true && recipe.bundled == false)
+        #expect(MCPToolEffect.of(recipe) == .posts(sources: ["loan-status"]))
+        // Loaded through a catalog, from a folder other than the bundled one: the same.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("unitool-safe-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("demo"), withIntermediateDirectories: true)
+        try claimed.write(to: folder.appendingPathComponent("demo/loan-status.yaml"), atomically: true, encoding: .utf8)
+        let catalog = try RecipeCatalog(directories: [Fixtures.recipes, folder])
+        let loaded = try catalog.recipe(portal: "demo", command: "loan-status")
+        #expect(loaded.bundled == false)
+        #expect(tools([loaded])["loan-status"]?.annotations.destructiveHint == true)
+    }
+
+    @Test("a POST read: value counts as a POST; 'safe:' without method: post is refused")
+    func readsAndSafeWithoutPost() throws {
+        let reading = try Self.recipe(
+            """
+            command: tokened
+            read:
+              token: { fetch: /token, method: post, form: { a: "1" }, xpath: "//b" }
+            fetch: /news?t={{token}}
+            rows: "//li"
+            fields: { title: { xpath: "." } }
+            """)
+        #expect(MCPToolEffect.of(reading) == .posts(sources: ["tokened"]))
+        let error = #expect(throws: UniToolError.self) {
+            try Self.recipe(Self.loanStatus.replacingOccurrences(of: "method: post\nform: { confirm: \"yes\" }", with: "safe: true"))
+        }
+        #expect(error?.message.contains("safe: true is said of a POST") == true, "\(String(describing: error))")
     }
 
     @Test("'today' runs the commands it lists, so one that POSTs makes 'today' not read-only")

@@ -7,7 +7,8 @@ import WebEncoding
 extension DataRecipe {
     /// The keys a source may have.
     static let sourceKeys = [
-        "fetch", "parse", "namespaces", "rows", "empty_when", "next", "max_pages", "fields", "charset", "method", "form", "json", "read",
+        "fetch", "parse", "namespaces", "rows", "empty_when", "next", "max_pages", "fields", "charset", "method", "form", "json", "safe",
+        "read",
     ]
 
     /// Reads and validates a data recipe. Every problem names the file, line and key.
@@ -243,17 +244,17 @@ extension DataRecipe.Source {
             namespaces: Dictionary(uniqueKeysWithValues: try reader.stringMap("namespaces") ?? []),
             rows: try reader.requiredXPath("rows"), emptyWhen: try reader.xpath("empty_when"),
             next: try reader.xpath("next"), maxPages: maxPages, fields: fields, charset: try reader.charsetLabel("charset"))
-        (source.post, source.form, source.json) = try reader.requestBody()
+        (source.post, source.form, source.json, source.postIsSafe) = try reader.requestBody()
         if let readsReader = try reader.mappingReader("read") {
             for name in readsReader.keys {
                 let entry = try readsReader.entry(name)
-                try entry.allowOnly(["fetch", "xpath", "regex", "method", "form", "json", "parse", "type"])
+                try entry.allowOnly(["fetch", "xpath", "regex", "method", "form", "json", "safe", "parse", "type"])
                 let regex = try entry.string("regex")
                 if let regex, (try? Regex(regex)) == nil { throw entry.error("regex", "'\(regex)' is not a valid regular expression") }
                 var read = Read(
                     name: name, fetch: Template(try entry.requiredString("fetch")), xpath: try entry.requiredXPath("xpath"),
                     regex: regex)
-                (read.post, read.form, read.json) = try entry.requestBody()
+                (read.post, read.form, read.json, read.postIsSafe) = try entry.requestBody()
                 read.parser = try entry.choice("parse", of: Parser.self) ?? .html
                 guard read.parser == .html || read.parser == .json else {
                     throw entry.error("parse", "a read: value is taken from an HTML page or a JSON answer: use html or json")
@@ -600,7 +601,7 @@ extension ColumnDisplay {
 extension MappingReader {
     /// `method:`, `form:` and `json:` of a source or a `read:` entry: whether the page is asked
     /// for with a POST, and its body. A body without `method: post`, or both bodies, is an error.
-    func requestBody() throws -> (post: Bool, form: [(name: String, value: Template)], json: Template?) {
+    func requestBody() throws -> (post: Bool, form: [(name: String, value: Template)], json: Template?, safe: Bool) {
         let post: Bool
         switch try string("method")?.lowercased() {
         case nil, "get": post = false
@@ -611,6 +612,9 @@ extension MappingReader {
         let json = try string("json").map(Template.init)
         if !post, !form.isEmpty || json != nil { throw error(json != nil ? "json" : "form", "a body is sent with method: post only") }
         if !form.isEmpty, json != nil { throw error("json", "a POST sends form or json, not both") }
-        return (post, form, json)
+        // `safe: true`: the POST only reads (a search form), so an assistant need not ask first.
+        let safe = try bool("safe") ?? false
+        if safe, !post { throw error("safe", "safe: true is said of a POST that only reads; a GET is safe already") }
+        return (post, form, json, safe)
     }
 }

@@ -19,6 +19,10 @@ public struct DataRecipe: Sendable {
     public var actions: [ActionSpec]
     public var file: String
     public var portal: String
+    /// Whether the recipe came from the bundled recipes (`RecipeCatalog.bundledDirectory()`),
+    /// not from the user's folder or a pack: only such a recipe's word that a POST only reads
+    /// (`safe: true`) is passed on to an assistant, since a pack could say it of a renewal form.
+    public var bundled = false
     /// False for a public command (`login: false`, a news feed): it needs no user and never logs
     /// in; a portal that asks for a login is an error, not a password prompt.
     public var login = true
@@ -135,6 +139,9 @@ public struct DataRecipe: Sendable {
         /// `method: post`: the first page is asked for with a POST of `form` or `json`, as a
         /// page's script asks an AJAX endpoint. Later pages (`next`) are links, so GETs.
         public var post = false
+        /// `safe: true` beside `method: post`: the recipe says its POST only reads (a search form),
+        /// which an assistant is told only of a bundled recipe (`DataRecipe.bundled`).
+        public var postIsSafe = false
         /// The POST's form fields, `{{option}}` and `{{read}}` values filled in.
         public var form: [(name: String, value: Template)] = []
         /// The POST's JSON body; values are filled in JSON-escaped.
@@ -159,6 +166,8 @@ public struct DataRecipe: Sendable {
             /// `method: post`: the page is asked for with a POST of `form` or `json`, as a
             /// source's first page may be (a token that only an AJAX call hands out).
             public var post = false
+            /// `safe: true`: this POST only reads, as the source's own `safe:` says.
+            public var postIsSafe = false
             public var form: [(name: String, value: Template)] = []
             public var json: Template? = nil
             /// How the answer is read (`parse: json` for an AJAX answer); HTML by default.

@@ -51,7 +51,9 @@ public struct RecipeCatalog: Sendable {
     ) throws {
         let files = FileManager.default
         let all = directories.map { ($0, false) } + packs.map { ($0, true) }
+        let bundled = Self.bundledDirectory().resolvingSymlinksInPath().standardizedFileURL.path
         for (directory, isPack) in all where files.fileExists(atPath: directory.path) {
+            let isBundled = !isPack && directory.resolvingSymlinksInPath().standardizedFileURL.path == bundled
             let portalDirectories = (try? files.contentsOfDirectory(atPath: directory.path)) ?? []
             // `platforms` holds what recipes build on (`use:`), not a portal.
             for portalName in portalDirectories.sorted() where (only == nil || only == portalName) && portalName != "platforms" {
@@ -67,7 +69,8 @@ public struct RecipeCatalog: Sendable {
                     continue
                 }
                 try loadPortal(
-                    portalDirectory, portalName: portalName, fromPack: isPack, trust: trust, reserved: reservedCommands, command: command)
+                    portalDirectory, portalName: portalName, fromPack: isPack, bundled: isBundled, trust: trust, reserved: reservedCommands,
+                    command: command)
             }
         }
         // A command names a service its portal declares: checked once every file is read.
@@ -91,7 +94,7 @@ public struct RecipeCatalog: Sendable {
     }
 
     private mutating func loadPortal(
-        _ directory: URL, portalName: String, fromPack: Bool, trust: RecipeTrust, reserved reservedCommands: Set<String>,
+        _ directory: URL, portalName: String, fromPack: Bool, bundled: Bool, trust: RecipeTrust, reserved reservedCommands: Set<String>,
         command wanted: String?
     ) throws {
         let names = Self.recipeFiles(in: directory)
@@ -153,7 +156,8 @@ public struct RecipeCatalog: Sendable {
                 portals[portalName] = recipe
             } else {
                 if let wanted, let declared = Self.declaredCommand(in: text), declared != wanted { continue }
-                let recipe = try DataRecipe.load(file: file.path, text: text, portal: portalName, reserved: reservedCommands)
+                var recipe = try DataRecipe.load(file: file.path, text: text, portal: portalName, reserved: reservedCommands)
+                recipe.bundled = bundled
                 if fromPack && isPacksOwnPortal {
                     packFiles[file.path] = portalTrusted
                 } else if fromPack {

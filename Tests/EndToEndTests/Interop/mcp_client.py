@@ -5,6 +5,9 @@ usage: mcp_client.py SCENARIO UNITOOL [ARGS...]
   session:  initialize, list the tools and resources, call grades and loans_renew, read a resource
   refusals: call grades, and grades with a password argument, and report the tools' errors
   tools:    list the tools and their annotations only (nothing is called)
+  typed:    list the tools, then call every one that only reads, with the arguments its schema
+            requires (an example, a choice or the default), and check each structuredContent
+            against the tool's outputSchema with jsonschema
   confirm-accept, confirm-decline, confirm-cancel: call library_request and loans_renew-all with
             an elicitation callback that answers so, and report what the user was asked
   confirm-none: call library_request without an elicitation callback, then again with
@@ -75,6 +78,74 @@ async def describe_tools(session):
     }
 
 
+def arguments_for(schema):
+    """Arguments a tool's inputSchema requires, from its own examples, choices or defaults (a
+    search's words from a small list); None when a required one offers none. "code or search"
+    (anyOf) takes the first it can fill."""
+    properties = schema.get("properties", {})
+    # Free text the schema cannot offer an example of, as a model would fill it for the demo.
+    words = {"query": "theory", "search": "theory"}
+
+    def value(name):
+        spec = properties.get(name, {})
+        for key in ("examples", "enum"):
+            if spec.get(key):
+                return spec[key][0]
+        return spec.get("default", words.get(name))
+
+    required = list(schema.get("required", []))
+    for alternative in schema.get("anyOf", []):
+        fillable = [name for name in alternative.get("required", []) if value(name) is not None]
+        if fillable:
+            required.append(fillable[0])
+            break
+    arguments = {}
+    for name in required:
+        if value(name) is None:
+            return None
+        arguments[name] = value(name)
+    return arguments
+
+
+async def typed_calls(session):
+    """Every read-only tool called once (grades three ways), its answer checked against its
+    outputSchema with jsonschema; descriptions and annotations reported for the test to check."""
+    import jsonschema
+    listed = await session.list_tools()
+    tools, checks = {}, []
+    for tool in listed.tools:
+        output = field(tool, "outputSchema", "output_schema")
+        annotations = tool.annotations
+        tools[tool.name] = {
+            "description": tool.description, "has_output_schema": output is not None,
+            "read_only": bool(annotations and field(annotations, "readOnlyHint", "read_only_hint")),
+            "destructive": bool(annotations and field(annotations, "destructiveHint", "destructive_hint")),
+            "open_world": bool(annotations and field(annotations, "openWorldHint", "open_world_hint")),
+        }
+        if output is not None:
+            jsonschema.Draft202012Validator.check_schema(output)
+        if not tools[tool.name]["read_only"]:
+            continue
+        schema = field(tool, "inputSchema", "input_schema")
+        base = arguments_for(schema)
+        if base is None:
+            checks.append({"tool": tool.name, "skipped": "a required argument offers no example"})
+            continue
+        variants = [base]
+        if tool.name == "grades":
+            variants += [dict(base, term="all"), dict(base, term="all", summary=True)]
+        for arguments in variants:
+            result = await call(session, tool.name, arguments)
+            check = {"tool": tool.name, "arguments": arguments, "is_error": result.get("is_error"), "text": result.get("text", "")[:300]}
+            if output is not None and result.get("ok") and not result.get("is_error"):
+                errors = [error.message for error in jsonschema.Draft202012Validator(output).iter_errors(result["structured"])]
+                check["valid"] = not errors
+                check["errors"] = errors[:3]
+                check["records"] = len((result["structured"] or {}).get("records", []))
+            checks.append(check)
+    return {"tools": tools, "checks": checks}
+
+
 async def main():
     scenario, command, arguments = sys.argv[1], sys.argv[2], sys.argv[3:]
     parameters = StdioServerParameters(command=command, args=arguments, env=server_environment())
@@ -132,6 +203,8 @@ async def main():
                     }
                     for tool in tools.tools
                 }
+            elif scenario == "typed":
+                report.update(await typed_calls(session))
             elif scenario.startswith("confirm-"):
                 book = {"title": "Gödel, Escher, Bach", "isbn": "978-0-465-02656-2"}
                 report["request"] = await call(session, "library_request", book)
