@@ -32,7 +32,7 @@ struct MCPCommand: UniToolCommand {
         let server = UniToolMCPServer(host: host, portal: portal, user: user, warnings: warnings)
         await RPCCommand.serveOnStandardIO(
             "mcp", methods: server.methods, framing: .newline, limits: RPCLimits(), dialect: .mcp, batchRefusal: server.batchRefusal,
-            host: host, logger: environment.logger)
+            host: host, logger: environment.logger, alongside: { client in await server.followHistory(client: client) })
     }
 
     /// What a client's launch left out that this server needs, said on stderr (which clients

@@ -54,7 +54,8 @@ struct RPCCommand: UniToolCommand {
     /// SIGPIPE mid-write.
     static func serveOnStandardIO(
         _ name: String, methods: [String: RPCMethod], framing: RPCFraming, limits: RPCLimits, dialect: RPCDialect,
-        batchRefusal: @escaping @Sendable () -> String? = { nil }, host: CommandLineRPCHost, logger: Logger
+        batchRefusal: @escaping @Sendable () -> String? = { nil }, host: CommandLineRPCHost, logger: Logger,
+        alongside: (@Sendable (RPCClientLink) async -> Void)? = nil
     ) async -> Never {
         signal(SIGPIPE, SIG_IGN)
         let backlog = limits.maxUnreadBytes ?? RPCLimits.defaultMaxUnreadBytes
@@ -69,7 +70,23 @@ struct RPCCommand: UniToolCommand {
         // serve returns once every accepted request and notification has finished and every
         // answer is written (it flushes the output itself), also when the input ended right after
         // a request, so exiting below loses nothing.
-        let code = await server.serve(StandardInputStream.make())
+        // Work beside the requests (`alongside`) lives exactly as long as the serving.
+        let code = await withTaskGroup(of: Int32?.self) { group in
+            group.addTask { await server.serve(StandardInputStream.make()) }
+            if let alongside {
+                group.addTask {
+                    await alongside(server.client)
+                    return nil
+                }
+            }
+            var code: Int32 = 0
+            for await finished in group {
+                guard let finished else { continue }
+                code = finished
+                group.cancelAll()
+            }
+            return code
+        }
         // Sessions are saved after every call, so closing is only tidiness: it may not hold up
         // the exit a client asked for.
         Task.detached {

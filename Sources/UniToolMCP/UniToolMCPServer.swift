@@ -24,6 +24,8 @@ public struct UniToolMCPServer: Sendable {
     public let warnings: [String]
     /// The version agreed at `initialize`; the latest until then.
     private let version = AgreedVersion()
+    /// What the client was last told of the kept answers, and what it subscribed to.
+    let resourceWatch = ResourceWatch()
 
     final class AgreedVersion: Sendable {
         let value = Mutex(MCPVersion.latest)
@@ -31,6 +33,14 @@ public struct UniToolMCPServer: Sendable {
         let initialized = Mutex(false)
         /// Whether the client declared `elicitation` (2025-06-18 on): the server may ask the user.
         let clientElicits = Mutex(false)
+    }
+
+    /// The kept answers the client knows of (each command's newest run), and the resources it
+    /// asked to hear about: what `notifications/resources/list_changed` and `…/updated` compare.
+    final class ResourceWatch: Sendable {
+        /// Each command's newest run as last announced; nil until `initialize` looks first.
+        let announced = Mutex<[String: Date]?>(nil)
+        let subscribed = Mutex<Set<String>>([])
     }
 
     public init(host: any RPCHost, portal: PortalRecipe, user: String, warnings: [String] = []) {
@@ -59,6 +69,8 @@ public struct UniToolMCPServer: Sendable {
             "resources/list": { _ in .object([("resources", .array(self.resources()))]) },
             "resources/templates/list": { _ in .object([("resourceTemplates", .array(self.resourceTemplates()))]) },
             "resources/read": { request in try self.read(request) },
+            "resources/subscribe": { request in try self.subscribe(request, true) },
+            "resources/unsubscribe": { request in try self.subscribe(request, false) },
         ]
     }
 
@@ -91,6 +103,8 @@ public struct UniToolMCPServer: Sendable {
         }
         let agreed = MCPVersion.negotiated(asked)
         version.value.withLock { $0 = agreed }
+        // What the resource list holds now: later changes are announced against it.
+        announceChanges(to: nil)
         // An empty object declares form elicitation (2025-11-25 added `form` and `url` inside it).
         if agreed >= .v2025_06_18, case .object? = request.params?["capabilities"]?["elicitation"] {
             version.clientElicits.withLock { $0 = true }
@@ -106,7 +120,7 @@ public struct UniToolMCPServer: Sendable {
                 "capabilities",
                 .object([
                     ("tools", .object([("listChanged", .bool(false))])),
-                    ("resources", .object([("subscribe", .bool(false)), ("listChanged", .bool(false))])),
+                    ("resources", .object([("subscribe", .bool(true)), ("listChanged", .bool(true))])),
                 ])
             ),
             ("serverInfo", .object(serverInfo)),
@@ -135,7 +149,13 @@ public struct UniToolMCPServer: Sendable {
         }
         do {
             let interaction = MCPInteraction(report: request.progress, elicitation: clientElicits ? request.client : nil)
-            return try await perform(call, named: name, arguments: arguments, interaction: interaction)
+            let answer = try await perform(call, named: name, arguments: arguments, interaction: interaction)
+            // A command's run is kept in the history: a resource may have appeared or changed.
+            switch call {
+            case .run, .today: announceChanges(to: request.client)
+            default: break
+            }
+            return answer
         } catch let problem as ArgumentProblem {
             return toolError(problem.message + "; " + (problem.hint ?? "the tool's inputSchema says what it takes"))
         } catch let error as UniToolError {
@@ -305,6 +325,59 @@ public struct UniToolMCPServer: Sendable {
                     title: "How '\(recipe.command)' reads the portal", description: recipe.summary, mimeType: "application/yaml"))
         }
         return resources
+    }
+
+    /// Tells the client what changed in the kept answers since it was last told: a command with
+    /// its first answer changes the list (`notifications/resources/list_changed`); a newer answer
+    /// of a resource the client subscribed to is `notifications/resources/updated`. With no
+    /// client (at `initialize`), only notes what there is.
+    func announceChanges(to client: RPCClientLink?) {
+        let now = lastAnswers().mapValues(\.ranAt)
+        let previous = resourceWatch.announced.withLock { announced in
+            defer { announced = now }
+            return announced
+        }
+        guard let client, let previous else { return }
+        if Set(previous.keys) != Set(now.keys) { client.notify("notifications/resources/list_changed", params: .object([])) }
+        let subscribed = resourceWatch.subscribed.withLock { $0 }
+        for (command, ranAt) in now.sorted(by: { $0.key < $1.key }) where previous[command] != ranAt {
+            let uri = "unitool://\(portal.id)/records/\(command)"
+            if subscribed.contains(uri) { client.notify("notifications/resources/updated", params: .object([("uri", .string(uri))])) }
+        }
+    }
+
+    /// How often the history is looked at for answers kept by another process (a `unitool watch`
+    /// timer, the command line).
+    public static let historyCheckInterval: Duration = .seconds(15)
+
+    /// Runs beside the requests for as long as the server serves: answers that another unitool
+    /// process keeps (a watch) are announced as a tool call's are.
+    public func followHistory(client: RPCClientLink, every interval: Duration = historyCheckInterval) async {
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+            guard version.initialized.withLock({ $0 }) else { continue }
+            announceChanges(to: client)
+        }
+    }
+
+    /// `resources/subscribe` and `resources/unsubscribe`: a resource this server lists or can list.
+    func subscribe(_ request: RPCRequest, _ subscribing: Bool) throws -> JSONValue {
+        guard let uri = request.params?["uri"]?.stringValue else { throw RPCError.invalidParams("'uri' must be a string") }
+        let prefix = "unitool://\(portal.id)/"
+        let path = uri.hasPrefix(prefix) ? String(uri.dropFirst(prefix.count)) : ""
+        let parts = path.split(separator: "/", maxSplits: 1).map(String.init)
+        let known =
+            path == "terms"
+            || (parts.count == 2 && ["records", "recipes"].contains(parts[0]) && recipes.contains { $0.command == parts[1] })
+        guard known else { throw Self.notFound(uri) }
+        resourceWatch.subscribed.withLock { subscribed in
+            if subscribing { subscribed.insert(uri) } else { subscribed.remove(uri) }
+        }
+        return .object([])
     }
 
     func resourceTemplates() -> [JSONValue] {

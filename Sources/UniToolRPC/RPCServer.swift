@@ -472,6 +472,10 @@ public final class RPCServer: Sendable {
         }
     }
 
+    /// The client on the other end, for work that runs beside the requests (a watch on the history
+    /// that tells the client what changed).
+    public var client: RPCClientLink { RPCClientLink(server: self) }
+
     /// Sends a request of the server's own and waits for the client's answer (see `RPCClientLink`).
     func ask(_ method: String, params: JSONValue) async throws -> JSONValue {
         let id = state.withLock { state in

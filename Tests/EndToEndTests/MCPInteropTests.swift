@@ -89,6 +89,28 @@ struct MCPInteropTests {
         }
     }
 
+    @Test(
+        "the SDK's client hears notifications/resources/list_changed for the grades' first answer, and updated for each answer of the resource it subscribed to"
+    )
+    func resourceNotifications() async throws {
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        try await DemoUniversity.withRunning { demo in
+            guard let report = try await drive("resources", ["--portal", "demo", "mcp"], demo: demo) else { return }
+            let grades = "unitool://demo/records/grades"
+            #expect(!(report["before"] as? [String] ?? []).contains(grades), "\(report)")
+            #expect((report["after"] as? [String] ?? []).contains(grades), "\(report)")
+            // The notifications arrive before the call's answer, so the first call's are all in.
+            #expect(
+                report["after_first"] as? [String] == [
+                    "notifications/resources/list_changed", "notifications/resources/updated \(grades)",
+                ],
+                "\(report)")
+            let all = report["notifications"] as? [String] ?? []
+            #expect(all.filter { $0 == "notifications/resources/list_changed" }.count == 1, "\(all)")
+            #expect(all.filter { $0 == "notifications/resources/updated \(grades)" }.count == 2, "\(all)")
+        }
+    }
+
     /// What the model is told, checked over every tool the demo offers: descriptions without
     /// command-line syntax, annotations from what each recipe sends, and every answer valid
     /// against the tool's outputSchema (jsonschema, Draft 2020-12), grades' totals included.

@@ -5,6 +5,8 @@ usage: mcp_client.py SCENARIO UNITOOL [ARGS...]
   session:  initialize, list the tools and resources, call grades and loans_renew, read a resource
   refusals: call grades, and grades with a password argument, and report the tools' errors
   tools:    list the tools and their annotations only (nothing is called)
+  resources: list the resources, subscribe to the grades' last answer, call grades twice, and
+            report the notifications the server sent and the list after
   typed:    list the tools, then call every one that only reads, with the arguments its schema
             requires (an example, a choice or the default), and check each structuredContent
             against the tool's outputSchema with jsonschema
@@ -159,6 +161,17 @@ async def main():
         return ElicitResult(action=scenario.split("-", 1)[1], content={} if scenario == "confirm-accept" else None)
 
     callbacks = {"elicitation_callback": answer} if scenario in ("confirm-accept", "confirm-decline", "confirm-cancel") else {}
+    notifications = []
+
+    async def on_message(message):
+        """The server's notifications, as the SDK hands them to a client's message handler."""
+        root = getattr(message, "root", None)
+        if root is not None and hasattr(root, "method"):
+            params = getattr(root, "params", None)
+            notifications.append(" ".join([root.method, str(getattr(params, "uri", "") or "")]).strip())
+
+    if scenario == "resources":
+        callbacks["message_handler"] = on_message
     async with stdio_client(parameters) as (read, write):
         async with ClientSession(read, write, **callbacks) as session:
             initialized = await session.initialize()
@@ -203,6 +216,16 @@ async def main():
                     }
                     for tool in tools.tools
                 }
+            elif scenario == "resources":
+                before = await session.list_resources()
+                report["before"] = [str(resource.uri) for resource in before.resources]
+                await session.subscribe_resource("unitool://demo/records/grades")
+                report["first"] = await call(session, "grades", {"term": "current"})
+                report["after_first"] = list(notifications)
+                report["second"] = await call(session, "grades", {"term": "current"})
+                after = await session.list_resources()
+                report["after"] = [str(resource.uri) for resource in after.resources]
+                report["notifications"] = notifications
             elif scenario == "typed":
                 report.update(await typed_calls(session))
             elif scenario.startswith("confirm-"):

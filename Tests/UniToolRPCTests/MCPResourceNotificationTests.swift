@@ -1,0 +1,114 @@
+import Foundation
+import Logging
+import Testing
+import UniToolKit
+import UniToolMCP
+import UniToolRPC
+import UniToolTestSupport
+
+/// The resource list and its notifications (issue 51, deliverable 5): a command's first kept
+/// answer is announced with `notifications/resources/list_changed`, a newer answer of a
+/// subscribed resource with `notifications/resources/updated`, whether a tool call or another
+/// unitool process (a watch) kept it.
+@Suite("MCP resources: new and newer answers are announced")
+struct MCPResourceNotificationTests {
+    /// The MCP server over `host`, served in process; the test writes its input line by line.
+    struct Served {
+        let server: UniToolMCPServer
+        let rpc: RPCServer
+        let output = CollectedOutput()
+        let writer: AsyncStream<[UInt8]>.Continuation
+        let serving: Task<Int32, Never>
+
+        init(_ host: DemoRPCHost) throws {
+            server = UniToolMCPServer(host: host, portal: try host.catalog.portal("demo"), user: "alice")
+            rpc = RPCServer(
+                methods: server.methods, output: output, dialect: .mcp, batchRefusal: server.batchRefusal,
+                logger: Logger(label: "mcp-resources"))
+            let (input, writer) = AsyncStream<[UInt8]>.makeStream()
+            self.writer = writer
+            serving = Task { [rpc] in await rpc.serve(input) }
+        }
+
+        func send(_ line: String) { writer.yield(Array((line + "\n").utf8)) }
+
+        /// The methods of every notification written so far, in order, and the ids of the answers.
+        var sequence: [String] {
+            output.messages(.newline).map { message in
+                message["method"]?.stringValue.map { "\($0) \(message["params"]?["uri"]?.stringValue ?? "")" }
+                    ?? "answer \(message["id"]?.serialized ?? "")"
+            }
+        }
+
+        /// Waits until the answer to `id` is out.
+        func waitForAnswer(_ id: Int) async {
+            for _ in 0..<3000 where !output.messages(.newline).contains(where: { $0["id"] == .number(Double(id)) }) {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+
+        func end() async {
+            writer.finish()
+            _ = await serving.value
+        }
+    }
+
+    static let initialize =
+        #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
+    static let grades = "unitool://demo/records/grades"
+
+    @Test("a tool call's first answer is list_changed, then updated for the subscribed resource; a second call is updated only")
+    func toolCalls() async throws {
+        try await RPCMethodsTests.withHost { host in
+            let served = try Served(host)
+            served.send(Self.initialize)
+            served.send(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            served.send(#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"\#(Self.grades)"}}"#)
+            served.send(#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"grades","arguments":{"term":"2026-spring"}}}"#)
+            await served.waitForAnswer(3)
+            served.send(#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"grades","arguments":{"term":"2026-spring"}}}"#)
+            await served.waitForAnswer(4)
+            served.send(#"{"jsonrpc":"2.0","id":5,"method":"resources/subscribe","params":{"uri":"unitool://demo/records/nosuch"}}"#)
+            await served.waitForAnswer(5)
+            await served.end()
+            let sequence = served.sequence
+            #expect(
+                sequence == [
+                    "answer 1", "answer 2",
+                    "notifications/resources/list_changed ", "notifications/resources/updated \(Self.grades)", "answer 3",
+                    "notifications/resources/updated \(Self.grades)", "answer 4", "answer 5",
+                ], "\(sequence)")
+            let unknown = served.output.messages(.newline).first { $0["id"] == .number(5) }
+            #expect(unknown?["error"]?["code"] == .number(-32002), "\(String(describing: unknown))")
+            let capabilities = served.output.messages(.newline).first { $0["id"] == .number(1) }?["result"]?["capabilities"]
+            #expect(capabilities?["resources"]?["listChanged"] == .bool(true) && capabilities?["resources"]?["subscribe"] == .bool(true))
+        }
+    }
+
+    @Test("an answer another process keeps (a watch writing the history) is announced by the server's look at the history")
+    func anotherProcess() async throws {
+        try await RPCMethodsTests.withHost { host in
+            let served = try Served(host)
+            served.send(Self.initialize)
+            served.send(#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"unitool://demo/records/loans"}}"#)
+            await served.waitForAnswer(2)
+            let following = Task { [server = served.server, client = served.rpc.client] in
+                await server.followHistory(client: client, every: .milliseconds(20))
+            }
+            let history = try #require(host.history)
+            try history.record(
+                portal: "demo", user: "alice", recipe: "loans", options: "",
+                records: RecordSet(columns: ["barcode"], records: [Record(fields: [("barcode", .string("31000101"))])]))
+            for _ in 0..<3000 where !served.sequence.contains("notifications/resources/updated unitool://demo/records/loans") {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            following.cancel()
+            await following.value
+            await served.end()
+            #expect(
+                Array(served.sequence.dropFirst(2).prefix(2)) == [
+                    "notifications/resources/list_changed ", "notifications/resources/updated unitool://demo/records/loans",
+                ], "\(served.sequence)")
+        }
+    }
+}
