@@ -26,6 +26,8 @@ public struct UniToolMCPServer: Sendable {
     private let version = AgreedVersion()
     /// What the client was last told of the kept answers, and what it subscribed to.
     let resourceWatch = ResourceWatch()
+    /// The level of `notifications/message` the client asked for.
+    let log = MCPLog()
 
     final class AgreedVersion: Sendable {
         let value = Mutex(MCPVersion.latest)
@@ -62,7 +64,12 @@ public struct UniToolMCPServer: Sendable {
     public var methods: [String: RPCMethod] {
         [
             "initialize": { request in try self.initialize(request) },
-            "notifications/initialized": { _ in .null },
+            // The warnings the command line printed at start are the client's to log too.
+            "notifications/initialized": { request in
+                for warning in self.warnings { self.log.send(.warning, warning, to: request.client) }
+                return .null
+            },
+            "logging/setLevel": { request in try self.log.setLevel(request) },
             "ping": { _ in .object([]) },
             "tools/list": { _ in .object([("tools", .array(self.catalog.tools(for: self.agreed)))]) },
             "tools/call": { request in try await self.call(request) },
@@ -120,6 +127,7 @@ public struct UniToolMCPServer: Sendable {
                 "capabilities",
                 .object([
                     ("tools", .object([("listChanged", .bool(false))])),
+                    ("logging", .object([])),
                     ("resources", .object([("subscribe", .bool(true)), ("listChanged", .bool(true))])),
                 ])
             ),
@@ -148,7 +156,9 @@ public struct UniToolMCPServer: Sendable {
                 "'arguments' must be an object of the tool's named arguments, not \(other.typeName); nothing was run")
         }
         do {
-            let interaction = MCPInteraction(report: request.progress, elicitation: clientElicits ? request.client : nil)
+            let interaction = MCPInteraction(
+                report: request.progress, elicitation: clientElicits ? request.client : nil,
+                log: { level, message in self.log.send(level, message, to: request.client) })
             let answer = try await perform(call, named: name, arguments: arguments, interaction: interaction)
             // A command's run is kept in the history: a resource may have appeared or changed.
             switch call {
@@ -173,6 +183,7 @@ public struct UniToolMCPServer: Sendable {
         switch call {
         case .run(let recipe):
             let request = try MCPToolCatalog.request(arguments, for: recipe)
+            interaction.progress("reading \(recipe.command) from \(portal.name)")
             return result(try await service.execute(request, of: recipe, interaction: interaction).records)
         case .perform(let recipe, let action):
             let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.schema(for: action, of: recipe))
@@ -443,15 +454,37 @@ struct MCPInteraction: Interaction {
     let report: (@Sendable (String) -> Void)?
     /// The client, when it declared elicitation: the server may ask the user through it.
     let elicitation: RPCClientLink?
+    /// `notifications/message`, at the client's level: what the command line shows on stderr.
+    let log: @Sendable (MCPLog.Level, String) -> Void
     /// The question for the action this call performs, if it performs one.
     var confirmation: MCPConfirmation?
 
-    init(report: (@Sendable (String) -> Void)?, elicitation: RPCClientLink?) {
+    init(
+        report: (@Sendable (String) -> Void)?, elicitation: RPCClientLink?,
+        log: @escaping @Sendable (MCPLog.Level, String) -> Void = { _, _ in }
+    ) {
         self.report = report
         self.elicitation = elicitation
+        self.log = log
     }
 
-    func progress(_ message: String) { report?(message) }
+    /// The status line's words: progress for the call that asked for it, and the log at `info`.
+    func progress(_ message: String) {
+        report?(message)
+        log(.info, message)
+    }
+
+    /// A wait the person should hear about ("waiting 12 s for the next one-time code").
+    func explainWait(_ message: String) {
+        report?(message)
+        log(.notice, message)
+    }
+
+    /// Something done on the user's behalf that they should know of after the call.
+    func tell(_ message: String) {
+        report?(message)
+        log(.notice, message)
+    }
 
     func confirm(_ action: ActionSpec, argument: String, parameters: [String: String], on portal: PortalRecipe) async throws -> Bool {
         guard action.asks else { return true }

@@ -12,47 +12,6 @@ import UniToolTestSupport
 /// unitool process (a watch) kept it.
 @Suite("MCP resources: new and newer answers are announced")
 struct MCPResourceNotificationTests {
-    /// The MCP server over `host`, served in process; the test writes its input line by line.
-    struct Served {
-        let server: UniToolMCPServer
-        let rpc: RPCServer
-        let output = CollectedOutput()
-        let writer: AsyncStream<[UInt8]>.Continuation
-        let serving: Task<Int32, Never>
-
-        init(_ host: DemoRPCHost) throws {
-            server = UniToolMCPServer(host: host, portal: try host.catalog.portal("demo"), user: "alice")
-            rpc = RPCServer(
-                methods: server.methods, output: output, dialect: .mcp, batchRefusal: server.batchRefusal,
-                logger: Logger(label: "mcp-resources"))
-            let (input, writer) = AsyncStream<[UInt8]>.makeStream()
-            self.writer = writer
-            serving = Task { [rpc] in await rpc.serve(input) }
-        }
-
-        func send(_ line: String) { writer.yield(Array((line + "\n").utf8)) }
-
-        /// The methods of every notification written so far, in order, and the ids of the answers.
-        var sequence: [String] {
-            output.messages(.newline).map { message in
-                message["method"]?.stringValue.map { "\($0) \(message["params"]?["uri"]?.stringValue ?? "")" }
-                    ?? "answer \(message["id"]?.serialized ?? "")"
-            }
-        }
-
-        /// Waits until the answer to `id` is out.
-        func waitForAnswer(_ id: Int) async {
-            for _ in 0..<3000 where !output.messages(.newline).contains(where: { $0["id"] == .number(Double(id)) }) {
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-        }
-
-        func end() async {
-            writer.finish()
-            _ = await serving.value
-        }
-    }
-
     static let initialize =
         #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
     static let grades = "unitool://demo/records/grades"
@@ -60,7 +19,7 @@ struct MCPResourceNotificationTests {
     @Test("a tool call's first answer is list_changed, then updated for the subscribed resource; a second call is updated only")
     func toolCalls() async throws {
         try await RPCMethodsTests.withHost { host in
-            let served = try Served(host)
+            let served = try ServedMCP(host)
             served.send(Self.initialize)
             served.send(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
             served.send(#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"\#(Self.grades)"}}"#)
@@ -88,7 +47,7 @@ struct MCPResourceNotificationTests {
     @Test("an answer another process keeps (a watch writing the history) is announced by the server's look at the history")
     func anotherProcess() async throws {
         try await RPCMethodsTests.withHost { host in
-            let served = try Served(host)
+            let served = try ServedMCP(host)
             served.send(Self.initialize)
             served.send(#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"unitool://demo/records/loans"}}"#)
             await served.waitForAnswer(2)

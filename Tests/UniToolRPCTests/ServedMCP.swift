@@ -1,0 +1,46 @@
+import Foundation
+import Logging
+import UniToolKit
+import UniToolMCP
+import UniToolRPC
+
+/// The MCP server over `host`, served in process; the test writes its input line by line.
+struct ServedMCP {
+    let server: UniToolMCPServer
+    let rpc: RPCServer
+    let output = CollectedOutput()
+    let writer: AsyncStream<[UInt8]>.Continuation
+    let serving: Task<Int32, Never>
+
+    init(_ host: DemoRPCHost, warnings: [String] = []) throws {
+        server = UniToolMCPServer(host: host, portal: try host.catalog.portal("demo"), user: "alice", warnings: warnings)
+        rpc = RPCServer(
+            methods: server.methods, output: output, dialect: .mcp, batchRefusal: server.batchRefusal,
+            logger: Logger(label: "mcp-resources"))
+        let (input, writer) = AsyncStream<[UInt8]>.makeStream()
+        self.writer = writer
+        serving = Task { [rpc] in await rpc.serve(input) }
+    }
+
+    func send(_ line: String) { writer.yield(Array((line + "\n").utf8)) }
+
+    /// The methods of every notification written so far, in order, and the ids of the answers.
+    var sequence: [String] {
+        output.messages(.newline).map { message in
+            message["method"]?.stringValue.map { "\($0) \(message["params"]?["uri"]?.stringValue ?? "")" }
+                ?? "answer \(message["id"]?.serialized ?? "")"
+        }
+    }
+
+    /// Waits until the answer to `id` is out.
+    func waitForAnswer(_ id: Int) async {
+        for _ in 0..<3000 where !output.messages(.newline).contains(where: { $0["id"] == .number(Double(id)) }) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    func end() async {
+        writer.finish()
+        _ = await serving.value
+    }
+}
