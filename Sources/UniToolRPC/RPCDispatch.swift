@@ -107,7 +107,7 @@ public enum RPCRoute: Sendable, Equatable {
         }
         if request.method == "shutdown" {
             do {
-                try Params(request).allow([])
+                _ = try Params(request, checking: RPCMethods.schemas)
             } catch let error as RPCError {
                 return isRequest ? .refuse(error) : .ignore("'shutdown' with invalid params: \(error.message)")
             } catch {

@@ -83,6 +83,66 @@ public struct RPCMethods: Sendable {
         "exit",
     ]
 
+    /// Each method's parameters, described once: the check `Params` runs before the method does
+    /// anything (an unknown parameter, a wrong type, a missing required one is -32602 naming it)
+    /// and the schema `initialize` publishes. What depends on a recipe (its options, its action's
+    /// values) is checked after, against the recipe, with the same error.
+    public static let schemas: [String: ArgumentSchema] = {
+        let portal = ArgumentSchema.Property("portal", .string, description: "The portal's id; the default portal when left out")
+        let user = ArgumentSchema.Property("user", .string, description: "The user to act as; the portal's default user when left out")
+        let recipe = ArgumentSchema.Property("recipe", .string, description: "The command, as recipes.list names it")
+        let offline = ArgumentSchema.Property("offline", .boolean, description: "Answer from the history; nothing is asked of the portal")
+        var schemas: [String: ArgumentSchema] = [
+            "initialize": ArgumentSchema(properties: [.init("clientInfo", .object), .init("capabilities", .object)]),
+            "portals.list": ArgumentSchema(properties: []),
+            "auth.status": ArgumentSchema(properties: [portal, user]),
+            "auth.login": ArgumentSchema(properties: [
+                portal, user, .init("password", .string, description: "Used for this login; stored in the keyring with remember"),
+                .init("remember", .boolean, defaultValue: "true"),
+            ]),
+            "auth.logout": ArgumentSchema(properties: [portal, user, .init("forgetPassword", .boolean, defaultValue: "true")]),
+            "terms.status": ArgumentSchema(properties: [portal, user]),
+            "terms.accept": ArgumentSchema(properties: [
+                portal, user, .init("version", .string, description: "The version the user was shown; the current one when left out"),
+            ]),
+            "recipes.list": ArgumentSchema(properties: [portal]),
+            "recipes.describe": ArgumentSchema(properties: [portal, recipe], required: ["recipe"]),
+            "recipes.run": ArgumentSchema(
+                properties: [
+                    portal, user, recipe,
+                    .init("options", .object, description: "The recipe's options, as recipes.describe's optionsSchema"),
+                    .init("source", .string), .init("summary", .boolean), .init("fields", .strings), .init("sort", .strings), offline,
+                ], required: ["recipe"]),
+            "recipes.perform": ArgumentSchema(
+                properties: [
+                    portal, user, recipe, .init("action", .string), .init("argument", .string),
+                    .init("parameters", .object, description: "The action's named values, each a string"),
+                    .init("confirm", .boolean, description: "true once the person agreed, for an action that asks first"),
+                ], required: ["recipe", "action"]),
+            "session.fetch": ArgumentSchema(properties: [portal, user, .init("url", .string)], required: ["url"]),
+            "history.query": ArgumentSchema(
+                properties: [portal, user, recipe, .init("since", .string, description: "30d (default), 12h, today or a date")],
+                required: ["recipe"]),
+            "search": ArgumentSchema(
+                properties: [
+                    portal, user, .init("query", .string),
+                    .init(
+                        "limit", .integer, defaultValue: "20", minimum: InputBounds.searchResults.lowerBound,
+                        maximum: InputBounds.searchResults.upperBound),
+                ], required: ["query"]),
+            "today": ArgumentSchema(properties: [
+                portal, user, offline, .init("refresh", .boolean), .init("mark_seen", .boolean, defaultValue: "false"),
+            ]),
+            "calendar": ArgumentSchema(properties: [portal, user, offline, .init("include", .strings)]),
+            "shutdown": ArgumentSchema(properties: []),
+        ]
+        // Every request may ask for progress (docs/RPC.md).
+        for name in schemas.keys {
+            schemas[name]?.properties.append(.init(Params.progressToken, .stringOrNumber, description: "Asks for $/progress"))
+        }
+        return schemas
+    }()
+
     public var table: [String: RPCMethod] {
         [
             "initialize": initialize, "portals.list": portalsList, "auth.status": authStatus, "auth.login": authLogin,
@@ -96,8 +156,7 @@ public struct RPCMethods: Sendable {
     // MARK: Methods
 
     func initialize(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(["clientInfo", "capabilities"])
+        let params = try Params(request, checking: Self.schemas)
         // Checked although unused, so that a client's mistake shows at once, not later.
         _ = try params.object("clientInfo")
         _ = try params.object("capabilities")
@@ -107,6 +166,15 @@ public struct RPCMethods: Sendable {
         ]
         // The limits in force, so that a client can stay within them instead of finding them by failing.
         capabilities += limits.capabilities
+        // Each method's parameters as JSON Schema: the check every call goes through.
+        capabilities.append(
+            (
+                "params",
+                .object(
+                    Self.names.filter { !excluded.contains($0) }.compactMap { name in
+                        Self.schemas[name].map { (name, JSONValue($0.json)) }
+                    })
+            ))
         return .object([
             ("serverInfo", .object([("name", .string("unitool")), ("version", .string(serverVersion))])),
             ("protocolVersion", .string("1")),
@@ -116,7 +184,7 @@ public struct RPCMethods: Sendable {
     }
 
     func portalsList(_ request: RPCRequest) async throws -> JSONValue {
-        try Params(request).allow([])
+        _ = try Params(request, checking: Self.schemas)
         return try portalList()
     }
 
@@ -131,8 +199,7 @@ public struct RPCMethods: Sendable {
     }
 
     func authStatus(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(["portal", "user"])
+        let params = try Params(request, checking: Self.schemas)
         let (portal, user) = try portalAndUser(params)
         let account = host.account(portal: portal, user: user)
         var session = "none"
@@ -150,8 +217,7 @@ public struct RPCMethods: Sendable {
     }
 
     func authLogin(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(["portal", "user", "password", "remember"])
+        let params = try Params(request, checking: Self.schemas)
         let (portal, user) = try portalAndUser(params)
         let account = host.account(portal: portal, user: user)
         let remember = try params.bool("remember") ?? true
@@ -189,8 +255,7 @@ public struct RPCMethods: Sendable {
     /// The same logout as the CLI's (`Account.logOut`): the session, and unless
     /// `forgetPassword` is false, the password and the TOTP secret.
     func authLogout(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(["portal", "user", "forgetPassword"])
+        let params = try Params(request, checking: Self.schemas)
         let (portal, user) = try portalAndUser(params)
         await host.dropConnection(portal: portal.id, user: user)
         let removed = try host.account(portal: portal, user: user).logOut(keepingSecrets: !(try params.bool("forgetPassword") ?? true))
@@ -201,8 +266,7 @@ public struct RPCMethods: Sendable {
     }
 
     func termsStatus(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(["portal", "user"])
+        let params = try Params(request, checking: Self.schemas)
         let (portal, user) = try portalAndUser(params)
         request.progress?("asking \(portal.name) for its terms of use")
         let status = try await host.service(portal: portal, user: user).session(interaction: request.interaction) {
@@ -216,8 +280,7 @@ public struct RPCMethods: Sendable {
     }
 
     func termsAccept(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(["portal", "user", "version"])
+        let params = try Params(request, checking: Self.schemas)
         let (portal, user) = try portalAndUser(params)
         request.progress?("asking \(portal.name) for its terms of use")
         let version = try params.string("version")
@@ -229,8 +292,7 @@ public struct RPCMethods: Sendable {
     }
 
     func recipesList(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(["portal"])
+        let params = try Params(request, checking: Self.schemas)
         let only = try params.string("portal")
         var items: [JSONValue] = []
         for (portal, recipes) in host.catalog.dataRecipes.sorted(by: { $0.key < $1.key }) where only == nil || only == portal {
@@ -246,15 +308,13 @@ public struct RPCMethods: Sendable {
     }
 
     func recipesDescribe(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(["portal", "recipe"])
+        let params = try Params(request, checking: Self.schemas)
         let recipe = try self.recipe(params)
         return RecipeDescription.json(recipe)
     }
 
     func recipesRun(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(RecipeRunParameters.names)
+        let params = try Params(request, checking: Self.schemas)
         let recipe = try self.recipe(params)
         // Everything the recipe can check is checked before any request, in protocol terms.
         let run = try RecipeRunParameters(params, recipe: recipe)
@@ -285,15 +345,11 @@ public struct RPCMethods: Sendable {
 
     /// `unitool search` over JSON-RPC: typo-tolerant, over the history and the command names.
     func search(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(["portal", "user", "query", "limit"])
+        let params = try Params(request, checking: Self.schemas)
         let (portal, user) = try portalAndUser(params)
         let query = try params.requiredString("query")
+        // The schema bounds it (InputBounds.searchResults).
         let limit = try params.int("limit") ?? 20
-        guard InputBounds.searchResults.contains(limit) else {
-            let range = InputBounds.searchResults
-            throw RPCError.invalidParams("'limit' must be from \(range.lowerBound) to \(range.upperBound)")
-        }
         let items = try Search.items(catalog: host.catalog, portal: portal.id, user: user, history: host.history)
         let hits = Search.recordSet(Search.search(query, in: items, limit: limit))
         return Self.result(hits)
@@ -315,8 +371,7 @@ public struct RPCMethods: Sendable {
     /// `unitool today` over JSON-RPC: the same object as `today --json`. A part that failed has
     /// its error inside; the call fails only when it cannot start.
     func today(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(["portal", "user", "offline", "refresh", "mark_seen"])
+        let params = try Params(request, checking: Self.schemas)
         let refresh = try params.bool("refresh") ?? false
         let markSeen = try params.bool("mark_seen") ?? false
         let (service, live, checkTerms) = try await day(params, request: request) { $0.todayNeedsPortal(refresh: refresh) }
@@ -331,20 +386,8 @@ public struct RPCMethods: Sendable {
 
     /// `unitool calendar` over JSON-RPC: the iCalendar text, and the events as records.
     func calendar(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(["portal", "user", "offline", "include"])
-        var including: [String] = []
-        switch params.value("include") {
-        case nil, .null?: break
-        case .array(let items)?:
-            for item in items {
-                guard case .string(let name) = item else {
-                    throw RPCError.invalidParams("'include' lists command names (strings), not \(item.typeName)")
-                }
-                including.append(name)
-            }
-        case let other?: throw RPCError.invalidParams("'include' must be an array of command names, not \(other.typeName)")
-        }
+        let params = try Params(request, checking: Self.schemas)
+        let including = try params.stringList("include") ?? []
         let (service, live, _) = try await day(params, request: request) { _ in true }
         if let name = service.unknownIncludes(including).first {
             let optional = service.askedCalendarCommands
@@ -358,8 +401,7 @@ public struct RPCMethods: Sendable {
 
     /// What changed in a recipe's answers, run by run: `unitool history` over JSON-RPC.
     func historyQuery(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(["portal", "user", "recipe", "since"])
+        let params = try Params(request, checking: Self.schemas)
         let recipe = try self.recipe(params)
         let (portal, user) = try portalAndUser(params)
         guard let history = host.history else {
@@ -377,8 +419,7 @@ public struct RPCMethods: Sendable {
     }
 
     func recipesPerform(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(["portal", "user", "recipe", "action", "argument", "parameters", "confirm"])
+        let params = try Params(request, checking: Self.schemas)
         let recipe = try self.recipe(params)
         let name = try params.requiredString("action")
         guard let action = recipe.actions.first(where: { $0.name == name }) else {
@@ -416,8 +457,7 @@ public struct RPCMethods: Sendable {
     }
 
     func sessionFetch(_ request: RPCRequest) async throws -> JSONValue {
-        let params = try Params(request)
-        try params.allow(["portal", "user", "url"])
+        let params = try Params(request, checking: Self.schemas)
         let (portal, user) = try portalAndUser(params)
         let address = try params.requiredString("url")
         request.progress?("fetching \(address) from \(portal.name), its terms of use checked first")
@@ -454,18 +494,15 @@ struct Params {
         }
     }
 
-    /// Refuses any parameter not named here. `progressToken` is always allowed, as docs/RPC.md
-    /// promises for every request (a method with nothing to report ignores it), but it must be a
-    /// string or a number, as in LSP.
-    func allow(_ names: [String]) throws {
-        for member in members where member.key != Self.progressToken && !names.contains(member.key) {
-            throw RPCError.invalidParams(
-                "unknown parameter '\(member.key)'"
-                    + (names.isEmpty
-                        ? "; this method takes none (besides progressToken)" : "; known: \(names.joined(separator: ", ")), progressToken"))
-        }
-        if let token = value(Self.progressToken), token.stringValue == nil, !token.isNumber {
-            throw RPCError.invalidParams("'\(Self.progressToken)' must be a string or a number, not \(token.typeName)")
+    /// The request's params, checked against its method's schema before the method reads them:
+    /// the one place a JSON-RPC parameter is refused for its name, type or absence (-32602).
+    init(_ request: RPCRequest, checking schemas: [String: ArgumentSchema]) throws {
+        try self.init(request)
+        guard let schema = schemas[request.method] else { return }
+        do {
+            _ = try schema.check(members.map { ($0.key, $0.value.argument) }, path: { $0 })
+        } catch {
+            throw RPCError.invalidParams(error.message, hint: error.hint)
         }
     }
 

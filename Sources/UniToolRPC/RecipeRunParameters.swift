@@ -13,9 +13,6 @@ public struct RecipeRunParameters: Sendable, Equatable {
     public var sort: [SortKey]? { request.sort }
     public var fields: [String]? { request.fields }
 
-    /// The parameters `recipes.run` takes, besides `progressToken`.
-    public static let names = ["portal", "user", "recipe", "options", "source", "summary", "fields", "sort", "offline"]
-
     /// Checks `params` (the request's params object) against the recipe.
     public init(checking params: JSONValue?, against recipe: DataRecipe) throws {
         try self.init(Params(RPCRequest(id: nil, method: "recipes.run", params: params)), recipe: recipe)
@@ -44,7 +41,7 @@ extension JSONValue {
         case .numberLiteral(let text): return Int(text).map(ArgumentValue.integer) ?? .number(Double(text) ?? .nan)
         case .array(let items): return .array(items.map(\.argument))
         case .null: return .null
-        case .object: return .other(typeName: "an object")
+        case .object: return .object
         }
     }
 

@@ -7,8 +7,8 @@ public enum ArgumentValue: Sendable, Equatable {
     case bool(Bool)
     case array([ArgumentValue])
     case null
-    /// Anything else (an object): named by its JSON type, to be refused in words.
-    case other(typeName: String)
+    /// An object, whose members the method reads itself (JSON-RPC's `options`).
+    case object
 
     /// The JSON type's name, for messages: "a string, not a number".
     public var typeName: String {
@@ -18,7 +18,7 @@ public enum ArgumentValue: Sendable, Equatable {
         case .bool: return "a boolean"
         case .array: return "an array"
         case .null: return "null"
-        case .other(let name): return name
+        case .object: return "an object"
         }
     }
 }
@@ -71,6 +71,10 @@ public struct ArgumentSchema: Sendable, Equatable {
         case string, boolean, integer
         /// An array of strings.
         case strings
+        /// An object, whose members the method checks itself (JSON-RPC's `options`, `parameters`).
+        case object
+        /// A string or a number: an id the client chose (`progressToken`).
+        case stringOrNumber
     }
 
     public struct Property: Sendable, Equatable {
@@ -129,6 +133,8 @@ public struct ArgumentSchema: Sendable, Equatable {
             case .boolean: schema.append(("type", .string("boolean")))
             case .integer: schema.append(("type", .string("integer")))
             case .strings: schema += [("type", .string("array")), ("items", .object([("type", .string("string"))]))]
+            case .object: schema.append(("type", .string("object")))
+            case .stringOrNumber: schema.append(("type", .array([.string("string"), .string("number")])))
             }
             if let description = property.description { schema.append(("description", .string(description))) }
             if let defaultValue = property.defaultValue {
@@ -209,7 +215,11 @@ public struct ArgumentSchema: Sendable, Equatable {
         case (.string, _): throw wrong("a string")
         case (.boolean, _): throw wrong("true or false")
         case (.integer, _): throw wrong("an integer")
+        case (.object, .object), (.stringOrNumber, .string), (.stringOrNumber, .integer), (.stringOrNumber, .number):
+            break
         case (.strings, _): throw wrong("an array of strings")
+        case (.object, _): throw wrong("an object")
+        case (.stringOrNumber, _): throw wrong("a string or a number")
         }
     }
 }
