@@ -20,20 +20,14 @@ struct MCPConfirmation: Sendable {
     var listed: RecordSet?
 
     /// What will be sent, one line each: the action's argument, its values, the rows it changes.
-    /// Values from the portal and the call are shown without control characters.
+    /// Values from the portal and the call are shown as `ShownValue` makes them safe.
     var lines: [String] {
-        func clean(_ text: String) -> String {
-            String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control }))
-        }
-        var lines: [String] = []
-        if action.takesArgument { lines.append("\(action.argument): \(clean(argument))") }
-        for parameter in action.parameters {
-            let value = parameters[parameter.name] ?? ""
-            lines.append("\(parameter.name): \(value.isEmpty ? "(empty)" : clean(value))")
-        }
+        var lines = action.sentValues(argument: argument, parameters: parameters)
         for record in listed?.records ?? [] {
             lines.append(
-                "- " + record.fields.filter { !$0.value.text.isEmpty }.map { "\($0.name): \(clean($0.value.text))" }.joined(separator: ", ")
+                "- "
+                    + record.fields.filter { !$0.value.text.isEmpty }.map { "\($0.name): \(ShownValue.text($0.value.text))" }.joined(
+                        separator: ", ")
             )
         }
         return lines

@@ -20,13 +20,18 @@ final class MCPLog: Sendable {
 
     var level: Level { threshold.withLock { $0 } }
 
+    static let setLevelSchema = ArgumentSchema(
+        properties: [.init("level", .string, allowed: Level.allCases.map(\.rawValue)), .init("_meta", .object)], required: ["level"])
+
     /// `logging/setLevel`: `{level}`, one of MCP's eight names.
     func setLevel(_ request: RPCRequest) throws -> JSONValue {
-        guard let name = request.params?["level"]?.stringValue, let level = Level(rawValue: name) else {
-            throw RPCError.invalidParams(
-                "'level' must be one of \(Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        do {
+            let given = try Self.setLevelSchema.check(
+                MCPToolCatalog.members(request.params).map { ($0.key, $0.value.argument) }, path: { $0 })
+            if case .string(let name)? = given["level"], let level = Level(rawValue: name) { threshold.withLock { $0 = level } }
+        } catch {
+            throw RPCError.invalidParams(error.message)
         }
-        threshold.withLock { $0 = level }
         return .object([])
     }
 

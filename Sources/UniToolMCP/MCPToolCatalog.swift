@@ -56,8 +56,10 @@ public struct MCPToolCatalog: Sendable {
         return .object(members)
     }
 
-    /// Every tool, as `tools/list` answers for `version`.
-    public func tools(for version: MCPVersion = .latest) -> [JSONValue] {
+    /// Every tool, as `tools/list` answers for `version`. `clientAsks`: the client declared
+    /// elicitation, so an action that asks first is always put to the user by the server, and
+    /// offers no `confirm` a model could set instead.
+    public func tools(for version: MCPVersion = .latest, clientAsks: Bool = false) -> [JSONValue] {
         var tools: [JSONValue] = []
         for recipe in recipes {
             let schema = RecipeRequest.schema(for: recipe)
@@ -79,10 +81,13 @@ public struct MCPToolCatalog: Sendable {
                         Self.toolName(recipe, action), title: action.summary,
                         description:
                             "\(action.summary).\n\nThis CHANGES something on the portal on the user's behalf (it submits the portal's own form); ask the user before calling it. The portal may refuse, and then says why."
-                            + (action.asks
-                                ? " It asks the user first: the server asks them itself when the client supports elicitation; otherwise it sends nothing and says what it would send, and 'confirm': true, once the user has agreed, sends it."
-                                : ""),
-                        schema: Self.schema(for: action, of: recipe), annotations: MCPToolEffect.changes.annotations(title: action.summary),
+                            + (!action.asks
+                                ? ""
+                                : clientAsks
+                                    ? " The server asks the user itself, through the client, before anything is sent."
+                                    : " It asks the user first: it sends nothing and says what it would send, and 'confirm': true, once the user has agreed, sends it."),
+                        schema: Self.schema(for: action, of: recipe, offeringConfirm: !clientAsks),
+                        annotations: MCPToolEffect.changes.annotations(title: action.summary),
                         version: version))
             }
         }
@@ -120,7 +125,7 @@ public struct MCPToolCatalog: Sendable {
 
     /// An action's argument (the barcode of `loans_renew`) and its named values (the title and
     /// ISBN of `library_request`), each a string.
-    static func schema(for action: ActionSpec, of recipe: DataRecipe) -> ArgumentSchema {
+    static func schema(for action: ActionSpec, of recipe: DataRecipe, offeringConfirm: Bool = true) -> ArgumentSchema {
         var properties: [ArgumentSchema.Property] = []
         var required: [String] = []
         if action.takesArgument {
@@ -132,12 +137,12 @@ public struct MCPToolCatalog: Sendable {
             properties.append(.init(parameter.name, .string, description: parameter.help))
             if parameter.required { required.append(parameter.name) }
         }
-        if action.asks {
+        if action.asks, offeringConfirm {
             properties.append(
                 .init(
                     "confirm", .boolean,
                     description:
-                        "true only once the user has agreed to exactly what this sends; without it the server asks the user itself when the client supports elicitation, and otherwise sends nothing and says what it would send",
+                        "true only once the user has agreed to exactly what this sends; without it nothing is sent, and the answer says what would be",
                     defaultValue: "false"))
         }
         return ArgumentSchema(properties: properties, required: required)

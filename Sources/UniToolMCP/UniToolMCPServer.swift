@@ -71,7 +71,7 @@ public struct UniToolMCPServer: Sendable {
             },
             "logging/setLevel": { request in try self.log.setLevel(request) },
             "ping": { _ in .object([]) },
-            "tools/list": { _ in .object([("tools", .array(self.catalog.tools(for: self.agreed)))]) },
+            "tools/list": { _ in .object([("tools", .array(self.catalog.tools(for: self.agreed, clientAsks: self.clientElicits)))]) },
             "tools/call": { request in try await self.call(request) },
             "resources/list": { _ in .object([("resources", .array(self.resources()))]) },
             "resources/templates/list": { _ in .object([("resourceTemplates", .array(self.resourceTemplates()))]) },
@@ -112,14 +112,17 @@ public struct UniToolMCPServer: Sendable {
         version.value.withLock { $0 = agreed }
         // What the resource list holds now: later changes are announced against it.
         announceChanges(to: nil)
-        // An empty object declares form elicitation (2025-11-25 added `form` and `url` inside it).
-        if agreed >= .v2025_06_18, case .object? = request.params?["capabilities"]?["elicitation"] {
+        // An empty object declares form elicitation; 2025-11-25 added `form` and `url` inside
+        // it, and a client with `url` alone cannot show a form.
+        if agreed >= .v2025_06_18, case .object(let modes)? = request.params?["capabilities"]?["elicitation"],
+            modes.isEmpty || modes.contains(where: { $0.key == "form" })
+        {
             version.clientElicits.withLock { $0 = true }
         }
         var serverInfo: [(key: String, value: JSONValue)] = [("name", .string("unitool")), ("version", .string(UniToolVersion.current))]
         if agreed >= .v2025_06_18 { serverInfo.append(("title", .string("unitool: \(portal.name)"))) }
         var instructions =
-            "Tools read the user's university portal (\(portal.name)) as \(user) through the session they saved with unitool. Tools marked destructive change something on the portal: ask the user first. If a tool says a login or the terms of use need the user, tell them the command it names; never ask the user for their password."
+            "Tools read the user's university portal (\(portal.name)) as \(user) through the session they saved with unitool. Tools marked destructive change something on the portal: ask the user first. An action that asks first (its schema has 'confirm') sends nothing on your word alone: the server asks the user itself when the client supports elicitation, and otherwise answers with what it would send; call it again with confirm: true only once the user agreed. A tool that answers [declined] sent nothing. If a tool says a login or the terms of use need the user, tell them the command it names; never ask the user for their password."
         if !warnings.isEmpty { instructions += " Note: " + warnings.joined(separator: " ") }
         return .object([
             ("protocolVersion", .string(agreed.rawValue)),
@@ -186,7 +189,9 @@ public struct UniToolMCPServer: Sendable {
             interaction.progress("reading \(recipe.command) from \(portal.name)")
             return result(try await service.execute(request, of: recipe, interaction: interaction).records)
         case .perform(let recipe, let action):
-            let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.schema(for: action, of: recipe))
+            // A client that can ask the user gets no `confirm`: the server always asks through it.
+            let given = try MCPToolCatalog.checked(
+                arguments, against: MCPToolCatalog.schema(for: action, of: recipe, offeringConfirm: !interaction.canElicit))
             var argument = ""
             if action.takesArgument, case .string(let text)? = given[action.argument] { argument = text }
             var parameters: [String: String] = [:]
@@ -343,10 +348,12 @@ public struct UniToolMCPServer: Sendable {
     /// of a resource the client subscribed to is `notifications/resources/updated`. With no
     /// client (at `initialize`), only notes what there is.
     func announceChanges(to client: RPCClientLink?) {
-        let now = lastAnswers().mapValues(\.ranAt)
-        let previous = resourceWatch.announced.withLock { announced in
+        // Read and swapped under one lock: a look at the history that started before a tool
+        // call's may not store an older picture after it.
+        let (previous, now) = resourceWatch.announced.withLock { announced in
+            let now = lastAnswers().mapValues(\.ranAt)
             defer { announced = now }
-            return announced
+            return (announced, now)
         }
         guard let client, let previous else { return }
         if Set(previous.keys) != Set(now.keys) { client.notify("notifications/resources/list_changed", params: .object([])) }
@@ -454,6 +461,7 @@ struct MCPInteraction: Interaction {
     let report: (@Sendable (String) -> Void)?
     /// The client, when it declared elicitation: the server may ask the user through it.
     let elicitation: RPCClientLink?
+    var canElicit: Bool { elicitation != nil }
     /// `notifications/message`, at the client's level: what the command line shows on stderr.
     let log: @Sendable (MCPLog.Level, String) -> Void
     /// The question for the action this call performs, if it performs one.

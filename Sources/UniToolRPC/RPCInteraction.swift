@@ -13,8 +13,7 @@ struct RPCInteraction: Interaction {
 
     func confirm(_ action: ActionSpec, argument: String, parameters: [String: String], on portal: PortalRecipe) async throws -> Bool {
         guard action.asks else { return true }
-        var values = action.takesArgument ? ["\(action.argument): \(argument)"] : []
-        values += action.parameters.map { "\($0.name): \(parameters[$0.name].map { $0.isEmpty ? "(empty)" : $0 } ?? "(empty)")" }
+        let values = action.sentValues(argument: argument, parameters: parameters)
         let sends = values.isEmpty ? "" : " (\(values.joined(separator: "; ")))"
         throw UniToolError(
             .declined, "'\(action.name)' asks the person first\(sends); nothing was sent",

@@ -38,7 +38,12 @@ public struct RPCClientLink: Sendable {
         try await server.ask(method, params: params)
     }
 
-    public func notify(_ method: String, params: JSONValue) { server.notify(method, params: params) }
+    /// Sends a notification, unless the input has ended: the server is finishing, and nothing
+    /// may follow its last answers.
+    public func notify(_ method: String, params: JSONValue) {
+        guard !server.inputEnded else { return }
+        server.notify(method, params: params)
+    }
 
     public enum Failure: Error, Sendable, Equatable {
         /// The client answered with an error.
@@ -472,6 +477,9 @@ public final class RPCServer: Sendable {
         }
     }
 
+    /// Whether the input has ended: no answer can come, and the server is finishing.
+    var inputEnded: Bool { state.withLock { $0.clientGone } }
+
     /// The client on the other end, for work that runs beside the requests (a watch on the history
     /// that tells the client what changed).
     public var client: RPCClientLink { RPCClientLink(server: self) }
@@ -500,6 +508,10 @@ public final class RPCServer: Sendable {
         } onCancel: {
             let waiting = state.withLock { $0.questions.removeValue(forKey: id) }
             waiting?.resume(throwing: CancellationError())
+            // The client may be showing the question: tell it the answer is no longer wanted.
+            if waiting != nil {
+                notify(dialect.cancelNotification, params: .object([(dialect.cancelledIDParameter, .string(id))]))
+            }
         }
     }
 
@@ -515,7 +527,9 @@ public final class RPCServer: Sendable {
             let error = value["error"]
             waiting.resume(
                 throwing: RPCClientLink.Failure.answered(
-                    code: Int(error?["code"]?.doubleValue ?? 0), message: error?["message"]?.stringValue ?? "no message"))
+                    // Whatever number the client sent: one out of Int's range is no reason to stop.
+                    code: (error?["code"]?.doubleValue).flatMap { Int(exactly: $0.rounded()) } ?? 0,
+                    message: ShownValue.text(error?["message"]?.stringValue ?? "no message")))
         }
     }
 

@@ -166,7 +166,6 @@ struct FilesAndPackagingTests {
         #expect(outcome.exitCode == 40, "\(outcome)")
         #expect(outcome.stderr.contains("UNITOOL_PASSWORD_COMMAND printed more than 64 KiB"), "\(outcome)")
         #expect(outcome.stderr.contains("hint:"), "\(outcome)")
-        #expect(outcome.seconds < 30, "took \(outcome.seconds) s")
     }
 
     @Test("a password command that prints its password and then a few more lines still logs in")
@@ -176,6 +175,5 @@ struct FilesAndPackagingTests {
             ["--portal", "demo", "--user", "dora", "grades", "--json"],
             extra: ["UNITOOL_PASSWORD_COMMAND": "echo explorer-2026; seq 1 3000"])
         #expect(outcome.exitCode == 0, "\(outcome)")
-        #expect(outcome.seconds < 30, "took \(outcome.seconds) s")
     }
 }

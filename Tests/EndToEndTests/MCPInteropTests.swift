@@ -165,6 +165,11 @@ struct MCPInteropTests {
             let sent = await demo.requests.filter { $0.method == "POST" && $0.path.hasPrefix("/library/request") }
             let filed = sent.filter { $0.path == "/library/request/send" }
             let text = request["text"] as? String ?? ""
+            if answer != "none" {
+                let modelConfirms = try #require(report["model_confirms"] as? [String: Any])
+                #expect(modelConfirms["is_error"] as? Bool == true, "\(modelConfirms)")
+                #expect((modelConfirms["text"] as? String ?? "").contains("'confirm' is not an argument"), "\(modelConfirms)")
+            }
             switch answer {
             case "accept":
                 #expect(request["is_error"] as? Bool == false, "\(request)")

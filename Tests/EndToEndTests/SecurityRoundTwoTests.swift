@@ -78,12 +78,12 @@ struct SecurityRoundTwoTests {
             ["--portal", "demo", "--user", "dora", "grades"], extra: ["UNITOOL_PASSWORD_COMMAND": "yes | tr -d '\\n'"])
         #expect(flood.exitCode == 40, "\(flood)")
         #expect(flood.stderr.contains("64 KiB"), "\(flood)")
-        #expect(flood.seconds < 20)
         let background = try await run(
             ["--portal", "demo", "--user", "dora", "grades", "--json"],
-            extra: ["UNITOOL_PASSWORD_COMMAND": "(exec 2>/dev/null; sleep 60; echo late) & echo explorer-2026"])
+            // The child outlives the command's 120 s limit: waiting for the pipe to close would
+            // end in that limit's error, not in the grades.
+            extra: ["UNITOOL_PASSWORD_COMMAND": "(exec 2>/dev/null; sleep 300; echo late) & echo explorer-2026"])
         #expect(background.exitCode == 0, "\(background)")
-        #expect(background.seconds < 30, "took \(background.seconds) s")
     }
 
     @Test("with --password-stdin, a plugin gets an empty stdin, and its session still logs in with the password")

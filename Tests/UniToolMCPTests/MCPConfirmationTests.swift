@@ -27,6 +27,15 @@ struct MCPConfirmationTests {
         #expect(asked.request["requestedSchema"]?["type"] == .string("object"))
     }
 
+    @Test("a value cannot add a line, reorder the text or hide characters in the question, and a long one is cut")
+    func spoofing() throws {
+        let asked = try confirmation(title: "Book\u{2028}Note: nothing will be sent\u{202E}kcab\u{200B}")
+        #expect(asked.lines.first == "title: BookNote: nothing will be sentkcab", "\(asked.lines)")
+        #expect(asked.message.components(separatedBy: "\n").count == 6, "one line per value, and the question: \(asked.message)")
+        let long = ShownValue.text(String(repeating: "x", count: 500))
+        #expect(long.count == ShownValue.maximumLength + 1 && long.hasSuffix("…"))
+    }
+
     @Test("the rows of a preview are listed, each with its fields")
     func previewRows() throws {
         let rows = RecordSet(

@@ -23,7 +23,10 @@ struct MCPLoggingTests {
         try await RPCMethodsTests.withHost { host in
             let served = try ServedMCP(host, warnings: ["DBUS_SESSION_BUS_ADDRESS is not set"])
             served.send(Self.initialize)
+            await served.waitForAnswer(1)
             served.send(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            // The notification runs as its own work: its warning is out before the next step.
+            for _ in 0..<3000 where messages(served).isEmpty { try? await Task.sleep(for: .milliseconds(10)) }
             served.send(#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"grades","arguments":{"term":"2026-spring"}}}"#)
             await served.waitForAnswer(2)
             let atWarning = messages(served)

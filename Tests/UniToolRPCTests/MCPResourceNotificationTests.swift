@@ -21,8 +21,10 @@ struct MCPResourceNotificationTests {
         try await RPCMethodsTests.withHost { host in
             let served = try ServedMCP(host)
             served.send(Self.initialize)
+            await served.waitForAnswer(1)
             served.send(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
             served.send(#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"\#(Self.grades)"}}"#)
+            await served.waitForAnswer(2)
             served.send(#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"grades","arguments":{"term":"2026-spring"}}}"#)
             await served.waitForAnswer(3)
             served.send(#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"grades","arguments":{"term":"2026-spring"}}}"#)
@@ -49,6 +51,7 @@ struct MCPResourceNotificationTests {
         try await RPCMethodsTests.withHost { host in
             let served = try ServedMCP(host)
             served.send(Self.initialize)
+            await served.waitForAnswer(1)
             served.send(#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"unitool://demo/records/loans"}}"#)
             await served.waitForAnswer(2)
             let following = Task { [server = served.server, client = served.rpc.client] in

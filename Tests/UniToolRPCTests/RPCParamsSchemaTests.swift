@@ -49,6 +49,14 @@ struct RPCParamsSchemaTests {
         }
     }
 
+    @Test("every method the server offers has a schema: none goes unchecked")
+    func covered() async throws {
+        try await RPCMethodsTests.withHost { host in
+            let offered = Set(RPCMethods(host: host).table.keys)
+            #expect(offered.isSubset(of: Set(RPCMethods.schemas.keys)), "\(offered.subtracting(RPCMethods.schemas.keys))")
+        }
+    }
+
     @Test("initialize publishes each method's parameters as JSON Schema, additionalProperties false")
     func published() async throws {
         try await RPCMethodsTests.withHost { host in

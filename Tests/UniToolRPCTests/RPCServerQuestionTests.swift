@@ -62,16 +62,19 @@ struct RPCServerQuestionTests {
         #expect(server.output.messages(.newline).count == 2, "\(server.output.text)")
     }
 
-    @Test("the client's error reaches the method as its code and message")
+    @Test("the client's error reaches the method as its code and message; a code out of range is 0, not a crash")
     func clientError() async throws {
-        let server = Running()
-        server.send(#"{"jsonrpc":"2.0","id":1,"method":"confirm"}"#)
-        let id = try #require(await server.question()?["id"])
-        server.send(#"{"jsonrpc":"2.0","id":\#(id.serialized),"error":{"code":-32601,"message":"Method not found"}}"#)
-        let messages = await server.output.waitFor(2)
-        server.writer.finish()
-        _ = await server.served.value
-        #expect(messages.first { $0["id"] == .number(1) }?["result"]?["error"] == .string("-32601 Method not found"), "\(messages)")
+        for (code, read) in [("-32601", "-32601"), ("1e300", "0")] {
+            let server = Running()
+            server.send(#"{"jsonrpc":"2.0","id":1,"method":"confirm"}"#)
+            let id = try #require(await server.question()?["id"])
+            server.send(#"{"jsonrpc":"2.0","id":\#(id.serialized),"error":{"code":\#(code),"message":"Method not found"}}"#)
+            let messages = await server.output.waitFor(2)
+            server.writer.finish()
+            _ = await server.served.value
+            #expect(
+                messages.first { $0["id"] == .number(1) }?["result"]?["error"] == .string("\(read) Method not found"), "\(messages)")
+        }
     }
 
     @Test("the end of input before an answer ends the wait (nobody is left to answer), and the server still answers the method")
@@ -91,11 +94,15 @@ struct RPCServerQuestionTests {
         server.send(#"{"jsonrpc":"2.0","id":1,"method":"confirm"}"#)
         let id = try #require(await server.question()?["id"])
         server.send(#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}"#)
-        let cancelled = await server.output.waitFor(2)
+        let cancelled = await server.output.waitFor(3)
         server.send(#"{"jsonrpc":"2.0","id":\#(id.serialized),"result":{"action":"accept"}}"#)
         server.writer.finish()
         _ = await server.served.value
         #expect(cancelled.first { $0["id"] == .number(1) }?["error"]?["code"] == .number(-32800), "\(cancelled)")
-        #expect(server.output.messages(.newline).count == 2, "the late answer is not answered: \(server.output.text)")
+        // The client hears that its answer is no longer wanted; the late answer is not answered.
+        let all = server.output.messages(.newline)
+        #expect(
+            all.contains { $0["method"] == .string("$/cancelRequest") && $0["params"]?["id"] == id }, "\(server.output.text)")
+        #expect(all.count == 3, "\(server.output.text)")
     }
 }

@@ -230,6 +230,9 @@ async def main():
                 report.update(await typed_calls(session))
             elif scenario.startswith("confirm-"):
                 book = {"title": "Gödel, Escher, Bach", "isbn": "978-0-465-02656-2"}
+                if scenario != "confirm-none":
+                    # A model's own confirm: true is no answer from the user when the client can ask.
+                    report["model_confirms"] = await call(session, "library_request", dict(book, confirm=True))
                 report["request"] = await call(session, "library_request", book)
                 if scenario == "confirm-none":
                     report["confirmed"] = await call(session, "library_request", dict(book, confirm=True))
