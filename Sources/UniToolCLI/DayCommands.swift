@@ -114,11 +114,7 @@ struct TodayCommand: UniToolCommand {
 
     func run(_ environment: CommandEnvironment) async throws {
         let (service, portal) = try environment.dayService(offline: globals.offline)
-        guard !portal.today.isEmpty else {
-            throw UniToolError(
-                .usage, "'\(portal.id)' has nothing for 'today'",
-                hint: "its portal recipe (\(portal.file)) needs a today: list of commands; see docs/RECIPES.md")
-        }
+        try service.requireToday()
         let offline = globals.offline || !service.todayNeedsPortal(refresh: refresh)
         let look = TodayLook(markSeen: markSeen, standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1, format: globals.outputFormat)
         environment.logger.debug("\(look.explanation)")

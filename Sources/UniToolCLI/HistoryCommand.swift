@@ -16,7 +16,8 @@ struct HistoryCommand: UniToolCommand {
             """, examples: "history"))
     @OptionGroup var globals: GlobalOptions
     @Argument(help: "A recipe command, such as grades or loans. Without it, the commands the history has.") var command: String?
-    @Option(help: ArgumentHelp("Only runs since then: 30d, 12h, today or 2026-11-01.", valueName: "when")) var since = "30d"
+    @Option(help: ArgumentHelp("Only runs since then: 30d, 12h, today or 2026-11-01.", valueName: "when")) var since = HistoryReport
+        .defaultSince
 
     func run(_ environment: CommandEnvironment) async throws {
         let portal = try environment.catalog.portal(try environment.portalID())

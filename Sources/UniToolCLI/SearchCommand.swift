@@ -18,7 +18,7 @@ struct SearchCommand: UniToolCommand {
             """, examples: "search"))
     @OptionGroup var globals: GlobalOptions
     @Argument(help: "What to look for: one or more words.") var query: [String]
-    @Option(help: "At most this many results.") var limit = 20
+    @Option(help: "At most this many results.") var limit = Search.defaultLimit
 
     func run(_ environment: CommandEnvironment) async throws {
         try InputBounds.count(limit, option: "--limit", in: InputBounds.searchResults)

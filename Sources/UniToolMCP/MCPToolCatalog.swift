@@ -154,17 +154,14 @@ public struct MCPToolCatalog: Sendable {
 
     static let searchSchema = ArgumentSchema(
         properties: [
-            .init("query", .string, description: "One or more words"),
-            .init(
-                "limit", .integer, defaultValue: "20", minimum: InputBounds.searchResults.lowerBound,
-                maximum: InputBounds.searchResults.upperBound),
+            .init("query", .string, description: "One or more words"), Search.limitArgument,
         ], required: ["query"])
 
     var historySchema: ArgumentSchema {
         ArgumentSchema(
             properties: [
                 .init("command", .string, allowed: recipes.map(\.command)),
-                .init("since", .string, description: "30d (default), 12h, today or a date such as 2026-11-01"),
+                HistoryReport.sinceArgument,
             ], required: ["command"])
     }
 

@@ -192,20 +192,20 @@ public struct UniToolMCPServer: Sendable {
             // A client that can ask the user gets no `confirm`: the server always asks through it.
             let given = try MCPToolCatalog.checked(
                 arguments, against: MCPToolCatalog.schema(for: action, of: recipe, offeringConfirm: !interaction.canElicit))
-            var argument = ""
-            if action.takesArgument, case .string(let text)? = given[action.argument] { argument = text }
-            var parameters: [String: String] = [:]
-            for parameter in action.parameters {
-                if case .string(let text)? = given[parameter.name] { parameters[parameter.name] = text }
-            }
+            // The tool's flat arguments as the one action request: the argument under its own
+            // name (`barcode`), the named values beside it.
+            let request = try ActionRequest(
+                recipe: recipe, action: action.name, argument: action.takesArgument ? given[action.argument] : nil,
+                parameters: action.parameters.compactMap { parameter in given[parameter.name].map { (parameter.name, $0) } },
+                naming: .mcp)
+            let (argument, parameters) = (request.argument, request.parameters)
             // An action that asks first is sent only with `confirm: true`, which the host gives
             // after asking its person, or once the user accepts the server's own question. Any
             // other action's tool is marked destructive, and the host asks before calling it.
             let confirmedInCall = given["confirm"] == .bool(true)
             var listed: RecordSet?
             if action.preview != nil, !confirmedInCall {
-                let preview = try await service.preview(
-                    action, of: recipe, argument: argument, parameters: parameters, interaction: interaction)
+                let preview = try await service.preview(request, of: recipe, interaction: interaction)
                 if preview.records.isEmpty {
                     return result(preview, note: "Nothing to \(action.name): nothing was sent.")
                 }
@@ -215,13 +215,12 @@ public struct UniToolMCPServer: Sendable {
             asking.confirmation = MCPConfirmation(
                 tool: name, portal: portal.name, action: action, argument: argument, parameters: parameters, listed: listed)
             return result(
-                try await service.perform(
-                    action, of: recipe, argument: argument, parameters: parameters, confirmed: confirmedInCall, listed: listed,
-                    interaction: asking))
+                try await service.perform(request, of: recipe, confirmed: confirmedInCall, listed: listed, interaction: asking))
         case .today:
             let given = try MCPToolCatalog.checked(arguments, against: MCPToolCatalog.todaySchema)
             let refresh = given["refresh"] == .bool(true)
             let day = DayService(portal: portal, user: user, recipes: recipes, history: host.history, now: try FixedClock.now())
+            try day.requireToday()
             let live = day.todayNeedsPortal(refresh: refresh) ? host.liveRuns(portal: portal, user: user, interaction: interaction) : nil
             let report = await day.today(live: live?.run, checkTerms: live?.checkTerms, refresh: refresh)
             let text = day.json(report)
@@ -231,7 +230,7 @@ public struct UniToolMCPServer: Sendable {
             guard case .string(let query)? = given["query"], !query.isEmpty else {
                 throw ArgumentProblem(path: "query", message: "'query' is empty: give one or more words")
             }
-            var limit = 20
+            var limit = Search.defaultLimit
             if case .integer(let number)? = given["limit"] { limit = number }
             let items = try Search.items(catalog: host.catalog, portal: portal.id, user: user, history: host.history)
             return result(Search.recordSet(Search.search(query, in: items, limit: limit)))
@@ -244,7 +243,7 @@ public struct UniToolMCPServer: Sendable {
             guard let history = host.history else {
                 throw UniToolError(.stateCorrupt, "the history cannot be opened", hint: "run unitool with -v to see why")
             }
-            var since = "30d"
+            var since = HistoryReport.defaultSince
             if case .string(let text)? = given["since"] { since = text }
             let start: Date
             do {

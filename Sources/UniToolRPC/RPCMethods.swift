@@ -121,15 +121,10 @@ public struct RPCMethods: Sendable {
                 ], required: ["recipe", "action"]),
             "session.fetch": ArgumentSchema(properties: [portal, user, .init("url", .string)], required: ["url"]),
             "history.query": ArgumentSchema(
-                properties: [portal, user, recipe, .init("since", .string, description: "30d (default), 12h, today or a date")],
+                properties: [portal, user, recipe, HistoryReport.sinceArgument],
                 required: ["recipe"]),
             "search": ArgumentSchema(
-                properties: [
-                    portal, user, .init("query", .string),
-                    .init(
-                        "limit", .integer, defaultValue: "20", minimum: InputBounds.searchResults.lowerBound,
-                        maximum: InputBounds.searchResults.upperBound),
-                ], required: ["query"]),
+                properties: [portal, user, .init("query", .string), Search.limitArgument], required: ["query"]),
             "today": ArgumentSchema(properties: [
                 portal, user, offline, .init("refresh", .boolean), .init("mark_seen", .boolean, defaultValue: "false"),
             ]),
@@ -349,7 +344,7 @@ public struct RPCMethods: Sendable {
         let (portal, user) = try portalAndUser(params)
         let query = try params.requiredString("query")
         // The schema bounds it (InputBounds.searchResults).
-        let limit = try params.int("limit") ?? 20
+        let limit = try params.int("limit") ?? Search.defaultLimit
         let items = try Search.items(catalog: host.catalog, portal: portal.id, user: user, history: host.history)
         let hits = Search.recordSet(Search.search(query, in: items, limit: limit))
         return Self.result(hits)
@@ -375,11 +370,7 @@ public struct RPCMethods: Sendable {
         let refresh = try params.bool("refresh") ?? false
         let markSeen = try params.bool("mark_seen") ?? false
         let (service, live, checkTerms) = try await day(params, request: request) { $0.todayNeedsPortal(refresh: refresh) }
-        guard !service.portal.today.isEmpty else {
-            throw UniToolError(
-                .usage, "'\(service.portal.id)' has nothing for 'today'",
-                hint: "its portal recipe (\(service.portal.file)) needs a today: list of commands")
-        }
+        try service.requireToday()
         let report = await service.today(live: live, checkTerms: checkTerms, refresh: refresh, markSeen: markSeen)
         return try JSONParser.parse(service.json(report))
     }
@@ -409,7 +400,7 @@ public struct RPCMethods: Sendable {
         }
         let since: Date
         do {
-            since = try HistoryReport.start(of: try params.string("since") ?? "30d")
+            since = try HistoryReport.start(of: try params.string("since") ?? HistoryReport.defaultSince)
         } catch let error as UniToolError {
             throw RPCError.invalidParams("'since': \(error.message); \(error.hint ?? "")")
         }
@@ -421,38 +412,22 @@ public struct RPCMethods: Sendable {
     func recipesPerform(_ request: RPCRequest) async throws -> JSONValue {
         let params = try Params(request, checking: Self.schemas)
         let recipe = try self.recipe(params)
-        let name = try params.requiredString("action")
-        guard let action = recipe.actions.first(where: { $0.name == name }) else {
-            throw RPCError.invalidParams(
-                "'\(recipe.command)' has no action '\(name)' (actions: \(recipe.actions.map(\.name).joined(separator: ", ")))")
-        }
         let (portal, user) = try portalAndUser(params)
-        let argument = action.takesArgument ? try params.requiredString("argument") : ""
-        if !action.takesArgument, try params.string("argument") != nil {
-            throw RPCError.invalidParams("'\(recipe.command) \(action.name)' takes no argument")
-        }
-        // The named values (`parameters: {title, isbn}`), each a string. The call that names the
-        // action is its confirmation, the front end having asked its person first; an action that
-        // asks first (`ask: true`, a preview) needs `confirm: true` besides.
-        var parameters: [String: String] = [:]
-        for (name, value) in try params.object("parameters") ?? [] {
-            guard case .string(let text) = value else {
-                throw RPCError.invalidParams("'parameters.\(name)' must be a string, not \(value.typeName)")
-            }
-            parameters[name] = text
-        }
-        if let unknown = action.unknownParameters(parameters).first {
-            throw RPCError.invalidParams(
-                "'parameters.\(unknown)' is not a value '\(recipe.command) \(action.name)' takes"
-                    + (action.parameters.isEmpty ? "" : " (it takes: \(action.parameters.map(\.name).joined(separator: ", ")))"))
-        }
-        if let missing = action.missingParameters(parameters).first {
-            throw RPCError.invalidParams("'parameters.\(missing)' is required by '\(recipe.command) \(action.name)'")
+        // The one check of an action's call (ActionRequest), in this protocol's names. The call
+        // that names the action is its confirmation, the front end having asked its person
+        // first; an action that asks first (`ask: true`, a preview) needs `confirm: true` besides.
+        let action: ActionRequest
+        do {
+            action = try ActionRequest(
+                recipe: recipe, action: try params.requiredString("action"), argument: params.value("argument")?.argument,
+                parameters: (try params.object("parameters") ?? []).map { ($0.key, $0.value.argument) }, naming: .rpc)
+        } catch let problem as ArgumentProblem {
+            throw RPCError.invalidParams(problem.message, hint: problem.hint)
         }
         let confirmed = try params.bool("confirm") ?? false
-        request.progress?("performing \(action.name) of \(recipe.command), the terms of use checked first")
+        request.progress?("performing \(action.action.name) of \(recipe.command), the terms of use checked first")
         let result = try await host.service(portal: portal, user: user).perform(
-            action, of: recipe, argument: argument, parameters: parameters, confirmed: confirmed, interaction: request.interaction)
+            action, of: recipe, confirmed: confirmed, interaction: request.interaction)
         return Self.result(result)
     }
 

@@ -121,8 +121,13 @@ public final class RPCClientProcess: @unchecked Sendable {
         return String(decoding: stdoutBuffer, as: UTF8.self)
     }
 
+    /// How long a read or the exit is waited for before the test is told it never came: a guard
+    /// against a hang, never a measure of speed, so it is long enough for the whole suite's load
+    /// on two cores (a first call that starts the demo and logs in took over 30 s there).
+    public static let patience: TimeInterval = 120
+
     /// The next newline-framed message, or nil if none comes within `timeout` seconds.
-    public func nextLine(timeout: TimeInterval = 30) async -> JSONValue? {
+    public func nextLine(timeout: TimeInterval = RPCClientProcess.patience) async -> JSONValue? {
         await onThread { [self] in
             take(timeout: timeout) { buffer in
                 guard let newline = buffer.firstIndex(of: 0x0A) else { return nil }
@@ -133,7 +138,7 @@ public final class RPCClientProcess: @unchecked Sendable {
     }
 
     /// The next Content-Length-framed message.
-    public func nextFramed(timeout: TimeInterval = 30) async -> JSONValue? {
+    public func nextFramed(timeout: TimeInterval = RPCClientProcess.patience) async -> JSONValue? {
         await onThread { [self] in
             take(timeout: timeout) { buffer in
                 guard let end = buffer.range(of: Data("\r\n\r\n".utf8)) else { return nil }
@@ -149,7 +154,7 @@ public final class RPCClientProcess: @unchecked Sendable {
 
     /// Reads messages until the response with this id, keeping the others in `seen`; one seen
     /// already (answered before a response read earlier) is taken from there.
-    public func response(id: JSONValue, seen: inout [JSONValue], timeout: TimeInterval = 30) async -> JSONValue? {
+    public func response(id: JSONValue, seen: inout [JSONValue], timeout: TimeInterval = RPCClientProcess.patience) async -> JSONValue? {
         if let index = seen.firstIndex(where: { $0["id"] == id }) { return seen.remove(at: index) }
         while let message = await nextLine(timeout: timeout) {
             if message["id"] == id { return message }
@@ -159,7 +164,7 @@ public final class RPCClientProcess: @unchecked Sendable {
     }
 
     /// Waits for the process to end; nil if it is still running after `timeout`.
-    public func waitForExit(timeout: TimeInterval = 30) async -> Int32? {
+    public func waitForExit(timeout: TimeInterval = RPCClientProcess.patience) async -> Int32? {
         await onThread { [self] in
             let deadline = Date().addingTimeInterval(timeout)
             while isRunning && Date() < deadline { usleep(20_000) }

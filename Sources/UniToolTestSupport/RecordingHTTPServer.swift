@@ -26,6 +26,10 @@ public final class RecordingHTTPServer: Sendable {
         /// Writes whatever the test likes, a piece at a time (a body that trickles): `send` writes
         /// one piece and says false once the client has gone or the server was stopped.
         case custom(@Sendable (_ send: (String) -> Bool) -> Void)
+        /// Answers 200 with `body` once `count` requests have been in flight at one moment (this
+        /// one among them): a test that needs that many at once ends only if they were sent so,
+        /// with no clock deciding it.
+        case together(Int, body: String)
     }
 
     /// The address the server listens on (an IPv4 address) and its port.
@@ -167,7 +171,14 @@ public final class RecordingHTTPServer: Sendable {
         }
         // A request stops being in flight just before its answer leaves: the client can send its
         // next request only after that answer, so the two are never counted at once.
-        switch answer(request) {
+        var chosen = answer(request)
+        if case .together(let count, let body) = chosen {
+            while state.withLock({ $0.mostInFlight < count && !$0.stopped }) { Thread.sleep(forTimeInterval: 0.005) }
+            chosen = .status(200, body: body)
+        }
+        switch chosen {
+        case .together:
+            break
         case .drop:
             state.withLock { $0.inFlight -= 1 }
             shutdown(connection, Int32(SHUT_RDWR))

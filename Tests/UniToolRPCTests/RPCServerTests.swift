@@ -23,9 +23,10 @@ final class CollectedOutput: RPCOutput {
         }
     }
 
-    /// Waits (up to 10 s) until at least `count` messages were written.
+    /// Waits until at least `count` messages were written, for up to two minutes: a guard
+    /// against a hang, long enough for the whole suite's load on two cores.
     func waitFor(_ count: Int, _ framing: RPCFraming = .newline) async -> [JSONValue] {
-        for _ in 0..<1000 {
+        for _ in 0..<12_000 {
             let messages = messages(framing)
             if messages.count >= count { return messages }
             try? await Task.sleep(for: .milliseconds(10))

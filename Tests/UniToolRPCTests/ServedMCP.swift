@@ -34,7 +34,7 @@ struct ServedMCP {
 
     /// Waits until the answer to `id` is out.
     func waitForAnswer(_ id: Int) async {
-        for _ in 0..<3000 where !output.messages(.newline).contains(where: { $0["id"] == .number(Double(id)) }) {
+        for _ in 0..<12_000 where !output.messages(.newline).contains(where: { $0["id"] == .number(Double(id)) }) {
             try? await Task.sleep(for: .milliseconds(10))
         }
     }

@@ -44,6 +44,15 @@ public struct TodaySection: Sendable {
 }
 
 extension DayService {
+    /// Refuses `today` for a portal whose recipe lists nothing for it: the one wording every
+    /// front end gives (usage, exit 64).
+    public func requireToday() throws {
+        guard portal.today.isEmpty else { return }
+        throw UniToolError(
+            .usage, "'\(portal.id)' has nothing for 'today'",
+            hint: "its portal recipe (\(portal.file)) needs a today: list of commands; see docs/RECIPES.md")
+    }
+
     /// Whether any section needs the portal: none has an answer in the history fresh enough.
     public func todayNeedsPortal(refresh: Bool) -> Bool {
         portal.today.contains { item in

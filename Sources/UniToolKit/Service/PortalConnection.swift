@@ -347,63 +347,69 @@ public final class PortalConnection: Sendable {
         // password. A round may only wait for another service's login, so two rounds per
         // service; a bounce after that is a login that did not take.
         var rounds = 2 * (portal.services.count + 1)
-        defer { Task { [logins] in await logins.release(claim) } }
-        while try page.heldRedirect != nil || (!Self.isBareError(page, own: portal.isOwn(page.url)) && flow.needsLogin(page)) {
-            guard rounds > 0 else {
-                throw UniToolError(
-                    .loginFailed, "the portal asked for a login again right after a successful one",
-                    hint: "the portal may not accept unitool's cookies; run with --verbose to see every page")
-            }
-            rounds -= 1
-            if page.heldRedirect != nil {
-                if let verdict = Self.termsVerdict { try await verdict.value }
-                await logins.waitForClaim(other: claim)
-                seen = await logins.count
-                // The page itself again, as a browser tab is reloaded once another has signed in.
-                // Never on to where the held redirect pointed: its cookies were left out of the
-                // jar (`HTTPSession.redirectGate`), and the address carries a login state (OIDC's
-                // `state`, a SAML request's ID) that only they tied to this session, while the
-                // other request's login, whether the login flow ran or the login service's
-                // session answered by redirects alone, has given the session its own. Either the
-                // session now serves the page, or the page's own fresh redirect leads to the
-                // login service, which this request may now claim: the terms are checked.
-                // A POST whose first answer led elsewhere before the login (a 303 to a page that
-                // then sent the browser to the login service) was received: the page it led to
-                // is asked for, not the POST sent again.
-                if isPost, page.hops.count > 1 {
-                    let reached = page.url
-                    page = try await HTTPSession.$redirectGate.withValue(gate(true)) { try await session.get(reached) }
-                } else {
-                    page = try await HTTPSession.$redirectGate.withValue(gate(true)) { try await send() }
+        // The claim is given back on every way out, and before this returns: another request
+        // waiting for it must not wait on a task left behind.
+        let settled = await Result { () async throws -> Page in
+            while try page.heldRedirect != nil || (!Self.isBareError(page, own: portal.isOwn(page.url)) && flow.needsLogin(page)) {
+                guard rounds > 0 else {
+                    throw UniToolError(
+                        .loginFailed, "the portal asked for a login again right after a successful one",
+                        hint: "the portal may not accept unitool's cookies; run with --verbose to see every page")
                 }
-                continue
-            }
-            // Fetched while the terms are being checked: log in only once they are accepted.
-            if let verdict = Self.termsVerdict { try await verdict.value }
-            let bounced = page
-            let landing = try await logins.logIn(unlessDoneSince: seen) {
-                self.logger.debug("the portal asks for a login at \(bounced.url.redactedForLog)")
-                // The login's pages are no command's: they carry none of its headers, and hold
-                // none of its redirects.
-                return try await HTTPSession.$commandHeaders.withValue([]) {
-                    try await HTTPSession.$redirectGate.withValue(nil) {
-                        // A POST's address is no page to come back to (a GET of it may not exist): log
-                        // in from the start page instead, then send the POST again.
-                        if isPost { return try await self.logIn() }
-                        return try await self.logInOnce(from: bounced, asking: url, flow: flow)
+                rounds -= 1
+                if page.heldRedirect != nil {
+                    if let verdict = Self.termsVerdict { try await verdict.value }
+                    await logins.waitForClaim(other: claim)
+                    seen = await logins.count
+                    // The page itself again, as a browser tab is reloaded once another has signed in.
+                    // Never on to where the held redirect pointed: its cookies were left out of the
+                    // jar (`HTTPSession.redirectGate`), and the address carries a login state (OIDC's
+                    // `state`, a SAML request's ID) that only they tied to this session, while the
+                    // other request's login, whether the login flow ran or the login service's
+                    // session answered by redirects alone, has given the session its own. Either the
+                    // session now serves the page, or the page's own fresh redirect leads to the
+                    // login service, which this request may now claim: the terms are checked.
+                    // A POST whose first answer led elsewhere before the login (a 303 to a page that
+                    // then sent the browser to the login service) was received: the page it led to
+                    // is asked for, not the POST sent again.
+                    if isPost, page.hops.count > 1 {
+                        let reached = page.url
+                        page = try await HTTPSession.$redirectGate.withValue(gate(true)) { try await session.get(reached) }
+                    } else {
+                        page = try await HTTPSession.$redirectGate.withValue(gate(true)) { try await send() }
+                    }
+                    continue
+                }
+                // Fetched while the terms are being checked: log in only once they are accepted.
+                if let verdict = Self.termsVerdict { try await verdict.value }
+                let bounced = page
+                let landing = try await logins.logIn(unlessDoneSince: seen) {
+                    self.logger.debug("the portal asks for a login at \(bounced.url.redactedForLog)")
+                    // The login's pages are no command's: they carry none of its headers, and hold
+                    // none of its redirects.
+                    return try await HTTPSession.$commandHeaders.withValue([]) {
+                        try await HTTPSession.$redirectGate.withValue(nil) {
+                            // A POST's address is no page to come back to (a GET of it may not exist): log
+                            // in from the start page instead, then send the POST again.
+                            if isPost { return try await self.logIn() }
+                            return try await self.logInOnce(from: bounced, asking: url, flow: flow)
+                        }
                     }
                 }
+                await logins.release(claim)
+                seen = await logins.count
+                // SAML's RelayState usually brings the browser back to the page it asked for (for a
+                // GET; a POST's body is not part of that address, so it is sent again).
+                if let landing, !isPost, LoginFlow.isSameRequest(landing.url, url) {
+                    page = landing
+                } else {
+                    page = try await send()
+                }
             }
-            await logins.release(claim)
-            seen = await logins.count
-            // SAML's RelayState usually brings the browser back to the page it asked for (for a
-            // GET; a POST's body is not part of that address, so it is sent again).
-            if let landing, !isPost, LoginFlow.isSameRequest(landing.url, url) {
-                page = landing
-            } else {
-                page = try await send()
-            }
+            return page
         }
+        await logins.release(claim)
+        page = try settled.get()
         guard (200..<300).contains(page.status) else {
             if page.status == 431 {
                 throw UniToolError(

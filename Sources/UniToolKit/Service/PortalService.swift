@@ -79,20 +79,15 @@ public struct PortalService: Sendable {
     /// interaction confirms it. A declined action sends nothing, not even the login.
     ///
     /// An action that asks first (`ask: true`, a purchase request) is put to the interaction
-    /// with its values unless the call itself says yes (`confirmed`: the command line's `--yes`).
-    /// A required parameter left out is a usage error, before anything is asked or sent.
-    /// `listed`: the `preview` the person said yes to; a list changed since sends nothing.
+    /// with its values unless the call itself says yes (`confirmed`: the command line's `--yes`,
+    /// MCP's and JSON-RPC's `confirm: true`). The request was checked when it was made
+    /// (`ActionRequest`). `listed`: the `preview` the person said yes to; a list changed since
+    /// sends nothing.
     public func perform(
-        _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String] = [:], confirmed: Bool = false,
-        listed: RecordSet? = nil, interaction: any Interaction
+        _ request: ActionRequest, of recipe: DataRecipe, confirmed: Bool = false, listed: RecordSet? = nil,
+        interaction: any Interaction
     ) async throws -> RecordSet {
-        try Self.requireParameters(of: action, of: recipe, given: parameters)
-        if let unknown = action.unknownParameters(parameters).first {
-            throw UniToolError(
-                .usage, "'\(unknown)' is not a value '\(recipe.command) \(action.name)' takes",
-                hint: action.parameters.isEmpty
-                    ? "it takes none" : "it takes: \(action.parameters.map(\.name).joined(separator: ", "))")
-        }
+        let (action, argument, parameters) = (request.action, request.argument, request.parameters)
         if !(action.asks && confirmed) {
             guard try await interaction.confirm(action, argument: argument, parameters: parameters, on: portal) else {
                 throw UniToolError(
@@ -109,27 +104,48 @@ public struct PortalService: Sendable {
         }
     }
 
-    /// A usage error naming the required values of `action` that `parameters` leaves out, before
-    /// anything is asked or sent: `perform` and `preview` check alike.
-    static func requireParameters(of action: ActionSpec, of recipe: DataRecipe, given parameters: [String: String]) throws {
-        let missing = action.missingParameters(parameters)
-        guard missing.isEmpty else {
+    /// As `perform(_:of:…)`, for a call in the command line's words: a mistake in its values is
+    /// a usage error (exit 64) naming the option.
+    public func perform(
+        _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String] = [:], confirmed: Bool = false,
+        listed: RecordSet? = nil, interaction: any Interaction
+    ) async throws -> RecordSet {
+        try await perform(
+            Self.commandLineRequest(action, of: recipe, argument: argument, parameters: parameters), of: recipe, confirmed: confirmed,
+            listed: listed, interaction: interaction)
+    }
+
+    /// The command line's action call as an `ActionRequest`; its mistakes are usage errors.
+    static func commandLineRequest(_ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String])
+        throws -> ActionRequest
+    {
+        do {
+            return try ActionRequest(
+                recipe: recipe, action: action.name, argument: argument.isEmpty ? nil : .string(argument),
+                parameters: parameters.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }, naming: .commandLine)
+        } catch {
             throw UniToolError(
-                .usage, "'\(recipe.command) \(action.name)' needs \(missing.joined(separator: " and "))",
+                .usage, error.message,
                 hint: "give every required value; 'unitool \(recipe.command) \(action.name) --help' lists them")
         }
     }
 
     /// What an action with a `preview:` would change, sent nowhere (`--dry-run`, and the list a
-    /// person sees before saying yes). Checks the parameters as `perform` does.
+    /// person sees before saying yes).
+    public func preview(_ request: ActionRequest, of recipe: DataRecipe, interaction: any Interaction) async throws -> RecordSet {
+        let today = RecordExtractor.localToday(try clock())
+        return try await session(interaction: interaction) {
+            try await $0.preview(request.action, of: recipe, argument: request.argument, parameters: request.parameters, today: today)
+        }
+    }
+
+    /// As `preview(_:of:…)`, for a call in the command line's words.
     public func preview(
         _ action: ActionSpec, of recipe: DataRecipe, argument: String, parameters: [String: String] = [:], interaction: any Interaction
     ) async throws -> RecordSet {
-        try Self.requireParameters(of: action, of: recipe, given: parameters)
-        let today = RecordExtractor.localToday(try clock())
-        return try await session(interaction: interaction) {
-            try await $0.preview(action, of: recipe, argument: argument, parameters: parameters, today: today)
-        }
+        try await preview(
+            Self.commandLineRequest(action, of: recipe, argument: argument, parameters: parameters), of: recipe,
+            interaction: interaction)
     }
 
     /// A page of the portal, and the charset its recipe says to read it in (`charset:`), if any.

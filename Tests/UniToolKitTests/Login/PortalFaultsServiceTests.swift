@@ -80,8 +80,6 @@ struct PortalFaultsServiceTests {
 
     @Test(
         "a failing portal gives its own error kind and message, and the saved state is untouched",
-        // A hung portal ends at the 1 s deadline; the limit only guards against a hang.
-        .timeLimit(.minutes(1)),
         arguments: [
             Failure(fault: "hang", timeoutSeconds: 1, kind: .portalTimeout, message: "did not answer in time"),
             Failure(fault: "server-error", timeoutSeconds: nil, kind: .portalError, message: "answered 500 (Internal Server Error)"),

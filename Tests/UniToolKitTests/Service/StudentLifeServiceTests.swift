@@ -198,14 +198,14 @@ struct StudentLifeServiceTests {
                     try await service.perform(request, of: library, argument: "", parameters: ["isbn": "1"], interaction: person)
                 }
             }
-            #expect(missing?.kind == .usage && missing?.message.contains("needs title") == true)
+            #expect(missing?.kind == .usage && missing?.message.contains("'--title' is required by 'library request'") == true)
             let unknown = await #expect(throws: UniToolError.self) {
                 try await bench.withService(on: demo) { service, _ in
                     try await service.perform(
                         request, of: library, argument: "", parameters: ["title": "X", "price": "1"], interaction: person)
                 }
             }
-            #expect(unknown?.kind == .usage && unknown?.message.contains("'price'") == true)
+            #expect(unknown?.kind == .usage && unknown?.message.contains("'--price' is not a value 'library request' takes") == true)
             #expect(Self.texts(try await bench.run("library", on: demo), "number") == ["R2026-0042"], "still one request")
         }
     }
