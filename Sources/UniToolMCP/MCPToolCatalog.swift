@@ -154,14 +154,14 @@ public struct MCPToolCatalog: Sendable {
 
     static let searchSchema = ArgumentSchema(
         properties: [
-            .init("query", .string, description: "One or more words"), Search.limitArgument,
+            .init("query", .string, description: "One or more words"), .searchLimit,
         ], required: ["query"])
 
     var historySchema: ArgumentSchema {
         ArgumentSchema(
             properties: [
                 .init("command", .string, allowed: recipes.map(\.command)),
-                HistoryReport.sinceArgument,
+                .historySince,
             ], required: ["command"])
     }
 

@@ -121,10 +121,10 @@ public struct RPCMethods: Sendable {
                 ], required: ["recipe", "action"]),
             "session.fetch": ArgumentSchema(properties: [portal, user, .init("url", .string)], required: ["url"]),
             "history.query": ArgumentSchema(
-                properties: [portal, user, recipe, HistoryReport.sinceArgument],
+                properties: [portal, user, recipe, .historySince],
                 required: ["recipe"]),
             "search": ArgumentSchema(
-                properties: [portal, user, .init("query", .string), Search.limitArgument], required: ["query"]),
+                properties: [portal, user, .init("query", .string), .searchLimit], required: ["query"]),
             "today": ArgumentSchema(properties: [
                 portal, user, offline, .init("refresh", .boolean), .init("mark_seen", .boolean, defaultValue: "false"),
             ]),

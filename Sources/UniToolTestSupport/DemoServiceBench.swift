@@ -24,13 +24,11 @@ public struct DemoServiceBench: Sendable {
         if acceptingTerms { try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion) }
     }
 
-    public var sessions: SessionStore { SessionStore(directory: sandbox.root.appendingPathComponent("state/unitool/sessions")) }
-    public var acceptedTerms: AcceptedTermsStore {
-        AcceptedTermsStore(directory: sandbox.root.appendingPathComponent("config/unitool/terms"))
-    }
-    public var historyFile: URL { sandbox.root.appendingPathComponent("data/unitool/history.sqlite") }
+    public var sessions: SessionStore { SessionStore(directory: sandbox.locations.sessions) }
+    public var acceptedTerms: AcceptedTermsStore { AcceptedTermsStore(directory: sandbox.locations.acceptedTerms) }
+    public var historyFile: URL { sandbox.locations.historyFile }
     /// Where the bench's connections keep drift reports: the sandbox's cache, never the user's.
-    public var driftReports: URL { sandbox.root.appendingPathComponent("cache/unitool/drift") }
+    public var driftReports: URL { sandbox.locations.driftReports }
 
     public func recipe(_ command: String, portal: String = "demo") throws -> DataRecipe {
         try catalog.recipe(portal: portal, command: command)
@@ -115,7 +113,7 @@ public struct DemoServiceBench: Sendable {
         let connection = PortalConnection(
             portal: portal, user: user, credentials: { Credentials(username: user, passwordSource: password, oneTimeCode: codes) },
             sessions: sessions, configuration: configuration, startEmpty: startEmpty, terms: TermsPolicy(accepted: acceptedTerms),
-            offeredValues: OfferedValuesStore(directory: sandbox.root.appendingPathComponent("cache/unitool/values")),
+            offeredValues: OfferedValuesStore(directory: sandbox.locations.offeredValues),
             history: keepingHistory ? try HistoryStore(file: historyFile) : nil, userValues: userValues,
             driftReports: driftReports, logger: log.logger)
         let result = await Result { try await body(PortalService(connection: connection), connection) }

@@ -40,6 +40,10 @@ public struct Sandbox: Sendable {
             at: root.appendingPathComponent("runtime"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
+    /// The sandbox's folders as the library takes them: the same files its `environment` gives
+    /// a child process.
+    public var locations: Locations { .sandbox(root) }
+
     public var environment: [String: String] {
         [
             "XDG_CONFIG_HOME": root.appendingPathComponent("config").path,

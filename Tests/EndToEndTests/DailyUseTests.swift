@@ -140,11 +140,8 @@ struct DailyUseTests {
                 command: "demo", arguments: ["serve", "--port", "0"] + arguments,
                 environment: sandbox.environment.merging(["UNITOOL_DEMO_FAULTS": "terms-version=2031-01"]) { $1 })
             defer { server.terminate() }
-            var address = ""
-            for _ in 0..<200 where address.isEmpty {
-                address = server.stdout.split(separator: "\n").first.map(String.init) ?? ""
-                if address.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
-            }
+            var address: String { server.stdout.split(separator: "\n").first.map(String.init) ?? "" }
+            await eventually { !address.isEmpty }
             let base = try #require(URL(string: address), "no address printed: \(server.stderr)")
             let url = base.appendingPathComponent("api/terms/version")
             let (data, _) = try await URLSession.shared.data(from: url)

@@ -26,7 +26,7 @@ struct MCPLoggingTests {
             await served.waitForAnswer(1)
             served.send(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
             // The notification runs as its own work: its warning is out before the next step.
-            for _ in 0..<12_000 where messages(served).isEmpty { try? await Task.sleep(for: .milliseconds(10)) }
+            await eventually { !messages(served).isEmpty }
             served.send(#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"grades","arguments":{"term":"2026-spring"}}}"#)
             await served.waitForAnswer(2)
             let atWarning = messages(served)

@@ -61,9 +61,7 @@ struct MCPResourceNotificationTests {
             try history.record(
                 portal: "demo", user: "alice", recipe: "loans", options: "",
                 records: RecordSet(columns: ["barcode"], records: [Record(fields: [("barcode", .string("31000101"))])]))
-            for _ in 0..<12_000 where !served.sequence.contains("notifications/resources/updated unitool://demo/records/loans") {
-                try? await Task.sleep(for: .milliseconds(10))
-            }
+            await eventually { served.sequence.contains("notifications/resources/updated unitool://demo/records/loans") }
             following.cancel()
             await following.value
             await served.end()

@@ -17,12 +17,15 @@ final class DemoRPCHost: RPCHost {
     let sessions: SessionStore
     /// The history, in the test's own folder: `today`'s "since you last looked" needs one.
     let history: HistoryStore?
+    /// The test's own folders, for every other store (offered values, drift reports).
+    let locations: Locations
     private let connections = Mutex<[String: PortalConnection]>([:])
     private let passwords = Mutex<[String: Secret]>([:])
     private let retired = Mutex<[PortalConnection]>([])
 
     init(demo: DemoUniversity, termsFolder: URL, accept: Bool = true) throws {
         self.demo = demo
+        locations = .sandbox(termsFolder.deletingLastPathComponent())
         catalog = try RecipeCatalog(directories: [Fixtures.recipes])
         acceptedTerms = AcceptedTermsStore(directory: termsFolder)
         sessions = SessionStore(directory: termsFolder.deletingLastPathComponent().appendingPathComponent("sessions"))
@@ -46,7 +49,8 @@ final class DemoRPCHost: RPCHost {
             let connection = PortalConnection(
                 portal: portal.relocated(to: demo.baseURL), user: user,
                 credentials: { account.credentials(given: given, known: known, oneTimeCode: nil, missingHint: "pass 'password'") },
-                sessions: sessions, terms: terms, history: history, logger: Logger(label: "rpc-methods-test"))
+                sessions: sessions, terms: terms, offeredValues: OfferedValuesStore(directory: locations.offeredValues), history: history,
+                driftReports: locations.driftReports, logger: Logger(label: "rpc-methods-test"))
             connections[user] = connection
             return connection
         }
@@ -55,7 +59,8 @@ final class DemoRPCHost: RPCHost {
     func freshConnection(portal: PortalRecipe, user: String, password: Secret) async throws -> PortalConnection {
         PortalConnection(
             portal: portal.relocated(to: demo.baseURL), user: user, credentials: { Credentials(username: user, password: password) },
-            sessions: sessions, startEmpty: true, terms: terms, logger: Logger(label: "rpc-methods-test"))
+            sessions: sessions, startEmpty: true, terms: terms, offeredValues: OfferedValuesStore(directory: locations.offeredValues),
+            driftReports: locations.driftReports, logger: Logger(label: "rpc-methods-test"))
     }
 
     func usePassword(_ password: Secret, portal: String, user: String) { passwords.withLock { $0[user] = password } }

@@ -3,6 +3,7 @@ import Logging
 import UniToolKit
 import UniToolMCP
 import UniToolRPC
+import UniToolTestSupport
 
 /// The MCP server over `host`, served in process; the test writes its input line by line.
 struct ServedMCP {
@@ -34,9 +35,7 @@ struct ServedMCP {
 
     /// Waits until the answer to `id` is out.
     func waitForAnswer(_ id: Int) async {
-        for _ in 0..<12_000 where !output.messages(.newline).contains(where: { $0["id"] == .number(Double(id)) }) {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await eventually { output.messages(.newline).contains { $0["id"] == .number(Double(id)) } }
     }
 
     func end() async {

@@ -61,9 +61,4 @@ public enum HistoryReport {
 extension HistoryReport {
     /// How far back the changes go unless asked, on every front end.
     public static let defaultSince = "30d"
-
-    /// `since`, as the JSON-RPC method and the MCP tool take it (the command line's `--since`).
-    public static let sinceArgument = ArgumentSchema.Property(
-        "since", .string, description: "Only runs since then: 30d (the default), 12h, today or a date such as 2026-11-01",
-        defaultValue: defaultSince)
 }

@@ -15,7 +15,7 @@ public final class HistoryStore: Sendable {
     /// Runs older than this many days are forgotten (`history_days` in config.yaml).
     public let retentionDays: Int
 
-    public static var defaultFile: URL { XDGDirectories.data.appendingPathComponent("history.sqlite") }
+    public static var defaultFile: URL { Locations.current.historyFile }
 
     /// One run as stored: when, with which options, and its records as JSON.
     public struct Run: Sendable, Equatable {

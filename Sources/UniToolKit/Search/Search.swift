@@ -135,9 +135,4 @@ public enum Search {
 extension Search {
     /// How many results a search gives unless asked for another number, on every front end.
     public static let defaultLimit = 20
-
-    /// `limit`, as the JSON-RPC method and the MCP tool take it (the command line's `--limit`).
-    public static let limitArgument = ArgumentSchema.Property(
-        "limit", .integer, description: "At most this many results", defaultValue: String(defaultLimit),
-        minimum: InputBounds.searchResults.lowerBound, maximum: InputBounds.searchResults.upperBound)
 }

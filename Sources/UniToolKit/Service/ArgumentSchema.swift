@@ -243,3 +243,15 @@ public indirect enum SchemaJSON: Sendable, Equatable {
         }
     }
 }
+
+extension ArgumentSchema.Property {
+    /// search's `limit`, as the JSON-RPC method and the MCP tool take it (the command line's `--limit`).
+    public static let searchLimit = ArgumentSchema.Property(
+        "limit", .integer, description: "At most this many results", defaultValue: String(Search.defaultLimit),
+        minimum: InputBounds.searchResults.lowerBound, maximum: InputBounds.searchResults.upperBound)
+
+    /// history's `since`, as the JSON-RPC method and the MCP tool take it (the command line's `--since`).
+    public static let historySince = ArgumentSchema.Property(
+        "since", .string, description: "Only runs since then: 30d (the default), 12h, today or a date such as 2026-11-01",
+        defaultValue: HistoryReport.defaultSince)
+}

@@ -9,7 +9,7 @@ import Foundation
 public struct OfferedValuesStore: Sendable {
     public let directory: URL
 
-    public init(directory: URL = XDGDirectories.cache.appendingPathComponent("values")) {
+    public init(directory: URL = Locations.current.offeredValues) {
         self.directory = directory
     }
 

@@ -30,6 +30,11 @@ struct LoginFlowTests {
         return try result.get()
     }
 
+    /// Folders of the tests' own for what a run keeps besides the session (offered values, drift
+    /// reports): nothing of these tests reaches the user's folders.
+    static let scratch = Locations.sandbox(
+        FileManager.default.temporaryDirectory.appendingPathComponent("unitool-login-flow-\(UUID().uuidString)"))
+
     /// The demo's terms, accepted in a folder of the test's own: these tests are about the login.
     static let acceptedTerms: TermsPolicy = {
         let store = AcceptedTermsStore(
@@ -42,7 +47,8 @@ struct LoginFlowTests {
         PortalConnection(
             portal: portal, user: user, credentials: { Credentials(username: user, password: Secret(password)) },
             keepsSession: store != nil, sessions: SessionStore(directory: store ?? FileManager.default.temporaryDirectory),
-            terms: Self.acceptedTerms, logger: Logger(label: "test"))
+            terms: Self.acceptedTerms, offeredValues: OfferedValuesStore(directory: Self.scratch.offeredValues),
+            driftReports: Self.scratch.driftReports, logger: Logger(label: "test"))
     }
 
     @Test("SAML login through user ID and password pages, then the grades of the current term")
@@ -113,7 +119,9 @@ struct LoginFlowTests {
             let second = PortalConnection(
                 portal: portal, user: "alice",
                 credentials: { throw UniToolError(.credentialsMissing, "the saved session should have been enough") },
-                sessions: SessionStore(directory: store), terms: Self.acceptedTerms, logger: Logger(label: "test"))
+                sessions: SessionStore(directory: store), terms: Self.acceptedTerms,
+                offeredValues: OfferedValuesStore(directory: Self.scratch.offeredValues), driftReports: Self.scratch.driftReports,
+                logger: Logger(label: "test"))
             let set = try await using(second) { try await $0.run(grades, options: ["term": "2026-spring"]) }
             // One request for the data, and the terms-of-use version that every run asks first.
             #expect(second.session.requestCount == 2)
@@ -184,7 +192,8 @@ struct LoginFlowTests {
             let empty = TermsPolicy(accepted: AcceptedTermsStore(directory: root.appendingPathComponent("terms")))
             let connection = PortalConnection(
                 portal: portal, user: "alice", credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
-                keepsSession: false, terms: empty, logger: Logger(label: "test"))
+                keepsSession: false, terms: empty, offeredValues: OfferedValuesStore(directory: Self.scratch.offeredValues),
+                driftReports: Self.scratch.driftReports, logger: Logger(label: "test"))
             for call in ["run", "fetch"] {
                 do {
                     _ = try await using(connection) { connection -> Int in
@@ -201,7 +210,8 @@ struct LoginFlowTests {
             // A front end that asks (a person at a terminal) may accept; the service records it.
             let accepting = PortalConnection(
                 portal: portal, user: "alice", credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
-                keepsSession: false, terms: empty, logger: Logger(label: "test"))
+                keepsSession: false, terms: empty, offeredValues: OfferedValuesStore(directory: Self.scratch.offeredValues),
+                driftReports: Self.scratch.driftReports, logger: Logger(label: "test"))
             let person = ScriptedInteraction(acceptsTerms: true)
             let set = try await using(accepting) { connection in
                 try await PortalService(connection: connection).run(grades, options: ["term": "2026-spring"], interaction: person)

@@ -23,7 +23,8 @@ struct CampusRecipesTests {
                 portal: try catalog.portal("demo").relocated(to: demo.baseURL), user: "alice",
                 credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
                 sessions: SessionStore(directory: sandbox.root.appendingPathComponent("sessions")), terms: TermsPolicy(accepted: terms),
-                logger: Logger(label: "campus-test"))
+                offeredValues: OfferedValuesStore(directory: sandbox.locations.offeredValues),
+                driftReports: sandbox.locations.driftReports, logger: Logger(label: "campus-test"))
             let result = await Result { try await body(connection, demo) }
             await connection.close()
             return try result.get()
@@ -190,8 +191,8 @@ struct CampusRecipesTests {
             let connection = PortalConnection(
                 portal: try Self.catalog.portal("demo").relocated(to: demo.baseURL), user: "",
                 credentials: PortalConnection.noLogin(because: "a public command"), keepsSession: false,
-                terms: TermsPolicy(accepted: terms),
-                logger: Logger(label: "campus-test"))
+                terms: TermsPolicy(accepted: terms), offeredValues: OfferedValuesStore(directory: sandbox.locations.offeredValues),
+                driftReports: sandbox.locations.driftReports, logger: Logger(label: "campus-test"))
             let result = await Result { try await connection.run(headlines, options: [:]) }
             await connection.close()
             #expect(try result.get().records.count == 14)
@@ -202,8 +203,12 @@ struct CampusRecipesTests {
     @Test("a portal nobody answers for is portal_unreachable, its own kind, with a hint")
     func unreachable() async throws {
         let portal = try Self.catalog.portal("demo").relocated(to: URL(string: "http://127.0.0.1:9")!)
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
         let connection = PortalConnection(
             portal: portal, user: "alice", credentials: { Credentials(username: "alice", password: Secret("x")) }, keepsSession: false,
+            terms: TermsPolicy(accepted: AcceptedTermsStore(directory: sandbox.locations.acceptedTerms)),
+            offeredValues: OfferedValuesStore(directory: sandbox.locations.offeredValues), driftReports: sandbox.locations.driftReports,
             logger: Logger(label: "campus-test"))
         do {
             _ = try await connection.isSessionValid()

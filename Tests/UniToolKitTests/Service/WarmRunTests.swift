@@ -32,7 +32,9 @@ struct WarmRunTests {
                     asked.add()
                     return Credentials(username: "alice", password: Secret("wonderland"))
                 },
-                sessions: sessions, terms: TermsPolicy(accepted: accepted), logger: Logger(label: "test"))
+                sessions: sessions, terms: TermsPolicy(accepted: accepted),
+                offeredValues: OfferedValuesStore(directory: sandbox.locations.offeredValues),
+                driftReports: sandbox.locations.driftReports, logger: Logger(label: "test"))
         }
         let first = try await DemoUniversity.start()
         let warmedUp = await Result {
