@@ -1,3 +1,8 @@
+import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Waits until `condition` holds, looking again every 10 ms, for at most `limit`: what a test
 /// waits on instead of a sleep. The limit only guards against a hang, so it is long enough for
 /// the whole suite's load on two cores. Returns whether the condition came to hold.
@@ -14,3 +19,7 @@ public func eventually(within limit: Duration = .seconds(120), _ condition: () a
     }
     return await condition()
 }
+
+/// A URL session for a test's own requests that keeps nothing on disk: `URLSession.shared`
+/// keeps a cache under `~/.cache`, which a test run must leave alone.
+public let uncachedURLSession = URLSession(configuration: .ephemeral)

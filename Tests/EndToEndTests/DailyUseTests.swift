@@ -126,7 +126,7 @@ struct DailyUseTests {
         let link = try #require(items.compactMap { $0["link"] as? String }.first, "\(news.stdout)")
         #expect(link.hasPrefix(address.absoluteString), "\(link)")
         // The command has ended; the link it printed still answers.
-        let (_, response) = try await URLSession.shared.data(from: try #require(URL(string: link)))
+        let (_, response) = try await uncachedURLSession.data(from: try #require(URL(string: link)))
         #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(link)")
         let servedDue = try due("31000103", in: try await sandbox.run(["--portal", "demo", "loans", "--json"]))
         #expect(servedDue == after, "demo serve remembers the renewal made before it started")
@@ -144,7 +144,7 @@ struct DailyUseTests {
             await eventually { !address.isEmpty }
             let base = try #require(URL(string: address), "no address printed: \(server.stderr)")
             let url = base.appendingPathComponent("api/terms/version")
-            let (data, _) = try await URLSession.shared.data(from: url)
+            let (data, _) = try await uncachedURLSession.data(from: url)
             #expect(String(decoding: data, as: UTF8.self).contains("\"\(version)\""), "\(arguments)")
         }
     }

@@ -138,7 +138,7 @@ struct OIDCInteropTests {
         func forgetPortalSessions() async throws {
             var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(portalPort)/test/forget-sessions")))
             request.httpMethod = "POST"
-            let (_, response) = try await URLSession.shared.data(for: request)
+            let (_, response) = try await uncachedURLSession.data(for: request)
             try #require((response as? HTTPURLResponse)?.statusCode == 204, "\(response)")
         }
 
