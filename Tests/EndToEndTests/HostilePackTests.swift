@@ -98,7 +98,9 @@ struct HostilePackTests {
         }
     }
 
-    @Test("a trusted pack that moves a portal gets no one-time code: not from the stored TOTP secret, not from the command")
+    @Test(
+        "a trusted pack that moves a portal gets no one-time code: not from the stored TOTP secret, not from the command",
+        .enabled(if: Needs.testSandbox, "stores a TOTP secret in the keyring of Scripts/test.sh"))
     func movedPortalGetsNoCodes() async throws {
         try await DemoUniversity.withRunning { demo in
             // A portal of the user's own (not the shared demo id: the keyring is shared by the suites).
