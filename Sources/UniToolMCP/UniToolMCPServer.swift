@@ -384,13 +384,7 @@ public struct UniToolMCPServer: Sendable {
     /// `resources/subscribe` and `resources/unsubscribe`: a resource this server lists or can list.
     func subscribe(_ request: RPCRequest, _ subscribing: Bool) throws -> JSONValue {
         guard let uri = request.params?["uri"]?.stringValue else { throw RPCError.invalidParams("'uri' must be a string") }
-        let prefix = "unitool://\(portal.id)/"
-        let path = uri.hasPrefix(prefix) ? String(uri.dropFirst(prefix.count)) : ""
-        let parts = path.split(separator: "/", maxSplits: 1).map(String.init)
-        let known =
-            path == "terms"
-            || (parts.count == 2 && ["records", "recipes"].contains(parts[0]) && recipes.contains { $0.command == parts[1] })
-        guard known else { throw Self.notFound(uri) }
+        guard resource(at: uri) != nil else { throw Self.notFound(uri) }
         resourceWatch.subscribed.withLock { subscribed in
             if subscribing { subscribed.insert(uri) } else { subscribed.remove(uri) }
         }
@@ -416,34 +410,51 @@ public struct UniToolMCPServer: Sendable {
         RPCError(code: -32002, message: "Resource not found: \(uri)", data: .object([("uri", .string(uri))]))
     }
 
+    /// What a resource address of this server names: `unitool://<portal>/terms`, or a command's
+    /// `records/<command>` or `recipes/<command>`; nil for anything else. What `resources/read`
+    /// and `resources/subscribe` both take.
+    enum Resource {
+        case terms
+        case records(DataRecipe)
+        case recipe(DataRecipe)
+    }
+
+    func resource(at uri: String) -> Resource? {
+        let prefix = "unitool://\(portal.id)/"
+        guard uri.hasPrefix(prefix) else { return nil }
+        let path = String(uri.dropFirst(prefix.count))
+        if path == "terms" { return .terms }
+        let parts = path.split(separator: "/", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let recipe = recipes.first(where: { $0.command == parts[1] }) else { return nil }
+        switch parts[0] {
+        case "records": return .records(recipe)
+        case "recipes": return .recipe(recipe)
+        default: return nil
+        }
+    }
+
     func read(_ request: RPCRequest) throws -> JSONValue {
         guard let uri = request.params?["uri"]?.stringValue else { throw RPCError.invalidParams("'uri' must be a string") }
         func contents(_ text: String, mimeType: String) -> JSONValue {
             .object([("contents", .array([.object([("uri", .string(uri)), ("mimeType", .string(mimeType)), ("text", .string(text))])]))])
         }
-        let prefix = "unitool://\(portal.id)/"
-        guard uri.hasPrefix(prefix) else { throw Self.notFound(uri) }
-        let path = String(uri.dropFirst(prefix.count))
-        if path == "terms" {
+        switch resource(at: uri) {
+        case .terms?:
             let accepted = (try? host.acceptedTerms.load(portal: portal.id)) ?? nil
             let text =
                 "{\"portal\": \(JSONString.quoted(portal.id)), \"accepted\": \(accepted.map { JSONString.quoted($0.version) } ?? "null"), \"check\": \(JSONString.quoted("unitool --portal \(portal.id) terms status"))}"
             return contents(text, mimeType: "application/json")
-        }
-        let parts = path.split(separator: "/", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let recipe = recipes.first(where: { $0.command == parts[1] }) else { throw Self.notFound(uri) }
-        switch parts[0] {
-        case "records":
+        case .records(let recipe)?:
             guard let run = lastAnswers()[recipe.command],
                 let records = try? HistoryCodec.records(run.recordsJSON, columns: run.columns, fields: recipe.primary.fields)
             else { throw Self.notFound(uri) }
             let text =
                 "{\"as_of\": \(JSONString.quoted(HistoryStore.iso8601(run.ranAt))), \"records\": \(JSONRenderer.array(records).trimmingCharacters(in: .whitespacesAndNewlines))}"
             return contents(text, mimeType: "application/json")
-        case "recipes":
+        case .recipe(let recipe)?:
             let text = (try? String(contentsOfFile: recipe.file, encoding: .utf8)) ?? recipe.summary
             return contents(text, mimeType: "application/yaml")
-        default:
+        case nil:
             throw Self.notFound(uri)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -23,3 +24,10 @@ public func eventually(within limit: Duration = .seconds(120), _ condition: () a
 /// A URL session for a test's own requests that keeps nothing on disk: `URLSession.shared`
 /// keeps a cache under `~/.cache`, which a test run must leave alone.
 public let uncachedURLSession = URLSession(configuration: .ephemeral)
+
+/// A value behind a lock that escaping closures and a server's threads can share.
+public final class Locked<Value: Sendable>: Sendable {
+    public let mutex: Mutex<Value>
+    public init(_ value: Value) { mutex = Mutex(value) }
+    public var value: Value { mutex.withLock { $0 } }
+}

@@ -9,8 +9,6 @@ import UniToolTestSupport
 /// client as `notifications/message`, from the level it chose.
 @Suite("MCP logging: stderr's progress, notes and warnings as notifications/message")
 struct MCPLoggingTests {
-    static let initialize =
-        #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
 
     func messages(_ served: ServedMCP) -> [(level: String, data: String)] {
         served.output.messages(.newline).filter { $0["method"] == .string("notifications/message") }.map {
@@ -22,7 +20,7 @@ struct MCPLoggingTests {
     func levels() async throws {
         try await RPCMethodsTests.withHost { host in
             let served = try ServedMCP(host, warnings: ["DBUS_SESSION_BUS_ADDRESS is not set"])
-            served.send(Self.initialize)
+            served.send(ServedMCP.initialize)
             await served.waitForAnswer(1)
             served.send(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
             // The notification runs as its own work: its warning is out before the next step.

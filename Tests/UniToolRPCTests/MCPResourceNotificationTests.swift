@@ -12,15 +12,13 @@ import UniToolTestSupport
 /// unitool process (a watch) kept it.
 @Suite("MCP resources: new and newer answers are announced")
 struct MCPResourceNotificationTests {
-    static let initialize =
-        #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
     static let grades = "unitool://demo/records/grades"
 
     @Test("a tool call's first answer is list_changed, then updated for the subscribed resource; a second call is updated only")
     func toolCalls() async throws {
         try await RPCMethodsTests.withHost { host in
             let served = try ServedMCP(host)
-            served.send(Self.initialize)
+            served.send(ServedMCP.initialize)
             await served.waitForAnswer(1)
             served.send(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
             served.send(#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"\#(Self.grades)"}}"#)
@@ -50,7 +48,7 @@ struct MCPResourceNotificationTests {
     func anotherProcess() async throws {
         try await RPCMethodsTests.withHost { host in
             let served = try ServedMCP(host)
-            served.send(Self.initialize)
+            served.send(ServedMCP.initialize)
             await served.waitForAnswer(1)
             served.send(#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"unitool://demo/records/loans"}}"#)
             await served.waitForAnswer(2)

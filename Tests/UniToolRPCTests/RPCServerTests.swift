@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import UniToolKit
 import UniToolRPC
+import UniToolTestSupport
 
 /// What the server wrote, kept in memory.
 final class CollectedOutput: RPCOutput {
@@ -26,11 +27,7 @@ final class CollectedOutput: RPCOutput {
     /// Waits until at least `count` messages were written, for up to two minutes: a guard
     /// against a hang, long enough for the whole suite's load on two cores.
     func waitFor(_ count: Int, _ framing: RPCFraming = .newline) async -> [JSONValue] {
-        for _ in 0..<12_000 {
-            let messages = messages(framing)
-            if messages.count >= count { return messages }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await eventually { messages(framing).count >= count }
         return messages(framing)
     }
 }

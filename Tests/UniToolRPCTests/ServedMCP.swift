@@ -7,6 +7,10 @@ import UniToolTestSupport
 
 /// The MCP server over `host`, served in process; the test writes its input line by line.
 struct ServedMCP {
+    /// `initialize` for MCP 2025-06-18, as id 1.
+    static let initialize =
+        #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
+
     let server: UniToolMCPServer
     let rpc: RPCServer
     let output = CollectedOutput()

@@ -229,12 +229,6 @@ struct PromisesTests {
     }
 }
 
-/// A value behind a lock that escaping closures and threads can share.
-private final class Locked<Value: Sendable>: Sendable {
-    let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-}
-
 /// What `PromisesTests.finishing` collects: the results so far, and the continuation resumed
 /// once, by the last result or by the deadline, whichever comes first.
 private final class Finisher<T: Sendable>: Sendable {

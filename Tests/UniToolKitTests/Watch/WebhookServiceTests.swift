@@ -17,16 +17,9 @@ struct WebhookServiceTests {
         return await #expect(throws: UniToolError.self) { try await channel.deliver(event) }
     }
 
-    /// Set once by a server's thread, read by the test.
-    final class Flag: Sendable {
-        private let value = Mutex(false)
-        func set() { value.withLock { $0 = true } }
-        var isSet: Bool { value.withLock { $0 } }
-    }
-
     @Test("a webhook that sends its headers and then trickles its body is given up at the deadline: portal_timeout (exit 21)")
     func tricklingWebhook() async throws {
-        let bodySent = Flag()
+        let bodySent = Locked(false)
         let server = try RecordingHTTPServer { _ in
             .custom { send in
                 guard send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 400\r\n\r\n") else { return }
@@ -34,7 +27,7 @@ struct WebhookServiceTests {
                     Thread.sleep(forTimeInterval: 0.25)
                     guard send("x") else { return }
                 }
-                bodySent.set()
+                bodySent.mutex.withLock { $0 = true }
             }
         }
         defer { server.stop() }
@@ -43,7 +36,7 @@ struct WebhookServiceTests {
         #expect(error?.message.contains("in time") == true, "\(String(describing: error))")
         // The body would take 100 s: the call ends with the webhook still sending, which only a
         // deadline over the whole body does (a byte every 0.25 s never trips one per read).
-        #expect(!bodySent.isSet, "the deadline covers the body: the whole body was sent")
+        #expect(!bodySent.value, "the deadline covers the body: the whole body was sent")
         #expect(server.connections == 1, "the event was sent: \(server.connections) connections")
     }
 
