@@ -144,7 +144,8 @@ let package = Package(
         .testTarget(
             name: "UniToolCLITests", dependencies: ["UniToolCLI", "UniToolHost", "UniToolKit", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(
-            name: "UniToolRPCTests", dependencies: ["UniToolRPC", "UniToolMCP", "UniToolKit", "DemoUniversity", "UniToolTestSupport"]),
+            name: "UniToolRPCTests",
+            dependencies: ["UniToolRPC", "UniToolMCP", "UniToolKit", "UniToolHost", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),
         .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"]),
         .testTarget(name: "UniToolMCPTests", dependencies: ["UniToolMCP", "UniToolKit", "UniToolRPC", "UniToolTestSupport"]),

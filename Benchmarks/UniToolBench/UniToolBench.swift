@@ -136,7 +136,7 @@ struct UniToolBench {
     /// The `Cookie` header the saved session sends to `url`: for `wrk`, which measures what the
     /// demo itself can serve on the same session.
     static func cookie(portal: String, user: String, url: URL) {
-        let jar = SessionStore().load(portal: portal, user: user)
+        let jar = SessionStore(directory: Locations.current.sessions).load(portal: portal, user: user)
         print(jar.cookies(for: url).map { "\($0.name)=\($0.value)" }.joined(separator: "; "))
     }
 

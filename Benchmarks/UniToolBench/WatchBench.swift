@@ -10,12 +10,10 @@ extension UniToolBench {
         let catalog = try RecipeCatalog(directories: [RecipeCatalog.bundledDirectory()])
         let portal = try catalog.portal("demo").relocated(to: demo)
         let recipe = try catalog.recipe(portal: "demo", command: "grades")
-        let accepted = AcceptedTermsStore(directory: directory.appendingPathComponent("terms"))
-        try accepted.save(AcceptedTerms(portal: "demo", version: "2026-09"))
-        let history = try HistoryStore(file: directory.appendingPathComponent("history.sqlite"))
-        let sessions = SessionStore(directory: directory.appendingPathComponent("sessions"))
         var logger = Logger(label: "bench")
         logger.logLevel = .critical
+        let workspace = Workspace(locations: .sandbox(directory), history: .kept(retentionDays: 365), logger: logger)
+        try workspace.acceptedTerms.save(AcceptedTerms(portal: "demo", version: "2026-09"))
         let spec = WatchSpec(recipe: recipe, options: ["term": "2026-fall"])
         let warmUp = min(100, cycles / 10)
         var rssAfterWarmUp = 0
@@ -23,9 +21,8 @@ extension UniToolBench {
         var events = 0
         let started = ContinuousClock.now
         var warmStarted = started
-        let connection = PortalConnection(
-            portal: portal, user: "alice", credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
-            sessions: sessions, terms: TermsPolicy(accepted: accepted), history: history, logger: logger)
+        let connection = workspace.connection(
+            to: portal, as: "alice", credentials: { Credentials(username: "alice", password: Secret("wonderland")) })
         for cycle in 0..<cycles {
             if cycle == warmUp {
                 rssAfterWarmUp = residentKilobytes()
@@ -39,7 +36,7 @@ extension UniToolBench {
         await connection.close()
         let measured = Double(cycles - warmUp)
         let wall = ContinuousClock.now - warmStarted
-        let counts = try history.counts()
+        let counts = try workspace.history?.counts() ?? (runs: 0, snapshots: 0)
         print(
             """
             {"cycles": \(cycles), "warm_up": \(warmUp), "events": \(events), "rss_after_warm_up_kb": \(rssAfterWarmUp), \

@@ -51,7 +51,7 @@ struct AuthCommand: AsyncParsableCommand {
                         .usage, "that is not a TOTP secret: \(error)",
                         hint: "give the otpauth://totp/... URI behind the QR code, or the base32 secret your portal showed")
                 }
-                try Account(portal: portal, user: user).storeOneTimeCodeSecret(generator)
+                try environment.workspace.account(portal, user: user).storeOneTimeCodeSecret(generator)
                 FileHandle.standardError.write(
                     Data(
                         "Stored the TOTP secret of \(user) on \(portal.id) in the keyring (\(generator.digits) digits every \(generator.period) s, \(generator.algorithm.rawValue)).\n"
@@ -66,7 +66,7 @@ struct AuthCommand: AsyncParsableCommand {
 
             func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
                 let user = try environment.user(for: portal)
-                let removed = try Account(portal: portal, user: user).removeOneTimeCodeSecret()
+                let removed = try environment.workspace.account(portal, user: user).removeOneTimeCodeSecret()
                 FileHandle.standardError.write(
                     Data(
                         (removed
@@ -106,7 +106,7 @@ struct AuthCommand: AsyncParsableCommand {
                 globals.passwordStdin
                 ? try PasswordInput.readStandardInput()
                 : try TerminalPrompt.readPassword(prompt: portal.passwordPrompt(user: user))
-            let account = Account(portal: portal, user: user)
+            let account = environment.workspace.account(portal, user: user)
             if !noVerify {
                 // A fresh login in an empty jar that must ask for the password (`provePassword`).
                 let credentials = Credentials(
@@ -114,7 +114,7 @@ struct AuthCommand: AsyncParsableCommand {
                     givenAs: globals.passwordStdin ? .given("--password-stdin") : .typed,
                     oneTimeCode: CommandEnvironment.oneTimeCode(for: account, trace: environment.trace))
                 let provide: CredentialProvider = { credentials }
-                try await environment.withPortal(portal, user: user, credentials: provide, freshLogin: true) { connection in
+                try await environment.withPortal(portal, user: user, credentials: provide, use: .fresh) { connection in
                     Progress.say("Logging in to \(TerminalText.escaped(portal.name)) as \(TerminalText.escaped(user))…")
                     try await connection.provePassword()
                 }
@@ -156,7 +156,7 @@ struct AuthCommand: AsyncParsableCommand {
 
         func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let user = try environment.user(for: portal)
-            let account = Account(portal: portal, user: user)
+            let account = environment.workspace.account(portal, user: user)
             let kept = [("password", account.password), ("TOTP secret", account.oneTimeCodeSecret)]
             let password = FieldValue.string(kept[0].1.description)
             let totp = FieldValue.string(kept[1].1.description)
@@ -196,7 +196,7 @@ struct AuthCommand: AsyncParsableCommand {
 
         func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let user = try environment.user(for: portal)
-            let removed = try Account(portal: portal, user: user).logOut(keepingSecrets: keepPassword)
+            let removed = try environment.workspace.account(portal, user: user).logOut(keepingSecrets: keepPassword)
             let message = removed.sentence(user: user, portal: portal.id)
             FileHandle.standardError.write(Data((message + "\n").utf8))
         }

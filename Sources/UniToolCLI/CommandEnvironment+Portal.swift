@@ -1,4 +1,3 @@
-import DemoUniversity
 import Foundation
 import Synchronization
 import UniToolHost
@@ -12,63 +11,66 @@ extension CommandEnvironment {
     /// asked meanwhile, and the session saved as the portal left it (`PortalService.session`).
     /// Everything is closed afterwards, also on failure (`withService`).
     func withPortal<T: Sendable>(
-        _ portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, savedSession: Bool = true,
-        freshLogin: Bool = false, termsThroughSavedSession: Bool = false, _ body: (PortalConnection) async throws -> T
+        _ portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, use: SessionUse = .saved,
+        _ body: (PortalConnection) async throws -> T
     ) async throws -> T {
-        try await withService(
-            portal, user: user, credentials: credentials, savedSession: savedSession, freshLogin: freshLogin,
-            termsThroughSavedSession: termsThroughSavedSession
-        ) { service in try await service.session(interaction: interaction, body) }
+        try await withService(portal, user: user, credentials: credentials, use: use) { service in
+            try await service.session(interaction: interaction, body)
+        }
     }
 
-    /// Runs `body` with the service of one connection to `portal` (the demo started first if
-    /// needed), and closes everything afterwards, also on failure.
-    ///
-    /// With `savedSession: false` the connection starts from an empty cookie jar and never
-    /// writes the session store, so a diagnosis leaves the user's saved session as it was.
-    ///
-    /// `termsThroughSavedSession`: for a public command, read the terms version through the
-    /// saved session of the user named for this portal, if there is one (`PortalConnection.termsThrough`).
-    func withService<T: Sendable>(
-        _ portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, savedSession: Bool = true,
-        freshLogin: Bool = false, termsThroughSavedSession: Bool = false, _ body: (PortalService) async throws -> T
+    /// `withPortal` for a run of `recipe` (`withService(_:running:_:)`).
+    func withPortal<T: Sendable>(
+        _ portal: PortalRecipe, running recipe: DataRecipe, _ body: (PortalConnection) async throws -> T
     ) async throws -> T {
-        let (located, demo) = try await locate(portal)
-        var configuration = sessionConfiguration()
-        configuration.trace = trace
-        var termsConnection: PortalConnection?
-        if termsThroughSavedSession, located.terms != nil, let named = try? self.user(for: located),
-            SessionStore().stamp(portal: located.id, user: named) != nil
-        {
-            termsConnection = PortalConnection(
-                portal: located, user: named,
-                credentials: {
-                    throw UniToolError(
-                        .credentialsMissing,
-                        "cannot check the terms of use of \(located.name): its terms-of-use version is behind the login, and the saved session of \(named) it was asked through has ended",
-                        hint:
-                            "log in again with 'unitool auth login --portal \(located.id)'; public commands then read the terms through that session"
-                    )
-                },
-                configuration: configuration, logger: logger)
-        }
-        let connection = PortalConnection(
-            portal: located, user: user, credentials: credentials, keepsSession: savedSession,
-            configuration: configuration, startEmpty: freshLogin, history: history(),
-            termsThrough: termsConnection, userValues: UserValues.provider(portal: located.id, config: config),
-            logger: logger)
+        try await withService(portal, running: recipe) { service in try await service.session(interaction: interaction, body) }
+    }
+
+    /// Runs `body` with the service of one connection to `portal` as `user` (the demo started
+    /// first if needed), and closes everything afterwards, also on failure. With `use:
+    /// .untouched` the connection neither loads nor saves the session, so a diagnosis leaves the
+    /// user's saved session as it was; `.fresh` starts without it, to prove a password.
+    func withService<T: Sendable>(
+        _ portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, use: SessionUse = .saved,
+        _ body: (PortalService) async throws -> T
+    ) async throws -> T {
+        try await withService(
+            portal, user: user,
+            connecting: { workspace, located in
+                workspace.connection(to: located, as: user, credentials: credentials, use: use)
+            }, body)
+    }
+
+    /// The same for a run of `recipe`: a public command (`login: false`) connects as nobody and
+    /// reads the terms through the named user's saved session (`Workspace.connection(for:)`); any
+    /// other as the user, with the password from where the settings say.
+    func withService<T: Sendable>(
+        _ portal: PortalRecipe, running recipe: DataRecipe, _ body: (PortalService) async throws -> T
+    ) async throws -> T {
+        let (user, credentials): (String, CredentialProvider) =
+            recipe.login
+            ? try credentialProvider(for: portal)
+            : ((try? self.user(for: portal)) ?? "", PortalConnection.noLogin(because: "'\(recipe.command)' is a public command"))
+        return try await withService(
+            portal, user: recipe.login ? user : "",
+            connecting: { workspace, located in
+                workspace.connection(for: recipe, on: located, as: user, credentials: credentials)
+            }, body)
+    }
+
+    /// The one opening of a command's connection: the portal located, the connection made by
+    /// the workspace, the status line shown meanwhile; then the connection closed, the demo
+    /// stopped and the trace written (on failure too: that is when it is needed).
+    private func withService<T: Sendable>(
+        _ portal: PortalRecipe, user: String, connecting: (Workspace, PortalRecipe) -> PortalConnection,
+        _ body: (PortalService) async throws -> T
+    ) async throws -> T {
+        let workspace = self.workspace
+        let (located, stop) = try await workspace.locate(portal)
         StatusLine.shared.begin("connecting to \(portal.name)", quiet: options.quiet)
-        let result: Result<T, any Error>
-        do {
-            let now = self.now
-            result = .success(try await body(PortalService(connection: connection, clock: { now })))
-        } catch {
-            result = .failure(error)
-        }
+        let result = await Result { try await workspace.withService(over: connecting(workspace, located), body) }
         StatusLine.shared.end()
-        await connection.close()
-        await demo?.stop()
-        // The trace is written on failure too: that is when it is needed.
+        await stop?()
         if let trace, let path = options.trace {
             try trace.write(to: URL(fileURLWithPath: path))
             logger.info("wrote \(trace.entryCount) requests to \(path)")

@@ -152,7 +152,9 @@ struct Completion {
             if let option = recipe.options.first(where: { $0.name == name }) {
                 var values = option.allowedValues + option.resolve.keys.sorted()
                 if let portalID {
-                    values += OfferedValuesStore().load(portal: portalID, command: recipe.command, option: option.name) ?? []
+                    values +=
+                        OfferedValuesStore(directory: Locations.current.offeredValues).load(
+                            portal: portalID, command: recipe.command, option: option.name) ?? []
                 }
                 if option.filter?.test == .weekday {
                     values += ["today", "tomorrow", "yesterday", "mon", "tue", "wed", "thu", "fri", "sat", "sun"]

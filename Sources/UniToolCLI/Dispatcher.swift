@@ -207,8 +207,8 @@ struct Dispatcher {
             let portalID = (try? environment.portalID())
             if let portalID, let portal = try? environment.catalog.portal(portalID) {
                 let user = try? environment.user(for: portal)
-                let session = user.map { Account(portal: portal, user: $0).hasSavedSession } ?? false
-                let accepted = (try? AcceptedTermsStore().load(portal: portalID)) ?? nil
+                let session = user.map { environment.workspace.account(portal, user: $0).hasSavedSession } ?? false
+                let accepted = (try? environment.workspace.acceptedTerms.load(portal: portalID)) ?? nil
                 // The portal's name and every summary below come from recipes, perhaps a pack's:
                 // shown escaped, so that none of them can drive the terminal.
                 text +=

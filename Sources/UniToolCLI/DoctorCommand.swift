@@ -35,7 +35,7 @@ struct DoctorCommand: AsyncParsableCommand {
             let steps = StepLog()
             let style = TableStyle.forStandardOutput()
             let outcome = await Result {
-                try await environment.withPortal(portal, user: user, credentials: credentials, savedSession: false) { connection in
+                try await environment.withPortal(portal, user: user, credentials: credentials, use: .untouched) { connection in
                     if !json {
                         print(
                             "Logging in to \(portal.name) as \(user) from an empty session, starting at \((try? connection.portal.url(for: portal.login.start).redactedForLog) ?? portal.login.start)\n"

@@ -85,20 +85,11 @@ struct RecipeCommandRunner {
             }
             return try write(outcome.records, of: recipe, invocation: invocation, options: options, portal: portal, user: user)
         }
-        // A public command (login: false) needs no user and never logs in.
-        let credentials =
-            recipe.login
-            ? try environment.credentialProvider(for: portal)
-            : (
-                user: "",
-                provide: PortalConnection.noLogin(because: "'\(recipe.command)' is a public command (login: false in \(recipe.file))")
-            )
+        // A public command (login: false) needs no user and never logs in (`withService(running:)`).
+        let user = recipe.login ? try environment.user(for: portal) : ""
         // The address of a demo this command started for itself: it stops with the command.
         var transientDemo: String?
-        let records = try await environment.withService(
-            portal, user: credentials.user, credentials: credentials.provide, savedSession: recipe.login,
-            termsThroughSavedSession: !recipe.login
-        ) { service -> RecordSet? in
+        let records = try await environment.withService(portal, running: recipe) { service -> RecordSet? in
             if service.portal.isTransientDemo { transientDemo = service.portal.baseURL.origin }
             // Both pass the terms gate first, and name a mistyped option value.
             let records: RecordSet
@@ -110,7 +101,7 @@ struct RecipeCommandRunner {
                     interaction: environment.interaction)
                 _ = try write(
                     preview, of: recipe.withoutDefaultSort, invocation: invocation, options: options, portal: portal,
-                    user: credentials.user)
+                    user: user)
                 let words = "'\(recipe.command) \(action.name)'"
                 if invocation.dryRun {
                     Progress.note("\(words) --dry-run: \(Self.count(preview.records.count)) listed; nothing was sent", quiet: options.quiet)
@@ -159,7 +150,7 @@ struct RecipeCommandRunner {
         // A dry run or an empty preview wrote its list already and sent nothing.
         guard let records else { return 0 }
         if invocation.action == nil { environment.rememberRun(invocation.words(for: recipe), portal: portal.id) }
-        let status = try write(records, of: recipe, invocation: invocation, options: options, portal: portal, user: credentials.user)
+        let status = try write(records, of: recipe, invocation: invocation, options: options, portal: portal, user: user)
         if let transientDemo, Self.hasLink(records, on: transientDemo) {
             Progress.note(
                 "the demo's links above stopped working with this command; 'unitool demo serve' in another terminal keeps a demo running, and commands then print links that last",

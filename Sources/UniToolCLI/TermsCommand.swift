@@ -29,9 +29,9 @@ struct TermsCommand: AsyncParsableCommand {
         func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let identity = try environment.termsIdentity(for: portal)
             let status = try await environment.withPortal(
-                portal, user: identity.user, credentials: identity.credentials, savedSession: identity.savedSession
+                portal, user: identity.user, credentials: identity.credentials, use: identity.savedSession ? .saved : .untouched
             ) {
-                try await $0.termsStatus(AcceptedTermsStore())
+                try await $0.termsStatus(environment.workspace.acceptedTerms)
             }
             let record = Record(fields: [
                 ("portal", .string(portal.id)),
@@ -85,9 +85,9 @@ struct TermsCommand: AsyncParsableCommand {
         func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let identity = try environment.termsIdentity(for: portal)
             let (status, text, url, located) = try await environment.withPortal(
-                portal, user: identity.user, credentials: identity.credentials, savedSession: identity.savedSession
+                portal, user: identity.user, credentials: identity.credentials, use: identity.savedSession ? .saved : .untouched
             ) { connection in
-                let status = try await connection.termsStatus(AcceptedTermsStore())
+                let status = try await connection.termsStatus(environment.workspace.acceptedTerms)
                 let (text, url) = try await connection.termsText()
                 return (status, text, url, connection.portal)
             }
@@ -132,10 +132,10 @@ struct TermsCommand: AsyncParsableCommand {
         @Option(help: "Accept only if this is the current version.") var version: String?
 
         func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
-            let store = AcceptedTermsStore()
+            let store = environment.workspace.acceptedTerms
             let identity = try environment.termsIdentity(for: portal)
             let accepted = try await environment.withPortal(
-                portal, user: identity.user, credentials: identity.credentials, savedSession: identity.savedSession
+                portal, user: identity.user, credentials: identity.credentials, use: identity.savedSession ? .saved : .untouched
             ) {
                 try await $0.acceptTerms(
                     version: version, store: store,

@@ -392,15 +392,8 @@ struct WatchCommandRunner {
         _ spec: WatchSpec, every: Duration?, channels: [any WatchChannel], options: GlobalOptions, environment: CommandEnvironment,
         portal: PortalRecipe
     ) async throws -> Int32 {
-        let credentials =
-            spec.recipe.login
-            ? try environment.credentialProvider(for: portal)
-            : (user: "", provide: PortalConnection.noLogin(because: "'\(spec.recipe.command)' is a public command"))
         let json = Dispatcher.wantsJSON(arguments)
-        return try await environment.withPortal(
-            portal, user: credentials.user, credentials: credentials.provide, savedSession: spec.recipe.login,
-            termsThroughSavedSession: !spec.recipe.login
-        ) { connection in
+        return try await environment.withPortal(portal, running: spec.recipe) { connection in
             var failures = 0
             let delivery = WatchDelivery(channels: channels)
             while true {

@@ -5,69 +5,72 @@ import Synchronization
 import UniToolKit
 import UniToolRPC
 
-/// The RPC server's view of the machine: recipes, keyring, saved sessions and the demo.
+/// The `RPCHost` of `unitool rpc`, `mcp` and plugins, and of the tests of its methods: one shared
+/// connection per portal and user, made by the `Workspace` (which finds the portal, the demo
+/// started once per portal), and the passwords given to `auth.login`.
 package final class CommandLineRPCHost: RPCHost {
-    package let environment: CommandEnvironment
-    private let connections = Mutex<[String: Task<PortalConnection, any Error>]>([:])
-    private let located = Mutex<[String: Task<(PortalRecipe, DemoUniversity?), any Error>]>([:])
+    package let workspace: Workspace
+    package let catalog: RecipeCatalog
+    private let portalChoice: @Sendable () throws -> String
+    private let userChoice: @Sendable (PortalRecipe) throws -> String
+    private let connections = SharedValues<PortalConnection>()
+    private let located = SharedValues<(portal: PortalRecipe, stop: (@Sendable () async -> Void)?)>()
     private let passwords = Mutex<[String: Secret]>([:])
     /// Connections replaced by a newer one, which requests in flight may still be using.
-    private let retired = Mutex<[Task<PortalConnection, any Error>]>([])
+    private let retired = Mutex<[PortalConnection]>([])
 
-    /// One history for every request of the server, opened once.
-    package let history: HistoryStore?
-
-    package init(environment: CommandEnvironment) {
-        self.environment = environment
-        self.history = environment.history()
+    /// - Parameters:
+    ///   - defaultPortal: the portal of a call that names none.
+    ///   - defaultUser: the user of a call that names none.
+    package init(
+        workspace: Workspace, catalog: RecipeCatalog, defaultPortal: @escaping @Sendable () throws -> String,
+        defaultUser: @escaping @Sendable (PortalRecipe) throws -> String
+    ) {
+        self.workspace = workspace
+        self.catalog = catalog
+        self.portalChoice = defaultPortal
+        self.userChoice = defaultUser
     }
 
-    package var catalog: RecipeCatalog { environment.catalog }
-    package var acceptedTerms: AcceptedTermsStore { AcceptedTermsStore() }
+    package convenience init(environment: CommandEnvironment) {
+        self.init(
+            workspace: environment.workspace, catalog: environment.catalog, defaultPortal: { try environment.portalID() },
+            defaultUser: { try environment.user(for: $0) })
+    }
 
-    package func defaultPortal() throws -> String { try environment.portalID() }
+    package func defaultPortal() throws -> String { try portalChoice() }
 
-    package func defaultUser(for portal: PortalRecipe) throws -> String { try environment.user(for: portal) }
+    package func defaultUser(for portal: PortalRecipe) throws -> String { try userChoice(portal) }
 
     private func key(_ portal: String, _ user: String) -> String { "\(portal)\u{0}\(user)" }
 
     /// The portal at its real address: one demo university per portal, started once.
     private func locate(_ portal: PortalRecipe) async throws -> PortalRecipe {
-        let task = located.withLock { tasks in
-            if let task = tasks[portal.id] { return task }
-            let task = Task { try await self.environment.locate(portal) }
-            tasks[portal.id] = task
-            return task
-        }
-        return try await task.value.0
+        try await located.value(for: portal.id) { try await self.workspace.locate(portal) }.portal
     }
 
     package func connection(portal: PortalRecipe, user: String) async throws -> PortalConnection {
-        let task = connections.withLock { tasks in
-            if let task = tasks[key(portal.id, user)] { return task }
-            let task = Task {
-                let located = try await self.locate(portal)
-                return PortalConnection(
-                    portal: located, user: user, credentials: self.credentials(portal: portal, user: user),
-                    configuration: self.environment.sessionConfiguration(), history: self.history,
-                    userValues: UserValues.provider(portal: portal.id, config: UserConfig.current), logger: self.environment.logger)
-            }
-            tasks[key(portal.id, user)] = task
-            return task
+        try await connections.value(for: key(portal.id, user)) {
+            self.workspace.connection(
+                to: try await self.locate(portal), as: user, credentials: self.credentials(portal: portal, user: user))
         }
-        return try await task.value
+    }
+
+    package func publicConnection(portal: PortalRecipe, namedUser: String?) async throws -> PortalConnection {
+        try await connections.value(for: key(portal.id, "\u{0}public\u{0}\(namedUser ?? "")")) {
+            self.workspace.publicConnection(
+                to: try await self.locate(portal), namedUser: namedUser, reason: "a public command (login: false) was asked for")
+        }
     }
 
     package func freshConnection(portal: PortalRecipe, user: String, password: Secret) async throws -> PortalConnection {
-        let located = try await locate(portal)
-        let oneTimeCode = Self.oneTimeCodes(Account(portal: portal, user: user))
-        return PortalConnection(
-            portal: located, user: user,
+        let oneTimeCode = Self.oneTimeCodes(workspace.account(portal, user: user))
+        return workspace.connection(
+            to: try await locate(portal), as: user,
             credentials: {
                 Credentials(
                     username: user, password: password, givenAs: .given("the password passed to auth.login"), oneTimeCode: oneTimeCode)
-            },
-            configuration: environment.sessionConfiguration(), startEmpty: true, logger: environment.logger)
+            }, use: .fresh)
     }
 
     package func usePassword(_ password: Secret, portal: String, user: String) {
@@ -78,23 +81,13 @@ package final class CommandLineRPCHost: RPCHost {
     /// logout). It is not closed here: requests in flight on it finish on it, and it is closed
     /// with the others at the end.
     package func dropConnection(portal: String, user: String) async {
-        let task = connections.withLock { $0.removeValue(forKey: key(portal, user)) }
-        if let task { retired.withLock { $0.append(task) } }
+        if let connection = try? await connections.remove(key(portal, user)) { retired.withLock { $0.append(connection) } }
     }
 
     package func closeAll() async {
-        let tasks =
-            connections.withLock { tasks in
-                defer { tasks.removeAll() }
-                return Array(tasks.values)
-            }
-            + retired.withLock { tasks in
-                defer { tasks.removeAll() }
-                return tasks
-            }
-        for task in tasks { if let connection = try? await task.value { await connection.close() } }
-        let demos = located.withLock { Array($0.values) }
-        for task in demos { if let demo = try? await task.value.1 { await demo.stop() } }
+        for connection in await connections.removeAll() + retired.withLock({ $0 }) { await connection.close() }
+        retired.withLock { $0.removeAll() }
+        for place in await located.removeAll() { await place.stop?() }
     }
 
     /// Where a login's password comes from (`Account.credentials`): one given to `auth.login` for
@@ -102,7 +95,7 @@ package final class CommandLineRPCHost: RPCHost {
     /// Never a prompt: stdin is the protocol.
     private func credentials(portal: PortalRecipe, user: String) -> CredentialProvider {
         let passwordKey = key(portal.id, user)
-        let account = Account(portal: portal, user: user)
+        let account = workspace.account(portal, user: user)
         let known = portal.isDemo ? DemoData.users.first(where: { $0.username == user }).map { Secret($0.password) } : nil
         let command = ProcessInfo.processInfo.environment[PasswordCommand.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
         return { [self] in
@@ -119,5 +112,51 @@ package final class CommandLineRPCHost: RPCHost {
     /// prompt, since stdin is the protocol.
     package static func oneTimeCodes(_ account: Account) -> @Sendable () throws -> Secret {
         account.oneTimeCodes(command: CommandEnvironment.oneTimeCodeCommand(portal: account.portal.id, user: account.user))
+    }
+}
+
+/// Values made once per key and shared by every caller, also by those that ask while it is
+/// being made: a connection per portal and user, a demo per portal. Made by the first caller's
+/// `make`; one that failed is forgotten, so that the next caller tries again.
+package final class SharedValues<Value: Sendable>: Sendable {
+    private let made = Mutex<[String: Task<Value, any Error>]>([:])
+
+    package init() {}
+
+    package func value(for key: String, make: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        // Unstructured by necessity: the value outlives the call that asked first, and every
+        // caller awaits the same making.
+        let task = made.withLock { made in
+            if let task = made[key] { return task }
+            let task = Task { try await make() }
+            made[key] = task
+            return task
+        }
+        do {
+            return try await task.value
+        } catch {
+            made.withLock { made in
+                if made[key] == task { made[key] = nil }
+            }
+            throw error
+        }
+    }
+
+    /// Forgets the value of `key`, returning it if it was made.
+    package func remove(_ key: String) async throws -> Value? {
+        guard let task = made.withLock({ $0.removeValue(forKey: key) }) else { return nil }
+        return try await task.value
+    }
+
+    /// Forgets every value, returning those that were made.
+    package func removeAll() async -> [Value] {
+        var values: [Value] = []
+        for task in made.withLock({ made in
+            defer { made.removeAll() }
+            return Array(made.values)
+        }) {
+            if let value = try? await task.value { values.append(value) }
+        }
+        return values
     }
 }

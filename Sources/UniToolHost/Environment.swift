@@ -103,14 +103,28 @@ package final class CommandEnvironment: Sendable {
 
     /// The history of recipe runs; without it (a read-only home) commands still work, and the
     /// log says why nothing is recorded.
-    package func history() -> HistoryStore? {
-        do {
-            return try HistoryStore(retentionDays: config.historyDays)
-        } catch {
-            logger.warning("\(HistoryStore.unavailableWarning(error))")
-            return nil
+    package func history() -> HistoryStore? { workspace.history }
+
+    /// The composition root every connection of this process is made from: the user's folders
+    /// (`Locations.current`), the HTTP settings of the global options, the history, the user's
+    /// values, the clock and where the portal is (the demo started when it is the portal).
+    /// Made the first time a command needs it, so that `--insecure` warns only when it matters.
+    package var workspace: Workspace {
+        madeWorkspace.withLock { made in
+            if let made { return made }
+            var http = sessionConfiguration()
+            http.trace = trace
+            let (logger, now, config) = (self.logger, self.now, self.config)
+            let fixed = clockIsFixed
+            let workspace = Workspace(
+                locations: .current, http: http, history: .kept(retentionDays: config.historyDays),
+                userValues: { UserValues.provider(portal: $0, config: config) }, clock: { now },
+                locate: { try await Self.locate($0, logger: logger, now: now, clockIsFixed: fixed) }, logger: logger)
+            made = workspace
+            return workspace
         }
     }
+    private let madeWorkspace = Mutex<Workspace?>(nil)
 
     /// The HTTP settings the global options ask for; the same for commands and `unitool rpc`.
     package func sessionConfiguration() -> HTTPSession.Configuration {
@@ -133,9 +147,11 @@ package final class CommandEnvironment: Sendable {
     /// True while a password given with --password-stdin has not been asked for.
     package static let standardInputPasswordUnused = Atomic<Bool>(false)
 
-    /// The recipe pointed at where the portal really is: for the demo, a demo started here
-    /// (returned so it can be stopped) or the one `UNITOOL_DEMO_URL` names.
-    package func locate(_ portal: PortalRecipe) async throws -> (PortalRecipe, DemoUniversity?) {
+    /// The recipe pointed at where the portal really is (`Workspace.locate`): for the demo, a
+    /// demo started here (with how to stop it) or the one `UNITOOL_DEMO_URL` names.
+    static func locate(_ portal: PortalRecipe, logger: Logger, now: Date, clockIsFixed: Bool) async throws -> (
+        portal: PortalRecipe, stop: (@Sendable () async -> Void)?
+    ) {
         guard portal.isDemo else { return (portal, nil) }
         let environment = ProcessInfo.processInfo.environment
         if let external = environment["UNITOOL_DEMO_URL"], let url = URL(string: external) {
@@ -158,7 +174,6 @@ package final class CommandEnvironment: Sendable {
         // file, is the demo, as UNITOOL_DEMO_URL would name it: its state and the links a command
         // prints outlive the command. Not for a demo with faults, a fixed clock or service hosts,
         // which only a demo of the command's own has.
-        let logger = self.logger
         if faults == DemoFaults(), !clockIsFixed, serviceHosts.isEmpty,
             let shared = SharedDemo.running(note: { logger.debug("\($0)") })
         {
@@ -178,7 +193,7 @@ package final class CommandEnvironment: Sendable {
         logger.debug("demo university running at \(demo.baseURL.absoluteString)")
         var located = portal.relocated(to: demo.baseURL, hosts: demo.serviceHosts)
         located.isTransientDemo = true
-        return (located, demo)
+        return (located, { await demo.stop() })
     }
 
     /// Where the password will come from, decided before any request so that a missing
@@ -206,7 +221,7 @@ package final class CommandEnvironment: Sendable {
                 .usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
         }
         var credentials = Self.credentials(
-            for: Account(portal: portal, user: user), given: given,
+            for: workspace.account(portal, user: user), given: given,
             givenAs: options.passwordStdin ? .given("--password-stdin") : .known,
             trace: trace)
         if let named, !options.passwordStdin {

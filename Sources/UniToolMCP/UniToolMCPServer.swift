@@ -187,7 +187,9 @@ public struct UniToolMCPServer: Sendable {
         case .run(let recipe):
             let request = try MCPToolCatalog.request(arguments, for: recipe)
             interaction.progress("reading \(recipe.command) from \(portal.name)")
-            return result(try await service.execute(request, of: recipe, interaction: interaction).records)
+            return result(
+                try await host.service(portal: portal, user: user, for: recipe).execute(request, of: recipe, interaction: interaction)
+                    .records)
         case .perform(let recipe, let action):
             // A client that can ask the user gets no `confirm`: the server always asks through it.
             let given = try MCPToolCatalog.checked(

@@ -18,11 +18,12 @@ public protocol RPCHost: Sendable {
     func usePassword(_ password: Secret, portal: String, user: String)
     /// Closes and forgets the shared connection, as after a logout.
     func dropConnection(portal: String, user: String) async
-    var acceptedTerms: AcceptedTermsStore { get }
-    /// The user's account on a portal (`Account`): where this host keeps passwords and sessions.
-    func account(portal: PortalRecipe, user: String) -> Account
-    /// The history of recipe runs, for `history.query` and `recipes.run` with `offline`.
-    var history: HistoryStore? { get }
+    /// The connection of a public command (`login: false`): no user, no saved session, its terms
+    /// read through the saved session of `namedUser` (`Workspace.publicConnection`). Shared.
+    func publicConnection(portal: PortalRecipe, namedUser: String?) async throws -> PortalConnection
+    /// The composition root the connections are made from: the stores, the history, the HTTP
+    /// settings (`Workspace`).
+    var workspace: Workspace { get }
 }
 
 extension RPCHost {
@@ -47,11 +48,23 @@ extension RPCHost {
         PortalService(portal: portal, user: user, history: history) { try await connection(portal: portal, user: user) }
     }
 
-    /// No history unless the host keeps one.
-    public var history: HistoryStore? { nil }
+    /// The service a call of `recipe` runs on: for a public command (`login: false`) the public
+    /// connection, whoever the user is, as on the command line; otherwise `service(portal:user:)`.
+    public func service(portal: PortalRecipe, user: String, for recipe: DataRecipe) -> PortalService {
+        guard !recipe.login else { return service(portal: portal, user: user) }
+        return PortalService(portal: portal, user: "", history: history) {
+            try await publicConnection(portal: portal, namedUser: user.isEmpty ? nil : user)
+        }
+    }
 
-    /// The user's own keyring and state folder.
-    public func account(portal: PortalRecipe, user: String) -> Account { Account(portal: portal, user: user) }
+    /// The history of recipe runs, for `history.query` and `recipes.run` with `offline`.
+    public var history: HistoryStore? { workspace.history }
+
+    /// The versions of the terms the user accepted.
+    public var acceptedTerms: AcceptedTermsStore { workspace.acceptedTerms }
+
+    /// The user's account on a portal (`Account`): the keyring, and the workspace's sessions.
+    public func account(portal: PortalRecipe, user: String) -> Account { workspace.account(portal, user: user) }
 }
 
 /// Every method of `unitool rpc`, documented in docs/RPC.md.
@@ -320,7 +333,7 @@ public struct RPCMethods: Sendable {
         // answer from the history: no connection, no request, no password.
         let outcome: PortalService.RecipeOutcome
         do {
-            outcome = try await host.service(portal: portal, user: user).execute(
+            outcome = try await host.service(portal: portal, user: user, for: recipe).execute(
                 run.request, of: recipe, offline: offline, interaction: request.interaction)
         } catch let problem as ArgumentProblem {
             // Found only at the portal (a term it does not offer), and still the caller's argument.

@@ -100,25 +100,33 @@ public struct DemoServiceBench: Sendable {
     /// A demo user's own password; empty for a user the demo does not have.
     static func demoPassword(of user: String) -> String { DemoData.users.first { $0.username == user }?.password ?? "" }
 
-    /// The one way the bench makes a connection: to `portal` as given, with the stores of the
-    /// sandbox, the kept log, one-time codes from the account's sources (then the call's
-    /// interaction), and `password` read only when a login page asks for it. Closed afterwards
-    /// whatever `body` does: async-http-client traps on a client never shut down.
+    /// The workspace the bench's connections are made from: the production composition root
+    /// (`Workspace`) over the sandbox's folders, with the kept log, the history if asked for, and
+    /// the test's user values and HTTP settings.
+    public func workspace(
+        keepingHistory: Bool = false, configuration: HTTPSession.Configuration = .init(),
+        userValues: @escaping UserValueProvider = PortalConnection.noUserValues
+    ) -> Workspace {
+        Workspace(
+            locations: sandbox.locations, http: configuration, history: keepingHistory ? .kept(retentionDays: 365) : .none,
+            userValues: { _ in userValues }, logger: log.logger)
+    }
+
+    /// The one way the bench makes a connection: to `portal` as given, through `workspace(...)`,
+    /// with one-time codes from the account's sources (then the call's interaction), and
+    /// `password` read only when a login page asks for it. Closed afterwards whatever `body`
+    /// does (`Workspace.withService(over:)`).
     func serving<T: Sendable>(
         _ portal: PortalRecipe, user: String, password: @escaping @Sendable () throws -> Secret, startEmpty: Bool = false,
         keepingHistory: Bool = false, configuration: HTTPSession.Configuration = .init(),
         userValues: @escaping UserValueProvider = PortalConnection.noUserValues, _ body: (PortalService, PortalConnection) async throws -> T
     ) async throws -> T {
-        let codes = Account(portal: portal, user: user, sessions: sessions).oneTimeCodes()
-        let connection = PortalConnection(
-            portal: portal, user: user, credentials: { Credentials(username: user, passwordSource: password, oneTimeCode: codes) },
-            sessions: sessions, configuration: configuration, startEmpty: startEmpty, terms: TermsPolicy(accepted: acceptedTerms),
-            offeredValues: OfferedValuesStore(directory: sandbox.locations.offeredValues),
-            history: keepingHistory ? try HistoryStore(file: historyFile) : nil, userValues: userValues,
-            driftReports: driftReports, logger: log.logger)
-        let result = await Result { try await body(PortalService(connection: connection), connection) }
-        await connection.close()
-        return try result.get()
+        let workspace = workspace(keepingHistory: keepingHistory, configuration: configuration, userValues: userValues)
+        let codes = workspace.account(portal, user: user).oneTimeCodes()
+        let connection = workspace.connection(
+            to: portal, as: user, credentials: { Credentials(username: user, passwordSource: password, oneTimeCode: codes) },
+            use: startEmpty ? .fresh : .saved)
+        return try await workspace.withService(over: connection) { service in try await body(service, connection) }
     }
 
     public func remove() { sandbox.remove() }

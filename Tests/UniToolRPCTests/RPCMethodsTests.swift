@@ -3,76 +3,53 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+import UniToolHost
 import UniToolKit
 import UniToolRPC
 import UniToolTestSupport
 
-/// An `RPCHost` over a demo university the test runs, with the terms accepted in a folder of the
-/// test's own: the methods of docs/RPC.md in process, without the CLI or a child process.
+/// The command line's own `RPCHost` (`CommandLineRPCHost`, its connections made by a
+/// `Workspace`) over a demo university the test runs, with the user's files in a folder of the
+/// test's own: the methods of docs/RPC.md in process, with the production wiring, without the
+/// CLI or a child process.
 final class DemoRPCHost: RPCHost {
-    let catalog: RecipeCatalog
     let demo: DemoUniversity
-    let acceptedTerms: AcceptedTermsStore
-    /// Sessions in the test's own folder, never the user's.
-    let sessions: SessionStore
-    /// The history, in the test's own folder: `today`'s "since you last looked" needs one.
-    let history: HistoryStore?
-    /// The test's own folders, for every other store (offered values, drift reports).
+    let served: CommandLineRPCHost
+    /// The test's own folders, laid out as unitool lays out its XDG folders.
     let locations: Locations
-    private let connections = Mutex<[String: PortalConnection]>([:])
-    private let passwords = Mutex<[String: Secret]>([:])
-    private let retired = Mutex<[PortalConnection]>([])
 
     init(demo: DemoUniversity, termsFolder: URL, accept: Bool = true) throws {
         self.demo = demo
         locations = .sandbox(termsFolder.deletingLastPathComponent())
-        catalog = try RecipeCatalog(directories: [Fixtures.recipes])
-        acceptedTerms = AcceptedTermsStore(directory: termsFolder)
-        sessions = SessionStore(directory: termsFolder.deletingLastPathComponent().appendingPathComponent("sessions"))
-        history = try HistoryStore(file: termsFolder.deletingLastPathComponent().appendingPathComponent("history.sqlite"))
+        let workspace = Workspace(
+            locations: locations, history: .kept(retentionDays: 365),
+            locate: { portal in (portal.relocated(to: demo.baseURL, hosts: demo.serviceHosts), nil) },
+            logger: Logger(label: "rpc-methods-test"))
+        served = CommandLineRPCHost(
+            workspace: workspace, catalog: try RecipeCatalog(directories: [Fixtures.recipes]), defaultPortal: { "demo" },
+            defaultUser: { _ in DemoData.defaultUser.username })
         if accept { try acceptedTerms.save(AcceptedTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)) }
     }
 
-    func account(portal: PortalRecipe, user: String) -> Account { Account(portal: portal, user: user, sessions: sessions) }
+    /// Sessions in the test's own folder, never the user's.
+    var sessions: SessionStore { workspace.sessions }
 
-    func defaultPortal() throws -> String { "demo" }
-    func defaultUser(for portal: PortalRecipe) throws -> String { DemoData.defaultUser.username }
-
-    private var terms: TermsPolicy { TermsPolicy(accepted: acceptedTerms) }
-
+    var workspace: Workspace { served.workspace }
+    var catalog: RecipeCatalog { served.catalog }
+    func defaultPortal() throws -> String { try served.defaultPortal() }
+    func defaultUser(for portal: PortalRecipe) throws -> String { try served.defaultUser(for: portal) }
     func connection(portal: PortalRecipe, user: String) async throws -> PortalConnection {
-        connections.withLock { connections in
-            if let connection = connections[user] { return connection }
-            let account = self.account(portal: portal, user: user)
-            let known = DemoData.users.first { $0.username == user }.map { Secret($0.password) }
-            let given = passwords.withLock { $0[user] }
-            let connection = PortalConnection(
-                portal: portal.relocated(to: demo.baseURL), user: user,
-                credentials: { account.credentials(given: given, known: known, oneTimeCode: nil, missingHint: "pass 'password'") },
-                sessions: sessions, terms: terms, offeredValues: OfferedValuesStore(directory: locations.offeredValues), history: history,
-                driftReports: locations.driftReports, logger: Logger(label: "rpc-methods-test"))
-            connections[user] = connection
-            return connection
-        }
+        try await served.connection(portal: portal, user: user)
     }
-
+    func publicConnection(portal: PortalRecipe, namedUser: String?) async throws -> PortalConnection {
+        try await served.publicConnection(portal: portal, namedUser: namedUser)
+    }
     func freshConnection(portal: PortalRecipe, user: String, password: Secret) async throws -> PortalConnection {
-        PortalConnection(
-            portal: portal.relocated(to: demo.baseURL), user: user, credentials: { Credentials(username: user, password: password) },
-            sessions: sessions, startEmpty: true, terms: terms, offeredValues: OfferedValuesStore(directory: locations.offeredValues),
-            driftReports: locations.driftReports, logger: Logger(label: "rpc-methods-test"))
+        try await served.freshConnection(portal: portal, user: user, password: password)
     }
-
-    func usePassword(_ password: Secret, portal: String, user: String) { passwords.withLock { $0[user] = password } }
-
-    func dropConnection(portal: String, user: String) async {
-        if let connection = connections.withLock({ $0.removeValue(forKey: user) }) { retired.withLock { $0.append(connection) } }
-    }
-
-    func closeAll() async {
-        let all = connections.withLock { Array($0.values) } + retired.withLock { $0 }
-        for connection in all { await connection.close() }
-    }
+    func usePassword(_ password: Secret, portal: String, user: String) { served.usePassword(password, portal: portal, user: user) }
+    func dropConnection(portal: String, user: String) async { await served.dropConnection(portal: portal, user: user) }
+    func closeAll() async { await served.closeAll() }
 }
 
 @Suite("Every JSON-RPC method in process, over in-memory streams and a demo university")

@@ -9,12 +9,10 @@ import Logging
 /// address's token in its path, which `redactedForLog` keeps), and the error gains a line that
 /// says where it is.
 public enum DriftReport {
-    public static var directory: URL { Locations.current.driftReports }
-
     /// Saves the page and returns the error with the file's path added. If the page cannot be
     /// saved, the original error is returned unchanged: the drift is the news, not the cache.
     public static func save(
-        _ original: UniToolError, document: Document, recipe: DataRecipe, in directory: URL = DriftReport.directory,
+        _ original: UniToolError, document: Document, recipe: DataRecipe, in directory: URL,
         scrubber: TraceScrubber = TraceScrubber(), logger: Logger
     ) -> UniToolError {
         let error = original

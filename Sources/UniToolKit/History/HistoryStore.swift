@@ -15,8 +15,6 @@ public final class HistoryStore: Sendable {
     /// Runs older than this many days are forgotten (`history_days` in config.yaml).
     public let retentionDays: Int
 
-    public static var defaultFile: URL { Locations.current.historyFile }
-
     /// One run as stored: when, with which options, and its records as JSON.
     public struct Run: Sendable, Equatable {
         public var ranAt: Date
@@ -25,7 +23,7 @@ public final class HistoryStore: Sendable {
         public var recordsJSON: String
     }
 
-    public init(file: URL = HistoryStore.defaultFile, retentionDays: Int = 365) throws {
+    public init(file: URL, retentionDays: Int = 365) throws {
         self.file = file
         self.retentionDays = retentionDays
         do {

@@ -42,7 +42,7 @@ public struct OneTimeCodeLedger: Sendable {
 
     public let file: URL
 
-    public init(portal: String, user: String, store: SessionStore = SessionStore()) {
+    public init(portal: String, user: String, store: SessionStore) {
         self.file = store.file(portal: portal, user: user).deletingPathExtension().appendingPathExtension("otp.json")
     }
 

@@ -10,7 +10,7 @@ public struct Account: Sendable {
     public let user: String
     public let sessions: SessionStore
 
-    public init(portal: PortalRecipe, user: String, sessions: SessionStore = SessionStore()) {
+    public init(portal: PortalRecipe, user: String, sessions: SessionStore) {
         self.portal = portal
         self.user = user
         self.sessions = sessions

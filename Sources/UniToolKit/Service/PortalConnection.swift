@@ -37,44 +37,43 @@ public final class PortalConnection: Sendable {
     /// Where a page that no longer matches its recipe is kept (`DriftReport`).
     let driftReports: URL
 
+    /// Made by `Workspace.connection(to:as:credentials:use:termsThrough:)`, the one factory of
+    /// every front end and test: the stores, the history, the user's values, the HTTP settings
+    /// and the logger are the workspace's.
+    ///
     /// - Parameters:
-    ///   - keepsSession: load the saved session and save it after each command (`settlingSession`);
-    ///     false for a diagnosis or a public command, which leave the user's session alone.
-    ///   - sessions: where sessions are kept; the user's state folder unless a test says otherwise.
-    ///   - startEmpty: begin with no cookies even if a session is saved (to check a password by
-    ///     really logging in); a successful login still saves its session.
-    ///   - terms: the terms-of-use gate every data call passes first.
-    public init(
-        portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, keepsSession: Bool = true,
-        sessions: SessionStore = SessionStore(), configuration: HTTPSession.Configuration = .init(), startEmpty: Bool = false,
-        terms: TermsPolicy = TermsPolicy(), offeredValues: OfferedValuesStore = OfferedValuesStore(), history: HistoryStore? = nil,
-        termsThrough: PortalConnection? = nil, userValues: @escaping UserValueProvider = PortalConnection.noUserValues,
-        driftReports: URL = DriftReport.directory, logger: Logger
+    ///   - use: whether the saved session is loaded and saved (`SessionUse`).
+    ///   - termsThrough: for a public command, a connection with the user's saved session to
+    ///     read the terms version through.
+    init(
+        portal: PortalRecipe, user: String, credentials: @escaping CredentialProvider, use: SessionUse, in workspace: Workspace,
+        termsThrough: PortalConnection?
     ) {
-        self.driftReports = driftReports
+        self.driftReports = workspace.driftReports
         self.termsThrough = termsThrough
-        self.userValues = userValues
-        self.history = history
-        self.offeredValues = offeredValues
-        let store = keepsSession ? sessions : nil
+        self.userValues = workspace.userValues(portal.id)
+        self.history = workspace.history
+        self.offeredValues = workspace.offeredValues
+        let store = use == .untouched ? nil : workspace.sessions
+        let startEmpty = use == .fresh
         self.portal = portal
         self.user = user
         self.credentials = credentials
-        self.terms = terms
+        self.terms = TermsPolicy(accepted: workspace.acceptedTerms)
         self.store = store
-        self.logger = logger
+        self.logger = workspace.logger
         let loaded = startEmpty ? nil : store?.load(portal: portal.id, user: user)
         let jar = loaded ?? CookieJar()
         self.state = Mutex(
             ConnectionState(startedEmpty: startEmpty, savedJar: loaded, diskStamp: store?.stamp(portal: portal.id, user: user)))
-        var configuration = configuration
+        var configuration = workspace.http
         if portal.idpURL != portal.baseURL { configuration.loginServiceURL = portal.idpURL }
         if let language = portal.language {
             configuration.acceptLanguage = BrowserRequest.acceptLanguage(portal: language, environment: [:])
         }
         configuration.recipeHeaders = portal.requestHeaders
         configuration.ownOrigins = portal.ownOrigins
-        self.session = HTTPSession(jar: jar, configuration: configuration, logger: logger)
+        self.session = HTTPSession(jar: jar, configuration: configuration, logger: workspace.logger)
     }
 
     /// Where no settings are at hand: every user value is missing, and the error says how to give it.

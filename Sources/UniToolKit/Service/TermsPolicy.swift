@@ -6,7 +6,7 @@ public struct TermsPolicy: Sendable {
     /// Where the accepted versions are kept.
     public var accepted: AcceptedTermsStore
 
-    public init(accepted: AcceptedTermsStore = AcceptedTermsStore()) {
+    public init(accepted: AcceptedTermsStore) {
         self.accepted = accepted
     }
 }

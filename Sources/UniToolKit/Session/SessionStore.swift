@@ -7,7 +7,7 @@ import Foundation
 public struct SessionStore: Sendable {
     public let directory: URL
 
-    public init(directory: URL = Locations.current.sessions) {
+    public init(directory: URL) {
         self.directory = directory
     }
 

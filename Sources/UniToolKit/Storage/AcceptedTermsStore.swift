@@ -25,7 +25,7 @@ public struct AcceptedTerms: Codable, Sendable, Equatable {
 public struct AcceptedTermsStore: Sendable {
     public let directory: URL
 
-    public init(directory: URL = Locations.current.acceptedTerms) {
+    public init(directory: URL) {
         self.directory = directory
     }
 

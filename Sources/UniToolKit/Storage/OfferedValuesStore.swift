@@ -9,7 +9,7 @@ import Foundation
 public struct OfferedValuesStore: Sendable {
     public let directory: URL
 
-    public init(directory: URL = Locations.current.offeredValues) {
+    public init(directory: URL) {
         self.directory = directory
     }
 

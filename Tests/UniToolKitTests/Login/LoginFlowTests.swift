@@ -35,20 +35,26 @@ struct LoginFlowTests {
     static let scratch = Locations.sandbox(
         FileManager.default.temporaryDirectory.appendingPathComponent("unitool-login-flow-\(UUID().uuidString)"))
 
-    /// The demo's terms, accepted in a folder of the test's own: these tests are about the login.
-    static let acceptedTerms: TermsPolicy = {
-        let store = AcceptedTermsStore(
-            directory: FileManager.default.temporaryDirectory.appendingPathComponent("unitool-terms-\(UUID().uuidString)"))
-        try! store.save(AcceptedTerms(portal: "demo", version: DemoUniversity.initialTermsVersion))
-        return TermsPolicy(accepted: store)
+    /// The demo's terms, accepted in the scratch folders: these tests are about the login.
+    static let termsAccepted: Void = {
+        try! AcceptedTermsStore(directory: scratch.acceptedTerms)
+            .save(AcceptedTerms(portal: "demo", version: DemoUniversity.initialTermsVersion))
     }()
 
+    /// The workspace of these tests: the scratch folders, with sessions kept under `store`
+    /// (`nil`: none kept), or the terms accepted in `terms` instead of the scratch folders'.
+    func workspace(sessionsIn store: URL? = nil, terms: URL? = nil) -> Workspace {
+        Self.termsAccepted
+        var locations = Self.scratch
+        if let store { locations.state = store }
+        if let terms { locations.config = terms }
+        return Workspace(locations: locations, logger: Logger(label: "test"))
+    }
+
     func connection(_ portal: PortalRecipe, user: String, password: String, store: URL?) -> PortalConnection {
-        PortalConnection(
-            portal: portal, user: user, credentials: { Credentials(username: user, password: Secret(password)) },
-            keepsSession: store != nil, sessions: SessionStore(directory: store ?? FileManager.default.temporaryDirectory),
-            terms: Self.acceptedTerms, offeredValues: OfferedValuesStore(directory: Self.scratch.offeredValues),
-            driftReports: Self.scratch.driftReports, logger: Logger(label: "test"))
+        workspace(sessionsIn: store).connection(
+            to: portal, as: user, credentials: { Credentials(username: user, password: Secret(password)) },
+            use: store == nil ? .untouched : .saved)
     }
 
     @Test("SAML login through user ID and password pages, then the grades of the current term")
@@ -116,19 +122,16 @@ struct LoginFlowTests {
             }
             #expect(first.session.requestCount > 4)
 
-            let second = PortalConnection(
-                portal: portal, user: "alice",
-                credentials: { throw UniToolError(.credentialsMissing, "the saved session should have been enough") },
-                sessions: SessionStore(directory: store), terms: Self.acceptedTerms,
-                offeredValues: OfferedValuesStore(directory: Self.scratch.offeredValues), driftReports: Self.scratch.driftReports,
-                logger: Logger(label: "test"))
+            let second = workspace(sessionsIn: store).connection(
+                to: portal, as: "alice",
+                credentials: { throw UniToolError(.credentialsMissing, "the saved session should have been enough") })
             let set = try await using(second) { try await $0.run(grades, options: ["term": "2026-spring"]) }
             // One request for the data, and the terms-of-use version that every run asks first.
             #expect(second.session.requestCount == 2)
             #expect(set.records.count == 4)
 
             let attributes = try FileManager.default.attributesOfItem(
-                atPath: SessionStore(directory: store).file(portal: "demo", user: "alice").path)
+                atPath: workspace(sessionsIn: store).sessions.file(portal: "demo", user: "alice").path)
             #expect((attributes[.posixPermissions] as? Int) == 0o600)
         }
     }
@@ -189,11 +192,10 @@ struct LoginFlowTests {
     @Test("the terms gate is inside the service: PortalConnection.run refuses unaccepted terms before any data request")
     func termsGateInsideTheService() async throws {
         try await withDemo { portal, grades, root in
-            let empty = TermsPolicy(accepted: AcceptedTermsStore(directory: root.appendingPathComponent("terms")))
-            let connection = PortalConnection(
-                portal: portal, user: "alice", credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
-                keepsSession: false, terms: empty, offeredValues: OfferedValuesStore(directory: Self.scratch.offeredValues),
-                driftReports: Self.scratch.driftReports, logger: Logger(label: "test"))
+            let empty = workspace(terms: root.appendingPathComponent("config"))
+            let connection = empty.connection(
+                to: portal, as: "alice", credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
+                use: .untouched)
             for call in ["run", "fetch"] {
                 do {
                     _ = try await using(connection) { connection -> Int in
@@ -208,17 +210,16 @@ struct LoginFlowTests {
             #expect(connection.session.requestCount == 1, "only the terms API was asked")
 
             // A front end that asks (a person at a terminal) may accept; the service records it.
-            let accepting = PortalConnection(
-                portal: portal, user: "alice", credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
-                keepsSession: false, terms: empty, offeredValues: OfferedValuesStore(directory: Self.scratch.offeredValues),
-                driftReports: Self.scratch.driftReports, logger: Logger(label: "test"))
+            let accepting = empty.connection(
+                to: portal, as: "alice", credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
+                use: .untouched)
             let person = ScriptedInteraction(acceptsTerms: true)
             let set = try await using(accepting) { connection in
                 try await PortalService(connection: connection).run(grades, options: ["term": "2026-spring"], interaction: person)
             }
             #expect(set.records.count == 4)
             #expect(person.events.first == .terms(version: DemoUniversity.initialTermsVersion), "\(person.events)")
-            #expect(try empty.accepted.load(portal: "demo")?.version == DemoUniversity.initialTermsVersion)
+            #expect(try empty.acceptedTerms.load(portal: "demo")?.version == DemoUniversity.initialTermsVersion)
         }
     }
 }

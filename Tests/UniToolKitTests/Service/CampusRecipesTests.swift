@@ -17,14 +17,10 @@ struct CampusRecipesTests {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         return try await DemoUniversity.withRunning { demo in
-            let terms = AcceptedTermsStore(directory: sandbox.root.appendingPathComponent("terms"))
-            try terms.save(AcceptedTerms(portal: "demo", version: DemoUniversity.initialTermsVersion))
-            let connection = PortalConnection(
-                portal: try catalog.portal("demo").relocated(to: demo.baseURL), user: "alice",
-                credentials: { Credentials(username: "alice", password: Secret("wonderland")) },
-                sessions: SessionStore(directory: sandbox.root.appendingPathComponent("sessions")), terms: TermsPolicy(accepted: terms),
-                offeredValues: OfferedValuesStore(directory: sandbox.locations.offeredValues),
-                driftReports: sandbox.locations.driftReports, logger: Logger(label: "campus-test"))
+            try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+            let connection = Workspace(locations: sandbox.locations, logger: Logger(label: "campus-test")).connection(
+                to: try catalog.portal("demo").relocated(to: demo.baseURL), as: "alice",
+                credentials: { Credentials(username: "alice", password: Secret("wonderland")) })
             let result = await Result { try await body(connection, demo) }
             await connection.close()
             return try result.get()
@@ -184,15 +180,14 @@ struct CampusRecipesTests {
         try await DemoUniversity.withRunning { demo in
             let sandbox = try Sandbox()
             defer { sandbox.remove() }
-            let terms = AcceptedTermsStore(directory: sandbox.root.appendingPathComponent("terms"))
-            try terms.save(AcceptedTerms(portal: "demo", version: DemoUniversity.initialTermsVersion))
+            try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
             let headlines = try Self.recipe("headlines")
             #expect(!headlines.login)
-            let connection = PortalConnection(
-                portal: try Self.catalog.portal("demo").relocated(to: demo.baseURL), user: "",
-                credentials: PortalConnection.noLogin(because: "a public command"), keepsSession: false,
-                terms: TermsPolicy(accepted: terms), offeredValues: OfferedValuesStore(directory: sandbox.locations.offeredValues),
-                driftReports: sandbox.locations.driftReports, logger: Logger(label: "campus-test"))
+            // The one rule of every front end for a public command (`Workspace.connection(for:)`),
+            // here with a user named who has no saved session.
+            let connection = Workspace(locations: sandbox.locations, logger: Logger(label: "campus-test")).connection(
+                for: headlines, on: try Self.catalog.portal("demo").relocated(to: demo.baseURL), as: "alice",
+                credentials: { throw UniToolError(.internal, "a public command asked for credentials") })
             let result = await Result { try await connection.run(headlines, options: [:]) }
             await connection.close()
             #expect(try result.get().records.count == 14)
@@ -205,11 +200,8 @@ struct CampusRecipesTests {
         let portal = try Self.catalog.portal("demo").relocated(to: URL(string: "http://127.0.0.1:9")!)
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
-        let connection = PortalConnection(
-            portal: portal, user: "alice", credentials: { Credentials(username: "alice", password: Secret("x")) }, keepsSession: false,
-            terms: TermsPolicy(accepted: AcceptedTermsStore(directory: sandbox.locations.acceptedTerms)),
-            offeredValues: OfferedValuesStore(directory: sandbox.locations.offeredValues), driftReports: sandbox.locations.driftReports,
-            logger: Logger(label: "campus-test"))
+        let connection = Workspace(locations: sandbox.locations, logger: Logger(label: "campus-test")).connection(
+            to: portal, as: "alice", credentials: { Credentials(username: "alice", password: Secret("x")) }, use: .untouched)
         do {
             _ = try await connection.isSessionValid()
             Issue.record("a closed port answered")

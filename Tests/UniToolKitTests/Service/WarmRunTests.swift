@@ -21,20 +21,16 @@ struct WarmRunTests {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let catalog = try RecipeCatalog(directories: [Fixtures.recipes])
-        let sessions = SessionStore(directory: sandbox.root.appendingPathComponent("sessions"))
-        let accepted = AcceptedTermsStore(directory: sandbox.root.appendingPathComponent("terms"))
-        try accepted.save(AcceptedTerms(portal: "demo", version: DemoUniversity.initialTermsVersion))
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        let workspace = Workspace(locations: sandbox.locations, logger: Logger(label: "test"))
         let asked = Counter()
         func connection(to demo: DemoUniversity) throws -> PortalConnection {
-            PortalConnection(
-                portal: try catalog.portal("demo").relocated(to: demo.baseURL), user: "alice",
+            workspace.connection(
+                to: try catalog.portal("demo").relocated(to: demo.baseURL), as: "alice",
                 credentials: {
                     asked.add()
                     return Credentials(username: "alice", password: Secret("wonderland"))
-                },
-                sessions: sessions, terms: TermsPolicy(accepted: accepted),
-                offeredValues: OfferedValuesStore(directory: sandbox.locations.offeredValues),
-                driftReports: sandbox.locations.driftReports, logger: Logger(label: "test"))
+                })
         }
         let first = try await DemoUniversity.start()
         let warmedUp = await Result {
