@@ -167,19 +167,22 @@ public final class DemoUniversity: Sendable {
         let group = ServiceGroup(
             configuration: .init(
                 services: [app], gracefulShutdownSignals: stopOnSignals ? [.sigint, .sigterm, .sighup] : [], logger: logger))
-        let task = Task { try await group.run() }
-        var iterator = ports.makeAsyncIterator()
-        let startup = Task {
-            try await Task.sleep(for: .seconds(15))
-            continuation.finish()
+        // Unstructured by necessity: the server outlives this call, until `stop()`.
+        let task = Task {
+            // A server that cannot bind (the port is taken) ends at once: so does the wait below.
+            defer { continuation.finish() }
+            try await group.run()
         }
-        // A server that cannot bind (the port is taken) ends at once: so does the wait.
-        Task {
-            _ = await task.result
-            continuation.finish()
+        let bound = await withTaskGroup(of: Int?.self) { startup in
+            startup.addTask { await ports.first { _ in true } }
+            startup.addTask {
+                try? await Task.sleep(for: .seconds(15))
+                return nil
+            }
+            let first = await startup.next() ?? nil
+            startup.cancelAll()
+            return first
         }
-        let bound = await iterator.next()
-        startup.cancel()
         return (group, task, bound.flatMap { $0 > 0 ? $0 : nil })
     }
 
@@ -190,12 +193,18 @@ public final class DemoUniversity: Sendable {
     public func stop() async {
         for group in groups { await group.triggerGracefulShutdown() }
         let tasks = [task] + serviceTasks
-        let deadline = Task {
-            try await Task.sleep(for: .seconds(5))
-            for task in tasks { task.cancel() }
+        await withTaskGroup(of: Void.self) { stopping in
+            stopping.addTask {
+                for task in tasks { _ = await task.result }
+            }
+            stopping.addTask {
+                guard (try? await Task.sleep(for: .seconds(5))) != nil else { return }
+                for task in tasks { task.cancel() }
+            }
+            // Whichever ends first; the wait for the servers is always the last to end.
+            await stopping.next()
+            stopping.cancelAll()
         }
-        for task in tasks { _ = await task.result }
-        deadline.cancel()
     }
 
     /// Waits until the server stops, for example on a signal.

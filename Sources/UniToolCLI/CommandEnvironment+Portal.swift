@@ -67,9 +67,11 @@ extension CommandEnvironment {
     ) async throws -> T {
         let workspace = self.workspace
         let (located, stop) = try await workspace.locate(portal)
-        StatusLine.shared.begin("connecting to \(portal.name)", quiet: options.quiet)
-        let result = await Result { try await workspace.withService(over: connecting(workspace, located), body) }
-        StatusLine.shared.end()
+        let result = await Result {
+            try await StatusLine.shared.showing("connecting to \(portal.name)", quiet: options.quiet) {
+                try await workspace.withService(over: connecting(workspace, located), body)
+            }
+        }
         await stop?()
         if let trace, let path = options.trace {
             try trace.write(to: URL(fileURLWithPath: path))

@@ -104,15 +104,19 @@ enum Plugins {
                     environment.logger.warning("plugin channel: \(reason)")
                 },
                 framing: .newline, logger: environment.logger)
-            let serving = Task { await server.serve(StandardInputStream.make(descriptor: channel.parentEnd)) }
+            // The server lives exactly as long as the plugin's channel: it ends when the plugin
+            // closed its end and every request it sent has been answered.
+            async let serving = server.serve(StandardInputStream.make(descriptor: channel.parentEnd))
             environment.logger.debug("running plugin \(plugin.path)")
-            let status = try await ChildProcess.run(
-                plugin.path, arguments: arguments, environment: variables, channel: channel,
-                emptyStandardInput: options.passwordStdin)
+            let ran = await Result {
+                try await ChildProcess.run(
+                    plugin.path, arguments: arguments, environment: variables, channel: channel,
+                    emptyStandardInput: options.passwordStdin)
+            }
             channel.closeParentEnd()
-            _ = await serving.value
+            _ = await serving
             await host.closeAll()
-            return status
+            return try ran.get()
         } catch let error as UniToolError {
             return ErrorReporter.report(error, json: Dispatcher.wantsJSON(globals))
         } catch {

@@ -88,13 +88,21 @@ struct RPCCommand: UniToolCommand {
             return code
         }
         // Sessions are saved after every call, so closing is only tidiness: it may not hold up
-        // the exit a client asked for.
-        Task.detached {
-            await host.closeAll()
+        // the exit a client asked for by more than 3 s. Whichever ends first, the process exits.
+        await withTaskGroup(of: Bool.self) { closing in
+            closing.addTask {
+                await host.closeAll()
+                return true
+            }
+            closing.addTask {
+                try? await Task.sleep(for: .seconds(3))
+                return false
+            }
+            if await closing.next() == false {
+                logger.warning("\(name): closing the connections took more than 3 s; exiting anyway")
+            }
             Foundation.exit(code)
         }
-        try? await Task.sleep(for: .seconds(3))
-        logger.warning("\(name): closing the connections took more than 3 s; exiting anyway")
         Foundation.exit(code)
     }
 }

@@ -26,21 +26,31 @@ package final class StatusLine: Sendable {
 
     private let state = Mutex(State())
 
-    /// Starts the status with its first message; it appears after ``delay`` unless the command
-    /// has finished by then. Does nothing when stderr is not a terminal, or with `--quiet`.
-    package func begin(_ message: String, quiet: Bool) {
-        guard !quiet, isatty(STDERR_FILENO) == 1, ProcessInfo.processInfo.environment["TERM"] != "dumb" else { return }
+    /// Runs `body` with the status showing `message`: it appears after ``delay`` unless `body`
+    /// has finished by then, and is erased when `body` ends, whichever way. Shows nothing when
+    /// stderr is not a terminal, or with `--quiet`. The delay is a child task of this call, so no
+    /// timer outlives the command.
+    package func showing<T: Sendable>(_ message: String, quiet: Bool, _ body: () async throws -> T) async throws -> T {
+        guard !quiet, isatty(STDERR_FILENO) == 1, ProcessInfo.processInfo.environment["TERM"] != "dumb" else {
+            return try await body()
+        }
         state.withLock {
             $0.active = true
             $0.message = message
         }
-        Task.detached { [self] in
-            try? await Task.sleep(for: Self.delay)
-            state.withLock { state in
-                guard state.active else { return }
-                state.visible = true
-                draw(&state)
+        return try await withThrowingTaskGroup(of: Void.self) { delay in
+            delay.addTask { [self] in
+                try await Task.sleep(for: Self.delay)
+                state.withLock { state in
+                    guard state.active else { return }
+                    state.visible = true
+                    draw(&state)
+                }
             }
+            let result = await Result { try await body() }
+            end()
+            delay.cancelAll()
+            return try result.get()
         }
     }
 

@@ -133,6 +133,20 @@ public final class RPCServer: Sendable {
         var ledger = RPCWorkLedger()
         /// The task of each piece of work in the ledger, for cancellation.
         var tasks: [RPCWorkLedger.Ticket: Task<JSONValue?, Never>] = [:]
+
+        /// Starts the work of `ticket` (a request, a notification, a batch's answer), kept by its
+        /// ticket. The one unstructured task of the server, by necessity: JSON-RPC and MCP cancel
+        /// one request by its id, and a task group cannot cancel one of its children. None
+        /// outlives the server: the work ledger keeps each on the books until it has finished,
+        /// and `serve` returns only then.
+        @discardableResult
+        mutating func start(
+            _ ticket: RPCWorkLedger.Ticket, _ work: @escaping @Sendable () async -> JSONValue?
+        ) -> Task<JSONValue?, Never> {
+            let task = Task { await work() }
+            tasks[ticket] = task
+            return task
+        }
         /// Who waits for the ledger to become idle (the end of `serve`).
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         /// The server's own requests to the client, by id, until their answers come.
@@ -318,7 +332,7 @@ public final class RPCServer: Sendable {
                     }
                     let ticket = state.ledger.admitWork()
                     let logger = self.logger
-                    state.tasks[ticket] = Task { [self] () -> JSONValue? in
+                    state.start(ticket) { [self] () -> JSONValue? in
                         do {
                             _ = try await method(request)
                         } catch {
@@ -339,7 +353,7 @@ public final class RPCServer: Sendable {
                                     "another request with id \(id.serialized) is still in flight; ids must be unique among requests in flight"
                                 ))))
                 case .admitted(let ticket):
-                    let task = Task { [self] () -> JSONValue? in
+                    let task = state.start(ticket) { [self] () -> JSONValue? in
                         let (message, cancelled) = await answer(request)
                         // MCP answers a cancelled request not at all: the client has given up on
                         // it. A request that did its work despite the cancel is answered.
@@ -355,7 +369,6 @@ public final class RPCServer: Sendable {
                         finish(ticket)
                         return nil
                     }
-                    state.tasks[ticket] = task
                     return .acceptance(.running(task))
                 }
             }
@@ -398,7 +411,7 @@ public final class RPCServer: Sendable {
         }
         let pending = answers
         state.withLock { state in
-            state.tasks[ticket] = Task { [self] () -> JSONValue? in
+            state.start(ticket) { [self] () -> JSONValue? in
                 var messages: [JSONValue] = []
                 for answer in pending {
                     switch answer {

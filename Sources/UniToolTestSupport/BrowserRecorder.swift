@@ -112,7 +112,10 @@ public enum BrowserRecorder {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
-        let status = await Task.detached { UniToolProcess.exitStatus(of: process, timeout: timeout) }.value
+        // The wait blocks, so it gets a thread of its own, not one of the concurrency pool's.
+        let status = await withCheckedContinuation { finished in
+            Thread.detachNewThread { finished.resume(returning: UniToolProcess.exitStatus(of: process, timeout: timeout)) }
+        }
         let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
         guard status == 0 else { throw RecorderFailure(message: "record-login.py exited \(status): \(stderr)") }
     }

@@ -34,7 +34,8 @@ public enum PointOfNoReturn {
     /// From here on, `body` runs to its end even if the caller is cancelled, and its answer (or
     /// its failure) is the caller's.
     ///
-    /// This is the one unstructured task of the service, and it is there on purpose: a child
+    /// This is one of the two unstructured tasks of the service (the other is the shared login,
+    /// `LoginCoordinator`), and it is there on purpose: a child
     /// task, or `body` awaited in place, is cancelled with its caller, and a cancelled request is
     /// dropped by the HTTP client after the portal may already have acted on it. A `Task {}`
     /// inherits the caller's task-local values (its interaction, the recipe's headers, the login

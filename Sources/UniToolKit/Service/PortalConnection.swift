@@ -254,23 +254,29 @@ public final class PortalConnection: Sendable {
             try await ensureTermsAccepted()
             return try await fetch()
         }
-        let verdict = Task { try await self.ensureTermsAccepted() }
-        let fetched = Task { try await Self.$termsVerdict.withValue(verdict) { try await fetch() } }
-        return try await withTaskCancellationHandler {
-            do {
-                try await verdict.value
-            } catch {
-                // The page asked for meanwhile is let arrive and then dropped, not cancelled: a
-                // request cut off mid-way leaves a broken connection behind (and once crashed the
-                // demo as it stopped). It ends soon either way: a login it meets fails at once.
-                _ = await fetched.result
-                throw error
+        let verdict = TermsVerdict()
+        // Both are children of this call: cancelling it cancels them, and it returns only once
+        // both have ended. The page asked for meanwhile is let arrive and then dropped on a
+        // refusal, not cancelled: a request cut off mid-way leaves a broken connection behind
+        // (and once crashed the demo as it stopped). It ends soon either way: a login it meets
+        // waits for the verdict and then fails at once.
+        let (checked, fetched) = await withTaskGroup(of: (Result<Void, any Error>?, Result<T, any Error>?).self) { group in
+            group.addTask {
+                let checked = await Result { try await self.ensureTermsAccepted() }
+                verdict.settle(checked)
+                return (checked, nil)
             }
-            return try await fetched.value
-        } onCancel: {
-            verdict.cancel()
-            fetched.cancel()
+            group.addTask { (nil, await Result { try await Self.$termsVerdict.withValue(verdict) { try await fetch() } }) }
+            var checked: Result<Void, any Error> = .failure(CancellationError())
+            var fetched: Result<T, any Error> = .failure(CancellationError())
+            for await ended in group {
+                if let result = ended.0 { checked = result }
+                if let result = ended.1 { fetched = result }
+            }
+            return (checked, fetched)
         }
+        try checked.get()
+        return try fetched.get()
     }
 
     /// Whether the jar holds a cookie for the portal's base address or a service's: a session
@@ -282,7 +288,7 @@ public final class PortalConnection: Sendable {
 
     /// The terms check that a run started beside its fetch (`whileCheckingTerms`): a login
     /// waits for it.
-    @TaskLocal static var termsVerdict: Task<Void, any Error>?
+    @TaskLocal static var termsVerdict: TermsVerdict?
 
     /// A portal page through the session, logging in first if the portal asks for it; no terms
     /// check (the terms API and the terms page themselves come this way).
@@ -357,7 +363,7 @@ public final class PortalConnection: Sendable {
                 }
                 rounds -= 1
                 if page.heldRedirect != nil {
-                    if let verdict = Self.termsVerdict { try await verdict.value }
+                    if let verdict = Self.termsVerdict { try await verdict.value() }
                     await logins.waitForClaim(other: claim)
                     seen = await logins.count
                     // The page itself again, as a browser tab is reloaded once another has signed in.
@@ -380,7 +386,7 @@ public final class PortalConnection: Sendable {
                     continue
                 }
                 // Fetched while the terms are being checked: log in only once they are accepted.
-                if let verdict = Self.termsVerdict { try await verdict.value }
+                if let verdict = Self.termsVerdict { try await verdict.value() }
                 let bounced = page
                 let landing = try await logins.logIn(unlessDoneSince: seen) {
                     self.logger.debug("the portal asks for a login at \(bounced.url.redactedForLog)")
@@ -525,6 +531,8 @@ actor LoginCoordinator {
             _ = try await inFlight.value
             return nil
         }
+        // Unstructured by necessity: every request that meets the login while it runs awaits
+        // this one login, and the actor must not be held while it runs.
         let task = Task { try await login() }
         inFlight = task
         do {
@@ -535,6 +543,41 @@ actor LoginCoordinator {
         } catch {
             inFlight = nil
             throw error
+        }
+    }
+}
+
+/// The outcome of a terms check that a run started beside its fetch (`whileCheckingTerms`),
+/// settled once; a login the fetch meets waits for it (`value()`).
+final class TermsVerdict: Sendable {
+    private enum State {
+        case pending([CheckedContinuation<Void, any Error>])
+        case settled(Result<Void, any Error>)
+    }
+    private let state = Mutex(State.pending([]))
+
+    /// Settles the verdict, and wakes everyone who waits for it. Only the first call counts.
+    func settle(_ result: Result<Void, any Error>) {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            guard case .pending(let waiting) = state else { return [] }
+            state = .settled(result)
+            return waiting
+        }
+        for continuation in waiting { continuation.resume(with: result) }
+    }
+
+    /// Returns once the terms are found accepted; throws the check's error otherwise.
+    func value() async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            let settled = state.withLock { state -> Result<Void, any Error>? in
+                switch state {
+                case .settled(let result): return result
+                case .pending(let waiting):
+                    state = .pending(waiting + [continuation])
+                    return nil
+                }
+            }
+            if let settled { continuation.resume(with: settled) }
         }
     }
 }

@@ -76,10 +76,8 @@ public struct ExecChannel: WatchChannel {
             // process that blocks or ignores SIGTERM (a test runner, a service manager's child)
             // inherits that, and would otherwise run on.
             process.terminate()
-            let pid = process.processIdentifier
-            Task.detached {
-                try? await Task.sleep(for: .seconds(2))
-                if process.isRunning { kill(pid, SIGKILL) }
+            if try await within(.seconds(2), { await ended.status() }) == nil, process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
             }
             throw UniToolError(
                 .channelFailed, "'\(TerminalText.escaped(command))' ran for more than \(timeout.components.seconds) s and was stopped",
