@@ -13,4 +13,14 @@ struct StagesTests {
         #expect(outcome.exitCode == 0, "\(outcome)")
         #expect(outcome.stdout.contains("every dependency points backwards"), "\(outcome)")
     }
+
+    /// docs/ARCHITECTURE.md's promise about the tests, kept by Scripts/check-test-split.py:
+    /// behaviour is tested in process, and the binary is started only where the process is the point.
+    @Test("files that start the unitool binary hold fewer than a fifth of the tests")
+    func fewerThanAFifthSpawn() throws {
+        let script = Fixtures.root.appendingPathComponent("Scripts/check-test-split.py")
+        let outcome = try UniToolProcess.run(URL(fileURLWithPath: "/usr/bin/python3"), [script.path])
+        #expect(outcome.exitCode == 0, "\(outcome)")
+        #expect(outcome.stdout.contains("are in files that start unitool"), "\(outcome)")
+    }
 }

@@ -67,4 +67,33 @@ struct RecipeTesterTests {
         let misread = RecipeTester.run(try #require(try cases(in: bare).first), update: true)
         #expect(!misread.passed && misread.detail?.contains("not valid UTF-8") == true, "\(misread.detail ?? "")")
     }
+
+    @Test("the bundled recipes pass their offline tests, every command with a case")
+    func bundledRecipes() throws {
+        let cases = try cases(in: Fixtures.recipes)
+        let outcomes = cases.map { RecipeTester.run($0, update: false) }
+        #expect(outcomes.filter { !$0.passed }.map { "\($0.name): \($0.detail ?? "")" } == [])
+        for command in [
+            "courses", "grades", "loans", "news", "library-calendar", "attendance", "syllabus", "menu", "menu-pdf", "coop-hours", "library",
+            "links", "study-support",
+        ] {
+            #expect(outcomes.contains { $0.name.hasPrefix("demo/\(command)/") }, "\(command) has no case")
+        }
+    }
+
+    @Test("a saved page with one column renamed fails its case, naming the field and the XPath")
+    func renamedColumnFails() throws {
+        let renamed = String(decoding: page, as: UTF8.self).replacingOccurrences(of: "class=\"credits\"", with: "class=\"ects\"")
+        let expected = try String(
+            contentsOf: Fixtures.recipes.appendingPathComponent("demo/Fixtures/grades/2026-spring.json"), encoding: .utf8)
+        let root = try folder(page: Array(renamed.utf8), expectation: expected)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let outcomes = try cases(in: root).map { RecipeTester.run($0, update: false) }
+        #expect(outcomes.count == 1)
+        let outcome = try #require(outcomes.first)
+        #expect(!outcome.passed)
+        #expect(outcome.name == "demo/grades/case")
+        #expect(outcome.detail?.contains("required field 'credits'") == true, "\(outcome.detail ?? "")")
+        #expect(outcome.detail?.contains("td[@class='credits']") == true, "\(outcome.detail ?? "")")
+    }
 }
