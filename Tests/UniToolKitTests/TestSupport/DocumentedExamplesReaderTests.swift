@@ -13,7 +13,9 @@ struct DocumentedExamplesReaderTests {
             DocumentedExamples.words(#"unitool --portal demo syllabus --search "information theory"  # a comment"#)
                 == ["unitool", "--portal", "demo", "syllabus", "--search", "information theory"])
         #expect(
-            DocumentedExamples.words("unitool --portal demo news --format csv > news.csv") == ["unitool", "--portal", "demo", "news", "--format", "csv"])
+            DocumentedExamples.words("unitool --portal demo news --format csv > news.csv") == [
+                "unitool", "--portal", "demo", "news", "--format", "csv",
+            ])
         #expect(DocumentedExamples.words("unitool --portal demo grades | head") == nil)
     }
 }
