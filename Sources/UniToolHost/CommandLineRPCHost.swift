@@ -34,7 +34,7 @@ package final class CommandLineRPCHost: RPCHost {
 
     package convenience init(environment: CommandEnvironment) {
         self.init(
-            workspace: environment.workspace, catalog: environment.catalog, defaultPortal: { try environment.portalID() },
+            workspace: environment.serverWorkspace, catalog: environment.catalog, defaultPortal: { try environment.portalID() },
             defaultUser: { try environment.user(for: $0) })
     }
 
@@ -56,8 +56,11 @@ package final class CommandLineRPCHost: RPCHost {
         }
     }
 
+    /// The key of the public connection whose terms are read through `namedUser`'s session.
+    private func publicKey(_ portal: String, _ namedUser: String?) -> String { key(portal, "\u{0}public\u{0}\(namedUser ?? "")") }
+
     package func publicConnection(portal: PortalRecipe, namedUser: String?) async throws -> PortalConnection {
-        try await connections.value(for: key(portal.id, "\u{0}public\u{0}\(namedUser ?? "")")) {
+        try await connections.value(for: publicKey(portal.id, namedUser)) {
             self.workspace.publicConnection(
                 to: try await self.locate(portal), namedUser: namedUser, reason: "a public command (login: false) was asked for")
         }
@@ -80,13 +83,20 @@ package final class CommandLineRPCHost: RPCHost {
     /// Forgets the connection, so that the next request makes a new one (after a login or a
     /// logout). It is not closed here: requests in flight on it finish on it, and it is closed
     /// with the others at the end.
+    /// The public connection that reads the terms through this user's session goes too: it was
+    /// made with the session as it was (or without one), and a login or a logout changed that.
     package func dropConnection(portal: String, user: String) async {
-        if let connection = try? await connections.remove(key(portal, user)) { retired.withLock { $0.append(connection) } }
+        for key in [key(portal, user), publicKey(portal, user)] {
+            if let connection = try? await connections.remove(key) { retired.withLock { $0.append(connection) } }
+        }
     }
 
     package func closeAll() async {
-        for connection in await connections.removeAll() + retired.withLock({ $0 }) { await connection.close() }
-        retired.withLock { $0.removeAll() }
+        let retired = self.retired.withLock { retired in
+            defer { retired.removeAll() }
+            return retired
+        }
+        for connection in await connections.removeAll() + retired { await connection.close() }
         for place in await located.removeAll() { await place.stop?() }
     }
 

@@ -109,11 +109,17 @@ package final class CommandEnvironment: Sendable {
     /// (`Locations.current`), the HTTP settings of the global options, the history, the user's
     /// values, the clock and where the portal is (the demo started when it is the portal).
     /// Made the first time a command needs it, so that `--insecure` warns only when it matters.
-    package var workspace: Workspace {
-        madeWorkspace.withLock { made in
+    package var workspace: Workspace { made(madeWorkspace, tracing: true) }
+
+    /// The workspace of a server (`rpc`, `mcp`, a plugin's channel): the same, but keeping no
+    /// `--trace`, which a long-running server would grow without end and never write.
+    package var serverWorkspace: Workspace { made(madeServerWorkspace, tracing: false) }
+
+    private func made(_ memo: borrowing Mutex<Workspace?>, tracing: Bool) -> Workspace {
+        memo.withLock { made in
             if let made { return made }
             var http = sessionConfiguration()
-            http.trace = trace
+            http.trace = tracing ? trace : nil
             let (logger, now, config) = (self.logger, self.now, self.config)
             let fixed = clockIsFixed
             let workspace = Workspace(
@@ -125,6 +131,7 @@ package final class CommandEnvironment: Sendable {
         }
     }
     private let madeWorkspace = Mutex<Workspace?>(nil)
+    private let madeServerWorkspace = Mutex<Workspace?>(nil)
 
     /// The HTTP settings the global options ask for; the same for commands and `unitool rpc`.
     package func sessionConfiguration() -> HTTPSession.Configuration {

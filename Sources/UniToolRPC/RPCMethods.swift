@@ -326,7 +326,9 @@ public struct RPCMethods: Sendable {
         let recipe = try self.recipe(params)
         // Everything the recipe can check is checked before any request, in protocol terms.
         let run = try RecipeRunParameters(params, recipe: recipe)
-        let (portal, user) = try portalAndUser(params)
+        // A public command (login: false) needs no user; one named still lends it a saved
+        // session to read the terms through.
+        let (portal, user) = recipe.login ? try portalAndUser(params) : try publicPortalAndUser(params)
         let offline = try params.bool("offline") == true
         if !offline { request.progress?("running \(recipe.command)") }
         // run() checks the terms first, and names a mistyped option value; offline, the last
@@ -458,6 +460,12 @@ public struct RPCMethods: Sendable {
     }
 
     // MARK: Helpers
+
+    /// `portalAndUser` for a public command: the user when one is named or can be chosen, else "".
+    private func publicPortalAndUser(_ params: Params) throws -> (PortalRecipe, String) {
+        let portal = try host.catalog.portal(try params.string("portal") ?? host.defaultPortal())
+        return (portal, try params.string("user") ?? (try? host.defaultUser(for: portal)) ?? "")
+    }
 
     private func portalAndUser(_ params: Params) throws -> (PortalRecipe, String) {
         let portal = try host.catalog.portal(try params.string("portal") ?? host.defaultPortal())

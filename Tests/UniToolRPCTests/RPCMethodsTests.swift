@@ -117,6 +117,20 @@ struct RPCMethodsTests {
         }
     }
 
+    @Test("a login or logout (dropConnection) drops the public connection that read the terms through that user's session")
+    func publicConnectionDropped() async throws {
+        try await Self.withHost { host in
+            let portal = try host.catalog.portal("demo")
+            let first = try await host.publicConnection(portal: portal, namedUser: "alice")
+            #expect(first.user == "")
+            let again = try await host.publicConnection(portal: portal, namedUser: "alice")
+            #expect(first === again, "one public connection per portal and named user, shared")
+            await host.dropConnection(portal: "demo", user: "alice")
+            let after = try await host.publicConnection(portal: portal, namedUser: "alice")
+            #expect(first !== after)
+        }
+    }
+
     @Test("recipes.run, recipes.perform and session.fetch read and act through one shared login")
     func dataMethods() async throws {
         try await Self.withHost { host in

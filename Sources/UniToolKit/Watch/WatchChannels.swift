@@ -76,7 +76,9 @@ public struct ExecChannel: WatchChannel {
             // process that blocks or ignores SIGTERM (a test runner, a service manager's child)
             // inherits that, and would otherwise run on.
             process.terminate()
-            if try await within(.seconds(2), { await ended.status() }) == nil, process.isRunning {
+            // Nil unless it ended within the moment: timed out, or this task was cancelled.
+            let stopped = (try? await within(.seconds(2), { await ended.status() })) ?? nil
+            if stopped == nil, process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
             }
             throw UniToolError(
