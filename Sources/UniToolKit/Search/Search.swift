@@ -88,11 +88,11 @@ public enum Search {
 
     /// The items that match every word of the query, best first: exact before prefix before
     /// fuzzy, fewer typos first, then records before names.
-    public static func search(_ query: String, in items: [Item], limit: Int = 20) -> [Hit] {
+    public static func search(_ query: String, in items: [Item], limit: Int = defaultLimit) -> [Hit] {
         search(query, in: Index(items), limit: limit)
     }
 
-    public static func search(_ query: String, in index: Index, limit: Int = 20) -> [Hit] {
+    public static func search(_ query: String, in index: Index, limit: Int = defaultLimit) -> [Hit] {
         let queryWords = TextMatcher.words(query)
         guard !queryWords.isEmpty else { return [] }
         // Each query word against each distinct word, once.
