@@ -12,7 +12,7 @@ protocol UniToolCommand: AsyncParsableCommand {
 
 extension UniToolCommand {
     func run() async throws {
-        try await run(try CommandEnvironment(options: globals))
+        try await run(try CommandEnvironment.open(globals))
     }
 }
 

@@ -162,7 +162,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
     /// The portal a `user` setting is about: the one in use.
     static func portal(_ globals: GlobalOptions) throws -> PortalRecipe {
-        let environment = try CommandEnvironment(options: globals)
+        let environment = try CommandEnvironment.open(globals)
         return try environment.catalog.portal(try environment.portalID())
     }
 

@@ -122,7 +122,7 @@ struct Dispatcher {
         // here when such a plugin exists: a recipe command reads them once, in its runner.
         if let plugin = Plugins.find(name) {
             let hasRecipe =
-                ((try? CommandEnvironment(options: GlobalOptions.parse(globals.filter { $0 != "--help" && $0 != "-h" })))?
+                ((try? CommandEnvironment.open(GlobalOptions.parse(globals.filter { $0 != "--help" && $0 != "-h" })))?
                     .catalog.dataRecipes.values.contains { $0[name] != nil }) ?? true
             if !hasRecipe {
                 return await Plugins.run(plugin, arguments: Array(arguments[(commandIndex + 1)...]), globals: globals)
@@ -203,7 +203,7 @@ struct Dispatcher {
         var next = "Try it with no account: unitool --portal demo terms accept, then unitool --portal demo grades"
         do {
             let options = try GlobalOptions.parse(globals.filter { $0 != "--help" && $0 != "-h" })
-            let environment = try CommandEnvironment(options: options)
+            let environment = try CommandEnvironment.open(options)
             let portalID = (try? environment.portalID())
             if let portalID, let portal = try? environment.catalog.portal(portalID) {
                 let user = try? environment.user(for: portal)

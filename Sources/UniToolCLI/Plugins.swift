@@ -76,7 +76,7 @@ enum Plugins {
         do {
             try PluginSafety.check(plugin.path)
             let options = try GlobalOptions.parse(globals)
-            let environment = try CommandEnvironment(options: options)
+            let environment = try CommandEnvironment.open(options)
             var variables = ProcessInfo.processInfo.environment
             variables["UNITOOL_RPC_FD"] = "3"
             variables["UNITOOL"] = URL(fileURLWithPath: RecipeCatalog.runningExecutable).resolvingSymlinksInPath().path

@@ -18,7 +18,7 @@ struct RecipeCommandRunner {
             let globalsOnly = try GlobalOptions.parse(globalArguments)
             // Only the recipes that may define this command are read; the others only when an
             // answer needs them all (an unknown command's neighbours, which commands have a calendar).
-            let environment = try CommandEnvironment(options: globalsOnly, command: name)
+            let environment = try CommandEnvironment.open(globalsOnly, command: name)
             let portalID = try environment.portalID()
             func everyRecipe() throws -> RecipeCatalog { try CommandEnvironment.catalog(options: globalsOnly) }
             let recipe: DataRecipe

@@ -633,7 +633,7 @@ struct RecipesCommand: AsyncParsableCommand {
 
         func run() async throws {
             if paths.isEmpty {
-                let environment = try CommandEnvironment(options: globals)
+                let environment = try CommandEnvironment.open(globals)
                 let count = environment.catalog.portals.count + environment.catalog.dataRecipes.values.map(\.count).reduce(0, +)
                 for recipe in environment.catalog.dataRecipes.values.flatMap(\.values).sorted(by: { $0.file < $1.file }) {
                     Self.warn(recipe)
@@ -716,7 +716,7 @@ struct RecipesCommand: AsyncParsableCommand {
             } else if let path {
                 cases = RecipeTester.cases(in: try RecipesCommand.catalog(at: path).0)
             } else {
-                cases = RecipeTester.cases(in: try CommandEnvironment(options: globals).catalog)
+                cases = RecipeTester.cases(in: try CommandEnvironment.open(globals).catalog)
             }
             guard !cases.isEmpty else {
                 throw UniToolError(

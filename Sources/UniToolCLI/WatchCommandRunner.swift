@@ -203,7 +203,7 @@ struct WatchCommandRunner {
                 throw Options.usage("watch needs a command, such as 'unitool watch grades'")
             }
             let globalsOnly = try GlobalOptions.parse(GlobalOptions.arguments(in: watch.rest))
-            let environment = try CommandEnvironment(options: globalsOnly)
+            let environment = try CommandEnvironment.open(globalsOnly)
             let portal = try environment.catalog.portal(try environment.portalID())
             let recipe = try environment.catalog.recipe(portal: portal.id, command: command)
             let invocation = try RecipeInvocation(parsing: watch.rest, recipe: recipe)
@@ -257,7 +257,7 @@ struct WatchCommandRunner {
         do {
             let file = try WatchFile.load()
             let globals = try GlobalOptions.parse(GlobalOptions.arguments(in: watch.rest))
-            let environment = try CommandEnvironment(options: globals)
+            let environment = try CommandEnvironment.open(globals)
             let history = environment.history()
             var status: Int32 = 0
             var ran = 0

@@ -255,7 +255,7 @@ enum WatchInstaller {
                     """.utf8))
             return 0
         }
-        let environment = try CommandEnvironment(options: options)
+        let environment = try CommandEnvironment.open(options)
         let file = try WatchFile.load()
         let history = environment.history()
         var records: [Record] = []

@@ -22,9 +22,18 @@ package final class CommandEnvironment: Sendable {
         "calendar", "today", "pin", "mcp", "help", "version", "watch",
     ]
 
+    /// The one place a command's environment is made, whichever way the command came in (a
+    /// built-in's `UniToolCommand.run`, a recipe's or a watch's runner, a plugin, the overview,
+    /// completion): the catalog, the settings and the clock are read here, and the connections
+    /// are wired by its `workspace`.
+    ///
     /// - Parameter command: the one recipe command this run needs, when that is all it needs:
     ///   the catalog then reads only the recipes that may define it (`RecipeCatalog`'s `command`).
-    package init(options: GlobalOptions, command: String? = nil) throws {
+    package static func open(_ options: GlobalOptions, command: String? = nil) throws -> CommandEnvironment {
+        try CommandEnvironment(options: options, command: command)
+    }
+
+    private init(options: GlobalOptions, command: String?) throws {
         self.options = options
         self.catalog = try Self.catalog(options: options, command: command)
         self.logger = Self.makeLogger(verbose: options.verbose)
