@@ -30,6 +30,7 @@ public struct Keyring: Sendable {
 
     /// Stores or replaces the secret of the item with exactly these attributes.
     public func store(secret: [UInt8], attributes: [String: String], label: String) throws(KeyringError) {
+        try Self.requireFindableSessionBus()
         var error: UnsafeMutablePointer<GError>?
         let table = Self.table(attributes)
         defer { g_hash_table_unref(table) }
@@ -47,6 +48,7 @@ public struct Keyring: Sendable {
 
     /// Every item that has at least these attributes (it may have more), with its secret.
     public func search(_ attributes: [String: String]) throws(KeyringError) -> [Item] {
+        try Self.requireFindableSessionBus()
         var error: UnsafeMutablePointer<GError>?
         let table = Self.table(attributes)
         defer { g_hash_table_unref(table) }
@@ -87,6 +89,7 @@ public struct Keyring: Sendable {
     /// A search of a locked or missing collection finds nothing, so "nothing found" means
     /// "nothing stored" only when this is true.
     public func defaultCollectionIsOpen() throws(KeyringError) -> Bool {
+        try Self.requireFindableSessionBus()
         var error: UnsafeMutablePointer<GError>?
         let state = unitool_default_collection_state(&error)
         if state < 0 { throw KeyringError(consuming: error) }
@@ -96,12 +99,26 @@ public struct Keyring: Sendable {
     /// Removes every item that has these attributes. Returns false when there was none.
     @discardableResult
     public func clear(_ attributes: [String: String]) throws(KeyringError) -> Bool {
+        try Self.requireFindableSessionBus()
         var error: UnsafeMutablePointer<GError>?
         let table = Self.table(attributes)
         defer { g_hash_table_unref(table) }
         let removed = secret_password_clearv_sync(unitool_generic_schema(), table, nil, &error)
         if let error { throw KeyringError(consuming: error) }
         return removed != 0
+    }
+
+    /// Refuses at once where no session bus can be found: no `DBUS_SESSION_BUS_ADDRESS`, no
+    /// `XDG_RUNTIME_DIR` (where glib looks for the bus) and no `DISPLAY` (to autolaunch one).
+    /// libsecret would fail there too, but only after glib, looking for a runtime folder, had
+    /// fallen back to `~/.cache` and created it: a write in the user's home for nothing.
+    static func requireFindableSessionBus() throws(KeyringError) {
+        func isSet(_ name: String) -> Bool { g_getenv(name).map { $0.pointee != 0 } ?? false }
+        guard isSet("DBUS_SESSION_BUS_ADDRESS") || isSet("XDG_RUNTIME_DIR") || isSet("DISPLAY") else {
+            throw KeyringError(
+                reason: .noSessionBus,
+                detail: "DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR and DISPLAY are all unset, so no session bus can be found")
+        }
     }
 
     private static func table(_ attributes: [String: String]) -> OpaquePointer {
