@@ -207,7 +207,7 @@ struct Completion {
             let options = Self.options(inHelp: WatchCommandRunner.helpText(for: first)).map(\.name)
             if current.hasPrefix("-") { return filter(options + globalFlags, current) }
             guard first == "remove", words.count == 1 else { return [] }
-            return filter(((try? WatchFile.load())?.entries.map(\.name) ?? []).sorted(), current)
+            return filter(((try? WatchFile.load(from: Locations.current.watchFile))?.entries.map(\.name) ?? []).sorted(), current)
         }
         // The watched command's own options and values, then the watch's.
         let watched = Completion(words: [first] + rest.filter { $0 != first } + [current], globals: globals).candidates()

@@ -29,7 +29,7 @@ struct ConfigCommand: AsyncParsableCommand {
         @Argument(help: "portal, user, format, history_days or value.NAME. Without it, every setting.") var key: String?
 
         func run() async throws {
-            let config = try UserConfig.load()
+            let config = try UserConfig.load(from: Locations.current.configFile)
             if let key {
                 try UserConfig.validate(key: key, value: key == "format" ? "table" : "")
                 if key == "user" {
@@ -88,7 +88,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
         func run() async throws {
             try UserConfig.validate(key: key, value: value)
-            var config = try UserConfig.load()
+            var config = try UserConfig.load(from: Locations.current.configFile)
             var place = ""
             switch key {
             case "portal":
@@ -125,13 +125,13 @@ struct ConfigCommand: AsyncParsableCommand {
                 // The user's own value for a recipe (a calendar token): never echoed back.
                 let portal = try ConfigCommand.portal(globals)
                 config.portalValues[portal.id, default: [:]][name] = value
-                try config.save()
-                FileHandle.standardError.write(Data("\(key) set for portal \(portal.id) (in \(UserConfig.file.path))\n".utf8))
+                try config.save(to: Locations.current.configFile)
+                FileHandle.standardError.write(Data("\(key) set for portal \(portal.id) (in \(Locations.current.configFile.path))\n".utf8))
                 return
             }
-            try config.save()
+            try config.save(to: Locations.current.configFile)
             FileHandle.standardError.write(
-                Data("\(key) = \(TerminalText.escaped(value))\(place) (in \(UserConfig.file.path))\n".utf8))
+                Data("\(key) = \(TerminalText.escaped(value))\(place) (in \(Locations.current.configFile.path))\n".utf8))
         }
     }
 
@@ -145,7 +145,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
         func run() async throws {
             try UserConfig.validate(key: key, value: key == "format" ? "table" : "")
-            var config = try UserConfig.load()
+            var config = try UserConfig.load(from: Locations.current.configFile)
             if key == "user" {
                 let portal = try ConfigCommand.portal(globals)
                 if config.user(forPortal: portal.id, isDemo: portal.isDemo)?.key == "user" { config.legacyUser = nil }
@@ -156,7 +156,7 @@ struct ConfigCommand: AsyncParsableCommand {
             } else {
                 config[key] = nil
             }
-            try config.save()
+            try config.save(to: Locations.current.configFile)
         }
     }
 
@@ -169,6 +169,6 @@ struct ConfigCommand: AsyncParsableCommand {
     struct Path: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print where the settings file is.", discussion: HelpExamples.text(for: "config path"))
-        func run() async throws { print(UserConfig.file.path) }
+        func run() async throws { print(Locations.current.configFile.path) }
     }
 }

@@ -233,7 +233,7 @@ struct Dispatcher {
                 }
             }
             if let portalID {
-                let shortcuts = ShortcutsStore().load()
+                let shortcuts = ShortcutsStore(file: Locations.current.shortcutsFile).load()
                 if let pins = shortcuts.pinned[portalID], !pins.isEmpty {
                     text += "\nPINNED (unitool pin):\n" + pins.map { "  unitool \(TerminalText.escaped($0))\n" }.joined()
                 }

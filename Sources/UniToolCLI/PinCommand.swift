@@ -23,7 +23,7 @@ struct PinCommand: UniToolCommand {
 
     func run(_ environment: CommandEnvironment) async throws {
         let portal = try environment.catalog.portal(try environment.portalID())
-        let store = ShortcutsStore()
+        let store = ShortcutsStore(file: Locations.current.shortcutsFile)
         guard let command = words.first else {
             if remove {
                 throw UniToolError(.usage, "--remove needs the command to unpin", hint: "unitool pin --remove grades --term current")
@@ -88,7 +88,7 @@ extension CommandEnvironment {
     /// user asked for, so a failure is only logged.
     func rememberRun(_ words: [String], portal: String) {
         do {
-            try ShortcutsStore().update { $0.ran(Shortcuts.line(words), portal: portal) }
+            try ShortcutsStore(file: Locations.current.shortcutsFile).update { $0.ran(Shortcuts.line(words), portal: portal) }
         } catch {
             logger.debug("the recent commands were not saved: \(error)")
         }

@@ -16,7 +16,7 @@ enum Plugins {
     }
 
     /// The plugin folder, searched before `PATH`.
-    static var directory: URL { XDGDirectories.config.appendingPathComponent("plugins") }
+    static var directory: URL { Locations.current.plugins }
 
     /// The folders searched, in order: the plugin folder, then each absolute entry of `PATH`.
     /// A relative `PATH` entry (such as `.`) is skipped, so that a plugin never runs from

@@ -138,7 +138,7 @@ struct RecipesCommand: AsyncParsableCommand {
             ))
         var update = false
 
-        var parent: URL { URL(fileURLWithPath: output ?? RecipeCatalog.userDirectory.path) }
+        var parent: URL { URL(fileURLWithPath: output ?? Locations.current.userRecipes.path) }
         var packFlag: String { output == nil ? "" : " --recipes \(URL(fileURLWithPath: output!).standardizedFileURL.path)" }
 
         func run() async throws {
@@ -321,9 +321,9 @@ struct RecipesCommand: AsyncParsableCommand {
                         })
                     let trusted = plan == nil ? items : items.filter { ours.contains($0.file) }
                     let review = items.filter { item in !trusted.contains { $0.file == item.file } }
-                    var trust = try RecipeTrust.load()
+                    var trust = try RecipeTrust.load(from: Locations.current.trustFile)
                     for item in trusted { trust.trust(portal: item.portal, file: item.file, content: item.content) }
-                    try trust.save()
+                    try trust.save(to: Locations.current.trustFile)
                     // Where the password may go is what the folder's portal.yaml now says.
                     let portalFile = items.first { if case .newPortal = $0.kind { return true } else { return false } }
                     let origins =
@@ -478,7 +478,7 @@ struct RecipesCommand: AsyncParsableCommand {
                 )
                 return
             }
-            var trust = try RecipeTrust.load()
+            var trust = try RecipeTrust.load(from: Locations.current.trustFile)
             var lines: [String] = []
             for item in items {
                 trust.trust(portal: item.portal, file: item.file, content: item.content)
@@ -504,7 +504,7 @@ struct RecipesCommand: AsyncParsableCommand {
                     )
                 }
             }
-            try trust.save()
+            try trust.save(to: Locations.current.trustFile)
             FileHandle.standardError.write(Data((lines.map { TerminalText.escaped($0) }.joined(separator: "\n") + "\n").utf8))
         }
     }
@@ -532,10 +532,10 @@ struct RecipesCommand: AsyncParsableCommand {
             // By the real path (what 'recipes trust' records), and by the path as given, for
             // trust recorded by an older unitool through a symbolic link.
             let real = given.resolvingSymlinksInPath()
-            var trust = try RecipeTrust.load()
+            var trust = try RecipeTrust.load(from: Locations.current.trustFile)
             var count = trust.revoke(portal: nil, under: real.path)
             if given.path != real.path { count += trust.revoke(portal: nil, under: given.path) }
-            try trust.save()
+            try trust.save(to: Locations.current.trustFile)
             FileHandle.standardError.write(Data("Withdrew trust from \(count) files in \(TerminalText.escaped(real.path)).\n".utf8))
         }
     }
@@ -609,7 +609,7 @@ struct RecipesCommand: AsyncParsableCommand {
         static func checkPack(_ pack: URL) throws {
             let items = try RecipeCatalog.packItems(
                 in: pack, over: CommandEnvironment.ownRecipeDirectories, reservedCommands: Dispatcher.reservedCommands)
-            let trust = try RecipeTrust.load()
+            let trust = try RecipeTrust.load(from: Locations.current.trustFile)
             let problems = items.compactMap { item -> String? in
                 let trusted = trust.allows(portal: item.portal, content: item.content)
                 switch item.kind {

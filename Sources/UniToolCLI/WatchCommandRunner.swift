@@ -255,7 +255,7 @@ struct WatchCommandRunner {
     /// code is the first failure's, after every watch has had its turn.
     private func runAll(_ watch: Options) async -> Int32 {
         do {
-            let file = try WatchFile.load()
+            let file = try WatchFile.load(from: Locations.current.watchFile)
             let globals = try GlobalOptions.parse(GlobalOptions.arguments(in: watch.rest))
             let environment = try CommandEnvironment.open(globals)
             let history = environment.history()
@@ -328,7 +328,7 @@ struct WatchCommandRunner {
         guard WatchFileEdit.isValidName(entry.name) else {
             throw Options.usage("'\(TerminalText.escaped(entry.name))' is no name for a watch; give one with --name")
         }
-        let file = WatchFile.file
+        let file = Locations.current.watchFile
         let text = try PrivateFile.read(file, allowSymlink: true).map { String(decoding: $0, as: UTF8.self) }
         let saved = try WatchFileEdit.saving(entry, in: text, file: file.path)
         try WatchInstaller.write(saved.text, to: file)

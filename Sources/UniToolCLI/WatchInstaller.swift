@@ -9,7 +9,7 @@ enum WatchInstaller {
     static let period = "5min"
 
     /// Where `watch install` writes its units by default.
-    static var defaultDirectory: URL { XDGDirectories.config.deletingLastPathComponent().appendingPathComponent("systemd/user") }
+    static var defaultDirectory: URL { Locations.current.config.deletingLastPathComponent().appendingPathComponent("systemd/user") }
 
     /// The service unit where `watch install` puts it by default: whether the timer is likely there.
     static var installedService: URL { defaultDirectory.appendingPathComponent("unitool-watch.service") }
@@ -91,13 +91,13 @@ enum WatchInstaller {
             throw WatchCommandRunner.Options.usage("'watch list' takes no '\(TerminalText.escaped(extra))'")
         }
         let options = try GlobalOptions.parse(GlobalOptions.arguments(in: arguments))
-        guard FileManager.default.fileExists(atPath: WatchFile.file.path) else {
+        guard FileManager.default.fileExists(atPath: Locations.current.watchFile.path) else {
             if options.outputFormat == .json { print("[]") }
             FileHandle.standardError.write(
                 Data("no watch is saved yet; save one with: unitool watch grades --term current --save\n".utf8))
             return 0
         }
-        let records = try WatchFile.load().entries.map { entry in
+        let records = try WatchFile.load(from: Locations.current.watchFile).entries.map { entry in
             var channels: [String] = []
             if entry.notify { channels.append("notify") }
             if entry.exec != nil { channels.append("exec") }
@@ -121,7 +121,7 @@ enum WatchInstaller {
         guard own.count == 1, let name = own.first, !name.hasPrefix("-") else {
             throw WatchCommandRunner.Options.usage("'watch remove' takes the name of one saved watch ('unitool watch list' shows them)")
         }
-        let file = WatchFile.file
+        let file = Locations.current.watchFile
         guard let data = try PrivateFile.read(file, allowSymlink: true) else { throw WatchFile.nothingSaved(file) }
         if let text = try WatchFileEdit.removing(name, from: String(decoding: data, as: UTF8.self), file: file.path) {
             try write(text, to: file)
@@ -157,9 +157,9 @@ enum WatchInstaller {
         }
         // Units that run 'watch --all' with no watch saved would fail every 5 minutes: refuse,
         // or, printing, say so. A file that does not read is its own error, here as at each run.
-        let saved = FileManager.default.fileExists(atPath: WatchFile.file.path)
-        if saved { _ = try WatchFile.load() }
-        if !saved, !printOnly { throw WatchFile.nothingSaved() }
+        let saved = FileManager.default.fileExists(atPath: Locations.current.watchFile.path)
+        if saved { _ = try WatchFile.load(from: Locations.current.watchFile) }
+        if !saved, !printOnly { throw WatchFile.nothingSaved(Locations.current.watchFile) }
         let binary = executablePath()
         guard let program = SchedulerQuoting.systemdExecutable(binary) else {
             throw UniToolError(
@@ -243,12 +243,12 @@ enum WatchInstaller {
     static func status(globals: [String]) throws -> Int32 {
         let options = try GlobalOptions.parse(GlobalOptions.arguments(in: globals))
         // No watches yet is an answer, not an error: say how to add one.
-        if !FileManager.default.fileExists(atPath: WatchFile.file.path) {
+        if !FileManager.default.fileExists(atPath: Locations.current.watchFile.path) {
             if options.outputFormat == .json { print("[]") }
             FileHandle.standardError.write(
                 Data(
                     """
-                    no watches yet in \(WatchFile.file.path): save one with 'unitool watch grades --term current --save',
+                    no watches yet in \(Locations.current.watchFile.path): save one with 'unitool watch grades --term current --save',
                     then 'unitool watch install'
                     or watch one command now: unitool watch grades --every 1h
 
@@ -256,7 +256,7 @@ enum WatchInstaller {
             return 0
         }
         let environment = try CommandEnvironment.open(options)
-        let file = try WatchFile.load()
+        let file = try WatchFile.load(from: Locations.current.watchFile)
         let history = environment.history()
         var records: [Record] = []
         for entry in file.entries {

@@ -37,9 +37,10 @@ package final class CommandEnvironment: Sendable {
         self.options = options
         self.catalog = try Self.catalog(options: options, command: command)
         self.logger = Self.makeLogger(verbose: options.verbose)
-        self.config = try UserConfig.load()
+        self.config = try UserConfig.load(from: Locations.current.configFile)
         self.settings = Settings(
-            portalFlag: options.portal, userFlag: options.user, environment: ProcessInfo.processInfo.environment, config: config)
+            portalFlag: options.portal, userFlag: options.user, environment: ProcessInfo.processInfo.environment, config: config,
+            configPath: Locations.current.configFile.path)
         self.trace = options.trace.map { _ in HTTPTrace(includeBodies: options.traceBodies) }
         self.now = try FixedClock.now()
     }
@@ -48,7 +49,7 @@ package final class CommandEnvironment: Sendable {
     /// as far as the user trusts them; with `command`, only the recipes that may define it.
     package static func catalog(options: GlobalOptions, command: String? = nil) throws -> RecipeCatalog {
         try RecipeCatalog(
-            directories: ownRecipeDirectories, packs: options.recipes.map { URL(fileURLWithPath: $0) }, trust: try RecipeTrust.load(),
+            directories: ownRecipeDirectories, packs: options.recipes.map { URL(fileURLWithPath: $0) }, trust: try RecipeTrust.load(from: Locations.current.trustFile),
             reservedCommands: reservedCommands, command: command)
     }
 
@@ -58,7 +59,7 @@ package final class CommandEnvironment: Sendable {
     package var clockIsFixed: Bool { !(ProcessInfo.processInfo.environment[FixedClock.environmentVariable] ?? "").isEmpty }
 
     /// The user's own recipe folders: the bundled recipes, then the user's.
-    package static var ownRecipeDirectories: [URL] { [RecipeCatalog.bundledDirectory(), RecipeCatalog.userDirectory] }
+    package static var ownRecipeDirectories: [URL] { [RecipeCatalog.bundledDirectory(), Locations.current.userRecipes] }
 
     /// The run's HAR trace (`--trace`), made before any credential is read so that every secret
     /// unitool reads, the TOTP secret included, is registered with it and scrubbed from it.

@@ -185,3 +185,10 @@ extension GlobalOptions {
         scan(arguments) { argument, _ in flagOptions.contains(argument) ? .keep : .skip }.globals
     }
 }
+
+extension UserConfig {
+    /// The process's own `config.yaml` (`Locations.current`), or no settings when it cannot be
+    /// read: for places that must not fail, after `CommandEnvironment.open` has already
+    /// reported any problem.
+    package static var current: UserConfig { (try? load(from: Locations.current.configFile)) ?? UserConfig() }
+}

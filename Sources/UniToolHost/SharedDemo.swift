@@ -9,7 +9,7 @@ import UniToolKit
 package enum SharedDemo {
     /// The demo's memory, shared by the demo each command starts, `demo serve`, and
     /// `demo post-grade` and its kin: `$XDG_STATE_HOME/unitool/demo.json`.
-    package static var stateFile: URL { XDGDirectories.state.appendingPathComponent("demo.json") }
+    package static var stateFile: URL { Locations.current.demoStateFile }
 
     /// The address of this user's `demo serve` for `stateFile`, proven, or nil; `note` hears why
     /// a rendezvous file was not used.

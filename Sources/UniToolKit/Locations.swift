@@ -64,4 +64,18 @@ public struct Locations: Sendable, Equatable {
     public var driftReports: URL { cache.appendingPathComponent("drift") }
     /// The history of recipe runs.
     public var historyFile: URL { data.appendingPathComponent("history.sqlite") }
+    /// `config.yaml`: the user's settings (`UserConfig`).
+    public var configFile: URL { config.appendingPathComponent("config.yaml") }
+    /// The user's own recipes, one folder per portal.
+    public var userRecipes: URL { config.appendingPathComponent("recipes") }
+    /// The recipe packs the user trusts (`RecipeTrust`).
+    public var trustFile: URL { config.appendingPathComponent("trusted-portals.json") }
+    /// Saved watches (`WatchFile`).
+    public var watchFile: URL { config.appendingPathComponent("watches.yaml") }
+    /// Plugins the user installed.
+    public var plugins: URL { config.appendingPathComponent("plugins") }
+    /// Recent commands and pins (`ShortcutsStore`).
+    public var shortcutsFile: URL { state.appendingPathComponent("shortcuts.json") }
+    /// The state of a demo university a command or `demo serve` runs.
+    public var demoStateFile: URL { state.appendingPathComponent("demo.json") }
 }

@@ -46,7 +46,7 @@ public struct Settings: Sendable {
 
     public init(
         portalFlag: String? = nil, userFlag: String? = nil, environment: [String: String], config: UserConfig,
-        configPath: String = UserConfig.file.path
+        configPath: String
     ) {
         self.portalFlag = portalFlag
         self.userFlag = userFlag

@@ -61,7 +61,7 @@ public struct Shortcuts: Sendable, Equatable, Codable {
 public struct ShortcutsStore: Sendable {
     public let file: URL
 
-    public init(file: URL = XDGDirectories.state.appendingPathComponent("shortcuts.json")) { self.file = file }
+    public init(file: URL) { self.file = file }
 
     public func load() -> Shortcuts {
         guard let data = try? Data(contentsOf: file) else { return Shortcuts() }

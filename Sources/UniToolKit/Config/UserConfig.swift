@@ -49,10 +49,9 @@ public struct UserConfig: Sendable, Equatable {
         lhs.values == rhs.values && lhs.users == rhs.users && lhs.legacyUser == rhs.legacyUser && lhs.portalValues == rhs.portalValues
     }
 
-    public static var file: URL { XDGDirectories.config.appendingPathComponent("config.yaml") }
 
     /// The file's settings; none if there is no file. A broken file is an error that says where.
-    public static func load(from file: URL = UserConfig.file) throws -> UserConfig {
+    public static func load(from file: URL) throws -> UserConfig {
         guard let data = try PrivateFile.read(file, allowSymlink: true) else { return UserConfig() }
         let text = String(decoding: data, as: UTF8.self)
         // A file of comments alone (what 'config unset' of the last key leaves) holds no settings.
@@ -107,10 +106,6 @@ public struct UserConfig: Sendable, Equatable {
         }
     }
 
-    /// The settings, or none when the file cannot be read: for places that must not fail, after
-    /// `load()` has already reported any problem.
-    public static var current: UserConfig { (try? load()) ?? UserConfig() }
-
     /// How many days of history are kept (`history_days`, default 365).
     public var historyDays: Int { values["history_days"].flatMap(Self.historyDays) ?? 365 }
 
@@ -157,7 +152,7 @@ public struct UserConfig: Sendable, Equatable {
     }
 
     /// Writes the file atomically, in a fixed key order so that diffs stay small.
-    public func save(to file: URL = UserConfig.file) throws {
+    public func save(to file: URL) throws {
         func quoted(_ value: String) throws -> String {
             try Yams.dump(object: value).trimmingCharacters(in: .whitespacesAndNewlines)
         }

@@ -293,7 +293,7 @@ public struct RecipeCatalog: Sendable {
             .recipeNotFound, "there is no portal '\(id)'" + (origin.map { " (from \($0))" } ?? ""),
             hint: (known.isEmpty ? "no portal recipes were found" : "installed portals: \(known.joined(separator: ", "))")
                 + (nearest.map { "; did you mean '\($0)'?" } ?? "")
-                + "; add yours with 'unitool recipes new \(id) --help' (a folder of recipes in \(Self.userDirectory.path))")
+                + "; add yours with 'unitool recipes new \(id) --help' (a folder of recipes in \(Locations.current.userRecipes.path))")
     }
 
     public func recipe(portal: String, command: String) throws -> DataRecipe {
@@ -331,5 +331,4 @@ public struct RecipeCatalog: Sendable {
     }
 
     /// The user's own recipes, per the XDG base directory specification.
-    public static var userDirectory: URL { XDGDirectories.config.appendingPathComponent("recipes") }
 }

@@ -20,7 +20,6 @@ public struct RecipeTrust: Sendable, Equatable {
 
     public init(entries: [Entry] = []) { self.entries = entries }
 
-    public static var defaultFile: URL { XDGDirectories.config.appendingPathComponent("trusted-portals.json") }
 
     /// True when the user trusted this content as a definition of `portal`.
     public func allows(portal: String, content: Data) -> Bool {
@@ -49,7 +48,7 @@ public struct RecipeTrust: Sendable, Equatable {
         MessageDigest.sha256(content).lowercaseHex
     }
 
-    public static func load(from file: URL = defaultFile) throws -> RecipeTrust {
+    public static func load(from file: URL) throws -> RecipeTrust {
         guard let data = try PrivateFile.read(file) else { return RecipeTrust() }
         do {
             return RecipeTrust(entries: try JSONDecoder().decode([Entry].self, from: data))
@@ -60,7 +59,7 @@ public struct RecipeTrust: Sendable, Equatable {
         }
     }
 
-    public func save(to file: URL = defaultFile) throws {
+    public func save(to file: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try AtomicFile.write(try encoder.encode(entries), to: file, mode: 0o600)

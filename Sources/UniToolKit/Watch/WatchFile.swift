@@ -53,15 +53,14 @@ public struct WatchFile: Sendable {
 
     public var entries: [Entry]
 
-    public static var file: URL { XDGDirectories.config.appendingPathComponent("watches.yaml") }
 
-    public static func load(from file: URL = WatchFile.file) throws -> WatchFile {
+    public static func load(from file: URL) throws -> WatchFile {
         guard let data = try PrivateFile.read(file, allowSymlink: true) else { throw nothingSaved(file) }
         return try parse(String(decoding: data, as: UTF8.self), file: file.path)
     }
 
     /// There is no watches.yaml: nothing for `watch --all` or the units of `watch install` to run.
-    public static func nothingSaved(_ file: URL = WatchFile.file) -> UniToolError {
+    public static func nothingSaved(_ file: URL) -> UniToolError {
         UniToolError(
             .nothingToWatch, "no watch is saved: there is no \(file.path)",
             hint: "save one first: unitool watch grades --term current --save (then 'unitool watch list')")
