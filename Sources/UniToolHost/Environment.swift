@@ -49,7 +49,8 @@ package final class CommandEnvironment: Sendable {
     /// as far as the user trusts them; with `command`, only the recipes that may define it.
     package static func catalog(options: GlobalOptions, command: String? = nil) throws -> RecipeCatalog {
         try RecipeCatalog(
-            directories: ownRecipeDirectories, packs: options.recipes.map { URL(fileURLWithPath: $0) }, trust: try RecipeTrust.load(from: Locations.current.trustFile),
+            directories: ownRecipeDirectories, packs: options.recipes.map { URL(fileURLWithPath: $0) },
+            trust: try RecipeTrust.load(from: Locations.current.trustFile),
             reservedCommands: reservedCommands, command: command)
     }
 

@@ -49,7 +49,6 @@ public struct UserConfig: Sendable, Equatable {
         lhs.values == rhs.values && lhs.users == rhs.users && lhs.legacyUser == rhs.legacyUser && lhs.portalValues == rhs.portalValues
     }
 
-
     /// The file's settings; none if there is no file. A broken file is an error that says where.
     public static func load(from file: URL) throws -> UserConfig {
         guard let data = try PrivateFile.read(file, allowSymlink: true) else { return UserConfig() }

@@ -20,7 +20,6 @@ public struct RecipeTrust: Sendable, Equatable {
 
     public init(entries: [Entry] = []) { self.entries = entries }
 
-
     /// True when the user trusted this content as a definition of `portal`.
     public func allows(portal: String, content: Data) -> Bool {
         let digest = Self.digest(content)

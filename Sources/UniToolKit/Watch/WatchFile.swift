@@ -53,7 +53,6 @@ public struct WatchFile: Sendable {
 
     public var entries: [Entry]
 
-
     public static func load(from file: URL) throws -> WatchFile {
         guard let data = try PrivateFile.read(file, allowSymlink: true) else { throw nothingSaved(file) }
         return try parse(String(decoding: data, as: UTF8.self), file: file.path)

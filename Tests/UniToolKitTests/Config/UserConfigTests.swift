@@ -71,10 +71,13 @@ struct UserConfigTests {
         #expect(environment.user(forPortal: "demo", isDemo: true)?.origin == .environment("UNITOOL_USER"))
         #expect("\(environment.portal!.origin)" == "$UNITOOL_PORTAL")
 
-        let flags = Settings(portalFlag: "flaguni", userFlag: "lee", environment: ["UNITOOL_USER": "kim"], config: config, configPath: "config.yaml")
+        let flags = Settings(
+            portalFlag: "flaguni", userFlag: "lee", environment: ["UNITOOL_USER": "kim"], config: config, configPath: "config.yaml")
         #expect(flags.portal == Setting("flaguni", from: .flag("--portal")))
         #expect(flags.user(forPortal: "myuni", isDemo: false) == Setting("lee", from: .flag("--user")))
-        #expect(Settings(environment: ["UNITOOL_PORTAL": ""], config: UserConfig(), configPath: "config.yaml").portal == nil, "an empty variable is unset")
+        #expect(
+            Settings(environment: ["UNITOOL_PORTAL": ""], config: UserConfig(), configPath: "config.yaml").portal == nil,
+            "an empty variable is unset")
     }
 
     @Test("every key unset in turn leaves a file that reads back")
