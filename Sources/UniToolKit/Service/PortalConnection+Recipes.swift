@@ -19,19 +19,12 @@ extension PortalConnection {
         _ recipe: DataRecipe, options given: [String: String], source sourceName: String? = nil,
         today: String = RecordExtractor.localToday()
     ) async throws -> RecordSet {
-        let request: RecipeRequest
-        do {
-            request = try RecipeRequest(
-                recipe: recipe, options: given.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) },
-                shape: sourceName.map { [("source", .string($0))] } ?? [], naming: .commandLine)
-        } catch {
-            throw UniToolError(.usage, error.message, hint: "see 'unitool \(recipe.command) --help'")
-        }
-        return try await run(recipe, request, today: today)
+        try await run(recipe, try RecipeRequest.commandLine(recipe, options: given, source: sourceName), today: today)
     }
 
     /// Runs a request a front end has checked already (`PortalService.execute`): nothing is
-    /// checked twice. Its shape (fields, sort, summary) is the caller's to apply.
+    /// checked twice. Its shape (fields, sort, summary) is the caller's to apply, and so is its
+    /// record in the history (`RunHistory`, a step after the run): the connection never writes it.
     public func run(_ recipe: DataRecipe, _ request: RecipeRequest, today: String = RecordExtractor.localToday()) async throws
         -> RecordSet
     {
@@ -42,33 +35,15 @@ extension PortalConnection {
                 .usage, "'\(sourceName ?? "")' is not a source of '\(recipe.command)'",
                 hint: "use one of: \(recipe.sources.compactMap(\.name).joined(separator: ", "))")
         }
-        let question = HistoryStore.optionsKey(recipe.effectiveOptions(given), source: request.historySource)
         do {
-            let records = try await whileCheckingTerms {
+            return try await whileCheckingTerms {
                 try await HTTPSession.$commandHeaders.withValue(recipe.headers) {
                     try await RecipeRunner(connection: self).run(recipe, options: given, source: source, today: today)
                 }
             }
-            do {
-                // A public command's answer is the same for everyone, and is found without a user.
-                try history?.record(
-                    portal: portal.id, user: recipe.historyUser(user), recipe: recipe.command, options: question, records: records)
-            } catch {
-                // The answer stands; only the record of it is lost, which the log says.
-                logger.warning("not recorded in the history: \(error)")
-            }
-            return records
         } catch let error as UniToolError where error.kind == .portalUnreachable || error.kind == .portalTimeout {
             // Offline, the values the portal listed last time still tell a typo from an outage.
             if let unknown = RecipeRunner(connection: self).unknownValueAsLastSeen(of: recipe, given: given) { throw unknown }
-            // And the last answer is there to be had.
-            if let last = try? history?.latest(portal: portal.id, user: recipe.historyUser(user), recipe: recipe.command, options: question)
-            {
-                throw error.adding(
-                    note:
-                        "'--offline' answers from the history, as of \(HistoryStore.age(of: last.ranAt)) (\(HistoryStore.timestamp(last.ranAt)))"
-                )
-            }
             throw error
         }
     }

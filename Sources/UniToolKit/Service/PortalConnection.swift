@@ -26,7 +26,8 @@ public final class PortalConnection: Sendable {
     let terms: TermsPolicy
     /// The values the portal last offered for each option, for completion and offline checks.
     let offeredValues: OfferedValuesStore
-    /// Where successful runs are recorded, for `history`, `watch` and `--offline`; nil keeps none.
+    /// The workspace's history, for the steps after a run (`RunHistory` in `PortalService` and
+    /// `Watcher`); the connection itself never writes it. Nil keeps none.
     public let history: HistoryStore?
     /// Where the terms version is read instead, for a public command (no user, no cookies): a
     /// connection with the user's saved session, since many portals put the terms API behind the

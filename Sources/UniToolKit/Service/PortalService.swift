@@ -62,8 +62,10 @@ public struct PortalService: Sendable {
         let today = RecordExtractor.localToday(try clock())
         let records: RecordSet
         do {
-            records = try await session(interaction: interaction) {
-                try await $0.run(recipe, request, today: today)
+            records = try await session(interaction: interaction) { connection in
+                try await RunHistory(history: history, logger: connection.logger).recording(
+                    recipe, request, portal: connection.portal.id, user: connection.user
+                ) { try await connection.run(recipe, request, today: today) }
             }
         } catch let error as UniToolError {
             // A value the portal does not offer is the caller's argument, named in its words:
@@ -170,7 +172,12 @@ public struct PortalService: Sendable {
     /// Runs a recipe for the day's views (`today`, `calendar`), which shape their own answers.
     public func run(_ recipe: DataRecipe, options: [String: String], interaction: any Interaction) async throws -> RecordSet {
         let today = RecordExtractor.localToday(try clock())
-        return try await session(interaction: interaction) { try await $0.run(recipe, options: options, today: today) }
+        let request = try RecipeRequest.commandLine(recipe, options: options)
+        return try await session(interaction: interaction) { connection in
+            try await RunHistory(history: history, logger: connection.logger).recording(
+                recipe, request, portal: connection.portal.id, user: connection.user
+            ) { try await connection.run(recipe, request, today: today) }
+        }
     }
 
     /// Work a command does on the connection itself, several steps long (a login checked, the

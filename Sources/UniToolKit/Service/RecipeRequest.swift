@@ -274,3 +274,17 @@ public struct RecipeRequest: Sendable, Equatable {
         self.fields = fields
     }
 }
+
+extension RecipeRequest {
+    /// A request for a caller with options of its own (a watch, the day's views, a test), checked
+    /// as every front end's is and named in the command line's words: a mistake is a usage error.
+    public static func commandLine(_ recipe: DataRecipe, options: [String: String], source: String? = nil) throws -> RecipeRequest {
+        do {
+            return try RecipeRequest(
+                recipe: recipe, options: options.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) },
+                shape: source.map { [("source", .string($0))] } ?? [], naming: .commandLine)
+        } catch {
+            throw UniToolError(.usage, error.message, hint: "see 'unitool \(recipe.command) --help'")
+        }
+    }
+}

@@ -65,8 +65,13 @@ public enum Watcher {
         }
         let outcome: Result<RecordSet, UniToolError>
         do {
+            let request = try RecipeRequest.commandLine(spec.recipe, options: spec.options, source: spec.source)
             outcome = .success(
-                try await connection.settlingSession { try await $0.run(spec.recipe, options: spec.options, source: spec.source) })
+                try await connection.settlingSession { connection in
+                    try await RunHistory(history: history, logger: connection.logger).recording(
+                        spec.recipe, request, portal: portal, user: connection.user
+                    ) { try await connection.run(spec.recipe, request) }
+                })
         } catch let error as UniToolError {
             outcome = .failure(error)
         }

@@ -1,0 +1,40 @@
+import Foundation
+import Logging
+
+/// The history's step after a live run, as Scrapy's item pipelines follow its spiders: the
+/// answer recorded once the run has it, and an unreachable portal's error told where the last
+/// answer is. `PortalService` and `Watcher` put it around the engine's run, so the engine
+/// (`PortalConnection`, `RecipeRunner`) never writes the history.
+struct RunHistory: Sendable {
+    let history: HistoryStore?
+    let logger: Logger
+
+    /// Runs `run` and records its answer under the question `request` asks of `recipe` on
+    /// `portal` as `user` (a public command's answer is the same for everyone, and is kept
+    /// without a user). A failure to record is logged: the answer stands.
+    func recording(
+        _ recipe: DataRecipe, _ request: RecipeRequest, portal: String, user: String, _ run: () async throws -> RecordSet
+    ) async throws -> RecordSet {
+        let question = HistoryStore.optionsKey(recipe.effectiveOptions(request.options), source: request.historySource)
+        let owner = recipe.historyUser(user)
+        let records: RecordSet
+        do {
+            records = try await run()
+        } catch let error as UniToolError where error.kind == .portalUnreachable || error.kind == .portalTimeout {
+            // The last answer is there to be had.
+            if let last = try? history?.latest(portal: portal, user: owner, recipe: recipe.command, options: question) {
+                throw error.adding(
+                    note:
+                        "'--offline' answers from the history, as of \(HistoryStore.age(of: last.ranAt)) (\(HistoryStore.timestamp(last.ranAt)))"
+                )
+            }
+            throw error
+        }
+        do {
+            try history?.record(portal: portal, user: owner, recipe: recipe.command, options: question, records: records)
+        } catch {
+            logger.warning("not recorded in the history: \(error)")
+        }
+        return records
+    }
+}
