@@ -143,46 +143,53 @@ struct ActionRunner: Sendable {
         let mayGoTo = connection.bodyMayGoTo(.action, recipe: recipe.file)
         var result = try await PointOfNoReturn.cross { try await connection.session.submit(submission, bodyMayGoTo: mayGoTo) }
         var resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
-        // The portal's own "is this right?" page, unless it did it at once: its refusal (a field
-        // it did not accept) is said first; otherwise its form, which carries what it received,
-        // is sent as it is.
-        if let confirmPage = action.confirmPage, try !resultDocument.evaluate(action.successWhen).booleanValue {
-            if let message = try refusal(action, in: resultDocument, values: values) {
+        // The portal's answer read as `ActionAnswer` says, page by page: its own "is this right?"
+        // page, unless it did it at once, gets its form (which carries what it received) sent
+        // as it is; a refusal is said in the portal's words, and an answer that is neither
+        // success nor refusal is a page that changed.
+        var confirmed = false
+        answering: while true {
+            let answer = ActionAnswer.reading(
+                succeeded: try resultDocument.evaluate(action.successWhen).booleanValue,
+                refusal: try refusal(action, in: resultDocument, values: values),
+                awaitingConfirmation: action.confirmPage != nil && !confirmed)
+            switch answer {
+            case .refused(let message):
                 throw Self.refused(action, argument: argument, message)
-            }
-            guard let confirmNode = try resultDocument.select(confirmPage.form).first else {
+            case .done:
+                break answering
+            case .unclear:
                 let error = UniToolError(
                     .layoutChanged,
-                    "recipe \(recipe.file): action '\(action.name)': the page after the form at \(result.url.redactedForLog) has no confirmation form matching \"\(confirmPage.form)\", and does not say it is done",
-                    hint: "unitool cannot tell whether it was received: look at the portal in a browser before trying again")
+                    "recipe \(recipe.file): action '\(action.name)': the result page at \(result.url.redactedForLog) matches neither success_when nor refused_when, so unitool cannot tell whether it worked",
+                    hint: "look at the portal in a browser before trying again")
                 throw connection.drifted(error, on: resultDocument, recipe: recipe)
+            case .confirm:
+                guard let confirmPage = action.confirmPage, let confirmNode = try resultDocument.select(confirmPage.form).first else {
+                    let error = UniToolError(
+                        .layoutChanged,
+                        "recipe \(recipe.file): action '\(action.name)': the page after the form at \(result.url.redactedForLog) has no confirmation form matching \"\(action.confirmPage?.form ?? "")\", and does not say it is done",
+                        hint: "unitool cannot tell whether it was received: look at the portal in a browser before trying again")
+                    throw connection.drifted(error, on: resultDocument, recipe: recipe)
+                }
+                let confirmButton = try confirmPage.submit.flatMap { try confirmNode.select($0).first }
+                if confirmPage.submit != nil, confirmButton == nil {
+                    throw UniToolError(
+                        .layoutChanged,
+                        "recipe \(recipe.file): action '\(action.name)': no button matching \"\(confirmPage.submit!)\" in the confirmation form"
+                    )
+                }
+                let confirmation = try HTMLForm(confirmNode, pageURL: result.url).submission(values: [], clicking: confirmButton)
+                if let refusal = connection.originPolicy.refusal(.action, to: confirmation.url, recipe: recipe.file) {
+                    throw refusal.adding(note: "the confirmation form of '\(action.name)' on \(result.url.redactedForLog) points there")
+                }
+                connection.logger.debug("action '\(action.name)', confirmation: \(confirmation)")
+                // The portal only showed what it received: a cancel that came meanwhile is still in
+                // time (`cross` obeys it), and the confirmation is the action's real point of no return.
+                result = try await PointOfNoReturn.cross { try await connection.session.submit(confirmation, bodyMayGoTo: mayGoTo) }
+                resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
+                confirmed = true
             }
-            let confirmButton = try confirmPage.submit.flatMap { try confirmNode.select($0).first }
-            if confirmPage.submit != nil, confirmButton == nil {
-                throw UniToolError(
-                    .layoutChanged,
-                    "recipe \(recipe.file): action '\(action.name)': no button matching \"\(confirmPage.submit!)\" in the confirmation form"
-                )
-            }
-            let confirmation = try HTMLForm(confirmNode, pageURL: result.url).submission(values: [], clicking: confirmButton)
-            if let refusal = connection.originPolicy.refusal(.action, to: confirmation.url, recipe: recipe.file) {
-                throw refusal.adding(note: "the confirmation form of '\(action.name)' on \(result.url.redactedForLog) points there")
-            }
-            connection.logger.debug("action '\(action.name)', confirmation: \(confirmation)")
-            // The portal only showed what it received: a cancel that came meanwhile is still in
-            // time (`cross` obeys it), and the confirmation is the action's real point of no return.
-            result = try await PointOfNoReturn.cross { try await connection.session.submit(confirmation, bodyMayGoTo: mayGoTo) }
-            resultDocument = try result.document(charsetOverride: portal.charsetOverride(for: result.url))
-        }
-        if let message = try refusal(action, in: resultDocument, values: values) {
-            throw Self.refused(action, argument: argument, message)
-        }
-        guard try resultDocument.evaluate(action.successWhen).booleanValue else {
-            let error = UniToolError(
-                .layoutChanged,
-                "recipe \(recipe.file): action '\(action.name)': the result page at \(result.url.redactedForLog) matches neither success_when nor refused_when, so unitool cannot tell whether it worked",
-                hint: "look at the portal in a browser before trying again")
-            throw connection.drifted(error, on: resultDocument, recipe: recipe)
         }
         // Several rows changed (the loans just renewed): one record each, which says which.
         if let resultRows = action.resultRows, !action.fields.isEmpty {
@@ -237,5 +244,26 @@ struct ActionRunner: Sendable {
             let text = value.stringValue.collapsingWhitespace()
             return text.isEmpty ? nil : text
         }
+    }
+}
+
+/// What the portal's answer to an action's form says, and so what comes next: the decision of
+/// `ActionRunner`'s form → confirmation page → result steps, pure.
+enum ActionAnswer: Equatable {
+    /// The portal refused, in these words (`refused_when`).
+    case refused(String)
+    /// The portal shows what it received and asks to confirm it (`confirm_page`): send its form.
+    case confirm
+    /// The portal says it is done (`success_when`).
+    case done
+    /// Neither success nor refusal: the page changed, and nobody can tell whether it worked.
+    case unclear
+
+    /// The answer of a page: a refusal first, then success; a page that is neither is the
+    /// confirmation page while one is still awaited, and unclear after.
+    static func reading(succeeded: Bool, refusal: String?, awaitingConfirmation: Bool) -> ActionAnswer {
+        if let refusal { return .refused(refusal) }
+        if succeeded { return .done }
+        return awaitingConfirmation ? .confirm : .unclear
     }
 }
