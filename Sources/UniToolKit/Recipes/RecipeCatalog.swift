@@ -330,5 +330,4 @@ public struct RecipeCatalog: Sendable {
         return CommandLine.arguments.first ?? ""
     }
 
-    /// The user's own recipes, per the XDG base directory specification.
 }

@@ -149,10 +149,10 @@ struct ActionRunner: Sendable {
         // success nor refusal is a page that changed.
         var confirmed = false
         answering: while true {
-            let answer = ActionAnswer.reading(
-                succeeded: try resultDocument.evaluate(action.successWhen).booleanValue,
-                refusal: try refusal(action, in: resultDocument, values: values),
-                awaitingConfirmation: action.confirmPage != nil && !confirmed)
+            let document = resultDocument
+            let answer = try ActionAnswer.reading(
+                refusal: try refusal(action, in: document, values: values), awaitingConfirmation: action.confirmPage != nil && !confirmed,
+                succeeded: { try document.evaluate(action.successWhen).booleanValue })
             switch answer {
             case .refused(let message):
                 throw Self.refused(action, argument: argument, message)
@@ -259,11 +259,12 @@ enum ActionAnswer: Equatable {
     /// Neither success nor refusal: the page changed, and nobody can tell whether it worked.
     case unclear
 
-    /// The answer of a page: a refusal first, then success; a page that is neither is the
-    /// confirmation page while one is still awaited, and unclear after.
-    static func reading(succeeded: Bool, refusal: String?, awaitingConfirmation: Bool) -> ActionAnswer {
+    /// The answer of a page: a refusal first, then success (asked only when there is no
+    /// refusal); a page that is neither is the confirmation page while one is still awaited, and
+    /// unclear after.
+    static func reading(refusal: String?, awaitingConfirmation: Bool, succeeded: () throws -> Bool) rethrows -> ActionAnswer {
         if let refusal { return .refused(refusal) }
-        if succeeded { return .done }
+        if try succeeded() { return .done }
         return awaitingConfirmation ? .confirm : .unclear
     }
 }

@@ -10,7 +10,7 @@ struct ActionAnswerTests {
         for awaiting in [true, false] {
             for succeeded in [true, false] {
                 #expect(
-                    ActionAnswer.reading(succeeded: succeeded, refusal: "not renewable", awaitingConfirmation: awaiting)
+                    ActionAnswer.reading(refusal: "not renewable", awaitingConfirmation: awaiting, succeeded: { succeeded })
                         == .refused("not renewable"))
             }
         }
@@ -18,13 +18,20 @@ struct ActionAnswerTests {
 
     @Test("success ends it, also when the portal did it at once instead of showing its confirmation page")
     func done() {
-        #expect(ActionAnswer.reading(succeeded: true, refusal: nil, awaitingConfirmation: true) == .done)
-        #expect(ActionAnswer.reading(succeeded: true, refusal: nil, awaitingConfirmation: false) == .done)
+        #expect(ActionAnswer.reading(refusal: nil, awaitingConfirmation: true, succeeded: { true }) == .done)
+        #expect(ActionAnswer.reading(refusal: nil, awaitingConfirmation: false, succeeded: { true }) == .done)
     }
 
     @Test("neither success nor refusal is the confirmation page while one is awaited, and unclear after it")
     func confirmThenUnclear() {
-        #expect(ActionAnswer.reading(succeeded: false, refusal: nil, awaitingConfirmation: true) == .confirm)
-        #expect(ActionAnswer.reading(succeeded: false, refusal: nil, awaitingConfirmation: false) == .unclear)
+        #expect(ActionAnswer.reading(refusal: nil, awaitingConfirmation: true, succeeded: { false }) == .confirm)
+        #expect(ActionAnswer.reading(refusal: nil, awaitingConfirmation: false, succeeded: { false }) == .unclear)
+    }
+
+    @Test("success is not asked when the page refused: a refusal wins even where success_when cannot be read")
+    func successNotAskedAfterRefusal() throws {
+        struct Unreadable: Error {}
+        let answer = try ActionAnswer.reading(refusal: "not renewable", awaitingConfirmation: false, succeeded: { throw Unreadable() })
+        #expect(answer == .refused("not renewable"))
     }
 }
