@@ -6,9 +6,8 @@ import LibXML
 /// of no return), the portal's confirmation page answered if it shows one, and the result read.
 /// Over the connection's pages, once the terms are accepted; a page that no longer matches the
 /// recipe is saved as a drift report (`PortalConnection.drifted`).
-struct ActionRunner: Sendable {
+struct ActionRunner: ConnectionPart {
     let connection: PortalConnection
-    var portal: PortalRecipe { connection.portal }
 
     /// Fills and submits an action's form, such as renewing a loan, and reads the result page.
     /// A refusal by the portal is an `actionRefused` error carrying the portal's own words.

@@ -7,11 +7,8 @@ import Logging
 /// in turns with other processes (`PortalSession.logInOnce`), after the terms check a run started
 /// beside it (`TermsGate.verdict`); then the page asked for again, as a browser's tab is
 /// reloaded once another has signed in.
-struct PageLoader: Sendable {
+struct PageLoader: ConnectionPart {
     let connection: PortalConnection
-    var portal: PortalRecipe { connection.portal }
-    var session: HTTPSession { connection.session }
-    var logger: Logger { connection.logger }
 
     /// `loadPage` for any request: `send` is asked again after a login the portal asked for.
     /// A POST that meets the login is sent again once, after it, as a person would resend the

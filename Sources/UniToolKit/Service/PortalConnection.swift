@@ -172,3 +172,16 @@ public final class PortalConnection: Sendable {
     var originPolicy: OriginPolicy { OriginPolicy(portal: portal) }
 
 }
+
+/// A part of a connection (`PageLoader`, `PortalSession`, `TermsGate`, `RecipeRunner`,
+/// `ActionRunner`): a view over the one `PortalConnection`, which holds all the state; the part
+/// reads the connection's portal, session and logger through here.
+protocol ConnectionPart: Sendable {
+    var connection: PortalConnection { get }
+}
+
+extension ConnectionPart {
+    var portal: PortalRecipe { connection.portal }
+    var session: HTTPSession { connection.session }
+    var logger: Logger { connection.logger }
+}

@@ -63,9 +63,7 @@ public struct PortalService: Sendable {
         let records: RecordSet
         do {
             records = try await session(interaction: interaction) { connection in
-                try await RunHistory(history: history, logger: connection.logger).recording(
-                    recipe, request, portal: connection.portal.id, user: connection.user
-                ) { try await connection.run(recipe, request, today: today) }
+                try await RunHistory.run(recipe, request, on: connection, history: history, today: today)
             }
         } catch let error as UniToolError {
             // A value the portal does not offer is the caller's argument, named in its words:
@@ -174,9 +172,7 @@ public struct PortalService: Sendable {
         let today = RecordExtractor.localToday(try clock())
         let request = try RecipeRequest.commandLine(recipe, options: options)
         return try await session(interaction: interaction) { connection in
-            try await RunHistory(history: history, logger: connection.logger).recording(
-                recipe, request, portal: connection.portal.id, user: connection.user
-            ) { try await connection.run(recipe, request, today: today) }
+            try await RunHistory.run(recipe, request, on: connection, history: history, today: today)
         }
     }
 

@@ -5,12 +5,9 @@ import Synchronization
 /// The saved session of a connection: loaded when it was made, saved after each command as the
 /// portal left it (never the jar of a login that failed half-way), and renewed by a login taken
 /// in turns with other unitool processes of the same portal and user (`<session>.login.lock`).
-struct PortalSession: Sendable {
+struct PortalSession: ConnectionPart {
     let connection: PortalConnection
-    var portal: PortalRecipe { connection.portal }
     var user: String { connection.user }
-    var session: HTTPSession { connection.session }
-    var logger: Logger { connection.logger }
     var store: SessionStore? { connection.store }
 
     /// Runs one command (a CLI command, a JSON-RPC call) and then saves the session as the portal

@@ -6,11 +6,8 @@ import Logging
 /// portal offers looked up on its selector page, `many` values run at once), its pages fetched and
 /// followed (`next:`, `read:` values, POST bodies), its records extracted and filtered. Over the
 /// connection's pages, which pass the origin policy and meet the login underneath.
-struct RecipeRunner: Sendable {
+struct RecipeRunner: ConnectionPart {
     let connection: PortalConnection
-    var portal: PortalRecipe { connection.portal }
-    var session: HTTPSession { connection.session }
-    var logger: Logger { connection.logger }
     var offeredValues: OfferedValuesStore { connection.offeredValues }
     var userValues: UserValueProvider { connection.userValues }
 

@@ -37,4 +37,15 @@ struct RunHistory: Sendable {
         }
         return records
     }
+
+    /// The engine's run of a checked request on `connection`, its answer recorded (`recording`)
+    /// in `history`: the one live run of `PortalService` and `Watcher`.
+    static func run(
+        _ recipe: DataRecipe, _ request: RecipeRequest, on connection: PortalConnection, history: HistoryStore?,
+        today: String = RecordExtractor.localToday()
+    ) async throws -> RecordSet {
+        try await RunHistory(history: history, logger: connection.logger).recording(
+            recipe, request, portal: connection.portal.id, user: connection.user
+        ) { try await connection.run(recipe, request, today: today) }
+    }
 }

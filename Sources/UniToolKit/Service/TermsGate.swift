@@ -7,9 +7,8 @@ import Synchronization
 /// version API (asked once per connection, or through another user's saved session for a public
 /// command), the status, acceptance and the text; a version not yet accepted is put to the call's
 /// `Interaction`, and refused unless it says yes. unitool fails closed.
-struct TermsGate: Sendable {
+struct TermsGate: ConnectionPart {
     let connection: PortalConnection
-    var portal: PortalRecipe { connection.portal }
 
     /// The terms of use in force now, or nil if the portal publishes no version. The version API
     /// is asked once per connection; it is never cached across runs, so a new version is seen

@@ -67,11 +67,7 @@ public enum Watcher {
         do {
             let request = try RecipeRequest.commandLine(spec.recipe, options: spec.options, source: spec.source)
             outcome = .success(
-                try await connection.settlingSession { connection in
-                    try await RunHistory(history: history, logger: connection.logger).recording(
-                        spec.recipe, request, portal: portal, user: connection.user
-                    ) { try await connection.run(spec.recipe, request) }
-                })
+                try await connection.settlingSession { try await RunHistory.run(spec.recipe, request, on: $0, history: history) })
         } catch let error as UniToolError {
             outcome = .failure(error)
         }
