@@ -55,6 +55,11 @@ let package = Package(
         // SHA hashes and HMACs by libgcrypt, which libsecret loads anyway.
         .target(name: "MessageDigest", dependencies: ["CLibGcrypt"]),
 
+        // Chromium driven over the DevTools protocol on --remote-debugging-pipe: the browser login
+        // and `recipes new --record` (no Swift package for the protocol exists; this is a small
+        // client of the documented protocol).
+        .target(name: "BrowserDriver", dependencies: ["CProcessHardening"]),
+
         // RFC 6238 one-time codes, shared by unitool (which answers) and the demo (which checks).
         .target(name: "OneTimeCode", dependencies: ["MessageDigest"]),
 
@@ -100,7 +105,7 @@ let package = Package(
         .target(
             name: "UniToolHost",
             dependencies: [
-                "UniToolKit", "UniToolRPC", "LibXML", "DemoUniversity", "OneTimeCode", "CProcessHardening",
+                "UniToolKit", "UniToolRPC", "LibXML", "DemoUniversity", "OneTimeCode", "CProcessHardening", "BrowserDriver",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -148,6 +153,7 @@ let package = Package(
             dependencies: ["UniToolRPC", "UniToolMCP", "UniToolKit", "UniToolHost", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),
         .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"]),
+        .testTarget(name: "BrowserDriverTests", dependencies: ["BrowserDriver", "UniToolKit", "UniToolTestSupport", "DemoUniversity"]),
         .testTarget(name: "UniToolMCPTests", dependencies: ["UniToolMCP", "UniToolKit", "UniToolRPC", "UniToolTestSupport"]),
         .testTarget(
             name: "UniToolKitTests",

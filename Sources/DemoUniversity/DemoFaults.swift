@@ -145,6 +145,9 @@ public struct DemoFaults: Sendable, Equatable {
         /// Google Authenticator `token` page) sign in, and a service ticket comes back to the
         /// portal, which validates it; CAS's cookie (TGC) signs the next service on at once.
         case cas
+        /// A sign-in page whose form a script builds from a configuration blob and which posts a
+        /// value computed in the page, as Microsoft Entra ID's does: only a browser signs in.
+        case scriptBuilt = "script-built"
     }
 
     /// The terms of use start at this version instead of ``DemoUniversity/initialTermsVersion``.

@@ -56,7 +56,8 @@ extension DemoRoutes {
         let first: DemoState.LoginStep =
             faults.loginVariants.contains(.localStorage) || faults.loginVariants.contains(.shibbolethV5)
             ? .localStorage
-            : faults.loginVariants.contains(.combinedLogin) || faults.loginVariants.contains(.keycloak) ? .combined : .userID
+            : faults.loginVariants.contains(.combinedLogin) || faults.loginVariants.contains(.keycloak)
+                || faults.loginVariants.contains(.scriptBuilt) ? .combined : .userID
         let (execution, flow) = await state.startFlow(request: authn, relayState: query["RelayState"] ?? "", step: first)
         return Self.html(page(for: flow, execution: execution, request: request))
     }
@@ -85,6 +86,9 @@ extension DemoRoutes {
                 return ShibbolethPages.login(execution: execution, csrf: flow.csrf, error: error)
             }
             if faults.loginVariants.contains(.keycloak) { return KeycloakPages.login(execution: execution, csrf: flow.csrf, error: error) }
+            if faults.loginVariants.contains(.scriptBuilt) {
+                return ScriptedSignInPages.signIn(execution: execution, csrf: flow.csrf, error: error)
+            }
             return Pages.combinedForm(execution: execution, csrf: flow.csrf, error: error)
         case .oneTimeCode:
             if faults.loginVariants.contains(.shibbolethV5) {
@@ -109,6 +113,15 @@ extension DemoRoutes {
             form["j_password"] = form["password"]
             form["j_tokenNumber"] = form["otp"]
             form["csrf_token"] = query["session_code"]
+        }
+        if faults.loginVariants.contains(.scriptBuilt) {
+            // The page's own field names; and the value its script computes, without which the
+            // post is not the page's (a replay of the form's fields without running the script).
+            form["j_username"] = form["login"]
+            form["j_password"] = form["passwd"]
+            if let flow = await state.flow(execution), form["canary"] != ScriptedSignInPages.canary(for: flow.csrf) {
+                return Self.html(Pages.idpError("The sign-in page's script did not run. Sign in with a browser."), status: .badRequest)
+            }
         }
         if form["j_tokenNumber"] == nil, let code = form["tokencode"] {
             // The Shibboleth IdP's official TOTP plugin names the field `tokencode`.

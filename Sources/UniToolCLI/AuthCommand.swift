@@ -86,11 +86,24 @@ struct AuthCommand: AsyncParsableCommand {
                 TOTP secret if the portal asks for a code); a password the portal rejects is never stored, and
                 the saved session is left as it was. On a machine with no keyring (a server, a container),
                 --session-only logs in and keeps the session, not the password.
+
+                With --browser you sign in in a real browser (Chromium or Chrome) by any means the portal
+                offers: Microsoft Entra ID, Okta, a push to your phone, a security key. unitool opens the
+                portal's login, waits until the portal shows you are signed in (or you press Enter), takes
+                the portal's own cookies, checks them with one request, saves them as the session and closes
+                the browser. Your password never passes through unitool, and nothing is stored in the keyring.
+                The browser talks to unitool over a pipe, never a network port, in a fresh profile that is
+                removed afterwards (--keep-browser-profile keeps the login service's cookies for next time).
                 """, examples: "auth login"))
         @OptionGroup var globals: GlobalOptions
         @Flag(help: "Store the password without checking it by logging in.") var noVerify = false
         @Flag(help: "Log in and keep the session only: the password is not stored (for machines with no keyring).")
         var sessionOnly = false
+        @Flag(help: "Sign in in a browser (Chromium or Chrome; UNITOOL_BROWSER names another) and keep its session.")
+        var browser = false
+        @Flag(help: "With --browser: run the browser without a window (servers, tests).") var headless = false
+        @Flag(help: "With --browser: keep the browser's profile for this portal and user, so the next login can finish without typing.")
+        var keepBrowserProfile = false
 
         func validate() throws {
             if noVerify && sessionOnly {
@@ -98,10 +111,27 @@ struct AuthCommand: AsyncParsableCommand {
                     .usage, "--no-verify and --session-only exclude each other: one stores an unchecked password, the other no password",
                     hint: "choose one")
             }
+            if browser && (noVerify || sessionOnly || globals.passwordStdin) {
+                throw UniToolError(
+                    .usage, "--browser takes no password: you sign in in the browser, and only the session is kept",
+                    hint: "leave out --no-verify, --session-only and --password-stdin")
+            }
+            if !browser && (headless || keepBrowserProfile) {
+                throw UniToolError(.usage, "--headless and --keep-browser-profile go with --browser", hint: "add --browser")
+            }
         }
 
         func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let user = try environment.user(for: portal)
+            if browser {
+                try await logInInBrowser(environment, portal: portal, user: user)
+                return
+            }
+            if portal.login.browserOnly {
+                throw UniToolError(
+                    .usage, "\(portal.id) signs in only in a browser, so it takes no password",
+                    hint: "sign in with: unitool --portal \(portal.id) auth login --browser")
+            }
             let password =
                 globals.passwordStdin
                 ? try PasswordInput.readStandardInput()
@@ -145,6 +175,22 @@ struct AuthCommand: AsyncParsableCommand {
                 Data(
                     "\(note) for \(user) on \(portal.id) in the keyring.\nRead it back with: secret-tool lookup service unitool portal \(portal.id) username \(user) kind password\n"
                         .utf8))
+        }
+
+        /// `--browser`: the person signs in in a browser; its session becomes unitool's.
+        private func logInInBrowser(_ environment: CommandEnvironment, portal: PortalRecipe, user: String) async throws {
+            let locations = environment.workspace.locations
+            let options = try BrowserSignIn.options(
+                headless: headless, locations: locations,
+                keptProfile: keepBrowserProfile ? locations.keptBrowserProfile(portal: portal.id, user: user) : nil)
+            try await environment.withPortal(
+                portal, user: user, credentials: PortalConnection.noLogin(because: "'auth login --browser' signs in in the browser"),
+                use: .fresh
+            ) { connection in
+                try await BrowserSignIn.logIn(connection.portal, connection: connection, options: options)
+            }
+            FileHandle.standardError.write(
+                Data("Signed in as \(user) on \(portal.id) in the browser and saved the session; no password was stored.\n".utf8))
         }
     }
 

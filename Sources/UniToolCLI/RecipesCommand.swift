@@ -105,6 +105,10 @@ struct RecipesCommand: AsyncParsableCommand {
                 (the new version beside them as FILE.new), portal.yaml gets the new services; .draft.sha256 in the
                 folder records what was made (docs/RECIPES.md, "Adding a later recording").
 
+                Or let unitool record it (--record URL): it opens the portal in a browser (Chromium or Chrome), you
+                sign in and open the pages you want, and close the window; the recording stays in memory (nothing is
+                written but the folder, unless --save-har FILE) and becomes the folder as --from-har would.
+
                 From platforms: a folder that builds on unitool's platform recipes: the identity provider's login
                 rules, and Moodle, Koha and an RSS feed for data when you name them.
 
@@ -117,6 +121,13 @@ struct RecipesCommand: AsyncParsableCommand {
             name: .customLong("from-har"),
             help: ArgumentHelp("A browser's recording of your login and of the pages to read (repeatable).", valueName: "file"))
         var fromHar: [String] = []
+        @Option(
+            help: ArgumentHelp(
+                "Record your visit in a browser instead: it opens at this address; close the window when you are done.", valueName: "url"))
+        var record: String?
+        @Flag(help: "With --record: run the browser without a window (servers, tests).") var headless = false
+        @Option(help: ArgumentHelp("With --record: also keep the recording in this HAR file (it holds your password).", valueName: "file"))
+        var saveHar: String?
         @Option(help: "The identity provider's product: shibboleth, simplesamlphp, keycloak or cas.") var idp: String?
         @Option(help: "The identity provider's address, as its login page shows it (https://idp.example.edu/idp).") var idpUrl: String?
         @Option(help: "The portal's address: where commands without a service read (https://campus.example.edu).") var baseUrl: String?
@@ -143,7 +154,14 @@ struct RecipesCommand: AsyncParsableCommand {
 
         func run() async throws {
             try RecipeScaffold.checkBundledName(name, bundled: RecipeCatalog.bundledDirectory(), replacing: replaceBundled)
-            if !fromHar.isEmpty { return try fromRecording() }
+            if record != nil, !fromHar.isEmpty {
+                throw UniToolError(.usage, "--record and --from-har exclude each other", hint: "record a new visit, or give a saved one")
+            }
+            if record == nil, headless || saveHar != nil {
+                throw UniToolError(.usage, "--headless and --save-har go with --record", hint: "add --record URL")
+            }
+            if let record { return try await recordInBrowser(from: record) }
+            if !fromHar.isEmpty { return try fromRecording(try fromHar.map { try HTTPArchive(file: $0) }, files: fromHar) }
             if update {
                 throw UniToolError(
                     .usage, "--update adds what a recording shows to an existing folder: it needs --from-har FILE",
@@ -190,9 +208,26 @@ struct RecipesCommand: AsyncParsableCommand {
             print("next: unitool --portal \(name)\(packFlag) auth login --user YOU")
         }
 
+        /// `--record`: the person's visit, recorded in a browser in memory, then read as a recording
+        /// given with `--from-har` is.
+        func recordInBrowser(from address: String) async throws {
+            guard let start = URL(string: address), start.scheme == "http" || start.scheme == "https", start.host != nil else {
+                throw UniToolError(
+                    .usage, "--record needs the portal's whole web address, such as https://portal.example.edu",
+                    hint: "give the address you open in the browser to sign in")
+            }
+            let options = try BrowserSignIn.options(headless: headless, locations: Locations.current)
+            let data = try await BrowserSignIn.record(from: start, options: options)
+            if let saveHar {
+                try AtomicFile.write(data, to: URL(fileURLWithPath: saveHar), mode: 0o600)
+            }
+            let archive = try HTTPArchive(data: data, name: "the recording")
+            try fromRecording([archive], files: saveHar.map { [$0] } ?? [])
+        }
+
         /// `--from-har`: the folder a recording suggests, checked as lint and test check it
         /// before it is put in place.
-        func fromRecording() throws {
+        func fromRecording(_ archives: [HTTPArchive], files: [String]) throws {
             let platformFlags = [
                 ("idp", idp), ("idp-url", idpUrl), ("base-url", baseUrl), ("lms", lms), ("lms-url", lmsUrl),
                 ("library", library), ("library-url", libraryUrl), ("news-feed", newsFeed),
@@ -202,8 +237,7 @@ struct RecipesCommand: AsyncParsableCommand {
                     .usage, "--from-har reads the portal from the recording; --\(given.0) is for a folder built from platforms",
                     hint: "leave out --\(given.0), or leave out --from-har")
             }
-            let archives = try fromHar.map { try HTTPArchive(file: $0) }
-            let (good, failures) = try Self.sorted(archives, files: fromHar)
+            let (good, failures) = try Self.sorted(archives, files: files.isEmpty ? ["the recording"] : files)
             let draft = try RecipeDraft(
                 portal: name, title: title, archive: HTTPArchive(good), failures: failures,
                 reservedCommands: Dispatcher.reservedCommands)
@@ -341,8 +375,12 @@ struct RecipesCommand: AsyncParsableCommand {
                     }
                 }
             }
-            let files = fromHar.map { Self.shellQuoted($0) }.joined(separator: " ")
-            out("the recording holds your password and session cookies; once the recipe works, delete it: rm \(files)")
+            if files.isEmpty {
+                out("the recording was kept in memory only: nothing of your password or cookies was written")
+            } else {
+                let quoted = files.map { Self.shellQuoted($0) }.joined(separator: " ")
+                out("the recording holds your password and session cookies; once the recipe works, delete it: rm \(quoted)")
+            }
             out(
                 "try it: unitool --portal \(name)\(recipesFlag) --user \(draft.username.map { Self.shellQuoted($0) } ?? "YOU") \(draft.suggestion ?? "auth login")"
             )

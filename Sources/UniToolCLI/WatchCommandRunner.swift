@@ -415,7 +415,7 @@ struct WatchCommandRunner {
                     Progress.say(
                         TerminalText.escaped(WatchDelivery.summary(command: spec.recipe.command, events: outcome.events, report: report)))
                 }
-                if let failure = outcome.failure, outcome.events.contains(where: { $0.kind == .failing }) {
+                if let failure = outcome.failure, outcome.events.contains(where: { $0.kind == .failing || $0.kind == .loginNeeded }) {
                     // Said on stderr once, with the event; later runs that still fail stay quiet.
                     _ = ErrorReporter.report(failure, json: json)
                 }

@@ -78,4 +78,14 @@ public struct Locations: Sendable, Equatable {
     public var shortcutsFile: URL { state.appendingPathComponent("shortcuts.json") }
     /// The state of a demo university a command or `demo serve` runs.
     public var demoStateFile: URL { state.appendingPathComponent("demo.json") }
+    /// The browser's temporary profiles (`auth login --browser`, `recipes new --record`), each
+    /// removed when its browser closes; 0700, since a profile holds the login's cookies.
+    public var browserProfiles: URL { state.appendingPathComponent("browser") }
+    /// The profile `--keep-browser-profile` keeps for a portal and user: the login service's own
+    /// cookies, so that the next browser login can finish without typing.
+    public func keptBrowserProfile(portal: String, user: String) -> URL {
+        // Letters and digits as they are, anything else (a slash, a dot) percent-encoded.
+        let name = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "_" }
+        return state.appendingPathComponent("browser-profiles").appendingPathComponent(name(portal)).appendingPathComponent(name(user))
+    }
 }

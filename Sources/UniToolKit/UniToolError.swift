@@ -11,6 +11,9 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
         case consentRequired = "consent_required"
         case accountLocked = "account_locked"
         case loginFailed = "login_failed"
+        /// The session ended, and the portal's login works only in a browser (`login: { browser:
+        /// true }`): unitool never tries a form login there.
+        case loginInBrowserNeeded = "login_in_browser_needed"
         case termsNotAccepted = "terms_not_accepted"
         case termsUnavailable = "terms_unavailable"
         case termsVersionStale = "terms_version_stale"
@@ -26,6 +29,8 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
         case keyringNoService = "keyring_no_secret_service"
         case keyringPromptCancelled = "keyring_prompt_cancelled"
         case keyringFailed = "keyring_failed"
+        /// No browser to sign in with (`auth login --browser`, `recipes new --record`).
+        case browserUnavailable = "browser_unavailable"
         case unsafeRequest = "unsafe_request"
         case actionRefused = "action_refused"
         /// An action that changes something was put to the front end's `Interaction`, which said no.
@@ -56,6 +61,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .termsUnavailable: return 16
             case .termsVersionStale: return 17
             case .wrongCode: return 18
+            case .loginInBrowserNeeded: return 19
             case .portalUnreachable: return 20
             case .portalTimeout: return 21
             case .portalError: return 22
@@ -72,6 +78,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .keyringNoService: return 43
             case .keyringPromptCancelled: return 44
             case .keyringFailed: return 45
+            case .browserUnavailable: return 46
             case .stateCorrupt: return 50
             case .noOfflineAnswer: return 51
             case .nothingToWatch: return 52
@@ -90,6 +97,8 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .consentRequired: return "the portal asks for consent (attribute release)"
             case .accountLocked: return "the portal says the account is locked"
             case .loginFailed: return "the login did not finish for another reason (a loop, an error page)"
+            case .loginInBrowserNeeded:
+                return "the session ended and this portal signs in only in a browser: run 'unitool auth login --browser'"
             case .termsNotAccepted: return "the portal's terms of use changed and are not accepted yet"
             case .termsUnavailable: return "the terms-version API answered, but not with a readable version"
             case .termsVersionStale: return "terms accept --version V named a version that is not the current one"
@@ -112,6 +121,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             case .keyringNoService: return "there is a D-Bus session, but no Secret Service on it"
             case .keyringPromptCancelled: return "the keyring's unlock prompt was dismissed"
             case .keyringFailed: return "the keyring refused for another reason (the message says why)"
+            case .browserUnavailable: return "no Chromium or Chrome to sign in or record with, or it would not start"
             case .stateCorrupt: return "unitool could not write its own files"
             case .noOfflineAnswer: return "--offline found no earlier answer to the same command and options in the history"
             case .nothingToWatch: return "no watch is saved in watches.yaml for 'watch --all' or 'watch install' to run"

@@ -290,6 +290,9 @@ public struct UniToolMCPServer: Sendable {
             .keyringLocked, .keyringNoService, .keyringPromptCancelled, .keyringFailed:
             hint =
                 "the user must log in in a terminal of their desktop session: unitool --portal \(portal) auth login --user \(user); this server never asks for a password"
+        case .loginInBrowserNeeded:
+            hint =
+                "the user must sign in in a browser from a terminal of their desktop session: unitool --portal \(portal) auth login --browser --user \(user)"
         case .termsNotAccepted, .termsVersionStale:
             hint =
                 "the user must read and accept the terms in a terminal: unitool --portal \(portal) terms show, then unitool --portal \(portal) terms accept"

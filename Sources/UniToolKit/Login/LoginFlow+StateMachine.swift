@@ -25,12 +25,17 @@ public struct LoginStateMachine: Sendable {
         /// address (same origin and path): the portal is answering what was asked, whatever
         /// `done_when` (written for the start page) says of it.
         public var isRequestedPage: Bool
+        /// True when the page has no form in its HTML but runs scripts: a login page whose form
+        /// the browser builds (Microsoft Entra ID from its `$Config`, Okta's widget, a WebAuthn
+        /// prompt), which no form replay can complete.
+        public var isScriptBuilt: Bool
 
         public init(
             matchedRule: Int?, isOnPortal: Bool, doneConditionHolds: Bool, summary: String, refreshes: Bool = false,
-            doneFailure: String? = nil, isScriptAnswer: Bool = false, isRequestedPage: Bool = false
+            doneFailure: String? = nil, isScriptAnswer: Bool = false, isScriptBuilt: Bool = false, isRequestedPage: Bool = false
         ) {
             self.isRequestedPage = isRequestedPage
+            self.isScriptBuilt = isScriptBuilt
             self.matchedRule = matchedRule
             self.isOnPortal = isOnPortal
             self.doneConditionHolds = doneConditionHolds
@@ -100,6 +105,15 @@ public struct LoginStateMachine: Sendable {
                         "the login service answered \(page.summary) where a login page was expected: an answer for a script, not a page",
                         hint:
                             "some login services answer so when a request does not look like a browser's page load: the request's shape is at fault, not the page rules. Run with --trace FILE to see its headers; a header the service wants goes in 'headers:' of the portal recipe"
+                    ))
+            }
+            if page.isScriptBuilt, !page.isOnPortal {
+                return .failed(
+                    UniToolError(
+                        .loginFailed,
+                        "the login reached a page that builds its form with a script (no form in its HTML), which unitool cannot fill in: \(page.summary)",
+                        hint:
+                            "this login needs a browser: sign in with 'unitool --portal \(portal) auth login --browser'; if every login of this portal is so, add 'browser: true' to its login in the portal recipe"
                     ))
             }
             let tried = (rules.map(\.name) + ["meta refresh (built in)"]).joined(separator: ", ")

@@ -84,6 +84,7 @@ public struct LoginFlow: Sendable {
                 matchedRule: matched?.index, isOnPortal: isOnPortal, doneConditionHolds: doneFailure == nil,
                 summary: describe(page: page, document: document), refreshes: refresh != nil, doneFailure: doneFailure,
                 isScriptAnswer: [401, 403].contains(page.status) || Self.mediaType(of: page).contains("json"),
+                isScriptBuilt: (try? document.select("//form").isEmpty) == true && (try? document.select("//script").isEmpty) == false,
                 // The page that met the login is no return to it: only one the login led back to.
                 isRequestedPage: pageNumber > 1
                     && requested.map { Self.isSameAddress(page.url, $0) && (200..<300).contains(page.status) } ?? false)
@@ -206,6 +207,9 @@ public struct LoginFlow: Sendable {
             return true
         }
         if !portal.isOwn(page.url) {
+            // A login done in a browser may go anywhere (Entra ID, Okta, the university's own
+            // IdP): the portal sending the browser away is its session ending.
+            if portal.login.browserOnly { return true }
             // The login service, or a page a login rule knows (a discovery service elsewhere),
             // is a login. Any other origin is not the portal's business: a login there would
             // only ask for a password that has nowhere safe to go.
@@ -244,23 +248,7 @@ public struct LoginFlow: Sendable {
     /// The URL test sees the path as requested, trailing slash included (`^/campus/$`), and the
     /// query: what a browser's address bar shows, not Foundation's `path`, which drops the slash.
     func doneFailure(page: Page, document: Document) throws -> String? {
-        let done = portal.login.doneWhen
-        if let pattern = done.urlPattern {
-            let components = URLComponents(url: page.url, resolvingAgainstBaseURL: true)
-            let path = components?.percentEncodedPath ?? page.url.path
-            let pathAndQuery = (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
-            guard (try? Regex(pattern).firstMatch(in: pathAndQuery)) != nil else {
-                return
-                    "url \"\(pattern)\" does not match \"\(path.isEmpty ? "/" : path)\(components?.percentEncodedQuery == nil ? "" : "?…")\""
-            }
-        }
-        // An XPath test is for pages. A JSON API of the portal that the login brought the
-        // browser back to (a terms API behind the login) is the portal answering: logged in.
-        let isMarkup = page.contentType.map { $0.contains("html") || $0.contains("xml") } ?? true
-        if let xpath = done.xpath, isMarkup, !(try document.evaluate(xpath).booleanValue) {
-            return "xpath \"\(xpath)\" matches nothing"
-        }
-        return nil
+        try portal.login.doneWhen.failure(page: page, document: document)
     }
 
     private func act(

@@ -137,6 +137,10 @@ public struct LoginRecipe: Sendable {
     public var doneWhen: DoneCondition
     /// How many pages a login may take before unitool gives up.
     public var maxSteps: Int
+    /// The login works only in a browser (`browser: true`): Microsoft Entra ID, Okta, Duo's
+    /// push, a security key. unitool never tries a form login here: `auth login --browser` hands
+    /// it the browser's session, and a data command whose session ended says to run it again.
+    public var browserOnly: Bool = false
 }
 
 public struct DoneCondition: Sendable {
@@ -392,9 +396,12 @@ extension PortalRecipe {
 
 extension LoginRecipe {
     static func load(_ reader: MappingReader) throws -> LoginRecipe {
-        try reader.allowOnly(["start", "pages", "done_when", "max_steps"])
-        guard let pageReaders = try reader.list("pages"), !pageReaders.isEmpty else {
-            throw reader.error("pages", "missing: a login needs at least one page rule")
+        try reader.allowOnly(["start", "pages", "done_when", "max_steps", "browser"])
+        let browserOnly = try reader.bool("browser") ?? false
+        let pageReaders = try reader.list("pages") ?? []
+        // A browser-only login needs no rules: the person signs in, and `done_when` says when.
+        guard browserOnly || !pageReaders.isEmpty else {
+            throw reader.error("pages", "missing: a login needs at least one page rule (or 'browser: true' for a login done in a browser)")
         }
         let pages = PageRule.triedOrder(try pageReaders.enumerated().map { index, page in try PageRule.load(page, index: index) })
         var done = DoneCondition()
@@ -406,9 +413,13 @@ extension LoginRecipe {
             }
             done.xpath = try doneReader.xpath("xpath")
         }
+        if browserOnly, done.urlPattern == nil, done.xpath == nil {
+            throw reader.error(
+                "done_when", "missing: a login done in a browser needs done_when (an xpath or url) to know when the person is signed in")
+        }
         return LoginRecipe(
             start: try reader.string("start") ?? "/", pages: pages, doneWhen: done,
-            maxSteps: try reader.integer("max_steps") ?? 20)
+            maxSteps: try reader.integer("max_steps") ?? 20, browserOnly: browserOnly)
     }
 }
 

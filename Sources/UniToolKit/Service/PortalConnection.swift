@@ -116,6 +116,32 @@ public final class PortalConnection: Sendable {
     /// Proves the password by a login that must ask for it (`PortalSession.provePassword`).
     public func provePassword() async throws { try await savedSession.provePassword() }
 
+    /// Takes the session of a login done in a browser (`auth login --browser`): its cookies for
+    /// the portal's own origins. One request checks that they open the portal without a login;
+    /// then they are saved as this user's session, as any login's are. Cookies that do not sign
+    /// in are never saved.
+    public func adoptBrowserSession(_ cookies: [Cookie]) async throws {
+        let before = session.cookieJar
+        session.adopt(CookieJar(cookies: cookies.filter { cookie in portal.ownOrigins.contains { Self.origin($0, holds: cookie) } }))
+        guard try await isSessionValid() else {
+            session.adopt(before)
+            throw UniToolError(
+                .loginFailed, "the browser's session does not open \(portal.id): its start page still asks for a login",
+                hint:
+                    "finish signing in in the browser until the portal shows you are signed in, then press Enter (or let unitool notice it)"
+            )
+        }
+        // A login, as far as the session is concerned: a connection that started empty saves it.
+        state.withLock { $0.loginSucceeded() }
+        try savedSession.save()
+    }
+
+    /// Whether the browser would send `cookie` to `origin` (its host, or a parent domain of it).
+    static func origin(_ origin: String, holds cookie: Cookie) -> Bool {
+        guard let host = URL(string: origin)?.host?.lowercased() else { return false }
+        return host == cookie.domain || (!cookie.hostOnly && host.hasSuffix("." + cookie.domain))
+    }
+
     /// The login flow of this connection, its progress told to the caller's `Interaction`.
     func loginFlow(observer: LoginObserver? = nil) -> LoginFlow {
         LoginFlow(

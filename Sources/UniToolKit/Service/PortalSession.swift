@@ -67,6 +67,7 @@ struct PortalSession: ConnectionPart {
     /// Logs in from the start page, whatever the saved session says. The observer, if any, is
     /// told about each login page as the flow leaves it.
     func logIn(observer: LoginObserver? = nil) async throws -> Page {
+        try refuseFormLoginIfBrowserOnly()
         let flow = connection.loginFlow(observer: observer)
         return try await keepingJarIfLoginFails { try await flow.logIn(credentials: try connection.credentials()) }
     }
@@ -76,6 +77,7 @@ struct PortalSession: ConnectionPart {
     /// nor a live IdP session can let a wrong password pass unchecked. A login that never asked
     /// is `loginFailed`, and the caller stores nothing.
     func provePassword() async throws {
+        try refuseFormLoginIfBrowserOnly()
         let asked = Mutex(false)
         let provide = connection.credentials
         let flow = connection.loginFlow()
@@ -93,6 +95,16 @@ struct PortalSession: ConnectionPart {
                 .loginFailed, "the portal let \(user) in without asking for a password, so unitool could not check it; nothing was stored",
                 hint: "the login service may remember this machine; sign out of it in a browser, then log in again")
         }
+    }
+
+    /// A portal whose login works only in a browser (`login: { browser: true }`) is never sent
+    /// a form login: the person signs in again with `auth login --browser`.
+    private func refuseFormLoginIfBrowserOnly() throws {
+        guard portal.login.browserOnly else { return }
+        throw UniToolError(
+            .loginInBrowserNeeded,
+            "the saved session of \(user) on \(portal.id) has ended (or there is none), and this portal signs in only in a browser",
+            hint: "sign in again: unitool --portal \(portal.id) auth login --browser --user \(user)")
     }
 
     /// Runs a login; if it fails, remembers the jar from before it, so that the cookies of a
@@ -113,6 +125,7 @@ struct PortalSession: ConnectionPart {
     /// login lock is held until the new session is saved, so a process that had to wait finds
     /// that session and uses it instead of logging in again.
     func logInOnce(from bounced: Page, asking url: URL, flow: LoginFlow) async throws -> Page {
+        try refuseFormLoginIfBrowserOnly()
         guard let store = writableStore() else {
             return try await keepingJarIfLoginFails {
                 try await flow.continueLogin(from: bounced, credentials: try connection.credentials(), returningTo: url)

@@ -19,6 +19,21 @@ public struct Cookie: Codable, Sendable, Equatable {
 
     public func isExpired(at now: Date) -> Bool { expires.map { $0 <= now } ?? false }
 
+    public init(
+        name: String, value: String, domain: String, hostOnly: Bool, path: String, expires: Date?, secure: Bool, httpOnly: Bool,
+        created: Date
+    ) {
+        self.name = name
+        self.value = value
+        self.domain = domain
+        self.hostOnly = hostOnly
+        self.path = path
+        self.expires = expires
+        self.secure = secure
+        self.httpOnly = httpOnly
+        self.created = created
+    }
+
     /// Parses a `Set-Cookie` header received from `url` (RFC 6265 section 5.2 and 5.3).
     /// Returns nil for a header a browser would ignore.
     ///

@@ -75,7 +75,9 @@ public struct WatchDecision: Sendable, Equatable {
         switch outcome {
         case .failure(let error):
             if memory.failing == nil {
-                var failing = event(.failing)
+                // A session that only a browser login renews is no failure of the portal: the
+                // person is asked to sign in, once, and told when it works again.
+                var failing = event(error.kind == .loginInBrowserNeeded ? .loginNeeded : .failing)
                 failing.error = error
                 events.append(failing)
             }

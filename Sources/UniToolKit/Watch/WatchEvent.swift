@@ -12,6 +12,9 @@ public struct WatchEvent: Sendable, Equatable {
         case overdue
         /// A run failed after working (or failed on its first run): announced once.
         case failing
+        /// The session ended, and the portal signs in only in a browser: the person must run
+        /// `unitool auth login --browser`. Announced once, like `failing`; `recovered` follows.
+        case loginNeeded = "login_needed"
         /// A run worked again after failing: announced once.
         case recovered
         /// `watch --test`: checks that every channel delivers.
@@ -70,6 +73,7 @@ public struct WatchEvent: Sendable, Equatable {
         case .dueSoon: return "\(command): \(key ?? "a record") is due soon"
         case .overdue: return "\(command): \(key ?? "a record") is overdue"
         case .failing: return "\(command) fails: \(error?.message ?? "unknown error")"
+        case .loginNeeded: return "\(command): sign in again in the browser (unitool --portal \(portal) auth login --browser)"
         case .recovered: return "\(command) works again"
         case .test: return "a test event from unitool's watch of '\(command)'"
         }

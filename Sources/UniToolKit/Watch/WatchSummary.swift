@@ -85,7 +85,7 @@ public struct WatchSummary: Sendable {
         case .changed: return "\(command): \(name): \(changes(event.changes))"
         case .dueSoon, .overdue:
             return "\(command): \(name) is \(when(of: record) ?? event.kind.rawValue.replacingOccurrences(of: "_", with: " "))"
-        case .failing, .recovered, .test: return event.summary
+        case .failing, .loginNeeded, .recovered, .test: return event.summary
         }
     }
 

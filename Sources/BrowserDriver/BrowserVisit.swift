@@ -1,0 +1,119 @@
+import Foundation
+import Synchronization
+
+/// One visit in the browser's tab: opens an address, then lets the person (or the test hook)
+/// act, and asks the caller after each page and every second whether the visit is over.
+///
+/// The protocol's events are read by a child task while the caller decides: a page loaded, the
+/// hook's call, the tab or browser closed. Nothing outlives the visit.
+public struct BrowserVisit: Sendable {
+    /// What woke the caller.
+    public enum Wake: Sendable, Equatable {
+        /// A document loaded, or the address changed within one.
+        case page
+        /// The test hook called `unitoolHook(text)`.
+        case hook(String)
+        /// A second passed.
+        case tick
+        /// The person closed the tab or the browser (or it crashed).
+        case closed
+    }
+
+    /// The name of the function the test hook may call.
+    public static let hookFunction = "unitoolHook"
+
+    public var start: URL
+    /// JavaScript run in every document before the page's own (`UNITOOL_BROWSER_HOOK`): plays
+    /// the person in tests.
+    public var hook: String?
+    /// A WebAuthn security key that answers by itself, for tests of a second factor.
+    public var virtualAuthenticator = false
+    /// Record the traffic (`recipes new --record`).
+    public var records = false
+    /// Past this the visit ends with `timedOut`.
+    public var timeLimit: Duration
+
+    public init(start: URL, hook: String?, virtualAuthenticator: Bool = false, records: Bool = false, timeLimit: Duration) {
+        self.start = start
+        self.hook = hook
+        self.virtualAuthenticator = virtualAuthenticator
+        self.records = records
+        self.timeLimit = timeLimit
+    }
+
+    public struct TimedOut: Error {}
+
+    /// Runs the visit until `isOver` says so; returns the recording (empty unless `records`).
+    ///
+    /// `isOver` is called on one wake at a time, with the tab, and may read the page.
+    public func run(
+        in browser: Chromium, isOver: @Sendable (BrowserTab, Wake) async throws -> Bool
+    ) async throws -> NetworkRecording {
+        let tab = try await BrowserTab.first(of: browser)
+        let recording = RecordingBox()
+        if records {
+            try await tab.send(
+                "Network.enable", ["maxPostDataSize": 1_048_576, "maxResourceBufferSize": 16_777_216, "maxTotalBufferSize": 67_108_864])
+            // Keeps bodies of pages that replace themselves at once (an auto-posting SAML form)
+            // until they are asked for; experimental, so a browser without it records anyway.
+            _ = try? await tab.send(
+                "Network.configureDurableMessages", ["maxTotalBufferSize": 67_108_864, "maxResourceBufferSize": 16_777_216])
+        } else {
+            try await tab.send("Network.enable")
+        }
+        if let hook {
+            try await tab.addBinding(Self.hookFunction)
+            try await tab.runInEveryDocument(hook)
+        }
+        if virtualAuthenticator { try await tab.addVirtualAuthenticator() }
+        let (wakes, wake) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .unbounded)
+        let deadline = ContinuousClock.now + timeLimit
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [records] in
+                for await event in browser.devTools.events where tab.owns(event) {
+                    switch event.method {
+                    case "Page.loadEventFired", "Page.navigatedWithinDocument":
+                        wake.yield(.page)
+                    case "Page.frameNavigated" where event.params["frame"]["parentId"].isNull:
+                        wake.yield(.page)
+                    case "Runtime.bindingCalled" where event["name"] == Self.hookFunction:
+                        wake.yield(.hook(event["payload"] ?? ""))
+                    case "Target.targetDestroyed", "Target.detachedFromTarget", "Inspector.detached", "Target.targetCrashed":
+                        wake.yield(.closed)
+                    default:
+                        guard records, event.method.hasPrefix("Network."),
+                            let finished = recording.value.withLock({ $0.take(event) })
+                        else { continue }
+                        let body = try? await tab.send("Network.getResponseBody", ["requestId": .string(finished)])
+                        recording.value.withLock { recording in
+                            if let body, let text = body["body"].string {
+                                recording.body(of: finished, text: text, base64: body["base64Encoded"].bool ?? false)
+                            }
+                            recording.finish(finished)
+                        }
+                    }
+                }
+                // The browser's end of output: it is gone.
+                wake.yield(.closed)
+            }
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: .seconds(1))
+                    wake.yield(.tick)
+                }
+            }
+            try await tab.navigate(to: start)
+            for await next in wakes {
+                if try await isOver(tab, next) { break }
+                if ContinuousClock.now > deadline { throw TimedOut() }
+            }
+            group.cancelAll()
+        }
+        return recording.value.withLock { $0 }
+    }
+}
+
+/// The recording, shared by the task that reads events and the visit that returns it.
+private final class RecordingBox: Sendable {
+    let value = Mutex(NetworkRecording())
+}

@@ -1,0 +1,318 @@
+import CProcessHardening
+import Foundation
+import Synchronization
+
+/// How to start the browser for one login or one recording.
+public struct BrowserOptions: Sendable {
+    /// The browser's program (`BrowserLocator.locate`).
+    public var executable: String
+    /// No window: for servers and tests. A person signing in needs the window (the default).
+    public var headless: Bool
+    /// Where the temporary profile is made: a folder of the user's own (0700), such as
+    /// `$XDG_RUNTIME_DIR/unitool`. The profile is removed when the browser closes.
+    public var profilesFolder: URL
+    /// A profile kept from one login to the next (`--keep-browser-profile`), so the login
+    /// service's own cookies let a later login finish without typing; nil for a fresh one.
+    public var keptProfile: URL?
+    /// The environment the browser runs in (its display, its locale).
+    public var environment: [String: String]
+
+    public init(
+        executable: String, headless: Bool, profilesFolder: URL, keptProfile: URL? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        self.executable = executable
+        self.headless = headless
+        self.profilesFolder = profilesFolder
+        self.keptProfile = keptProfile
+        self.environment = environment
+    }
+}
+
+/// Finds the browser: `UNITOOL_BROWSER`, else Chromium or Chrome on PATH.
+public enum BrowserLocator {
+    public static let variable = "UNITOOL_BROWSER"
+    public static let names = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
+
+    public struct NotFound: Error, CustomStringConvertible {
+        /// What `UNITOOL_BROWSER` named, when that is what could not be run.
+        public var named: String?
+        public var description: String {
+            if let named { return "\(variable) names '\(named)', which is not a program that can be run" }
+            return "no Chromium or Chrome was found on PATH (looked for \(names.joined(separator: ", ")))"
+        }
+    }
+
+    public static func locate(environment: [String: String]) throws(NotFound) -> String {
+        if let named = environment[variable], !named.isEmpty {
+            if named.contains("/") {
+                guard FileManager.default.isExecutableFile(atPath: named) else { throw NotFound(named: named) }
+                return named
+            }
+            guard let found = onPath(named, environment: environment) else { throw NotFound(named: named) }
+            return found
+        }
+        for name in names {
+            if let found = onPath(name, environment: environment) { return found }
+        }
+        throw NotFound(named: nil)
+    }
+
+    static func onPath(_ name: String, environment: [String: String]) -> String? {
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for folder in path.split(separator: ":") where !folder.isEmpty {
+            let candidate = "\(folder)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}
+
+/// A Chromium driven over `--remote-debugging-pipe`: the protocol goes over descriptors 3 and 4
+/// of the browser, so no TCP port is ever opened for it, and no other program on the machine
+/// can drive the browser that holds the person's login.
+///
+/// Use `withBrowser`: it starts the browser in a fresh profile, and closes it and removes the
+/// profile however the body ends, also when unitool is interrupted (SIGINT, SIGTERM, SIGHUP).
+/// A unitool killed outright leaves its profile behind; the next start removes it.
+public final class Chromium: Sendable {
+    public let devTools: DevToolsConnection
+    public let processID: pid_t
+    public let profile: URL
+    private let removesProfile: Bool
+    private let ended = Mutex(false)
+
+    /// The prefix of temporary profiles' names; the process id of their unitool follows.
+    static let profilePrefix = "unitool-chromium-"
+
+    private init(devTools: DevToolsConnection, processID: pid_t, profile: URL, removesProfile: Bool) {
+        self.devTools = devTools
+        self.processID = processID
+        self.profile = profile
+        self.removesProfile = removesProfile
+    }
+
+    /// Starts the browser, runs `body`, then closes the browser and removes its profile.
+    public static func withBrowser<T>(_ options: BrowserOptions, _ body: (Chromium) async throws -> T) async throws -> T {
+        let browser = try launch(options)
+        let result: T
+        do {
+            result = try await body(browser)
+        } catch {
+            browser.shutDown()
+            throw error
+        }
+        browser.shutDown()
+        return result
+    }
+
+    /// The arguments the browser is started with, before its first page.
+    static func arguments(profile: URL, headless: Bool, runningAsRoot: Bool) -> [String] {
+        var arguments = [
+            "--remote-debugging-pipe", "--user-data-dir=\(profile.path)", "--no-first-run", "--no-default-browser-check",
+            "--disable-background-networking", "--disable-sync", "--disable-component-update", "--disable-default-apps",
+            // Chromium's own password store: it must not write the person's password into their
+            // desktop keyring beside unitool's entries; the profile goes anyway.
+            "--password-store=basic",
+            // Back and Forward load the page again, as DevTools' recordings show them, instead
+            // of restoring it unseen from memory.
+            "--disable-back-forward-cache",
+        ]
+        if headless { arguments.append("--headless") }
+        // Chromium refuses to start as root with its sandbox on (containers, CI).
+        if runningAsRoot { arguments.append("--no-sandbox") }
+        arguments.append("about:blank")
+        return arguments
+    }
+
+    static func launch(_ options: BrowserOptions) throws -> Chromium {
+        let profile: URL
+        if let kept = options.keptProfile {
+            try FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            chmod(kept.path, 0o700)
+            profile = kept
+        } else {
+            try FileManager.default.createDirectory(
+                at: options.profilesFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            removeAbandonedProfiles(in: options.profilesFolder)
+            profile = options.profilesFolder.appendingPathComponent("\(profilePrefix)\(getpid())-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        }
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else {
+            throw BrowserStartFailure(reason: "no socket for the browser: \(String(cString: strerror(errno)))")
+        }
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        let arguments = arguments(profile: profile, headless: options.headless, runningAsRoot: geteuid() == 0)
+        // Whatever the browser keeps beside its profile (its config and cache folders) stays in
+        // the profile, out of the user's ~/.config and ~/.cache.
+        var environment = options.environment
+        environment["XDG_CONFIG_HOME"] = profile.appendingPathComponent("config").path
+        environment["XDG_CACHE_HOME"] = profile.appendingPathComponent("cache").path
+        let spawned = Result { try spawn(options.executable, arguments: arguments, environment: environment, channel: ends[1]) }
+        close(ends[1])
+        let pid: pid_t
+        do {
+            pid = try spawned.get()
+        } catch {
+            close(ends[0])
+            if options.keptProfile == nil { try? FileManager.default.removeItem(at: profile) }
+            throw error
+        }
+        let browser = Chromium(
+            devTools: DevToolsConnection(descriptor: ends[0]), processID: pid, profile: profile, removesProfile: options.keptProfile == nil)
+        InterruptCleanup.shared.add(browser)
+        return browser
+    }
+
+    /// Closes the browser: asks it to close, waits a few seconds, then kills its process group;
+    /// removes a temporary profile. Safe to call twice.
+    public func shutDown() {
+        guard
+            ended.withLock({ done in
+                defer { done = true }
+                return !done
+            })
+        else { return }
+        devTools.post("Browser.close")
+        var status: Int32 = 0
+        var exited = false
+        for _ in 0..<300 {
+            let result = waitpid(processID, &status, WNOHANG)
+            if result == processID || (result < 0 && errno == ECHILD) {
+                exited = true
+                break
+            }
+            usleep(10_000)
+        }
+        // Its helpers (renderers, the zygote) are in its process group.
+        kill(-processID, SIGKILL)
+        if !exited { while waitpid(processID, &status, 0) < 0 && errno == EINTR {} }
+        killStragglers()
+        devTools.close()
+        if removesProfile { try? FileManager.default.removeItem(at: profile) }
+        InterruptCleanup.shared.remove(self)
+    }
+
+    /// What an interrupted unitool does for its browser: only what needs no waiting.
+    fileprivate func killNow() {
+        kill(-processID, SIGKILL)
+        killStragglers()
+        if removesProfile { try? FileManager.default.removeItem(at: profile) }
+    }
+
+    /// The browser's crash handler leaves its process group (it starts a session of its own)
+    /// and would outlive a browser that was killed: any process still naming the profile in
+    /// its command line is this browser's, and goes too.
+    private func killStragglers() {
+        let marker = Array(profile.path.utf8)
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry), pid != getpid(),
+                let commandLine = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+            else { continue }
+            if Array(commandLine).firstRange(of: marker) != nil { kill(pid, SIGKILL) }
+        }
+    }
+
+    /// Temporary profiles whose unitool is no longer running (it was killed outright).
+    static func removeAbandonedProfiles(in folder: URL) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names where name.hasPrefix(profilePrefix) {
+            let owner = name.dropFirst(profilePrefix.count).split(separator: "-").first.flatMap { pid_t($0) }
+            guard let owner, owner != getpid(), kill(owner, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+    }
+
+    /// `posix_spawn` with the socket as descriptors 3 and 4, nothing else of unitool's handed on,
+    /// the browser's output to /dev/null (it never reaches a trace or a log), in a process group
+    /// of its own, with default signal actions (unitool ignores some while a browser runs).
+    private static func spawn(_ path: String, arguments: [String], environment: [String: String], channel: Int32) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, channel, 3)
+        posix_spawn_file_actions_adddup2(&actions, channel, 4)
+        unitool_spawn_close_from(&actions, 5)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signalNumber in InterruptCleanup.signals + [SIGPIPE] { sigaddset(&defaults, signalNumber) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv + envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw BrowserStartFailure(reason: "\(path) could not be started: \(String(cString: strerror(result)))")
+        }
+        return pid
+    }
+}
+
+public struct BrowserStartFailure: Error, CustomStringConvertible {
+    public var reason: String
+    public var description: String { reason }
+}
+
+/// Closes the browsers of a unitool that is interrupted: kills them and removes their profiles,
+/// then ends unitool by the same signal, so its exit status still says what ended it.
+///
+/// The work runs on a dispatch queue, not in a signal handler: removing a folder is not
+/// something a handler may do. While no browser runs, the signals have their default actions.
+final class InterruptCleanup: Sendable {
+    static let shared = InterruptCleanup()
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+    private struct State {
+        var browsers: [ObjectIdentifier: Chromium] = [:]
+        var sources: [any DispatchSourceSignal] = []
+    }
+
+    private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "unitool browser cleanup")
+
+    func add(_ browser: Chromium) {
+        state.withLock { state in
+            state.browsers[ObjectIdentifier(browser)] = browser
+            guard state.sources.isEmpty else { return }
+            for signalNumber in Self.signals {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+                source.setEventHandler { [self] in interrupted(by: signalNumber) }
+                source.resume()
+                state.sources.append(source)
+            }
+        }
+    }
+
+    func remove(_ browser: Chromium) {
+        state.withLock { state in
+            state.browsers[ObjectIdentifier(browser)] = nil
+            guard state.browsers.isEmpty else { return }
+            for source in state.sources { source.cancel() }
+            state.sources = []
+            for signalNumber in Self.signals { signal(signalNumber, SIG_DFL) }
+        }
+    }
+
+    private func interrupted(by signalNumber: Int32) {
+        let browsers = state.withLock { Array($0.browsers.values) }
+        for browser in browsers { browser.killNow() }
+        signal(signalNumber, SIG_DFL)
+        raise(signalNumber)
+    }
+}
