@@ -85,7 +85,10 @@ public final class Chromium: Sendable {
     /// The prefix of temporary profiles' names; the process id of their unitool follows.
     static let profilePrefix = "unitool-chromium-"
 
-    private init(devTools: DevToolsConnection, processID: pid_t, profile: URL, removesProfile: Bool) {
+    private let launch: InterruptCleanup.Launch
+
+    private init(devTools: DevToolsConnection, processID: pid_t, profile: URL, removesProfile: Bool, launch: InterruptCleanup.Launch) {
+        self.launch = launch
         self.devTools = devTools
         self.processID = processID
         self.profile = profile
@@ -126,6 +129,17 @@ public final class Chromium: Sendable {
     }
 
     static func launch(_ options: BrowserOptions) throws -> Chromium {
+        // Watched for interruption from before its profile exists until it is gone.
+        let watched = InterruptCleanup.shared.begin()
+        do {
+            return try start(options, as: watched)
+        } catch {
+            InterruptCleanup.shared.end(watched)
+            throw error
+        }
+    }
+
+    private static func start(_ options: BrowserOptions, as launch: InterruptCleanup.Launch) throws -> Chromium {
         let profile: URL
         if let kept = options.keptProfile {
             try FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -136,6 +150,7 @@ public final class Chromium: Sendable {
                 at: options.profilesFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             removeAbandonedProfiles(in: options.profilesFolder)
             profile = options.profilesFolder.appendingPathComponent("\(profilePrefix)\(getpid())-\(UUID().uuidString.prefix(8))")
+            InterruptCleanup.shared.update(launch) { $0.profile = profile }
             try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         }
         var ends: [Int32] = [-1, -1]
@@ -149,7 +164,11 @@ public final class Chromium: Sendable {
         var environment = options.environment
         environment["XDG_CONFIG_HOME"] = profile.appendingPathComponent("config").path
         environment["XDG_CACHE_HOME"] = profile.appendingPathComponent("cache").path
-        let spawned = Result { try spawn(options.executable, arguments: arguments, environment: environment, channel: ends[1]) }
+        let spawned = Result {
+            let pid = try spawn(options.executable, arguments: arguments, environment: environment, channel: ends[1])
+            InterruptCleanup.shared.update(launch) { $0.processID = pid }
+            return pid
+        }
         close(ends[1])
         let pid: pid_t
         do {
@@ -159,10 +178,9 @@ public final class Chromium: Sendable {
             if options.keptProfile == nil { try? FileManager.default.removeItem(at: profile) }
             throw error
         }
-        let browser = Chromium(
-            devTools: DevToolsConnection(descriptor: ends[0]), processID: pid, profile: profile, removesProfile: options.keptProfile == nil)
-        InterruptCleanup.shared.add(browser)
-        return browser
+        return Chromium(
+            devTools: DevToolsConnection(descriptor: ends[0]), processID: pid, profile: profile, removesProfile: options.keptProfile == nil,
+            launch: launch)
     }
 
     /// Closes the browser: asks it to close, waits a few seconds, then kills its process group;
@@ -191,20 +209,15 @@ public final class Chromium: Sendable {
         killStragglers()
         devTools.close()
         if removesProfile { try? FileManager.default.removeItem(at: profile) }
-        InterruptCleanup.shared.remove(self)
-    }
-
-    /// What an interrupted unitool does for its browser: only what needs no waiting.
-    fileprivate func killNow() {
-        kill(-processID, SIGKILL)
-        killStragglers()
-        if removesProfile { try? FileManager.default.removeItem(at: profile) }
+        InterruptCleanup.shared.end(launch)
     }
 
     /// The browser's crash handler leaves its process group (it starts a session of its own)
     /// and would outlive a browser that was killed: any process still naming the profile in
     /// its command line is this browser's, and goes too.
-    private func killStragglers() {
+    private func killStragglers() { Self.killProcesses(naming: profile) }
+
+    static func killProcesses(naming profile: URL) {
         let marker = Array(profile.path.utf8)
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = pid_t(entry), pid != getpid(),
@@ -271,48 +284,83 @@ public struct BrowserStartFailure: Error, CustomStringConvertible {
 /// Closes the browsers of a unitool that is interrupted: kills them and removes their profiles,
 /// then ends unitool by the same signal, so its exit status still says what ended it.
 ///
-/// The work runs on a dispatch queue, not in a signal handler: removing a folder is not
-/// something a handler may do. While no browser runs, the signals have their default actions.
+/// A browser is watched from before its profile is made until it is gone, so that no moment of
+/// its start leaves a profile behind. The work runs on a dispatch queue, not in a signal handler:
+/// removing a folder is not something a handler may do. While no browser runs, the signals have
+/// their default actions.
 final class InterruptCleanup: Sendable {
     static let shared = InterruptCleanup()
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
+    /// One browser's start and life: what an interruption must undo.
+    struct Launch: Hashable, Sendable {
+        let id: Int
+    }
+
+    struct Undo: Sendable {
+        var profile: URL?
+        var processID: pid_t?
+    }
+
     private struct State {
-        var browsers: [ObjectIdentifier: Chromium] = [:]
+        var nextID = 0
+        var launches: [Launch: Undo] = [:]
         var sources: [any DispatchSourceSignal] = []
     }
 
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "unitool browser cleanup")
 
-    func add(_ browser: Chromium) {
+    func begin() -> Launch {
         state.withLock { state in
-            state.browsers[ObjectIdentifier(browser)] = browser
-            guard state.sources.isEmpty else { return }
-            for signalNumber in Self.signals {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-                source.setEventHandler { [self] in interrupted(by: signalNumber) }
-                source.resume()
-                state.sources.append(source)
+            let launch = Launch(id: state.nextID)
+            state.nextID += 1
+            state.launches[launch] = Undo()
+            if state.sources.isEmpty {
+                for signalNumber in Self.signals {
+                    signal(signalNumber, SIG_IGN)
+                    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+                    source.setEventHandler { [self] in interrupted(by: signalNumber) }
+                    source.resume()
+                    state.sources.append(source)
+                }
             }
+            return launch
         }
     }
 
-    func remove(_ browser: Chromium) {
+    func update(_ launch: Launch, _ change: (inout Undo) -> Void) {
         state.withLock { state in
-            state.browsers[ObjectIdentifier(browser)] = nil
-            guard state.browsers.isEmpty else { return }
+            guard var undo = state.launches[launch] else { return }
+            change(&undo)
+            state.launches[launch] = undo
+        }
+    }
+
+    func end(_ launch: Launch) {
+        state.withLock { state in
+            state.launches[launch] = nil
+            guard state.launches.isEmpty else { return }
             for source in state.sources { source.cancel() }
             state.sources = []
             for signalNumber in Self.signals { signal(signalNumber, SIG_DFL) }
         }
     }
 
+    /// Stops each browser first (SIGSTOP: it writes nothing more, and its pipe stays open, so
+    /// unitool's own tasks do not see it end and race the signal to an exit status), removes its
+    /// profile, then kills it and ends unitool by the signal.
     private func interrupted(by signalNumber: Int32) {
-        let browsers = state.withLock { Array($0.browsers.values) }
-        for browser in browsers { browser.killNow() }
+        let undos = state.withLock { Array($0.launches.values) }
+        for undo in undos { if let pid = undo.processID { kill(-pid, SIGSTOP) } }
+        for undo in undos { if let profile = undo.profile { try? FileManager.default.removeItem(at: profile) } }
         signal(signalNumber, SIG_DFL)
-        raise(signalNumber)
+        for undo in undos {
+            if let pid = undo.processID { kill(-pid, SIGKILL) }
+            if let profile = undo.profile { Chromium.killProcesses(naming: profile) }
+        }
+        // To the process, not this thread: a dispatch queue's thread blocks signals, and a
+        // signal raised on it would wait there while unitool went on to exit some other way.
+        kill(getpid(), signalNumber)
     }
 }

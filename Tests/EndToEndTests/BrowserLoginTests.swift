@@ -1,0 +1,149 @@
+import DemoUniversity
+import Foundation
+import Testing
+import UniToolKit
+import UniToolTestSupport
+
+/// Issue 53: a real Chromium signs in where a form replay cannot, and hands its session to the
+/// engine; a portal whose login is browser-only never gets a form login. The person is played by
+/// Fixtures/browser-hooks/demo.js (UNITOOL_BROWSER_HOOK), run in each page through the protocol.
+@Suite(
+    "Browser login: auth login --browser with a real Chromium", .serialized,
+    .enabled(if: Needs.check(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium")))
+struct BrowserLoginTests {
+    static let hook = Fixtures.root.appendingPathComponent("Fixtures/browser-hooks/demo.js").path
+    static var browser: [String: String] { ["UNITOOL_BROWSER_HOOK": hook, "UNITOOL_BROWSER": "/usr/bin/chromium"] }
+
+    static func scriptBuilt() -> DemoFaults {
+        var faults = DemoFaults()
+        faults.loginVariants.insert(.scriptBuilt)
+        return faults
+    }
+
+    /// The requests a `--trace` file holds, as `METHOD path`.
+    static func requests(in trace: URL) throws -> [String] {
+        let har = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [String: Any])
+        let entries = ((har["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
+        return entries.compactMap { entry in
+            guard let request = entry["request"] as? [String: Any], let method = request["method"] as? String,
+                let url = (request["url"] as? String).flatMap(URL.init(string:))
+            else { return nil }
+            return "\(method) \(url.path)"
+        }
+    }
+
+    /// The browser's temporary profiles left in the sandbox.
+    static func profilesLeft(in sandbox: Sandbox) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: sandbox.root.appendingPathComponent("state/unitool/browser").path)) ?? []
+    }
+
+    @Test(
+        "a login page built by script: the form login says it needs a browser; the browser signs in, and grades then makes one data request"
+    )
+    func scriptBuiltLogin() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        try await DemoUniversity.withRunning(faults: Self.scriptBuilt()) { demo in
+            let plain = try await sandbox.run(
+                ["--portal", "demo", "auth", "login", "--password-stdin", "--session-only", "--user", "alice"], demo: demo.baseURL,
+                stdin: "wonderland")
+            #expect(plain.exitCode == UniToolError.Kind.loginFailed.exitCode, "\(plain)")
+            #expect(plain.stderr.contains("builds its form with a script"), "\(plain)")
+            #expect(plain.stderr.contains("auth login --browser"), "\(plain)")
+
+            let login = try await sandbox.run(
+                ["--portal", "demo", "auth", "login", "--browser", "--headless", "--user", "alice"], demo: demo.baseURL, extra: Self.browser
+            )
+            #expect(login.exitCode == 0, "\(login)")
+            #expect(login.stderr.contains("no password was stored"), "\(login)")
+            #expect(Self.profilesLeft(in: sandbox).isEmpty, "the browser's profile is removed")
+
+            let trace = sandbox.root.appendingPathComponent("grades.har")
+            let grades = try await sandbox.run(
+                ["--portal", "demo", "grades", "--term", "current", "--user", "alice", "--trace", trace.path], demo: demo.baseURL)
+            #expect(grades.exitCode == 0, "\(grades)")
+            #expect(grades.stdout.contains("MATH-301"), "\(grades)")
+            // The terms check asks its API; the data is one request, and no login page is met.
+            let data = try Self.requests(in: trace).filter { !$0.hasSuffix("/api/terms/version") }
+            #expect(data == ["GET /grades"], "\(data)")
+        }
+    }
+
+    @Test(
+        "a browser-only portal: no form login ever; an ended session is exit 19 naming auth login --browser; a watch says login_needed once, then recovered"
+    )
+    func browserOnlyPortal() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning { demo in
+            try sandbox.installPortalCopy("uni", at: demo.baseURL) {
+                $0.replacingOccurrences(of: "\nlogin:\n", with: "\nlogin:\n  browser: true\n")
+            }
+            try sandbox.acceptTerms(portal: "uni", version: DemoUniversity.initialTermsVersion)
+            let user = ["--portal", "uni", "--user", "alice"]
+            let passwordGiven = ["UNITOOL_PASSWORD_COMMAND": "echo wonderland"]
+
+            let ended = try await sandbox.run(user + ["grades", "--term", "current"], extra: passwordGiven)
+            #expect(ended.exitCode == UniToolError.Kind.loginInBrowserNeeded.exitCode, "\(ended)")
+            #expect(ended.exitCode == 19)
+            #expect(ended.stderr.contains("auth login --browser"), "\(ended)")
+
+            let typed = try await sandbox.run(user + ["auth", "login", "--password-stdin"], stdin: "wonderland")
+            #expect(typed.exitCode == 64, "a password is refused for a browser-only portal: \(typed)")
+
+            let watch = user + ["watch", "grades", "--term", "current", "--json"]
+            let first = try await sandbox.run(watch, extra: passwordGiven)
+            #expect(first.exitCode == 19, "\(first)")
+            #expect(first.stdout.contains(#""event": "login_needed""#), "\(first)")
+            let again = try await sandbox.run(watch, extra: passwordGiven)
+            #expect(again.exitCode == 19, "\(again)")
+            #expect(!again.stdout.contains("login_needed"), "announced once: \(again)")
+
+            let login = try await sandbox.run(user + ["auth", "login", "--browser", "--headless"], extra: Self.browser)
+            #expect(login.exitCode == 0, "\(login)")
+            let recovered = try await sandbox.run(watch)
+            #expect(recovered.exitCode == 0, "\(recovered)")
+            #expect(recovered.stdout.contains(#""event": "recovered""#), "\(recovered)")
+            let grades = try await sandbox.run(user + ["grades", "--term", "current"])
+            #expect(grades.exitCode == 0, "\(grades)")
+            #expect(Self.profilesLeft(in: sandbox).isEmpty)
+        }
+    }
+
+    @Test("interrupted while the person signs in: the browser and its profile go, and unitool ends by the signal")
+    func interrupted() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning { demo in
+            var environment = ProcessInfo.processInfo.environment.merging(sandbox.environment) { $1 }
+            environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString
+            environment["UNITOOL_BROWSER"] = "/usr/bin/chromium"
+            // No hook: nobody signs in, so unitool waits until it is stopped.
+            let process = try await RPCClientProcess.start(
+                command: "--portal", arguments: ["demo", "auth", "login", "--browser", "--headless", "--user", "alice"],
+                environment: environment, readsOutput: false)
+            let profiles = sandbox.root.appendingPathComponent("state/unitool/browser")
+            #expect(await eventually { !Self.profilesLeft(in: sandbox).isEmpty }, "the browser started")
+            let profile = profiles.appendingPathComponent(Self.profilesLeft(in: sandbox).first ?? "none").path
+            #expect(await eventually { Self.anyProcess(naming: profile) }, "the browser runs")
+            process.terminate()
+            let status = await process.waitForExit()
+            #expect(status == SIGTERM, "ended by SIGTERM: \(String(describing: status)): \(process.stderr)")
+            #expect(Self.profilesLeft(in: sandbox).isEmpty, "the profile is removed")
+            #expect(await eventually { !Self.anyProcess(naming: profile) }, "no browser process is left")
+        }
+    }
+
+    static func anyProcess(naming text: String) -> Bool {
+        let marker = Array(text.utf8)
+        return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).contains { entry in
+            guard pid_t(entry) != nil, let commandLine = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else {
+                return false
+            }
+            let state = (try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8))?.split(separator: ")").last?
+                .split(separator: " ").first
+            return state != "Z" && Array(commandLine).firstRange(of: marker) != nil
+        }
+    }
+}
