@@ -42,9 +42,10 @@ export UNITOOL_TEST_SANDBOX="$sandbox"
 #
 # The whole suite runs in three parts: everything but the suites whose peers take both cores
 # while they start, then the LemonLDAP::NG interop (a Perl IdP, shibd and Apache) alone, then the
-# foreign portals, django-cas-server and the Chromium recordings of the demo (Python venvs set up
-# from PyPI, portals, chromium). The timing tests beside them would measure those instead of
-# unitool, and the JSON-RPC tests' 30 s answers waited behind the browsers.
+# foreign portals, django-cas-server, the Chromium recordings of the demo and unitool's own
+# browser login and recording (Python venvs set up from PyPI, portals, chromium). The timing tests
+# beside them would measure those instead of unitool, and the JSON-RPC tests' 30 s answers waited
+# behind the browsers.
 dbus-run-session -- sh -c '
     eval "$(printf "test-keyring-password" | gnome-keyring-daemon --unlock --components=secrets)"
     export GNOME_KEYRING_CONTROL
@@ -52,6 +53,8 @@ dbus-run-session -- sh -c '
         exec swift test --skip-build "$@"
     fi
     browser="RecordedLoginTests|RecordedActionsTests|RecordedAjaxEndToEndTests|RecordedDayTests|RecordedFailureAndUpdateTests"
+    # unitool driving Chromium itself: the driver, the browser login, and --record on the foreign portals.
+    browser="$browser|ChromiumTests|BrowserLoginTests|ForeignRecordVisitsTests"
     swift test --skip-build --skip "LemonLDAPInteropTests|ForeignRecordingsTests|DjangoCASInteropTests|DjangoCASLiveTests|OIDCInteropTests|$browser"
     first=$?
     swift test --skip-build --filter LemonLDAPInteropTests

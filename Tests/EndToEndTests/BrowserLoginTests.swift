@@ -135,6 +135,62 @@ struct BrowserLoginTests {
         }
     }
 
+    @Test("recipes new --record on the demo: the folder is the one --from-har writes from the same visit (--save-har)")
+    func recordDemo() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let har = sandbox.root.appendingPathComponent("visit.har")
+        try await DemoUniversity.withRunning { demo in
+            let recorded = try await sandbox.run(
+                [
+                    "recipes", "new", "myuni", "--record", demo.baseURL.appendingPathComponent("home").absoluteString, "--headless",
+                    "--save-har", har.path, "-o", sandbox.root.appendingPathComponent("recorded").path,
+                ], extra: Self.browser)
+            try #require(recorded.exitCode == 0, "\(recorded)")
+            #expect(recorded.stdout.contains("grades"), "a command for the grades page: \(recorded)")
+        }
+        let attributes = try FileManager.default.attributesOfItem(atPath: har.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "the saved recording holds the password: 0600")
+        let converted = try await sandbox.run(
+            ["recipes", "new", "myuni", "--from-har", har.path, "-o", sandbox.root.appendingPathComponent("converted").path])
+        try #require(converted.exitCode == 0, "\(converted)")
+        let recorded = try Self.files(in: sandbox.root.appendingPathComponent("recorded/myuni"))
+        let fromHar = try Self.files(in: sandbox.root.appendingPathComponent("converted/myuni"))
+        #expect(recorded.keys.sorted() == fromHar.keys.sorted())
+        #expect(recorded == fromHar)
+        #expect(recorded.keys.contains("grades.yaml"), "\(recorded.keys.sorted())")
+        #expect(Self.profilesLeft(in: sandbox).isEmpty)
+    }
+
+    @Test("--keep-browser-profile keeps the browser's profile for the portal and user (0700), and the next login uses it")
+    func keptProfile() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try await DemoUniversity.withRunning { demo in
+            let login = ["--portal", "demo", "auth", "login", "--browser", "--headless", "--keep-browser-profile", "--user", "alice"]
+            let first = try await sandbox.run(login, demo: demo.baseURL, extra: Self.browser)
+            #expect(first.exitCode == 0, "\(first)")
+            let kept = sandbox.root.appendingPathComponent("state/unitool/browser-profiles/demo/alice")
+            let attributes = try FileManager.default.attributesOfItem(atPath: kept.path)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+            let made = try FileManager.default.contentsOfDirectory(atPath: kept.path)
+            #expect(made.contains("Default"), "the browser's own profile is in it: \(made)")
+            let again = try await sandbox.run(login, demo: demo.baseURL, extra: Self.browser)
+            #expect(again.exitCode == 0, "\(again)")
+            #expect(Self.profilesLeft(in: sandbox).isEmpty, "no temporary profile was made")
+        }
+    }
+
+    /// A folder's files by path, with their bytes.
+    static func files(in folder: URL) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+        for case let file as URL in enumerator?.allObjects ?? [] where !file.hasDirectoryPath {
+            files[String(file.standardizedFileURL.path.dropFirst(folder.standardizedFileURL.path.count + 1))] = try Data(contentsOf: file)
+        }
+        return files
+    }
+
     static func anyProcess(naming text: String) -> Bool {
         let marker = Array(text.utf8)
         return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).contains { entry in
