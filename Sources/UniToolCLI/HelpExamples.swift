@@ -7,7 +7,7 @@ enum HelpExamples {
         "auth": ["unitool auth login --portal myuni --user jdoe", "unitool auth status", "unitool auth logout --keep-password"],
         "auth login": [
             "unitool auth login --portal myuni --user jdoe", "pass show uni | unitool auth login --user jdoe --password-stdin",
-            "unitool auth login --user jdoe --session-only",
+            "unitool auth login --user jdoe --session-only", "unitool auth login --portal myuni --user jdoe --browser",
         ],
         "auth status": ["unitool auth status", "unitool auth status --portal myuni --json"],
         "auth logout": ["unitool auth logout", "unitool auth logout --keep-password"],
@@ -44,6 +44,7 @@ enum HelpExamples {
         ],
         "recipes test": ["unitool recipes test", "unitool recipes test Recipes/myuni --update"],
         "recipes new": [
+            "unitool recipes new myuni --record https://portal.myuni.edu/",
             "unitool recipes new myuni --from-har ~/Downloads/login.har",
             "unitool recipes new myuni --from-har login.har --from-har wrong-password.har",
             "unitool recipes new myuni --from-har ~/Downloads/loans.har --update",
