@@ -27,6 +27,8 @@ if [ "${1:-}" = "--tests" ]; then
         starman apache2-bin libapache2-mod-shib oathtool curl
         # LemonLDAP::NG's OpenID Connect issuer, the form_post OP of Scripts/interop-oidc.sh.
         libstring-random-perl
+        # LemonLDAP::NG's WebAuthn second factor (interop-lemonldap.sh's webauthn variant).
+        libauthen-webauthn-perl
         # The browser that records logins for the tests of 'recipes new --from-har' (driven by
         # Playwright from PyPI, Scripts/interop-venv.sh; never 'playwright install'), and that
         # unitool itself drives in the tests of 'auth login --browser' and 'recipes new --record';

@@ -7,7 +7,18 @@
 #                                  write a configuration into DIR, start LLNG, shibd and Apache,
 #                                  wait until the portal answers; PIDs in DIR/idp.pid,
 #                                  DIR/shibd.pid, DIR/apache2.pid
+#   interop-lemonldap.sh start DIR IDP_PORT SP_PORT webauthn
+#                                  the same, with LLNG's WebAuthn second factor (below)
 #   interop-lemonldap.sh stop DIR  stop what was started in DIR
+#
+# With `webauthn`, LLNG's portal is https://localhost/ (TLS on 127.0.0.1:IDP_PORT, a self-signed
+# certificate for localhost in DIR/idp/tls.crt), because WebAuthn takes its relying party from
+# the portal's host, which must be a name (not an IP address) and, in LLNG 2.16, carry no port;
+# a browser reaches it with --host-resolver-rules="MAP localhost:443 127.0.0.1:IDP_PORT". msmith
+# then has a registered security key (a P-256 key made per start: the persistent session's
+# _2fDevices holds its public key as LLNG stores a registered one), and must use it after the
+# password; DIR/webauthn-credentials.json holds its private key as Chromium's DevTools
+# WebAuthn.addCredential takes it, for a virtual authenticator to answer with.
 #
 # Both are safe to run again: start on a DIR already running on the same ports does nothing.
 # Nothing outside DIR is written. LLNG reads DIR/idp/lemonldap-ng.ini through LLNG_DEFAULTCONFFILE
@@ -58,7 +69,7 @@ app_dir="$project_dir/Tests/EndToEndTests/Interop/lemonldap"
 apache_modules=/usr/lib/apache2/modules
 
 usage() {
-    echo "usage: $0 start DIR IDP_PORT SP_PORT | stop DIR" >&2
+    echo "usage: $0 start DIR IDP_PORT SP_PORT [webauthn] | stop DIR" >&2
     exit 2
 }
 
@@ -74,9 +85,26 @@ running_pid() {
 }
 
 idp_pid() {
-    local port
+    local port suffix=" "
     port=$(cut -d' ' -f1 "$1/ports" 2>/dev/null || true)
-    running_pid "$1/idp.pid" "starman master --listen 127.0.0.1:$port "
+    [ "$(cut -d' ' -f3 "$1/ports" 2>/dev/null || true)" = webauthn ] && suffix=":ssl "
+    running_pid "$1/idp.pid" "starman master --listen 127.0.0.1:$port$suffix"
+}
+
+# The IdP's status for PATH: over TLS in the webauthn variant (its certificate is self-signed).
+idp_status() {
+    local port=$1 path=$2
+    if [ "$mode" = webauthn ]; then
+        # curl says 000 when nothing answers: nothing, as status_of says it.
+        curl -ks -o /dev/null -w '%{http_code}' --max-time 5 "https://127.0.0.1:$port$path" 2>/dev/null | grep -v '^000$' || true
+    else
+        status_of "$port" "$path"
+    fi
+}
+
+# The IdP's base address, as the browser and the SP's metadata name it.
+idp_url() {
+    if [ "$mode" = webauthn ]; then echo "https://localhost"; else echo "http://127.0.0.1:$1"; fi
 }
 shibd_pid() { running_pid "$1/shibd.pid" "shibd -F -f -c $1/sp/shibboleth2.xml "; }
 apache_pid() { running_pid "$1/apache2.pid" "apache2 -f $1/sp/apache2.conf "; }
@@ -93,7 +121,7 @@ status_of() {
 # (which needs Apache, mod_shib and shibd).
 answers() {
     local idp_port=$1 sp_port=$2
-    [ "$(status_of "$idp_port" /saml/metadata)" = 200 ] &&
+    [ "$(idp_status "$idp_port" /saml/metadata)" = 200 ] &&
         [ "$(status_of "$sp_port" /portal/api/terms)" = 302 ]
 }
 
@@ -132,7 +160,13 @@ json_string() {
 
 write_idp_config() {
     local dir=$1 idp_port=$2 sp_port=$3
-    local idp="http://127.0.0.1:$idp_port" sp="http://127.0.0.1:$sp_port"
+    local idp sp="http://127.0.0.1:$sp_port" host=127.0.0.1 secured=0 webauthn=""
+    idp=$(idp_url "$idp_port")
+    if [ "$mode" = webauthn ]; then
+        host=localhost
+        secured=1
+        webauthn='"webauthn2fActivation": "1", "webauthn2fSelfRegistration": 0, "webauthn2fUserVerification": "preferred", "webauthnRpName": "Interop University",'
+    fi
     rm -rf "$dir/idp/conf" "$dir/idp/sessions" "$dir/idp/psessions" "$dir/idp/cache" "$dir/idp/notifications"
     mkdir -p "$dir/idp/conf" "$dir/idp/sessions/lock" "$dir/idp/psessions/lock" "$dir/idp/cache" \
         "$dir/idp/notifications"
@@ -196,13 +230,13 @@ EOF
   "cfgLog": "unitool interop peer",
 
   "portal": "$idp/",
-  "domain": "127.0.0.1",
+  "domain": "$host",
   "cookieName": "lemonldap",
-  "securedCookie": 0,
+  "securedCookie": $secured,
   "httpOnly": 1,
   "sameSite": "Lax",
   "timeout": 72000,
-  "trustedDomains": "127.0.0.1",
+  "trustedDomains": "$host",
 
   "authentication": "Demo",
   "userDB": "Same",
@@ -241,9 +275,10 @@ EOF
   "notificationStorage": "File",
   "notificationStorageOptions": { "dirName": "$dir/idp/notifications" },
   "loginHistoryEnabled": 1,
-  "locationRules": { "127.0.0.1": { "default": "accept" } },
+  "locationRules": { "$host": { "default": "accept" } },
   "applicationList": {},
 
+  $webauthn
   "totp2fActivation": "\$uid eq \"rtyler\"",
   "totp2fSelfRegistration": 0,
   "totp2fUserCanRemoveKey": 0,
@@ -319,9 +354,64 @@ write_totp_device() {
     '
 }
 
+# msmith's security key, registered as LLNG 2.16 stores one (Lib/WebAuthn.pm): the persistent
+# session's _2fDevices holds {type WebAuthn, _credentialId, _credentialPublicKey (a COSE_Key,
+# base64url), _signCount}, and _webAuthnUserHandle the user handle. The private key goes to
+# DIR/webauthn-credentials.json for the test's virtual authenticator.
+write_webauthn_device() {
+    local dir=$1 key="$dir/idp/webauthn-key.pem"
+    openssl ecparam -name prime256v1 -genkey -noout -out "$key" 2>/dev/null
+    chmod 600 "$key"
+    local private point credential handle
+    private=$(openssl pkcs8 -topk8 -nocrypt -in "$key" -outform DER | base64 -w0)
+    # The public key's DER ends with the uncompressed point: 0x04, then x and y (32 bytes each).
+    point=$(openssl ec -in "$key" -pubout -outform DER 2>/dev/null | tail -c 64 | od -An -v -tx1 | tr -d ' \n')
+    credential=$(openssl rand -hex 32)
+    handle=$(openssl rand -hex 32)
+    LLNG_DEFAULTCONFFILE="$dir/idp/lemonldap-ng.ini" UNITOOL_POINT="$point" UNITOOL_CREDENTIAL="$credential" \
+        UNITOOL_HANDLE="$handle" UNITOOL_PRIVATE="$private" UNITOOL_PSESSIONS="$dir/idp/psessions" \
+        UNITOOL_CREDENTIALS="$dir/webauthn-credentials.json" perl -e '
+        use strict;
+        use JSON qw(to_json);
+        use MIME::Base64 qw(encode_base64 encode_base64url);
+        use Lemonldap::NG::Common::Session;
+        use Lemonldap::NG::Common::Util qw(getPSessionID);
+        my $uid = "msmith";
+        my $point = pack("H*", $ENV{UNITOOL_POINT});
+        my ($x, $y) = (substr($point, 0, 32), substr($point, 32, 32));
+        # COSE_Key {1: 2 (EC2), 3: -7 (ES256), -1: 1 (P-256), -2: x, -3: y}, canonical CBOR.
+        my $cose = pack("H*", "a50102032620012158") . chr(0x20) . $x . pack("H*", "225820") . $y;
+        my $credential = pack("H*", $ENV{UNITOOL_CREDENTIAL});
+        my $handle = pack("H*", $ENV{UNITOOL_HANDLE});
+        my $devices = to_json([{
+            type => "WebAuthn", name => "interop key", epoch => time(),
+            _credentialId => encode_base64url($credential), _credentialPublicKey => encode_base64url($cose),
+            _signCount => 0,
+        }]);
+        my $ps = Lemonldap::NG::Common::Session->new({
+            storageModule => "Apache::Session::File",
+            storageModuleOptions => {
+                Directory => $ENV{UNITOOL_PSESSIONS},
+                LockDirectory => "$ENV{UNITOOL_PSESSIONS}/lock",
+            },
+            id => getPSessionID($uid), force => 1, kind => "Persistent",
+            info => { _session_uid => $uid, _2fDevices => $devices, _webAuthnUserHandle => encode_base64url($handle) },
+        });
+        die "cannot write the persistent session: " . ($ps->error // "?") . "\n" if $ps->error;
+        open(my $out, ">", $ENV{UNITOOL_CREDENTIALS}) or die "cannot write the credentials: $!\n";
+        print $out to_json([{
+            credentialId => encode_base64($credential, ""), isResidentCredential => JSON::false, rpId => "localhost",
+            privateKey => $ENV{UNITOOL_PRIVATE}, signCount => 0,
+        }]);
+        close($out);
+    '
+    chmod 600 "$dir/webauthn-credentials.json"
+}
+
 write_sp_config() {
     local dir=$1 idp_port=$2 sp_port=$3
-    local idp="http://127.0.0.1:$idp_port" sp="http://127.0.0.1:$sp_port"
+    local idp sp="http://127.0.0.1:$sp_port"
+    idp=$(idp_url "$idp_port")
     local sp_dir="$dir/sp"
     rm -rf "$sp_dir/run" "$sp_dir/cgi" "$sp_dir/htdocs"
     mkdir -p "$sp_dir/run" "$sp_dir/cgi" "$sp_dir/htdocs" "$dir/log"
@@ -549,7 +639,7 @@ start_all() {
     fi
 
     if [ -n "$(idp_pid "$dir")$(shibd_pid "$dir")$(apache_pid "$dir")" ]; then
-        if [ "$(cat "$dir/ports" 2>/dev/null)" = "$idp_port $sp_port" ] && answers "$idp_port" "$sp_port"; then
+        if [ "$(cat "$dir/ports" 2>/dev/null)" = "$idp_port $sp_port $mode" ] && answers "$idp_port" "$sp_port"; then
             exit 0 # already running here
         fi
         stop_all "$dir"
@@ -581,16 +671,27 @@ start_all() {
     write_sp_config "$dir" "$idp_port" "$sp_port"
     write_idp_config "$dir" "$idp_port" "$sp_port"
     write_totp_device "$dir" "$(tr -d '\n' < "$dir/totp-secret")"
-    echo "$idp_port $sp_port" > "$dir/ports"
+    local listen="127.0.0.1:$idp_port" tls=()
+    if [ "$mode" = webauthn ]; then
+        perl -MAuthen::WebAuthn -e 1 2>/dev/null || { echo "error: Perl's Authen::WebAuthn is missing (libauthen-webauthn-perl)" >&2; exit 1; }
+        if [ ! -s "$dir/idp/tls.key" ]; then
+            openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 -subj "/CN=localhost" \
+                -addext "subjectAltName=DNS:localhost" -keyout "$dir/idp/tls.key" -out "$dir/idp/tls.crt" >/dev/null 2>&1
+        fi
+        write_webauthn_device "$dir"
+        listen="$listen:ssl"
+        tls=(--ssl-cert "$dir/idp/tls.crt" --ssl-key "$dir/idp/tls.key")
+    fi
+    echo "$idp_port $sp_port $mode" > "$dir/ports"
 
     # 1. LemonLDAP::NG's portal under Starman.
     LLNG_DEFAULTCONFFILE="$dir/idp/lemonldap-ng.ini" \
-        starman --listen "127.0.0.1:$idp_port" --workers 2 --preload-app \
+        starman --listen "$listen" "${tls[@]}" --workers 2 --preload-app \
         "$app_dir/idp.psgi" </dev/null >>"$dir/log/idp.log" 2>&1 &
     echo $! > "$dir/idp.pid"
     local code
     for i in $(seq 1 300); do
-        code=$(status_of "$idp_port" /saml/metadata)
+        code=$(idp_status "$idp_port" /saml/metadata)
         [ "$code" = 200 ] && break
         if [ -n "$code" ]; then
             echo "error: LemonLDAP::NG on 127.0.0.1:$idp_port answers $code for its SAML metadata; $dir/log/idp.log ends:" >&2
@@ -606,7 +707,9 @@ start_all() {
         fi
         sleep 0.1
     done
-    if ! curl -fsS -o "$dir/sp/idp-metadata.xml" "http://127.0.0.1:$idp_port/saml/metadata"; then
+    local scheme=http
+    [ "$mode" = webauthn ] && scheme=https
+    if ! curl -fsSk -o "$dir/sp/idp-metadata.xml" "$scheme://127.0.0.1:$idp_port/saml/metadata"; then
         echo "error: LemonLDAP::NG on 127.0.0.1:$idp_port gave no SAML metadata in 30 s; $dir/log/idp.log ends:" >&2
         tail -n 15 "$dir/log/idp.log" >&2
         stop_all "$dir"
@@ -662,11 +765,14 @@ start_all() {
 }
 
 [ $# -ge 2 ] || usage
+mode=plain
 command=$1
 dir=$2
 case "$command" in
     start)
-        [ $# -eq 4 ] || usage
+        [ $# -eq 4 ] || [ $# -eq 5 ] || usage
+        mode=${5:-plain}
+        [ "$mode" = plain ] || [ "$mode" = webauthn ] || usage
         for port in "$3" "$4"; do
             [[ $port =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65535 ] || { echo "error: bad port: $port" >&2; exit 2; }
         done

@@ -92,10 +92,12 @@ public struct BrowserTab: Sendable {
     }
 
     /// A security key for WebAuthn that answers by itself (user present and verified): what
-    /// plays the person's key in tests.
-    public func addVirtualAuthenticator() async throws {
+    /// plays the person's key in tests. `credentials` are keys it holds from the start
+    /// (`WebAuthn.Credential`: `credentialId`, `rpId`, `privateKey` as base64 PKCS#8, …), as a key
+    /// registered with the login service beforehand.
+    public func addVirtualAuthenticator(credentials: [DevToolsValue] = []) async throws {
         try await send("WebAuthn.enable", ["enableUI": false])
-        try await send(
+        let added = try await send(
             "WebAuthn.addVirtualAuthenticator",
             [
                 "options": [
@@ -103,6 +105,10 @@ public struct BrowserTab: Sendable {
                     "automaticPresenceSimulation": true,
                 ]
             ])
+        guard let authenticator = added["authenticatorId"].string else { return }
+        for credential in credentials {
+            try await send("WebAuthn.addCredential", ["authenticatorId": .string(authenticator), "credential": credential])
+        }
     }
 }
 

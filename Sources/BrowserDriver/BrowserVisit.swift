@@ -26,14 +26,15 @@ public struct BrowserVisit: Sendable {
     /// JavaScript run in every document before the page's own (`UNITOOL_BROWSER_HOOK`): plays
     /// the person in tests.
     public var hook: String?
-    /// A WebAuthn security key that answers by itself, for tests of a second factor.
-    public var virtualAuthenticator = false
+    /// A WebAuthn security key that answers by itself, for tests of a second factor: nil for
+    /// none, else the credentials it holds from the start (possibly none).
+    public var virtualAuthenticator: [DevToolsValue]?
     /// Record the traffic (`recipes new --record`).
     public var records = false
     /// Past this the visit ends with `timedOut`.
     public var timeLimit: Duration
 
-    public init(start: URL, hook: String?, virtualAuthenticator: Bool = false, records: Bool = false, timeLimit: Duration) {
+    public init(start: URL, hook: String?, virtualAuthenticator: [DevToolsValue]? = nil, records: Bool = false, timeLimit: Duration) {
         self.start = start
         self.hook = hook
         self.virtualAuthenticator = virtualAuthenticator
@@ -65,7 +66,7 @@ public struct BrowserVisit: Sendable {
             try await tab.addBinding(Self.hookFunction)
             try await tab.runInEveryDocument(hook)
         }
-        if virtualAuthenticator { try await tab.addVirtualAuthenticator() }
+        if let credentials = virtualAuthenticator { try await tab.addVirtualAuthenticator(credentials: credentials) }
         let (wakes, wake) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .unbounded)
         let deadline = ContinuousClock.now + timeLimit
         try await withThrowingTaskGroup(of: Void.self) { group in

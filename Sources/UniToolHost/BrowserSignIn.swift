@@ -13,8 +13,9 @@ package enum BrowserSignIn {
     /// JavaScript run in every page before the page's own, playing the person in tests: it may
     /// call `unitoolHook("done")` to end the visit as closing the window (or pressing Enter) would.
     package static let hookVariable = "UNITOOL_BROWSER_HOOK"
-    /// `1`: a WebAuthn security key that answers by itself (Chromium's virtual authenticator),
-    /// for tests of a second factor.
+    /// A WebAuthn security key that answers by itself (Chromium's virtual authenticator), for
+    /// tests of a second factor: `1`, or a JSON file of the credentials it holds from the start
+    /// (a list of `WebAuthn.Credential` objects: a key registered with the login service beforehand).
     package static let virtualAuthenticatorVariable = "UNITOOL_BROWSER_VIRTUAL_AUTHENTICATOR"
     /// How long the person has to sign in.
     static let loginTimeLimit: Duration = .seconds(600)
@@ -50,6 +51,18 @@ package enum BrowserSignIn {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// The test's virtual security key, if one is asked for.
+    static func virtualAuthenticator(environment: [String: String]) throws -> [DevToolsValue]? {
+        guard let given = environment[virtualAuthenticatorVariable], !given.isEmpty, given != "0" else { return nil }
+        if given == "1" { return [] }
+        guard let data = FileManager.default.contents(atPath: given), case .array(let credentials) = try? DevToolsValue(json: data) else {
+            throw UniToolError(
+                .usage, "\(virtualAuthenticatorVariable) names \(TerminalText.escaped(given)), which is not a JSON list of credentials",
+                hint: "set it to 1, or to a file holding a list of WebAuthn.Credential objects")
+        }
+        return credentials
+    }
+
     /// Opens the portal's login in the browser, waits until the person is signed in (the
     /// portal's `done_when` holds on one of its own pages, or they press Enter), takes the
     /// cookies of the portal's own origins, and hands them to `connection`, which checks them
@@ -61,7 +74,7 @@ package enum BrowserSignIn {
         let watch = BrowserLoginWatch(portal: portal)
         let visit = BrowserVisit(
             start: try portal.url(for: portal.login.start), hook: try hook(environment: environment),
-            virtualAuthenticator: environment[virtualAuthenticatorVariable] == "1", timeLimit: loginTimeLimit)
+            virtualAuthenticator: try virtualAuthenticator(environment: environment), timeLimit: loginTimeLimit)
         let origins = portal.ownOrigins.sorted().compactMap { URL(string: $0 + "/") }
         let taken = Mutex<[BrowserCookie]?>(nil)
         let said = Mutex("")
@@ -112,7 +125,7 @@ package enum BrowserSignIn {
     {
         let visit = BrowserVisit(
             start: start, hook: try hook(environment: environment),
-            virtualAuthenticator: environment[virtualAuthenticatorVariable] == "1", records: true, timeLimit: recordingTimeLimit)
+            virtualAuthenticator: try virtualAuthenticator(environment: environment), records: true, timeLimit: recordingTimeLimit)
         Progress.explainWait("recording in the browser: sign in and open the pages you want, then close the browser window")
         let recording = try await running(options, what: "the recording") { browser in
             try await visit.run(in: browser) { _, wake in

@@ -35,19 +35,24 @@ struct LemonLDAPInteropTests {
 
     /// Starts the IdP, shibd and Apache, installs the example recipes pointed at them, runs
     /// `body`, and stops them whatever happens.
-    func withPeer(_ body: () async throws -> Void) async throws {
+    /// - Parameter webAuthn: LemonLDAP at https://localhost/ with msmith's security key (the
+    ///   script's `webauthn` variant).
+    func withPeer(webAuthn: Bool = false, _ body: () async throws -> Void) async throws {
         defer {
             _ = peer(["stop", serverDirectory.path])
             sandbox.remove()
         }
-        try #require(peer(["start", serverDirectory.path, String(idpPort), String(spPort)]) == 0, "the LemonLDAP::NG peer did not start")
+        try #require(
+            peer(["start", serverDirectory.path, String(idpPort), String(spPort)] + (webAuthn ? ["webauthn"] : [])) == 0,
+            "the LemonLDAP::NG peer did not start")
+        let idp = webAuthn ? "https://localhost" : "http://127.0.0.1:\(idpPort)"
         let folder = sandbox.root.appendingPathComponent("config/unitool/recipes/lemonldap")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let example = Fixtures.root.appendingPathComponent("Examples/recipes/lemonldap")
         for name in ["portal.yaml", "grades.yaml"] {
             let text = try String(contentsOf: example.appendingPathComponent(name), encoding: .utf8)
                 .replacingOccurrences(of: "http://127.0.0.1:8091", with: "http://127.0.0.1:\(spPort)")
-                .replacingOccurrences(of: "http://127.0.0.1:8090", with: "http://127.0.0.1:\(idpPort)")
+                .replacingOccurrences(of: "http://127.0.0.1:8090", with: idp)
             try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
         try await body()
@@ -133,6 +138,52 @@ struct LemonLDAPInteropTests {
                 start: try #require(URL(string: "http://127.0.0.1:\(spPort)/portal/")), user: "dwho", password: "dwho",
                 done: "#user-name", then: ["/portal/grades", "/portal/api/terms"], portal: "rec-lemonldap", platform: "lemonldap",
                 expected: expected)
+        }
+    }
+
+    @Test(
+        "LemonLDAP's WebAuthn second factor, which no form engine can answer: auth login --browser signs in with the key (Chromium's virtual authenticator), and grades then come through the Shibboleth SP in one data request",
+        .enabled(if: Needs.check(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium")))
+    func webAuthnInBrowser() async throws {
+        try await withPeer(webAuthn: true) {
+            // The browser reaches https://localhost/ at the IdP's port, and takes its self-signed
+            // certificate; WebAuthn needs a host name and, in LemonLDAP 2.16, no port.
+            let browser = sandbox.root.appendingPathComponent("chromium")
+            let wrapper =
+                "#!/bin/sh\nexec /usr/bin/chromium --host-resolver-rules=\"MAP localhost:443 127.0.0.1:\(idpPort)\" --ignore-certificate-errors \"$@\"\n"
+            try wrapper.write(to: browser, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser.path)
+            let environment = [
+                "UNITOOL_BROWSER": browser.path,
+                "UNITOOL_BROWSER_HOOK": Fixtures.root.appendingPathComponent("Fixtures/browser-hooks/lemonldap.js").path,
+                "UNITOOL_BROWSER_VIRTUAL_AUTHENTICATOR": serverDirectory.appendingPathComponent("webauthn-credentials.json").path,
+            ]
+            // A form login cannot pass the second factor: LemonLDAP's page asks the browser's
+            // WebAuthn API, so the password alone never gets msmith in.
+            let form = try await run(["--user", "msmith", "--password-stdin", "auth", "login", "--session-only"], stdin: "msmith")
+            #expect(form.exitCode != 0, "\(form)")
+
+            let login = try await run(["--user", "msmith", "auth", "login", "--browser", "--headless"], extra: environment)
+            #expect(login.exitCode == 0, "\(login)")
+            // The key signed: LemonLDAP counts each use of it in msmith's persistent session.
+            let sessions = serverDirectory.appendingPathComponent("idp/psessions")
+            let used = try FileManager.default.contentsOfDirectory(atPath: sessions.path).contains { name in
+                let text = (try? String(contentsOf: sessions.appendingPathComponent(name), encoding: .utf8)) ?? ""
+                return text.contains("msmith") && text.contains(#"_signCount\":\"1\""#)
+            }
+            #expect(used, "LemonLDAP verified the security key once")
+
+            try sandbox.acceptTerms(portal: "lemonldap", version: "2026-04")
+            let trace = sandbox.root.appendingPathComponent("grades.har")
+            let grades = try await run(["--user", "msmith", "--trace", trace.path, "grades", "--json"])
+            #expect(grades.exitCode == 0, "\(grades)")
+            #expect(try courses(grades) == ["Programming Basics", "Computer Networks"], "\(grades)")
+            let har = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: trace)) as? [String: Any])
+            let entries = ((har["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
+            let paths = entries.compactMap { (($0["request"] as? [String: Any])?["url"] as? String).flatMap(URL.init(string:))?.path }
+            #expect(paths.filter { $0 != "/portal/api/terms" } == ["/portal/grades"], "one data request, no login: \(paths)")
+            let profiles = sandbox.root.appendingPathComponent("state/unitool/browser")
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: profiles.path)) ?? []).isEmpty)
         }
     }
 
