@@ -42,6 +42,14 @@ enum HelpTopics {
                 "UNITOOL_DEMO_FAULTS",
                 "faults the demo puts on, comma-separated (\(exampleFaults.joined(separator: ", ")), ...); see 'unitool demo serve --help'"
             ),
+            (
+                "UNITOOL_BROWSER",
+                "the Chromium or Chrome program for --browser and --record (else chromium, chromium-browser or google-chrome on PATH)"
+            ),
+            (
+                "UNITOOL_BROWSER_HOOK, UNITOOL_BROWSER_VIRTUAL_AUTHENTICATOR",
+                "for tests: a script run in every page of the browser (it may call unitoolHook('done')), and a security key that answers by itself (1, or a file of credentials)"
+            ),
             ("NO_COLOR", "no colour in tables, whatever the terminal can show"),
             ("COLUMNS", "the table width when the output is not a terminal"),
             (
@@ -72,6 +80,8 @@ enum HelpTopics {
             "where a running 'unitool demo serve' is found, by your commands only (0600; removed when it stops)"
         ),
         ("$XDG_CACHE_HOME/unitool/drift/", "pages that no longer matched a recipe, form values removed"),
+        ("$XDG_STATE_HOME/unitool/browser/", "the browser's profile while --browser or --record runs (0700; removed afterwards)"),
+        ("$XDG_STATE_HOME/unitool/browser-profiles/<portal>/<user>/", "a browser profile kept by --keep-browser-profile (0700)"),
         ("the keyring (Secret Service)", "passwords and one-time code secrets, never a file"),
     ]
 
