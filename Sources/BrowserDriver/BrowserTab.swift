@@ -17,9 +17,28 @@ public struct BrowserTab: Sendable {
     /// Attaches to the tab the browser opened with, or opens one.
     public static func first(of browser: Chromium) async throws -> BrowserTab {
         var targetID: String?
+        // The first answer says the pipe works. A wrapper that does not hand descriptors 3 and
+        // 4 on (a snap, a flatpak) leaves it unanswered: that is an error, not a wait forever.
+        let firstAnswer = try await withThrowingTaskGroup(of: DevToolsValue?.self) { group in
+            group.addTask { try await browser.devTools.send("Target.getTargets") }
+            group.addTask {
+                try await Task.sleep(for: .seconds(30))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+        guard let firstAnswer else {
+            throw BrowserStartFailure(
+                reason:
+                    "the browser did not answer on its DevTools pipe within 30 seconds; a wrapper such as a snap or flatpak may not pass descriptors 3 and 4 on: set UNITOOL_BROWSER to the browser's own program"
+            )
+        }
+        var answer = firstAnswer
         // The first tab is there at once or within moments of the start.
-        for _ in 0..<50 {
-            let targets = try await browser.devTools.send("Target.getTargets")["targetInfos"].array
+        for attempt in 0..<50 {
+            if attempt > 0 { answer = try await browser.devTools.send("Target.getTargets") }
+            let targets = answer["targetInfos"].array
             targetID = targets.first { $0["type"].string == "page" }?["targetId"].string
             if targetID != nil { break }
             try await Task.sleep(for: .milliseconds(100))
@@ -85,9 +104,10 @@ public struct BrowserTab: Sendable {
         try await send("Runtime.addBinding", ["name": .string(name)])
     }
 
-    /// The cookies the browser would send to these addresses.
-    public func cookies(for urls: [URL]) async throws -> [BrowserCookie] {
-        let result = try await send("Network.getCookies", ["urls": .array(urls.map { .string($0.absoluteString) })])
+    /// Every cookie the browser holds, whatever its domain and path: the caller keeps those of
+    /// the origins it wants (a portal's session cookie may well be on a path of its own).
+    public func allCookies() async throws -> [BrowserCookie] {
+        let result = try await browser.devTools.send("Storage.getCookies")
         return result["cookies"].array.compactMap(BrowserCookie.init)
     }
 
@@ -105,7 +125,9 @@ public struct BrowserTab: Sendable {
                     "automaticPresenceSimulation": true,
                 ]
             ])
-        guard let authenticator = added["authenticatorId"].string else { return }
+        guard let authenticator = added["authenticatorId"].string else {
+            throw DevToolsError.commandFailed(method: "WebAuthn.addVirtualAuthenticator", message: "no authenticator id came back")
+        }
         for credential in credentials {
             try await send("WebAuthn.addCredential", ["authenticatorId": .string(authenticator), "credential": credential])
         }

@@ -48,7 +48,7 @@ public struct BrowserVisit: Sendable {
     ///
     /// `isOver` is called on one wake at a time, with the tab, and may read the page.
     public func run(
-        in browser: Chromium, isOver: @Sendable (BrowserTab, Wake) async throws -> Bool
+        in browser: Chromium, isOver: @escaping @Sendable (BrowserTab, Wake) async throws -> Bool
     ) async throws -> NetworkRecording {
         let tab = try await BrowserTab.first(of: browser)
         let recording = RecordingBox()
@@ -68,8 +68,10 @@ public struct BrowserVisit: Sendable {
         }
         if let credentials = virtualAuthenticator { try await tab.addVirtualAuthenticator(credentials: credentials) }
         let (wakes, wake) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .unbounded)
-        let deadline = ContinuousClock.now + timeLimit
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        // Children: the event reader, the clock, the time limit, and the caller's decisions.
+        // The first to end the visit wins: the decisions saying it is over, or the time limit
+        // (which also cancels a decision waiting on a browser that stopped answering).
+        try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask { [records] in
                 for await event in browser.devTools.events where tab.owns(event) {
                     switch event.method {
@@ -96,6 +98,7 @@ public struct BrowserVisit: Sendable {
                 }
                 // The browser's end of output: it is gone.
                 wake.yield(.closed)
+                return false
             }
             group.addTask {
                 while true {
@@ -103,12 +106,19 @@ public struct BrowserVisit: Sendable {
                     wake.yield(.tick)
                 }
             }
-            try await tab.navigate(to: start)
-            for await next in wakes {
-                if try await isOver(tab, next) { break }
-                if ContinuousClock.now > deadline { throw TimedOut() }
+            group.addTask { [timeLimit] in
+                try await Task.sleep(for: timeLimit)
+                throw TimedOut()
             }
-            group.cancelAll()
+            try await tab.navigate(to: start)
+            group.addTask {
+                for await next in wakes where try await isOver(tab, next) { return true }
+                return false
+            }
+            for try await over in group where over {
+                group.cancelAll()
+                break
+            }
         }
         return recording.value.withLock { $0 }
     }

@@ -8,8 +8,8 @@ public struct BrowserOptions: Sendable {
     public var executable: String
     /// No window: for servers and tests. A person signing in needs the window (the default).
     public var headless: Bool
-    /// Where the temporary profile is made: a folder of the user's own (0700), such as
-    /// `$XDG_RUNTIME_DIR/unitool`. The profile is removed when the browser closes.
+    /// Where the temporary profile is made: a folder of the user's own (0700); unitool's is
+    /// `$XDG_STATE_HOME/unitool/browser`. The profile is removed when the browser closes.
     public var profilesFolder: URL
     /// A profile kept from one login to the next (`--keep-browser-profile`), so the login
     /// service's own cookies let a later login finish without typing; nil for a fresh one.
@@ -86,9 +86,15 @@ public final class Chromium: Sendable {
     static let profilePrefix = "unitool-chromium-"
 
     private let launch: InterruptCleanup.Launch
+    /// The lock held on a kept profile while its browser runs; -1 for a temporary one.
+    private let profileLock: Int32
 
-    private init(devTools: DevToolsConnection, processID: pid_t, profile: URL, removesProfile: Bool, launch: InterruptCleanup.Launch) {
+    private init(
+        devTools: DevToolsConnection, processID: pid_t, profile: URL, removesProfile: Bool, launch: InterruptCleanup.Launch,
+        profileLock: Int32
+    ) {
         self.launch = launch
+        self.profileLock = profileLock
         self.devTools = devTools
         self.processID = processID
         self.profile = profile
@@ -141,9 +147,18 @@ public final class Chromium: Sendable {
 
     private static func start(_ options: BrowserOptions, as launch: InterruptCleanup.Launch) throws -> Chromium {
         let profile: URL
+        var profileLock: Int32 = -1
         if let kept = options.keptProfile {
             try FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             chmod(kept.path, 0o700)
+            // One browser at a time in a kept profile: a second Chromium on it would hand its
+            // window to the first and exit, and its end would then close the other's browser.
+            profileLock = open(kept.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard profileLock >= 0, flock(profileLock, LOCK_EX | LOCK_NB) == 0 else {
+                if profileLock >= 0 { close(profileLock) }
+                throw BrowserStartFailure(
+                    reason: "another unitool is signing in with the kept browser profile \(kept.path); wait for it to finish")
+            }
             profile = kept
         } else {
             try FileManager.default.createDirectory(
@@ -153,11 +168,16 @@ public final class Chromium: Sendable {
             InterruptCleanup.shared.update(launch) { $0.profile = profile }
             try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         }
+        turnOffPasswordSaving(in: profile)
         var ends: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else {
-            throw BrowserStartFailure(reason: "no socket for the browser: \(String(cString: strerror(errno)))")
+        // Both ends close on exec: another process started meanwhile must not inherit them. The
+        // browser's copies are made by dup2, which it keeps.
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if options.keptProfile == nil { try? FileManager.default.removeItem(at: profile) }
+            if profileLock >= 0 { close(profileLock) }
+            throw BrowserStartFailure(reason: "no socket for the browser: \(reason)")
         }
-        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
         let arguments = arguments(profile: profile, headless: options.headless, runningAsRoot: geteuid() == 0)
         // Whatever the browser keeps beside its profile (its config and cache folders) stays in
         // the profile, out of the user's ~/.config and ~/.cache.
@@ -176,11 +196,12 @@ public final class Chromium: Sendable {
         } catch {
             close(ends[0])
             if options.keptProfile == nil { try? FileManager.default.removeItem(at: profile) }
+            if profileLock >= 0 { close(profileLock) }
             throw error
         }
         return Chromium(
             devTools: DevToolsConnection(descriptor: ends[0]), processID: pid, profile: profile, removesProfile: options.keptProfile == nil,
-            launch: launch)
+            launch: launch, profileLock: profileLock)
     }
 
     /// Closes the browser: asks it to close, waits a few seconds, then kills its process group;
@@ -209,6 +230,7 @@ public final class Chromium: Sendable {
         killStragglers()
         devTools.close()
         if removesProfile { try? FileManager.default.removeItem(at: profile) }
+        if profileLock >= 0 { close(profileLock) }
         InterruptCleanup.shared.end(launch)
     }
 
@@ -218,13 +240,37 @@ public final class Chromium: Sendable {
     private func killStragglers() { Self.killProcesses(naming: profile) }
 
     static func killProcesses(naming profile: URL) {
-        let marker = Array(profile.path.utf8)
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = pid_t(entry), pid != getpid(),
                 let commandLine = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
             else { continue }
-            if Array(commandLine).firstRange(of: marker) != nil { kill(pid, SIGKILL) }
+            if runs(in: profile, commandLine: Array(commandLine)) { kill(pid, SIGKILL) }
         }
+    }
+
+    /// Whether a command line (its arguments, each ended by NUL, as /proc gives it) is of a
+    /// browser process of `profile`: an argument that is the profile (`--user-data-dir=PATH`) or
+    /// names a place inside it (the crash handler's `--database=PATH/…`). Only a whole argument
+    /// counts: not a process of the profile `PATH2`, and not `du PATH`.
+    static func runs(in profile: URL, commandLine: [UInt8]) -> Bool {
+        let path = profile.path
+        return commandLine.split(separator: 0, omittingEmptySubsequences: true).contains { argument in
+            let text = String(decoding: argument, as: UTF8.self)
+            guard text.hasPrefix("--"), let equals = text.firstIndex(of: "=") else { return false }
+            let value = text[text.index(after: equals)...]
+            return value == path || value.hasPrefix(path + "/")
+        }
+    }
+
+    /// Chromium's own password manager off in the profile (its first `Preferences`): it must not
+    /// keep the person's password, least of all in a profile that is kept.
+    static func turnOffPasswordSaving(in profile: URL) {
+        let preferences = profile.appendingPathComponent("Default/Preferences")
+        guard !FileManager.default.fileExists(atPath: preferences.path) else { return }
+        try? FileManager.default.createDirectory(
+            at: preferences.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let settings = #"{"credentials_enable_service":false,"profile":{"password_manager_enabled":false}}"#
+        FileManager.default.createFile(atPath: preferences.path, contents: Data(settings.utf8), attributes: [.posixPermissions: 0o600])
     }
 
     /// Temporary profiles whose unitool is no longer running (it was killed outright).
@@ -285,9 +331,10 @@ public struct BrowserStartFailure: Error, CustomStringConvertible {
 /// then ends unitool by the same signal, so its exit status still says what ended it.
 ///
 /// A browser is watched from before its profile is made until it is gone, so that no moment of
-/// its start leaves a profile behind. The work runs on a dispatch queue, not in a signal handler:
-/// removing a folder is not something a handler may do. While no browser runs, the signals have
-/// their default actions.
+/// its start leaves a profile behind. While any is watched, SIGINT, SIGTERM and SIGHUP have a
+/// handler that only writes the signal's number to a pipe (all a signal handler may do); a
+/// thread reading that pipe does the work. When the last browser is gone, the handling that was
+/// there before (the default, a `nohup`'s ignore, another handler) is put back.
 final class InterruptCleanup: Sendable {
     static let shared = InterruptCleanup()
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
@@ -305,24 +352,39 @@ final class InterruptCleanup: Sendable {
     private struct State {
         var nextID = 0
         var launches: [Launch: Undo] = [:]
-        var sources: [any DispatchSourceSignal] = []
+        /// The handling each signal had before unitool's, while unitool's is in place.
+        var previous: [Int32: sighandler_t?] = [:]
     }
 
     private let state = Mutex(State())
-    private let queue = DispatchQueue(label: "unitool browser cleanup")
+    /// The pipe from the handler to the thread that cleans up (made once, for the process).
+    private let pipeEnds: (read: Int32, write: Int32) = {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return (-1, -1) }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return (ends[0], ends[1])
+    }()
+
+    private init() {
+        InterruptPipe.writeEnd = pipeEnds.write
+        let thread = Thread { [self] in
+            var number: Int32 = 0
+            while read(pipeEnds.read, &number, MemoryLayout<Int32>.size) == MemoryLayout<Int32>.size {
+                interrupted(by: number)
+            }
+        }
+        thread.name = "unitool browser cleanup"
+        thread.start()
+    }
 
     func begin() -> Launch {
         state.withLock { state in
             let launch = Launch(id: state.nextID)
             state.nextID += 1
             state.launches[launch] = Undo()
-            if state.sources.isEmpty {
+            if state.previous.isEmpty, pipeEnds.write >= 0 {
                 for signalNumber in Self.signals {
-                    signal(signalNumber, SIG_IGN)
-                    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-                    source.setEventHandler { [self] in interrupted(by: signalNumber) }
-                    source.resume()
-                    state.sources.append(source)
+                    state.previous[signalNumber] = signal(signalNumber, InterruptPipe.handler)
                 }
             }
             return launch
@@ -341,26 +403,35 @@ final class InterruptCleanup: Sendable {
         state.withLock { state in
             state.launches[launch] = nil
             guard state.launches.isEmpty else { return }
-            for source in state.sources { source.cancel() }
-            state.sources = []
-            for signalNumber in Self.signals { signal(signalNumber, SIG_DFL) }
+            for (signalNumber, handler) in state.previous { signal(signalNumber, handler ?? SIG_DFL) }
+            state.previous = [:]
         }
     }
 
     /// Stops each browser first (SIGSTOP: it writes nothing more, and its pipe stays open, so
     /// unitool's own tasks do not see it end and race the signal to an exit status), removes its
-    /// profile, then kills it and ends unitool by the signal.
+    /// profile, then kills it, puts the signal's earlier handling back and sends it again.
     private func interrupted(by signalNumber: Int32) {
-        let undos = state.withLock { Array($0.launches.values) }
+        let (undos, previous) = state.withLock { state in (Array(state.launches.values), state.previous[signalNumber] ?? nil) }
         for undo in undos { if let pid = undo.processID { kill(-pid, SIGSTOP) } }
         for undo in undos { if let profile = undo.profile { try? FileManager.default.removeItem(at: profile) } }
-        signal(signalNumber, SIG_DFL)
         for undo in undos {
             if let pid = undo.processID { kill(-pid, SIGKILL) }
             if let profile = undo.profile { Chromium.killProcesses(naming: profile) }
         }
-        // To the process, not this thread: a dispatch queue's thread blocks signals, and a
-        // signal raised on it would wait there while unitool went on to exit some other way.
+        signal(signalNumber, previous ?? SIG_DFL)
+        // To the process, not this thread: the signal is handled (or ends unitool) as it
+        // would have been without a browser.
         kill(getpid(), signalNumber)
+    }
+}
+
+/// The signal handler's only state: where to write the signal's number.
+private enum InterruptPipe {
+    nonisolated(unsafe) static var writeEnd: Int32 = -1
+
+    static let handler: @convention(c) (Int32) -> Void = { number in
+        var number = number
+        _ = write(InterruptPipe.writeEnd, &number, MemoryLayout<Int32>.size)
     }
 }

@@ -63,10 +63,15 @@ public enum DevToolsError: Error, CustomStringConvertible, Equatable {
 
 /// One DevTools conversation over a socket that the browser has as descriptors 3 and 4.
 ///
-/// Commands get increasing ids; each `send` waits for the answer with its id. Everything else the
-/// browser says is an event, delivered in order on `events` (one reader). A thread of its own
-/// reads the socket, since a blocking read is what a pipe offers; it ends at the browser's end of
-/// output, and then every command still waiting fails with `closed`.
+/// Commands get increasing ids; each `send` waits for the answer with its id (or its task's
+/// cancellation). Everything else the browser says is an event, delivered in order on `events`
+/// (one reader). A thread of its own reads the socket, since a blocking read is what a pipe
+/// offers; it ends at the browser's end of output, and then every command still waiting fails
+/// with `closed`.
+///
+/// The descriptor is closed exactly once, when both the reader has stopped and `close()` was
+/// called, and no write happens after `close()`: a number the kernel gives out again (to a
+/// connection to the portal) is never read, written or shut down by mistake.
 public final class DevToolsConnection: Sendable {
     private struct State {
         var nextID = 1
@@ -74,9 +79,16 @@ public final class DevToolsConnection: Sendable {
         var closed = false
     }
 
+    /// The descriptor's life: writes and the final close take this lock, the reader's messages
+    /// never do (a write blocked on a full socket must not stop the reader that empties it).
+    private struct Descriptor {
+        var closeAsked = false
+        var readerDone = false
+    }
+
     private let descriptor: Int32
     private let state = Mutex(State())
-    private let writeLock = Mutex(())
+    private let lifetime = Mutex(Descriptor())
     public let events: AsyncStream<DevToolsEvent>
     private let eventSink: AsyncStream<DevToolsEvent>.Continuation
 
@@ -89,24 +101,34 @@ public final class DevToolsConnection: Sendable {
         thread.start()
     }
 
-    /// Sends a command and returns its result.
+    /// Sends a command and returns its result. Cancelling the calling task stops the wait
+    /// (`CancellationError`); the browser's late answer is then dropped.
     @discardableResult
     public func send(_ method: String, _ params: DevToolsValue = [:], session: String? = nil) async throws -> DevToolsValue {
-        try await withCheckedThrowingContinuation { continuation in
-            let id: Int? = state.withLock { state in
-                guard !state.closed else { return nil }
-                defer { state.nextID += 1 }
-                state.waiting[state.nextID] = (method, continuation)
-                return state.nextID
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let registered = state.withLock { state in
+                    guard !state.closed, !Task.isCancelled else { return false }
+                    state.waiting[id] = (method, continuation)
+                    return true
+                }
+                guard registered else {
+                    return continuation.resume(throwing: Task.isCancelled ? CancellationError() : DevToolsError.closed)
+                }
+                var message: [String: DevToolsValue] = ["id": .number(Double(id)), "method": .string(method), "params": params]
+                if let session { message["sessionId"] = .string(session) }
+                do {
+                    try write(MessageFraming.framed(try DevToolsValue.object(message).serialized()))
+                } catch {
+                    if let waiting = state.withLock({ $0.waiting.removeValue(forKey: id) }) { waiting.answer.resume(throwing: error) }
+                }
             }
-            guard let id else { return continuation.resume(throwing: DevToolsError.closed) }
-            var message: [String: DevToolsValue] = ["id": .number(Double(id)), "method": .string(method), "params": params]
-            if let session { message["sessionId"] = .string(session) }
-            do {
-                try write(MessageFraming.framed(try DevToolsValue.object(message).serialized()))
-            } catch {
-                if let waiting = state.withLock({ $0.waiting.removeValue(forKey: id) }) { waiting.answer.resume(throwing: error) }
-            }
+        } onCancel: {
+            if let waiting = state.withLock({ $0.waiting.removeValue(forKey: id) }) { waiting.answer.resume(throwing: CancellationError()) }
         }
     }
 
@@ -121,13 +143,23 @@ public final class DevToolsConnection: Sendable {
         try? write(MessageFraming.framed(try message.serialized()))
     }
 
-    /// Stops the conversation: the reader sees the end, and waiting commands fail with `closed`.
+    /// Stops the conversation: the reader sees the end, waiting commands fail with `closed`, and
+    /// nothing more is written.
     public func close() {
-        shutdown(descriptor, Int32(SHUT_RDWR))
+        lifetime.withLock { lifetime in
+            guard !lifetime.closeAsked else { return }
+            lifetime.closeAsked = true
+            if lifetime.readerDone {
+                Foundation.close(descriptor)
+            } else {
+                shutdown(descriptor, Int32(SHUT_RDWR))
+            }
+        }
     }
 
     private func write(_ data: Data) throws {
-        try writeLock.withLock { _ in
+        try lifetime.withLock { lifetime in
+            guard !lifetime.closeAsked else { throw DevToolsError.closed }
             try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
                 var offset = 0
                 while offset < buffer.count {
@@ -173,6 +205,16 @@ public final class DevToolsConnection: Sendable {
         }
         for continuation in waiting { continuation.resume(throwing: DevToolsError.closed) }
         eventSink.finish()
-        Foundation.close(descriptor)
+        lifetime.withLock { lifetime in
+            lifetime.readerDone = true
+            if lifetime.closeAsked { Foundation.close(descriptor) }
+        }
+    }
+
+    deinit {
+        // A connection dropped without `close()` (its reader is done, or it would hold self).
+        lifetime.withLock { lifetime in
+            if !lifetime.closeAsked, lifetime.readerDone { Foundation.close(descriptor) }
+        }
     }
 }

@@ -9,6 +9,12 @@ import Foundation
 public struct NetworkRecording: Sendable {
     private struct Hop: Sendable {
         var order: Int
+        var requestID: String
+        /// Which hop of its request id this is: 0, then one more after each redirect.
+        var hop: Int
+        /// Whether the browser sends the raw headers of this hop's response in an ExtraInfo
+        /// event (`hasExtraInfo`, `redirectHasExtraInfo`): a response from the cache has none.
+        var responseHasExtraInfo = true
         var request: DevToolsValue
         var resourceType: String?
         var initiator: String?
@@ -20,6 +26,7 @@ public struct NetworkRecording: Sendable {
     private var open: [String: Hop] = [:]
     private var done: [Hop] = []
     private var nextOrder = 0
+    private var hops: [String: Int] = [:]
     /// The raw headers of each hop (with Cookie and Set-Cookie), in the order the hops went.
     private var rawRequestHeaders: [String: [DevToolsValue]] = [:]
     private var rawResponseHeaders: [String: [DevToolsValue]] = [:]
@@ -38,12 +45,15 @@ public struct NetworkRecording: Sendable {
         case "Network.requestWillBeSent":
             if var previous = open.removeValue(forKey: id), !params["redirectResponse"].isNull {
                 previous.response = params["redirectResponse"]
-                close(previous, id: id)
+                previous.responseHasExtraInfo = params["redirectHasExtraInfo"].bool ?? true
+                done.append(previous)
             }
             guard let url = params["request"]["url"].string, url.hasPrefix("http:") || url.hasPrefix("https:") else { return nil }
             let initiator = params["initiator"]
+            let hop = hops[id, default: 0]
+            hops[id] = hop + 1
             open[id] = Hop(
-                order: nextOrder, request: params["request"], resourceType: params["type"].string?.lowercased(),
+                order: nextOrder, requestID: id, hop: hop, request: params["request"], resourceType: params["type"].string?.lowercased(),
                 initiator: initiator["url"].string ?? initiator["stack"]["callFrames"].array.first?["url"].string,
                 started: params["wallTime"].number ?? Date().timeIntervalSince1970)
             nextOrder += 1
@@ -53,11 +63,12 @@ public struct NetworkRecording: Sendable {
             rawResponseHeaders[id, default: []].append(params["headers"])
         case "Network.responseReceived":
             open[id]?.response = params["response"]
+            open[id]?.responseHasExtraInfo = params["hasExtraInfo"].bool ?? true
         case "Network.loadingFinished":
             guard open[id]?.response != nil else { return nil }
             return id
         case "Network.loadingFailed":
-            if let hop = open.removeValue(forKey: id), hop.response != nil { close(hop, id: id) }
+            if let hop = open.removeValue(forKey: id), hop.response != nil { done.append(hop) }
         default:
             break
         }
@@ -71,20 +82,27 @@ public struct NetworkRecording: Sendable {
 
     /// Ends a request once its body was asked for (given or not).
     public mutating func finish(_ id: String) {
-        if let hop = open.removeValue(forKey: id) { close(hop, id: id) }
+        if let hop = open.removeValue(forKey: id) { done.append(hop) }
     }
 
-    private mutating func close(_ hop: Hop, id: String) {
-        var hop = hop
-        if var raw = rawRequestHeaders[id], !raw.isEmpty {
-            hop.request = merging(hop.request, headers: raw.removeFirst())
-            rawRequestHeaders[id] = raw
+    /// The hops with their raw headers (Cookie, Set-Cookie), matched when the recording is
+    /// written, not as events come: the protocol may send a hop's ExtraInfo after the next hop
+    /// has begun. The n-th raw request headers of an id are its n-th hop's; its responses' go,
+    /// in order, to the hops whose response has them.
+    private func merged(_ hops: [Hop]) -> [Hop] {
+        var responseIndex: [String: Int] = [:]
+        return hops.sorted { $0.order < $1.order }.map { hop in
+            var hop = hop
+            if let raw = rawRequestHeaders[hop.requestID], hop.hop < raw.count {
+                hop.request = merging(hop.request, headers: raw[hop.hop])
+            }
+            if hop.responseHasExtraInfo, let response = hop.response {
+                let index = responseIndex[hop.requestID, default: 0]
+                responseIndex[hop.requestID] = index + 1
+                if let raw = rawResponseHeaders[hop.requestID], index < raw.count { hop.response = merging(response, headers: raw[index]) }
+            }
+            return hop
         }
-        if var raw = rawResponseHeaders[id], !raw.isEmpty, let response = hop.response {
-            hop.response = merging(response, headers: raw.removeFirst())
-            rawResponseHeaders[id] = raw
-        }
-        done.append(hop)
     }
 
     private func merging(_ message: DevToolsValue, headers: DevToolsValue) -> DevToolsValue {
@@ -98,8 +116,7 @@ public struct NetworkRecording: Sendable {
     public func archive(creator: String = "unitool") throws -> Data {
         var hops = done
         for (_, hop) in open where hop.response != nil { hops.append(hop) }
-        hops.sort { $0.order < $1.order }
-        let entries = hops.compactMap(Self.entry)
+        let entries = merged(hops).compactMap(Self.entry)
         let log: DevToolsValue = [
             "log": [
                 "version": "1.2", "creator": ["name": .string(creator), "version": "1"], "pages": [],

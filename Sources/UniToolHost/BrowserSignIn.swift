@@ -34,7 +34,7 @@ package enum BrowserSignIn {
             throw UniToolError(
                 .browserUnavailable, "\(error)",
                 hint:
-                    "install Chromium (Debian: sudo apt install chromium; Ubuntu: sudo snap install chromium), or set \(BrowserLocator.variable) to a Chromium or Chrome program"
+                    "install Chromium (Debian: sudo apt install chromium; elsewhere your distribution's chromium package, or Google Chrome), or set \(BrowserLocator.variable) to a Chromium or Chrome program"
             )
         }
         return BrowserOptions(
@@ -75,12 +75,12 @@ package enum BrowserSignIn {
         let visit = BrowserVisit(
             start: try portal.url(for: portal.login.start), hook: try hook(environment: environment),
             virtualAuthenticator: try virtualAuthenticator(environment: environment), timeLimit: loginTimeLimit)
-        let origins = portal.ownOrigins.sorted().compactMap { URL(string: $0 + "/") }
         let taken = Mutex<[BrowserCookie]?>(nil)
         let said = Mutex("")
         let enter = EnterKey()
         Progress.explainWait(
-            "opening \(portal.name) in the browser: sign in there\(enter.isAvailable ? " (press Enter here once you are in)" : "")")
+            "opening \(TerminalText.escaped(portal.name)) in the browser: sign in there\(enter.isAvailable ? " (press Enter here once you are in)" : "")"
+        )
         try await running(options, what: "the login") { browser in
             _ = try await visit.run(in: browser) { tab, wake in
                 var finished = false
@@ -106,7 +106,8 @@ package enum BrowserSignIn {
                     }
                 }
                 guard finished else { return false }
-                let cookies = try await tab.cookies(for: origins)
+                // All of them: `adoptBrowserSession` keeps those of the portal's own origins.
+                let cookies = try await tab.allCookies()
                 taken.withLock { $0 = cookies }
                 return true
             }
@@ -154,6 +155,8 @@ package enum BrowserSignIn {
                 hint: "check that \(options.executable) runs, or set \(BrowserLocator.variable) to another Chromium or Chrome")
         } catch is BrowserVisit.TimedOut {
             throw UniToolError(.loginFailed, "\(what) in the browser took too long; nothing was saved", hint: "run the command again")
+        } catch DevToolsError.closed {
+            throw UniToolError(.loginFailed, "the browser closed before \(what) finished; nothing was saved", hint: "run the command again")
         } catch let error as DevToolsError {
             throw UniToolError(
                 .browserUnavailable, "\(what) in the browser ended: \(error)",

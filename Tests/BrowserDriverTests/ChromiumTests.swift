@@ -49,7 +49,10 @@ struct ChromiumTests {
                 kept.mutex.withLock { $0 = browser }
                 let visit = BrowserVisit(start: demo.baseURL.appendingPathComponent("home"), hook: nil, timeLimit: .seconds(60))
                 _ = try await visit.run(in: browser) { tab, wake in
-                    guard wake == .page, let page = try await tab.snapshot(), page.url.contains("/idp/") else { return false }
+                    // A page as soon as it has loaded its form: a wake can come while it loads.
+                    guard wake != .closed, let page = try await tab.snapshot(), page.url.contains("/idp/"),
+                        page.markup.contains("name=\"j_username\"")
+                    else { return false }
                     let processes = Self.processes(of: browser)
                     let listening = try Self.listeners()
                     seen.mutex.withLock { $0 = (page.markup.contains("name=\"j_username\""), listening, processes) }

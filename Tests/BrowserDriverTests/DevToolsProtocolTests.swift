@@ -62,6 +62,19 @@ struct DevToolsProtocolTests {
         #expect(try BrowserLocator.locate(environment: ["UNITOOL_BROWSER": "/bin/sh"]) == "/bin/sh")
     }
 
+    @Test("a process is the browser's only by a whole argument naming its profile, not by a prefix or a bare path")
+    func processesOfAProfile() {
+        let profile = URL(fileURLWithPath: "/s/browser-profiles/demo/taro")
+        func line(_ arguments: String...) -> [UInt8] { Array(arguments.joined(separator: "\0").utf8) + [0] }
+        #expect(
+            Chromium.runs(in: profile, commandLine: line("/usr/lib/chromium/chromium", "--user-data-dir=/s/browser-profiles/demo/taro")))
+        #expect(
+            Chromium.runs(in: profile, commandLine: line("chrome_crashpad_handler", "--database=/s/browser-profiles/demo/taro/config/x")))
+        #expect(!Chromium.runs(in: profile, commandLine: line("chromium", "--user-data-dir=/s/browser-profiles/demo/taro2")))
+        #expect(!Chromium.runs(in: profile, commandLine: line("du", "/s/browser-profiles/demo/taro")))
+        #expect(!Chromium.runs(in: profile, commandLine: line("vim", "/s/browser-profiles/demo/taro/Default/Preferences")))
+    }
+
     @Test("a profile left by a unitool that no longer runs is removed; a running one's is kept")
     func abandonedProfiles() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("profiles-\(UUID().uuidString)")
@@ -92,10 +105,6 @@ struct DevToolsProtocolTests {
                 == nil)
         _ = recording.take(
             Self.event("Network.requestWillBeSentExtraInfo", ["requestId": "R", "headers": ["Accept": "text/html", "Cookie": "a=1"]]))
-        _ = recording.take(
-            Self.event(
-                "Network.responseReceivedExtraInfo",
-                ["requestId": "R", "headers": ["Location": "/login", "Set-Cookie": "s=1; Path=/\nt=2; Path=/"]]))
         let hop: DevToolsValue = ["url": "http://127.0.0.1:1/login", "method": "POST", "headers": [:], "postData": "user=alice&password=x"]
         _ = recording.take(
             Self.event(
@@ -104,6 +113,15 @@ struct DevToolsProtocolTests {
                     "requestId": "R", "request": hop, "type": "Document", "wallTime": 1_800_000_001,
                     "redirectResponse": ["status": 302, "headers": ["Location": "/login"], "mimeType": ""],
                 ]))
+        // The redirect's raw headers come after the next hop began, as the protocol allows.
+        _ = recording.take(
+            Self.event(
+                "Network.responseReceivedExtraInfo",
+                ["requestId": "R", "headers": ["Location": "/login", "Set-Cookie": "s=1; Path=/\nt=2; Path=/"]]))
+        _ = recording.take(
+            Self.event("Network.requestWillBeSentExtraInfo", ["requestId": "R", "headers": ["Cookie": "a=1; s=1; t=2"]]))
+        _ = recording.take(
+            Self.event("Network.responseReceivedExtraInfo", ["requestId": "R", "headers": ["Content-Type": "text/html", "X-Final": "1"]]))
         _ = recording.take(
             Self.event(
                 "Network.responseReceived",
@@ -121,6 +139,9 @@ struct DevToolsProtocolTests {
         #expect(redirect.requestHeaders.contains { $0.name == "Cookie" && $0.value == "a=1" })
         #expect(redirect.responseHeaders.filter { $0.name == "Set-Cookie" }.count == 2)
         #expect(redirect.isPageLoad)
+        #expect(!page.responseHeaders.contains { $0.name == "Set-Cookie" }, "the redirect's cookies stay with the redirect")
+        #expect(page.responseHeaders.contains { $0.name == "X-Final" })
+        #expect(page.requestHeaders.contains { $0.name == "Cookie" && $0.value == "a=1; s=1; t=2" })
         #expect(page.method == "POST")
         #expect(page.formFields?.map(\.name) == ["user", "password"])
         #expect(page.body.map { String(decoding: $0, as: UTF8.self) } == "<html><body>hi</body></html>")

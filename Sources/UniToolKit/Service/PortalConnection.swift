@@ -128,7 +128,7 @@ public final class PortalConnection: Sendable {
             throw UniToolError(
                 .loginFailed, "the browser's session does not open \(portal.id): its start page still asks for a login",
                 hint:
-                    "finish signing in in the browser until the portal shows you are signed in, then press Enter (or let unitool notice it)"
+                    "run 'unitool --portal \(portal.id) auth login --browser' again, and press Enter only once the portal's own page shows you are signed in"
             )
         }
         // A login, as far as the session is concerned: a connection that started empty saves it.
