@@ -111,9 +111,9 @@ public struct LoginStateMachine: Sendable {
                 return .failed(
                     UniToolError(
                         .loginFailed,
-                        "the login reached a page that builds its form with a script (no form in its HTML), which unitool cannot fill in: \(page.summary)",
+                        "the login reached a page with no form in its HTML, only scripts: a sign-in page whose form a script builds (which unitool cannot fill in), or a page no rule knows: \(page.summary)",
                         hint:
-                            "this login needs a browser: sign in with 'unitool --portal \(portal) auth login --browser'; if every login of this portal is so, add 'browser: true' to its login in the portal recipe"
+                            "if it is a sign-in page, this login needs a browser: sign in with 'unitool --portal \(portal) auth login --browser' (and if every login of this portal is so, add 'browser: true' to its login in the portal recipe); otherwise add a page rule for it"
                     ))
             }
             let tried = (rules.map(\.name) + ["meta refresh (built in)"]).joined(separator: ", ")
