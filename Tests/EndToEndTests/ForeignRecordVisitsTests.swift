@@ -8,11 +8,10 @@ import UniToolTestSupport
 /// writes from that student's real recording. Two things may differ, and only they: the day
 /// each visit was made (a fixture's `today`, and so the hashes of `.draft.sha256`) and the
 /// recording's producer named in portal.yaml's first comment (unitool, Playwright).
-@Suite(
-    "Foreign portals: recipes new --record writes the folder their recordings make", .serialized,
-    .enabled(if: Needs.check(ForeignPortals.available, "../shared/foreign (the foreign portals)")),
-    .enabled(if: Needs.check(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium")))
-struct ForeignRecordVisitsTests {
+///
+/// Part of the recordings' suite, which runs its tests one at a time: both start and stop the
+/// same portals on the same fixed ports.
+extension ForeignRecordingsTests {
     struct Visit: Sendable, CustomTestStringConvertible {
         let recording: String
         let portal: String
@@ -45,7 +44,9 @@ struct ForeignRecordVisitsTests {
         return files
     }
 
-    @Test("the folder of a live --record equals the folder of the student's recording", arguments: visits)
+    @Test(
+        "the folder of a live --record equals the folder of the student's recording",
+        .enabled(if: Needs.check(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium")), arguments: visits)
     func recordedVisit(_ visit: Visit) async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
@@ -54,12 +55,14 @@ struct ForeignRecordVisitsTests {
         let har = ForeignPortals.folder.appendingPathComponent("recordings/\(visit.recording).har")
         let hook = Fixtures.root.appendingPathComponent("Fixtures/browser-hooks/\(visit.recording).js")
         try await ForeignPortals.withRunning(visit.portal) {
-            let made = try await sandbox.run(
-                ["recipes", "new", "visit", "--record", visit.start, "--headless", "-o", recorded.path],
+            // A visit of up to 14 pages, a one-time code that may wait for its next period, on a
+            // machine busy with the other suites: more than a command's usual minute.
+            let made = try await Self.run(
+                ["recipes", "new", "visit", "--record", visit.start, "--headless", "-o", recorded.path], in: sandbox,
                 extra: [
                     "UNITOOL_BROWSER_HOOK": hook.path, "UNITOOL_BROWSER": "/usr/bin/chromium", "LANG": visit.language,
                     "LANGUAGE": String(visit.language.prefix(2)),
-                ])
+                ], timeout: 300)
             try #require(made.exitCode == 0, "\(made)")
             #expect(made.stdout.contains("kept in memory only"), "\(made)")
         }
