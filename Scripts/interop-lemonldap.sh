@@ -20,7 +20,8 @@
 # password; DIR/webauthn-credentials.json holds its private key as Chromium's DevTools
 # WebAuthn.addCredential takes it, for a virtual authenticator to answer with.
 #
-# Both are safe to run again: start on a DIR already running on the same ports does nothing.
+# Both are safe to run again: start on a DIR already running on the same ports and variant does
+# nothing.
 # Nothing outside DIR is written. LLNG reads DIR/idp/lemonldap-ng.ini through LLNG_DEFAULTCONFFILE
 # (never /etc/lemonldap-ng), its configuration is DIR/idp/conf/lmConf-1.json (backend "File"), its
 # sessions are Apache::Session::File folders in DIR/idp. shibd and mod_shib read
@@ -674,9 +675,13 @@ start_all() {
     local listen="127.0.0.1:$idp_port" tls=()
     if [ "$mode" = webauthn ]; then
         perl -MAuthen::WebAuthn -e 1 2>/dev/null || { echo "error: Perl's Authen::WebAuthn is missing (libauthen-webauthn-perl)" >&2; exit 1; }
-        if [ ! -s "$dir/idp/tls.key" ]; then
+        if [ ! -s "$dir/idp/tls.key" ] || [ ! -s "$dir/idp/tls.crt" ]; then
             openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 -subj "/CN=localhost" \
-                -addext "subjectAltName=DNS:localhost" -keyout "$dir/idp/tls.key" -out "$dir/idp/tls.crt" >/dev/null 2>&1
+                -addext "subjectAltName=DNS:localhost" -keyout "$dir/idp/tls.key" -out "$dir/idp/tls.crt" >/dev/null 2>"$dir/log/openssl.err" || {
+                echo "error: openssl could not make the IdP's TLS certificate:" >&2
+                cat "$dir/log/openssl.err" >&2
+                exit 1
+            }
         fi
         write_webauthn_device "$dir"
         listen="$listen:ssl"

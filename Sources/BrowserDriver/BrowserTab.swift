@@ -76,7 +76,9 @@ public struct BrowserTab: Sendable {
         return event["targetId"] == targetID || event.params["targetInfo"]["targetId"].string == targetID
     }
 
-    public func navigate(to url: URL) async throws {
+    /// Opens `url`; the answer's `errorText` says when the browser could not.
+    @discardableResult
+    public func navigate(to url: URL) async throws -> DevToolsValue {
         try await send("Page.navigate", ["url": .string(url.absoluteString)])
     }
 

@@ -44,14 +44,47 @@ public struct BrowserVisit: Sendable {
 
     public struct TimedOut: Error {}
 
+    /// The browser could not open the start address (`Page.navigate`'s `errorText`, such as
+    /// `net::ERR_CONNECTION_REFUSED`).
+    public struct NavigationFailed: Error {
+        public var url: URL
+        public var reason: String
+    }
+
+    /// Whether a JavaScript dialog (`alert`, `confirm`) is answered by itself: with no window
+    /// there is nobody to, and the page would wait for ever.
+    public var answersDialogs = false
+
     /// Runs the visit until `isOver` says so; returns the recording (empty unless `records`).
     ///
-    /// `isOver` is called on one wake at a time, with the tab, and may read the page.
+    /// `isOver` is called on one wake at a time, with the tab, and may read the page. The time
+    /// limit covers all of it, from the first command to the browser on: a browser or a page that
+    /// stops answering ends the visit with `TimedOut` (its waiting command cancelled).
     public func run(
         in browser: Chromium, isOver: @escaping @Sendable (BrowserTab, Wake) async throws -> Bool
     ) async throws -> NetworkRecording {
-        let tab = try await BrowserTab.first(of: browser)
         let recording = RecordingBox()
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { [timeLimit] in
+                try await Task.sleep(for: timeLimit)
+                throw TimedOut()
+            }
+            group.addTask {
+                try await visit(in: browser, recording: recording, isOver: isOver)
+                return true
+            }
+            for try await over in group where over {
+                group.cancelAll()
+                break
+            }
+        }
+        return recording.value.withLock { $0 }
+    }
+
+    private func visit(
+        in browser: Chromium, recording: RecordingBox, isOver: @escaping @Sendable (BrowserTab, Wake) async throws -> Bool
+    ) async throws {
+        let tab = try await BrowserTab.first(of: browser)
         if records {
             try await tab.send(
                 "Network.enable", ["maxPostDataSize": 1_048_576, "maxResourceBufferSize": 16_777_216, "maxTotalBufferSize": 67_108_864])
@@ -68,11 +101,13 @@ public struct BrowserVisit: Sendable {
         }
         if let credentials = virtualAuthenticator { try await tab.addVirtualAuthenticator(credentials: credentials) }
         let (wakes, wake) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .unbounded)
-        // Children: the event reader, the clock, the time limit, and the caller's decisions.
-        // The first to end the visit wins: the decisions saying it is over, or the time limit
-        // (which also cancels a decision waiting on a browser that stopped answering).
+        // A second's tick is one wake however long the caller takes: ticks do not pile up
+        // behind a page that keeps it waiting.
+        let tickPending = SharedFlag()
+        // Children: the event reader, the clock, the navigation, and the caller's decisions.
+        // The visit ends when the decisions say so.
         try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { [records] in
+            group.addTask { [records, answersDialogs] in
                 for await event in browser.devTools.events where tab.owns(event) {
                     switch event.method {
                     case "Page.loadEventFired", "Page.navigatedWithinDocument":
@@ -83,6 +118,8 @@ public struct BrowserVisit: Sendable {
                         wake.yield(.hook(event["payload"] ?? ""))
                     case "Target.targetDestroyed", "Target.detachedFromTarget", "Inspector.detached", "Target.targetCrashed":
                         wake.yield(.closed)
+                    case "Page.javascriptDialogOpening" where answersDialogs:
+                        _ = try? await tab.send("Page.handleJavaScriptDialog", ["accept": true])
                     default:
                         guard records, event.method.hasPrefix("Network."),
                             let finished = recording.value.withLock({ $0.take(event) })
@@ -103,16 +140,26 @@ public struct BrowserVisit: Sendable {
             group.addTask {
                 while true {
                     try await Task.sleep(for: .seconds(1))
-                    wake.yield(.tick)
+                    if tickPending.value.withLock({ pending in
+                        defer { pending = true }
+                        return !pending
+                    }) {
+                        wake.yield(.tick)
+                    }
                 }
             }
-            group.addTask { [timeLimit] in
-                try await Task.sleep(for: timeLimit)
-                throw TimedOut()
+            group.addTask { [start] in
+                let answer = try await tab.navigate(to: start)
+                if let reason = answer["errorText"].string, !reason.isEmpty, reason != "net::ERR_ABORTED" {
+                    throw NavigationFailed(url: start, reason: reason)
+                }
+                return false
             }
-            try await tab.navigate(to: start)
             group.addTask {
-                for await next in wakes where try await isOver(tab, next) { return true }
+                for await next in wakes {
+                    if next == .tick { tickPending.value.withLock { $0 = false } }
+                    if try await isOver(tab, next) { return true }
+                }
                 return false
             }
             for try await over in group where over {
@@ -120,11 +167,15 @@ public struct BrowserVisit: Sendable {
                 break
             }
         }
-        return recording.value.withLock { $0 }
     }
 }
 
 /// The recording, shared by the task that reads events and the visit that returns it.
 private final class RecordingBox: Sendable {
     let value = Mutex(NetworkRecording())
+}
+
+/// A flag shared by two tasks of the visit (a tick waiting to be read).
+private final class SharedFlag: Sendable {
+    let value = Mutex(false)
 }

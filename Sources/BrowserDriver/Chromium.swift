@@ -151,6 +151,10 @@ public final class Chromium: Sendable {
         if let kept = options.keptProfile {
             try FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             chmod(kept.path, 0o700)
+            InterruptCleanup.shared.update(launch) { undo in
+                undo.profile = kept
+                undo.removesProfile = false
+            }
             // One browser at a time in a kept profile: a second Chromium on it would hand its
             // window to the first and exit, and its end would then close the other's browser.
             profileLock = open(kept.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -346,14 +350,18 @@ final class InterruptCleanup: Sendable {
 
     struct Undo: Sendable {
         var profile: URL?
+        /// A temporary profile goes; a kept one stays (its browser's processes go all the same).
+        var removesProfile = true
         var processID: pid_t?
     }
 
     private struct State {
         var nextID = 0
         var launches: [Launch: Undo] = [:]
-        /// The handling each signal had before unitool's, while unitool's is in place.
+        /// The handling each signal had before unitool's, while unitool's is in place. A signal
+        /// that was ignored (`nohup`, a script's `&`) is left ignored and is not here.
         var previous: [Int32: sighandler_t?] = [:]
+        var installed = false
     }
 
     private let state = Mutex(State())
@@ -382,9 +390,15 @@ final class InterruptCleanup: Sendable {
             let launch = Launch(id: state.nextID)
             state.nextID += 1
             state.launches[launch] = Undo()
-            if state.previous.isEmpty, pipeEnds.write >= 0 {
+            if !state.installed, pipeEnds.write >= 0 {
+                state.installed = true
                 for signalNumber in Self.signals {
-                    state.previous[signalNumber] = signal(signalNumber, InterruptPipe.handler)
+                    let earlier = signal(signalNumber, InterruptPipe.handler)
+                    if unsafeBitCast(earlier, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                        signal(signalNumber, SIG_IGN)
+                    } else {
+                        state.previous[signalNumber] = earlier
+                    }
                 }
             }
             return launch
@@ -405,24 +419,35 @@ final class InterruptCleanup: Sendable {
             guard state.launches.isEmpty else { return }
             for (signalNumber, handler) in state.previous { signal(signalNumber, handler ?? SIG_DFL) }
             state.previous = [:]
+            state.installed = false
         }
     }
 
     /// Stops each browser first (SIGSTOP: it writes nothing more, and its pipe stays open, so
-    /// unitool's own tasks do not see it end and race the signal to an exit status), removes its
-    /// profile, then kills it, puts the signal's earlier handling back and sends it again.
+    /// unitool's own tasks do not see it end), kills what else runs in its profile (the crash
+    /// handler, in a session of its own), removes a temporary profile, kills the browser, puts the
+    /// signal's earlier handling back and sends the signal again. All of it under the lock, so
+    /// that no browser's ordinary end can run meanwhile and exit some other way first.
     private func interrupted(by signalNumber: Int32) {
-        let (undos, previous) = state.withLock { state in (Array(state.launches.values), state.previous[signalNumber] ?? nil) }
-        for undo in undos { if let pid = undo.processID { kill(-pid, SIGSTOP) } }
-        for undo in undos { if let profile = undo.profile { try? FileManager.default.removeItem(at: profile) } }
-        for undo in undos {
-            if let pid = undo.processID { kill(-pid, SIGKILL) }
-            if let profile = undo.profile { Chromium.killProcesses(naming: profile) }
+        state.withLock { state in
+            // Every browser ended before the signal was read: its handling is already back.
+            guard !state.launches.isEmpty else {
+                kill(getpid(), signalNumber)
+                return
+            }
+            let undos = Array(state.launches.values)
+            for undo in undos { if let pid = undo.processID { kill(-pid, SIGSTOP) } }
+            for undo in undos { if let profile = undo.profile { Chromium.killProcesses(naming: profile) } }
+            for undo in undos where undo.removesProfile {
+                if let profile = undo.profile { try? FileManager.default.removeItem(at: profile) }
+            }
+            for undo in undos { if let pid = undo.processID { kill(-pid, SIGKILL) } }
+            let earlier = state.previous[signalNumber] ?? nil
+            signal(signalNumber, earlier ?? SIG_DFL)
+            // To the process, not this thread: the signal is handled (or ends unitool) as it
+            // would have been without a browser.
+            kill(getpid(), signalNumber)
         }
-        signal(signalNumber, previous ?? SIG_DFL)
-        // To the process, not this thread: the signal is handled (or ends unitool) as it
-        // would have been without a browser.
-        kill(getpid(), signalNumber)
     }
 }
 

@@ -87,16 +87,22 @@ public struct NetworkRecording: Sendable {
 
     /// The hops with their raw headers (Cookie, Set-Cookie), matched when the recording is
     /// written, not as events come: the protocol may send a hop's ExtraInfo after the next hop
-    /// has begun. The n-th raw request headers of an id are its n-th hop's; its responses' go,
-    /// in order, to the hops whose response has them.
+    /// has begun. The raw headers of an id go, in order, to its hops that went to the network
+    /// (whose response has them).
     private func merged(_ hops: [Hop]) -> [Hop] {
+        var requestIndex: [String: Int] = [:]
         var responseIndex: [String: Int] = [:]
         return hops.sorted { $0.order < $1.order }.map { hop in
             var hop = hop
-            if let raw = rawRequestHeaders[hop.requestID], hop.hop < raw.count {
-                hop.request = merging(hop.request, headers: raw[hop.hop])
+            // A hop the browser answered itself (an HSTS upgrade, a cached redirect) went to no
+            // network: it has raw headers on neither side, and takes none of the next hop's.
+            guard hop.responseHasExtraInfo else { return hop }
+            let request = requestIndex[hop.requestID, default: 0]
+            requestIndex[hop.requestID] = request + 1
+            if let raw = rawRequestHeaders[hop.requestID], request < raw.count {
+                hop.request = merging(hop.request, headers: raw[request])
             }
-            if hop.responseHasExtraInfo, let response = hop.response {
+            if let response = hop.response {
                 let index = responseIndex[hop.requestID, default: 0]
                 responseIndex[hop.requestID] = index + 1
                 if let raw = rawResponseHeaders[hop.requestID], index < raw.count { hop.response = merging(response, headers: raw[index]) }

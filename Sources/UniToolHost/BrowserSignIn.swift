@@ -72,9 +72,10 @@ package enum BrowserSignIn {
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) async throws {
         let watch = BrowserLoginWatch(portal: portal)
-        let visit = BrowserVisit(
+        var visit = BrowserVisit(
             start: try portal.url(for: portal.login.start), hook: try hook(environment: environment),
             virtualAuthenticator: try virtualAuthenticator(environment: environment), timeLimit: loginTimeLimit)
+        visit.answersDialogs = options.headless
         let taken = Mutex<[BrowserCookie]?>(nil)
         let said = Mutex("")
         let enter = EnterKey()
@@ -124,9 +125,10 @@ package enum BrowserSignIn {
     )
         async throws -> Data
     {
-        let visit = BrowserVisit(
+        var visit = BrowserVisit(
             start: start, hook: try hook(environment: environment),
             virtualAuthenticator: try virtualAuthenticator(environment: environment), records: true, timeLimit: recordingTimeLimit)
+        visit.answersDialogs = options.headless
         Progress.explainWait("recording in the browser: sign in and open the pages you want, then close the browser window")
         let recording = try await running(options, what: "the recording") { browser in
             try await visit.run(in: browser) { _, wake in
@@ -153,6 +155,10 @@ package enum BrowserSignIn {
             throw UniToolError(
                 .browserUnavailable, "the browser could not be started: \(error.reason)",
                 hint: "check that \(options.executable) runs, or set \(BrowserLocator.variable) to another Chromium or Chrome")
+        } catch let failure as BrowserVisit.NavigationFailed {
+            throw UniToolError(
+                .portalUnreachable, "the browser could not open \(failure.url.redactedForLog): \(TerminalText.escaped(failure.reason))",
+                hint: "check the address and that the portal is up, then run the command again")
         } catch is BrowserVisit.TimedOut {
             throw UniToolError(.loginFailed, "\(what) in the browser took too long; nothing was saved", hint: "run the command again")
         } catch DevToolsError.closed {

@@ -59,14 +59,17 @@ public struct Sandbox: Sendable {
 
     /// Runs unitool in this sandbox: its environment with `extra` on top, and, given `demo`, the
     /// address of a running demo university (`UNITOOL_DEMO_URL`).
+    /// `timeout`: seconds before a hang is killed (a browser's start on a busy machine needs more
+    /// than a command's usual minute).
     public func run(
         _ arguments: [String], demo: URL? = nil, stdin: String? = nil, extra: [String: String] = [:], removing: [String] = [],
-        currentDirectory: URL? = nil
+        currentDirectory: URL? = nil, timeout: TimeInterval = 60
     ) async throws -> UniToolProcess.Outcome {
         var environment = self.environment.merging(extra) { $1 }
         if let demo { environment["UNITOOL_DEMO_URL"] = demo.absoluteString }
         return try await UniToolProcess.run(
-            arguments, stdin: stdin, environment: environment, removingEnvironment: removing, currentDirectory: currentDirectory)
+            arguments, stdin: stdin, environment: environment, removingEnvironment: removing, timeout: timeout,
+            currentDirectory: currentDirectory)
     }
 
     /// Records that the user accepted these terms, as `unitool terms accept` does, for tests

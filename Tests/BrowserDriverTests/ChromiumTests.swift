@@ -32,8 +32,10 @@ struct ChromiumTests {
     }
 
     /// The process ids that listen on a TCP port, as `ss -ltnp` shows them.
-    static func listeners() throws -> Set<pid_t> {
-        let outcome = try UniToolProcess.run(URL(fileURLWithPath: "/usr/bin/ss"), ["-ltnpH"])
+    /// Run on a thread of its own: the test's demo serves the browser from the same small pool
+    /// of threads that an awaited call must not block.
+    static func listeners() async throws -> Set<pid_t> {
+        let outcome = try await UniToolProcess.run(URL(fileURLWithPath: "/usr/bin/ss"), ["-ltnpH"])
         let pattern = #/pid=(\d+)/#
         return Set(outcome.stdout.matches(of: pattern).compactMap { pid_t($0.1) })
     }
@@ -47,14 +49,14 @@ struct ChromiumTests {
         try await DemoUniversity.withRunning { demo in
             try await Chromium.withBrowser(Self.options(in: folder)) { browser in
                 kept.mutex.withLock { $0 = browser }
-                let visit = BrowserVisit(start: demo.baseURL.appendingPathComponent("home"), hook: nil, timeLimit: .seconds(60))
+                let visit = BrowserVisit(start: demo.baseURL.appendingPathComponent("home"), hook: nil, timeLimit: .seconds(300))
                 _ = try await visit.run(in: browser) { tab, wake in
                     // A page as soon as it has loaded its form: a wake can come while it loads.
                     guard wake != .closed, let page = try await tab.snapshot(), page.url.contains("/idp/"),
                         page.markup.contains("name=\"j_username\"")
                     else { return false }
                     let processes = Self.processes(of: browser)
-                    let listening = try Self.listeners()
+                    let listening = try await Self.listeners()
                     seen.mutex.withLock { $0 = (page.markup.contains("name=\"j_username\""), listening, processes) }
                     return true
                 }
@@ -78,7 +80,7 @@ struct ChromiumTests {
         try await DemoUniversity.withRunning { demo in
             try await Chromium.withBrowser(Self.options(in: folder)) { browser in
                 let hook = #"if (window.top === window) addEventListener("load", () => unitoolHook("done " + document.title));"#
-                let visit = BrowserVisit(start: demo.baseURL.appendingPathComponent("terms"), hook: hook, timeLimit: .seconds(60))
+                let visit = BrowserVisit(start: demo.baseURL.appendingPathComponent("terms"), hook: hook, timeLimit: .seconds(300))
                 _ = try await visit.run(in: browser) { _, wake in
                     guard case .hook(let text) = wake else { return false }
                     said.mutex.withLock { $0 = text }

@@ -147,6 +147,30 @@ struct DevToolsProtocolTests {
         #expect(page.body.map { String(decoding: $0, as: UTF8.self) } == "<html><body>hi</body></html>")
     }
 
+    @Test("a hop the browser answered itself (an HSTS upgrade) takes none of the next hop's raw headers")
+    func internalRedirect() throws {
+        var recording = NetworkRecording()
+        _ = recording.take(
+            Self.event("Network.requestWillBeSent", ["requestId": "H", "request": ["url": "http://portal.example.edu/", "method": "GET"]]))
+        _ = recording.take(
+            Self.event(
+                "Network.requestWillBeSent",
+                [
+                    "requestId": "H", "request": ["url": "https://portal.example.edu/", "method": "GET"], "redirectHasExtraInfo": false,
+                    "redirectResponse": ["status": 307, "headers": ["Location": "https://portal.example.edu/"]],
+                ]))
+        _ = recording.take(Self.event("Network.requestWillBeSentExtraInfo", ["requestId": "H", "headers": ["Cookie": "c=1"]]))
+        _ = recording.take(Self.event("Network.responseReceivedExtraInfo", ["requestId": "H", "headers": ["Set-Cookie": "d=2"]]))
+        _ = recording.take(
+            Self.event("Network.responseReceived", ["requestId": "H", "response": ["status": 200, "headers": [:]], "hasExtraInfo": true]))
+        recording.finish("H")
+        let exchanges = try HTTPArchive(data: try recording.archive(), name: "test").exchanges
+        #expect(exchanges.map(\.status) == [307, 200])
+        #expect(!exchanges[0].requestHeaders.contains { $0.name == "Cookie" })
+        #expect(exchanges[1].requestHeaders.contains { $0.name == "Cookie" && $0.value == "c=1" })
+        #expect(exchanges[1].responseHeaders.contains { $0.name == "Set-Cookie" && $0.value == "d=2" })
+    }
+
     @Test("a request that failed before any answer is left out; data: addresses are never recorded")
     func recordingSkips() throws {
         var recording = NetworkRecording()

@@ -13,6 +13,8 @@ import UniToolTestSupport
 struct BrowserLoginTests {
     static let hook = Fixtures.root.appendingPathComponent("Fixtures/browser-hooks/demo.js").path
     static var browser: [String: String] { ["UNITOOL_BROWSER_HOOK": hook, "UNITOOL_BROWSER": "/usr/bin/chromium"] }
+    /// A browser's start shares two cores with the other suites of CI's third part.
+    static let browserTimeout: TimeInterval = 300
 
     static func scriptBuilt() -> DemoFaults {
         var faults = DemoFaults()
@@ -100,7 +102,8 @@ struct BrowserLoginTests {
             #expect(again.exitCode == 19, "\(again)")
             #expect(!again.stdout.contains("login_needed"), "announced once: \(again)")
 
-            let login = try await sandbox.run(user + ["auth", "login", "--browser", "--headless"], extra: Self.browser)
+            let login = try await sandbox.run(
+                user + ["auth", "login", "--browser", "--headless"], extra: Self.browser, timeout: Self.browserTimeout)
             #expect(login.exitCode == 0, "\(login)")
             let recovered = try await sandbox.run(watch)
             #expect(recovered.exitCode == 0, "\(recovered)")
@@ -135,6 +138,20 @@ struct BrowserLoginTests {
         }
     }
 
+    @Test("a portal the browser cannot reach is exit 20 at once, not a wait until the time limit")
+    func unreachable() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        // Port 1 on loopback: nothing listens there.
+        try sandbox.installPortalCopy("gone", at: URL(string: "http://127.0.0.1:1")!)
+        let login = try await sandbox.run(
+            ["--portal", "gone", "--user", "alice", "auth", "login", "--browser", "--headless"], extra: Self.browser,
+            timeout: Self.browserTimeout)
+        #expect(login.exitCode == UniToolError.Kind.portalUnreachable.exitCode, "\(login)")
+        #expect(login.stderr.contains("could not open"), "\(login)")
+        #expect(Self.profilesLeft(in: sandbox).isEmpty)
+    }
+
     @Test("recipes new --record on the demo: the folder is the one --from-har writes from the same visit (--save-har)")
     func recordDemo() async throws {
         let sandbox = try Sandbox()
@@ -145,7 +162,7 @@ struct BrowserLoginTests {
                 [
                     "recipes", "new", "myuni", "--record", demo.baseURL.appendingPathComponent("home").absoluteString, "--headless",
                     "--save-har", har.path, "-o", sandbox.root.appendingPathComponent("recorded").path,
-                ], extra: Self.browser)
+                ], extra: Self.browser, timeout: Self.browserTimeout)
             try #require(recorded.exitCode == 0, "\(recorded)")
             #expect(recorded.stdout.contains("grades"), "a command for the grades page: \(recorded)")
         }
@@ -162,22 +179,26 @@ struct BrowserLoginTests {
         #expect(Self.profilesLeft(in: sandbox).isEmpty)
     }
 
-    @Test("--keep-browser-profile keeps the browser's profile for the portal and user (0700), and the next login uses it")
+    @Test("--keep-browser-profile keeps the browser's profile for the portal and user (0700), and the next login's browser runs in it")
     func keptProfile() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         try await DemoUniversity.withRunning { demo in
             let login = ["--portal", "demo", "auth", "login", "--browser", "--headless", "--keep-browser-profile", "--user", "alice"]
-            let first = try await sandbox.run(login, demo: demo.baseURL, extra: Self.browser)
+            let first = try await sandbox.run(login, demo: demo.baseURL, extra: Self.browser, timeout: Self.browserTimeout)
             #expect(first.exitCode == 0, "\(first)")
             let kept = sandbox.root.appendingPathComponent("state/unitool/browser-profiles/demo/alice")
             let attributes = try FileManager.default.attributesOfItem(atPath: kept.path)
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
             let made = try FileManager.default.contentsOfDirectory(atPath: kept.path)
             #expect(made.contains("Default"), "the browser's own profile is in it: \(made)")
-            let again = try await sandbox.run(login, demo: demo.baseURL, extra: Self.browser)
+            let localState = kept.appendingPathComponent("Local State")
+            let before = try FileManager.default.attributesOfItem(atPath: localState.path)[.modificationDate] as? Date
+            let again = try await sandbox.run(login, demo: demo.baseURL, extra: Self.browser, timeout: Self.browserTimeout)
             #expect(again.exitCode == 0, "\(again)")
             #expect(Self.profilesLeft(in: sandbox).isEmpty, "no temporary profile was made")
+            let after = try FileManager.default.attributesOfItem(atPath: localState.path)[.modificationDate] as? Date
+            #expect(before != nil && after != nil && after! > before!, "the second browser ran in the kept profile and wrote to it")
         }
     }
 

@@ -58,10 +58,10 @@ struct LemonLDAPInteropTests {
         try await body()
     }
 
-    func run(_ arguments: [String], stdin: String? = nil, extra: [String: String] = [:], removing: [String] = []) async throws
-        -> UniToolProcess.Outcome
-    {
-        try await sandbox.run(["--portal", "lemonldap"] + arguments, stdin: stdin, extra: extra, removing: removing)
+    func run(
+        _ arguments: [String], stdin: String? = nil, extra: [String: String] = [:], removing: [String] = [], timeout: TimeInterval = 60
+    ) async throws -> UniToolProcess.Outcome {
+        try await sandbox.run(["--portal", "lemonldap"] + arguments, stdin: stdin, extra: extra, removing: removing, timeout: timeout)
     }
 
     func courses(_ outcome: UniToolProcess.Outcome) throws -> [String] {
@@ -158,7 +158,7 @@ struct LemonLDAPInteropTests {
                 "UNITOOL_BROWSER_HOOK": Fixtures.root.appendingPathComponent("Fixtures/browser-hooks/lemonldap.js").path,
                 "UNITOOL_BROWSER_VIRTUAL_AUTHENTICATOR": serverDirectory.appendingPathComponent("webauthn-credentials.json").path,
             ]
-            let login = try await run(["--user", "msmith", "auth", "login", "--browser", "--headless"], extra: environment)
+            let login = try await run(["--user", "msmith", "auth", "login", "--browser", "--headless"], extra: environment, timeout: 300)
             #expect(login.exitCode == 0, "\(login)")
             // The key signed: LemonLDAP counts each use of it in msmith's persistent session.
             let sessions = serverDirectory.appendingPathComponent("idp/psessions")

@@ -200,7 +200,9 @@ public struct LoginStateMachine: Sendable {
         case .mfaRequired:
             return UniToolError(
                 .mfaRequired, "the portal asks for a one-time code\(says)",
-                hint: "store your TOTP secret with 'unitool auth totp set', or log in once in a browser")
+                hint:
+                    "a code from an authenticator app: store its secret with 'unitool auth totp set'; a security key, a push or anything else only a browser can answer: sign in with 'unitool auth login --browser'"
+            )
         case .consentRequired:
             return UniToolError(
                 .consentRequired, "consent required\(says)",

@@ -34,6 +34,7 @@ struct LemonLDAPPagesTests {
             ("login.html", "sign in"), ("login-error.html", "wrong password"), ("totp.html", "one-time code"),
             ("totp-error.html", "wrong one-time code"), ("saml-post.html", "saml post"), ("saml-post-sso.html", "saml post"),
             ("saml-post-totp.html", "saml post"), ("login-token-reused.html", "error"), ("login-without-pdata.html", "error"),
+            ("webauthn.html", "security key"),
         ])
     func known(page: String, ruleName: String) throws {
         #expect(try rule(for: page)?.name == ruleName)
