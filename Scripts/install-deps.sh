@@ -32,8 +32,9 @@ if [ "${1:-}" = "--tests" ]; then
         # The browser that records logins for the tests of 'recipes new --from-har' (driven by
         # Playwright from PyPI, Scripts/interop-venv.sh; never 'playwright install'), and that
         # unitool itself drives in the tests of 'auth login --browser' and 'recipes new --record';
-        # iproute2's ss shows that it opens no port.
-        chromium iproute2
+        # iproute2's ss shows that it opens no port; xvfb gives the default, headed, browser a
+        # display of its own.
+        chromium iproute2 xvfb
         # The foreign portals of the recordings' test (../shared/foreign, Scripts/foreign-portals.sh):
         # each makes a venv of its own (python3-venv); saml-peer runs Debian's SimpleSAMLphp under
         # php -S and signs with xmlsec1 (php-cli, php-xml, php-mbstring and openssl are above).

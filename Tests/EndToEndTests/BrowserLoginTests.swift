@@ -138,6 +138,29 @@ struct BrowserLoginTests {
         }
     }
 
+    @Test(
+        "headed, as a person runs it: the browser in a window of its own (on Xvfb's display) signs in, and the session works",
+        .enabled(if: Needs.check(FileManager.default.isExecutableFile(atPath: "/usr/bin/xvfb-run"), "xvfb-run (xvfb)")))
+    func headed() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        try await DemoUniversity.withRunning(faults: Self.scriptBuilt()) { demo in
+            var environment = sandbox.environment.merging(Self.browser) { $1 }
+            environment["UNITOOL_DEMO_URL"] = demo.baseURL.absoluteString
+            // No --headless: the default a person gets. xvfb-run gives it a display (-a: a free one).
+            let login = try await UniToolProcess.run(
+                URL(fileURLWithPath: "/usr/bin/xvfb-run"),
+                ["-a", UniToolProcess.executable.path, "--portal", "demo", "auth", "login", "--browser", "--user", "alice"],
+                environment: environment, timeout: Self.browserTimeout)
+            #expect(login.exitCode == 0, "\(login)")
+            #expect(Self.profilesLeft(in: sandbox).isEmpty)
+            let grades = try await sandbox.run(["--portal", "demo", "grades", "--term", "current", "--user", "alice"], demo: demo.baseURL)
+            #expect(grades.exitCode == 0, "\(grades)")
+            #expect(grades.stdout.contains("MATH-301"), "\(grades)")
+        }
+    }
+
     @Test("a portal the browser cannot reach is exit 20 at once, not a wait until the time limit")
     func unreachable() async throws {
         let sandbox = try Sandbox()
