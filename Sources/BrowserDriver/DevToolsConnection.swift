@@ -119,10 +119,8 @@ public final class DevToolsConnection: Sendable {
                 guard registered else {
                     return continuation.resume(throwing: Task.isCancelled ? CancellationError() : DevToolsError.closed)
                 }
-                var message: [String: DevToolsValue] = ["id": .number(Double(id)), "method": .string(method), "params": params]
-                if let session { message["sessionId"] = .string(session) }
                 do {
-                    try write(MessageFraming.framed(try DevToolsValue.object(message).serialized()))
+                    try write(Self.message(id: id, method: method, params: params, session: session))
                 } catch {
                     if let waiting = state.withLock({ $0.waiting.removeValue(forKey: id) }) { waiting.answer.resume(throwing: error) }
                 }
@@ -139,8 +137,14 @@ public final class DevToolsConnection: Sendable {
             defer { state.nextID += 1 }
             return state.nextID
         }
-        let message: DevToolsValue = ["id": .number(Double(id)), "method": .string(method), "params": params]
-        try? write(MessageFraming.framed(try message.serialized()))
+        try? write(Self.message(id: id, method: method, params: params, session: nil))
+    }
+
+    /// A command as it goes on the pipe.
+    private static func message(id: Int, method: String, params: DevToolsValue, session: String?) throws -> Data {
+        var message: [String: DevToolsValue] = ["id": .number(Double(id)), "method": .string(method), "params": params]
+        if let session { message["sessionId"] = .string(session) }
+        return MessageFraming.framed(try DevToolsValue.object(message).serialized())
     }
 
     /// Stops the conversation: the reader sees the end, waiting commands fail with `closed`, and

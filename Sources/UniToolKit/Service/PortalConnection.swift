@@ -136,10 +136,11 @@ public final class PortalConnection: Sendable {
         try savedSession.save()
     }
 
-    /// Whether the browser would send `cookie` to `origin` (its host, or a parent domain of it).
+    /// Whether the browser would send `cookie` to `origin` (its host, or a parent domain of it):
+    /// the jar's own rule, whatever the cookie's path.
     static func origin(_ origin: String, holds cookie: Cookie) -> Bool {
         guard let host = URL(string: origin)?.host?.lowercased() else { return false }
-        return host == cookie.domain || (!cookie.hostOnly && host.hasSuffix("." + cookie.domain))
+        return cookie.isSent(toHost: host)
     }
 
     /// The login flow of this connection, its progress told to the caller's `Interaction`.

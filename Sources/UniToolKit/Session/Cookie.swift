@@ -119,6 +119,12 @@ public struct Cookie: Codable, Sendable, Equatable {
         return String(path[..<lastSlash])
     }
 
+    /// Whether the cookie goes to `host` (lowercased) by its domain: that host alone for a
+    /// host-only cookie, else the domain and the names under it (RFC 6265 5.4, step 1).
+    func isSent(toHost host: String) -> Bool {
+        hostOnly ? host == domain : Cookie.domainMatches(host: host, domain: domain)
+    }
+
     static func domainMatches(host: String, domain: String) -> Bool {
         if host == domain { return true }
         return !isIPAddress(host) && host.hasSuffix("." + domain)
@@ -196,7 +202,7 @@ public struct CookieJar: Codable, Sendable, Equatable {
         let secureChannel = url.scheme?.lowercased() == "https"
         return cookies.filter { cookie in
             !cookie.isExpired(at: now)
-                && (cookie.hostOnly ? host == cookie.domain : Cookie.domainMatches(host: host, domain: cookie.domain))
+                && cookie.isSent(toHost: host)
                 && Cookie.pathMatches(requestPath: path, cookiePath: cookie.path)
                 && (!cookie.secure || secureChannel)
         }.sorted { ($0.path.count, $1.created) > ($1.path.count, $0.created) }
@@ -217,11 +223,11 @@ public struct CookieJar: Codable, Sendable, Equatable {
         let keptHost = kept?.host?.lowercased()
         let keptPath = kept.map { $0.path.isEmpty ? "/" : $0.path }
         cookies.removeAll { cookie in
-            let sentToURL = cookie.hostOnly ? host == cookie.domain : Cookie.domainMatches(host: host, domain: cookie.domain)
+            let sentToURL = cookie.isSent(toHost: host)
             guard sentToURL else { return false }
             guard let keptHost, let keptPath else { return true }
             let sentToKept =
-                (cookie.hostOnly ? keptHost == cookie.domain : Cookie.domainMatches(host: keptHost, domain: cookie.domain))
+                cookie.isSent(toHost: keptHost)
                 && Cookie.pathMatches(requestPath: keptPath, cookiePath: cookie.path)
             // A cookie for the whole host ("/") is the portal's as much as the service's: it goes.
             return !sentToKept || cookie.path == "/"
