@@ -97,7 +97,7 @@ struct Completion {
         // An option waiting for its value (the cursor's word) is left out, or nothing would parse.
         var settled = words
         if let last = settled.last, GlobalOptions.valueOptions.contains(last) { settled.removeLast() }
-        let environment = try? CommandEnvironment.open(GlobalOptions.parse(GlobalOptions.arguments(in: settled)))
+        let environment = try? CommandEnvironment.open(GlobalOptions.read(GlobalOptions.arguments(in: settled)))
         let catalog = environment?.catalog
         let portalID = try? environment?.portalID()
         let portals = catalog.map { Array($0.portals.keys).sorted() } ?? []

@@ -122,7 +122,7 @@ struct Dispatcher {
         // here when such a plugin exists: a recipe command reads them once, in its runner.
         if let plugin = Plugins.find(name) {
             let hasRecipe =
-                ((try? CommandEnvironment.open(GlobalOptions.parse(globals.filter { $0 != "--help" && $0 != "-h" })))?
+                ((try? CommandEnvironment.open(GlobalOptions.read(globals.filter { $0 != "--help" && $0 != "-h" })))?
                     .catalog.dataRecipes.values.contains { $0[name] != nil }) ?? true
             if !hasRecipe {
                 return await Plugins.run(plugin, arguments: Array(arguments[(commandIndex + 1)...]), globals: globals)
@@ -202,8 +202,9 @@ struct Dispatcher {
             """
         var next = "Try it with no account: unitool --portal demo terms accept, then unitool --portal demo grades"
         do {
-            let options = try GlobalOptions.parse(globals.filter { $0 != "--help" && $0 != "-h" })
-            let environment = try CommandEnvironment.open(options)
+            let options = try GlobalOptions.read(globals.filter { $0 != "--help" && $0 != "-h" })
+            let environment = try CommandEnvironment.open(options, portalsOnly: true)
+            let listings = try environment.commandListings()
             let portalID = (try? environment.portalID())
             if let portalID, let portal = try? environment.catalog.portal(portalID) {
                 let user = try? environment.user(for: portal)
@@ -226,8 +227,7 @@ struct Dispatcher {
                     next = "Next: store your password once: unitool --portal \(portalID) auth login"
                 } else {
                     // Only a command that runs as shown: one that needs no option the user must give.
-                    let runnable = (environment.catalog.dataRecipes[portalID] ?? [:]).values.filter(\.runsWithoutArguments).map(\.command)
-                        .sorted()
+                    let runnable = (listings[portalID] ?? []).filter(\.runsWithoutArguments).map(\.command)
                     let suggested = runnable.contains("grades") ? "grades" : runnable.first ?? "recipes list"
                     next = "Next: unitool --portal \(portalID) \(suggested)"
                 }
@@ -241,10 +241,10 @@ struct Dispatcher {
                 if !recent.isEmpty { text += "\nRECENT:\n" + recent.map { "  unitool \(TerminalText.escaped($0))\n" }.joined() }
             }
             text += "\nRECIPE COMMANDS\(portalID.map { " (portal: \($0))" } ?? ""):\n"
-            let portals = portalID.map { [$0] } ?? environment.catalog.dataRecipes.keys.sorted()
+            let portals = portalID.map { [$0] } ?? listings.keys.sorted()
             var seen = Set<String>()
             for portal in portals {
-                for recipe in environment.catalog.recipes(of: portal)
+                for recipe in listings[portal] ?? []
                 where seen.insert(recipe.command).inserted {
                     text +=
                         "  " + recipe.command.padding(toLength: 19, withPad: " ", startingAt: 0) + TerminalText.escaped(recipe.summary)

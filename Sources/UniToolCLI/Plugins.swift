@@ -75,7 +75,7 @@ enum Plugins {
     static func run(_ plugin: Plugin, arguments: [String], globals: [String]) async -> Int32 {
         do {
             try PluginSafety.check(plugin.path)
-            let options = try GlobalOptions.parse(globals)
+            let options = try GlobalOptions.read(globals)
             let environment = try CommandEnvironment.open(options)
             var variables = ProcessInfo.processInfo.environment
             variables["UNITOOL_RPC_FD"] = "3"

@@ -15,7 +15,7 @@ struct RecipeCommandRunner {
         do {
             // The recipe decides which options exist, so the portal must be known first.
             let globalArguments = GlobalOptions.arguments(in: RecipeInvocation.removingCalendarFormat(arguments))
-            let globalsOnly = try GlobalOptions.parse(globalArguments)
+            let globalsOnly = try GlobalOptions.read(globalArguments)
             // Only the recipes that may define this command are read; the others only when an
             // answer needs them all (an unknown command's neighbours, which commands have a calendar).
             let environment = try CommandEnvironment.open(globalsOnly, command: name)
@@ -50,7 +50,7 @@ struct RecipeCommandRunner {
             }
             // The same arguments parse to the same options: parsed once (swift-argument-parser's
             // parse was a tenth of a warm command's CPU).
-            let options = invocation.rest == globalArguments ? globalsOnly : try GlobalOptions.parse(invocation.rest)
+            let options = invocation.rest == globalArguments ? globalsOnly : try GlobalOptions.read(invocation.rest)
             return try await execute(recipe, invocation: invocation, options: options, environment: environment)
         } catch {
             return CommandFailure.exitCode(for: error, command: name, arguments: arguments)

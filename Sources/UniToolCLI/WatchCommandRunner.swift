@@ -202,7 +202,7 @@ struct WatchCommandRunner {
             guard let command = watch.command else {
                 throw Options.usage("watch needs a command, such as 'unitool watch grades'")
             }
-            let globalsOnly = try GlobalOptions.parse(GlobalOptions.arguments(in: watch.rest))
+            let globalsOnly = try GlobalOptions.read(GlobalOptions.arguments(in: watch.rest))
             let environment = try CommandEnvironment.open(globalsOnly)
             let portal = try environment.catalog.portal(try environment.portalID())
             let recipe = try environment.catalog.recipe(portal: portal.id, command: command)
@@ -210,7 +210,7 @@ struct WatchCommandRunner {
             if let action = invocation.action {
                 throw Options.usage("'\(command) \(action.name)' acts on the portal; a watch only reads")
             }
-            let options = try GlobalOptions.parse(invocation.rest)
+            let options = try GlobalOptions.read(invocation.rest)
             var due: WatchDecision.DueRule?
             // --due-within, else the recipe's own reminder (`watch: { due: due, within: 3d }`).
             if let days = watch.dueWithin ?? recipe.watch?.within {
@@ -256,7 +256,7 @@ struct WatchCommandRunner {
     private func runAll(_ watch: Options) async -> Int32 {
         do {
             let file = try WatchFile.load(from: Locations.current.watchFile)
-            let globals = try GlobalOptions.parse(GlobalOptions.arguments(in: watch.rest))
+            let globals = try GlobalOptions.read(GlobalOptions.arguments(in: watch.rest))
             let environment = try CommandEnvironment.open(globals)
             let history = environment.history()
             var status: Int32 = 0

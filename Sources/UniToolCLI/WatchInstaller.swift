@@ -90,7 +90,7 @@ enum WatchInstaller {
         if let extra = ownArguments(arguments).first {
             throw WatchCommandRunner.Options.usage("'watch list' takes no '\(TerminalText.escaped(extra))'")
         }
-        let options = try GlobalOptions.parse(GlobalOptions.arguments(in: arguments))
+        let options = try GlobalOptions.read(GlobalOptions.arguments(in: arguments))
         guard FileManager.default.fileExists(atPath: Locations.current.watchFile.path) else {
             if options.outputFormat == .json { print("[]") }
             FileHandle.standardError.write(
@@ -241,7 +241,7 @@ enum WatchInstaller {
 
     /// Each watch: its command, interval, last run, next run, and whether it is failing.
     static func status(globals: [String]) throws -> Int32 {
-        let options = try GlobalOptions.parse(GlobalOptions.arguments(in: globals))
+        let options = try GlobalOptions.read(GlobalOptions.arguments(in: globals))
         // No watches yet is an answer, not an error: say how to add one.
         if !FileManager.default.fileExists(atPath: Locations.current.watchFile.path) {
             if options.outputFormat == .json { print("[]") }

@@ -29,13 +29,15 @@ package final class CommandEnvironment: Sendable {
     ///
     /// - Parameter command: the one recipe command this run needs, when that is all it needs:
     ///   the catalog then reads only the recipes that may define it (`RecipeCatalog`'s `command`).
-    package static func open(_ options: GlobalOptions, command: String? = nil) throws -> CommandEnvironment {
-        try CommandEnvironment(options: options, command: command)
+    /// - Parameter portalsOnly: only the portals are needed (the overview, which lists the
+    ///   commands from `commandListings()`).
+    package static func open(_ options: GlobalOptions, command: String? = nil, portalsOnly: Bool = false) throws -> CommandEnvironment {
+        try CommandEnvironment(options: options, command: command, portalsOnly: portalsOnly)
     }
 
-    private init(options: GlobalOptions, command: String?) throws {
+    private init(options: GlobalOptions, command: String?, portalsOnly: Bool) throws {
         self.options = options
-        self.catalog = try Self.catalog(options: options, command: command)
+        self.catalog = try Self.catalog(options: options, command: command, portalsOnly: portalsOnly)
         self.logger = Self.makeLogger(verbose: options.verbose)
         self.config = try UserConfig.load(from: Locations.current.configFile)
         self.settings = Settings(
@@ -47,11 +49,27 @@ package final class CommandEnvironment: Sendable {
 
     /// The recipes the options name: the bundled and the user's folders, then `--recipes` packs
     /// as far as the user trusts them; with `command`, only the recipes that may define it.
-    package static func catalog(options: GlobalOptions, command: String? = nil) throws -> RecipeCatalog {
+    package static func catalog(options: GlobalOptions, command: String? = nil, portalsOnly: Bool = false) throws -> RecipeCatalog {
         try RecipeCatalog(
             directories: ownRecipeDirectories, packs: options.recipes.map { URL(fileURLWithPath: $0) },
             trust: try RecipeTrust.load(from: Locations.current.trustFile),
-            reservedCommands: reservedCommands, command: command)
+            reservedCommands: reservedCommands, command: command, portalsOnly: portalsOnly)
+    }
+
+    /// Each portal's commands as lists show them: from the `RecipeIndex` while no recipe changed
+    /// since it was written, else from every recipe read and checked (and the index written
+    /// anew). With `--recipes` packs, whose trust can change, always from the recipes.
+    package func commandListings() throws -> [String: [RecipeIndex.Listing]] {
+        guard options.recipes.isEmpty else { return RecipeIndex.listings(of: try Self.catalog(options: options)) }
+        // Stamped before the recipes are read: a file changed while they are read leaves the
+        // index stale, to be read again next time, never wrong.
+        let stamps = RecipeIndex.stamps(of: Self.ownRecipeDirectories)
+        let file = Locations.current.recipeIndex
+        if let index = RecipeIndex.load(from: file, expecting: stamps) { return index.listings }
+        let index = RecipeIndex(stamps: stamps, listings: RecipeIndex.listings(of: try Self.catalog(options: options)))
+        // A cache: a folder that cannot be written costs the next list a parse, nothing else.
+        try? index.save(to: file)
+        return index.listings
     }
 
     /// Now, for `today` and the demo: the clock, or `UNITOOL_NOW`.

@@ -192,3 +192,83 @@ extension UserConfig {
     /// reported any problem.
     package static var current: UserConfig { (try? load(from: Locations.current.configFile)) ?? UserConfig() }
 }
+
+extension GlobalOptions {
+    /// The global options of `arguments`, which hold nothing else (`arguments(in:)`).
+    ///
+    /// The usual arguments are read here directly; anything unusual (an option given twice, a
+    /// value that is missing, starts with a dash or is no valid value, a failed validation) goes
+    /// to swift-argument-parser, whose messages the user then sees. Its parse finds the options
+    /// by reflection (`Mirror`) and looked up a dozen protocol conformances, which was 2 ms of
+    /// every recipe command's start (issue 54). `GlobalOptionsTests` checks that both readings agree.
+    package static func read(_ arguments: [String]) throws -> GlobalOptions {
+        if let options = readDirectly(arguments) { return options }
+        return try parse(arguments)
+    }
+
+    /// The options as swift-argument-parser would parse them, or nil to let it.
+    package static func readDirectly(_ arguments: [String]) -> GlobalOptions? {
+        var values: [String: String] = [:]
+        var recipes: [String] = []
+        var flags = Set<String>()
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if flagOptions.contains(argument) {
+                let long = ["-v": "--verbose", "-q": "--quiet"][argument] ?? argument
+                guard flags.insert(long).inserted else { return nil }
+                continue
+            }
+            let name: String
+            let value: String
+            if let equals = argument.firstIndex(of: "=") {
+                // `--sort=-due` is a value; `--portal=` is a missing one.
+                name = String(argument[..<equals])
+                value = String(argument[argument.index(after: equals)...])
+                guard !value.isEmpty else { return nil }
+            } else {
+                // `--user -v` is a missing value followed by an option.
+                guard index < arguments.count, !arguments[index].hasPrefix("-") else { return nil }
+                name = argument
+                value = arguments[index]
+                index += 1
+            }
+            guard valueOptions.contains(name) else { return nil }
+            if name == "--recipes" {
+                recipes.append(value)
+            } else {
+                guard values.updateValue(value, forKey: name) == nil else { return nil }
+            }
+        }
+        var options = GlobalOptions()
+        options.portal = values["--portal"]
+        options.user = values["--user"]
+        options.recipes = recipes
+        if let format = values["--format"] {
+            guard let parsed = OutputFormatOption(argument: format) else { return nil }
+            options.format = parsed
+        } else {
+            options.format = nil
+        }
+        options.fields = values["--fields"]
+        options.sort = values["--sort"]
+        options.trace = values["--trace"]
+        func seconds(_ name: String) -> Double?? {
+            guard let text = values[name] else { return .some(nil) }
+            return Double(text).map { .some($0) }
+        }
+        guard let timeout = seconds("--timeout"), let connectTimeout = seconds("--connect-timeout") else { return nil }
+        options.timeout = timeout
+        options.connectTimeout = connectTimeout
+        options.passwordStdin = flags.contains("--password-stdin")
+        options.json = flags.contains("--json")
+        options.verbose = flags.contains("--verbose")
+        options.quiet = flags.contains("--quiet")
+        options.offline = flags.contains("--offline")
+        options.traceBodies = flags.contains("--trace-bodies")
+        options.insecure = flags.contains("--insecure")
+        guard (try? options.validate()) != nil else { return nil }
+        return options
+    }
+}

@@ -68,6 +68,29 @@ struct PluginsAndConfigTests {
         #expect(records.count == 9, "the twelve demo loans less the three overdue ones")
     }
 
+    @Test("--help lists from the recipe index while no recipe changed, and sees a recipe dropped, edited or removed at once")
+    func overviewFollowsRecipeChanges() async throws {
+        func listed(_ command: String) async throws -> String? {
+            let overview = try await run(["--portal", "demo", "--help"])
+            #expect(overview.exitCode == 0, "\(overview)")
+            return overview.stdout.split(separator: "\n").first { $0.hasPrefix("  \(command) ") }.map(String.init)
+        }
+        #expect(try await listed("due-soon") == nil)
+        let index = sandbox.root.appendingPathComponent("cache/unitool/recipe-index")
+        #expect(FileManager.default.fileExists(atPath: index.path), "the first overview wrote the index")
+        #expect(try await listed("grades")?.hasSuffix("Grades for a term") == true, "listed from the index")
+
+        try FileManager.default.createDirectory(at: userRecipes, withIntermediateDirectories: true)
+        let recipe = userRecipes.appendingPathComponent("due-soon.yaml")
+        try Self.dueSoonRecipe.write(to: recipe, atomically: true, encoding: .utf8)
+        #expect(try await listed("due-soon")?.hasSuffix("Loans due within the next days") == true)
+        try Self.dueSoonRecipe.replacingOccurrences(of: "Loans due within the next days", with: "Loans due soon, edited")
+            .write(to: recipe, atomically: true, encoding: .utf8)
+        #expect(try await listed("due-soon")?.hasSuffix("Loans due soon, edited") == true)
+        try FileManager.default.removeItem(at: recipe)
+        #expect(try await listed("due-soon") == nil)
+    }
+
     @Test("the bash completion script completes the dropped recipe, its options and their values")
     func bashCompletion() async throws {
         try FileManager.default.createDirectory(at: userRecipes, withIntermediateDirectories: true)

@@ -21,6 +21,43 @@ struct ArgumentsTests {
         return try! catalog.recipe(portal: "demo", command: "loans")
     }()
 
+    /// Every field of the options, to compare two readings.
+    static func fields(_ options: GlobalOptions) -> String {
+        [
+            "\(options.portal as Any)", "\(options.user as Any)", "\(options.passwordStdin)", "\(options.recipes)",
+            "\(options.format?.format as Any)", "\(options.json)", "\(options.fields as Any)", "\(options.sort as Any)",
+            "\(options.verbose)", "\(options.quiet)", "\(options.offline)", "\(options.trace as Any)", "\(options.traceBodies)",
+            "\(options.timeout as Any)", "\(options.connectTimeout as Any)", "\(options.insecure)",
+        ].joined(separator: "|")
+    }
+
+    @Test(
+        "the direct reading of the global options is swift-argument-parser's, or leaves the case to it",
+        arguments: [
+            [], ["--portal", "demo"], ["--portal=demo", "--user", "jdoe", "-v", "--json"], ["--format", "CSV", "--quiet", "--offline"],
+            ["--recipes", "a", "--recipes=b", "--sort=-due,title", "--fields", "a,b"], ["--timeout", "2.5", "--connect-timeout=1e1"],
+            ["--trace", "t.har", "--trace-bodies", "--insecure", "--password-stdin"], ["--portal=", "--user", ""],
+            ["--verbose", "-q"],
+            // Left to swift-argument-parser: its answer, or its error, stands.
+            ["--portal", "a", "--portal", "b"], ["-v", "--verbose"], ["--portal"], ["--format", "xml"], ["--timeout", "0"],
+            ["--timeout", "nan"], ["--timeout", "soon"], ["--user", "-v"], ["--json", "--json"],
+        ] as [[String]])
+    func directReading(arguments: [String]) throws {
+        let direct = GlobalOptions.readDirectly(arguments)
+        let parsed = Result { try GlobalOptions.parse(arguments) }
+        if let direct {
+            #expect(Self.fields(direct) == Self.fields(try parsed.get()))
+        } else {
+            // Only what is not the usual case goes to the parser: a repeat, a missing or invalid value.
+            let unusual =
+                Set(arguments.map { $0 == "-v" ? "--verbose" : $0 }.filter { $0.hasPrefix("--") }).count
+                < arguments.filter { $0.hasPrefix("-") }.count || (try? parsed.get()) == nil
+            #expect(unusual, "read by the parser though it is the usual case: \(arguments)")
+        }
+        let read = Result { try GlobalOptions.read(arguments) }
+        #expect((try? read.get()).map(Self.fields) == (try? parsed.get()).map(Self.fields))
+    }
+
     @Test("global options are found wherever they stand, with their values, in both spellings")
     func globals() throws {
         let arguments = ["--portal", "demo", "grades", "--term=all", "--user=jdoe", "-v", "--json", "--format", "csv", "extra"]

@@ -73,9 +73,14 @@ public struct ShortcutsStore: Sendable {
     }
 
     /// Reads, changes and writes the shortcuts.
+    ///
+    /// An unchanged list is not written again: running the same command as last time is the
+    /// usual case, and a write (with its `fsync`) on every run was for nothing.
     public func update(_ change: (inout Shortcuts) -> Void) throws {
-        var shortcuts = load()
+        let before = load()
+        var shortcuts = before
         change(&shortcuts)
+        guard shortcuts != before || !FileManager.default.fileExists(atPath: file.path) else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try AtomicFile.write(try encoder.encode(shortcuts), to: file)

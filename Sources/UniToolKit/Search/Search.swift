@@ -66,18 +66,19 @@ public enum Search {
     /// keystroke keeps one.
     public struct Index: Sendable {
         public let items: [Item]
-        let vocabulary: [String]
+        /// Each distinct word once, as the scalars it is compared by.
+        let vocabulary: [[Unicode.Scalar]]
         let itemWords: [[Int32]]
 
         public init(_ items: [Item]) {
             var ids: [String: Int32] = [:]
-            var vocabulary: [String] = []
+            var vocabulary: [[Unicode.Scalar]] = []
             itemWords = items.map { item in
                 item.words.map { word in
                     if let id = ids[word] { return id }
                     let id = Int32(vocabulary.count)
                     ids[word] = id
-                    vocabulary.append(word)
+                    vocabulary.append(Array(word.unicodeScalars))
                     return id
                 }
             }
@@ -96,7 +97,11 @@ public enum Search {
         let queryWords = TextMatcher.words(query)
         guard !queryWords.isEmpty else { return [] }
         // Each query word against each distinct word, once.
-        let matches = queryWords.map { queryWord in index.vocabulary.map { TextMatcher.match(queryWord, word: $0) } }
+        var scratch = TextMatcher.Scratch()
+        let matches = queryWords.map { queryWord in
+            let query = TextMatcher.QueryWord(queryWord)
+            return index.vocabulary.map { query.match($0, scratch: &scratch) }
+        }
         var hits: [Hit] = []
         for (position, words) in index.itemWords.enumerated() {
             var score = 0
