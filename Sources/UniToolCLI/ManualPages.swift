@@ -104,13 +104,13 @@ enum ManualPages {
     /// examples.
     static func page(name: String, help: String) -> String {
         let lines = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let summary = lines.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+        let summary = lines.first { !$0.trimmingWhitespace().isEmpty } ?? ""
         let abstract = summary.replacingOccurrences(of: "OVERVIEW: ", with: "").trimmingCharacters(in: CharacterSet(charactersIn: " ."))
         var roff = header(name: name, abstract: abstract)
         let usageStart = lines.firstIndex { $0.hasPrefix("USAGE: ") } ?? lines.endIndex
         let optionsStart = lines.firstIndex { $0.hasPrefix("OPTIONS:") } ?? lines.endIndex
         let usage = lines[usageStart..<optionsStart].map {
-            $0.replacingOccurrences(of: "USAGE: ", with: "").trimmingCharacters(in: .whitespaces)
+            $0.replacingOccurrences(of: "USAGE: ", with: "").trimmingWhitespace()
         }
         .filter { !$0.isEmpty }
         roff += ".SH SYNOPSIS\n" + usage.map { ".B \(escape($0))\n" }.joined(separator: ".br\n")
@@ -120,7 +120,7 @@ enum ManualPages {
         // After the options: a closing note, then "Examples:" with one command a line.
         let after = lines[optionsStart...].drop { $0.hasPrefix("OPTIONS:") || $0.hasPrefix("  ") }
         if let examples = after.firstIndex(where: { $0.hasPrefix("Examples:") }) {
-            let note = after[after.startIndex..<examples].joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+            let note = after[after.startIndex..<examples].joined(separator: "\n").trimmingWhitespaceAndNewlines()
             if !note.isEmpty { roff += ".PP\n\(escape(note))\n" }
             roff += ".SH EXAMPLES\n" + paragraphs(after[(examples + 1)...].joined(separator: "\n").trimmingCharacters(in: .newlines))
         }
@@ -144,7 +144,7 @@ enum ManualPages {
             if indent == 2, text.first == "-" {
                 // The label ends where two spaces begin the help; a long label has its help below.
                 if let gap = text.range(of: "  ") {
-                    options.append((String(text[..<gap.lowerBound]), text[gap.upperBound...].trimmingCharacters(in: .whitespaces)))
+                    options.append((String(text[..<gap.lowerBound]), text[gap.upperBound...].trimmingWhitespace()))
                 } else {
                     options.append((String(text), ""))
                 }
@@ -179,12 +179,12 @@ enum ManualPages {
                 roff += ".RE\n.fi\n"
                 example = false
             }
-            if line.trimmingCharacters(in: .whitespaces).isEmpty {
+            if line.trimmingWhitespace().isEmpty {
                 flush()
                 roff += ".PP\n"
             } else {
                 if paragraph.isEmpty, !roff.hasSuffix(".PP\n") { roff += ".PP\n" }
-                paragraph.append(line.trimmingCharacters(in: .whitespaces))
+                paragraph.append(line.trimmingWhitespace())
             }
         }
         flush()

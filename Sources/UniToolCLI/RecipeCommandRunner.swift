@@ -220,7 +220,7 @@ struct RecipeCommandRunner {
 /// or an action with its argument (`loans renew B-1234`). What is left is the global options.
 struct RecipeInvocation {
     /// `--fields a, b,c` as names.
-    static func fieldList(_ text: String) -> [String] { text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+    static func fieldList(_ text: String) -> [String] { text.split(separator: ",").map { $0.trimmingWhitespace() } }
 
     /// The command's request as parsed (checked once, by the one check every front end runs:
     /// `RecipeRequest`), with the global options' --fields and --sort checked against its answer.
@@ -426,7 +426,7 @@ enum RecipeHelp {
         if let action { return actionText(for: recipe, action: action) }
         var text = "OVERVIEW: \(shown(recipe.summary))\n\n"
         if let discussion = recipe.discussion {
-            text += TerminalText.escaped(discussion.trimmingCharacters(in: .whitespacesAndNewlines), keepingLineBreaks: true) + "\n\n"
+            text += TerminalText.escaped(discussion.trimmingWhitespaceAndNewlines(), keepingLineBreaks: true) + "\n\n"
         }
         var usage = recipe.options.map {
             $0.positional ? "[<\(shown($0.name))>]" : "[--\(shown($0.name)) <\(shown($0.name))>]"

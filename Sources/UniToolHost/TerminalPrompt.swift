@@ -63,7 +63,7 @@ package enum TerminalPrompt {
             if byte == 0x0A || byte == 0x0D { break }
             bytes.append(byte)
         }
-        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
     }
 
     /// Writes to the terminal, where the question was asked.

@@ -104,7 +104,7 @@ public enum InputBounds {
     /// A count typed as text (`--limit 20`): an integer within `range`, else a usage error that
     /// names the range.
     public static func count(_ text: String, option: String, in range: ClosedRange<Int>) throws -> Int {
-        guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
+        guard let value = Int(text.trimmingWhitespace()) else {
             throw outOfRange(text, option: option, range: range)
         }
         return try count(value, option: option, in: range)

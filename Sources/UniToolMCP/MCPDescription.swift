@@ -1,4 +1,5 @@
 import Foundation
+import UniToolKit
 
 /// A recipe's description as a model reads it in `tools/list`. The recipe writes for the command
 /// line (`--day today keeps one day`, `Export them with: unitool exams --format ics`); a tool has
@@ -27,7 +28,7 @@ struct MCPDescription {
     /// either free of the command line or left out.
     func text(_ text: String) -> String {
         let paragraphs = text.components(separatedBy: "\n\n").map { paragraph in
-            let flowing = paragraph.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            let flowing = paragraph.split(separator: "\n").map { $0.trimmingWhitespace() }.joined(separator: " ")
             return Self.sentences(flowing).compactMap(rewritten).joined(separator: " ")
         }
         return paragraphs.filter { !$0.isEmpty }.joined(separator: "\n\n")
@@ -63,7 +64,7 @@ struct MCPDescription {
             }
             previous = character
         }
-        if !current.trimmingCharacters(in: .whitespaces).isEmpty { sentences.append(current) }
-        return sentences.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if !current.trimmingWhitespace().isEmpty { sentences.append(current) }
+        return sentences.map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
     }
 }

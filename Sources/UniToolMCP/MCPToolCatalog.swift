@@ -66,7 +66,7 @@ public struct MCPToolCatalog: Sendable {
             // The recipe's words for the command line, with its flags named as the tool's arguments.
             let words = MCPDescription(arguments: Set(schema.properties.map(\.name)), commands: Set(recipes.map(\.command)))
             let description = [recipe.summary, recipe.discussion.map(words.text)]
-                .compactMap { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }.joined(separator: "\n\n")
+                .compactMap { $0?.trimmingWhitespaceAndNewlines() }.filter { !$0.isEmpty }.joined(separator: "\n\n")
             let effect = MCPToolEffect.of(recipe, portal: portal)
             tools.append(
                 Self.tool(
@@ -237,7 +237,7 @@ public enum MCPToolEffect: Sendable, Equatable {
     /// The first method-override header that names a method other than GET or HEAD (pure).
     static func methodOverride(in headers: [RecipeHeaders.Header]) -> (header: String, method: String)? {
         for header in headers where methodOverrideHeaders.contains(header.name.lowercased()) {
-            let method = header.value.trimmingCharacters(in: .whitespaces).uppercased()
+            let method = header.value.trimmingWhitespace().uppercased()
             if method != "GET" && method != "HEAD" { return (header.name, method) }
         }
         return nil

@@ -454,7 +454,7 @@ public struct UniToolMCPServer: Sendable {
                 let records = try? HistoryCodec.records(run.recordsJSON, columns: run.columns, fields: recipe.primary.fields)
             else { throw Self.notFound(uri) }
             let text =
-                "{\"as_of\": \(JSONString.quoted(HistoryStore.iso8601(run.ranAt))), \"records\": \(JSONRenderer.array(records).trimmingCharacters(in: .whitespacesAndNewlines))}"
+                "{\"as_of\": \(JSONString.quoted(HistoryStore.iso8601(run.ranAt))), \"records\": \(JSONRenderer.array(records).trimmingWhitespaceAndNewlines())}"
             return contents(text, mimeType: "application/json")
         case .recipe(let recipe)?:
             let text = (try? String(contentsOfFile: recipe.file, encoding: .utf8)) ?? recipe.summary

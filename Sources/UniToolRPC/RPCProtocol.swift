@@ -187,7 +187,7 @@ public struct RPCMessageReader: Sendable {
         let received = rest.count - headerEnd.upperBound
         let header = String(decoding: rest[..<headerEnd.lowerBound], as: UTF8.self)
         let announced = header.split(separator: "\r\n").compactMap { line -> Int? in
-            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingWhitespace() }
             return parts.count == 2 && parts[0].lowercased() == "content-length" ? Int(parts[1]) : nil
         }.last
         return announced.map { "\(received) of the \($0) bytes its header announced" } ?? "\(received) bytes of its body"
@@ -257,7 +257,7 @@ public struct RPCMessageReader: Sendable {
             buffer.removeSubrange(..<headerEnd.upperBound)
             var length: Int?
             for line in header.split(separator: "\r\n") {
-                let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingWhitespace() }
                 if parts.count == 2, parts[0].lowercased() == "content-length" { length = Int(parts[1]) }
             }
             guard let length, length >= 0 else {

@@ -54,8 +54,8 @@ public struct UserConfig: Sendable, Equatable {
         guard let data = try PrivateFile.read(file, allowSymlink: true) else { return UserConfig() }
         let text = String(decoding: data, as: UTF8.self)
         // A file of comments alone (what 'config unset' of the last key leaves) holds no settings.
-        let settings = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
-        if settings.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { return UserConfig() }
+        let settings = text.split(separator: "\n").filter { !$0.trimmingWhitespace().hasPrefix("#") }
+        if settings.allSatisfy({ $0.trimmingWhitespace().isEmpty }) { return UserConfig() }
         do {
             let reader = try RecipeReader(file: file.path, text: text.isEmpty ? "{}" : text)
             let top = try reader.top
@@ -153,7 +153,7 @@ public struct UserConfig: Sendable, Equatable {
     /// Writes the file atomically, in a fixed key order so that diffs stay small.
     public func save(to file: URL) throws {
         func quoted(_ value: String) throws -> String {
-            try Yams.dump(object: value).trimmingCharacters(in: .whitespacesAndNewlines)
+            try Yams.dump(object: value).trimmingWhitespaceAndNewlines()
         }
         var text = "# unitool settings; see 'unitool config --help'\n"
         for key in ["portal", "format", "history_days"] {

@@ -90,7 +90,7 @@ public struct CalendarEventBuilder: Sendable {
     private func event(record: Record, item: Record?, index: Int) throws -> CalendarEvent? {
         func value(_ name: String) -> FieldValue? { item?[name] ?? record[name] }
         func text(_ name: String) -> String {
-            let text = value(name)?.text.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            let text = value(name)?.text.trimmingWhitespaceAndNewlines() ?? ""
             return text
         }
         func days(_ name: String) -> [CalendarDay] {
@@ -107,7 +107,7 @@ public struct CalendarEventBuilder: Sendable {
         for field in item?.fields ?? [] { values[field.name] = field.value.text }
         let render = { (template: Template?) -> String? in
             guard let template else { return nil }
-            let text = (try? template.render(values))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            let text = (try? template.render(values))?.trimmingWhitespaceAndNewlines() ?? ""
             return text.isEmpty ? nil : text
         }
 

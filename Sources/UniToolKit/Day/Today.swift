@@ -287,7 +287,7 @@ extension DayService {
         let sections = report.sections.map { section -> String in
             let key = section.item.show == .events ? "events" : section.item.show == .changes ? "changes" : "records"
             return """
-                  \(JSONString.quoted(section.item.key)): {"title": \(JSONString.quoted(section.item.title)), "command": \(JSONString.quoted(section.item.command)), "show": \(JSONString.quoted(section.item.show.rawValue)), "as_of": \(section.readAt.map { JSONString.quoted(HistoryStore.iso8601($0)) } ?? "null"), "from_history": \(section.fromHistory), "first_look": \(section.firstLook), "error": \(error(section.error)), \(JSONString.quoted(key)): \(JSONRenderer.array(section.rows).trimmingCharacters(in: .whitespacesAndNewlines))}
+                  \(JSONString.quoted(section.item.key)): {"title": \(JSONString.quoted(section.item.title)), "command": \(JSONString.quoted(section.item.command)), "show": \(JSONString.quoted(section.item.show.rawValue)), "as_of": \(section.readAt.map { JSONString.quoted(HistoryStore.iso8601($0)) } ?? "null"), "from_history": \(section.fromHistory), "first_look": \(section.firstLook), "error": \(error(section.error)), \(JSONString.quoted(key)): \(JSONRenderer.array(section.rows).trimmingWhitespaceAndNewlines())}
                 """
         }.joined(separator: ",\n")
         let terms: String

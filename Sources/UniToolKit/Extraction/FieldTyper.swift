@@ -90,7 +90,7 @@ public enum FieldTyper {
         switch format.lowercased() {
         case "unix":
             // Seconds since 1970 (a JSON API's timestamp: Moodle's `timesort`), whole or not.
-            guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds.isFinite, abs(seconds) < 253_402_300_800
+            guard let seconds = Double(text.trimmingWhitespace()), seconds.isFinite, abs(seconds) < 253_402_300_800
             else { return nil }
             return Date(timeIntervalSince1970: seconds.rounded(.down))
         case "iso8601":

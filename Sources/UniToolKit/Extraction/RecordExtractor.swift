@@ -215,7 +215,7 @@ public struct RecordExtractor: Sendable {
         case .nodes(let nodes): href = nodes.first.map { $0.attribute("href") ?? $0.text } ?? ""
         case let value: href = value.stringValue
         }
-        let trimmed = href.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = href.trimmingWhitespaceAndNewlines()
         guard !trimmed.isEmpty else { return nil }
         return URL(string: trimmed, relativeTo: document.url.flatMap { URL(string: $0) })?.absoluteURL
     }

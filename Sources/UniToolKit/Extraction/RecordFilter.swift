@@ -21,7 +21,7 @@ public struct RecordFilter: Sendable {
         guard let filter = option.filter else { preconditionFailure("not a filter option") }
         self.option = option
         self.filter = filter
-        let value = given.trimmingCharacters(in: .whitespaces).lowercased()
+        let value = given.trimmingWhitespace().lowercased()
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone.current
         switch filter.test {

@@ -354,7 +354,7 @@ public struct LoginFlow: Sendable {
         case let value:
             written = value.stringValue
         }
-        let text = written?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let text = written?.trimmingWhitespaceAndNewlines() ?? ""
         let base =
             (try? document.select("//base[@href]").first?.attribute("href")).flatMap { URL(string: $0, relativeTo: page.url) } ?? page.url
         guard !text.isEmpty, !text.lowercased().hasPrefix("javascript:"), let target = URL(string: text, relativeTo: base)?.absoluteURL
@@ -425,7 +425,7 @@ public struct LoginFlow: Sendable {
             logger.debug("the message catalog of rule failed; quoting the page as it is")
             return nil
         }
-        let scrubbed = session.scrubber.scrubMessage(text).trimmingCharacters(in: .whitespacesAndNewlines)
+        let scrubbed = session.scrubber.scrubMessage(text).trimmingWhitespaceAndNewlines()
         return scrubbed.isEmpty ? nil : String(scrubbed.prefix(200))
     }
 
@@ -460,7 +460,7 @@ public struct LoginFlow: Sendable {
             // As -v shows addresses: query values hidden (Keycloak's session_code, a ticket).
             let written = form.attribute("action") ?? ""
             let action =
-                URL(string: written.trimmingCharacters(in: .whitespaces), relativeTo: page.url)?.absoluteURL.redactedForLog
+                URL(string: written.trimmingWhitespace(), relativeTo: page.url)?.absoluteURL.redactedForLog
                 ?? scrubber.scrubURL(written)
             return "form\(id) action=\"\(scrubber.scrubText(action))\""
         }
@@ -473,7 +473,7 @@ public struct LoginFlow: Sendable {
         if !type.isEmpty, !type.contains("html") {
             let firstLine =
                 String(decoding: page.body.prefix(512), as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-            let shown = scrubber.scrubMessage(firstLine.trimmingCharacters(in: .whitespaces))
+            let shown = scrubber.scrubMessage(firstLine.trimmingWhitespace())
             if !shown.isEmpty { parts.append("begins \"\(shown.count > 120 ? String(shown.prefix(120)) + "…" : shown)\"") }
         }
         return "\(page.url.redactedForLog) (\(parts.joined(separator: ", ")))"
@@ -482,7 +482,7 @@ public struct LoginFlow: Sendable {
     /// The page's media type in lower case (`application/json`), without parameters; empty when
     /// the answer names none.
     static func mediaType(of page: Page) -> String {
-        (page.contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "").lowercased()
+        (page.contentType?.split(separator: ";").first.map { $0.trimmingWhitespace() } ?? "").lowercased()
     }
 }
 
@@ -505,13 +505,13 @@ struct MetaRefresh {
         let xpath =
             "//meta[translate(@http-equiv, 'REFSH', 'refsh')='refresh']/@content"
         guard let content = try? document.evaluate(xpath).stringValue, !content.isEmpty else { return nil }
-        let parts = content.split(separator: ";", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = content.split(separator: ";", maxSplits: 1).map { $0.trimmingWhitespace() }
         guard let delay = Double(parts[0]), delay <= 5, parts.count == 2 else { return nil }
         var target = parts[1]
         if target.lowercased().hasPrefix("url") {
-            target = String(target.dropFirst(3)).trimmingCharacters(in: .whitespaces)
+            target = String(target.dropFirst(3)).trimmingWhitespace()
             guard target.hasPrefix("=") else { return nil }
-            target = String(target.dropFirst()).trimmingCharacters(in: .whitespaces)
+            target = String(target.dropFirst()).trimmingWhitespace()
         }
         target = target.trimmingCharacters(in: CharacterSet(charactersIn: "'\""))
         guard !target.isEmpty, let url = URL(string: target, relativeTo: pageURL)?.absoluteURL else { return nil }

@@ -63,7 +63,7 @@ extension LoginStep {
         let variables = template.variables
         if variables.contains("password") { return "the password (redacted)" }
         if variables.contains("totp") { return "a one-time code (redacted)" }
-        if variables == ["username"] && template.source.trimmingCharacters(in: .whitespaces) == "{{username}}" {
+        if variables == ["username"] && template.source.trimmingWhitespace() == "{{username}}" {
             return "the user name"
         }
         if variables.contains("username") { return "text with the user name" }

@@ -153,7 +153,7 @@ public struct DataRecipe: Sendable {
         /// that address is fetched as it was found, not percent-encoded as a value inside a path.
         public var fetchedAddress: String? {
             let names = fetch.variables
-            guard names.count == 1, fetch.source.trimmingCharacters(in: .whitespaces) == "{{\(names[0])}}" else { return nil }
+            guard names.count == 1, fetch.source.trimmingWhitespace() == "{{\(names[0])}}" else { return nil }
             return reads.contains { $0.name == names[0] && $0.isAddress } ? names[0] : nil
         }
 

@@ -43,7 +43,7 @@ public enum PortalLanguage {
     /// Reads a yes/no cell: the universal words, then those of `language`. Nil when the text is
     /// neither (the caller names the field, the text and `map:`).
     public static func bool(_ text: String, language: String?) -> Bool? {
-        let word = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let word = text.trimmingWhitespaceAndNewlines().lowercased()
         if universalYes.contains(word) { return true }
         if universalNo.contains(word) { return false }
         guard let language, let own = words[primary(language)] else { return nil }

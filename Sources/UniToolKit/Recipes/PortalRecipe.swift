@@ -468,7 +468,7 @@ extension PageRule {
         rule.afterLogin = try reader.bool("after_login") ?? false
         if let tell = try reader.string("tell") {
             if case .fail = action { throw reader.error("tell", "a fail rule says why already (message:); tell: is for a rule that acts") }
-            guard !tell.trimmingCharacters(in: .whitespaces).isEmpty else { throw reader.error("tell", "say what the person is told") }
+            guard !tell.trimmingWhitespace().isEmpty else { throw reader.error("tell", "say what the person is told") }
             rule.tell = tell
         }
         if let catalog = try reader.mappingReader("message_catalog") {

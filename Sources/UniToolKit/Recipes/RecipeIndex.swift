@@ -55,8 +55,9 @@ public struct RecipeIndex: Sendable, Equatable {
     }
 
     /// The stamps of everything a catalog of these folders reads: each folder, its portal
-    /// folders and their `.yaml` files, and the same two levels of the platforms recipes build
-    /// on. A folder's stamp changes when a file is added, removed or renamed in it.
+    /// folders and their `.yaml` files, and the platforms' folders and files that recipes build
+    /// on (`platforms/`, one level deeper). A folder's stamp changes when a file is added,
+    /// removed or renamed in it. Nothing else is listed: a portal's fixtures are no recipes.
     public static func stamps(of directories: [URL]) -> [String: Stamp] {
         var stamps: [String: Stamp] = [:]
         func visit(_ path: String, depth: Int) {
@@ -67,12 +68,12 @@ public struct RecipeIndex: Sendable, Equatable {
                 let child = path + "/" + name
                 if name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
                     if let stamp = Self.stamp(child) { stamps[child] = stamp }
-                } else if depth > 1, isDirectory(child) {
-                    visit(child, depth: depth - 1)
+                } else if depth > 1 {
+                    visit(child, depth: name == "platforms" ? depth : depth - 1)
                 }
             }
         }
-        for directory in directories { visit(directory.path, depth: 3) }
+        for directory in directories { visit(directory.path, depth: 2) }
         return stamps
     }
 
@@ -82,11 +83,6 @@ public struct RecipeIndex: Sendable, Equatable {
         return Stamp(
             size: Int64(info.st_size), modifiedNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
             inode: UInt64(info.st_ino))
-    }
-
-    private static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     // MARK: - The file

@@ -12,7 +12,7 @@ public struct SortKey: Sendable, Equatable {
 
     /// `due,-title`: fields separated by commas, each descending when it starts with `-`.
     public static func parse(_ text: String) -> [SortKey] {
-        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map { item in
+        text.split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }.map { item in
             item.hasPrefix("-") ? SortKey(field: String(item.dropFirst()), descending: true) : SortKey(field: item)
         }
     }

@@ -13,7 +13,7 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
         var names: [String] = []
         var rest = Substring(source)
         while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
-            names.append(rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces))
+            names.append(rest[open.upperBound..<close.lowerBound].trimmingWhitespace())
             rest = rest[close.upperBound...]
         }
         return names
@@ -26,7 +26,7 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
         var rest = Substring(source)
         while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
             output += rest[..<open.lowerBound]
-            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            let name = rest[open.upperBound..<close.lowerBound].trimmingWhitespace()
             guard let value = values[name] else {
                 throw UniToolError(.recipeInvalid, "the template \"\(source)\" uses {{\(name)}}, which has no value")
             }

@@ -113,7 +113,7 @@ public struct DataPlatformMatch: Sendable {
             for row in rows {
                 for xpath in platform.required {
                     let text = (try? row.evaluate(xpath).stringValue) ?? ""
-                    if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return nil }
+                    if text.trimmingWhitespaceAndNewlines().isEmpty { return nil }
                 }
             }
             confidence += 0.6

@@ -48,7 +48,7 @@ struct DraftDates: Equatable {
         guard let document, let rows = try? document.select(draft.rows, namespaces: namespaces) else { return [] }
         return rows.compactMap { row in
             var value = (try? row.evaluate("string(\(field.xpath))", namespaces: namespaces).stringValue)?
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+                .trimmingWhitespaceAndNewlines()
             if let regex = field.regex, let text = value {
                 value = RecipeDraft.matches(regex, in: text).first
             }

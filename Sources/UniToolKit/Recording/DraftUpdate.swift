@@ -227,7 +227,7 @@ public struct DraftUpdate: Sendable {
         func destinations(_ line: String) -> [String]? {
             guard line.hasPrefix("credentials_may_go_to: ["), line.hasSuffix("]") else { return nil }
             return line.dropFirst("credentials_may_go_to: [".count).dropLast().split(separator: ",").map {
-                $0.trimmingCharacters(in: .whitespaces)
+                $0.trimmingWhitespace()
             }
         }
         if let newLine = newLines.first(where: { destinations($0) != nil }), let theirs = destinations(newLine),
@@ -280,7 +280,7 @@ public struct DraftUpdate: Sendable {
                 }
                 if inServices, line.hasPrefix("  ") { continue }
                 inServices = false
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                let trimmed = line.trimmingWhitespace()
                 if trimmed.isEmpty || trimmed.hasPrefix("#") || destinations(line) != nil { continue }
                 kept.append(line)
             }

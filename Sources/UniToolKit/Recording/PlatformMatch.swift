@@ -46,7 +46,7 @@ public struct PlatformMatch: Sendable {
             let text = (try? String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)) ?? ""
             let summary =
                 text.split(separator: "\n").first { $0.hasPrefix("summary:") }.map {
-                    $0.dropFirst("summary:".count).trimmingCharacters(in: .whitespaces)
+                    $0.dropFirst("summary:".count).trimmingWhitespace()
                 } ?? name
             return (name, summary, recipe.login.pages)
         }

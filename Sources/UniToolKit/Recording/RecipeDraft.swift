@@ -642,7 +642,7 @@ public struct RecipeDraft: Sendable {
         func cookie(_ name: String, _ value: String) {
             let value = value.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
             guard !TraceScrubber.isPlainValue(value) else { return }
-            add(value, name == "a cookie" ? name : "cookie '\(name.trimmingCharacters(in: .whitespaces))'")
+            add(value, name == "a cookie" ? name : "cookie '\(name.trimmingWhitespace())'")
         }
         for exchange in archive.exchanges {
             for header in exchange.requestHeaders + exchange.responseHeaders {
@@ -725,7 +725,7 @@ public struct RecipeDraft: Sendable {
             guard !value.isEmpty, entry.typed || value.count >= 4, !chosen.contains(value) else { continue }
             if result[value] == nil || entry.typed { result[value] = entry.kind }
             // A value of several lines (base64 wrapped at 76 columns) may stand in a file line by line.
-            let lines = value.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            let lines = value.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
             if lines.count > 1 {
                 for line in lines where line.count >= 16 && result[line] == nil { result[line] = entry.kind + " (one of its lines)" }
             }
@@ -840,7 +840,7 @@ public struct RecipeDraft: Sendable {
             self.numbers = numbers
             self.username = username.flatMap { RecipeDraft.standIns.contains($0) ? nil : $0 }
             for name in self.names {
-                let parts = name.components(separatedBy: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                let parts = name.components(separatedBy: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
                 let words =
                     parts.count == 2
                     ? parts[1].split(separator: " ").map(String.init) + parts[0].split(separator: " ").map(String.init)

@@ -120,7 +120,7 @@ public struct RecordedExport: Sendable {
             return !forms.contains { before.contains($0) }
         }
         func address(_ raw: String) -> URL? {
-            let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = raw.trimmingWhitespaceAndNewlines()
             guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), let url = URL(string: trimmed, relativeTo: exchange.url)?.absoluteURL,
                 let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", origins.contains(url.origin),
                 url != exchange.url
@@ -168,7 +168,7 @@ public struct RecordedExport: Sendable {
                 candidates.append("//\(element.name)[@\(key)=\(Template.xpathLiteral(identity))]\(tail)")
             }
         }
-        let text = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = element.text.trimmingWhitespaceAndNewlines()
         if element.name == "a", !text.isEmpty, !text.contains("\n") {
             candidates.append("//a[normalize-space(.)=\(Template.xpathLiteral(text))]\(tail)")
         }

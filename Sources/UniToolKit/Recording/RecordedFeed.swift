@@ -20,7 +20,7 @@ enum RecordedFeed {
         let mime = (mimeType ?? "").lowercased()
         if mime.contains("html") || mime.contains("json") { return false }
         if mime.contains("xml") { return true }
-        let head = String(decoding: body.prefix(80), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let head = String(decoding: body.prefix(80), as: UTF8.self).trimmingWhitespaceAndNewlines()
         return head.hasPrefix("<?xml")
     }
 

@@ -127,7 +127,7 @@ public struct RecordedIdentity: Sendable {
     /// when it finds this element first and names no user.
     static func namedXPath(_ node: Node, document: Document, username: String) -> String? {
         var candidates: [String] = []
-        if let id = node.attribute("id")?.trimmingCharacters(in: .whitespaces), !id.isEmpty,
+        if let id = node.attribute("id")?.trimmingWhitespace(), !id.isEmpty,
             id.range(of: username, options: .caseInsensitive) == nil
         {
             candidates.append("//\(node.name)[@id=\(Template.xpathLiteral(id))]")
@@ -145,7 +145,7 @@ public struct RecordedIdentity: Sendable {
     static func literalXPath(_ node: Node, sentence: Sentence, document: Document) -> String? {
         let words = sentence.parts.compactMap { part -> String? in
             guard case .literal(let text) = part else { return nil }
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let trimmed = text.trimmingWhitespace()
             return trimmed.contains(where: \.isLetter) && !trimmed.contains(where: \.isNumber) ? trimmed : nil
         }
         guard let longest = words.max(by: { $0.count < $1.count }) else { return nil }

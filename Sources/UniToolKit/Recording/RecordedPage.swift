@@ -802,7 +802,7 @@ public enum RecordedPage {
     static func summary(_ document: Document, fallback: String) -> String {
         let heading = (try? document.select("//main//h1 | //h1").first?.normalizedText) ?? ""
         if !heading.isEmpty, heading.count <= 60 { return heading }
-        let title = document.title?.components(separatedBy: CharacterSet(charactersIn: "–|-")).first?.trimmingCharacters(in: .whitespaces)
+        let title = document.title?.components(separatedBy: CharacterSet(charactersIn: "–|-")).first?.trimmingWhitespace()
         return title.flatMap { $0.isEmpty ? nil : $0 } ?? fallback
     }
 }

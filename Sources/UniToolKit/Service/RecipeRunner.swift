@@ -220,7 +220,7 @@ struct RecipeRunner: ConnectionPart {
     /// must be on the portal's own origins, as any address a recipe fetches (`OriginPolicy`):
     /// a page that shows one elsewhere gets nothing sent there.
     func readAddress(_ value: String, of read: DataRecipe.Source.Read, on page: Page, recipe: DataRecipe) throws -> String {
-        guard let address = URL(string: value.trimmingCharacters(in: .whitespacesAndNewlines), relativeTo: page.url)?.absoluteURL,
+        guard let address = URL(string: value.trimmingWhitespaceAndNewlines(), relativeTo: page.url)?.absoluteURL,
             address.host != nil
         else {
             throw UniToolError(

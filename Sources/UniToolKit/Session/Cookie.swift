@@ -47,8 +47,8 @@ public struct Cookie: Codable, Sendable, Equatable {
         var parts = header.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
         let pair = parts.removeFirst()
         guard let equals = pair.firstIndex(of: "=") else { return nil }
-        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
-        let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        let name = pair[..<equals].trimmingWhitespace()
+        let value = pair[pair.index(after: equals)...].trimmingWhitespace()
         guard !name.isEmpty else { return nil }
         // RFC 6265bis, section 5.6, step 5: a name and value longer than 4096 octets together
         // are ignored entirely, as browsers do; a portal cannot grow the saved session that way.
@@ -61,7 +61,7 @@ public struct Cookie: Codable, Sendable, Equatable {
         for attribute in parts {
             // Found by fuzzing: "a=b;" has an empty attribute, which split into no pieces at all.
             let pieces = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                .map { $0.trimmingCharacters(in: .whitespaces) }
+                .map { $0.trimmingWhitespace() }
             guard let first = pieces.first, !first.isEmpty else { continue }
             let key = first.lowercased()
             let argument = pieces.count > 1 ? pieces[1] : ""

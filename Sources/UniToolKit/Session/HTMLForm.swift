@@ -45,7 +45,7 @@ public struct HTMLForm: Sendable {
             (try? document.select("//base[@href]").first?.attribute("href")).flatMap {
                 URL(string: $0, relativeTo: pageURL)
             } ?? pageURL
-        let actionText = form.attribute("action")?.trimmingCharacters(in: .whitespaces) ?? ""
+        let actionText = form.attribute("action")?.trimmingWhitespace() ?? ""
         guard let action = actionText.isEmpty ? pageURL : URL(string: actionText, relativeTo: base)?.absoluteURL else {
             throw UniToolError(.layoutChanged, "the form's action '\(actionText)' is not a valid URL")
         }

@@ -110,7 +110,7 @@ public final class HTTPTrace: Sendable {
             if let cookieValue = pair.split(separator: "=", maxSplits: 1).dropFirst().first { cookieValues.append(cookieValue) }
         }
         for value in cookieValues {
-            let trimmed = value.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            let trimmed = value.trimmingWhitespace().trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             if trimmed.count >= minimumSecretCookieLength { learned.register(trimmed) }
         }
         return learned

@@ -43,7 +43,7 @@ public struct Page: Sendable {
     public static func charset(ofContentType contentType: String?) -> String? {
         guard let contentType else { return nil }
         for parameter in contentType.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace() }
             if pair.count == 2, pair[0].lowercased() == "charset" {
                 return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
             }

@@ -39,7 +39,7 @@ public struct RedirectPolicy: Sendable, Equatable {
     /// What to do after a response with `status` and `location` to `request`.
     public func decide(status: Int, location: String?, after request: Request) -> Decision {
         guard Self.redirectStatuses.contains(status), let location,
-            let next = URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: request.url)?.absoluteURL
+            let next = URL(string: location.trimmingWhitespace(), relativeTo: request.url)?.absoluteURL
         else { return .stop }
         let becomesGet = status == 303 || (status <= 302 && request.method == "POST")
         let method = becomesGet ? "GET" : request.method

@@ -26,7 +26,7 @@ struct RetryPolicy: Sendable, Equatable {
             return worthRetry ? backoff : nil
         case .response(let status, let retryAfter):
             guard [429, 502, 503, 504].contains(status) else { return nil }
-            guard let seconds = retryAfter.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else { return backoff }
+            guard let seconds = retryAfter.flatMap({ Int($0.trimmingWhitespace()) }) else { return backoff }
             return .seconds(seconds) <= maxRetryAfter ? .seconds(max(0, seconds)) : nil
         }
     }

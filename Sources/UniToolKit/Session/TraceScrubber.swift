@@ -77,7 +77,7 @@ public struct TraceScrubber: Sendable, Equatable {
     public mutating func register(_ secret: String) {
         guard !secret.isEmpty else { return }
         secrets.insert(secret)
-        let lines = secret.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        let lines = secret.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
         if lines.count > 1 {
             for line in lines where line.unicodeScalars.count >= 16 { secrets.insert(line) }
         }
@@ -105,7 +105,7 @@ public struct TraceScrubber: Sendable, Equatable {
     /// Whether a whole value is one of the secrets, in any of the encodings a portal might use.
     public func isSecretValue(_ value: String) -> Bool {
         guard !secrets.isEmpty, !value.isEmpty else { return false }
-        let candidates = [value, value.trimmingCharacters(in: .whitespacesAndNewlines)]
+        let candidates = [value, value.trimmingWhitespaceAndNewlines()]
         for secret in secrets {
             let forms = Self.encodedForms(of: secret)
             let matches = candidates.contains { candidate in
@@ -170,7 +170,7 @@ public struct TraceScrubber: Sendable, Equatable {
         case "cookie":
             return value.split(separator: ";").map { pair -> String in
                 let cookieName =
-                    pair.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                    pair.split(separator: "=", maxSplits: 1).first.map { $0.trimmingWhitespace() } ?? ""
                 return "\(cookieName)=\(Self.redacted)"
             }.joined(separator: "; ")
         case "set-cookie":
@@ -253,7 +253,7 @@ public struct TraceScrubber: Sendable, Equatable {
     /// token of letters alone mixes cases (`dGhlbWU`) or runs long. A number is at most 6 digits:
     /// longer ones (an id, a time stamp) may be a session's.
     public static func isPlainValue(_ value: String) -> Bool {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = value.trimmingWhitespace()
         if trimmed.isEmpty { return true }
         if ["true", "false", "yes", "no", "on", "off", "null", "none", "undefined"].contains(trimmed.lowercased()) { return true }
         let separators = CharacterSet(charactersIn: "-_ ./:,;+@")

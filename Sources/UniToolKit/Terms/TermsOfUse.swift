@@ -192,7 +192,7 @@ extension CurrentTerms {
             }
             version = String(shown[range])
         }
-        version = version.trimmingCharacters(in: .whitespacesAndNewlines)
+        version = version.trimmingWhitespaceAndNewlines()
         guard !version.isEmpty else {
             throw UniToolError(
                 .termsUnavailable, "the terms-of-use page at \(place) shows no version at \"\(xpath)\"",

@@ -412,7 +412,7 @@ public struct DesktopNotificationChannel: WatchChannel {
     /// - No session bus at all: cron, ssh, a container (`DBUS_SESSION_BUS_ADDRESS` unset).
     /// - Anything else: the service's own words, escaped, on one line.
     public static func failure(gdbus message: String) -> UniToolError {
-        let text = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = message.trimmingWhitespaceAndNewlines()
         if text.contains("ServiceUnknown") || text.contains("NameHasNoOwner") || text.contains("not provided by any .service files") {
             return UniToolError(
                 .channelFailed, "no notification service is running on the session bus (nothing provides org.freedesktop.Notifications)",
@@ -466,7 +466,7 @@ public struct CommandWebhookChannel: WatchChannel {
     }
 
     public func deliver(_ event: WatchEvent) async throws {
-        let text = try address().trimmingCharacters(in: .whitespaces)
+        let text = try address().trimmingWhitespace()
         guard let url = URL(string: text) else {
             throw UniToolError(.usage, "'\(command)' did not print a web address", hint: "check webhook_command in watches.yaml")
         }

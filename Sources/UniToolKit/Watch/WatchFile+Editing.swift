@@ -23,7 +23,7 @@ public enum WatchFileEdit {
     /// `text` (nil: no file yet) with `entry` added, or put in place of the watch of its name.
     /// Throws the loader's error for a file that does not read: it is never overwritten.
     public static func saving(_ entry: WatchFile.Entry, in text: String?, file: String) throws -> Saved {
-        guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        guard let text, !text.trimmingWhitespaceAndNewlines().isEmpty else {
             return Saved(text: "watches:\n" + block(for: entry, indent: "  "), replaced: false)
         }
         let before = try WatchFile.parse(text, file: file)
@@ -120,7 +120,7 @@ public enum WatchFileEdit {
             if lines.last == "" { lines.removeLast() }
             guard
                 let key = lines.firstIndex(where: {
-                    $0.hasPrefix("watches:") && $0.dropFirst(8).trimmingCharacters(in: .whitespaces).isEmpty
+                    $0.hasPrefix("watches:") && $0.dropFirst(8).trimmingWhitespace().isEmpty
                 })
             else { return nil }
             let end = lines[(key + 1)...].firstIndex { !$0.isEmpty && !$0.hasPrefix(" ") && !$0.hasPrefix("#") } ?? lines.count
@@ -145,7 +145,7 @@ public enum WatchFileEdit {
         }
 
         static func isContent(_ line: String) -> Bool {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmingWhitespace()
             return !trimmed.isEmpty && !trimmed.hasPrefix("#")
         }
 
