@@ -274,7 +274,7 @@ def main():
             peak = run_json([args.bench, "extract", path, "1"])["peak_rss_kb"] / 1024
             xmllint_peak = peak_rss_kb(["xmllint", "--html", "--noout", path]) / 1024
             row("memory", "10M page: peak RSS of one extraction, MB", f"{peak:.0f}", "xmllint", f"{xmllint_peak:.0f}",
-                f"{peak / xmllint_peak:.2f}x", "<= 1.3x xmllint's peak", peak <= 1.3 * xmllint_peak)
+                f"{peak / xmllint_peak:.2f}x", "<= 1.05x xmllint's peak", peak <= 1.05 * xmllint_peak)
             limit = 3 * size + 40
             row("memory", "10M page: peak RSS, MB", f"{peak:.0f}", "limit", f"{limit:.0f}", f"{peak / limit:.2f}", "< 3x page + 40 MB", peak < limit)
 
@@ -282,11 +282,11 @@ def main():
     stripped = os.path.join(work, "unitool")
     subprocess.run(["strip", "-o", stripped, args.unitool], check=True)
     size = os.path.getsize(stripped) / 1e6
-    row("binary", "stripped size, Swift runtime linked in (MCP included), MB", f"{size:.1f}", "", "", "", "<= 45 MB", size <= 45)
+    row("binary", "stripped size, Swift runtime linked in (MCP included), MB", f"{size:.1f}", "", "", "", "report (no target: issue 54)", True)
     sizes = size_by_owner(args.unitool)
     if args.deb:
         deb = os.path.getsize(args.deb) / 1e6
-        row("binary", ".deb (Scripts/package-deb.sh), MB", f"{deb:.1f}", "", "", "", "<= 20 MB", deb <= 20)
+        row("binary", ".deb (Scripts/package-deb.sh), MB", f"{deb:.1f}", "", "", "", "report (no target: issue 54)", True)
     installed = os.path.join(work, "unitool")
     version = wall([installed, "--version"], env=env, runs=runs * 3)
     helptext = wall([installed, "--help"], env=env, runs=runs * 3)
@@ -294,7 +294,7 @@ def main():
     row("start-up", "unitool --version, ms", f"{version * 1000:.1f}", "py import", f"{python_import * 1000:.1f}",
         f"{python_import / version:.1f}x", "< 10 ms", version < 0.010)
     row("start-up", "unitool --help, ms", f"{helptext * 1000:.1f}", "py import", f"{python_import * 1000:.1f}",
-        f"{python_import / helptext:.1f}x", "< 20 ms", helptext < 0.020)
+        f"{python_import / helptext:.1f}x", "<= 12 ms", helptext <= 0.012)
 
     # One round trip when warm, and the cold login's serial requests, at +50 ms a response --------
     demo = Demo(args.unitool, "latency=50")
@@ -367,7 +367,7 @@ def main():
         py_saved_requests.append(requests)
     own_cpu = cpu_ms(grades, env=demo_env, runs=runs)
     demo.stop()
-    row("start-up", "a warm data command's own CPU time (grades, saved session), ms", f"{own_cpu:.1f}", "", "", "", "< 20 ms", own_cpu < 20)
+    row("start-up", "a warm data command's own CPU time (grades, saved session), ms", f"{own_cpu:.1f}", "", "", "", "<= 15 ms", own_cpu <= 15)
     ours, peer = statistics.median(cold_times), statistics.median(py_cold_times)
     row("login", "cold login + grades, ms (whole process)", f"{ours * 1000:.0f}", "requests+lxml", f"{peer * 1000:.0f}",
         f"{peer / ours:.1f}x", "faster than the script", ours < peer)
@@ -417,7 +417,7 @@ def main():
     row("json-rpc", "session.fetch of that page on a warm session, requests/s", f"{fetch['rps']:.0f}", "wrk", f"{raw:.0f}",
         f"{fetch['rps'] / raw:.0%} of it", ">= 50% of wrk", fetch["rps"] >= 0.5 * raw)
     row("json-rpc", "recipes.run of the grades on a warm session, requests/s", f"{rpc['rps']:.0f}", "wrk", f"{raw:.0f}",
-        f"{rpc['rps'] / raw:.0%} of it", ">= 2000/s", rpc["rps"] >= 2000)
+        f"{rpc['rps'] / raw:.0%} of it", ">= 3000/s", rpc["rps"] >= 3000)
     row("json-rpc", "recipes.run latency p50 / p99, ms", f"{rpc['p50_ms']:.2f} / {rpc['p99_ms']:.2f}", "", "", "", "p99 < 5 ms", rpc["p99_ms"] < 5)
     row("json-rpc", "CPU per request, session.fetch / recipes.run: unitool rpc, µs", f"{fetch['server_cpu_us_per_request']:.0f} / {rpc['server_cpu_us_per_request']:.0f}",
         "demo server", f"{demo_fetch_us:.0f} / {demo_run_us:.0f}", "", "report (2 cores: 2,000,000 µs a second for all three processes)", True)
@@ -479,8 +479,11 @@ def main():
         diff["median_s"] < 0.1)
 
     found = run_json([args.bench, "search", "10000", str(runs)])
-    row("search", "typo-tolerant query over 10,000 records, median / worst, ms", f"{found['median_s'] * 1000:.1f} / {found['max_s'] * 1000:.1f}",
-        "", "", "", "< 10 ms", found["median_s"] < 0.010)
+    peer = run_json([args.python, os.path.join(HERE, "peers/search_python.py"), "10000", str(runs)])
+    assert found["hits"] == peer["hits"], (found, peer)
+    row("search", "typo-tolerant query over 10,000 records, median / worst, ms", f"{found['median_s'] * 1000:.2f} / {found['max_s'] * 1000:.2f}",
+        "python", f"{peer['median_s'] * 1000:.1f} / {peer['max_s'] * 1000:.1f}", f"{peer['median_s'] / found['median_s']:.0f}x",
+        "<= 10 ms", found["median_s"] <= 0.010)
 
     small = run_json([args.bench, "recipe-load", "1500", "3"])
     large = run_json([args.bench, "recipe-load", "12000", "3"])
@@ -551,6 +554,8 @@ def main():
         "- **Search**: `bench-unitool search` runs three queries (`infromation theroy`, `kozepiskola`, `情報`) over",
         "  10,000 records in the demo's languages, as `unitool search` does over the history; the time is the",
         "  search alone, on an index built once (`Search.Index`), as a front end that searches on every keystroke keeps it.",
+        "  `peers/search_python.py` is the same search (NFKC, diacritics off, the same typo distance and ranking) as",
+        "  a Python script writes it, over the same items and queries; both must find as many hits.",
         "- **Recipes**: `bench-unitool recipe-load` loads the demo's grades recipe grown to 1,500 and to 12,000",
         "  fields (the larger still under the 1 MiB a recipe may be); a linear loader takes about eight times as",
         "  long for eight times the fields (a quadratic one took sixty-four).",

@@ -30,7 +30,12 @@ enum Plugins {
     static func all() -> [Plugin] {
         var found: [String: Plugin] = [:]
         var order: [String] = []
+        // One folder by two names (/bin and /usr/bin on a merged /usr) is listed once: listing
+        // /usr/bin's thousand names twice was a tenth of `unitool --help`.
+        var listed = Set<[UInt64]>()
         for folder in searchPath {
+            var info = stat()
+            guard stat(folder, &info) == 0, listed.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted else { continue }
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             // Only the unitool-* names are sorted and looked at: /usr/bin has thousands of others.
             for file in names.filter({ $0.hasPrefix("unitool-") && $0.utf8.count > "unitool-".utf8.count }).sorted() {

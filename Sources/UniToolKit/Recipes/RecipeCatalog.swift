@@ -56,7 +56,7 @@ public struct RecipeCatalog: Sendable {
         self.portalsOnly = portalsOnly
         let files = FileManager.default
         let all = directories.map { ($0, false) } + packs.map { ($0, true) }
-        let bundled = Self.bundledDirectory().resolvingSymlinksInPath().standardizedFileURL.path
+        let bundled = Self.runningBundledPath
         for (directory, isPack) in all where files.fileExists(atPath: directory.path) {
             let isBundled = !isPack && directory.resolvingSymlinksInPath().standardizedFileURL.path == bundled
             let portalDirectories = (try? files.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -335,7 +335,19 @@ public struct RecipeCatalog: Sendable {
 
     /// The bundled `Recipes/` directory: `UNITOOL_RECIPES_DIR`, then `share/unitool/Recipes` beside
     /// an installed binary, then the source tree this binary was built from.
-    public static func bundledDirectory(executable: String = runningExecutable) -> URL {
+    ///
+    /// Found once per process for the running binary: every command asks, and resolving the
+    /// binary's links each time was a thirtieth of `unitool --help`.
+    public static func bundledDirectory(executable: String? = nil) -> URL {
+        guard let executable else { return runningBundledDirectory }
+        return bundledDirectory(of: executable)
+    }
+
+    private static let runningBundledDirectory = bundledDirectory(of: runningExecutable)
+    /// The running binary's bundled directory with its links resolved, as the catalog compares it.
+    private static let runningBundledPath = runningBundledDirectory.resolvingSymlinksInPath().standardizedFileURL.path
+
+    private static func bundledDirectory(of executable: String) -> URL {
         let environment = ProcessInfo.processInfo.environment
         if let explicit = environment["UNITOOL_RECIPES_DIR"], !explicit.isEmpty {
             return URL(fileURLWithPath: explicit)
