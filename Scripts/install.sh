@@ -17,7 +17,7 @@ else
     # The release build (the quick start's, if there is one) is brought up to date: the Swift
     # runtime linked in, as in the .deb, so the installed binaries need no toolchain, and no
     # $ORIGIN run path (--disable-local-rpath), so they load no library from beside themselves.
-    # A first build takes about 8 minutes on 2 cores.
+    # A first build takes 8 to 11 minutes on 2 cores.
     ./Scripts/install-deps.sh
     bin="$(swift build -c release --static-swift-stdlib --disable-local-rpath --show-bin-path)"
     swift build -c release --static-swift-stdlib --disable-local-rpath --product unitool >&2

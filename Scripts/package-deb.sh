@@ -7,7 +7,7 @@
 #   sudo dpkg -i build/unitool_*.deb    # then: unitool --portal demo grades
 #
 # It is the release build every script makes (the quick start's, install.sh's, bench.sh's); a
-# first one takes about 8 minutes on 2 cores.
+# first one takes 8 to 11 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -38,7 +38,7 @@ bin="$(swift build "${flags[@]}" --show-bin-path 2>>"$log")"
 if [ -x "$bin/unitool" ]; then
     step "updating the build" swift build "${flags[@]}" --product unitool
 else
-    step "building unitool (about 8 minutes on 2 cores)" swift build "${flags[@]}" --product unitool
+    step "building unitool (8 to 11 minutes on 2 cores)" swift build "${flags[@]}" --product unitool
 fi
 # Installed under ~/.local as install.sh does it (the binaries, recipes, man pages, completions),
 # so that every example in the README runs as written, and 'watch install' names this path.

@@ -155,6 +155,10 @@ extension UniToolBench {
             }
         }
         times.sort()
-        print("{\"items\": \(count), \"hits\": \(hits), \"median_s\": \(times[times.count / 2]), \"max_s\": \(times.last!)}")
+        // Every match of each query, not only the shown ones: what run.py compares with the peer.
+        let matches = ["infromation theroy", "kozepiskola", "情報"].map { Search.search($0, in: index, limit: .max).count }
+        print(
+            "{\"items\": \(count), \"hits\": \(hits), \"matches\": \(matches), \"median_s\": \(times[times.count / 2]), \"max_s\": \(times.last!)}"
+        )
     }
 }

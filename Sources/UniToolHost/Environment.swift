@@ -67,8 +67,12 @@ package final class CommandEnvironment: Sendable {
         let file = Locations.current.recipeIndex
         if let index = RecipeIndex.load(from: file, expecting: stamps) { return index.listings }
         let index = RecipeIndex(stamps: stamps, listings: RecipeIndex.listings(of: try Self.catalog(options: options)))
-        // A cache: a folder that cannot be written costs the next list a parse, nothing else.
-        try? index.save(to: file)
+        // Written only if nothing changed while the recipes were read, and nothing so lately that
+        // a change could hide in the same clock tick (`RecipeIndex.maySave`). A cache: a folder
+        // that cannot be written costs the next list a parse, nothing else.
+        if RecipeIndex.maySave(stamps), RecipeIndex.stamps(of: Self.ownRecipeDirectories) == stamps {
+            try? index.save(to: file)
+        }
         return index.listings
     }
 

@@ -200,7 +200,7 @@ extension GlobalOptions {
     /// value that is missing, starts with a dash or is no valid value, a failed validation) goes
     /// to swift-argument-parser, whose messages the user then sees. Its parse finds the options
     /// by reflection (`Mirror`) and looked up a dozen protocol conformances, which was 2 ms of
-    /// every recipe command's start (issue 54). `GlobalOptionsTests` checks that both readings agree.
+    /// every recipe command's start (issue 54). `ArgumentsTests` checks that both readings agree.
     package static func read(_ arguments: [String]) throws -> GlobalOptions {
         if let options = readDirectly(arguments) { return options }
         return try parse(arguments)

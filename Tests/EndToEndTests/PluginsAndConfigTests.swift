@@ -78,7 +78,13 @@ struct PluginsAndConfigTests {
         #expect(try await listed("due-soon") == nil)
         let index = sandbox.root.appendingPathComponent("cache/unitool/recipe-index")
         #expect(FileManager.default.fileExists(atPath: index.path), "the first overview wrote the index")
-        #expect(try await listed("grades")?.hasSuffix("Grades for a term") == true, "listed from the index")
+        let written = try FileManager.default.attributesOfItem(atPath: index.path)
+        #expect(try await listed("grades")?.hasSuffix("Grades for a term") == true)
+        let after = try FileManager.default.attributesOfItem(atPath: index.path)
+        #expect(
+            after[.systemFileNumber] as? Int == written[.systemFileNumber] as? Int
+                && after[.modificationDate] as? Date == written[.modificationDate] as? Date,
+            "the second overview read the index and wrote nothing")
 
         try FileManager.default.createDirectory(at: userRecipes, withIntermediateDirectories: true)
         let recipe = userRecipes.appendingPathComponent("due-soon.yaml")

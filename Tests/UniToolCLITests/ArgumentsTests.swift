@@ -36,10 +36,10 @@ struct ArgumentsTests {
         arguments: [
             [], ["--portal", "demo"], ["--portal=demo", "--user", "jdoe", "-v", "--json"], ["--format", "CSV", "--quiet", "--offline"],
             ["--recipes", "a", "--recipes=b", "--sort=-due,title", "--fields", "a,b"], ["--timeout", "2.5", "--connect-timeout=1e1"],
-            ["--trace", "t.har", "--trace-bodies", "--insecure", "--password-stdin"], ["--portal=", "--user", ""],
-            ["--verbose", "-q"],
+            ["--trace", "t.har", "--trace-bodies", "--insecure", "--password-stdin"], ["--user", ""], ["--verbose", "-q"],
             // Left to swift-argument-parser: its answer, or its error, stands.
-            ["--portal", "a", "--portal", "b"], ["-v", "--verbose"], ["--portal"], ["--format", "xml"], ["--timeout", "0"],
+            ["--portal=", "--user", ""], ["--portal", "a", "--portal", "b"], ["-v", "--verbose"], ["--portal"], ["--format", "xml"],
+            ["--timeout", "0"],
             ["--timeout", "nan"], ["--timeout", "soon"], ["--user", "-v"], ["--json", "--json"],
         ] as [[String]])
     func directReading(arguments: [String]) throws {

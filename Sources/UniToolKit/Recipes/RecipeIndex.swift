@@ -1,6 +1,6 @@
 import Foundation
 
-/// Each portal's commands as lists show them (`unitool --help`, completion), kept between runs
+/// Each portal's commands as the overview lists them (`unitool --help`), kept between runs
 /// in `$XDG_CACHE_HOME/unitool/recipe-index` so that a list needs no recipe parsed.
 ///
 /// Listing the demo's 18 commands meant parsing every recipe (YAML, then the checks), 40% of
@@ -14,6 +14,16 @@ public struct RecipeIndex: Sendable, Equatable {
         public var size: Int64
         public var modifiedNanoseconds: Int64
         public var inode: UInt64
+    }
+
+    /// Whether an index of these stamps may be written now: not while any of them changed in the
+    /// last two seconds. A file's time moves in the file system's clock ticks, so a file edited
+    /// again within the tick it was stamped in keeps its stamp, and an index written then would
+    /// be trusted for good (git's "racy timestamp"). Until the files settle, lists are read from
+    /// the recipes, as when there is no index.
+    public static func maySave(_ stamps: [String: Stamp], now: Date = Date()) -> Bool {
+        let settled = Int64((now.timeIntervalSince1970 - 2) * 1_000_000_000)
+        return stamps.values.allSatisfy { $0.modifiedNanoseconds < settled }
     }
 
     /// One command as a list shows it.
@@ -57,14 +67,15 @@ public struct RecipeIndex: Sendable, Equatable {
     /// The stamps of everything a catalog of these folders reads: each folder, its portal
     /// folders and their `.yaml` files, and the platforms' folders and files that recipes build
     /// on (`platforms/`, one level deeper). A folder's stamp changes when a file is added,
-    /// removed or renamed in it. Nothing else is listed: a portal's fixtures are no recipes.
+    /// removed or renamed in it. Hidden names too, since the catalog reads a `.draft.yaml`
+    /// like any other; nothing deeper is listed: a portal's fixtures are no recipes.
     public static func stamps(of directories: [URL]) -> [String: Stamp] {
         var stamps: [String: Stamp] = [:]
         func visit(_ path: String, depth: Int) {
             guard let stamp = stamp(path) else { return }
             stamps[path] = stamp
             guard depth > 0, let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
-            for name in names where !name.hasPrefix(".") {
+            for name in names {
                 let child = path + "/" + name
                 if name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
                     if let stamp = Self.stamp(child) { stamps[child] = stamp }

@@ -275,9 +275,10 @@ struct MappingReader {
 
 /// The distance of two names for "did you mean": insertions, deletions, substitutions and a swap
 /// of neighbours each count one (`--trem` is one from `--term`). The search's distance, so that
-/// one measure of a typo serves the whole tool.
+/// one measure of a typo serves the whole tool. Both are made NFC first, since the distance
+/// counts Unicode scalars: a decomposed `café` is no typo of a composed one.
 public func editDistance(_ a: String, _ b: String) -> Int {
-    TextMatcher.damerauLevenshtein(a, b)
+    TextMatcher.damerauLevenshtein(a.precomposedStringWithCanonicalMapping, b.precomposedStringWithCanonicalMapping)
 }
 
 /// The name a user most likely meant by `typed`, or nil when none is close enough to be a typo

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import UniToolKit
+
+@testable import UniToolKit
 
 @Suite("Typo-tolerant search")
 struct SearchTests {
@@ -30,6 +31,17 @@ struct SearchTests {
         #expect(TextMatcher.match("theroy", in: words)?.quality == .fuzzy)
         #expect(TextMatcher.match("ant", in: words) == nil, "three letters allow no typo")
         #expect(TextMatcher.match("理論", in: TextMatcher.words("情報理論"))?.quality == .prefix)
+    }
+
+    @Test("scalars are compared, but a match never ends between a letter and its mark, and typos are counted in letters")
+    func lettersAndMarks() {
+        // Devanagari: कि is क with a vowel sign, one letter of two scalars.
+        #expect(TextMatcher.match("क", word: "कि") == nil, "क is no prefix of कि")
+        #expect(TextMatcher.match("कि", word: "किताब")?.quality == .prefix)
+        #expect(TextMatcher.match("क", word: "कक")?.quality == .prefix)
+        #expect(TextMatcher.match("か", word: "か\u{309A}ら") == nil, "a kana and its semi-voiced mark stay one letter")
+        #expect(TextMatcher.allowedTypos(for: "किताब") == 0, "five scalars, but three letters: no typo, as for any short word")
+        #expect(editDistance("cafe\u{301}", "café") == 0, "a decomposed é is no typo of a composed one")
     }
 
     @Test("every word must match, and the best hits come first")

@@ -49,6 +49,17 @@ struct RecipeIndexTests {
         #expect(RecipeIndex(text: index.text + "stamp\tnot-a-number\t1\t1\t/x\n") == nil, "a damaged file is no index")
     }
 
+    @Test("an index is written only once its recipes have settled: a change within the same clock tick could hide")
+    func racyStamps() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func stamp(secondsAgo: Double) -> RecipeIndex.Stamp {
+            .init(size: 1, modifiedNanoseconds: Int64((now.timeIntervalSince1970 - secondsAgo) * 1_000_000_000), inode: 1)
+        }
+        #expect(RecipeIndex.maySave(["/a": stamp(secondsAgo: 60), "/b": stamp(secondsAgo: 3)], now: now))
+        #expect(!RecipeIndex.maySave(["/a": stamp(secondsAgo: 60), "/b": stamp(secondsAgo: 0.5)], now: now))
+        #expect(!RecipeIndex.maySave(["/a": stamp(secondsAgo: -10)], now: now), "a time in the future is no settled one")
+    }
+
     @Test("trusted while nothing changed; an edited, added or removed recipe, or another version, makes it stale")
     func staleness() throws {
         let sandbox = try Sandbox()
@@ -78,6 +89,11 @@ struct RecipeIndexTests {
         try RecipeIndex(stamps: RecipeIndex.stamps(of: [recipes]), listings: index.listings).save(to: file)
         try FileManager.default.removeItem(at: recipes.appendingPathComponent("demo/extra.yaml"))
         #expect(RecipeIndex.load(from: file, expecting: RecipeIndex.stamps(of: [recipes])) == nil, "a recipe was removed")
+
+        // A hidden recipe is read by the catalog, so it is stamped too.
+        try Data("command: hidden\nfetch: /x\nrows: //tr\nfields:\n  a: { xpath: td }\n".utf8)
+            .write(to: recipes.appendingPathComponent("demo/.draft.yaml"))
+        #expect(RecipeIndex.stamps(of: [recipes]).keys.contains(recipes.appendingPathComponent("demo/.draft.yaml").path))
 
         let current = RecipeIndex.stamps(of: [recipes])
         try RecipeIndex(version: "0.0.0-other", stamps: current, listings: index.listings).save(to: file)
