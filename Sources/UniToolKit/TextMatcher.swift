@@ -38,7 +38,9 @@ public enum TextMatcher {
     /// A word of CJK characters (which have no spaces between words) matches inside a word too.
     /// The typos allowed grow with the word: none up to 3 characters, one up to 7, then two.
     public static func match(_ queryWord: String, in words: [String]) -> (quality: Quality, distance: Int)? {
-        best(of: words.lazy.map { match(queryWord, word: $0) })
+        let query = QueryWord(queryWord)
+        var scratch = Scratch()
+        return best(of: words.map { query.match(Array($0.unicodeScalars), scratch: &scratch) })
     }
 
     /// The best of several matches: the higher quality, then the fewer typos.
@@ -78,7 +80,7 @@ public enum TextMatcher {
         init(_ word: String) {
             scalars = Array(word.unicodeScalars)
             isIdeographic = scalars.contains { $0.properties.isIdeographic || (0x3040...0x30FF).contains($0.value) }
-            allowedTypos = TextMatcher.allowedTypos(forLength: word.count)
+            allowedTypos = TextMatcher.allowedTypos(for: word)
         }
 
         func match(_ word: [Unicode.Scalar], scratch: inout Scratch) -> (quality: Quality, distance: Int)? {
@@ -116,10 +118,8 @@ public enum TextMatcher {
         }
     }
 
-    static func allowedTypos(for word: String) -> Int { allowedTypos(forLength: word.count) }
-
-    static func allowedTypos(forLength length: Int) -> Int {
-        switch length {
+    static func allowedTypos(for word: String) -> Int {
+        switch word.count {
         case ..<4: return 0
         case ..<8: return 1
         default: return 2

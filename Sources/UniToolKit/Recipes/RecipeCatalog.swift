@@ -338,10 +338,7 @@ public struct RecipeCatalog: Sendable {
     ///
     /// Found once per process for the running binary: every command asks, and resolving the
     /// binary's links each time was a thirtieth of `unitool --help`.
-    public static func bundledDirectory(executable: String? = nil) -> URL {
-        guard let executable else { return runningBundledDirectory }
-        return bundledDirectory(of: executable)
-    }
+    public static func bundledDirectory() -> URL { runningBundledDirectory }
 
     private static let runningBundledDirectory = bundledDirectory(of: runningExecutable)
     /// The running binary's bundled directory with its links resolved, as the catalog compares it.

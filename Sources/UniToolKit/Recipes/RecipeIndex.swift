@@ -5,25 +5,18 @@ import Foundation
 ///
 /// Listing the demo's 18 commands meant parsing every recipe (YAML, then the checks), 40% of
 /// `--help` (issue 54). The index is trusted only while every recipe folder and file it was
-/// made from has the same size, modification time and inode (`stamps(of:)`), and only for the
+/// made from has the same `FileStamp` (device, inode, size, modification time; `stamps(of:)`), and only for the
 /// unitool version that wrote it; anything else reads the recipes again and writes it anew.
 /// It is a cache: losing it, or failing to write it, costs only the next list a parse.
 public struct RecipeIndex: Sendable, Equatable {
-    /// How a file or folder looked when the index was made.
-    public struct Stamp: Sendable, Equatable {
-        public var size: Int64
-        public var modifiedNanoseconds: Int64
-        public var inode: UInt64
-    }
-
     /// Whether an index of these stamps may be written now: not while any of them changed in the
     /// last two seconds. A file's time moves in the file system's clock ticks, so a file edited
     /// again within the tick it was stamped in keeps its stamp, and an index written then would
     /// be trusted for good (git's "racy timestamp"). Until the files settle, lists are read from
     /// the recipes, as when there is no index.
-    public static func maySave(_ stamps: [String: Stamp], now: Date = Date()) -> Bool {
-        let settled = Int64((now.timeIntervalSince1970 - 2) * 1_000_000_000)
-        return stamps.values.allSatisfy { $0.modifiedNanoseconds < settled }
+    public static func maySave(_ stamps: [String: FileStamp], now: Date = Date()) -> Bool {
+        let settled = now.timeIntervalSince1970 - 2
+        return stamps.values.allSatisfy { Double($0.modified) + Double($0.modifiedNanoseconds) / 1e9 < settled }
     }
 
     /// One command as a list shows it.
@@ -42,12 +35,12 @@ public struct RecipeIndex: Sendable, Equatable {
     }
 
     public var version: String
-    /// Every recipe folder and file the index was made from, by path.
-    public var stamps: [String: Stamp]
+    /// Every recipe folder and file the index was made from, by path, as it looked then.
+    public var stamps: [String: FileStamp]
     /// For each portal, its commands in command order.
     public var listings: [String: [Listing]]
 
-    public init(version: String = UniToolVersion.current, stamps: [String: Stamp], listings: [String: [Listing]]) {
+    public init(version: String = UniToolVersion.current, stamps: [String: FileStamp], listings: [String: [Listing]]) {
         self.version = version
         self.stamps = stamps
         self.listings = listings
@@ -69,16 +62,16 @@ public struct RecipeIndex: Sendable, Equatable {
     /// on (`platforms/`, one level deeper). A folder's stamp changes when a file is added,
     /// removed or renamed in it. Hidden names too, since the catalog reads a `.draft.yaml`
     /// like any other; nothing deeper is listed: a portal's fixtures are no recipes.
-    public static func stamps(of directories: [URL]) -> [String: Stamp] {
-        var stamps: [String: Stamp] = [:]
+    public static func stamps(of directories: [URL]) -> [String: FileStamp] {
+        var stamps: [String: FileStamp] = [:]
         func visit(_ path: String, depth: Int) {
-            guard let stamp = stamp(path) else { return }
+            guard let stamp = FileStamp(path: path, followingLinks: true) else { return }
             stamps[path] = stamp
             guard depth > 0, let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
             for name in names {
                 let child = path + "/" + name
                 if name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
-                    if let stamp = Self.stamp(child) { stamps[child] = stamp }
+                    if let stamp = FileStamp(path: child, followingLinks: true) { stamps[child] = stamp }
                 } else if depth > 1 {
                     visit(child, depth: name == "platforms" ? depth : depth - 1)
                 }
@@ -88,18 +81,10 @@ public struct RecipeIndex: Sendable, Equatable {
         return stamps
     }
 
-    private static func stamp(_ path: String) -> Stamp? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Stamp(
-            size: Int64(info.st_size), modifiedNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-            inode: UInt64(info.st_ino))
-    }
-
     // MARK: - The file
 
     /// The index in `file` if it is this version's and every stamp still holds, else nil.
-    public static func load(from file: URL, expecting stamps: [String: Stamp]) -> RecipeIndex? {
+    public static func load(from file: URL, expecting stamps: [String: FileStamp]) -> RecipeIndex? {
         guard let data = FileManager.default.contents(atPath: file.path),
             let index = RecipeIndex(text: String(decoding: data, as: UTF8.self)),
             index.version == UniToolVersion.current, index.stamps == stamps
@@ -116,13 +101,16 @@ public struct RecipeIndex: Sendable, Equatable {
     /// JSON or YAML, whose first use in a process costs more than the recipes it would save.
     ///
     ///     unitool-recipe-index <version>
-    ///     stamp <size> <modified ns> <inode> <path>
+    ///     stamp <device> <inode> <size> <modified s> <modified ns> <path>
     ///     command <portal> <command> <runs without arguments: 0/1> <summary>
     ///     action <portal> <command> <action> <summary>
     public var text: String {
         var lines = ["unitool-recipe-index\t" + Self.escaped(version)]
         for (path, stamp) in stamps.sorted(by: { $0.key < $1.key }) {
-            lines.append("stamp\t\(stamp.size)\t\(stamp.modifiedNanoseconds)\t\(stamp.inode)\t" + Self.escaped(path))
+            let numbers = [
+                String(stamp.device), String(stamp.inode), String(stamp.size), String(stamp.modified), String(stamp.modifiedNanoseconds),
+            ]
+            lines.append((["stamp"] + numbers).joined(separator: "\t") + "\t" + Self.escaped(path))
         }
         for (portal, commands) in listings.sorted(by: { $0.key < $1.key }) {
             for listing in commands {
@@ -150,9 +138,12 @@ public struct RecipeIndex: Sendable, Equatable {
         while let line = lines.next() {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(Self.unescaped)
             switch (fields.first, fields.count) {
-            case ("stamp", 5):
-                guard let size = Int64(fields[1]), let modified = Int64(fields[2]), let inode = UInt64(fields[3]) else { return nil }
-                stamps[fields[4]] = Stamp(size: size, modifiedNanoseconds: modified, inode: inode)
+            case ("stamp", 7):
+                guard let device = UInt64(fields[1]), let inode = UInt64(fields[2]), let size = Int64(fields[3]),
+                    let modified = Int(fields[4]), let nanoseconds = Int(fields[5])
+                else { return nil }
+                stamps[fields[6]] = FileStamp(
+                    device: device, inode: inode, size: size, modified: modified, modifiedNanoseconds: nanoseconds)
             case ("command", 5):
                 listings[fields[1], default: []].append(
                     Listing(command: fields[2], summary: fields[4], runsWithoutArguments: fields[3] == "1", actions: []))

@@ -10,14 +10,29 @@ public struct FileStamp: Sendable, Equatable {
     let modified: Int
     let modifiedNanoseconds: Int
 
-    public init?(of url: URL) {
+    /// - Parameter followingLinks: stamp what a symbolic link points to (a recipe folder read
+    ///   through one, as the catalog reads it), rather than the link itself.
+    public init?(of url: URL, followingLinks: Bool = false) {
+        self.init(path: url.path, followingLinks: followingLinks)
+    }
+
+    init?(path: String, followingLinks: Bool = false) {
         var info = stat()
-        guard lstat(url.path, &info) == 0 else { return nil }
+        guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
         modified = Int(info.st_mtim.tv_sec)
         modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
+    }
+
+    /// A stamp as it was written down (`RecipeIndex`).
+    init(device: UInt64, inode: UInt64, size: Int64, modified: Int, modifiedNanoseconds: Int) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modified = modified
+        self.modifiedNanoseconds = modifiedNanoseconds
     }
 }
 

@@ -36,7 +36,9 @@ struct RecipeIndexTests {
     @Test("written and read back unchanged, tabs, line ends and backslashes in any field included")
     func roundTrip() throws {
         let index = RecipeIndex(
-            stamps: ["/a\tb/c\\d": .init(size: 12, modifiedNanoseconds: 1_795_000_000_123_456_789, inode: 42)],
+            stamps: [
+                "/a\tb/c\\d": FileStamp(device: 64_769, inode: 42, size: 12, modified: 1_795_000_000, modifiedNanoseconds: 123_456_789)
+            ],
             listings: [
                 "uni": [
                     .init(command: "grades", summary: "Grades\tper term\nand more \\ less", runsWithoutArguments: true, actions: []),
@@ -46,14 +48,17 @@ struct RecipeIndexTests {
             ])
         #expect(RecipeIndex(text: index.text) == index)
         #expect(RecipeIndex(text: "something else\n") == nil)
-        #expect(RecipeIndex(text: index.text + "stamp\tnot-a-number\t1\t1\t/x\n") == nil, "a damaged file is no index")
+        #expect(RecipeIndex(text: index.text + "stamp\t1\tnot-a-number\t1\t1\t1\t/x\n") == nil, "a damaged file is no index")
     }
 
     @Test("an index is written only once its recipes have settled: a change within the same clock tick could hide")
     func racyStamps() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        func stamp(secondsAgo: Double) -> RecipeIndex.Stamp {
-            .init(size: 1, modifiedNanoseconds: Int64((now.timeIntervalSince1970 - secondsAgo) * 1_000_000_000), inode: 1)
+        func stamp(secondsAgo: Double) -> FileStamp {
+            let time = now.timeIntervalSince1970 - secondsAgo
+            return FileStamp(
+                device: 1, inode: 1, size: 1, modified: Int(time.rounded(.down)),
+                modifiedNanoseconds: Int((time - time.rounded(.down)) * 1_000_000_000))
         }
         #expect(RecipeIndex.maySave(["/a": stamp(secondsAgo: 60), "/b": stamp(secondsAgo: 3)], now: now))
         #expect(!RecipeIndex.maySave(["/a": stamp(secondsAgo: 60), "/b": stamp(secondsAgo: 0.5)], now: now))
