@@ -30,8 +30,9 @@ let package = Package(
         .systemLibrary(
             name: "CLibXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
+        // libsecret's headers, for the test that holds CLibSecret's own declarations to them.
         .systemLibrary(
-            name: "CLibSecret", pkgConfig: "libsecret-1",
+            name: "CLibSecretHeaders", pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
@@ -43,6 +44,11 @@ let package = Package(
             name: "CLibGcrypt", pkgConfig: "libgcrypt",
             providers: [.apt(["libgcrypt20-dev"])]),
 
+        // libsecret, loaded with dlopen when the keyring is first needed rather than linked
+        // (Sources/CLibSecret/secret.c says why). Its headers are read only for the version.
+        .target(name: "CLibSecret", cSettings: [.unsafeFlags(["-isystem", "/usr/include/libsecret-1"])]),
+        .target(name: "CLibSecretABICheck", dependencies: ["CLibSecret", "CLibSecretHeaders"]),
+
         // prctl(2), which is variadic in C and so out of Swift's reach.
         .target(name: "CProcessHardening"),
 
@@ -52,7 +58,7 @@ let package = Package(
         .target(name: "WebEncoding"),
         .target(name: "Keyring", dependencies: ["CLibSecret"]),
         .target(name: "PublicSuffix", dependencies: ["CLibPSL"]),
-        // SHA hashes and HMACs by libgcrypt, which libsecret loads anyway.
+        // SHA hashes and HMACs by libgcrypt, a small library every Debian system has.
         .target(name: "MessageDigest", dependencies: ["CLibGcrypt"]),
 
         // Chromium driven over the DevTools protocol on --remote-debugging-pipe: the browser login
@@ -151,7 +157,7 @@ let package = Package(
         .testTarget(
             name: "UniToolRPCTests",
             dependencies: ["UniToolRPC", "UniToolMCP", "UniToolKit", "UniToolHost", "DemoUniversity", "UniToolTestSupport"]),
-        .testTarget(name: "KeyringTests", dependencies: ["Keyring", "UniToolTestSupport"]),
+        .testTarget(name: "KeyringTests", dependencies: ["Keyring", "CLibSecret", "CLibSecretABICheck", "UniToolTestSupport"]),
         .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"]),
         .testTarget(name: "BrowserDriverTests", dependencies: ["BrowserDriver", "UniToolKit", "UniToolTestSupport", "DemoUniversity"]),
         .testTarget(name: "UniToolMCPTests", dependencies: ["UniToolMCP", "UniToolKit", "UniToolRPC", "UniToolTestSupport"]),

@@ -20,6 +20,11 @@ if ldd /usr/bin/unitool | grep -q libcurl; then
     echo "error: /usr/bin/unitool links libcurl" >&2
     exit 1
 fi
+# libsecret is loaded when the keyring is first needed, not at start (Sources/CLibSecret/secret.c).
+if ldd /usr/bin/unitool | grep -E 'libsecret|libglib|libgio' >&2; then
+    echo "error: /usr/bin/unitool links libsecret or GLib; it should load them on first use" >&2
+    exit 1
+fi
 home="$(mktemp -d)"
 trap 'rm -rf "$home"; $sudo dpkg -r unitool >/dev/null 2>&1 || true' EXIT
 # The package's root entry becomes the system's / as dpkg unpacks it: 0755, and nothing in the

@@ -1,5 +1,11 @@
 import CLibSecret
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Secrets in the desktop keyring (the freedesktop Secret Service, over D-Bus) via libsecret.
 ///
 /// Items use the generic schema that `secret-tool` uses, and are named by their attributes
@@ -7,10 +13,9 @@ import CLibSecret
 /// user can read one back with `secret-tool lookup` and the same attributes. This is the only
 /// code in unitool that touches libsecret.
 public struct Keyring: Sendable {
-    /// The libsecret version unitool was built against, for `unitool version`.
-    public static var libsecretVersion: String {
-        "\(unitool_libsecret_major()).\(unitool_libsecret_minor()).\(unitool_libsecret_micro())"
-    }
+    /// The libsecret version unitool was built against, for `unitool version`. libsecret itself
+    /// is loaded only when the keyring is first used (Sources/CLibSecret/secret.c).
+    public static var libsecretVersion: String { String(cString: unitool_secret_built_version()) }
 
     /// One item found by a search: its secret and the attributes it was stored with.
     public struct Item: Sendable {
@@ -31,56 +36,54 @@ public struct Keyring: Sendable {
     /// Stores or replaces the secret of the item with exactly these attributes.
     public func store(secret: [UInt8], attributes: [String: String], label: String) throws(KeyringError) {
         try Self.requireFindableSessionBus()
-        var error: UnsafeMutablePointer<GError>?
-        let table = Self.table(attributes)
-        defer { g_hash_table_unref(table) }
+        var error = unitool_secret_error()
+        let table = try Self.table(attributes)
+        defer { unitool_secret_attributes_free(table) }
         var terminated = secret
         terminated.append(0)
         let stored = terminated.withUnsafeBufferPointer { buffer in
             // The buffer is never empty here, so it has an address.
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { chars in
-                secret_password_storev_sync(unitool_generic_schema(), table, nil, label, chars, nil, &error)
+                unitool_secret_store(table, label, chars, &error)
             }
         }
         for index in terminated.indices { terminated[index] = 0 }
-        if stored == 0 { throw KeyringError(consuming: error) }
+        if stored == 0 { throw KeyringError(consuming: &error) }
     }
 
     /// Every item that has at least these attributes (it may have more), with its secret.
     public func search(_ attributes: [String: String]) throws(KeyringError) -> [Item] {
         try Self.requireFindableSessionBus()
-        var error: UnsafeMutablePointer<GError>?
-        let table = Self.table(attributes)
-        defer { g_hash_table_unref(table) }
-        let list = unitool_search(table, &error)
-        if let error {
-            if let list { unitool_items_free(list) }
-            throw KeyringError(consuming: error)
+        var error = unitool_secret_error()
+        let table = try Self.table(attributes)
+        defer { unitool_secret_attributes_free(table) }
+        guard let list = unitool_secret_search(table, &error) else {
+            if error.kind != UNITOOL_SECRET_ERROR_NONE { throw KeyringError(consuming: &error) }
+            return []
         }
-        guard let list else { return [] }
-        defer { unitool_items_free(list) }
+        defer { unitool_secret_items_free(list) }
         var items: [Item] = []
-        var node: UnsafeMutablePointer<GList>? = list
+        var node: OpaquePointer? = list
         while let current = node {
-            let item = unitool_item(current)
+            let item = unitool_secret_items_head(current)
             var found: [String: String] = [:]
             for name in Self.attributeNames {
-                if let value = unitool_item_attribute(item, name) {
+                if let value = unitool_secret_item_attribute(item, name) {
                     found[name] = String(cString: value)
-                    g_free(value)
+                    free(value)
                 }
             }
-            var length: gsize = 0
-            var secretError: UnsafeMutablePointer<GError>?
-            guard let secret = unitool_item_secret(item, &length, &secretError) else {
-                throw KeyringError(consuming: secretError)
+            var length = 0
+            var secretError = unitool_secret_error()
+            guard let secret = unitool_secret_item_secret(item, &length, &secretError) else {
+                throw KeyringError(consuming: &secretError)
             }
-            let bytes = secret.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
-                Array(UnsafeBufferPointer(start: $0, count: Int(length)))
+            let bytes = secret.withMemoryRebound(to: UInt8.self, capacity: length) {
+                Array(UnsafeBufferPointer(start: $0, count: length))
             }
             unitool_secret_free(secret, length)
             items.append(Item(secret: bytes, attributes: found))
-            node = current.pointee.next
+            node = unitool_secret_items_tail(current)
         }
         return items
     }
@@ -90,9 +93,9 @@ public struct Keyring: Sendable {
     /// "nothing stored" only when this is true.
     public func defaultCollectionIsOpen() throws(KeyringError) -> Bool {
         try Self.requireFindableSessionBus()
-        var error: UnsafeMutablePointer<GError>?
-        let state = unitool_default_collection_state(&error)
-        if state < 0 { throw KeyringError(consuming: error) }
+        var error = unitool_secret_error()
+        let state = unitool_secret_default_collection_state(&error)
+        if state < 0 { throw KeyringError(consuming: &error) }
         return state == 0
     }
 
@@ -100,12 +103,20 @@ public struct Keyring: Sendable {
     @discardableResult
     public func clear(_ attributes: [String: String]) throws(KeyringError) -> Bool {
         try Self.requireFindableSessionBus()
-        var error: UnsafeMutablePointer<GError>?
-        let table = Self.table(attributes)
-        defer { g_hash_table_unref(table) }
-        let removed = secret_password_clearv_sync(unitool_generic_schema(), table, nil, &error)
-        if let error { throw KeyringError(consuming: error) }
-        return removed != 0
+        var error = unitool_secret_error()
+        let table = try Self.table(attributes)
+        defer { unitool_secret_attributes_free(table) }
+        let removed = unitool_secret_clear(table, &error)
+        if removed < 0 { throw KeyringError(consuming: &error) }
+        return removed == 1
+    }
+
+    /// Whether a library could serve as libsecret: it loads, and has every function unitool
+    /// calls. Nothing is kept; `nil` when it could, else why not.
+    public static func probeLibrary(named soname: String) -> String? {
+        var error = unitool_secret_error()
+        if unitool_secret_probe(soname, &error) == 1 { return nil }
+        return KeyringError(consuming: &error).detail
     }
 
     /// Refuses at once where no session bus can be found: no `DBUS_SESSION_BUS_ADDRESS`, no
@@ -113,7 +124,7 @@ public struct Keyring: Sendable {
     /// libsecret would fail there too, but only after glib, looking for a runtime folder, had
     /// fallen back to `~/.cache` and created it: a write in the user's home for nothing.
     static func requireFindableSessionBus() throws(KeyringError) {
-        func isSet(_ name: String) -> Bool { g_getenv(name).map { $0.pointee != 0 } ?? false }
+        func isSet(_ name: String) -> Bool { getenv(name).map { $0.pointee != 0 } ?? false }
         guard isSet("DBUS_SESSION_BUS_ADDRESS") || isSet("XDG_RUNTIME_DIR") || isSet("DISPLAY") else {
             throw KeyringError(
                 reason: .noSessionBus,
@@ -121,10 +132,11 @@ public struct Keyring: Sendable {
         }
     }
 
-    private static func table(_ attributes: [String: String]) -> OpaquePointer {
-        // g_hash_table_new aborts rather than return NULL (GLib allocations never fail).
-        let table = unitool_attributes_new()!
-        for (name, value) in attributes { unitool_attributes_set(table, name, value) }
+    /// A table of these attributes; loads libsecret the first time.
+    private static func table(_ attributes: [String: String]) throws(KeyringError) -> OpaquePointer {
+        var error = unitool_secret_error()
+        guard let table = unitool_secret_attributes_new(&error) else { throw KeyringError(consuming: &error) }
+        for (name, value) in attributes { unitool_secret_attributes_set(table, name, value) }
         return table
     }
 }
@@ -132,6 +144,8 @@ public struct Keyring: Sendable {
 /// Why the keyring could not be used, sorted into what the user can act on.
 public struct KeyringError: Error, Sendable, CustomStringConvertible {
     public enum Reason: Sendable, Equatable {
+        /// libsecret itself (libsecret-1.so.0) is not installed, or is not the library it should be.
+        case noLibrary
         /// No D-Bus session bus ("Cannot autolaunch D-Bus without X11 $DISPLAY").
         case noSessionBus
         /// A session bus, but no Secret Service (no gnome-keyring or KeePassXC) on it.
@@ -159,23 +173,26 @@ public struct KeyringError: Error, Sendable, CustomStringConvertible {
         self.detail = detail
     }
 
-    init(consuming error: UnsafeMutablePointer<GError>?) {
-        guard let error else {
-            self.reason = .failed
-            self.detail = "the keyring refused without saying why"
-            return
-        }
-        defer { g_error_free(error) }
-        let domain = error.pointee.domain
-        let code = error.pointee.code
-        let message = error.pointee.message.map { String(cString: $0) } ?? "unknown error"
+    /// Takes the failure the C side reported, sorted there by its GError domain and code, and
+    /// sorts the rest by libsecret's and D-Bus's words.
+    init(consuming error: inout unitool_secret_error) {
+        defer { unitool_secret_error_clear(&error) }
+        let message = error.message.map { String(cString: $0) } ?? "the keyring refused without saying why"
         self.detail = message
         let lowered = message.lowercased()
-        if domain == unitool_secret_error_domain() && code == Int32(SECRET_ERROR_IS_LOCKED.rawValue) {
+        switch error.kind {
+        case UNITOOL_SECRET_ERROR_NO_LIBRARY:
+            self.reason = .noLibrary
+            return
+        case UNITOOL_SECRET_ERROR_LOCKED:
             self.reason = .locked
-        } else if domain == unitool_io_error_domain() && code == Int32(G_IO_ERROR_CANCELLED.rawValue) {
+            return
+        case UNITOOL_SECRET_ERROR_CANCELLED:
             self.reason = .cancelled
-        } else if lowered.contains("/org/freedesktop/secrets/collection") {
+            return
+        default: break
+        }
+        if lowered.contains("/org/freedesktop/secrets/collection") {
             // The Secret Service is there, but its default collection is missing or locked and
             // no prompt could be shown to create or unlock it.
             self.reason = .locked
@@ -185,7 +202,7 @@ public struct KeyringError: Error, Sendable, CustomStringConvertible {
         {
             self.reason = .noSessionBus
         } else if lowered.contains("org.freedesktop.secrets") || lowered.contains("serviceunknown")
-            || lowered.contains("service unknown") || domain == unitool_dbus_error_domain()
+            || lowered.contains("service unknown") || error.kind == UNITOOL_SECRET_ERROR_DBUS
         {
             self.reason = .noSecretService
         } else if lowered.contains("prompt") || lowered.contains("locked") {

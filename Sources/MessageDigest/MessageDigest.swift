@@ -1,7 +1,7 @@
 import CLibGcrypt
 
-/// SHA hashes and HMACs, by libgcrypt: the library libsecret already loads. The only Swift code
-/// that calls it; every other module asks here.
+/// SHA hashes and HMACs, by libgcrypt: a small library that libsecret uses too, on every Debian
+/// system. The only Swift code that calls it; every other module asks here.
 ///
 /// It took the place of swift-crypto, whose own copy of BoringSSL (beside NIOSSL's) made the
 /// binary 2.8 MB larger for a few hashes.

@@ -112,6 +112,10 @@ public struct PasswordKeyring: Sendable {
     /// Turns libsecret's error into one that names the cause and the alternatives.
     static func translate(_ error: KeyringError, doing action: String) -> UniToolError {
         switch error.reason {
+        case .noLibrary:
+            return UniToolError(
+                .keyringFailed, "cannot \(action) the keyring: libsecret cannot be loaded (\(error.detail))",
+                hint: "install libsecret (Debian and Ubuntu: apt install libsecret-1-0), or \(alternatives)")
         case .noSessionBus:
             return UniToolError(
                 .keyringUnavailable,
