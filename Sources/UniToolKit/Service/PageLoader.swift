@@ -23,19 +23,32 @@ struct PageLoader: ConnectionPart {
         // The first request of the connection on its way to the login service claims the login;
         // another one stops at its redirect there and waits for that login: then it asks again,
         // or, if no login came of it, goes on where its redirect led. The login service is asked
-        // once, as a browser's one tab would. A page fetched while the terms are checked always
-        // stops there until the check is done, and never claims: its login waits for the terms
-        // check, which may itself be signing in.
+        // once, as a browser's one tab would.
+        //
+        // A page fetched while the terms are checked (`TermsGate.whileCheckingTerms`) waits at
+        // the login service's door until the check is done, since no password may go out before
+        // the terms are found accepted. Then, if no login came of the check (the terms API is
+        // public, as most are), it claims the login and goes on through its redirect: a cold run
+        // costs no round trip more than its login. If the check itself signed in (the API is
+        // behind the login), the page is held and asked for again on that session.
         let claim = LoginCoordinator.Claim()
+        let verdict = TermsGate.verdict
+        let seenAtStart = seen
         let gate = { @Sendable (mayClaim: Bool) in
             HTTPSession.RedirectGate { next in
                 guard self.leadsToLogin(next, flow: flow) else { return false }
+                var mayClaim = mayClaim
+                if !mayClaim, let verdict {
+                    // A refusal holds the page; the run then ends with the refusal.
+                    guard (try? await verdict.value()) != nil else { return true }
+                    mayClaim = await logins.count == seenAtStart
+                }
                 return await logins.holds(next, for: claim, mayClaim: mayClaim)
             }
         }
         var page: Page
         do {
-            page = try await HTTPSession.$redirectGate.withValue(gate(TermsGate.verdict == nil)) { try await send() }
+            page = try await HTTPSession.$redirectGate.withValue(gate(verdict == nil)) { try await send() }
         } catch {
             await logins.release(claim)
             throw error
@@ -56,7 +69,7 @@ struct PageLoader: ConnectionPart {
                 }
                 rounds -= 1
                 if page.heldRedirect != nil {
-                    if let verdict = TermsGate.verdict { try await verdict.value() }
+                    if let verdict { try await verdict.value() }
                     await logins.waitForClaim(other: claim)
                     seen = await logins.count
                     // The page itself again, as a browser tab is reloaded once another has signed in.
@@ -79,7 +92,7 @@ struct PageLoader: ConnectionPart {
                     continue
                 }
                 // Fetched while the terms are being checked: log in only once they are accepted.
-                if let verdict = TermsGate.verdict { try await verdict.value() }
+                if let verdict { try await verdict.value() }
                 let bounced = page
                 let landing = try await logins.logIn(unlessDoneSince: seen) {
                     logger.debug("the portal asks for a login at \(bounced.url.redactedForLog)")

@@ -143,13 +143,14 @@ struct TermsGate: ConnectionPart {
     /// portal whose terms the user has not accepted. Actions, which change something, check first.
     ///
     /// Only once the user has accepted some version of this portal's terms: on the very first
-    /// run nothing is fetched until they are accepted. And only with a session that may still
-    /// be valid (the jar holds cookies for the portal): a cold one meets the login on both
-    /// requests, so the terms check logs in first and the fetch follows on its session, instead
-    /// of a second request to the portal that can only wait for that login.
+    /// run nothing is fetched until they are accepted. A cold session runs both at once too: the
+    /// fetch's request meets the login service's redirect as the check's answer arrives, and
+    /// goes on to the login once the check is done (`PageLoader.load`), so a cold run costs its
+    /// login's round trips and no more. Where the terms API is itself behind the login, the
+    /// check signs in and the fetch is asked again on that session.
     func whileCheckingTerms<T: Sendable>(_ fetch: @escaping @Sendable () async throws -> T) async throws -> T {
         if connection.state.withLock({ $0.termsCleared }) { return try await fetch() }
-        guard (try? connection.terms.accepted.load(portal: portal.id)) != nil, hasPortalCookies else {
+        guard (try? connection.terms.accepted.load(portal: portal.id)) != nil else {
             try await ensureAccepted()
             return try await fetch()
         }
@@ -176,13 +177,6 @@ struct TermsGate: ConnectionPart {
         }
         try checked.get()
         return try fetched.get()
-    }
-
-    /// Whether the jar holds a cookie for the portal's base address or a service's: a session
-    /// that may still be valid. None means the next page meets the login.
-    var hasPortalCookies: Bool {
-        let jar = connection.session.cookieJar
-        return ([portal.baseURL] + portal.services.values).contains { jar.header(for: $0) != nil }
     }
 
     /// The terms check that a run started beside its fetch (`whileCheckingTerms`): a login

@@ -99,6 +99,42 @@ struct WarmRunTests {
         }
     }
 
+    @Test(
+        "a cold run (terms accepted before, no saved session): the data page goes out beside the terms check, then one login and no request more"
+    )
+    func coldRunBesideTheTermsCheck() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let catalog = try RecipeCatalog(directories: [Fixtures.recipes])
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        let workspace = Workspace(locations: sandbox.locations, logger: Logger(label: "test"))
+        let demo = try await DemoUniversity.start()
+        let outcome = await Result {
+            let connection = workspace.connection(
+                to: try catalog.portal("demo").relocated(to: demo.baseURL), as: "alice",
+                credentials: { Credentials(username: "alice", password: Secret("wonderland")) })
+            let grades = try catalog.recipe(portal: "demo", command: "grades")
+            // The terms check is kept waiting at the demo: the data page must arrive meanwhile.
+            let terms = demo.hold("GET", "/api/terms/version")
+            let page = demo.hold("GET", "/grades")
+            async let ran = Self.using(connection) { try await $0.run(grades, options: ["term": "2026-spring"]) }
+            let bothInFlight = await eventually { terms.hasArrived && page.hasArrived }
+            terms.release()
+            page.release()
+            let result = try await ran
+            #expect(bothInFlight, "the data page waited for the terms check")
+            #expect(result.records.count == 4)
+            #expect(await demo.passwordsReceived == 1)
+            // The page's own redirect led to the login (its cookies kept): the login service's
+            // pages, then the page once, by the login's RelayState; never asked for a third time.
+            let paths = await demo.requests.filter { !$0.isTermsCheck }.map(\.path)
+            #expect(paths.filter { $0 == "/grades" }.count == 2, "\(paths)")
+            #expect(paths.first == "/grades", "\(paths)")
+        }
+        await demo.stop()
+        try outcome.get()
+    }
+
     @Test("new terms on a warm run: whatever was fetched beside the check is thrown away, and the refusal is the answer")
     func newTermsDiscardTheFetch() async throws {
         var faults = DemoFaults()
