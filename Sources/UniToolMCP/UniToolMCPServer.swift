@@ -40,8 +40,9 @@ public struct UniToolMCPServer: Sendable {
     /// The kept answers the client knows of (each command's newest run), and the resources it
     /// asked to hear about: what `notifications/resources/list_changed` and `…/updated` compare.
     final class ResourceWatch: Sendable {
-        /// Each command's newest run as last announced; nil until `initialize` looks first.
-        let announced = Mutex<[String: Date]?>(nil)
+        /// Each command's newest run as last announced, and the history's last run id then;
+        /// nil until `initialize` looks first.
+        let announced = Mutex<HistoryStore.NewestRuns?>(nil)
         let subscribed = Mutex<Set<String>>([])
     }
 
@@ -354,10 +355,20 @@ public struct UniToolMCPServer: Sendable {
     func announceChanges(to client: RPCClientLink?) {
         // Read and swapped under one lock: a look at the history that started before a tool
         // call's may not store an older picture after it.
-        let (previous, now) = resourceWatch.announced.withLock { announced in
-            let now = lastAnswers().mapValues(\.ranAt)
-            defer { announced = now }
-            return (announced, now)
+        // Only the runs kept since the last look are read (`HistoryStore.newestRuns(after:)`):
+        // a look after each tool call must not cost more as the history grows.
+        let (previous, now) = resourceWatch.announced.withLock { announced -> ([String: Date]?, [String: Date]) in
+            guard let history = host.history else { return (announced?.ranAt, [:]) }
+            let users = [user, ""]
+            var now: HistoryStore.NewestRuns?
+            if let known = announced, let new = try? history.newestRuns(portal: portal.id, users: users, after: known.lastRunID) {
+                now = HistoryStore.NewestRuns(ranAt: known.ranAt.merging(new.ranAt, uniquingKeysWith: max), lastRunID: new.lastRunID)
+            } else {
+                now = try? history.newestRuns(portal: portal.id, users: users)
+            }
+            let previous = announced?.ranAt
+            if let now { announced = now }
+            return (previous, now?.ranAt ?? previous ?? [:])
         }
         guard let client, let previous else { return }
         if Set(previous.keys) != Set(now.keys) { client.notify("notifications/resources/list_changed", params: .object([])) }

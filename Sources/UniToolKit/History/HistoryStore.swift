@@ -375,6 +375,52 @@ extension HistoryStore {
 }
 
 extension HistoryStore {
+    /// The newest run time of each command kept for a portal and these users, and where the
+    /// history ends (its highest run id), read together: what a long-running front end compares
+    /// to notice new answers (`unitool mcp`'s resource notifications).
+    public struct NewestRuns: Sendable, Equatable {
+        public var ranAt: [String: Date]
+        public var lastRunID: Int64
+
+        public init(ranAt: [String: Date], lastRunID: Int64) {
+            self.ranAt = ranAt
+            self.lastRunID = lastRunID
+        }
+    }
+
+    /// The newest run of each command, from the whole history, or with `after` (a `lastRunID`
+    /// read before) from the runs kept since then alone: a look that costs the new runs, not
+    /// the history's length, since a tool call that follows thousands of others must not read
+    /// them all again. Nil when the history was cut back below `after` (runs forgotten): the
+    /// caller looks at the whole history again.
+    public func newestRuns(portal: String, users: [String], after: Int64? = nil) throws -> NewestRuns? {
+        try read { db in
+            let lastRunID = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM run") ?? 0
+            if let after, lastRunID < after { return nil }
+            let placeholders = users.map { _ in "?" }.joined(separator: ", ")
+            var arguments: [any DatabaseValueConvertible] = []
+            // NOT INDEXED: the new runs are read by their ids (the rowid), never through the
+            // lookup index, which would walk every run of the portal.
+            var sql = "SELECT recipe, MAX(ranAt) FROM run"
+            if let after {
+                sql += " NOT INDEXED WHERE id > ? AND"
+                arguments.append(after)
+            } else {
+                sql += " WHERE"
+            }
+            sql += " portal = ? AND user IN (\(placeholders)) GROUP BY recipe"
+            arguments.append(portal)
+            arguments += users
+            var ranAt: [String: Date] = [:]
+            for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)) {
+                ranAt[row[0]] = Date(timeIntervalSince1970: row[1])
+            }
+            return NewestRuns(ranAt: ranAt, lastRunID: lastRunID)
+        }
+    }
+}
+
+extension HistoryStore {
     /// When this user last saw a part of `unitool today` ("news since you last looked").
     public func lastLook(portal: String, user: String, part: String) throws -> Date? {
         try read { db in

@@ -73,6 +73,32 @@ struct HistoryStoreTests {
         #expect(exact.records == answer(.string("C")))
     }
 
+    @Test("the newest run of each command: from the whole history, or from the runs kept since a look alone")
+    func newestRunsSinceALook() throws {
+        let store = try temporaryStore()
+        defer { try? FileManager.default.removeItem(at: store.file.deletingLastPathComponent()) }
+        func at(_ seconds: Double) -> Date { Date(timeIntervalSince1970: 1_800_000_000 + seconds) }
+        try store.record(portal: "demo", user: "alice", recipe: "grades", options: "term=current", records: answer(.string("A")), at: at(0))
+        try store.record(portal: "demo", user: "alice", recipe: "grades", options: "term=all", records: answer(.string("A")), at: at(10))
+        try store.record(portal: "demo", user: "", recipe: "news", options: "", records: answer(.string("A")), at: at(5))
+        // Another user's, and another portal's: never counted.
+        try store.record(portal: "demo", user: "bob", recipe: "loans", options: "", records: answer(.string("A")), at: at(20))
+        try store.record(portal: "other", user: "alice", recipe: "courses", options: "", records: answer(.string("A")), at: at(30))
+        let whole = try #require(try store.newestRuns(portal: "demo", users: ["alice", ""]))
+        #expect(whole.ranAt == ["grades": at(10), "news": at(5)])
+        #expect(whole.lastRunID == 5)
+
+        let nothingNew = try #require(try store.newestRuns(portal: "demo", users: ["alice", ""], after: whole.lastRunID))
+        #expect(nothingNew == HistoryStore.NewestRuns(ranAt: [:], lastRunID: 5))
+
+        try store.record(portal: "demo", user: "alice", recipe: "courses", options: "", records: answer(.string("A")), at: at(40))
+        try store.record(portal: "other", user: "alice", recipe: "grades", options: "", records: answer(.string("A")), at: at(50))
+        let since = try #require(try store.newestRuns(portal: "demo", users: ["alice", ""], after: whole.lastRunID))
+        #expect(since == HistoryStore.NewestRuns(ranAt: ["courses": at(40)], lastRunID: 7))
+        // A look from beyond the history's end (runs forgotten since) asks for a whole look.
+        #expect(try store.newestRuns(portal: "demo", users: ["alice"], after: 99) == nil)
+    }
+
     @Test("unchanged answers share one snapshot, and pruning drops old runs and unused snapshots")
     func snapshotsAreShared() throws {
         let store = try temporaryStore()
