@@ -1,6 +1,26 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// The package's folder, for the linker's symbol ordering file (Linker/README.md).
+let packageRoot = String(#filePath.dropLast("Package.swift".count))
+
+/// How unitool and the bench's copy of its code are linked: by lld (the toolchain's own) instead
+/// of gold, for a smaller binary that is still position-independent (BENCHMARKS.md, "binary"):
+/// - no dynamic symbol table: nothing loads unitool as a library or looks its symbols up, and
+///   the 47,000 exported names cost 5 MB;
+/// - relative relocations packed (DT_RELR, glibc 2.36+): 3.4 MB of them become 27 KB;
+/// - identical functions folded where no code compares their addresses (--icf=safe);
+/// - the functions that commands run laid out together, first (Linker/hot-functions.order):
+///   a command then touches a few hundred kilobytes of code pages instead of pages all over
+///   34 MB of text, each of which costs a page fault and stays resident.
+let releaseLinking: [LinkerSetting] = [
+    .unsafeFlags([
+        "-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
+        "--icf=safe", "-Xlinker", "--symbol-ordering-file=\(packageRoot)Linker/hot-functions.order", "-Xlinker",
+        "--no-warn-symbol-ordering",
+    ])
+]
+
 let package = Package(
     name: "unitool",
     platforms: [.macOS(.v14)],
@@ -124,21 +144,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            // Linked by lld (the toolchain's own) instead of gold, for a smaller binary that is
-            // still position-independent (BENCHMARKS.md, "binary"):
-            // - no dynamic symbol table: nothing loads unitool as a library or looks its symbols
-            //   up, and the 47,000 exported names cost 5 MB;
-            // - relative relocations packed (DT_RELR, glibc 2.36+): 3.4 MB of them become 27 KB;
-            // - identical functions folded where no code compares their addresses (--icf=safe).
-            linkerSettings: [
-                .unsafeFlags([
-                    "-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
-                    "--icf=safe",
-                ])
-            ]),
+            linkerSettings: releaseLinking),
 
         // The Swift side of Scripts/bench.sh (Benchmarks/run.py drives it).
-        .executableTarget(name: "UniToolBench", dependencies: ["UniToolKit", "LibXML"], path: "Benchmarks/UniToolBench"),
+        .executableTarget(
+            name: "UniToolBench", dependencies: ["UniToolKit", "LibXML"], path: "Benchmarks/UniToolBench", linkerSettings: releaseLinking),
 
         // The parsers of untrusted input as fuzz targets: run by libFuzzer (Scripts/fuzz.sh) and,
         // over the committed corpus and past findings, by the test suite.
