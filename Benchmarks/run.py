@@ -564,7 +564,7 @@ def main():
         "- **Recipes**: `bench-unitool recipe-load` loads the demo's grades recipe grown to 1,500 and to 12,000",
         "  fields (the larger still under the 1 MiB a recipe may be); a linear loader takes about eight times as",
         "  long for eight times the fields (a quadratic one took sixty-four).",
-        "", "## Reproduce", "", "```sh", "./Scripts/bench.sh            # about 10 minutes on 2 cores after the release build (a first one: 8 more)",
+        "", "## Reproduce", "", "```sh", "./Scripts/bench.sh            # about 3 minutes on 2 cores after the release build (a first one: 8 to 11 more)",
         "./Scripts/bench.sh --quick    # fewer runs", "```", "",
     ]
     lines += ["## The binary, by what it holds", "",
