@@ -66,7 +66,7 @@ let package = Package(
 
         // libsecret, loaded with dlopen when the keyring is first needed rather than linked
         // (Sources/CLibSecret/secret.c says why). Its headers are read only for the version.
-        .target(name: "CLibSecret", cSettings: [.unsafeFlags(["-isystem", "/usr/include/libsecret-1"])]),
+        .target(name: "CLibSecret"),
         .target(name: "CLibSecretABICheck", dependencies: ["CLibSecret", "CLibSecretHeaders"]),
 
         // prctl(2), which is variadic in C and so out of Swift's reach.

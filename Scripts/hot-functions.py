@@ -47,7 +47,7 @@ def executed(profile, stripped_name, table):
         if line.startswith("ob="):
             current = line[3:].strip()
         elif line.startswith("fn=") and current and os.path.basename(current) == stripped_name:
-            label = line[3:].strip().split("'")[0]
+            label = line[3:].strip().split("'")[0].split()[0] if line[3:].strip() else ""
             if not label.startswith("0x"):
                 continue
             address = int(label, 16)

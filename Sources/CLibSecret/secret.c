@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if __has_include(<libsecret/secret-version.h>)
-/* Only the version macros, which need no other header; secret-version.h refuses to be included
-   on its own unless told it is inside secret.h. */
+#if __has_include(<libsecret-1/libsecret/secret-version.h>)
+/* Only the version macros, which need no other header (so no include path of libsecret's or
+   GLib's); secret-version.h refuses to be included on its own unless told it is inside secret.h. */
 #define __SECRET_INSIDE_HEADER__
-#include <libsecret/secret-version.h>
+#include <libsecret-1/libsecret/secret-version.h>
 #undef __SECRET_INSIDE_HEADER__
 #define UNITOOL_HAS_SECRET_VERSION 1
 #endif
@@ -95,7 +95,7 @@ static void set_error(unitool_secret_error *error, int kind, const char *message
 }
 
 /* Opens a library and fills the table from it: 1, or 0 with *error set. The library stays loaded
-   (RTLD_NODELETE): GObject registers types that cannot be unregistered. */
+   (RTLD_NODELETE), even when only probed: GObject registers types that cannot be unregistered. */
 static int load(const char *soname, secret_functions *functions, unitool_secret_error *error) {
     void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (handle == NULL) {
@@ -188,7 +188,8 @@ unitool_secret_attributes *unitool_secret_attributes_new(unitool_secret_error *e
     return f->hash_table_new_full(f->str_hash, f->str_equal, f->free, f->free);
 }
 
-/* A table exists only once the library is loaded, so these may use it directly. */
+/* A table exists only once the library is loaded (unitool_secret_attributes_new loads it), so
+   these and the calls that take a table may use the loaded functions directly. */
 void unitool_secret_attributes_set(unitool_secret_attributes *table, const char *name, const char *value) {
     loaded.hash_table_insert(table, loaded.strdup(name), loaded.strdup(value));
 }

@@ -352,16 +352,21 @@ public struct UniToolMCPServer: Sendable {
     /// its first answer changes the list (`notifications/resources/list_changed`); a newer answer
     /// of a resource the client subscribed to is `notifications/resources/updated`. With no
     /// client (at `initialize`), only notes what there is.
-    func announceChanges(to client: RPCClientLink?) {
+    ///
+    /// After a tool call only the runs kept since the last look are read (`thorough: false`):
+    /// that look must not cost more as the history grows. The timer's look (`followHistory`)
+    /// reads the whole history, so that a command whose runs were all forgotten (retention,
+    /// `history` clearing) leaves the list too.
+    func announceChanges(to client: RPCClientLink?, thorough: Bool = false) {
         // Read and swapped under one lock: a look at the history that started before a tool
         // call's may not store an older picture after it.
-        // Only the runs kept since the last look are read (`HistoryStore.newestRuns(after:)`):
-        // a look after each tool call must not cost more as the history grows.
         let (previous, now) = resourceWatch.announced.withLock { announced -> ([String: Date]?, [String: Date]) in
             guard let history = host.history else { return (announced?.ranAt, [:]) }
             let users = [user, ""]
             var now: HistoryStore.NewestRuns?
-            if let known = announced, let new = try? history.newestRuns(portal: portal.id, users: users, after: known.lastRunID) {
+            if !thorough, let known = announced,
+                let new = try? history.newestRuns(portal: portal.id, users: users, after: known.lastRunID)
+            {
                 now = HistoryStore.NewestRuns(ranAt: known.ranAt.merging(new.ranAt, uniquingKeysWith: max), lastRunID: new.lastRunID)
             } else {
                 now = try? history.newestRuns(portal: portal.id, users: users)
@@ -393,7 +398,7 @@ public struct UniToolMCPServer: Sendable {
                 return
             }
             guard version.initialized.withLock({ $0 }) else { continue }
-            announceChanges(to: client)
+            announceChanges(to: client, thorough: true)
         }
     }
 

@@ -69,4 +69,27 @@ struct MCPResourceNotificationTests {
                 ], "\(served.sequence)")
         }
     }
+
+    @Test("a command whose kept answers are all forgotten leaves the list: the server's look at the history reads it whole")
+    func forgottenAnswers() async throws {
+        try await RPCMethodsTests.withHost { host in
+            let history = try #require(host.history)
+            try history.record(
+                portal: "demo", user: "alice", recipe: "loans", options: "",
+                records: RecordSet(columns: ["barcode"], records: [Record(fields: [("barcode", .string("31000101"))])]),
+                at: Date(timeIntervalSince1970: 1_700_000_000))
+            let served = try ServedMCP(host)
+            served.send(ServedMCP.initialize)
+            await served.waitForAnswer(1)
+            let following = Task { [server = served.server, client = served.rpc.client] in
+                await server.followHistory(client: client, every: .milliseconds(20))
+            }
+            #expect(try history.prune(before: Date(timeIntervalSince1970: 1_700_000_001)) == 1)
+            let announced = await eventually { served.sequence.contains("notifications/resources/list_changed ") }
+            following.cancel()
+            await following.value
+            await served.end()
+            #expect(announced, "\(served.sequence)")
+        }
+    }
 }

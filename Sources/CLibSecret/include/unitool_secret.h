@@ -2,8 +2,10 @@
 #define UNITOOL_SECRET_H
 
 /* libsecret, loaded with dlopen the first time unitool needs the keyring (secret.c says why).
-   Every call below loads it first if it is not loaded yet, and fails with
-   UNITOOL_SECRET_ERROR_NO_LIBRARY when it cannot be. Only the Keyring target calls these. */
+   unitool_secret_attributes_new and unitool_secret_default_collection_state load it if it is not
+   loaded yet, and fail with UNITOOL_SECRET_ERROR_NO_LIBRARY when it cannot be; every call that
+   takes an attribute table relies on that table's creation having loaded it. Only the Keyring
+   target calls these. */
 
 #include <stddef.h>
 
@@ -68,8 +70,9 @@ int unitool_secret_clear(unitool_secret_attributes *attributes, unitool_secret_e
    when the Secret Service cannot be asked. */
 int unitool_secret_default_collection_state(unitool_secret_error *error);
 
-/* Loads a library as libsecret and looks up every function unitool calls, without keeping it:
-   1, or 0 with *error saying what is missing. For tests and diagnostics. */
+/* Loads a library as libsecret and looks up every function unitool calls, without using it
+   (the library stays loaded): 1, or 0 with *error saying what is missing. For tests and
+   diagnostics. */
 int unitool_secret_probe(const char *soname, unitool_secret_error *error);
 
 /* The libsecret version unitool was built against ("0.20.5"), or "0" when its headers were not

@@ -17,6 +17,9 @@ struct LoginRendezvous: Sendable, Equatable {
     private(set) var finishedLogins = 0
     /// Whether a login runs now.
     private(set) var loginRunning = false
+    /// How many times a request took the claim: a sign-on that the login service answered by
+    /// redirects alone (its own session still alive) finishes no login, but took the claim.
+    private(set) var claimsGranted = 0
 
     /// A request's redirect leads to the login service: whether it must stop there (`true`).
     /// Yes while another request holds the claim, and always for one that may not claim (a
@@ -26,6 +29,7 @@ struct LoginRendezvous: Sendable, Equatable {
         if let claimant { return claimant != request }
         guard mayClaim else { return true }
         claimant = request
+        claimsGranted += 1
         return false
     }
 
@@ -115,6 +119,9 @@ actor LoginCoordinator {
 
     /// How many logins have finished (`LoginRendezvous.finishedLogins`).
     var count: Int { rendezvous.finishedLogins }
+
+    /// How many times a request went on to the login service (`LoginRendezvous.claimsGranted`).
+    var claims: Int { rendezvous.claimsGranted }
 
     /// Runs `login` unless one finished since the caller's `seen` count, or joins the one in
     /// flight. Returns the page the login landed on to the caller that ran it, nil to the others.

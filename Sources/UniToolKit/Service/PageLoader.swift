@@ -27,13 +27,14 @@ struct PageLoader: ConnectionPart {
         //
         // A page fetched while the terms are checked (`TermsGate.whileCheckingTerms`) waits at
         // the login service's door until the check is done, since no password may go out before
-        // the terms are found accepted. Then, if no login came of the check (the terms API is
-        // public, as most are), it claims the login and goes on through its redirect: a cold run
-        // costs no round trip more than its login. If the check itself signed in (the API is
-        // behind the login), the page is held and asked for again on that session.
+        // the terms are found accepted. Then, if nothing went to the login service meanwhile
+        // (the terms API is public, as most are), it claims the login and goes on through its
+        // redirect: a cold run costs no round trip more than its login. If the check went there
+        // (the API is behind the login), with a password or through the login service's own
+        // session by redirects alone, the page is held and asked for again on that session: its
+        // redirect's cookies would overwrite what that sign-on set.
         let claim = LoginCoordinator.Claim()
         let verdict = TermsGate.verdict
-        let seenAtStart = seen
         let gate = { @Sendable (mayClaim: Bool) in
             HTTPSession.RedirectGate { next in
                 guard self.leadsToLogin(next, flow: flow) else { return false }
@@ -41,7 +42,7 @@ struct PageLoader: ConnectionPart {
                 if !mayClaim, let verdict {
                     // A refusal holds the page; the run then ends with the refusal.
                     guard (try? await verdict.value()) != nil else { return true }
-                    mayClaim = await logins.count == seenAtStart
+                    mayClaim = await logins.claims == verdict.claimsBefore
                 }
                 return await logins.holds(next, for: claim, mayClaim: mayClaim)
             }

@@ -154,7 +154,7 @@ struct TermsGate: ConnectionPart {
             try await ensureAccepted()
             return try await fetch()
         }
-        let verdict = TermsVerdict()
+        let verdict = TermsVerdict(claimsBefore: await connection.logins.claims)
         // Both are children of this call: cancelling it cancels them, and it returns only once
         // both have ended. The page asked for meanwhile is let arrive and then dropped on a
         // refusal, not cancelled: a request cut off mid-way leaves a broken connection behind
@@ -187,6 +187,16 @@ struct TermsGate: ConnectionPart {
 /// The outcome of a terms check that a run started beside its fetch (`whileCheckingTerms`),
 /// settled once; a login the fetch meets waits for it (`value()`).
 final class TermsVerdict: Sendable {
+    /// How many times a request of the connection had gone on to the login service before the
+    /// check started: a page fetched beside it that meets the login may claim it once the check
+    /// is done only if the count is still that (`PageLoader.load`), i.e. the check signed in
+    /// nobody, with a password or through the login service's session.
+    let claimsBefore: Int
+
+    init(claimsBefore: Int) {
+        self.claimsBefore = claimsBefore
+    }
+
     private enum State {
         case pending([CheckedContinuation<Void, any Error>])
         case settled(Result<Void, any Error>)

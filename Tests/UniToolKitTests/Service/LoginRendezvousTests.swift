@@ -28,6 +28,21 @@ struct LoginRendezvousTests {
         #expect(rendezvous.redirectToLogin(by: id(second), mayClaim: true) == false)
     }
 
+    @Test("each claim taken is counted, a sign-on by redirects alone too, though it finishes no login; a redirect that stops takes none")
+    func claimsAreCounted() {
+        var rendezvous = LoginRendezvous()
+        #expect(rendezvous.claimsGranted == 0)
+        _ = rendezvous.redirectToLogin(by: id(first), mayClaim: false)
+        _ = rendezvous.redirectToLogin(by: id(second), mayClaim: true)
+        _ = rendezvous.redirectToLogin(by: id(second), mayClaim: true)
+        _ = rendezvous.redirectToLogin(by: id(third), mayClaim: true)
+        #expect(rendezvous.claimsGranted == 1, "the claimant's second redirect and a stopped one take no claim")
+        _ = rendezvous.release(by: id(second))
+        #expect(rendezvous.finishedLogins == 0)
+        _ = rendezvous.redirectToLogin(by: id(third), mayClaim: true)
+        #expect(rendezvous.claimsGranted == 2)
+    }
+
     @Test("stopped requests wait for the claimant and are all woken, in order, when it gives the claim back")
     func releaseWakesWaiters() {
         var rendezvous = LoginRendezvous()
