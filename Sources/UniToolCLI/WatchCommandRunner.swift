@@ -184,7 +184,6 @@ struct WatchCommandRunner {
         """
 
     func run() async -> Int32 {
-        let json = Dispatcher.wantsJSON(arguments)
         do {
             let watch = try Options(parsing: arguments)
             if watch.wantsHelp {

@@ -410,7 +410,8 @@ public final class RPCServer: Sendable {
             return
         }
         let pending = answers
-        state.withLock { state in
+        // The batch's task answers by itself when it ends; nothing here waits for it.
+        _ = state.withLock { state in
             state.start(ticket) { [self] () -> JSONValue? in
                 var messages: [JSONValue] = []
                 for answer in pending {
