@@ -13,6 +13,16 @@ cd "$(dirname "$0")/.."
 for product in unitool bench-unitool; do
     swift build -c release --static-swift-stdlib --product "$product" >&2
 done
+# The linker's order of the functions commands run (Linker/README.md) drifts as the code changes,
+# and a stale one costs a watch megabytes: written anew from these builds, then linked again.
+if command -v valgrind >/dev/null; then
+    ./Scripts/hot-functions.py
+    for product in unitool bench-unitool; do
+        swift build -c release --static-swift-stdlib --product "$product" >&2
+    done
+else
+    echo "bench: valgrind is missing (apt install valgrind), so Linker/hot-functions.order is not written anew" >&2
+fi
 bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
 
 venv=.build/bench-venv

@@ -3,7 +3,7 @@
 order the linker lays them out first (Package.swift, `releaseLinking`; Linker/README.md says why).
 
     ./Scripts/hot-functions.py      # after `swift build -c release --static-swift-stdlib`
-                                    # of unitool and bench-unitool
+                                    # of unitool and bench-unitool; Scripts/bench.sh runs it
 
 Each command runs once under Valgrind's callgrind (Debian: valgrind), which sees every function
 executed, however rarely: the start-up's one-time code is what a sampling profiler misses and what
@@ -132,7 +132,11 @@ def main():
         with open(OUTPUT + ".tmp", "w") as file:
             file.write("\n".join(order) + "\n")
         os.replace(OUTPUT + ".tmp", OUTPUT)
-        print(f"wrote {OUTPUT}: {len(order)} functions", file=sys.stderr)
+        # SwiftPM does not know the order file is an input of the link: the binaries go, so
+        # that the next build links them again with the new order.
+        for source, _ in binaries.values():
+            os.remove(source)
+        print(f"wrote {OUTPUT}: {len(order)} functions; build unitool and bench-unitool again to use it", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
