@@ -72,11 +72,15 @@ let package = Package(
         // prctl(2), which is variadic in C and so out of Swift's reach.
         .target(name: "CProcessHardening"),
 
+        // Messages in the person's language: gettext catalogs (po/, compiled by msgfmt) read in
+        // Swift, chosen by LANGUAGE, LC_ALL, LC_MESSAGES and LANG (Sources/Localization).
+        .target(name: "Localization"),
+
         // Swift wrappers: the only code that touches a C pointer.
-        .target(name: "LibXML", dependencies: ["CLibXML2", "WebEncoding"]),
+        .target(name: "LibXML", dependencies: ["CLibXML2", "WebEncoding", "Localization"]),
         // The WHATWG Encoding Standard's labels and browser sniffing, decoding through glibc's iconv.
-        .target(name: "WebEncoding"),
-        .target(name: "Keyring", dependencies: ["CLibSecret"]),
+        .target(name: "WebEncoding", dependencies: ["Localization"]),
+        .target(name: "Keyring", dependencies: ["CLibSecret", "Localization"]),
         .target(name: "PublicSuffix", dependencies: ["CLibPSL"]),
         // SHA hashes and HMACs by libgcrypt, a small library every Debian system has.
         .target(name: "MessageDigest", dependencies: ["CLibGcrypt"]),
@@ -84,7 +88,7 @@ let package = Package(
         // Chromium driven over the DevTools protocol on --remote-debugging-pipe: the browser login
         // and `recipes new --record` (no Swift package for the protocol exists; this is a small
         // client of the documented protocol).
-        .target(name: "BrowserDriver", dependencies: ["CProcessHardening"]),
+        .target(name: "BrowserDriver", dependencies: ["CProcessHardening", "Localization"]),
 
         // RFC 6238 one-time codes, shared by unitool (which answers) and the demo (which checks).
         .target(name: "OneTimeCode", dependencies: ["MessageDigest"]),
@@ -93,7 +97,7 @@ let package = Package(
         .target(
             name: "UniToolKit",
             dependencies: [
-                "LibXML", "Keyring", "OneTimeCode", "WebEncoding", "PublicSuffix", "MessageDigest",
+                "LibXML", "Keyring", "OneTimeCode", "WebEncoding", "PublicSuffix", "MessageDigest", "Localization",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -162,6 +166,7 @@ let package = Package(
 
         .testTarget(name: "LibXMLTests", dependencies: ["LibXML", "UniToolTestSupport"]),
         .testTarget(name: "WebEncodingTests", dependencies: ["WebEncoding"]),
+        .testTarget(name: "LocalizationTests", dependencies: ["Localization", "UniToolTestSupport"]),
         .testTarget(
             name: "UniToolCLITests", dependencies: ["UniToolCLI", "UniToolHost", "UniToolKit", "DemoUniversity", "UniToolTestSupport"]),
         .testTarget(

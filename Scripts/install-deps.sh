@@ -12,7 +12,9 @@ set -euo pipefail
 # libpsl, SQLite), the keyring it keeps passwords in,
 # gdbus for desktop notifications, strip for install.sh, man for the man pages.
 packages=(libxml2-dev libsecret-1-dev libgcrypt20-dev zlib1g-dev libpsl-dev publicsuffix pkg-config libsqlite3-dev libcurl4-openssl-dev
-    gnome-keyring libsecret-tools dbus libglib2.0-bin binutils man-db)
+    gnome-keyring libsecret-tools dbus libglib2.0-bin binutils man-db
+    # gettext: msgfmt compiles the translations (po/) into the catalogs unitool reads.
+    gettext)
 
 # With --tests (Scripts/test.sh, bench.sh, fuzz.sh): the peers the tests run unitool against.
 if [ "${1:-}" = "--tests" ]; then

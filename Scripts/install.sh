@@ -43,6 +43,13 @@ rm -rf "$prefix/share/unitool/Recipes"
 cp -R Recipes "$prefix/share/unitool/Recipes"
 # The man pages are committed (docs/man/, kept current by the test suite).
 install -m 0644 docs/man/*.1 "$prefix/share/man/man1/"
+# The translations: catalogs under share/locale, and the man pages in each language.
+./Scripts/build-catalogs.sh "$prefix/share/locale"
+for po in po/*.po; do
+    language="$(basename "$po" .po)"
+    install -d "$prefix/share/man/$language/man1"
+    install -m 0644 "docs/man/$language"/*.1 "$prefix/share/man/$language/man1/"
+done
 "$prefix/bin/unitool" completions bash > "$prefix/share/bash-completion/completions/unitool"
 "$prefix/bin/unitool" completions zsh > "$prefix/share/zsh/site-functions/_unitool"
 "$prefix/bin/unitool" completions fish > "$prefix/share/fish/vendor_completions.d/unitool.fish"

@@ -30,6 +30,13 @@ strip -o "$root/usr/bin/unitool" "$binary"
 chmod 0755 "$root/usr/bin/unitool"
 cp -R Recipes "$root/usr/share/unitool/Recipes"
 for page in docs/man/*.1; do gzip -9nc "$page" > "$root/usr/share/man/man1/$(basename "$page").gz"; done
+# The translations: the catalogs (share/locale) and the man pages in each language.
+./Scripts/build-catalogs.sh "$root/usr/share/locale"
+for po in po/*.po; do
+    language="$(basename "$po" .po)"
+    install -d "$root/usr/share/man/$language/man1"
+    for page in "docs/man/$language"/*.1; do gzip -9nc "$page" > "$root/usr/share/man/$language/man1/$(basename "$page").gz"; done
+done
 "$root/usr/bin/unitool" completions bash > "$root/usr/share/bash-completion/completions/unitool"
 "$root/usr/bin/unitool" completions zsh > "$root/usr/share/zsh/vendor-completions/_unitool"
 "$root/usr/bin/unitool" completions fish > "$root/usr/share/fish/vendor_completions.d/unitool.fish"

@@ -61,6 +61,24 @@ grep -q '"MATH-301"' grades.json
 run recipes list --json > recipes.json
 grep -q '"/usr/share/unitool/Recipes/demo/portal.yaml"' recipes.json
 man -w unitool >/dev/null
+# The translations: the catalogs and the man pages in each language are the package's, and the
+# installed binary finds them (LANG alone, no generated locale needed).
+for language in ja hu; do
+    grep -q "usr/share/locale/$language/LC_MESSAGES/unitool.mo" "$home/contents.txt"
+    grep -q "usr/share/man/$language/man1/unitool.1.gz" "$home/contents.txt"
+    man -w -L "$language" unitool | grep -q "/usr/share/man/$language/"
+    run_in() { env -i HOME="$home" PATH=/usr/bin:/bin LANG="$1" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" \
+        XDG_STATE_HOME="$home/state" XDG_CACHE_HOME="$home/cache" NO_COLOR=1 /usr/bin/unitool --portal demo grades --trem current; }
+    status=0
+    run_in "$language.UTF-8" 2> "mistake.$language.txt" || status=$?
+    [ "$status" = 64 ]
+    grep -q -- "--trem" "mistake.$language.txt"
+    if grep -q "unknown option" "mistake.$language.txt"; then
+        echo "test-deb: LANG=$language.UTF-8 still gives English:" >&2
+        cat "mistake.$language.txt" >&2
+        exit 1
+    fi
+done
 # 'unitool mcp' answers MCP's initialize, also when its input ends right after the request, as a
 # one-shot client's does: every request read is answered before the server exits.
 request='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test-deb","version":"1"}}}'

@@ -27,6 +27,8 @@ export UNITOOL_OIDC_PYTHON
 # installed by install-deps.sh, run from a private folder by Scripts/interop-lemonldap.sh.
 export UNITOOL_LLNG_INTEROP=1
 swift build --build-tests >&2
+# The translations, checked by msgfmt and compiled where the built unitool finds them.
+./Scripts/build-catalogs.sh
 
 sandbox="$(mktemp -d)"
 trap 'rm -rf "$sandbox"' EXIT

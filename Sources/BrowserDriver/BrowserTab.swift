@@ -1,4 +1,5 @@
 import Foundation
+import Localization
 
 /// The browser's one tab, as unitool drives it: the page the person signs in on or records.
 public struct BrowserTab: Sendable {
@@ -30,8 +31,9 @@ public struct BrowserTab: Sendable {
         }
         guard let firstAnswer else {
             throw BrowserStartFailure(
-                reason:
+                reason: localized(
                     "the browser did not answer on its DevTools pipe within 30 seconds; a wrapper such as a snap or flatpak may not pass descriptors 3 and 4 on: set UNITOOL_BROWSER to the browser's own program"
+                )
             )
         }
         var answer = firstAnswer
@@ -48,13 +50,13 @@ public struct BrowserTab: Sendable {
             id = targetID
         } else {
             guard let created = try await browser.devTools.send("Target.createTarget", ["url": "about:blank"])["targetId"].string else {
-                throw DevToolsError.commandFailed(method: "Target.createTarget", message: "no target id")
+                throw DevToolsError.commandFailed(method: "Target.createTarget", message: localized("no target id"))
             }
             id = created
         }
         let attached = try await browser.devTools.send("Target.attachToTarget", ["targetId": .string(id), "flatten": true])
         guard let session = attached["sessionId"].string else {
-            throw DevToolsError.commandFailed(method: "Target.attachToTarget", message: "no session id")
+            throw DevToolsError.commandFailed(method: "Target.attachToTarget", message: localized("no session id"))
         }
         // Learn when the person closes the tab or the window.
         try await browser.devTools.send("Target.setDiscoverTargets", ["discover": true])
@@ -128,7 +130,8 @@ public struct BrowserTab: Sendable {
                 ]
             ])
         guard let authenticator = added["authenticatorId"].string else {
-            throw DevToolsError.commandFailed(method: "WebAuthn.addVirtualAuthenticator", message: "no authenticator id came back")
+            throw DevToolsError.commandFailed(
+                method: "WebAuthn.addVirtualAuthenticator", message: localized("no authenticator id came back"))
         }
         for credential in credentials {
             try await send("WebAuthn.addCredential", ["authenticatorId": .string(authenticator), "credential": credential])

@@ -1,5 +1,6 @@
 import CProcessHardening
 import Foundation
+import Localization
 import Synchronization
 
 /// How to start the browser for one login or one recording.
@@ -38,8 +39,9 @@ public enum BrowserLocator {
         /// What `UNITOOL_BROWSER` named, when that is what could not be run.
         public var named: String?
         public var description: String {
-            if let named { return "\(variable) names '\(named)', which is not a program that can be run" }
-            return "no Chromium or Chrome was found on PATH (looked for \(names.joined(separator: ", ")))"
+            if let named { return localized("\(variable) names '\(named)', which is not a program that can be run") }
+            let looked = names.joined(separator: ", ")
+            return localized("no Chromium or Chrome was found on PATH (looked for \(looked))")
         }
     }
 
@@ -161,7 +163,7 @@ public final class Chromium: Sendable {
             guard profileLock >= 0, flock(profileLock, LOCK_EX | LOCK_NB) == 0 else {
                 if profileLock >= 0 { close(profileLock) }
                 throw BrowserStartFailure(
-                    reason: "another unitool is signing in with the kept browser profile \(kept.path); wait for it to finish")
+                    reason: localized("another unitool is signing in with the kept browser profile \(kept.path); wait for it to finish"))
             }
             profile = kept
         } else {
@@ -180,7 +182,7 @@ public final class Chromium: Sendable {
             let reason = String(cString: strerror(errno))
             if options.keptProfile == nil { try? FileManager.default.removeItem(at: profile) }
             if profileLock >= 0 { close(profileLock) }
-            throw BrowserStartFailure(reason: "no socket for the browser: \(reason)")
+            throw BrowserStartFailure(reason: localized("no socket for the browser: \(reason)"))
         }
         let arguments = arguments(profile: profile, headless: options.headless, runningAsRoot: geteuid() == 0)
         // Whatever the browser keeps beside its profile (its config and cache folders) stays in
@@ -320,7 +322,8 @@ public final class Chromium: Sendable {
         var pid: pid_t = 0
         let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         guard result == 0 else {
-            throw BrowserStartFailure(reason: "\(path) could not be started: \(String(cString: strerror(result)))")
+            let reason = String(cString: strerror(result))
+            throw BrowserStartFailure(reason: localized("\(path) could not be started: \(reason)"))
         }
         return pid
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Localization
 import Synchronization
 
 /// Messages on Chromium's `--remote-debugging-pipe`: JSON texts, each ended by a NUL byte.
@@ -54,9 +55,9 @@ public enum DevToolsError: Error, CustomStringConvertible, Equatable {
 
     public var description: String {
         switch self {
-        case .commandFailed(let method, let message): return "the browser refused \(method): \(message)"
-        case .closed: return "the browser closed"
-        case .messageTooLong(let bytes): return "the browser sent a message of over \(bytes) bytes"
+        case .commandFailed(let method, let message): return localized("the browser refused \(method): \(message)")
+        case .closed: return localized("the browser closed")
+        case .messageTooLong(let bytes): return localized("the browser sent a message of over \(bytes) bytes")
         }
     }
 }
@@ -194,7 +195,7 @@ public final class DevToolsConnection: Sendable {
                     if value["error"].isNull {
                         waiting.answer.resume(returning: value["result"])
                     } else {
-                        let message = value["error"]["message"].string ?? "an unknown error"
+                        let message = value["error"]["message"].string ?? localized("an unknown error")
                         waiting.answer.resume(throwing: DevToolsError.commandFailed(method: waiting.method, message: message))
                     }
                 } else if let method = value["method"].string {

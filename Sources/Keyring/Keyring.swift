@@ -1,4 +1,5 @@
 import CLibSecret
+import Localization
 
 #if canImport(Glibc)
     import Glibc
@@ -128,7 +129,7 @@ public struct Keyring: Sendable {
         guard isSet("DBUS_SESSION_BUS_ADDRESS") || isSet("XDG_RUNTIME_DIR") || isSet("DISPLAY") else {
             throw KeyringError(
                 reason: .noSessionBus,
-                detail: "DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR and DISPLAY are all unset, so no session bus can be found")
+                detail: localized("DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR and DISPLAY are all unset, so no session bus can be found"))
         }
     }
 
@@ -165,7 +166,7 @@ public struct KeyringError: Error, Sendable, CustomStringConvertible {
 
     /// The default collection is locked or missing: nothing can be read from it or kept in it.
     public static func lockedCollection() -> KeyringError {
-        KeyringError(reason: .locked, detail: "the default collection is locked, or was never created")
+        KeyringError(reason: .locked, detail: localized("the default collection is locked, or was never created"))
     }
 
     init(reason: Reason, detail: String) {
@@ -177,9 +178,11 @@ public struct KeyringError: Error, Sendable, CustomStringConvertible {
     /// sorts the rest by libsecret's and D-Bus's words.
     init(consuming error: inout unitool_secret_error) {
         defer { unitool_secret_error_clear(&error) }
-        let message = error.message.map { String(cString: $0) } ?? "the keyring refused without saying why"
-        self.detail = message
-        let lowered = message.lowercased()
+        let message = error.message.map { String(cString: $0) }
+        self.detail = message ?? localized("the keyring refused without saying why")
+        // Sorted by libsecret's own words only: the words unitool puts in their place, in any
+        // language, say nothing about the cause.
+        let lowered = (message ?? "").lowercased()
         switch error.kind {
         case UNITOOL_SECRET_ERROR_NO_LIBRARY:
             self.reason = .noLibrary

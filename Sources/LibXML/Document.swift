@@ -1,5 +1,6 @@
 import CLibXML2
 import Foundation
+import Localization
 import Synchronization
 import WebEncoding
 
@@ -48,7 +49,7 @@ public final class Document: @unchecked Sendable {
         }
         guard let parsed, !utf8.isEmpty else {
             if let parsed { xmlFreeDoc(parsed) }
-            throw LibXMLError.unparsable(kind: "HTML", detail: LibXML.lastErrorMessage() ?? "the page is empty")
+            throw LibXMLError.unparsable(kind: "HTML", detail: LibXML.lastErrorMessage() ?? localized("the page is empty"))
         }
         self.init(parsed: parsed, url: url, sniffed: sniffed, decodingErrors: decoded.errors)
     }
@@ -76,14 +77,15 @@ public final class Document: @unchecked Sendable {
             }
         }
         guard let parsed else {
-            throw LibXMLError.unparsable(kind: "XML", detail: LibXML.lastErrorMessage() ?? "not well-formed")
+            throw LibXMLError.unparsable(kind: "XML", detail: LibXML.lastErrorMessage() ?? localized("not well-formed"))
         }
         if Self.declaresEntities(parsed) {
             xmlFreeDoc(parsed)
             throw LibXMLError.unparsable(
                 kind: "XML",
-                detail:
+                detail: localized(
                     "it declares entities of its own (<!ENTITY> in its DOCTYPE), which unitool does not accept: one entity referenced many times can make a small feed as large as memory"
+                )
             )
         }
         self.init(parsed: parsed, url: url, sniffed: sniffed, decodingErrors: decoded.errors)
@@ -145,7 +147,7 @@ public final class Document: @unchecked Sendable {
         xpathLock.lock()
         defer { xpathLock.unlock() }
         if xpathContext == nil { xpathContext = xmlXPathNewContext(pointer) }
-        guard let context = xpathContext else { throw LibXMLError.invalidXPath(expression: "", detail: "out of memory") }
+        guard let context = xpathContext else { throw LibXMLError.invalidXPath(expression: "", detail: localized("out of memory")) }
         return try body(context)
     }
 
@@ -253,14 +255,15 @@ public enum LibXMLError: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case .unparsable(let kind, let detail):
-            return "cannot parse the \(kind) document: \(detail)"
+            return localized("cannot parse the \(kind) document: \(detail)")
         case .invalidXPath(let expression, let detail):
-            return "invalid XPath \"\(expression)\": \(detail)"
+            return localized("invalid XPath \"\(expression)\": \(detail)")
         case .xpathTooCostly(let expression, let limit):
-            return
+            return localized(
                 "XPath \"\(expression)\" was stopped after \(limit) steps: it costs too much on this page (nested // inside a predicate multiplies)"
+            )
         case .notANodeSet(let expression):
-            return "XPath \"\(expression)\" yields a value where a list of nodes was expected"
+            return localized("XPath \"\(expression)\" yields a value where a list of nodes was expected")
         }
     }
 }

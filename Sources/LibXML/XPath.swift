@@ -1,4 +1,5 @@
 import CLibXML2
+import Localization
 import Synchronization
 
 /// The result of an XPath expression: a node list, or a value for `count()`, `string()` and so on.
@@ -58,7 +59,7 @@ public enum XPath {
     static func compile(_ expression: String) throws -> CompiledExpression {
         if let known = compiled.withLock({ $0[expression] }) { return known }
         guard let pointer = xmlXPathCompile(expression) else {
-            throw LibXMLError.invalidXPath(expression: expression, detail: LibXML.lastErrorMessage() ?? "syntax error")
+            throw LibXMLError.invalidXPath(expression: expression, detail: LibXML.lastErrorMessage() ?? localized("syntax error"))
         }
         let expressionObject = CompiledExpression(pointer)
         compiled.withLock { cache in
@@ -90,7 +91,7 @@ public enum XPath {
                 if xpathContext.pointee.opCount >= operationLimit {
                     throw LibXMLError.xpathTooCostly(expression: expression, limit: Int(operationLimit))
                 }
-                throw LibXMLError.invalidXPath(expression: expression, detail: message ?? "cannot be evaluated")
+                throw LibXMLError.invalidXPath(expression: expression, detail: message ?? localized("cannot be evaluated"))
             }
             defer { xmlXPathFreeObject(result) }
             return try value(of: result, expression: expression, document: document)
@@ -118,7 +119,7 @@ public enum XPath {
         case XPATH_BOOLEAN:
             return .boolean(result.pointee.boolval != 0)
         default:
-            throw LibXMLError.invalidXPath(expression: expression, detail: "unsupported result type")
+            throw LibXMLError.invalidXPath(expression: expression, detail: localized("unsupported result type"))
         }
     }
 }

@@ -50,7 +50,7 @@ extension CommandEnvironment {
         let (user, credentials): (String, CredentialProvider) =
             recipe.login
             ? try credentialProvider(for: portal)
-            : ((try? self.user(for: portal)) ?? "", PortalConnection.noLogin(because: "'\(recipe.command)' is a public command"))
+            : ((try? self.user(for: portal)) ?? "", PortalConnection.noLogin(because: localized("'\(recipe.command)' is a public command")))
         return try await withService(
             portal, user: recipe.login ? user : "",
             connecting: { workspace, located in
@@ -68,7 +68,7 @@ extension CommandEnvironment {
         let workspace = self.workspace
         let (located, stop) = try await workspace.locate(portal)
         let result = await Result {
-            try await StatusLine.shared.showing("connecting to \(portal.name)", quiet: options.quiet) {
+            try await StatusLine.shared.showing(localized("connecting to \(portal.name)"), quiet: options.quiet) {
                 try await workspace.withService(over: connecting(workspace, located), body)
             }
         }
@@ -79,7 +79,9 @@ extension CommandEnvironment {
         }
         if case .success = result, Self.standardInputPasswordUnused.load(ordering: .relaxed) {
             Progress.note(
-                "--password-stdin was not needed: the saved session of \(user) is still valid, so the password was neither sent nor checked ('unitool auth login --password-stdin' checks it)",
+                localized(
+                    "--password-stdin was not needed: the saved session of \(user) is still valid, so the password was neither sent nor checked ('unitool auth login --password-stdin' checks it)"
+                ),
                 quiet: options.quiet)
         }
         return try result.get()

@@ -17,7 +17,8 @@ enum CommandFailure {
         case let error as UniToolError:
             return ErrorReporter.report(error, json: json)
         default:
-            return ErrorReporter.report(UniToolError(.usage, parserMessage(error), hint: "see 'unitool \(command) --help'"), json: json)
+            return ErrorReporter.report(
+                UniToolError(.usage, parserMessage(error), hint: localized("see 'unitool \(command) --help'")), json: json)
         }
     }
 }

@@ -7,17 +7,18 @@ import UniToolKit
 /// that recipe commands, their options and values, and plugins complete as soon as they exist.
 struct CompletionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "completions", abstract: "Print a shell completion script: bash, zsh or fish.",
+        commandName: "completions", abstract: localized("Print a shell completion script: bash, zsh or fish."),
         discussion: HelpExamples.discussion(
-            """
-            The script asks 'unitool __complete' for candidates, so recipes and plugins you add later complete
-            without regenerating it. Install it once:
-              bash:  unitool completions bash > ~/.local/share/bash-completion/completions/unitool
-              zsh:   unitool completions zsh > ~/.zfunc/_unitool   (with fpath+=~/.zfunc before compinit)
-              fish:  unitool completions fish > ~/.config/fish/completions/unitool.fish
-            Scripts/install.sh installs all three.
-            """, examples: "completions"))
-    @Argument(help: "bash, zsh or fish.") var shell: Shell
+            localized(
+                """
+                The script asks 'unitool __complete' for candidates, so recipes and plugins you add later complete
+                without regenerating it. Install it once:
+                  bash:  unitool completions bash > ~/.local/share/bash-completion/completions/unitool
+                  zsh:   unitool completions zsh > ~/.zfunc/_unitool   (with fpath+=~/.zfunc before compinit)
+                  fish:  unitool completions fish > ~/.config/fish/completions/unitool.fish
+                Scripts/install.sh installs all three.
+                """), examples: "completions"))
+    @Argument(help: ArgumentHelp(localized("bash, zsh or fish."))) var shell: Shell
 
     enum Shell: String, ExpressibleByArgument, CaseIterable {
         case bash, zsh, fish

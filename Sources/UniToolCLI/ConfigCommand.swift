@@ -6,27 +6,30 @@ import UniToolKit
 /// `unitool config get|set|unset|path`: the defaults in `config.yaml`.
 struct ConfigCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "config", abstract: "Read and change your defaults: portal, user and output format.",
-        discussion: """
+        commandName: "config", abstract: localized("Read and change your defaults: portal, user and output format."),
+        discussion: localized(
+            """
             The settings live in $XDG_CONFIG_HOME/unitool/config.yaml (default ~/.config/unitool/config.yaml).
             A flag wins over an environment variable (UNITOOL_PORTAL, UNITOOL_USER, UNITOOL_FORMAT), which
             wins over the file. Examples:
               unitool config set portal myuni
               unitool config set user jdoe
               unitool config get
-            """,
+            """),
         subcommands: [Get.self, Set.self, Unset.self, Path.self], defaultSubcommand: Get.self)
 
     struct Get: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print one setting, or all of them.",
+            abstract: localized("Print one setting, or all of them."),
             discussion: HelpExamples.discussion(
-                """
-                'user' is the user of the portal in use (--portal, UNITOOL_PORTAL, the 'portal' setting, or the
-                only portal installed). Without a key, every setting, with the users of every portal.
-                """, examples: "config get"))
+                localized(
+                    """
+                    'user' is the user of the portal in use (--portal, UNITOOL_PORTAL, the 'portal' setting, or the
+                    only portal installed). Without a key, every setting, with the users of every portal.
+                    """), examples: "config get"))
         @OptionGroup var globals: GlobalOptions
-        @Argument(help: "portal, user, format, history_days or value.NAME. Without it, every setting.") var key: String?
+        @Argument(help: ArgumentHelp(localized("portal, user, format, history_days or value.NAME. Without it, every setting.")))
+        var key: String?
 
         func run() async throws {
             let config = try UserConfig.load(from: Locations.current.configFile)
@@ -36,8 +39,8 @@ struct ConfigCommand: AsyncParsableCommand {
                     let portal = try ConfigCommand.portal(globals)
                     guard let user = config.user(forPortal: portal.id, isDemo: portal.isDemo) else {
                         throw UniToolError(
-                            .usage, "no user is set for portal '\(portal.id)'",
-                            hint: "set one with 'unitool config set user NAME --portal \(portal.id)'")
+                            .usage, localized("no user is set for portal '\(portal.id)'"),
+                            hint: localized("set one with 'unitool config set user NAME --portal \(portal.id)'"))
                     }
                     print(user.user)
                     return
@@ -46,14 +49,15 @@ struct ConfigCommand: AsyncParsableCommand {
                     let portal = try ConfigCommand.portal(globals)
                     guard let value = config.portalValues[portal.id]?[name] else {
                         throw UniToolError(
-                            .usage, "no value '\(name)' is set for portal '\(portal.id)'",
-                            hint: "set it with 'unitool config set value.\(name) VALUE --portal \(portal.id)'")
+                            .usage, localized("no value '\(name)' is set for portal '\(portal.id)'"),
+                            hint: localized("set it with 'unitool config set value.\(name) VALUE --portal \(portal.id)'"))
                     }
                     print(TerminalText.escaped(value))
                     return
                 }
                 guard let value = config[key] else {
-                    throw UniToolError(.usage, "'\(key)' is not set", hint: "set it with 'unitool config set \(key) VALUE'")
+                    throw UniToolError(
+                        .usage, localized("'\(key)' is not set"), hint: localized("set it with 'unitool config set \(key) VALUE'"))
                 }
                 print(value)
                 return
@@ -71,8 +75,9 @@ struct ConfigCommand: AsyncParsableCommand {
 
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change a setting.",
-            discussion: """
+            abstract: localized("Change a setting."),
+            discussion: localized(
+                """
                 'user' is kept per portal: 'config set user jdoe' sets the user of the portal in use, and
                 '--portal myuni' names another. The demo never uses a user set for another portal.
                 Examples:
@@ -80,16 +85,19 @@ struct ConfigCommand: AsyncParsableCommand {
                   unitool config set user jdoe --portal myuni
                   unitool config set format json
                   unitool config set history_days 90
-                """)
+                """))
         @OptionGroup var globals: GlobalOptions
-        @Argument(help: "portal, user, format, history_days or value.NAME (a value of your own for a recipe, such as a calendar token).")
+        @Argument(
+            help: ArgumentHelp(
+                localized("portal, user, format, history_days or value.NAME (a value of your own for a recipe, such as a calendar token)."))
+        )
         var key: String
-        @Argument(help: "The new value.") var value: String
+        @Argument(help: ArgumentHelp(localized("The new value."))) var value: String
 
         func run() async throws {
             try UserConfig.validate(key: key, value: value)
             var config = try UserConfig.load(from: Locations.current.configFile)
-            var place = ""
+            var forPortal: String?
             switch key {
             case "portal":
                 // A default portal that does not exist would break every later command.
@@ -108,15 +116,18 @@ struct ConfigCommand: AsyncParsableCommand {
                 if portal.isDemo, !named {
                     throw UniToolError(
                         .usage,
-                        "'config set user' would set the user of the demo university, the portal in use, which has its own users (unitool demo users)",
-                        hint:
+                        localized(
+                            "'config set user' would set the user of the demo university, the portal in use, which has its own users (unitool demo users)"
+                        ),
+                        hint: localized(
                             "name your university's portal: unitool config set user \(value) --portal myuni (first 'unitool config set portal myuni'; a new university is a folder of recipes, see 'unitool recipes new --help'), or --portal demo to change the demo's user"
+                        )
                     )
                 }
                 // A top-level user from an older file becomes this portal's, if it was.
                 if config.user(forPortal: portal.id, isDemo: portal.isDemo)?.key == "user" { config.legacyUser = nil }
                 config.users[portal.id] = value
-                place = " for portal \(portal.id)"
+                forPortal = portal.id
             default:
                 guard let name = UserConfig.valueName(key) else {
                     config[key] = value
@@ -126,21 +137,30 @@ struct ConfigCommand: AsyncParsableCommand {
                 let portal = try ConfigCommand.portal(globals)
                 config.portalValues[portal.id, default: [:]][name] = value
                 try config.save(to: Locations.current.configFile)
-                FileHandle.standardError.write(Data("\(key) set for portal \(portal.id) (in \(Locations.current.configFile.path))\n".utf8))
+                let file = Locations.current.configFile.path
+                FileHandle.standardError.write(Data((localized("\(key) set for portal \(portal.id) (in \(file))") + "\n").utf8))
                 return
             }
             try config.save(to: Locations.current.configFile)
-            FileHandle.standardError.write(
-                Data("\(key) = \(TerminalText.escaped(value))\(place) (in \(Locations.current.configFile.path))\n".utf8))
+            let shown = TerminalText.escaped(value)
+            let file = Locations.current.configFile.path
+            let line =
+                forPortal.map { localized("\(key) = \(shown) for portal \($0) (in \(file))") }
+                ?? localized("\(key) = \(shown) (in \(file))")
+            FileHandle.standardError.write(Data((line + "\n").utf8))
         }
     }
 
     struct Unset: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove a setting.",
-            discussion: HelpExamples.discussion("'user' is the user of the portal in use, or of --portal.", examples: "config unset"))
+            abstract: localized("Remove a setting."),
+            discussion: HelpExamples.discussion(
+                localized("'user' is the user of the portal in use, or of --portal."), examples: "config unset"))
         @OptionGroup var globals: GlobalOptions
-        @Argument(help: "portal, user, format, history_days or value.NAME (a value of your own for a recipe, such as a calendar token).")
+        @Argument(
+            help: ArgumentHelp(
+                localized("portal, user, format, history_days or value.NAME (a value of your own for a recipe, such as a calendar token)."))
+        )
         var key: String
 
         func run() async throws {
@@ -168,7 +188,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
     struct Path: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print where the settings file is.", discussion: HelpExamples.text(for: "config path"))
+            abstract: localized("Print where the settings file is."), discussion: HelpExamples.text(for: "config path"))
         func run() async throws { print(Locations.current.configFile.path) }
     }
 }

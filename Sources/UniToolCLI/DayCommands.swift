@@ -37,26 +37,29 @@ extension CommandEnvironment {
 /// `unitool calendar`: every calendar-capable command of the portal in one iCalendar file.
 struct CalendarCommand: UniToolCommand {
     static let configuration = CommandConfiguration(
-        commandName: "calendar", abstract: "Export your classes, exams and due dates as one calendar file (.ics).",
+        commandName: "calendar", abstract: localized("Export your classes, exams and due dates as one calendar file (.ics)."),
         discussion: HelpExamples.discussion(
-            """
-            Runs every command whose recipe has a calendar: section (for the demo: courses, exams and loans) and
-            writes their events as one iCalendar file (RFC 5545) that calendar apps import. Classes repeat weekly
-            until the end of the term, without the days the portal lists as free; loans are all-day events on
-            their due date with a reminder the day before. Every event keeps its UID from one export to the
-            next, so importing again updates the events instead of adding them twice. Times are in the portal's
-            time zone, which the file describes. With --offline, the events come from the last answers in the
-            history.
-            """, examples: "calendar"))
+            localized(
+                """
+                Runs every command whose recipe has a calendar: section (for the demo: courses, exams and loans) and
+                writes their events as one iCalendar file (RFC 5545) that calendar apps import. Classes repeat weekly
+                until the end of the term, without the days the portal lists as free; loans are all-day events on
+                their due date with a reminder the day before. Every event keeps its UID from one export to the
+                next, so importing again updates the events instead of adding them twice. Times are in the portal's
+                time zone, which the file describes. With --offline, the events come from the last answers in the
+                history.
+                """), examples: "calendar"))
     @OptionGroup var globals: GlobalOptions
     @Option(
         name: [.short, .long],
-        help: ArgumentHelp("Write the calendar to this file (atomically) instead of standard output.", valueName: "file"))
+        help: ArgumentHelp(localized("Write the calendar to this file (atomically) instead of standard output."), valueName: "file"))
     var output: String?
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Also include this command's events where its recipe leaves them out unless asked (for the demo: coop-hours, the co-op's closed days). Repeat for more.",
+            localized(
+                "Also include this command's events where its recipe leaves them out unless asked (for the demo: coop-hours, the co-op's closed days). Repeat for more."
+            ),
             valueName: "command"))
     var include: [String] = []
 
@@ -66,9 +69,11 @@ struct CalendarCommand: UniToolCommand {
             try await service.calendar(live: live, including: include)
         }
         let sources = calendar.answers.map { command, answer in
-            answer.fromHistory ? "\(command) as of \(HistoryStore.age(of: answer.readAt))" : command
+            answer.fromHistory ? localized("\(command) as of \(HistoryStore.age(of: answer.readAt))") : command
         }
-        let summary = "\(Plural.count(calendar.events.count, "event")) from \(sources.joined(separator: ", "))"
+        let count = calendar.events.count
+        let list = sources.joined(separator: ", ")
+        let summary = localized("\(count) event from \(list)", plural: "\(count) events from \(list)", count: count)
         if globals.outputFormat == .json {
             let set = CalendarEvent.records(calendar.events)
             if let output {
@@ -79,7 +84,7 @@ struct CalendarCommand: UniToolCommand {
         }
         if let output {
             try AtomicFile.write(Data(calendar.text.utf8), to: URL(fileURLWithPath: output))
-            Progress.note("wrote \(summary) to \(output)", quiet: globals.quiet)
+            Progress.note(localized("wrote \(summary) to \(output)"), quiet: globals.quiet)
         } else {
             StandardOutput.write(calendar.text)
             Progress.note(summary, quiet: globals.quiet)
@@ -90,26 +95,29 @@ struct CalendarCommand: UniToolCommand {
 /// `unitool today`: the day's classes, what is due, and what is new, on one screen.
 struct TodayCommand: UniToolCommand {
     static let configuration = CommandConfiguration(
-        commandName: "today", abstract: "Your day on one screen: classes, exams, loans due, and what is new since you last looked.",
+        commandName: "today",
+        abstract: localized("Your day on one screen: classes, exams, loans due, and what is new since you last looked."),
         discussion: HelpExamples.discussion(
-            """
-            Shows what the portal recipe's today: list declares, each part from its own command, all run at the
-            same time: for the demo, today's classes in time order (the next one marked), exams in the next two
-            weeks, loans overdue or due within 3 days, news and grades since you last looked, and whether the
-            terms of use need accepting. An answer in the history younger than 10 minutes is used without asking
-            the portal (--refresh asks anyway); --offline answers from the history alone. "Since you last
-            looked" is kept per user: the first look shows nothing new, later ones what changed in between.
-            Only a person looking moves it: the screen printed to a terminal, or --mark-seen. --json, --format,
-            pipes and files never do, so a status-bar script running 'today --refresh --json' every minute
-            leaves a new grade new for you (it sees what is new since your last look, too). Reading it through
-            a pipe, say so: 'unitool today --mark-seen | less'. --no-mark-seen looks without moving it.
-            Set UNITOOL_NOW (2026-11-30T09:00:00+01:00) to see another day.
-            """, examples: "today"))
+            localized(
+                """
+                Shows what the portal recipe's today: list declares, each part from its own command, all run at the
+                same time: for the demo, today's classes in time order (the next one marked), exams in the next two
+                weeks, loans overdue or due within 3 days, news and grades since you last looked, and whether the
+                terms of use need accepting. An answer in the history younger than 10 minutes is used without asking
+                the portal (--refresh asks anyway); --offline answers from the history alone. "Since you last
+                looked" is kept per user: the first look shows nothing new, later ones what changed in between.
+                Only a person looking moves it: the screen printed to a terminal, or --mark-seen. --json, --format,
+                pipes and files never do, so a status-bar script running 'today --refresh --json' every minute
+                leaves a new grade new for you (it sees what is new since your last look, too). Reading it through
+                a pipe, say so: 'unitool today --mark-seen | less'. --no-mark-seen looks without moving it.
+                Set UNITOOL_NOW (2026-11-30T09:00:00+01:00) to see another day.
+                """), examples: "today"))
     @OptionGroup var globals: GlobalOptions
-    @Flag(help: "Ask the portal even when the history has a fresh answer.") var refresh = false
+    @Flag(help: ArgumentHelp(localized("Ask the portal even when the history has a fresh answer."))) var refresh = false
     @Flag(
         inversion: .prefixedNo,
-        help: "Move \"since you last looked\" to now (--no-mark-seen: leave it). Default: only on a terminal, for the screen.")
+        help: ArgumentHelp(
+            localized("Move \"since you last looked\" to now (--no-mark-seen: leave it). Default: only on a terminal, for the screen.")))
     var markSeen: Bool?
 
     func run(_ environment: CommandEnvironment) async throws {
@@ -144,7 +152,8 @@ enum TodayText {
         if service.portalZone.secondsFromGMT(for: report.now) != service.userZone.secondsFromGMT(for: report.now) {
             // Class times are the portal's; say what time it is there.
             let local = LocalDateText(locale: style.locale, timeZone: service.portalZone)
-            campus = " (\(local.time(report.now)) in \(service.portalZone.identifier), where the times below are)"
+            let time = local.time(report.now)
+            campus = " " + localized("(\(time) in \(service.portalZone.identifier), where the times below are)")
         }
         var text =
             style.emphasis(
@@ -152,21 +161,28 @@ enum TodayText {
             ) + campus + "\n"
         for section in report.sections {
             var title = style.emphasis(TerminalText.escaped(section.item.title))
-            if section.fromHistory, let readAt = section.readAt { title += " (as of \(HistoryStore.age(of: readAt)))" }
+            if section.fromHistory, let readAt = section.readAt {
+                let age = HistoryStore.age(of: readAt)
+                title += " " + localized("(as of \(age))")
+            }
             text += "\n" + title + "\n"
             if let error = section.error {
-                text += "  could not read '\(section.item.command)': \(TerminalText.escaped(error.message))\n"
+                let message = TerminalText.escaped(error.message)
+                text += "  " + localized("could not read '\(section.item.command)': \(message)") + "\n"
                 if section.readAt == nil { continue }
             }
             if section.firstLook {
                 text +=
-                    report.markedSeen
-                    ? "  (first look: from now on, what is new shows here)\n"
-                    : "  (never looked at: 'unitool today' on a terminal, or with --mark-seen, starts \"since you last looked\")\n"
+                    "  "
+                    + (report.markedSeen
+                        ? localized("(first look: from now on, what is new shows here)")
+                        : localized(
+                            "(never looked at: 'unitool today' on a terminal, or with --mark-seen, starts \"since you last looked\")"))
+                    + "\n"
                 continue
             }
             guard !section.rows.records.isEmpty else {
-                text += "  " + (section.item.show == .changes ? "nothing new" : "none") + "\n"
+                text += "  " + (section.item.show == .changes ? localized("nothing new") : localized("none")) + "\n"
                 continue
             }
             let rows = Self.localWhen(section.rows, clock: LocalDateText(locale: style.locale, timeZone: service.portalZone))
@@ -179,11 +195,14 @@ enum TodayText {
         }
         text += "\n"
         switch report.terms {
-        case .accepted: text += "Terms of use: accepted\n"
+        case .accepted: text += localized("Terms of use: accepted") + "\n"
         case .needAccepting(let error):
-            text += style.failure("Terms of use: \(TerminalText.escaped(error.message))") + "\n"
+            let message = TerminalText.escaped(error.message)
+            text += style.failure(localized("Terms of use: \(message)")) + "\n"
             if let hint = error.hint { text += "  \(TerminalText.escaped(hint))\n" }
-        case .notChecked(let why): text += "Terms of use: not checked (\(TerminalText.escaped(offline ? "--offline" : why)))\n"
+        case .notChecked(let why):
+            let reason = TerminalText.escaped(offline ? "--offline" : why)
+            text += localized("Terms of use: not checked (\(reason))") + "\n"
         }
         return text
     }

@@ -97,6 +97,8 @@ struct Dispatcher {
 
     /// The commands that serve until stopped, to which a whole-command deadline means nothing.
     static let longRunning: Set<String> = ["rpc", "mcp", "demo"]
+    /// The commands whose output is a protocol for programs (docs/LANGUAGES.md).
+    static let servers: Set<String> = ["rpc", "mcp"]
 
     /// The seconds of `--timeout SECONDS` or `--timeout=SECONDS` before any `--`, if given and
     /// valid (the command's own parsing reports a bad value).
@@ -145,7 +147,8 @@ struct Dispatcher {
         else { return nil }
         let nearest = typoSuggestion(for: String(unknown.split(separator: "=").first ?? ""), among: globalOptionNames)
         return UniToolError(
-            .usage, "unknown option '\(unknown)'", hint: (nearest.map { "did you mean '\($0)'? " } ?? "") + "see 'unitool --help'")
+            .usage, localized("unknown option '\(unknown)'"),
+            hint: nearest.map { localized("did you mean '\($0)'? see 'unitool --help'") } ?? localized("see 'unitool --help'"))
     }
 
     /// Separates the global options before the command name from the command and its arguments.
@@ -173,16 +176,21 @@ struct Dispatcher {
         do {
             // Parsed from the root, so that help and usage name the whole command: 'unitool auth login'.
             var command = try RootCommand.parseAsRoot([name] + arguments)
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
+            // A server's answers are read by a program: English, whatever LANG says, unless a
+            // JSON-RPC client declares its locale (RPCServer). Its help stays in the person's language.
+            let translation = Self.servers.contains(name) ? Translation.english : Translation.current
+            try await Translation.$override.withValue(translation) {
+                if var asyncCommand = command as? any AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
             }
             return 0
         } catch {
             if !(error is UniToolError), !(error is CommandExit), RootCommand.exitCode(for: error) == .success {
                 // A request for help: swift-argument-parser's text for the (sub)command asked about.
-                let help = OptionScope.help(RootCommand.fullMessage(for: error), for: path)
+                let help = HelpChrome.translated(OptionScope.help(RootCommand.fullMessage(for: error), for: path))
                 if !help.isEmpty { print(help) }
                 return 0
             }
@@ -194,13 +202,9 @@ struct Dispatcher {
     /// `unitool` alone, or `unitool --help`: where you stand, every command there is (built-in,
     /// from recipes, from plugins) and what to do next.
     private func printOverview(globals: [String], toStandardError: Bool) async -> Int32 {
-        var text = """
-            unitool \(UniToolVersion.current): your university's portal, from the command line.
-
-            USAGE: unitool [--portal <portal>] [--user <user>] <command> [<options>]
-
-            """
-        var next = "Try it with no account: unitool --portal demo terms accept, then unitool --portal demo grades"
+        var text = localized("unitool \(UniToolVersion.current): your university's portal, from the command line.") + "\n\n"
+        text += localized("USAGE:") + " unitool [--portal <portal>] [--user <user>] <command> [<options>]\n"
+        var next = localized("Try it with no account: unitool --portal demo terms accept, then unitool --portal demo grades")
         do {
             let options = try GlobalOptions.read(globals.filter { $0 != "--help" && $0 != "-h" })
             let environment = try CommandEnvironment.open(options, portalsOnly: true)
@@ -212,35 +216,47 @@ struct Dispatcher {
                 let accepted = (try? environment.workspace.acceptedTerms.load(portal: portalID)) ?? nil
                 // The portal's name and every summary below come from recipes, perhaps a pack's:
                 // shown escaped, so that none of them can drive the terminal.
-                text +=
-                    "\nPORTAL: \(TerminalText.escaped(portal.name)) (\(portalID))\(user.map { ", user \(TerminalText.escaped($0))" } ?? ", no user set")\n"
-                text += "  session: \(session ? "saved (the next command needs no password if it is still valid)" : "none yet")\n"
+                let portalName = TerminalText.escaped(portal.name)
+                let portalLine =
+                    user.map { localized("PORTAL: \(portalName) (\(portalID)), user \(TerminalText.escaped($0))") }
+                    ?? localized("PORTAL: \(portalName) (\(portalID)), no user set")
+                text += "\n\(portalLine)\n"
+                let sessionLine =
+                    session
+                    ? localized("session: saved (the next command needs no password if it is still valid)") : localized("session: none yet")
+                text += "  \(sessionLine)\n"
                 // The accepted version is what a portal once served: shown escaped, as everywhere.
-                let acceptedVersion = accepted.map { "accepted version \(TerminalText.escaped($0.version))" }
+                let termsLine =
+                    accepted.map { localized("terms:   accepted version \(TerminalText.escaped($0.version))") }
+                    ?? localized("terms:   not accepted yet")
                 // Only a portal whose recipe publishes terms has any to accept.
-                if portal.terms != nil { text += "  terms:   \(acceptedVersion ?? "not accepted yet")\n" }
+                if portal.terms != nil { text += "  \(termsLine)\n" }
                 if accepted == nil, portal.terms != nil {
-                    next = "Next: read and accept the terms: unitool --portal \(portalID) terms show, then terms accept"
+                    next = localized("Next: read and accept the terms: unitool --portal \(portalID) terms show, then terms accept")
                 } else if user == nil {
-                    next = "Next: choose who you are: unitool config set user NAME, then unitool auth login"
+                    next = localized("Next: choose who you are: unitool config set user NAME, then unitool auth login")
                 } else if !session && !portal.isDemo {
-                    next = "Next: store your password once: unitool --portal \(portalID) auth login"
+                    next = localized("Next: store your password once: unitool --portal \(portalID) auth login")
                 } else {
                     // Only a command that runs as shown: one that needs no option the user must give.
                     let runnable = (listings[portalID] ?? []).filter(\.runsWithoutArguments).map(\.command)
                     let suggested = runnable.contains("grades") ? "grades" : runnable.first ?? "recipes list"
-                    next = "Next: unitool --portal \(portalID) \(suggested)"
+                    next = localized("Next: unitool --portal \(portalID) \(suggested)")
                 }
             }
             if let portalID {
                 let shortcuts = ShortcutsStore(file: Locations.current.shortcutsFile).load()
                 if let pins = shortcuts.pinned[portalID], !pins.isEmpty {
-                    text += "\nPINNED (unitool pin):\n" + pins.map { "  unitool \(TerminalText.escaped($0))\n" }.joined()
+                    text +=
+                        "\n" + localized("PINNED (unitool pin):") + "\n" + pins.map { "  unitool \(TerminalText.escaped($0))\n" }.joined()
                 }
                 let recent = shortcuts.recentOnly(portal: portalID)
-                if !recent.isEmpty { text += "\nRECENT:\n" + recent.map { "  unitool \(TerminalText.escaped($0))\n" }.joined() }
+                if !recent.isEmpty {
+                    text += "\n" + localized("RECENT:") + "\n" + recent.map { "  unitool \(TerminalText.escaped($0))\n" }.joined()
+                }
             }
-            text += "\nRECIPE COMMANDS\(portalID.map { " (portal: \($0))" } ?? ""):\n"
+            let recipesHeading = portalID.map { localized("RECIPE COMMANDS (portal: \($0)):") } ?? localized("RECIPE COMMANDS:")
+            text += "\n\(recipesHeading)\n"
             let portals = portalID.map { [$0] } ?? listings.keys.sorted()
             var seen = Set<String>()
             for portal in portals {
@@ -258,40 +274,43 @@ struct Dispatcher {
                 }
             }
         } catch {
-            text += "\n(recipes could not be loaded: \(TerminalText.escaped("\(error)")))\n"
+            let reason = TerminalText.escaped("\(error)")
+            text += "\n" + localized("(recipes could not be loaded: \(reason))") + "\n"
         }
-        text += """
-
-            BUILT-IN COMMANDS:
-              today              Your day: classes, exams, loans due, what is new since you last looked
-              calendar           Classes, exams and due dates as one calendar file: unitool calendar -o uni.ics
-              auth               Store, check or remove your password (keyring), TOTP secret and session
-              watch              Run a command again and again, and announce what changed: unitool watch grades
-              history            What changed in a command's answers, run by run: unitool history grades
-              search             Find what you have seen, typos and all: unitool search "information theory"
-              pin                Pin a command so that this overview lists it first: unitool pin grades
-              terms              Check, read and accept the portal's terms of use
-              recipes            List, check and test recipes (offline, against saved pages)
-              page               Print a portal page through your session, for writing recipes
-              doctor             Explain a failing login page by page: unitool doctor login
-              rpc                Serve JSON-RPC 2.0 on stdin/stdout for front ends (docs/RPC.md)
-              mcp                Serve the portal to an AI assistant (Model Context Protocol, docs/MCP.md)
-              config             Your defaults: portal, user, output format
-              plugins            List plugins (unitool-NAME executables)
-              completions        Shell completion for bash, zsh or fish
-              demo               Run the bundled demo university for recipe authors
-              help               Show help for a command: unitool help grades
-
-            HELP TOPICS (unitool help TOPIC):
-
-            """
+        // Each command's line: its name, padded to a column, and what it does.
+        let builtinCommands: [(name: String, summary: String)] = [
+            ("today", localized("Your day: classes, exams, loans due, what is new since you last looked")),
+            ("calendar", localized("Classes, exams and due dates as one calendar file: unitool calendar -o uni.ics")),
+            ("auth", localized("Store, check or remove your password (keyring), TOTP secret and session")),
+            ("watch", localized("Run a command again and again, and announce what changed: unitool watch grades")),
+            ("history", localized("What changed in a command's answers, run by run: unitool history grades")),
+            ("search", localized("Find what you have seen, typos and all: unitool search \"information theory\"")),
+            ("pin", localized("Pin a command so that this overview lists it first: unitool pin grades")),
+            ("terms", localized("Check, read and accept the portal's terms of use")),
+            ("recipes", localized("List, check and test recipes (offline, against saved pages)")),
+            ("page", localized("Print a portal page through your session, for writing recipes")),
+            ("doctor", localized("Explain a failing login page by page: unitool doctor login")),
+            ("rpc", localized("Serve JSON-RPC 2.0 on stdin/stdout for front ends (docs/RPC.md)")),
+            ("mcp", localized("Serve the portal to an AI assistant (Model Context Protocol, docs/MCP.md)")),
+            ("config", localized("Your defaults: portal, user, output format")),
+            ("plugins", localized("List plugins (unitool-NAME executables)")),
+            ("completions", localized("Shell completion for bash, zsh or fish")),
+            ("demo", localized("Run the bundled demo university for recipe authors")),
+            ("help", localized("Show help for a command: unitool help grades")),
+        ]
+        text += "\n" + localized("BUILT-IN COMMANDS:") + "\n"
+        for command in builtinCommands {
+            text += "  " + command.name.padding(toLength: 19, withPad: " ", startingAt: 0) + command.summary + "\n"
+        }
+        text += "\n" + localized("HELP TOPICS (unitool help TOPIC):") + "\n"
         for topic in HelpTopics.summaries {
             text += "  " + topic.name.padding(toLength: 19, withPad: " ", startingAt: 0) + topic.summary + "\n"
         }
         let plugins = Plugins.all()
-        text += "\nPLUGINS:\n"
+        text += "\n" + localized("PLUGINS:") + "\n"
         if plugins.isEmpty {
-            text += "  (none; an executable named unitool-NAME on PATH or in \(Plugins.directory.path) becomes 'unitool NAME')\n"
+            let directory = Plugins.directory.path
+            text += "  " + localized("(none; an executable named unitool-NAME on PATH or in \(directory) becomes 'unitool NAME')") + "\n"
         } else {
             for plugin in plugins {
                 text +=
@@ -299,30 +318,32 @@ struct Dispatcher {
                     + TerminalText.escaped(plugin.path) + "\n"
             }
         }
-        text += """
-
-            GLOBAL OPTIONS:
-              --portal <portal>   The portal (a folder of recipes).
-                                  \(GlobalOptions.Defaults.portal)
-              --user <user>       Who to log in as.
-                                  \(GlobalOptions.Defaults.user)
-              --password-stdin    Read the password from standard input
-              --format <format>   table, json, jsonl or csv (--json for short)
-              --fields <a,b,c>    Only these fields, in this order
-              --recipes <dir>     Another recipe directory
-              -v, --verbose       Log requests and login steps to stderr
-              -q, --quiet         No status line while a command works, no notes about the output
-              --offline           Answer from the history of earlier runs, without asking the portal
-              --sort <a,-b>       Sort by these fields; -field for descending
-              --trace <file>      Write the run's requests to a HAR file, secrets redacted
-              --timeout <s>       Give up when the command has run this long, all requests together.
-                                  \(GlobalOptions.Defaults.timeout)
-              --insecure          Do not check TLS certificates (test portals only; warns every run)
-              --version           Print the version
-
-            \(next)
-
-            """
+        // Each option's label, padded to a column, what it does and, below it, its default.
+        let globalOptions: [(label: String, help: String, defaults: String?)] = [
+            ("--portal <portal>", localized("The portal (a folder of recipes)."), GlobalOptions.Defaults.portal),
+            ("--user <user>", localized("Who to log in as."), GlobalOptions.Defaults.user),
+            ("--password-stdin", localized("Read the password from standard input"), nil),
+            ("--format <format>", localized("table, json, jsonl or csv (--json for short)"), nil),
+            ("--fields <a,b,c>", localized("Only these fields, in this order"), nil),
+            ("--recipes <dir>", localized("Another recipe directory"), nil),
+            ("-v, --verbose", localized("Log requests and login steps to stderr"), nil),
+            ("-q, --quiet", localized("No status line while a command works, no notes about the output"), nil),
+            ("--offline", localized("Answer from the history of earlier runs, without asking the portal"), nil),
+            ("--sort <a,-b>", localized("Sort by these fields; -field for descending"), nil),
+            ("--trace <file>", localized("Write the run's requests to a HAR file, secrets redacted"), nil),
+            (
+                "--timeout <s>", localized("Give up when the command has run this long, all requests together."),
+                GlobalOptions.Defaults.timeout
+            ),
+            ("--insecure", localized("Do not check TLS certificates (test portals only; warns every run)"), nil),
+            ("--version", localized("Print the version"), nil),
+        ]
+        text += "\n" + localized("GLOBAL OPTIONS:") + "\n"
+        for option in globalOptions {
+            text += "  " + option.label.padding(toLength: 20, withPad: " ", startingAt: 0) + option.help + "\n"
+            if let defaults = option.defaults { text += String(repeating: " ", count: 22) + defaults + "\n" }
+        }
+        text += "\n\(next)\n"
         if toStandardError {
             FileHandle.standardError.write(Data(text.utf8))
             return UniToolError.Kind.usage.exitCode

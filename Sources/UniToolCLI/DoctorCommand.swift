@@ -7,14 +7,15 @@ import UniToolKit
 /// `unitool doctor login`: the login, page by page, for when it breaks.
 struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "doctor", abstract: "Explain what unitool does, step by step, to find out why something fails.",
+        commandName: "doctor", abstract: localized("Explain what unitool does, step by step, to find out why something fails."),
         discussion: HelpExamples.text(for: "doctor"),
         subcommands: [Login.self])
 
     struct Login: PortalCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Log in from scratch and explain every page: the rule it matched, the form, the fields, where it led.",
-            discussion: """
+            abstract: localized("Log in from scratch and explain every page: the rule it matched, the form, the fields, where it led."),
+            discussion: localized(
+                """
                 Use it when a login fails or a portal changed. It starts from an empty session (the saved one is
                 neither used nor replaced) and prints, for each page of the login: its address, title and forms,
                 the page rule of the portal recipe that matched, the form unitool submitted, the fields it set and
@@ -26,7 +27,7 @@ struct DoctorCommand: AsyncParsableCommand {
 
                 Example:
                   unitool --portal demo doctor login
-                """)
+                """))
         @OptionGroup var globals: GlobalOptions
 
         func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
@@ -37,9 +38,8 @@ struct DoctorCommand: AsyncParsableCommand {
             let outcome = await Result {
                 try await environment.withPortal(portal, user: user, credentials: credentials, use: .untouched) { connection in
                     if !json {
-                        print(
-                            "Logging in to \(portal.name) as \(user) from an empty session, starting at \((try? connection.portal.url(for: portal.login.start).redactedForLog) ?? portal.login.start)\n"
-                        )
+                        let start = (try? connection.portal.url(for: portal.login.start).redactedForLog) ?? portal.login.start
+                        print(localized("Logging in to \(portal.name) as \(user) from an empty session, starting at \(start)") + "\n")
                     }
                     _ = try await connection.logIn { step in
                         steps.append(step)
@@ -63,9 +63,9 @@ struct DoctorCommand: AsyncParsableCommand {
                     ok: (try? outcome.get()) != nil, portal: portal.id, user: user, requests: try? outcome.get(), steps: steps.all)
                 print(String(decoding: try encoder.encode(report), as: UTF8.self))
             } else if let requests = try? outcome.get() {
-                print("The login works: \(steps.count) pages, \(requests) HTTP requests. The saved session was left as it was.")
+                print(localized("The login works: \(steps.count) pages, \(requests) HTTP requests. The saved session was left as it was."))
             } else {
-                print("The login stopped at page \(steps.count). What to do is below.")
+                print(localized("The login stopped at page \(steps.count). What to do is below."))
             }
             _ = try outcome.get()
         }
@@ -77,29 +77,41 @@ struct DoctorCommand: AsyncParsableCommand {
             var lines: [String] = []
             let title = step.title.map { ", \"\(shown($0))\"" } ?? ""
             lines.append(style.emphasis("\(number). \(shown(step.url))") + " (HTTP \(step.status)\(title))")
-            lines.append("   forms:   " + (step.forms.isEmpty ? "none" : shown(step.forms.joined(separator: "; "))))
-            lines.append("   matched: " + (step.matchedRule.map { "page rule '\($0)'" } ?? "no page rule"))
+            let forms = step.forms.isEmpty ? localized("none") : shown(step.forms.joined(separator: "; "))
+            lines.append("   " + localized("forms:   \(forms)"))
+            let matched = step.matchedRule.map { localized("page rule '\($0)'") } ?? localized("no page rule")
+            lines.append("   " + localized("matched: \(matched)"))
+            let submitted = shown(step.submitted ?? "")
             switch step.action {
             case .filledForm, .autoSubmitted:
-                lines.append("   action:  \(step.action.rawValue), \(shown(step.submitted ?? ""))")
+                lines.append("   " + localized("action:  \(step.action.rawValue), \(submitted)"))
                 let width = (step.filled.map(\.name) + step.keptFromPage).map(\.count).max() ?? 0
+                let padded = { (name: String) in shown(name.padding(toLength: width, withPad: " ", startingAt: 0)) }
                 for field in step.filled {
-                    lines.append("     \(shown(field.name.padding(toLength: width, withPad: " ", startingAt: 0)))  set to \(field.source)")
+                    lines.append("     " + localized("\(padded(field.name))  set to \(field.source)"))
                 }
                 for name in step.keptFromPage {
-                    lines.append("     \(shown(name.padding(toLength: width, withPad: " ", startingAt: 0)))  kept from the page")
+                    lines.append("     " + localized("\(padded(name))  kept from the page"))
                 }
             case .followedRefresh, .followedLink, .restarted:
-                lines.append("   action:  \(step.action.rawValue), \(shown(step.submitted ?? ""))")
+                lines.append("   " + localized("action:  \(step.action.rawValue), \(submitted)"))
             case .loggedIn:
-                lines.append("   action:  " + style.success("logged in") + ": this page is the portal")
+                let loggedIn = style.success(localized("logged in"))
+                lines.append("   " + localized("action:  \(loggedIn): this page is the portal"))
             case .failed:
-                if let submitted = step.submitted { lines.append("   action:  tried \(shown(submitted))") }
-                lines.append("   " + style.failure("stopped: ") + shown(step.error ?? "the login failed"))
+                if step.submitted != nil { lines.append("   " + localized("action:  tried \(submitted)")) }
+                lines.append("   " + style.failure(localized("stopped: ")) + shown(step.error ?? localized("the login failed")))
             }
             if let arrivedAt = step.arrivedAt {
-                let redirects = step.redirects == 0 ? "" : " after \(step.redirects) redirect\(step.redirects == 1 ? "" : "s")"
-                lines.append("   led to:  \(shown(arrivedAt))\(redirects)")
+                let place = shown(arrivedAt)
+                let count = step.redirects
+                lines.append(
+                    "   "
+                        + (count == 0
+                            ? localized("led to:  \(place)")
+                            : localized(
+                                "led to:  \(place) after \(count) redirect", plural: "led to:  \(place) after \(count) redirects",
+                                count: count)))
             }
             return lines.joined(separator: "\n") + "\n"
         }

@@ -1,4 +1,5 @@
 import UniToolHost
+import UniToolKit
 
 /// The examples at the end of each built-in command's help and man page: one place for all of
 /// them, so that a test can check that every command teaches by example.
@@ -64,7 +65,7 @@ enum HelpExamples {
     /// The examples of a command, as lines to end its discussion with.
     static func text(for command: String) -> String {
         guard let examples = byCommand[command] else { return "" }
-        return "Examples:\n" + examples.map { "  " + $0 }.joined(separator: "\n")
+        return localized("Examples:") + "\n" + examples.map { "  " + $0 }.joined(separator: "\n")
     }
 
     /// A discussion with the command's examples after it. The text's paragraphs are written

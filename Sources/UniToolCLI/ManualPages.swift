@@ -36,25 +36,27 @@ enum ManualPages {
             return 0
         } catch {
             return ErrorReporter.report(
-                UniToolError(.usage, "cannot write the man pages to \(directory): \(error)", hint: "give a folder you can write"),
+                UniToolError(
+                    .usage, localized("cannot write the man pages to \(directory): \(error)"),
+                    hint: localized("give a folder you can write")),
                 json: false)
         }
     }
 
     static func page(for type: any ParsableCommand.Type, path: [String]) -> String {
         let configuration = type.configuration
-        let help =
+        let help = HelpChrome.translated(
             type == RootCommand.self
-            ? RootCommand.helpMessage(columns: 10_000)
-            : OptionScope.help(RootCommand.helpMessage(for: type, columns: 10_000), for: Array(path.dropFirst()))
+                ? RootCommand.helpMessage(columns: 10_000)
+                : OptionScope.help(RootCommand.helpMessage(for: type, columns: 10_000), for: Array(path.dropFirst())))
         var roff = header(name: path.joined(separator: "-"), abstract: configuration.abstract)
         if type == RootCommand.self {
-            roff += ".SH SYNOPSIS\n.B unitool [\\-\\-portal <portal>] [\\-\\-user <user>] <command> [<options>]\n"
-        } else if let usage = help.split(separator: "\n").first(where: { $0.hasPrefix("USAGE: ") }) {
-            roff += ".SH SYNOPSIS\n.B \(escape(String(usage.dropFirst("USAGE: ".count))))\n"
+            roff += section(localized("SYNOPSIS")) + ".B unitool [\\-\\-portal <portal>] [\\-\\-user <user>] <command> [<options>]\n"
+        } else if let usage = help.split(separator: "\n").first(where: HelpChrome.isUsage) {
+            roff += section(localized("SYNOPSIS")) + ".B \(escape(HelpChrome.usage(usage)))\n"
         }
         if !configuration.discussion.isEmpty {
-            roff += ".SH DESCRIPTION\n" + paragraphs(configuration.discussion)
+            roff += section(localized("DESCRIPTION")) + paragraphs(configuration.discussion)
         }
         // The root's page lists the global options too: every command takes them.
         var options: [(label: String, help: String)] = []
@@ -67,36 +69,47 @@ enum ManualPages {
         roff += optionsSection(options)
         let subcommands = configuration.subcommands
         if !subcommands.isEmpty {
-            roff += ".SH COMMANDS\n"
+            roff += section(localized("COMMANDS"))
             for subcommand in subcommands {
                 let name = Completion.name(of: subcommand)
                 roff += ".TP\n.B \(escape(name))\n\(escape(subcommand.configuration.abstract))\n"
-                roff += "See \\fB\(escape((path + [name]).joined(separator: "-")))\\fR(1).\n"
+                let reference = "\\fB\(escape((path + [name]).joined(separator: "-")))\\fR(1)"
+                roff += localized("See \(reference).") + "\n"
             }
             if type == RootCommand.self {
-                roff += ".TP\n.B watch\nRun a command again and again, and announce what changed.\n"
-                roff += "See \\fBunitool\\-watch\\fR(1).\n"
+                roff += ".TP\n.B watch\n" + escape(localized("Run a command again and again, and announce what changed.")) + "\n"
+                let reference = "\\fBunitool\\-watch\\fR(1)"
+                roff += localized("See \(reference).") + "\n"
             }
         }
         if type == RootCommand.self {
             roff += HelpTopics.manualSections
         }
         if path.count > 1 {
-            roff += ".SH SEE ALSO\n\\fB\(escape(path.dropLast().joined(separator: "-")))\\fR(1)\n"
+            roff += section(localized("SEE ALSO")) + "\\fB\(escape(path.dropLast().joined(separator: "-")))\\fR(1)\n"
         }
         return roff
     }
 
     /// A page's title line and NAME section.
     static func header(name: String, abstract: String) -> String {
-        ".TH \(name.uppercased()) 1 \"\" \"unitool \(UniToolVersion.current)\" \"unitool manual\"\n"
-            + ".SH NAME\n\(escape(name)) \\- \(escape(abstract))\n"
+        let title = localized("unitool manual")
+        // A translated page is set ragged right: Japanese has no spaces for groff to stretch, and
+        // a justified line of it shows gaps mid-sentence.
+        let adjust = Translation.current.isTranslated ? ".ad l\n" : ""
+        return ".TH \(name.uppercased()) 1 \"\" \"unitool \(UniToolVersion.current)\" \"\(title)\"\n" + adjust
+            + section(localized("NAME")) + "\(escape(name)) \\- \(escape(abstract))\n"
+    }
+
+    /// A section heading (`.SH NAME`), in the reader's language.
+    static func section(_ heading: String) -> String {
+        ".SH \(escape(heading))\n"
     }
 
     /// The OPTIONS section, one tagged paragraph an option; nothing without options.
     static func optionsSection(_ options: [(label: String, help: String)]) -> String {
         guard !options.isEmpty else { return "" }
-        return ".SH OPTIONS\n" + options.map { ".TP\n.B \(escape($0.label))\n\(escape($0.help))\n" }.joined()
+        return section(localized("OPTIONS")) + options.map { ".TP\n.B \(escape($0.label))\n\(escape($0.help))\n" }.joined()
     }
 
     /// A page from help text written by hand (`watch`): its first line is the summary, the
@@ -105,26 +118,28 @@ enum ManualPages {
     static func page(name: String, help: String) -> String {
         let lines = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let summary = lines.first { !$0.trimmingWhitespace().isEmpty } ?? ""
-        let abstract = summary.replacingOccurrences(of: "OVERVIEW: ", with: "").trimmingCharacters(in: CharacterSet(charactersIn: " ."))
+        let abstract = summary.replacingOccurrences(of: "OVERVIEW: ", with: "").replacingOccurrences(
+            of: localized("OVERVIEW:") + " ", with: ""
+        ).trimmingCharacters(in: CharacterSet(charactersIn: " ."))
         var roff = header(name: name, abstract: abstract)
-        let usageStart = lines.firstIndex { $0.hasPrefix("USAGE: ") } ?? lines.endIndex
-        let optionsStart = lines.firstIndex { $0.hasPrefix("OPTIONS:") } ?? lines.endIndex
-        let usage = lines[usageStart..<optionsStart].map {
-            $0.replacingOccurrences(of: "USAGE: ", with: "").trimmingWhitespace()
-        }
-        .filter { !$0.isEmpty }
-        roff += ".SH SYNOPSIS\n" + usage.map { ".B \(escape($0))\n" }.joined(separator: ".br\n")
+        let usageStart = lines.firstIndex(where: HelpChrome.isUsage) ?? lines.endIndex
+        let optionsStart = lines.firstIndex(where: HelpChrome.isOptionsHeading) ?? lines.endIndex
+        let usage = lines[usageStart..<optionsStart].map { HelpChrome.usage($0).trimmingWhitespace() }
+            .filter { !$0.isEmpty }
+        roff += section(localized("SYNOPSIS")) + usage.map { ".B \(escape($0))\n" }.joined(separator: ".br\n")
         let description = lines[(lines.firstIndex(of: summary) ?? 0) + 1..<usageStart].joined(separator: "\n")
-        roff += ".SH DESCRIPTION\n" + paragraphs(description.trimmingCharacters(in: .newlines))
+        roff += section(localized("DESCRIPTION")) + paragraphs(description.trimmingCharacters(in: .newlines))
         roff += optionsSection(Self.options(inHelp: help))
         // After the options: a closing note, then "Examples:" with one command a line.
-        let after = lines[optionsStart...].drop { $0.hasPrefix("OPTIONS:") || $0.hasPrefix("  ") }
-        if let examples = after.firstIndex(where: { $0.hasPrefix("Examples:") }) {
+        let after = lines[optionsStart...].drop { HelpChrome.isOptionsHeading($0) || $0.hasPrefix("  ") }
+        if let examples = after.firstIndex(where: { $0.hasPrefix("Examples:") || $0.hasPrefix(localized("Examples:")) }) {
             let note = after[after.startIndex..<examples].joined(separator: "\n").trimmingWhitespaceAndNewlines()
             if !note.isEmpty { roff += ".PP\n\(escape(note))\n" }
-            roff += ".SH EXAMPLES\n" + paragraphs(after[(examples + 1)...].joined(separator: "\n").trimmingCharacters(in: .newlines))
+            roff +=
+                section(localized("EXAMPLES"))
+                + paragraphs(after[(examples + 1)...].joined(separator: "\n").trimmingCharacters(in: .newlines))
         }
-        roff += ".SH SEE ALSO\n\\fBunitool\\fR(1)\n"
+        roff += section(localized("SEE ALSO")) + "\\fBunitool\\fR(1)\n"
         return roff
     }
 
@@ -135,7 +150,7 @@ enum ManualPages {
         var inOptions = false
         for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
             if !line.hasPrefix(" ") {
-                inOptions = line.hasPrefix("OPTIONS:")
+                inOptions = HelpChrome.isOptionsHeading(line)
                 continue
             }
             guard inOptions else { continue }

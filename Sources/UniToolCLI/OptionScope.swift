@@ -31,9 +31,10 @@ enum OptionScope {
             return nil
         }
         let name = String(given.split(separator: "=").first ?? "")
+        let command = path.joined(separator: " ")
         return UniToolError(
-            .usage, "\(name) does not apply to 'unitool \(path.joined(separator: " "))': it prints no records",
-            hint: "leave \(name) out; see 'unitool \(path.joined(separator: " ")) --help'")
+            .usage, localized("\(name) does not apply to 'unitool \(command)': it prints no records"),
+            hint: localized("leave \(name) out; see 'unitool \(command) --help'"))
     }
 
     /// Help text without the entries of the options `path` does not take (an entry is its

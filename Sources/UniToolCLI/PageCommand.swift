@@ -7,25 +7,29 @@ import UniToolKit
 /// `unitool page PATH`: a portal page through the user's session, for writing recipes.
 struct PageCommand: PortalCommand {
     static let configuration = CommandConfiguration(
-        commandName: "page", abstract: "Print a portal page as unitool sees it, logged in: for writing and testing recipes.",
+        commandName: "page", abstract: localized("Print a portal page as unitool sees it, logged in: for writing and testing recipes."),
         discussion: HelpExamples.discussion(
-            """
-            Fetches a page of the portal through your session (logging in if needed) and prints it as
-            unitool reads it: decoded as a browser decodes it, in UTF-8, with its <meta charset> saying
-            so, so you can write XPath against exactly what unitool gets.
+            localized(
+                """
+                Fetches a page of the portal through your session (logging in if needed) and prints it as
+                unitool reads it: decoded as a browser decodes it, in UTF-8, with its <meta charset> saying
+                so, so you can write XPath against exactly what unitool gets.
 
-            To keep the page as a recipe test case, save it with --fixture: the page is written byte for
-            byte as the portal sent it, and beside it a .json file with its address and its HTTP
-            Content-Type, so that 'unitool recipes test' decodes it as the live run did:
-              unitool --portal demo page /library/loans --fixture Recipes/demo/Fixtures/loans/page1.html
-              unitool recipes test --update      # then check the records it wrote, and commit both
-            Only the portal's own pages can be fetched. The terms of use must be accepted, as for any command.
-            """, examples: "page"))
+                To keep the page as a recipe test case, save it with --fixture: the page is written byte for
+                byte as the portal sent it, and beside it a .json file with its address and its HTTP
+                Content-Type, so that 'unitool recipes test' decodes it as the live run did:
+                  unitool --portal demo page /library/loans --fixture Recipes/demo/Fixtures/loans/page1.html
+                  unitool recipes test --update      # then check the records it wrote, and commit both
+                Only the portal's own pages can be fetched. The terms of use must be accepted, as for any command.
+                """), examples: "page"))
     @OptionGroup var globals: GlobalOptions
-    @Argument(help: "A path on the portal, such as /grades?term=2026-spring, or a full URL on the portal.") var path: String
+    @Argument(help: ArgumentHelp(localized("A path on the portal, such as /grades?term=2026-spring, or a full URL on the portal.")))
+    var path: String
     @Option(
         help: ArgumentHelp(
-            "Save the page as a recipe test case: FILE (.html or .xml) byte for byte, and FILE's .json with its address and Content-Type.",
+            localized(
+                "Save the page as a recipe test case: FILE (.html or .xml) byte for byte, and FILE's .json with its address and Content-Type."
+            ),
             valueName: "FILE"))
     var fixture: String?
 
@@ -33,8 +37,10 @@ struct PageCommand: PortalCommand {
         if let fixture, !RecipeTester.pageSuffixes.contains(where: fixture.hasSuffix) {
             throw UniToolError(
                 .usage,
-                "--fixture \(fixture): a recipe test case is a .html, .xml (a feed), .ics (a calendar) or .page.json (a JSON answer) file",
-                hint: "for example: --fixture Recipes/myuni/Fixtures/grades/2026-fall.html")
+                localized(
+                    "--fixture \(fixture): a recipe test case is a .html, .xml (a feed), .ics (a calendar) or .page.json (a JSON answer) file"
+                ),
+                hint: localized("for example: --fixture Recipes/myuni/Fixtures/grades/2026-fall.html"))
         }
     }
 
@@ -46,9 +52,8 @@ struct PageCommand: PortalCommand {
         let page = fetched.page
         if let fixture {
             try Self.saveFixture(page, to: URL(fileURLWithPath: fixture))
-            Progress.say(
-                "Saved \(fixture) and \(URL(fileURLWithPath: fixture).deletingPathExtension().lastPathComponent).json; 'unitool recipes test --update' fills in the records."
-            )
+            let stem = URL(fileURLWithPath: fixture).deletingPathExtension().lastPathComponent
+            Progress.say(localized("Saved \(fixture) and \(stem).json; 'unitool recipes test --update' fills in the records."))
             return
         }
         let text = Self.readable(page, charsetOverride: fetched.charsetOverride)
@@ -79,8 +84,8 @@ struct PageCommand: PortalCommand {
         let folder = file.deletingLastPathComponent()
         guard RecipeTester.pageSuffixes.contains(where: file.lastPathComponent.hasSuffix) else {
             throw UniToolError(
-                .usage, "'\(file.lastPathComponent)' is not a name 'recipes test' reads",
-                hint: "end it in .html, .xml (a feed), .ics (a calendar) or .page.json (a JSON answer)")
+                .usage, localized("'\(file.lastPathComponent)' is not a name 'recipes test' reads"),
+                hint: localized("end it in .html, .xml (a feed), .ics (a calendar) or .page.json (a JSON answer)"))
         }
         let expectation = RecipeTester.expectationFile(for: file)
         let fields = [
@@ -96,8 +101,8 @@ struct PageCommand: PortalCommand {
             try AtomicFile.write(Data(("{\n" + fields.joined(separator: ",\n") + "\n}\n").utf8), to: expectation, mode: 0o644)
         } catch {
             throw UniToolError(
-                .stateCorrupt, "cannot save the test case at \(file.path): \(error)",
-                hint: "check that the folder can be written")
+                .stateCorrupt, localized("cannot save the test case at \(file.path): \(error)"),
+                hint: localized("check that the folder can be written"))
         }
     }
 }

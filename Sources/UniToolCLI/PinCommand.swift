@@ -6,16 +6,18 @@ import UniToolKit
 /// `unitool pin grades --term current`: a favourite that the overview lists first.
 struct PinCommand: UniToolCommand {
     static let configuration = CommandConfiguration(
-        commandName: "pin", abstract: "Pin a command you run often, so that 'unitool' lists it first.",
+        commandName: "pin", abstract: localized("Pin a command you run often, so that 'unitool' lists it first."),
         discussion: HelpExamples.discussion(
-            """
-            Pins are kept per portal, in the order you pin them, beside the last five commands you ran, which
-            'unitool' lists too. A recipe command is checked before it is pinned, options and all, so a typo is
-            found now rather than when you copy it. With no command, lists the pins.
-            """, examples: "pin"))
+            localized(
+                """
+                Pins are kept per portal, in the order you pin them, beside the last five commands you ran, which
+                'unitool' lists too. A recipe command is checked before it is pinned, options and all, so a typo is
+                found now rather than when you copy it. With no command, lists the pins.
+                """), examples: "pin"))
     @OptionGroup var globals: GlobalOptions
-    @Flag(help: "Unpin the command instead.") var remove = false
-    @Argument(parsing: .allUnrecognized, help: "The command and its options, as you would type them after 'unitool'.")
+    @Flag(help: ArgumentHelp(localized("Unpin the command instead."))) var remove = false
+    @Argument(
+        parsing: .allUnrecognized, help: ArgumentHelp(localized("The command and its options, as you would type them after 'unitool'.")))
     var words: [String] = []
 
     /// Built-in commands worth a pin: those that read, with options of their own.
@@ -26,13 +28,14 @@ struct PinCommand: UniToolCommand {
         let store = ShortcutsStore(file: Locations.current.shortcutsFile)
         guard let command = words.first else {
             if remove {
-                throw UniToolError(.usage, "--remove needs the command to unpin", hint: "unitool pin --remove grades --term current")
+                throw UniToolError(
+                    .usage, localized("--remove needs the command to unpin"), hint: "unitool pin --remove grades --term current")
             }
             let pins = store.load().pinned[portal.id] ?? []
             if globals.outputFormat == .json {
                 print("[" + pins.map { JSONString.quoted("unitool " + $0) }.joined(separator: ", ") + "]")
             } else if pins.isEmpty {
-                print("(nothing pinned for \(portal.id); pin a command with: unitool pin grades --term current)")
+                print(localized("(nothing pinned for \(portal.id); pin a command with: unitool pin grades --term current)"))
             } else {
                 for pin in pins { print("unitool \(TerminalText.escaped(pin))") }
             }
@@ -46,27 +49,31 @@ struct PinCommand: UniToolCommand {
                 let flag = String(word.split(separator: "=", maxSplits: 1).first ?? "")
                 guard names.contains(flag) else {
                     throw UniToolError(
-                        .usage, "'\(flag)' is not an option of '\(command)'",
-                        hint: (typoSuggestion(for: flag, among: names).map { "did you mean '\($0)'? " } ?? "")
-                            + "see 'unitool \(command) --help'"
+                        .usage, localized("'\(flag)' is not an option of '\(command)'"),
+                        hint: typoSuggestion(for: flag, among: names).map {
+                            localized("did you mean '\($0)'? see 'unitool \(command) --help'")
+                        }
+                            ?? localized("see 'unitool \(command) --help'")
                     )
                 }
             }
             let invocation = try RecipeInvocation(parsing: Array(words.dropFirst()), recipe: recipe)
             if let action = invocation.action {
                 throw UniToolError(
-                    .usage, "'\(command) \(action.name)' changes something on the portal, so it is not pinned",
-                    hint: "pin commands that read, such as 'unitool pin \(command)'")
+                    .usage, localized("'\(command) \(action.name)' changes something on the portal, so it is not pinned"),
+                    hint: localized("pin commands that read, such as 'unitool pin \(command)'"))
             }
             if let unknown = invocation.rest.first {
-                throw UniToolError(.usage, "'\(unknown)' is not an option of '\(command)'", hint: "see 'unitool \(command) --help'")
+                throw UniToolError(
+                    .usage, localized("'\(unknown)' is not an option of '\(command)'"), hint: localized("see 'unitool \(command) --help'"))
             }
         } else if !Self.pinnableBuiltins.contains(command) {
             let known = (environment.catalog.dataRecipes[portal.id] ?? [:]).keys.sorted() + Self.pinnableBuiltins.sorted()
+            let pinnable = known.joined(separator: ", ")
             throw UniToolError(
-                .usage, "'\(command)' is not a command of '\(portal.id)' that can be pinned",
-                hint: "these can: \(known.joined(separator: ", "))"
-                    + (typoSuggestion(for: command, among: known).map { "; did you mean '\($0)'?" } ?? ""))
+                .usage, localized("'\(command)' is not a command of '\(portal.id)' that can be pinned"),
+                hint: typoSuggestion(for: command, among: known).map { localized("these can: \(pinnable); did you mean '\($0)'?") }
+                    ?? localized("these can: \(pinnable)"))
         }
         let line = Shortcuts.line(words)
         var changed = false
@@ -75,10 +82,14 @@ struct PinCommand: UniToolCommand {
         }
         let shown = "unitool \(TerminalText.escaped(line))"
         if remove {
-            guard changed else { throw UniToolError(.usage, "'\(shown)' is not pinned", hint: "'unitool pin' lists the pins") }
-            Progress.note("unpinned: \(shown)", quiet: globals.quiet)
+            guard changed else {
+                throw UniToolError(.usage, localized("'\(shown)' is not pinned"), hint: localized("'unitool pin' lists the pins"))
+            }
+            Progress.note(localized("unpinned: \(shown)"), quiet: globals.quiet)
         } else {
-            Progress.note(changed ? "pinned: \(shown); 'unitool' lists it first" : "already pinned: \(shown)", quiet: globals.quiet)
+            Progress.note(
+                changed ? localized("pinned: \(shown); 'unitool' lists it first") : localized("already pinned: \(shown)"),
+                quiet: globals.quiet)
         }
     }
 }

@@ -98,7 +98,7 @@ enum Plugins {
             if options.passwordStdin {
                 let portal = try environment.catalog.portal(try environment.portalID())
                 guard let user = try? environment.user(for: portal) else {
-                    throw UniToolError(.usage, "--password-stdin needs --user", hint: "for example: --user jdoe")
+                    throw UniToolError(.usage, localized("--password-stdin needs --user"), hint: localized("for example: --user jdoe"))
                 }
                 host.usePassword(try PasswordInput.readStandardInput(), portal: portal.id, user: user)
             }
@@ -126,7 +126,8 @@ enum Plugins {
             return ErrorReporter.report(error, json: Dispatcher.wantsJSON(globals))
         } catch {
             return ErrorReporter.report(
-                UniToolError(.internal, "cannot run the plugin \(plugin.path): \(error)", hint: "check that it is executable"),
+                UniToolError(
+                    .internal, localized("cannot run the plugin \(plugin.path): \(error)"), hint: localized("check that it is executable")),
                 json: Dispatcher.wantsJSON(globals))
         }
     }
@@ -181,9 +182,10 @@ enum PluginSafety {
         func entry(_ path: String) throws -> Entry {
             var info = stat()
             guard stat(path, &info) == 0 else {
+                let reason = String(cString: strerror(errno))
                 throw UniToolError(
-                    .unsafeRequest, "cannot check the plugin \(path): \(String(cString: strerror(errno)))",
-                    hint: "check that it exists and that you may read its folder")
+                    .unsafeRequest, localized("cannot check the plugin \(path): \(reason)"),
+                    hint: localized("check that it exists and that you may read its folder"))
             }
             return Entry(path: path, owner: info.st_uid, mode: info.st_mode & 0o7777)
         }
@@ -192,30 +194,38 @@ enum PluginSafety {
         var folderPaths = [found.deletingLastPathComponent().path]
         if real.deletingLastPathComponent().path != folderPaths[0] { folderPaths.append(real.deletingLastPathComponent().path) }
         let verdict = decide(file: try entry(real.path), folders: try folderPaths.map(entry), user: geteuid())
-        let described = real.path == path ? path : "\(path) (a link to \(real.path))"
+        let described = real.path == path ? path : localized("\(path) (a link to \(real.path))")
         switch verdict {
         case .safe:
             return
         case .fileOwnedByAnotherUser(let file):
+            let (quoted, owner) = (shellQuoted(file.path), file.owner)
             throw UniToolError(
                 .unsafeRequest,
-                "the plugin \(described) belongs to another user (uid \(file.owner)); unitool runs only plugins that are yours or root's",
-                hint: "if you trust it, make it yours: 'chown \(userName()) \(shellQuoted(file.path))' as root; otherwise remove it")
+                localized(
+                    "the plugin \(described) belongs to another user (uid \(owner)); unitool runs only plugins that are yours or root's"),
+                hint: localized("if you trust it, make it yours: 'chown \(userName()) \(quoted)' as root; otherwise remove it"))
         case .fileWritableByOthers(let file):
+            let mode = String(file.mode, radix: 8)
             throw UniToolError(
                 .unsafeRequest,
-                "the plugin \(described) may be changed by other users (mode \(String(file.mode, radix: 8))); unitool will not run it",
-                hint: "if you trust it, run 'chmod go-w \(shellQuoted(file.path))'; otherwise remove it")
+                localized("the plugin \(described) may be changed by other users (mode \(mode)); unitool will not run it"),
+                hint: localized("if you trust it, run 'chmod go-w \(shellQuoted(file.path))'; otherwise remove it"))
         case .folderOwnedByAnotherUser(let folder):
             throw UniToolError(
                 .unsafeRequest,
-                "the plugin \(described) is in \(folder.path), which belongs to another user (uid \(folder.owner)) who could replace it; unitool will not run it",
-                hint: "move the plugin to \(shellQuoted(Plugins.directory.path)) or another folder of your own on PATH")
+                localized(
+                    "the plugin \(described) is in \(folder.path), which belongs to another user (uid \(folder.owner)) who could replace it; unitool will not run it"
+                ),
+                hint: localized("move the plugin to \(shellQuoted(Plugins.directory.path)) or another folder of your own on PATH"))
         case .folderWritableByOthers(let folder):
+            let mode = String(folder.mode, radix: 8)
             throw UniToolError(
                 .unsafeRequest,
-                "the plugin \(described) is in \(folder.path), which other users may write to (mode \(String(folder.mode, radix: 8))) and so replace the plugin; unitool will not run it",
-                hint: "run 'chmod go-w \(shellQuoted(folder.path))', or move the plugin to a folder of your own")
+                localized(
+                    "the plugin \(described) is in \(folder.path), which other users may write to (mode \(mode)) and so replace the plugin; unitool will not run it"
+                ),
+                hint: localized("run 'chmod go-w \(shellQuoted(folder.path))', or move the plugin to a folder of your own"))
         }
     }
 
@@ -236,21 +246,22 @@ enum PluginSafety {
 /// `unitool plugins list`.
 struct PluginsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "plugins", abstract: "List the executable plugins: unitool-NAME programs that become commands.",
+        commandName: "plugins", abstract: localized("List the executable plugins: unitool-NAME programs that become commands."),
         discussion: HelpExamples.discussion(
-            """
-            An executable named unitool-NAME in $XDG_CONFIG_HOME/unitool/plugins/ or in a folder of PATH is the
-            command 'unitool NAME'. It runs with the remaining arguments and with UNITOOL_PORTAL, UNITOOL_USER and
-            UNITOOL_FORMAT set, and it can call unitool's JSON-RPC API (docs/RPC.md) on file descriptor 3
-            (UNITOOL_RPC_FD): run recipes and fetch portal pages through the session, without ever seeing the
-            password. Built-in and recipe commands come first; a plugin cannot replace them.
-            See Examples/plugins/unitool-gpa.
-            """, examples: "plugins"),
+            localized(
+                """
+                An executable named unitool-NAME in $XDG_CONFIG_HOME/unitool/plugins/ or in a folder of PATH is the
+                command 'unitool NAME'. It runs with the remaining arguments and with UNITOOL_PORTAL, UNITOOL_USER and
+                UNITOOL_FORMAT set, and it can call unitool's JSON-RPC API (docs/RPC.md) on file descriptor 3
+                (UNITOOL_RPC_FD): run recipes and fetch portal pages through the session, without ever seeing the
+                password. Built-in and recipe commands come first; a plugin cannot replace them.
+                See Examples/plugins/unitool-gpa.
+                """), examples: "plugins"),
         subcommands: [List.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show every plugin, its path, and the ones it hides.", discussion: HelpExamples.text(for: "plugins list"))
+            abstract: localized("Show every plugin, its path, and the ones it hides."), discussion: HelpExamples.text(for: "plugins list"))
         @OptionGroup var globals: GlobalOptions
 
         func run() async throws {
@@ -262,7 +273,7 @@ struct PluginsCommand: AsyncParsableCommand {
             }
             let set = RecordSet(columns: ["command", "path", "hides"], records: records)
             if records.isEmpty, globals.outputFormat == .table {
-                print("No plugins. Put an executable named unitool-NAME in \(Plugins.directory.path) or on PATH.")
+                print(localized("No plugins. Put an executable named unitool-NAME in \(Plugins.directory.path) or on PATH."))
                 return
             }
             print(globals.outputFormat.render(set, style: .forStandardOutput()), terminator: "")

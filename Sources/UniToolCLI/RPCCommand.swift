@@ -11,19 +11,22 @@ import UniToolRPC
 /// `unitool rpc`: JSON-RPC 2.0 over stdin and stdout, for GUIs, editors and plugins.
 struct RPCCommand: UniToolCommand {
     static let configuration = CommandConfiguration(
-        commandName: "rpc", abstract: "Serve JSON-RPC 2.0 on stdin and stdout, for front ends and plugins.",
+        commandName: "rpc", abstract: localized("Serve JSON-RPC 2.0 on stdin and stdout, for front ends and plugins."),
         discussion: HelpExamples.discussion(
-            """
-            One JSON message per line by default; --framing content-length uses LSP-style headers. stdout
-            carries protocol messages only; logs go to stderr (-v for more). Every method, parameter, result
-            and error code is in docs/RPC.md. Try it:
-              echo '{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades"}}' | unitool rpc
-            """, examples: "rpc"))
+            localized(
+                """
+                One JSON message per line by default; --framing content-length uses LSP-style headers. stdout
+                carries protocol messages only; logs go to stderr (-v for more). Every method, parameter, result
+                and error code is in docs/RPC.md. Try it:
+                  echo '{"jsonrpc":"2.0","id":1,"method":"recipes.run","params":{"portal":"demo","recipe":"grades"}}' | unitool rpc
+                """), examples: "rpc"))
     @OptionGroup var globals: GlobalOptions
-    @Option(help: "newline (one JSON text per line) or content-length (LSP-style headers).") var framing: FramingOption = .init(.newline)
-    @Option(help: "The largest message accepted, in bytes; larger ones are answered with an error and skipped.")
+    @Option(help: ArgumentHelp(localized("newline (one JSON text per line) or content-length (LSP-style headers).")))
+    var framing: FramingOption = .init(.newline)
+    @Option(help: ArgumentHelp(localized("The largest message accepted, in bytes; larger ones are answered with an error and skipped.")))
     var maxMessageBytes = RPCServer.defaultMaxMessageBytes
-    @Option(help: "If the client leaves this many bytes of responses unread, the server gives up and exits with 75.")
+    @Option(
+        help: ArgumentHelp(localized("If the client leaves this many bytes of responses unread, the server gives up and exits with 75.")))
     var maxUnreadBytes = RPCLimits.defaultMaxUnreadBytes
 
     struct FramingOption: ExpressibleByArgument {
@@ -34,6 +37,8 @@ struct RPCCommand: UniToolCommand {
             self.value = value
         }
         static var allValueStrings: [String] { RPCFraming.allCases.map(\.rawValue) }
+        /// The default as help shows it: `newline`, not the type's description.
+        var defaultValueDescription: String { value.rawValue }
     }
 
     func run(_ environment: CommandEnvironment) async throws {
@@ -61,7 +66,7 @@ struct RPCCommand: UniToolCommand {
         let backlog = limits.maxUnreadBytes ?? RPCLimits.defaultMaxUnreadBytes
         let output = FileDescriptorOutput(descriptor: STDOUT_FILENO, maxBacklog: backlog) { reason in
             logger.error("stopping: \(reason)")
-            FileHandle.standardError.write(Data("unitool \(name): stopping: \(reason)\n".utf8))
+            FileHandle.standardError.write(Data((localized("unitool \(name): stopping: \(reason)") + "\n").utf8))
             Foundation.exit(75)
         }
         let server = RPCServer(

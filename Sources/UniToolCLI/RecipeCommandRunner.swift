@@ -29,11 +29,17 @@ struct RecipeCommandRunner {
                 let builtIn = Set(Dispatcher.builtins.keys).union(Dispatcher.dispatchedCommands).sorted()
                 let meant = typoSuggestion(for: name, among: known + builtIn)
                 // Both lists, each named for what it is: a typo of 'watch' is not one of the portal's.
+                let didYouMean = meant.map { localized("did you mean '\($0)'?") + " " } ?? ""
+                let builtInList = builtIn.joined(separator: ", ")
+                let knownList = known.joined(separator: ", ")
+                let lists =
+                    known.isEmpty
+                    ? localized("built-in commands: \(builtInList); 'unitool --help' says what each does")
+                    : localized(
+                        "built-in commands: \(builtInList); '\(portalID)''s commands: \(knownList); 'unitool --help' says what each does")
                 throw UniToolError(
-                    .usage, "unknown command '\(name)': neither built in nor one of portal '\(portalID)''s",
-                    hint: (meant.map { "did you mean '\($0)'? " } ?? "") + "built-in commands: \(builtIn.joined(separator: ", "))"
-                        + (known.isEmpty ? "" : "; '\(portalID)''s commands: \(known.joined(separator: ", "))")
-                        + "; 'unitool --help' says what each does")
+                    .usage, localized("unknown command '\(name)': neither built in nor one of portal '\(portalID)''s"),
+                    hint: didYouMean + lists)
             }
             let invocation = try RecipeInvocation(parsing: arguments, recipe: recipe)
             if invocation.wantsHelp {
@@ -42,11 +48,12 @@ struct RecipeCommandRunner {
             }
             if invocation.calendar, recipe.calendar == nil {
                 let capable = (try everyRecipe().dataRecipes[portalID] ?? [:]).values.filter { $0.calendar != nil }.map(\.command).sorted()
+                let capableList = capable.joined(separator: ", ")
                 throw UniToolError(
-                    .usage, "'\(name)' has no calendar, so it cannot be written as ics",
+                    .usage, localized("'\(name)' has no calendar, so it cannot be written as ics"),
                     hint: capable.isEmpty
-                        ? "no command of '\(portalID)' has a calendar: section in its recipe"
-                        : "these commands have one: \(capable.joined(separator: ", ")); 'unitool calendar' writes them all")
+                        ? localized("no command of '\(portalID)' has a calendar: section in its recipe")
+                        : localized("these commands have one: \(capableList); 'unitool calendar' writes them all"))
             }
             // The same arguments parse to the same options: parsed once (swift-argument-parser's
             // parse was a tenth of a warm command's CPU).
@@ -68,20 +75,20 @@ struct RecipeCommandRunner {
         if options.offline {
             if let action = invocation.action {
                 throw UniToolError(
-                    .usage, "'\(recipe.command) \(action.name)' acts on the portal, so it cannot run --offline",
-                    hint: "run it without --offline when the portal is reachable")
+                    .usage, localized("'\(recipe.command) \(action.name)' acts on the portal, so it cannot run --offline"),
+                    hint: localized("run it without --offline when the portal is reachable"))
             }
             // The last answer to the same question, from the history: no connection, no password.
             let user = recipe.login ? try environment.user(for: portal) : ""
             let service = PortalService(portal: portal, user: user, history: environment.history()) {
-                throw UniToolError(.internal, "an offline answer asked for the portal")
+                throw UniToolError(.internal, localized("an offline answer asked for the portal"))
             }
             let outcome = try await service.execute(request, of: recipe, offline: true, interaction: environment.interaction)
             environment.rememberRun(invocation.words(for: recipe), portal: portal.id)
             if let asOf = outcome.asOf {
-                Progress.note(
-                    "offline: '\(recipe.command)' as of \(HistoryStore.age(of: asOf)) (\(HistoryStore.timestamp(asOf))), from the history",
-                    quiet: options.quiet)
+                let age = HistoryStore.age(of: asOf)
+                let timestamp = HistoryStore.timestamp(asOf)
+                Progress.note(localized("offline: '\(recipe.command)' as of \(age) (\(timestamp)), from the history"), quiet: options.quiet)
             }
             return try write(outcome.records, of: recipe, invocation: invocation, options: options, portal: portal, user: user)
         }
@@ -102,25 +109,28 @@ struct RecipeCommandRunner {
                 _ = try write(
                     preview, of: recipe.withoutDefaultSort, invocation: invocation, options: options, portal: portal,
                     user: user)
-                let words = "'\(recipe.command) \(action.name)'"
+                let words = "\(recipe.command) \(action.name)"
+                let rows = Self.count(preview.records.count)
                 if invocation.dryRun {
-                    Progress.note("\(words) --dry-run: \(Self.count(preview.records.count)) listed; nothing was sent", quiet: options.quiet)
+                    Progress.note(localized("'\(words)' --dry-run: \(rows) listed; nothing was sent"), quiet: options.quiet)
                     return nil
                 }
                 if preview.records.isEmpty {
-                    Progress.note("\(words): nothing it would change; nothing was sent", quiet: options.quiet)
+                    Progress.note(localized("'\(words)': nothing it would change; nothing was sent"), quiet: options.quiet)
                     return nil
                 }
                 let personPresent = isatty(STDIN_FILENO) == 1 && isatty(STDERR_FILENO) == 1
-                let rows = Self.count(preview.records.count)
+                let summary = TerminalText.escaped(action.summary)
                 guard personPresent,
-                    let answer = TerminalPrompt.ask("\(TerminalText.escaped(action.summary)): send for the \(rows) above? [y/N] "),
+                    let answer = TerminalPrompt.ask(localized("\(summary): send for the \(rows) above? [y/N]") + " "),
                     ["y", "yes"].contains(answer.lowercased())
                 else {
                     throw UniToolError(
-                        .declined, "\(words) was not confirmed; nothing was sent (the \(rows) it would change are listed above)",
+                        .declined,
+                        localized("'\(words)' was not confirmed; nothing was sent (the \(rows) it would change are listed above)"),
                         hint: personPresent
-                            ? "answer yes to send it" : "run it again with --yes to send it, or --dry-run to only list")
+                            ? localized("answer yes to send it")
+                            : localized("run it again with --yes to send it, or --dry-run to only list"))
                 }
                 Progress.say(TerminalText.escaped(action.summary) + "…")
                 return try RecordShape(
@@ -153,7 +163,9 @@ struct RecipeCommandRunner {
         let status = try write(records, of: recipe, invocation: invocation, options: options, portal: portal, user: user)
         if let transientDemo, Self.hasLink(records, on: transientDemo) {
             Progress.note(
-                "the demo's links above stopped working with this command; 'unitool demo serve' in another terminal keeps a demo running, and commands then print links that last",
+                localized(
+                    "the demo's links above stopped working with this command; 'unitool demo serve' in another terminal keeps a demo running, and commands then print links that last"
+                ),
                 quiet: options.quiet)
         }
         return status
@@ -172,7 +184,7 @@ struct RecipeCommandRunner {
     }
 
     /// "1 row", "3 rows": how many a preview lists.
-    static func count(_ rows: Int) -> String { rows == 1 ? "1 row" : "\(rows) rows" }
+    static func count(_ rows: Int) -> String { localized("\(rows) row", plural: "\(rows) rows", count: rows) }
 
     /// Prints the records, shaped already: a table fitted to the terminal, or JSON, CSV, ics.
     private func write(
@@ -198,7 +210,8 @@ struct RecipeCommandRunner {
             records.records.contains(where: { $0.fields.contains { if case .datetime = $0.value { true } else { false } } })
         {
             Progress.note(
-                "times are in \(zone.identifier), the portal's time zone (yours is \(TimeZone.current.identifier))", quiet: options.quiet)
+                localized("times are in \(zone.identifier), the portal's time zone (yours is \(TimeZone.current.identifier))"),
+                quiet: options.quiet)
         }
         var shown = records
         if options.fields == nil, !invocation.summary, recipe.tableColumns.count < recipe.columns.count {
@@ -207,10 +220,13 @@ struct RecipeCommandRunner {
         let table = TableRenderer(style: style, display: recipe.columnDisplay).layout(shown)
         StandardOutput.write(table.text)
         if !table.droppedColumns.isEmpty, let width = style.maxWidth {
-            let count = Plural.count(table.droppedColumns.count, "column")
+            let dropped = table.droppedColumns.count
+            let names = table.droppedColumns.joined(separator: ", ")
             Progress.note(
-                "\(count) left out to fit \(width) columns: \(table.droppedColumns.joined(separator: ", ")); "
-                    + "choose with --fields, or widen the terminal", quiet: options.quiet)
+                localized(
+                    "\(dropped) column left out to fit \(width) columns: \(names); choose with --fields, or widen the terminal",
+                    plural: "\(dropped) columns left out to fit \(width) columns: \(names); choose with --fields, or widen the terminal",
+                    count: dropped), quiet: options.quiet)
         }
         return 0
     }
@@ -230,7 +246,7 @@ struct RecipeInvocation {
             return try parsed.shaped(
                 fields: fields.map(Self.fieldList), sort: sort.map(SortKey.parse), of: recipe, naming: .commandLine)
         } catch let problem as ArgumentProblem {
-            throw UniToolError(.usage, problem.message, hint: "see 'unitool \(recipe.command) --help'")
+            throw UniToolError(.usage, problem.message, hint: localized("see 'unitool \(recipe.command) --help'"))
         }
     }
 
@@ -276,7 +292,8 @@ struct RecipeInvocation {
         if recipe.sources.count > 1 { names.insert("source") }
         var index = 0
         func usage(_ message: String) -> UniToolError {
-            UniToolError(.usage, message, hint: "see 'unitool \(recipe.command) \(action.map { "\($0.name) " } ?? "")--help'")
+            let actionWord = action.map { "\($0.name) " } ?? ""
+            return UniToolError(.usage, message, hint: localized("see 'unitool \(recipe.command) \(actionWord)--help'"))
         }
         while index < arguments.count {
             let argument = arguments[index]
@@ -299,13 +316,12 @@ struct RecipeInvocation {
                 } else if action == nil, let positional = recipe.options.first(where: \.positional), values[positional.name] == nil {
                     values[positional.name] = argument
                 } else if let action, !action.takesArgument {
-                    throw usage("'\(recipe.command) \(action.name)' takes no argument, and '\(argument)' was given")
+                    throw usage(localized("'\(recipe.command) \(action.name)' takes no argument, and '\(argument)' was given"))
                 } else if action == nil, !recipe.actions.isEmpty {
-                    throw usage(
-                        "'\(argument)' is not an action of '\(recipe.command)' (actions: \(recipe.actions.map(\.name).joined(separator: ", ")))"
-                    )
+                    let actions = recipe.actions.map(\.name).joined(separator: ", ")
+                    throw usage(localized("'\(argument)' is not an action of '\(recipe.command)' (actions: \(actions))"))
                 } else {
-                    throw usage("unexpected argument '\(argument)'")
+                    throw usage(localized("unexpected argument '\(argument)'"))
                 }
                 continue
             }
@@ -319,17 +335,17 @@ struct RecipeInvocation {
             } else if parts.first == "summary", recipe.totals != nil {
                 summary = true
             } else if parts.first == "yes", action?.asks == true {
-                guard parts.count == 1 else { throw usage("--yes takes no value: it says yes") }
+                guard parts.count == 1 else { throw usage(localized("--yes takes no value: it says yes")) }
                 confirmed = true
             } else if parts.first == "dry-run", action?.preview != nil {
-                guard parts.count == 1 else { throw usage("--dry-run takes no value") }
+                guard parts.count == 1 else { throw usage(localized("--dry-run takes no value")) }
                 dryRun = true
             } else if let action, let name = parts.first, action.parameters.contains(where: { $0.name == name }) {
                 if parts.count == 2 {
                     actionParameters[name] = parts[1]
                 } else {
                     guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("--") else {
-                        throw usage("--\(name) needs a value")
+                        throw usage(localized("--\(name) needs a value"))
                     }
                     actionParameters[name] = arguments[index + 1]
                     index += 1
@@ -340,19 +356,18 @@ struct RecipeInvocation {
                     value = parts[1]
                 } else {
                     guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("--") else {
-                        throw usage("--\(name) needs a value")
+                        throw usage(localized("--\(name) needs a value"))
                     }
                     value = arguments[index + 1]
                     index += 1
                 }
                 if values[name] != nil || (name == "source" && source != nil) {
-                    throw usage("--\(name) is given twice")
+                    throw usage(localized("--\(name) is given twice"))
                 }
                 if name == "source" {
                     guard recipe.source(named: value) != nil else {
-                        throw usage(
-                            "'\(value)' is not a source of '\(recipe.command)' (sources: \(recipe.sources.compactMap(\.name).joined(separator: ", ")))"
-                        )
+                        let sources = recipe.sources.compactMap(\.name).joined(separator: ", ")
+                        throw usage(localized("'\(value)' is not a source of '\(recipe.command)' (sources: \(sources))"))
                     }
                     source = value
                 } else {
@@ -369,10 +384,11 @@ struct RecipeInvocation {
                         (action?.parameters ?? []).map { "--" + $0.name } + (action?.asks == true ? ["--yes"] : [])
                         + (action?.preview != nil ? ["--dry-run"] : [])
                     let nearest = typoSuggestion(for: flagName, among: known + Dispatcher.globalOptionNames)
+                    let actionWord = action.map { "\($0.name) " } ?? ""
                     throw UniToolError(
-                        .usage, "unknown option '\(flagName)' for '\(recipe.command)'",
-                        hint: (nearest.map { "did you mean '\($0)'? " } ?? "")
-                            + "see 'unitool \(recipe.command) \(action.map { "\($0.name) " } ?? "")--help'")
+                        .usage, localized("unknown option '\(flagName)' for '\(recipe.command)'"),
+                        hint: (nearest.map { localized("did you mean '\($0)'?") + " " } ?? "")
+                            + localized("see 'unitool \(recipe.command) \(actionWord)--help'"))
                 }
                 rest.append(argument)
                 if GlobalOptions.valueOptions.contains(flagName), parts.count == 1, index + 1 < arguments.count {
@@ -382,17 +398,17 @@ struct RecipeInvocation {
             }
         }
         if let action, action.takesArgument, actionArgument == nil, !wantsHelp {
-            throw usage(
-                "'\(recipe.command) \(action.name)' needs the \(action.argument): unitool \(recipe.command) \(action.name) <\(action.argument)>"
-            )
+            let (command, name, argument) = (recipe.command, action.name, action.argument)
+            throw usage(localized("'\(command) \(name)' needs the \(argument): unitool \(command) \(name) <\(argument)>"))
         }
         if action != nil, !values.isEmpty || source != nil || summary {
-            throw usage("the options of '\(recipe.command)' do not apply to '\(recipe.command) \(action!.name)'")
+            throw usage(localized("the options of '\(recipe.command)' do not apply to '\(recipe.command) \(action!.name)'"))
         }
         if let action, !wantsHelp {
             let missing = action.missingParameters(actionParameters).map { "--\($0)" }
             if !missing.isEmpty {
-                throw usage("'\(recipe.command) \(action.name)' needs \(missing.joined(separator: " and "))")
+                let needed = missing.joined(separator: " and ")
+                throw usage(localized("'\(recipe.command) \(action.name)' needs \(needed)"))
             }
         }
         // The one check of a request every front end runs (RecipeRequest): each option one the
@@ -424,7 +440,7 @@ enum RecipeHelp {
 
     static func text(for recipe: DataRecipe, action: ActionSpec? = nil) -> String {
         if let action { return actionText(for: recipe, action: action) }
-        var text = "OVERVIEW: \(shown(recipe.summary))\n\n"
+        var text = localized("OVERVIEW:") + " \(shown(recipe.summary))\n\n"
         if let discussion = recipe.discussion {
             text += TerminalText.escaped(discussion.trimmingWhitespaceAndNewlines(), keepingLineBreaks: true) + "\n\n"
         }
@@ -434,51 +450,61 @@ enum RecipeHelp {
         if recipe.sources.count > 1 { usage.append("[--source <source>]") }
         if recipe.totals != nil { usage.append("[--summary]") }
         text +=
-            "USAGE: " + (["unitool [--portal \(recipe.portal)] \(recipe.command)"] + usage + ["[--format <format>]"]).joined(separator: " ")
-            + "\n"
+            localized("USAGE:") + " "
+            + (["unitool [--portal \(recipe.portal)] \(recipe.command)"] + usage + ["[--format <format>]"]).joined(separator: " ") + "\n"
         for action in recipe.actions {
             text +=
                 "       unitool [--portal \(recipe.portal)] \(recipe.command) \(shown(action.name))\(action.takesArgument ? " <\(shown(action.argument))>" : "")\n"
         }
-        text += "\nOPTIONS:\n"
+        text += "\n" + localized("OPTIONS:") + "\n"
         for option in recipe.options {
             var help = option.help ?? ""
             let choices = option.allowedValues + option.resolve.keys.sorted()
-            if !option.allowedValues.isEmpty { help += " (values: \(choices.joined(separator: ", ")))" }
-            if let defaultValue = option.defaultValue { help += " (default: \(defaultValue))" }
-            if let source = option.source { help += " (reads the \(source) source)" }
-            if option.positional { help += " (may be given without --\(option.name))" }
+            if !option.allowedValues.isEmpty {
+                let values = choices.joined(separator: ", ")
+                help += " " + localized("(values: \(values))")
+            }
+            if let defaultValue = option.defaultValue { help += " " + localized("(default: \(defaultValue))") }
+            if let source = option.source { help += " " + localized("(reads the \(source) source)") }
+            if option.positional { help += " " + localized("(may be given without --\(option.name))") }
             text += line("--\(shown(option.name)) <\(shown(option.name))>", shown(help))
         }
         if recipe.sources.count > 1 {
             let names = recipe.sources.compactMap(\.name)
-            text += line("--source <source>", shown("Where to read from: \(names.joined(separator: ", ")) (default: \(names[0]))"))
+            let list = names.joined(separator: ", ")
+            text += line("--source <source>", shown(localized("Where to read from: \(list) (default: \(names[0]))")))
         }
         if let totals = recipe.totals {
-            let grouped = totals.groupBy.isEmpty ? "" : " per \(totals.groupBy.joined(separator: ", "))"
-            text += line(
-                "--summary", shown("Print totals\(grouped) instead of the records: \(totals.fields.map(\.name).joined(separator: ", "))"))
+            let fields = totals.fields.map(\.name).joined(separator: ", ")
+            let groups = totals.groupBy.joined(separator: ", ")
+            let help =
+                totals.groupBy.isEmpty
+                ? localized("Print totals instead of the records: \(fields)")
+                : localized("Print totals per \(groups) instead of the records: \(fields)")
+            text += line("--summary", shown(help))
         }
-        text += """
-              --format <format>       table, json, jsonl or csv\(recipe.calendar == nil ? "" : ", or ics (a calendar file)") (default: table)
-              --json                  Shorthand for --format json
-              --fields <a,b,c>        Only these fields, in this order
-              --sort <a,-b>           Sort by these fields (-field: descending)\(recipe.sort.isEmpty ? "" : "; default: " + shown(recipe.sort.map { ($0.descending ? "-" : "") + $0.field }.joined(separator: ",")))
-              --portal, --user, --password-stdin, --recipes, --verbose: see 'unitool --help'
-
-            """
+        text += line(
+            "--format <format>",
+            recipe.calendar == nil
+                ? localized("table, json, jsonl or csv (default: table)")
+                : localized("table, json, jsonl or csv, or ics (a calendar file) (default: table)"))
+        text += line("--json", localized("Shorthand for --format json"))
+        text += line("--fields <a,b,c>", localized("Only these fields, in this order"))
+        let sortDefault = shown(recipe.sort.map { ($0.descending ? "-" : "") + $0.field }.joined(separator: ","))
+        text += line(
+            "--sort <a,-b>",
+            recipe.sort.isEmpty
+                ? localized("Sort by these fields (-field: descending)")
+                : localized("Sort by these fields (-field: descending); default: \(sortDefault)"))
+        text += "  " + localized("--portal, --user, --password-stdin, --recipes, --verbose: see 'unitool --help'") + "\n"
         if !recipe.actions.isEmpty {
-            text += "\nACTIONS:\n"
+            text += "\n" + localized("ACTIONS:") + "\n"
             for action in recipe.actions {
                 text += line(shown("\(action.name)\(action.takesArgument ? " <\(action.argument)>" : "")"), shown(action.summary))
             }
         }
-        text += """
-
-            OUTPUT FIELDS: \(shown(recipe.columns.joined(separator: ", ")))
-            RECIPE: \(shown(recipe.file))
-
-            """
+        text += "\n" + localized("OUTPUT FIELDS:") + " \(shown(recipe.columns.joined(separator: ", ")))\n"
+        text += localized("RECIPE:") + " \(shown(recipe.file))\n"
         return text
     }
 
@@ -495,27 +521,47 @@ enum RecipeHelp {
     static func actionText(for recipe: DataRecipe, action: ActionSpec) -> String {
         let parameters = action.parameters.map { $0.required ? "--\(shown($0.name)) <\($0.name)>" : "[--\(shown($0.name)) <\($0.name)>]" }
         var parameterLines = action.parameters.map { parameter in
-            line("--\(shown(parameter.name))", shown((parameter.help ?? "") + (parameter.required ? " (required)" : "")))
+            line("--\(shown(parameter.name))", shown((parameter.help ?? "") + (parameter.required ? " " + localized("(required)") : "")))
         }.joined()
-        if action.asks { parameterLines += line("--yes", "Send without asking (for scripts)") }
-        if action.preview != nil { parameterLines += line("--dry-run", "List what it would change; send nothing") }
-        let asks =
-            action.preview != nil
-            ? "\nBefore anything is sent, unitool lists what it will change and asks; without a terminal it\nlists it and sends only with --yes (exit code 26 otherwise).\n"
-            : action.ask
-                ? "\nBefore anything is sent, unitool shows what it will submit and asks; without a terminal it\nsends only with --yes (exit code 26 otherwise).\n"
-                : ""
-        return """
-            OVERVIEW: \(shown(action.summary))
-
-            USAGE: unitool [--portal \(recipe.portal)] \(recipe.command) \(shown(action.name))\(action.takesArgument ? " <\(shown(action.argument))>" : "")\(parameters.isEmpty ? "" : " " + parameters.joined(separator: " "))\(action.asks ? " [--yes]" : "")\(action.preview != nil ? " [--dry-run]" : "") [--format <format>]
-
+        if action.asks { parameterLines += line("--yes", localized("Send without asking (for scripts)")) }
+        if action.preview != nil { parameterLines += line("--dry-run", localized("List what it would change; send nothing")) }
+        var asks = ""
+        if action.preview != nil {
+            let text = localized(
+                """
+                Before anything is sent, unitool lists what it will change and asks; without a terminal it
+                lists it and sends only with --yes (exit code 26 otherwise).
+                """)
+            asks = "\n" + text + "\n"
+        } else if action.ask {
+            let text = localized(
+                """
+                Before anything is sent, unitool shows what it will submit and asks; without a terminal it
+                sends only with --yes (exit code 26 otherwise).
+                """)
+            asks = "\n" + text + "\n"
+        }
+        let overview = localized("OVERVIEW:")
+        let usage = localized("USAGE:")
+        let submits = localized(
+            """
             Submits the portal's form, as you would in a browser, and reports the result. If the portal
             refuses (for example, no renewals left), unitool says why and exits with code 24.
-            \(asks)\(parameterLines.isEmpty ? "" : "\nOPTIONS:\n" + parameterLines)
+            """)
+        let options = parameterLines.isEmpty ? "" : "\n" + localized("OPTIONS:") + "\n" + parameterLines
+        let outputFields = localized("OUTPUT FIELDS:")
+        let nothing = action.nothingWhen == nil ? "" : "; " + localized("or result and message when there is nothing to do")
+        let recipeLabel = localized("RECIPE:")
+        return """
+            \(overview) \(shown(action.summary))
 
-            OUTPUT FIELDS: \(shown(((action.takesArgument ? [action.argument] : []) + action.fields.map(\.name).filter { $0 != action.argument }).joined(separator: ", ")))\(action.nothingWhen == nil ? "" : "; or result and message when there is nothing to do")
-            RECIPE: \(shown(recipe.file))
+            \(usage) unitool [--portal \(recipe.portal)] \(recipe.command) \(shown(action.name))\(action.takesArgument ? " <\(shown(action.argument))>" : "")\(parameters.isEmpty ? "" : " " + parameters.joined(separator: " "))\(action.asks ? " [--yes]" : "")\(action.preview != nil ? " [--dry-run]" : "") [--format <format>]
+
+            \(submits)
+            \(asks)\(options)
+
+            \(outputFields) \(shown(((action.takesArgument ? [action.argument] : []) + action.fields.map(\.name).filter { $0 != action.argument }).joined(separator: ", ")))\(nothing)
+            \(recipeLabel) \(shown(recipe.file))
 
             """
     }

@@ -7,7 +7,7 @@ import UniToolKit
 /// still extract what their saved pages hold, and which recipe packs may redefine a portal.
 struct RecipesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "recipes", abstract: "List and check recipes.", discussion: HelpExamples.text(for: "recipes"),
+        commandName: "recipes", abstract: localized("List and check recipes."), discussion: HelpExamples.text(for: "recipes"),
         subcommands: [List.self, Lint.self, Test.self, New.self, Trust.self, Untrust.self], defaultSubcommand: List.self)
 
     /// A catalog of what a path names: a recipes directory (portal folders inside) or one portal
@@ -15,7 +15,7 @@ struct RecipesCommand: AsyncParsableCommand {
     static func catalog(at path: String) throws -> (RecipeCatalog, portal: String?) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw UniToolError(.recipeNotFound, "\(path): no such directory")
+            throw UniToolError(.recipeNotFound, localized("\(path): no such directory"))
         }
         let url = URL(fileURLWithPath: path).standardizedFileURL
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
@@ -31,10 +31,12 @@ struct RecipesCommand: AsyncParsableCommand {
 
     struct List: UniToolCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List every portal and recipe command, the file each comes from, and the files it replaces.",
+            abstract: localized("List every portal and recipe command, the file each comes from, and the files it replaces."),
             discussion:
                 HelpExamples.discussion(
-                    "Recipes are read from the bundled Recipes/, then $XDG_CONFIG_HOME/unitool/recipes/, then each --recipes DIR; a later file for the same portal and command wins.",
+                    localized(
+                        "Recipes are read from the bundled Recipes/, then $XDG_CONFIG_HOME/unitool/recipes/, then each --recipes DIR; a later file for the same portal and command wins."
+                    ),
                     examples: "recipes list")
         )
         @OptionGroup var globals: GlobalOptions
@@ -82,70 +84,84 @@ struct RecipesCommand: AsyncParsableCommand {
                 }
             }
             let set = RecordSet(columns: ["portal", "command", "summary", "file", "from", "builds_on", "replaces"], records: rows)
-            print(globals.outputFormat.render(set, style: .forStandardOutput()), terminator: "")
+            // Where a file comes from, in the person's words in a table; JSON and CSV keep the value.
+            let from: ColumnDisplay = .words([
+                "bundled": localized("bundled"), "yours": localized("yours"), "pack": localized("pack"),
+                "trusted pack": localized("trusted pack"), "pack, refused": localized("pack, refused"),
+            ])
+            print(globals.outputFormat.render(set, style: .forStandardOutput(), display: ["from": from]), terminator: "")
         }
     }
 
     struct New: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Start a university's recipe folder: from a recording of your login, or from the platforms it runs.",
+            abstract: localized("Start a university's recipe folder: from a recording of your login, or from the platforms it runs."),
             discussion: HelpExamples.discussion(
-                """
-                From a recording (--from-har): save your login and a visit to your grades as a HAR file in the browser
-                (docs/SUPPORTING.md, "Record your login"). unitool reads it in memory, writes the login rules (on a
-                bundled platform where it recognises the pages), a command for each page of records you opened, and
-                fixtures of those pages with your name and every secret taken out; then it checks the folder as
-                'recipes lint' and 'recipes test' do, and says what it guessed. Nothing of your password, codes or
-                cookies is written. Delete the HAR afterwards: it holds them.
+                localized(
+                    """
+                    From a recording (--from-har): save your login and a visit to your grades as a HAR file in the browser
+                    (docs/SUPPORTING.md, "Record your login"). unitool reads it in memory, writes the login rules (on a
+                    bundled platform where it recognises the pages), a command for each page of records you opened, and
+                    fixtures of those pages with your name and every secret taken out; then it checks the folder as
+                    'recipes lint' and 'recipes test' do, and says what it guessed. Nothing of your password, codes or
+                    cookies is written. Delete the HAR afterwards: it holds them.
 
-                A wrong password's recording beside the good one (--from-har login.har --from-har wrong.har: you
-                typed a wrong password once and saved when the portal's message showed) adds the rule that reports
-                wrong credentials, by the element that showed the message. A later recording given with --update
-                adds its commands to the folder: files you have not edited are replaced, files you edited are kept
-                (the new version beside them as FILE.new), portal.yaml gets the new services; .draft.sha256 in the
-                folder records what was made (docs/RECIPES.md, "Adding a later recording").
+                    A wrong password's recording beside the good one (--from-har login.har --from-har wrong.har: you
+                    typed a wrong password once and saved when the portal's message showed) adds the rule that reports
+                    wrong credentials, by the element that showed the message. A later recording given with --update
+                    adds its commands to the folder: files you have not edited are replaced, files you edited are kept
+                    (the new version beside them as FILE.new), portal.yaml gets the new services; .draft.sha256 in the
+                    folder records what was made (docs/RECIPES.md, "Adding a later recording").
 
-                Or let unitool record it (--record URL): it opens the portal in a browser (Chromium or Chrome), you
-                sign in and open the pages you want, and close the window; the recording stays in memory (nothing is
-                written but the folder, unless --save-har FILE) and becomes the folder as --from-har would.
+                    Or let unitool record it (--record URL): it opens the portal in a browser (Chromium or Chrome), you
+                    sign in and open the pages you want, and close the window; the recording stays in memory (nothing is
+                    written but the folder, unless --save-har FILE) and becomes the folder as --from-har would.
 
-                From platforms: a folder that builds on unitool's platform recipes: the identity provider's login
-                rules, and Moodle, Koha and an RSS feed for data when you name them.
+                    From platforms: a folder that builds on unitool's platform recipes: the identity provider's login
+                    rules, and Moodle, Koha and an RSS feed for data when you name them.
 
-                The folder goes to your own recipes ($XDG_CONFIG_HOME/unitool/recipes/NAME), or to --output. Then log
-                in; if the login stops on a page the recipe does not know, 'unitool doctor login' says which rule to add.
-                """, examples: "recipes new"))
+                    The folder goes to your own recipes ($XDG_CONFIG_HOME/unitool/recipes/NAME), or to --output. Then log
+                    in; if the login stops on a page the recipe does not know, 'unitool doctor login' says which rule to add.
+                    """), examples: "recipes new"))
         @OptionGroup var globals: GlobalOptions
-        @Argument(help: "The portal's name: lowercase letters, digits and dashes (myuni).") var name: String
+        @Argument(help: ArgumentHelp(localized("The portal's name: lowercase letters, digits and dashes (myuni)."))) var name: String
         @Option(
             name: .customLong("from-har"),
-            help: ArgumentHelp("A browser's recording of your login and of the pages to read (repeatable).", valueName: "file"))
+            help: ArgumentHelp(localized("A browser's recording of your login and of the pages to read (repeatable)."), valueName: "file"))
         var fromHar: [String] = []
         @Option(
             help: ArgumentHelp(
-                "Record your visit in a browser instead: it opens at this address; close the window when you are done.", valueName: "url"))
+                localized("Record your visit in a browser instead: it opens at this address; close the window when you are done."),
+                valueName: "url"))
         var record: String?
-        @Flag(help: "With --record: run the browser without a window (servers, tests).") var headless = false
-        @Option(help: ArgumentHelp("With --record: also keep the recording in this HAR file (it holds your password).", valueName: "file"))
+        @Flag(help: ArgumentHelp(localized("With --record: run the browser without a window (servers, tests)."))) var headless = false
+        @Option(
+            help: ArgumentHelp(
+                localized("With --record: also keep the recording in this HAR file (it holds your password)."), valueName: "file"))
         var saveHar: String?
-        @Option(help: "The identity provider's product: shibboleth, simplesamlphp, keycloak or cas.") var idp: String?
-        @Option(help: "The identity provider's address, as its login page shows it (https://idp.example.edu/idp).") var idpUrl: String?
-        @Option(help: "The portal's address: where commands without a service read (https://campus.example.edu).") var baseUrl: String?
-        @Option(help: "The learning platform's product: moodle.") var lms: String?
-        @Option(help: "The learning platform's address (https://moodle.example.edu).") var lmsUrl: String?
-        @Option(help: "The library system's product: koha.") var library: String?
-        @Option(help: "The library OPAC's address (https://opac.example.edu).") var libraryUrl: String?
-        @Option(help: "The news feed's path or address (/news/rss).") var newsFeed: String?
-        @Option(help: "A friendly name for the university.") var title: String?
-        @Option(name: [.short, .long], help: ArgumentHelp("Write the folder here instead of your own recipes.", valueName: "dir"))
+        @Option(help: ArgumentHelp(localized("The identity provider's product: shibboleth, simplesamlphp, keycloak or cas.")))
+        var idp: String?
+        @Option(help: ArgumentHelp(localized("The identity provider's address, as its login page shows it (https://idp.example.edu/idp).")))
+        var idpUrl: String?
+        @Option(help: ArgumentHelp(localized("The portal's address: where commands without a service read (https://campus.example.edu).")))
+        var baseUrl: String?
+        @Option(help: ArgumentHelp(localized("The learning platform's product: moodle."))) var lms: String?
+        @Option(help: ArgumentHelp(localized("The learning platform's address (https://moodle.example.edu)."))) var lmsUrl: String?
+        @Option(help: ArgumentHelp(localized("The library system's product: koha."))) var library: String?
+        @Option(help: ArgumentHelp(localized("The library OPAC's address (https://opac.example.edu)."))) var libraryUrl: String?
+        @Option(help: ArgumentHelp(localized("The news feed's path or address (/news/rss)."))) var newsFeed: String?
+        @Option(help: ArgumentHelp(localized("A friendly name for the university."))) var title: String?
+        @Option(
+            name: [.short, .long], help: ArgumentHelp(localized("Write the folder here instead of your own recipes."), valueName: "dir"))
         var output: String?
-        @Flag(help: "Use the name of a portal unitool comes with (such as demo): your folder then replaces it.")
+        @Flag(help: ArgumentHelp(localized("Use the name of a portal unitool comes with (such as demo): your folder then replaces it.")))
         var replaceBundled = false
         @Flag(
             help: ArgumentHelp(
-                "Add what a new recording shows to the existing folder NAME (with --from-har), keeping your edits.",
-                discussion:
+                localized("Add what a new recording shows to the existing folder NAME (with --from-har), keeping your edits."),
+                discussion: localized(
                     "New commands are added; a file you have not edited since it was made is replaced; a file you edited is kept and the new version written beside it as FILE.new; portal.yaml gets the new services, password destinations and today: items. .draft.sha256 in the folder records what was made."
+                )
             ))
         var update = false
 
@@ -155,44 +171,50 @@ struct RecipesCommand: AsyncParsableCommand {
         func run() async throws {
             try RecipeScaffold.checkBundledName(name, bundled: RecipeCatalog.bundledDirectory(), replacing: replaceBundled)
             if record != nil, !fromHar.isEmpty {
-                throw UniToolError(.usage, "--record and --from-har exclude each other", hint: "record a new visit, or give a saved one")
+                throw UniToolError(
+                    .usage, localized("--record and --from-har exclude each other"),
+                    hint: localized("record a new visit, or give a saved one"))
             }
             if record == nil, headless || saveHar != nil {
-                throw UniToolError(.usage, "--headless and --save-har go with --record", hint: "add --record URL")
+                throw UniToolError(.usage, localized("--headless and --save-har go with --record"), hint: localized("add --record URL"))
             }
             if let record { return try await recordInBrowser(from: record) }
             if !fromHar.isEmpty { return try fromRecording(try fromHar.map { try HTTPArchive(file: $0) }, files: fromHar) }
             if update {
                 throw UniToolError(
-                    .usage, "--update adds what a recording shows to an existing folder: it needs --from-har FILE",
-                    hint: "unitool recipes new \(name) --from-har FILE --update")
+                    .usage, localized("--update adds what a recording shows to an existing folder: it needs --from-har FILE"),
+                    hint: localized("unitool recipes new \(name) --from-har FILE --update"))
             }
             func url(_ text: String?, _ option: String) throws -> URL {
                 guard let text, let url = URL(string: text), url.host != nil else {
+                    let host = option == "idp-url" ? "idp" : "portal"
                     throw UniToolError(
                         .usage,
-                        "--\(option) needs a whole web address, such as https://\(option == "idp-url" ? "idp" : "portal").example.edu",
-                        hint: "or record your login in the browser and give the recording: --from-har login.har")
+                        localized("--\(option) needs a whole web address, such as https://\(host).example.edu"),
+                        hint: localized("or record your login in the browser and give the recording: --from-har login.har"))
                 }
                 return url
             }
             guard let idp else {
                 throw UniToolError(
-                    .usage, "'recipes new' needs a recording of your login (--from-har FILE), or --idp with --idp-url and --base-url",
-                    hint: "docs/SUPPORTING.md, \"Record your login\", says how to save one from Chromium or Firefox")
+                    .usage,
+                    localized("'recipes new' needs a recording of your login (--from-har FILE), or --idp with --idp-url and --base-url"),
+                    hint: localized("docs/SUPPORTING.md, \"Record your login\", says how to save one from Chromium or Firefox"))
             }
             var scaffold = try RecipeScaffold(
                 portal: name, name: title, baseURL: try url(baseUrl, "base-url"), identityProvider: idp.lowercased(),
                 idpURL: try url(idpUrl, "idp-url"))
             if let lms {
                 guard RecipeScaffold.learningPlatforms.contains(lms.lowercased()) else {
-                    throw UniToolError(.usage, "'\(lms)' is not a learning platform unitool has recipes for", hint: "it has: moodle")
+                    throw UniToolError(
+                        .usage, localized("'\(lms)' is not a learning platform unitool has recipes for"), hint: localized("it has: moodle"))
                 }
                 scaffold.lms = (lms.lowercased(), try url(lmsUrl, "lms-url"))
             }
             if let library {
                 guard RecipeScaffold.libraries.contains(library.lowercased()) else {
-                    throw UniToolError(.usage, "'\(library)' is not a library system unitool has recipes for", hint: "it has: koha")
+                    throw UniToolError(
+                        .usage, localized("'\(library)' is not a library system unitool has recipes for"), hint: localized("it has: koha"))
                 }
                 scaffold.library = (library.lowercased(), try url(libraryUrl, "library-url"))
             }
@@ -204,8 +226,9 @@ struct RecipesCommand: AsyncParsableCommand {
                 let (catalog, _) = try RecipesCommand.catalog(at: staged.path)
                 commands = (catalog.dataRecipes[name] ?? [:]).keys.sorted()
             }
-            print("wrote \(TerminalText.escaped(folder.path)): portal.yaml\(commands.map { ", \($0).yaml" }.joined())")
-            print("next: unitool --portal \(name)\(packFlag) auth login --user YOU")
+            let files = "portal.yaml" + commands.map { ", \($0).yaml" }.joined()
+            print(localized("wrote \(TerminalText.escaped(folder.path)): \(files)"))
+            print(localized("next: unitool --portal \(name)\(packFlag) auth login --user YOU"))
         }
 
         /// `--record`: the person's visit, recorded in a browser in memory, then read as a recording
@@ -213,15 +236,15 @@ struct RecipesCommand: AsyncParsableCommand {
         func recordInBrowser(from address: String) async throws {
             guard let start = URL(string: address), start.scheme == "http" || start.scheme == "https", start.host != nil else {
                 throw UniToolError(
-                    .usage, "--record needs the portal's whole web address, such as https://portal.example.edu",
-                    hint: "give the address you open in the browser to sign in")
+                    .usage, localized("--record needs the portal's whole web address, such as https://portal.example.edu"),
+                    hint: localized("give the address you open in the browser to sign in"))
             }
             let options = try BrowserSignIn.options(headless: headless, locations: Locations.current)
             let data = try await BrowserSignIn.record(from: start, options: options)
             if let saveHar {
                 try AtomicFile.write(data, to: URL(fileURLWithPath: saveHar), mode: 0o600)
             }
-            let archive = try HTTPArchive(data: data, name: "the recording")
+            let archive = try HTTPArchive(data: data, name: localized("the recording"))
             try fromRecording([archive], files: saveHar.map { [$0] } ?? [])
         }
 
@@ -234,19 +257,19 @@ struct RecipesCommand: AsyncParsableCommand {
             ]
             if let given = platformFlags.first(where: { $0.1 != nil }) {
                 throw UniToolError(
-                    .usage, "--from-har reads the portal from the recording; --\(given.0) is for a folder built from platforms",
-                    hint: "leave out --\(given.0), or leave out --from-har")
+                    .usage, localized("--from-har reads the portal from the recording; --\(given.0) is for a folder built from platforms"),
+                    hint: localized("leave out --\(given.0), or leave out --from-har"))
             }
-            let (good, failures) = try Self.sorted(archives, files: files.isEmpty ? ["the recording"] : files)
+            let (good, failures) = try Self.sorted(archives, files: files.isEmpty ? [localized("the recording")] : files)
             let draft = try RecipeDraft(
                 portal: name, title: title, archive: HTTPArchive(good), failures: failures,
                 reservedCommands: Dispatcher.reservedCommands)
             let target = parent.appendingPathComponent(name).standardizedFileURL
             if !update, FileManager.default.fileExists(atPath: target.path) {
                 throw UniToolError(
-                    .usage, "\(TerminalText.escaped(target.path)) exists already; nothing was written",
-                    hint:
-                        "add what this recording shows to it, keeping your edits: --update; or choose another name, or remove it first")
+                    .usage, localized("\(TerminalText.escaped(target.path)) exists already; nothing was written"),
+                    hint: localized(
+                        "add what this recording shows to it, keeping your edits: --update; or choose another name, or remove it first"))
             }
             var outcomes: [RecipeTester.Outcome] = []
             var warnings: [String] = []
@@ -267,10 +290,11 @@ struct RecipesCommand: AsyncParsableCommand {
                     guard made.contains(path) else { continue }
                     let update = RecipeTester.run(testCase, update: true)
                     guard update.passed else {
+                        let detail = update.detail ?? ""
                         throw UniToolError(
                             .recipeInvalid,
-                            "the command made for \(testCase.name) does not read its own recorded page: \(update.detail ?? "")",
-                            hint: "please report this with the page's structure (not the HAR)")
+                            localized("the command made for \(testCase.name) does not read its own recorded page: \(detail)"),
+                            hint: localized("please report this with the page's structure (not the HAR)"))
                     }
                 }
                 outcomes = cases.map { RecipeTester.run($0, update: false) }
@@ -294,41 +318,65 @@ struct RecipesCommand: AsyncParsableCommand {
                 }
             }
             let out = { (line: String) in print(line) }
-            out(
-                "read \(Plural.count(archives.count, "recording")) (\(TerminalText.escaped(draft.portal)))\(failures.isEmpty ? "" : ", \(failures.count) of them of a failed login")"
-            )
-            out("recognised:")
+            let portalShown = TerminalText.escaped(draft.portal)
+            let read = archives.count
+            if failures.isEmpty {
+                out(localized("read \(read) recording (\(portalShown))", plural: "read \(read) recordings (\(portalShown))", count: read))
+            } else {
+                out(
+                    localized(
+                        "read \(read) recording (\(portalShown)), \(failures.count) of them of a failed login",
+                        plural: "read \(read) recordings (\(portalShown)), \(failures.count) of them of a failed login", count: read))
+            }
+            out(localized("recognised:"))
             for line in draft.recognised { out("  - \(TerminalText.escaped(line))") }
             if !draft.guessed.isEmpty {
-                out("guessed (check these; each is marked 'guess:' in the files):")
+                out(localized("guessed (check these; each is marked 'guess:' in the files):"))
                 for line in draft.guessed { out("  - \(TerminalText.escaped(line))") }
             }
             if let plan {
-                out("updated \(TerminalText.escaped(folder.path)):")
+                out(localized("updated \(TerminalText.escaped(folder.path)):"))
                 for entry in plan.entries where entry.outcome != .unchanged {
-                    let label = entry.outcome == .kept ? "kept (edited by you)" : entry.outcome.rawValue
+                    let label = Self.label(entry.outcome)
                     out("  - \(TerminalText.escaped(entry.path)): \(label): \(TerminalText.escaped(entry.why))")
                 }
                 let same = plan.entries.filter { $0.outcome == .unchanged }.count
-                if same > 0 { out("  - \(Plural.count(same, "file")) the same as the new recording makes them") }
+                if same > 0 {
+                    out(
+                        "  - "
+                            + localized(
+                                "\(same) file the same as the new recording makes them",
+                                plural: "\(same) files the same as the new recording makes them", count: same))
+                }
             } else {
-                out(
-                    "wrote \(TerminalText.escaped(folder.path)): portal.yaml\(draft.commands.map { ", \($0).yaml" }.joined())\(draft.commands.isEmpty ? "" : ", Fixtures/"), \(DraftManifest.fileName) (what was made, for --update)"
-                )
+                let made =
+                    "portal.yaml" + draft.commands.map { ", \($0).yaml" }.joined() + (draft.commands.isEmpty ? "" : ", Fixtures/")
+                    + ", \(DraftManifest.fileName)"
+                out(localized("wrote \(TerminalText.escaped(folder.path)): \(made) (what was made, for --update)"))
             }
-            out(
-                "recipes lint: passed\(warnings.isEmpty ? "" : " with " + Plural.count(warnings.count, "warning") + ": " + warnings.map { TerminalText.escaped($0) }.joined(separator: "; "))"
-            )
-            for outcome in outcomes {
+            if warnings.isEmpty {
+                out(localized("recipes lint: passed"))
+            } else {
+                let count = warnings.count
+                let list = warnings.map { TerminalText.escaped($0) }.joined(separator: "; ")
                 out(
-                    "recipes test: \(outcome.passed ? "passed" : "FAILED") \(outcome.name)\(outcome.detail.map { " (\(TerminalText.escaped($0)))" } ?? "")"
-                )
+                    localized(
+                        "recipes lint: passed with \(count) warning: \(list)",
+                        plural: "recipes lint: passed with \(count) warnings: \(list)",
+                        count: count))
+            }
+            for outcome in outcomes {
+                let detail = outcome.detail.map { " (\(TerminalText.escaped($0)))" } ?? ""
+                out(
+                    outcome.passed
+                        ? localized("recipes test: passed \(outcome.name)\(detail)")
+                        : localized("recipes test: FAILED \(outcome.name)\(detail)"))
             }
             if !draft.skipped.isEmpty {
-                out("skipped:")
+                out(localized("skipped:"))
                 for line in draft.skipped { out("  - \(TerminalText.escaped(line))") }
             }
-            out("no password, code, cookie or token of the recording was written (each file was checked)")
+            out(localized("no password, code, cookie or token of the recording was written (each file was checked)"))
             // A folder written elsewhere (-o) is a recipe pack: until trusted, no password or TOTP
             // command runs for it. The person made it from their own recording, so it is trusted
             // here, file by file as 'recipes trust' does, but only the files of this portal and
@@ -342,9 +390,11 @@ struct RecipesCommand: AsyncParsableCommand {
                 ).filter { $0.portal == name }
                 let redefines = items.contains { if case .redefinition = $0.kind { return true } else { return false } }
                 if redefines {
+                    let packShown = TerminalText.escaped(pack.path)
                     out(
-                        "not trusted: \(TerminalText.escaped(pack.path)) redefines your portal '\(name)'; if you mean it, run 'unitool recipes trust \(TerminalText.escaped(pack.path))'"
-                    )
+                        localized(
+                            "not trusted: \(packShown) redefines your portal '\(name)'; if you mean it, run 'unitool recipes trust \(packShown)'"
+                        ))
                 } else if !items.isEmpty {
                     // Under --update, only what this run made from the recording is trusted: a
                     // file kept, merged with what was there, or never made by 'recipes new' may
@@ -363,27 +413,37 @@ struct RecipesCommand: AsyncParsableCommand {
                     let origins =
                         portalFile.flatMap { try? PortalRecipe.load(file: $0.file, text: String(decoding: $0.content, as: UTF8.self)) }
                         .map(\.credentialOrigins) ?? draft.credentialOrigins
+                    let folderShown = TerminalText.escaped(folder.path)
+                    let packShown = TerminalText.escaped(pack.path)
                     if !trusted.isEmpty {
+                        let count = trusted.count
+                        let destinations = origins.map { TerminalText.escaped($0) }.joined(separator: ", ")
                         out(
-                            "trusted: \(Plural.count(trusted.count, "file")) of \(TerminalText.escaped(folder.path)), made from your own recording: your password and codes may go to \(origins.map { TerminalText.escaped($0) }.joined(separator: ", ")) as there; 'unitool recipes untrust \(TerminalText.escaped(pack.path))' withdraws it"
-                        )
+                            localized(
+                                "trusted: \(count) file of \(folderShown), made from your own recording: your password and codes may go to \(destinations) as there; 'unitool recipes untrust \(packShown)' withdraws it",
+                                plural:
+                                    "trusted: \(count) files of \(folderShown), made from your own recording: your password and codes may go to \(destinations) as there; 'unitool recipes untrust \(packShown)' withdraws it",
+                                count: count))
                     }
                     if !review.isEmpty {
+                        let names = review.map { TerminalText.escaped(URL(fileURLWithPath: $0.file).lastPathComponent) }
+                            .joined(separator: ", ")
                         out(
-                            "not trusted: \(review.map { TerminalText.escaped(URL(fileURLWithPath: $0.file).lastPathComponent) }.joined(separator: ", ")) (kept, merged, or not made by 'recipes new'); review them, then run 'unitool recipes trust \(TerminalText.escaped(pack.path))'"
-                        )
+                            localized(
+                                "not trusted: \(names) (kept, merged, or not made by 'recipes new'); review them, then run 'unitool recipes trust \(packShown)'"
+                            ))
                     }
                 }
             }
             if files.isEmpty {
-                out("the recording was kept in memory only: nothing of your password or cookies was written")
+                out(localized("the recording was kept in memory only: nothing of your password or cookies was written"))
             } else {
                 let quoted = files.map { Self.shellQuoted($0) }.joined(separator: " ")
-                out("the recording holds your password and session cookies; once the recipe works, delete it: rm \(quoted)")
+                out(localized("the recording holds your password and session cookies; once the recipe works, delete it: rm \(quoted)"))
             }
-            out(
-                "try it: unitool --portal \(name)\(recipesFlag) --user \(draft.username.map { Self.shellQuoted($0) } ?? "YOU") \(draft.suggestion ?? "auth login")"
-            )
+            let user = draft.username.map { Self.shellQuoted($0) } ?? "YOU"
+            let command = draft.suggestion ?? "auth login"
+            out(localized("try it: unitool --portal \(name)\(recipesFlag) --user \(user) \(command)"))
         }
 
         /// The recordings given, sorted: logins that got through (and recordings of pages
@@ -401,20 +461,29 @@ struct RecipesCommand: AsyncParsableCommand {
                     guard archives.count == 1 else {
                         throw UniToolError(
                             .usage,
-                            "\(TerminalText.escaped(file)) is neither a recording of a login that got through nor one of a failed login: \(TerminalText.escaped(why))",
-                            hint:
+                            localized(
+                                "\(TerminalText.escaped(file)) is neither a recording of a login that got through nor one of a failed login: \(TerminalText.escaped(why))"
+                            ),
+                            hint: localized(
                                 "record it again: log in and open your pages; or, for error rules, type a wrong password once and save the HAR when the login page shows the portal's message"
+                            )
                         )
                     }
                     good.append(archive)
                 }
             }
             guard !good.isEmpty else {
+                let failed = Self.shellQuoted(files.first ?? "wrong.har")
                 throw UniToolError(
                     .usage,
-                    "\(files.count == 1 ? "the recording is" : "the recordings are") of a login that did not get through (the login page came back with the portal's message); nothing was written",
-                    hint:
-                        "give the recording of a login that worked beside it: --from-har good.har --from-har \(Self.shellQuoted(files.first ?? "wrong.har")); the failed one then teaches the rule for a wrong password"
+                    localized(
+                        "the recording is of a login that did not get through (the login page came back with the portal's message); nothing was written",
+                        plural:
+                            "the recordings are of a login that did not get through (the login page came back with the portal's message); nothing was written",
+                        count: files.count),
+                    hint: localized(
+                        "give the recording of a login that worked beside it: --from-har good.har --from-har \(failed); the failed one then teaches the rule for a wrong password"
+                    )
                 )
             }
             return (good, failures)
@@ -432,8 +501,9 @@ struct RecipesCommand: AsyncParsableCommand {
                 files.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue
             else {
                 throw UniToolError(
-                    .usage, "--update adds to an existing folder, and \(TerminalText.escaped(folder.path)) is none; nothing was written",
-                    hint: "leave out --update to make the folder")
+                    .usage,
+                    localized("--update adds to an existing folder, and \(TerminalText.escaped(folder.path)) is none; nothing was written"),
+                    hint: localized("leave out --update to make the folder"))
             }
             let manifestURL = folder.appendingPathComponent(DraftManifest.fileName)
             let old = try (try? String(contentsOf: manifestURL, encoding: .utf8)).map { try DraftManifest(parsing: $0) }
@@ -462,9 +532,8 @@ struct RecipesCommand: AsyncParsableCommand {
             do {
                 try check(staged, made, plan.manifest)
             } catch let error as UniToolError {
-                throw UniToolError(
-                    error.kind, error.message.replacingOccurrences(of: staged.path, with: folder.path) + "; nothing was changed",
-                    hint: error.hint)
+                let message = error.message.replacingOccurrences(of: staged.path, with: folder.path)
+                throw UniToolError(error.kind, localized("\(message); nothing was changed"), hint: error.hint)
             }
             let aside = parent.appendingPathComponent(".\(folder.lastPathComponent).old-\(suffix)")
             try files.moveItem(at: folder, to: aside)
@@ -473,10 +542,24 @@ struct RecipesCommand: AsyncParsableCommand {
             } catch {
                 try? files.moveItem(at: aside, to: folder)
                 throw UniToolError(
-                    .usage, "\(TerminalText.escaped(folder.path)) could not be replaced (\(error.localizedDescription)); it is as it was")
+                    .usage,
+                    localized("\(TerminalText.escaped(folder.path)) could not be replaced (\(error.localizedDescription)); it is as it was")
+                )
             }
             try? files.removeItem(at: aside)
             return (folder, plan)
+        }
+
+        /// What `--update` did with a file, for a person (the raw value is the English).
+        static func label(_ outcome: DraftUpdate.Outcome) -> String {
+            switch outcome {
+            case .added: localized("added")
+            case .updated: localized("updated")
+            case .unchanged: localized("unchanged")
+            case .kept: localized("kept (edited by you)")
+            case .merged: localized("merged")
+            case .keptDeleted: localized("kept deleted")
+            }
         }
 
         /// A value as one shell word, printable on a terminal.
@@ -489,20 +572,22 @@ struct RecipesCommand: AsyncParsableCommand {
 
     struct Trust: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Trust a recipe pack: its portal definitions and its commands for your portals.",
+            abstract: localized("Trust a recipe pack: its portal definitions and its commands for your portals."),
             discussion: HelpExamples.discussion(
-                """
-                A recipe pack (--recipes DIR) may add portals of its own, and their commands. Until you trust it here:
-                a portal.yaml in it that redefines a portal you already have is refused, because the definition
-                decides where your password goes; a command it adds to (or replaces in) one of your portals is
-                refused, because it would act on your account in that portal's name; and no password command
-                (UNITOOL_PASSWORD_COMMAND, UNITOOL_TOTP_COMMAND) runs for a portal it defines.
-                Trust is for each file's exact content: if the pack changes a file, trust it again.
-                A stored password or TOTP secret still goes only to the origins it was stored for; if the pack
-                sends it elsewhere, unitool asks for the password again.
-                """, examples: "recipes trust"))
+                localized(
+                    """
+                    A recipe pack (--recipes DIR) may add portals of its own, and their commands. Until you trust it here:
+                    a portal.yaml in it that redefines a portal you already have is refused, because the definition
+                    decides where your password goes; a command it adds to (or replaces in) one of your portals is
+                    refused, because it would act on your account in that portal's name; and no password command
+                    (UNITOOL_PASSWORD_COMMAND, UNITOOL_TOTP_COMMAND) runs for a portal it defines.
+                    Trust is for each file's exact content: if the pack changes a file, trust it again.
+                    A stored password or TOTP secret still goes only to the origins it was stored for; if the pack
+                    sends it elsewhere, unitool asks for the password again.
+                    """), examples: "recipes trust"))
         @OptionGroup var globals: GlobalOptions
-        @Argument(help: "The recipe pack: a folder of portal folders, as given to --recipes.") var directory: String
+        @Argument(help: ArgumentHelp(localized("The recipe pack: a folder of portal folders, as given to --recipes.")))
+        var directory: String
 
         func run() async throws {
             let pack = try RecipesCommand.packDirectory(directory)
@@ -512,8 +597,9 @@ struct RecipesCommand: AsyncParsableCommand {
             guard !items.isEmpty else {
                 FileHandle.standardError.write(
                     Data(
-                        "\(TerminalText.escaped(pack.path)) holds no portal definitions and no commands; there is nothing to trust.\n".utf8)
-                )
+                        (localized(
+                            "\(TerminalText.escaped(pack.path)) holds no portal definitions and no commands; there is nothing to trust.")
+                            + "\n").utf8))
                 return
             }
             var trust = try RecipeTrust.load(from: Locations.current.trustFile)
@@ -528,17 +614,27 @@ struct RecipesCommand: AsyncParsableCommand {
                     // Login rules decide which forms are sent where: a redefinition that keeps the
                     // origins may still change them, and the person trusting it should know.
                     let ruleChanges = earlier.map { recipe.login.ruleChanges(from: $0.login) } ?? []
-                    lines.append(
-                        "Trusted \(item.file) as the definition of '\(item.portal)': passwords may go to \(recipe.declaredCredentialOrigins.joined(separator: ", "))"
-                            + (before.map { " (before: \($0))." } ?? " (a portal of the pack's own).")
-                            + (ruleChanges.isEmpty
-                                ? (earlier == nil ? "" : " Its login rules are those of the definition it replaces.")
-                                : " Its login differs from the definition it replaces: \(ruleChanges.joined(separator: "; ")).")
-                    )
+                    let origins = recipe.declaredCredentialOrigins.joined(separator: ", ")
+                    var line =
+                        before.map {
+                            localized(
+                                "Trusted \(item.file) as the definition of '\(item.portal)': passwords may go to \(origins) (before: \($0))."
+                            )
+                        }
+                        ?? localized(
+                            "Trusted \(item.file) as the definition of '\(item.portal)': passwords may go to \(origins) (a portal of the pack's own)."
+                        )
+                    if !ruleChanges.isEmpty {
+                        let changes = ruleChanges.joined(separator: "; ")
+                        line += " " + localized("Its login differs from the definition it replaces: \(changes).")
+                    } else if earlier != nil {
+                        line += " " + localized("Its login rules are those of the definition it replaces.")
+                    }
+                    lines.append(line)
                 case .command(let command, let replaces):
                     lines.append(
-                        "Trusted \(item.file) as the command '\(command)' of '\(item.portal)'"
-                            + (replaces.map { ", replacing \($0)." } ?? ".")
+                        replaces.map { localized("Trusted \(item.file) as the command '\(command)' of '\(item.portal)', replacing \($0).") }
+                            ?? localized("Trusted \(item.file) as the command '\(command)' of '\(item.portal)'.")
                     )
                 }
             }
@@ -553,17 +649,17 @@ struct RecipesCommand: AsyncParsableCommand {
         let pack = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: pack.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw UniToolError(.recipeNotFound, "\(path): no such directory")
+            throw UniToolError(.recipeNotFound, localized("\(path): no such directory"))
         }
         return pack
     }
 
     struct Untrust: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Withdraw trust from a recipe pack's portal definitions and commands.",
+            abstract: localized("Withdraw trust from a recipe pack's portal definitions and commands."),
             discussion: HelpExamples.text(for: "recipes untrust"))
         @OptionGroup var globals: GlobalOptions
-        @Argument(help: "The recipe pack given to 'unitool recipes trust'.") var directory: String
+        @Argument(help: ArgumentHelp(localized("The recipe pack given to 'unitool recipes trust'."))) var directory: String
 
         func run() async throws {
             let given = URL(fileURLWithPath: directory).standardizedFileURL
@@ -574,23 +670,26 @@ struct RecipesCommand: AsyncParsableCommand {
             var count = trust.revoke(portal: nil, under: real.path)
             if given.path != real.path { count += trust.revoke(portal: nil, under: given.path) }
             try trust.save(to: Locations.current.trustFile)
-            FileHandle.standardError.write(Data("Withdrew trust from \(count) files in \(TerminalText.escaped(real.path)).\n".utf8))
+            FileHandle.standardError.write(
+                Data((localized("Withdrew trust from \(count) files in \(TerminalText.escaped(real.path)).") + "\n").utf8))
         }
     }
 
     struct Lint: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check recipe files without touching the network.",
+            abstract: localized("Check recipe files without touching the network."),
             discussion: HelpExamples.discussion(
-                "With no files, checks every recipe unitool can see. Each problem names the file, the line and the key.",
+                localized("With no files, checks every recipe unitool can see. Each problem names the file, the line and the key."),
                 examples: "recipes lint"))
         @OptionGroup var globals: GlobalOptions
-        @Argument(help: "Recipe files or directories to check.") var paths: [String] = []
+        @Argument(help: ArgumentHelp(localized("Recipe files or directories to check."))) var paths: [String] = []
         @Flag(
-            help: """
-                Also print each portal's login rules in the order they are tried (its own first, then its \
-                platforms'; every rule that sends a secret after every rule that does not), with where each came from.
-                """)
+            help: ArgumentHelp(
+                localized(
+                    """
+                    Also print each portal's login rules in the order they are tried (its own first, then its \
+                    platforms'; every rule that sends a secret after every rule that does not), with where each came from.
+                    """)))
         var explain = false
 
         /// The portals' login rules in the order they are tried: a table, or JSON with --json.
@@ -604,10 +703,10 @@ struct RecipesCommand: AsyncParsableCommand {
                 return
             }
             for portal in sorted {
-                print("portal '\(TerminalText.escaped(portal.id))': login rules in the order they are tried")
+                print(localized("portal '\(TerminalText.escaped(portal.id))': login rules in the order they are tried"))
                 let rules = portal.triedRules
                 let names = rules.map { TerminalText.escaped($0.name) }
-                let origins = rules.map { rule in rule.platform.map { "from \(TerminalText.escaped($0))" } ?? "own" }
+                let origins = rules.map { rule in rule.platform.map { localized("from \(TerminalText.escaped($0))") } ?? localized("own") }
                 let nameWidth = names.map(\.count).max() ?? 0
                 let originWidth = origins.map(\.count).max() ?? 0
                 for (index, rule) in rules.enumerated() {
@@ -627,7 +726,7 @@ struct RecipesCommand: AsyncParsableCommand {
         /// A recipe's warnings, on stderr: they do not fail the lint.
         static func warn(_ recipe: DataRecipe) {
             for warning in recipe.warnings {
-                FileHandle.standardError.write(Data("unitool: warning: \(TerminalText.escaped(warning))\n".utf8))
+                FileHandle.standardError.write(Data((localized("unitool: warning: \(TerminalText.escaped(warning))") + "\n").utf8))
             }
         }
 
@@ -638,7 +737,8 @@ struct RecipesCommand: AsyncParsableCommand {
             }
             guard problems.isEmpty else {
                 throw UniToolError(
-                    .recipeInvalid, problems.joined(separator: "\n"), hint: "fix the today: list; docs/RECIPES.md shows its keys")
+                    .recipeInvalid, problems.joined(separator: "\n"), hint: localized("fix the today: list; docs/RECIPES.md shows its keys")
+                )
             }
         }
 
@@ -653,19 +753,19 @@ struct RecipesCommand: AsyncParsableCommand {
                 switch item.kind {
                 case .newPortal: return nil
                 case .redefinition(let previous):
-                    return trusted ? nil : "\(item.file) redefines portal '\(item.portal)', which \(previous) already defines"
+                    return trusted ? nil : localized("\(item.file) redefines portal '\(item.portal)', which \(previous) already defines")
                 case .command(let command, let replaces):
                     if trusted { return nil }
-                    return "\(item.file) "
-                        + (replaces.map { "replaces '\(command)' of portal '\(item.portal)' (\($0))" }
-                            ?? "adds '\(command)' to portal '\(item.portal)', which the pack does not define")
+                    return replaces.map { localized("\(item.file) replaces '\(command)' of portal '\(item.portal)' (\($0))") }
+                        ?? localized("\(item.file) adds '\(command)' to portal '\(item.portal)', which the pack does not define")
                 }
             }
             guard problems.isEmpty else {
                 throw UniToolError(
                     .unsafeRequest,
-                    "\(problems.count) of the pack's files would be refused until you trust the pack:\n" + problems.joined(separator: "\n"),
-                    hint: "if you trust this recipe pack, run 'unitool recipes trust \(pack.path)'")
+                    localized("\(problems.count) of the pack's files would be refused until you trust the pack:") + "\n"
+                        + problems.joined(separator: "\n"),
+                    hint: localized("if you trust this recipe pack, run 'unitool recipes trust \(pack.path)'"))
             }
         }
 
@@ -682,11 +782,11 @@ struct RecipesCommand: AsyncParsableCommand {
                 guard refused.isEmpty else {
                     throw UniToolError(
                         .unsafeRequest, refused.joined(separator: "\n"),
-                        hint: "trust the pack with 'unitool recipes trust DIR' if you trust it, or leave out --recipes")
+                        hint: localized("trust the pack with 'unitool recipes trust DIR' if you trust it, or leave out --recipes"))
                 }
                 try Self.checkToday(environment.catalog)
                 if explain { try printExplanation(Array(environment.catalog.portals.values)) }
-                if !(explain && globals.json) { print("ok: \(count) recipes are valid") }
+                if !(explain && globals.json) { print(localized("ok: \(count) recipes are valid")) }
                 return
             }
             // With --explain, the portals are printed once every path has passed: with --json,
@@ -695,7 +795,7 @@ struct RecipesCommand: AsyncParsableCommand {
             for path in paths {
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                    throw UniToolError(.recipeNotFound, "\(path): no such file or directory")
+                    throw UniToolError(.recipeNotFound, localized("\(path): no such file or directory"))
                 }
                 if isDirectory.boolValue {
                     let (catalog, portal) = try RecipesCommand.catalog(at: path)
@@ -717,7 +817,7 @@ struct RecipesCommand: AsyncParsableCommand {
                                 reserved: Dispatcher.reservedCommands))
                     }
                 }
-                if !(explain && globals.json) { print("ok: \(path)") }
+                if !(explain && globals.json) { print(localized("ok: \(path)")) }
             }
             if explain { try printExplanation(explained) }
         }
@@ -725,24 +825,27 @@ struct RecipesCommand: AsyncParsableCommand {
 
     struct Test: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run recipes against saved pages and compare with the expected records, offline.",
+            abstract: localized("Run recipes against saved pages and compare with the expected records, offline."),
             discussion: HelpExamples.discussion(
-                """
-                Each portal folder may keep saved pages in Fixtures/<command>/<case>.html (or .xml for a
-                feed), with <case>.json beside each: where the page came from ("url"), which source to use
-                ("source"), the date to count as today ("today"), and the records expected ("records").
+                localized(
+                    """
+                    Each portal folder may keep saved pages in Fixtures/<command>/<case>.html (or .xml for a
+                    feed), with <case>.json beside each: where the page came from ("url"), which source to use
+                    ("source"), the date to count as today ("today"), and the records expected ("records").
 
-                To add a case: save the page (unitool page /library/loans > Fixtures/loans/page1.html),
-                run 'unitool recipes test --update', check the .json it wrote, and commit both.
-                With --platforms, the platform recipes' own cases instead: in the source tree's
-                Fixtures/platforms/<product>/<version>/<command>/, a recipe.yaml built on the platform
-                and the pages of that version (or give that folder as the path).
-                Exits with 30 if any case fails.
-                """, examples: "recipes test"))
+                    To add a case: save the page (unitool page /library/loans > Fixtures/loans/page1.html),
+                    run 'unitool recipes test --update', check the .json it wrote, and commit both.
+                    With --platforms, the platform recipes' own cases instead: in the source tree's
+                    Fixtures/platforms/<product>/<version>/<command>/, a recipe.yaml built on the platform
+                    and the pages of that version (or give that folder as the path).
+                    Exits with 30 if any case fails.
+                    """), examples: "recipes test"))
         @OptionGroup var globals: GlobalOptions
-        @Flag(help: "Write each case's .json from what the recipe extracts now.") var update = false
-        @Flag(help: "Test the platform recipes against their products' pages, version by version.") var platforms = false
-        @Argument(help: "A recipes directory or one portal folder. Default: every recipe unitool can see.") var path: String?
+        @Flag(help: ArgumentHelp(localized("Write each case's .json from what the recipe extracts now."))) var update = false
+        @Flag(help: ArgumentHelp(localized("Test the platform recipes against their products' pages, version by version.")))
+        var platforms = false
+        @Argument(help: ArgumentHelp(localized("A recipes directory or one portal folder. Default: every recipe unitool can see.")))
+        var path: String?
 
         func run() async throws {
             let cases: [RecipeTester.Case]
@@ -758,8 +861,9 @@ struct RecipesCommand: AsyncParsableCommand {
             }
             guard !cases.isEmpty else {
                 throw UniToolError(
-                    .recipeNotFound, "no recipe test cases found\(path.map { " in \($0)" } ?? "")",
-                    hint: "save pages under <portal>/Fixtures/<command>/ and run 'unitool recipes test --update'")
+                    .recipeNotFound,
+                    path.map { localized("no recipe test cases found in \($0)") } ?? localized("no recipe test cases found"),
+                    hint: localized("save pages under <portal>/Fixtures/<command>/ and run 'unitool recipes test --update'"))
             }
             let outcomes = cases.map { RecipeTester.run($0, update: update) }
             let style = TableStyle.forStandardOutput()
@@ -772,22 +876,23 @@ struct RecipesCommand: AsyncParsableCommand {
                 print(JSONRenderer.array(RecordSet(columns: ["case", "passed", "detail"], records: records)), terminator: "")
             } else {
                 for outcome in outcomes {
-                    let mark = outcome.passed ? style.success("ok  ") : style.failure("FAIL")
+                    let mark = outcome.passed ? style.success(localized("ok  ")) : style.failure(localized("FAIL"))
                     print("\(mark) \(outcome.name)\(outcome.detail.map { ": \($0)" } ?? "")")
                 }
             }
             let failed = outcomes.filter { !$0.passed }.count
             if failed > 0 {
                 throw UniToolError(
-                    .layoutChanged, "\(failed) of \(outcomes.count) recipe test cases failed",
-                    hint:
+                    .layoutChanged, localized("\(failed) of \(outcomes.count) recipe test cases failed"),
+                    hint: localized(
                         "a failing case names the record, the field and what differed; fix the recipe or, if the page really changed, save it again and run with --update"
+                    )
                 )
             }
             let summary =
                 update
-                ? "Wrote the expected records of \(outcomes.count) cases; review them before you commit."
-                : "All \(outcomes.count) recipe test cases passed."
+                ? localized("Wrote the expected records of \(outcomes.count) cases; review them before you commit.")
+                : localized("All \(outcomes.count) recipe test cases passed.")
             FileHandle.standardError.write(Data((summary + "\n").utf8))
         }
     }

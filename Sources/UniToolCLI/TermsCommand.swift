@@ -6,23 +6,24 @@ import UniToolKit
 /// `unitool terms status|show|accept`: the portal's terms of use, and the version the user agreed to.
 struct TermsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "terms", abstract: "Check, read and accept the portal's terms of use.",
+        commandName: "terms", abstract: localized("Check, read and accept the portal's terms of use."),
         discussion: HelpExamples.discussion(
-            """
-            Portals publish terms of use with a version. unitool asks the portal for the current
-            version before every data command and acts for you only if you accepted that version.
-            When it changes, data commands stop until you accept the new one: on a terminal they
-            ask; in scripts they exit with code 15.
+            localized(
+                """
+                Portals publish terms of use with a version. unitool asks the portal for the current
+                version before every data command and acts for you only if you accepted that version.
+                When it changes, data commands stop until you accept the new one: on a terminal they
+                ask; in scripts they exit with code 15.
 
-            The accepted version is kept in $XDG_CONFIG_HOME/unitool/terms/<portal>.json.
-            """, examples: "terms"),
+                The accepted version is kept in $XDG_CONFIG_HOME/unitool/terms/<portal>.json.
+                """), examples: "terms"),
         subcommands: [Status.self, Show.self, Accept.self])
 
     struct Status: PortalCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the current version, the accepted version and whether they match.",
+            abstract: localized("Show the current version, the accepted version and whether they match."),
             discussion: HelpExamples.discussion(
-                "Exits 0 whether or not they match; see 'up_to_date' in --json. Exits 16 if the version cannot be read.",
+                localized("Exits 0 whether or not they match; see 'up_to_date' in --json. Exits 16 if the version cannot be read."),
                 examples: "terms status"))
         @OptionGroup var globals: GlobalOptions
 
@@ -58,20 +59,24 @@ struct TermsCommand: AsyncParsableCommand {
         static func describe(_ status: TermsStatus, portal: PortalRecipe) -> String {
             let shown = { (text: String) in TerminalText.escaped(text) }
             guard let current = status.current else {
-                return "\(shown(portal.name)) publishes no terms-of-use version; there is nothing to accept."
+                return localized("\(shown(portal.name)) publishes no terms-of-use version; there is nothing to accept.")
             }
-            let accepted = status.accepted.map { "\(shown($0.version)), on \(ISO8601DateFormatter().string(from: $0.acceptedAt))" }
+            let accepted = status.accepted.map {
+                let day = ISO8601DateFormatter().string(from: $0.acceptedAt)
+                return localized("\(shown($0.version)), on \(day)")
+            }
+            let acceptedShown = accepted ?? localized("none")
             var lines = [
-                "portal:    \(portal.id) (\(shown(portal.name)))",
-                "current:   \(shown(current.version))",
-                "accepted:  \(accepted ?? "none")",
+                localized("portal:    \(portal.id) (\(shown(portal.name)))"),
+                localized("current:   \(shown(current.version))"),
+                localized("accepted:  \(acceptedShown)"),
             ]
             if status.isUpToDate {
-                lines.append("status:    up to date")
+                lines.append(localized("status:    up to date"))
             } else {
-                lines.append("status:    not accepted; data commands refuse to run")
-                lines.append("           read them: unitool terms show --portal \(portal.id)")
-                lines.append("           accept:    unitool terms accept --portal \(portal.id)")
+                lines.append(localized("status:    not accepted; data commands refuse to run"))
+                lines.append("           " + localized("read them: unitool terms show --portal \(portal.id)"))
+                lines.append("           " + localized("accept:    unitool terms accept --portal \(portal.id)"))
             }
             return lines.joined(separator: "\n")
         }
@@ -79,7 +84,7 @@ struct TermsCommand: AsyncParsableCommand {
 
     struct Show: PortalCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print the current terms of use, or where to read them.", discussion: HelpExamples.text(for: "terms show"))
+            abstract: localized("Print the current terms of use, or where to read them."), discussion: HelpExamples.text(for: "terms show"))
         @OptionGroup var globals: GlobalOptions
 
         func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
@@ -93,7 +98,7 @@ struct TermsCommand: AsyncParsableCommand {
             }
             let shown = { (text: String) in TerminalText.escaped(text) }
             guard let current = status.current else {
-                print("\(shown(portal.name)) publishes no terms-of-use version; there is nothing to accept.")
+                print(localized("\(shown(portal.name)) publishes no terms-of-use version; there is nothing to accept."))
                 return
             }
             if globals.outputFormat == .json {
@@ -105,31 +110,36 @@ struct TermsCommand: AsyncParsableCommand {
                 return
             }
             // The portal's words, shown escaped: the text keeps its paragraphs, nothing else.
-            print("Terms of use of \(shown(portal.name)), version \(shown(current.version))\n")
+            print(localized("Terms of use of \(shown(portal.name)), version \(shown(current.version))") + "\n")
             if let text { print(TerminalText.escaped(text, keepingLineBreaks: true) + "\n") }
-            if let url { print("Published at: \(shown(Self.lasting(url, portal: located)))") }
+            if let url { print(localized("Published at: \(shown(Self.lasting(url, portal: located, forPeople: true)))")) }
             if !status.isUpToDate {
-                print("To accept them: unitool terms accept --portal \(portal.id) --version \(shown(current.version))")
+                print(localized("To accept them: unitool terms accept --portal \(portal.id) --version \(shown(current.version))"))
             }
         }
 
         /// A demo started for this command stops with it, so its terms are pointed to by path
-        /// instead; a served demo's address lasts, as a real portal's does.
-        static func lasting(_ url: URL, portal: PortalRecipe) -> String {
-            portal.isTransientDemo ? "\(url.path) on the demo university (unitool demo serve)" : url.absoluteString
+        /// instead; a served demo's address lasts, as a real portal's does. In the current
+        /// language `forPeople`; in English for --json.
+        static func lasting(_ url: URL, portal: PortalRecipe, forPeople: Bool = false) -> String {
+            guard portal.isTransientDemo else { return url.absoluteString }
+            return forPeople
+                ? localized("\(url.path) on the demo university (unitool demo serve)")
+                : "\(url.path) on the demo university (unitool demo serve)"
         }
     }
 
     struct Accept: PortalCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Record that you accept the current terms of use.",
+            abstract: localized("Record that you accept the current terms of use."),
             discussion: HelpExamples.discussion(
-                """
-                With --version, unitool accepts only if that is the current version, so that a script
-                cannot accept terms it has not shown: read them with 'unitool terms show' first.
-                """, examples: "terms accept"))
+                localized(
+                    """
+                    With --version, unitool accepts only if that is the current version, so that a script
+                    cannot accept terms it has not shown: read them with 'unitool terms show' first.
+                    """), examples: "terms accept"))
         @OptionGroup var globals: GlobalOptions
-        @Option(help: "Accept only if this is the current version.") var version: String?
+        @Option(help: ArgumentHelp(localized("Accept only if this is the current version."))) var version: String?
 
         func run(_ environment: CommandEnvironment, portal: PortalRecipe) async throws {
             let store = environment.workspace.acceptedTerms
@@ -140,16 +150,18 @@ struct TermsCommand: AsyncParsableCommand {
                 try await $0.acceptTerms(
                     version: version, store: store,
                     staleHint: {
-                        "read the current terms with 'unitool terms show --portal \(portal.id)', then accept them with --version \($0)"
+                        localized(
+                            "read the current terms with 'unitool terms show --portal \(portal.id)', then accept them with --version \($0)")
                     })
             }
             let name = TerminalText.escaped(portal.name)
             guard let accepted else {
-                FileHandle.standardError.write(Data("\(name) publishes no terms-of-use version; there is nothing to accept.\n".utf8))
+                FileHandle.standardError.write(
+                    Data((localized("\(name) publishes no terms-of-use version; there is nothing to accept.") + "\n").utf8))
                 return
             }
             FileHandle.standardError.write(
-                Data("Accepted the terms of use of \(name), version \(TerminalText.escaped(accepted)).\n".utf8))
+                Data((localized("Accepted the terms of use of \(name), version \(TerminalText.escaped(accepted)).") + "\n").utf8))
         }
     }
 }
@@ -169,8 +181,8 @@ extension CommandEnvironment {
             "",
             {
                 throw UniToolError(
-                    .credentialsMissing, "the terms-of-use version of '\(portalID)' is behind the login, and no user is given",
-                    hint: "say who you are: --user NAME (or UNITOOL_USER, or 'unitool config set user NAME')")
+                    .credentialsMissing, localized("the terms-of-use version of '\(portalID)' is behind the login, and no user is given"),
+                    hint: localized("say who you are: --user NAME (or UNITOOL_USER, or 'unitool config set user NAME')"))
             }, false
         )
     }

@@ -35,7 +35,7 @@ struct WatchCommandRunner {
         init(parsing arguments: [String]) throws {
             var index = 0
             func value(_ name: String) throws -> String {
-                guard index + 1 < arguments.count else { throw Self.usage("\(name) needs a value") }
+                guard index + 1 < arguments.count else { throw Self.usage(localized("\(name) needs a value")) }
                 index += 1
                 return arguments[index]
             }
@@ -50,7 +50,7 @@ struct WatchCommandRunner {
                 case "--exec": exec.append(try value("--exec"))
                 case "--webhook":
                     let text = try value("--webhook")
-                    guard let url = URL(string: text) else { throw Self.usage("'\(text)' is not a web address") }
+                    guard let url = URL(string: text) else { throw Self.usage(localized("'\(text)' is not a web address")) }
                     webhooks.append(url)
                 case "--notify": notify = true
                 case "--webhook-command": webhookCommands.append(try value("--webhook-command"))
@@ -60,16 +60,16 @@ struct WatchCommandRunner {
                 case "--name":
                     let text = try value("--name")
                     guard WatchFileEdit.isValidName(text) else {
-                        throw Self.usage("a watch's --name is letters, digits, '-' and '_' (up to 64), not '\(TerminalText.escaped(text))'")
+                        let given = TerminalText.escaped(text)
+                        throw Self.usage(localized("a watch's --name is letters, digits, '-' and '_' (up to 64), not '\(given)'"))
                     }
                     name = text
                 case "--test": test = true
                 case "--webhook-format":
                     let text = try value("--webhook-format")
                     guard let format = WebhookChannel.Format(rawValue: text) else {
-                        throw Self.usage(
-                            "'\(text)' is not a webhook format (formats: \(WebhookChannel.Format.allCases.map(\.rawValue).joined(separator: ", ")))"
-                        )
+                        let formats = WebhookChannel.Format.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw Self.usage(localized("'\(text)' is not a webhook format (formats: \(formats))"))
                     }
                     webhookFormat = format
                 case "--announce-existing": announceExisting = true
@@ -78,7 +78,7 @@ struct WatchCommandRunner {
                     let text = try value("--due-within")
                     let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
                     guard let days = parts.first.flatMap({ $0.hasSuffix("d") ? Int($0.dropLast()) : Int($0) }), days >= 0 else {
-                        throw Self.usage("--due-within takes a number of days, such as 3d (or 3d:due to name the date field)")
+                        throw Self.usage(localized("--due-within takes a number of days, such as 3d (or 3d:due to name the date field)"))
                     }
                     dueWithin = days
                     dueText = text
@@ -96,12 +96,14 @@ struct WatchCommandRunner {
                     }
                 }
             }
-            if once, every != nil { throw Self.usage("--once and --every cannot both be given") }
-            if now, !all { throw Self.usage("--now goes with --all: 'unitool watch --all --now' runs every saved watch at once") }
-            if save, all || subcommand != nil {
-                throw Self.usage("--save saves one command's watch: unitool watch grades --term current --save")
+            if once, every != nil { throw Self.usage(localized("--once and --every cannot both be given")) }
+            if now, !all {
+                throw Self.usage(localized("--now goes with --all: 'unitool watch --all --now' runs every saved watch at once"))
             }
-            if name != nil, !save { throw Self.usage("--name names the watch --save saves") }
+            if save, all || subcommand != nil {
+                throw Self.usage(localized("--save saves one command's watch: unitool watch grades --term current --save"))
+            }
+            if name != nil, !save { throw Self.usage(localized("--name names the watch --save saves")) }
         }
 
         /// The words after `watch` that are its own commands, not a recipe's.
@@ -115,24 +117,27 @@ struct WatchCommandRunner {
         /// `30s`, `15m`, `1h`, `1d`: at least a minute apart, so that no portal is hammered, and at
         /// most 366 days, so that the pause between runs fits the clock.
         static func interval(_ text: String) throws -> Duration {
+            let given = TerminalText.escaped(text)
             guard let seconds = InputBounds.seconds(text) else {
-                throw usage("'\(TerminalText.escaped(text))' is not an interval; use 15m, 1h or 1d (from \(WatchFile.allowedRange))")
+                throw usage(localized("'\(given)' is not an interval; use 15m, 1h or 1d (from \(WatchFile.allowedRange))"))
             }
             guard seconds >= WatchFile.minimumSeconds else {
-                throw usage("--every must be from \(WatchFile.allowedRange): a portal is not to be asked more often than once a minute")
+                throw usage(
+                    localized("--every must be from \(WatchFile.allowedRange): a portal is not to be asked more often than once a minute"))
             }
             guard seconds <= WatchFile.maximumSeconds else {
-                throw usage("--every must be from \(WatchFile.allowedRange); '\(TerminalText.escaped(text))' is longer than a year")
+                throw usage(localized("--every must be from \(WatchFile.allowedRange); '\(given)' is longer than a year"))
             }
             return .seconds(seconds)
         }
 
         static func usage(_ message: String) -> UniToolError {
-            UniToolError(.usage, message, hint: "see 'unitool watch --help'")
+            UniToolError(.usage, message, hint: localized("see 'unitool watch --help'"))
         }
     }
 
-    static let help = """
+    static let help = localized(
+        """
         OVERVIEW: Run a command again and again, and announce what changed.
 
         The first run sets the baseline: it announces no change (unless --announce-existing), only what
@@ -181,7 +186,7 @@ struct WatchCommandRunner {
         Saved watches: 'unitool watch list', 'unitool watch remove <name>', 'unitool watch --all --now';
         'unitool watch install --help' for running them unattended.
 
-        """
+        """)
 
     func run() async -> Int32 {
         do {
@@ -199,7 +204,7 @@ struct WatchCommandRunner {
             }
             if watch.all { return await runAll(watch) }
             guard let command = watch.command else {
-                throw Options.usage("watch needs a command, such as 'unitool watch grades'")
+                throw Options.usage(localized("watch needs a command, such as 'unitool watch grades'"))
             }
             let globalsOnly = try GlobalOptions.read(GlobalOptions.arguments(in: watch.rest))
             let environment = try CommandEnvironment.open(globalsOnly)
@@ -207,7 +212,7 @@ struct WatchCommandRunner {
             let recipe = try environment.catalog.recipe(portal: portal.id, command: command)
             let invocation = try RecipeInvocation(parsing: watch.rest, recipe: recipe)
             if let action = invocation.action {
-                throw Options.usage("'\(command) \(action.name)' acts on the portal; a watch only reads")
+                throw Options.usage(localized("'\(command) \(action.name)' acts on the portal; a watch only reads"))
             }
             let options = try GlobalOptions.read(invocation.rest)
             var due: WatchDecision.DueRule?
@@ -217,10 +222,18 @@ struct WatchCommandRunner {
                 let dateFields = recipe.primary.fields.filter { $0.type == .date || $0.type == .datetime }.map(\.name)
                 // The recipe's own due date (`watch: { due: … }`) before its first date field.
                 guard let field = watch.dueField ?? recipe.watch?.due ?? dateFields.first, dateFields.contains(field) else {
-                    throw Options.usage(
-                        (watch.dueWithin == nil ? "the recipe's watch: within: needs" : "--due-within needs")
-                            + " a date field of '\(command)'"
-                            + (dateFields.isEmpty ? ", which has none" : " (its date fields: \(dateFields.joined(separator: ", ")))"))
+                    let fields = dateFields.joined(separator: ", ")
+                    switch (watch.dueWithin == nil, dateFields.isEmpty) {
+                    case (true, true):
+                        throw Options.usage(localized("the recipe's watch: within: needs a date field of '\(command)', which has none"))
+                    case (true, false):
+                        throw Options.usage(
+                            localized("the recipe's watch: within: needs a date field of '\(command)' (its date fields: \(fields))"))
+                    case (false, true):
+                        throw Options.usage(localized("--due-within needs a date field of '\(command)', which has none"))
+                    case (false, false):
+                        throw Options.usage(localized("--due-within needs a date field of '\(command)' (its date fields: \(fields))"))
+                    }
                 }
                 due = WatchDecision.DueRule(field: field, days: days, fields: recipe.primary.fields)
             }
@@ -237,7 +250,7 @@ struct WatchCommandRunner {
             channels += watch.webhookCommands.map { command in
                 CommandWebhookChannel(command: command, format: watch.webhookFormat, deadline: deadline) {
                     try PasswordCommand.run(
-                        command, portal: portal.id, user: user, variable: "--webhook-command", what: "a web address",
+                        command, portal: portal.id, user: user, variable: "--webhook-command", what: localized("a web address"),
                         failureKind: .usage, timeout: .seconds(30)
                     ).reveal()
                 }
@@ -277,9 +290,12 @@ struct WatchCommandRunner {
             }
             if ran == 0 {
                 // One line, so that a timer's journal shows the run was not lost; not an error.
-                let when = next.map { " (next: '\($0.name)' in \(Self.shownWait($0.at.timeIntervalSinceNow)))" } ?? ""
-                FileHandle.standardError.write(
-                    Data("no watch is due\(when); 'unitool watch --all --now' runs them all now\n".utf8))
+                let line =
+                    next.map { next in
+                        let wait = Self.shownWait(next.at.timeIntervalSinceNow)
+                        return localized("no watch is due (next: '\(next.name)' in \(wait)); 'unitool watch --all --now' runs them all now")
+                    } ?? localized("no watch is due; 'unitool watch --all --now' runs them all now")
+                FileHandle.standardError.write(Data((line + "\n").utf8))
             }
             return status
         } catch {
@@ -300,7 +316,7 @@ struct WatchCommandRunner {
     /// A wait for people: `1h 5m`, `12m`, `under a minute`.
     static func shownWait(_ seconds: TimeInterval) -> String {
         let minutes = Int((max(seconds, 0) / 60).rounded(.up))
-        guard minutes > 1 else { return "under a minute" }
+        guard minutes > 1 else { return localized("under a minute") }
         if minutes < 60 { return "\(minutes)m" }
         let hours = minutes / 60
         if hours < 48 { return minutes % 60 == 0 ? "\(hours)h" : "\(hours)h \(minutes % 60)m" }
@@ -312,12 +328,12 @@ struct WatchCommandRunner {
     static func save(_ watch: Options, command: String, invocation: RecipeInvocation, portal: String?) throws -> Int32 {
         if !watch.webhooks.isEmpty {
             throw UniToolError(
-                .usage, "--webhook is not saved: its address often holds a token, and watches.yaml is a plain file",
-                hint: "give the address from a command instead: --webhook-command 'pass show ntfy/unitool-url'")
+                .usage, localized("--webhook is not saved: its address often holds a token, and watches.yaml is a plain file"),
+                hint: localized("give the address from a command instead: --webhook-command 'pass show ntfy/unitool-url'"))
         }
-        if watch.test { throw Options.usage("--test sends a test event now; it is not saved") }
+        if watch.test { throw Options.usage(localized("--test sends a test event now; it is not saved")) }
         if watch.exec.count > 1 || watch.webhookCommands.count > 1 {
-            throw Options.usage("a saved watch takes one --exec and one --webhook-command")
+            throw Options.usage(localized("a saved watch takes one --exec and one --webhook-command"))
         }
         var entry = WatchFile.Entry(
             name: watch.name ?? command, portal: portal, command: command, options: invocation.values, source: invocation.source,
@@ -325,20 +341,24 @@ struct WatchCommandRunner {
             notify: watch.notify, dueWithin: watch.dueText, announceExisting: watch.announceExisting)
         entry.webhookFormat = watch.webhookFormat
         guard WatchFileEdit.isValidName(entry.name) else {
-            throw Options.usage("'\(TerminalText.escaped(entry.name))' is no name for a watch; give one with --name")
+            let name = TerminalText.escaped(entry.name)
+            throw Options.usage(localized("'\(name)' is no name for a watch; give one with --name"))
         }
         let file = Locations.current.watchFile
         let text = try PrivateFile.read(file, allowSymlink: true).map { String(decoding: $0, as: UTF8.self) }
         let saved = try WatchFileEdit.saving(entry, in: text, file: file.path)
         try WatchInstaller.write(saved.text, to: file)
         let started = FileManager.default.fileExists(atPath: WatchInstaller.installedService.path)
-        FileHandle.standardError.write(
-            Data(
-                """
-                \(saved.replaced ? "replaced" : "saved") the watch '\(entry.name)' (every \(WatchFileEdit.interval(entry.every))) in \(file.path)
-                \(started ? "the installed timer runs it" : "run it unattended with: unitool watch install"); see them all with: unitool watch list
-
-                """.utf8))
+        let interval = WatchFileEdit.interval(entry.every)
+        let done =
+            saved.replaced
+            ? localized("replaced the watch '\(entry.name)' (every \(interval)) in \(file.path)")
+            : localized("saved the watch '\(entry.name)' (every \(interval)) in \(file.path)")
+        let next =
+            started
+            ? localized("the installed timer runs it; see them all with: unitool watch list")
+            : localized("run it unattended with: unitool watch install; see them all with: unitool watch list")
+        FileHandle.standardError.write(Data((done + "\n" + next + "\n").utf8))
         return 0
     }
 
@@ -351,17 +371,17 @@ struct WatchCommandRunner {
             kind: .test, portal: portal.id, user: user, command: spec.recipe.command, options: spec.question, time: Date())
         guard StandardOutput.write(event.json + "\n") else { return 0 }
         if channels.isEmpty {
-            Progress.explainWait("no channel is given (--exec, --webhook, --notify); the event above went to stdout only")
+            Progress.explainWait(localized("no channel is given (--exec, --webhook, --notify); the event above went to stdout only"))
         }
         var status: Int32 = 0
         for channel in channels {
             do {
                 try await channel.deliver(event)
-                Progress.explainWait("\(channel.name): delivered")
+                Progress.explainWait(localized("\(channel.name): delivered"))
             } catch {
                 let failure = (error as? UniToolError) ?? UniToolError(.internal, "\(error)")
                 // One line: a message may quote the service, and nothing from it reaches the terminal raw.
-                Progress.explainWait(TerminalText.escaped("\(channel.name) did not take the test event: \(failure.message)"))
+                Progress.explainWait(TerminalText.escaped(localized("\(channel.name) did not take the test event: \(failure.message)")))
                 Self.sayHint(failure)
                 if status == 0 { status = failure.kind.exitCode }
             }
@@ -438,20 +458,24 @@ struct WatchCommandRunner {
         let report = try await delivery.deliver(
             events, watch: spec.memoryKey(portal: connection.portal.id, user: connection.user), history: connection.history)
         for failure in report.failures {
-            let tries = failure.attempts > 1 ? " (try \(failure.attempts) of \(WatchDelivery.maximumAttempts))" : ""
+            let kind = failure.event.kind.rawValue
+            let message = failure.error.message
+            let (attempts, most) = (failure.attempts, WatchDelivery.maximumAttempts)
+            let line =
+                attempts > 1
+                ? localized("\(failure.channel) did not take the '\(kind)' event (try \(attempts) of \(most)): \(message)")
+                : localized("\(failure.channel) did not take the '\(kind)' event: \(message)")
             // One line: a message may quote the service, and nothing from it reaches the terminal raw.
-            Progress.explainWait(
-                TerminalText.escaped(
-                    "\(failure.channel) did not take the '\(failure.event.kind.rawValue)' event\(tries): \(failure.error.message)"))
+            Progress.explainWait(TerminalText.escaped(line))
         }
         // What to do about it, once per channel (a missing notification daemon fails every event).
         var hinted: Set<String> = []
         for failure in report.failures where hinted.insert(failure.channel).inserted { sayHint(failure.error) }
         for given in report.givenUp {
+            let kind = given.event.kind.rawValue
             Progress.explainWait(
-                TerminalText.escaped(
-                    "gave up on the '\(given.event.kind.rawValue)' event after \(given.attempts) runs: \(given.event.summary)")
-                    + "; it is in 'unitool history \(spec.recipe.command)'")
+                TerminalText.escaped(localized("gave up on the '\(kind)' event after \(given.attempts) runs: \(given.event.summary)"))
+                    + "; " + localized("it is in 'unitool history \(spec.recipe.command)'"))
         }
         return report
     }
@@ -460,7 +484,7 @@ struct WatchCommandRunner {
     /// a notification daemon, check the webhook's address).
     static func sayHint(_ error: UniToolError) {
         guard let hint = error.hint else { return }
-        StatusLine.shared.printAbove("  hint: " + TerminalText.escaped(hint))
+        StatusLine.shared.printAbove("  " + localized("hint:") + " " + TerminalText.escaped(hint))
     }
 
     /// The time to the next run: the interval with up to a tenth of jitter, so that many watches

@@ -14,7 +14,8 @@ enum WatchInstaller {
     /// The service unit where `watch install` puts it by default: whether the timer is likely there.
     static var installedService: URL { defaultDirectory.appendingPathComponent("unitool-watch.service") }
 
-    static let installHelp = """
+    static let installHelp = localized(
+        """
         OVERVIEW: Run the saved watches unattended: a systemd user timer (or a crontab line).
 
         Writes unitool-watch.service and unitool-watch.timer, which run 'unitool watch --all' every \(period);
@@ -34,9 +35,10 @@ enum WatchInstaller {
           unitool watch install
           systemctl --user daemon-reload && systemctl --user enable --now unitool-watch.timer
 
-        """
+        """)
 
-    static let listHelp = """
+    static let listHelp = localized(
+        """
         OVERVIEW: List the saved watches of watches.yaml: name, command, options, interval and channels.
 
         USAGE: unitool watch list [--json | --format <format>]
@@ -51,9 +53,10 @@ enum WatchInstaller {
           unitool watch list
           unitool watch list --json
 
-        """
+        """)
 
-    static let removeHelp = """
+    static let removeHelp = localized(
+        """
         OVERVIEW: Remove a saved watch from watches.yaml; the file's other watches and comments stay.
 
         USAGE: unitool watch remove <name>
@@ -67,7 +70,7 @@ enum WatchInstaller {
         Examples:
           unitool watch remove loans
 
-        """
+        """)
 
     /// The words of a watch subcommand that are its own: the global options left out, each with its value.
     static func ownArguments(_ arguments: [String]) -> [String] {
@@ -88,13 +91,14 @@ enum WatchInstaller {
     /// `watch list`: the saved watches, as watches.yaml has them.
     static func list(arguments: [String]) throws -> Int32 {
         if let extra = ownArguments(arguments).first {
-            throw WatchCommandRunner.Options.usage("'watch list' takes no '\(TerminalText.escaped(extra))'")
+            let word = TerminalText.escaped(extra)
+            throw WatchCommandRunner.Options.usage(localized("'watch list' takes no '\(word)'"))
         }
         let options = try GlobalOptions.read(GlobalOptions.arguments(in: arguments))
         guard FileManager.default.fileExists(atPath: Locations.current.watchFile.path) else {
             if options.outputFormat == .json { print("[]") }
-            FileHandle.standardError.write(
-                Data("no watch is saved yet; save one with: unitool watch grades --term current --save\n".utf8))
+            let text = localized("no watch is saved yet; save one with: unitool watch grades --term current --save")
+            FileHandle.standardError.write(Data((text + "\n").utf8))
             return 0
         }
         let records = try WatchFile.load(from: Locations.current.watchFile).entries.map { entry in
@@ -119,19 +123,19 @@ enum WatchInstaller {
     static func remove(arguments: [String]) throws -> Int32 {
         let own = ownArguments(arguments)
         guard own.count == 1, let name = own.first, !name.hasPrefix("-") else {
-            throw WatchCommandRunner.Options.usage("'watch remove' takes the name of one saved watch ('unitool watch list' shows them)")
+            throw WatchCommandRunner.Options.usage(
+                localized("'watch remove' takes the name of one saved watch ('unitool watch list' shows them)"))
         }
         let file = Locations.current.watchFile
         guard let data = try PrivateFile.read(file, allowSymlink: true) else { throw WatchFile.nothingSaved(file) }
         if let text = try WatchFileEdit.removing(name, from: String(decoding: data, as: UTF8.self), file: file.path) {
             try write(text, to: file)
-            FileHandle.standardError.write(Data("removed the watch '\(name)' from \(file.path)\n".utf8))
+            FileHandle.standardError.write(Data((localized("removed the watch '\(name)' from \(file.path)") + "\n").utf8))
         } else {
             try FileManager.default.removeItem(at: file)
-            FileHandle.standardError.write(
-                Data(
-                    "removed the watch '\(name)', the last one, and with it \(file.path); an installed timer now has nothing to run\n"
-                        .utf8))
+            let text = localized(
+                "removed the watch '\(name)', the last one, and with it \(file.path); an installed timer now has nothing to run")
+            FileHandle.standardError.write(Data((text + "\n").utf8))
         }
         return 0
     }
@@ -147,11 +151,13 @@ enum WatchInstaller {
         while index < own.count {
             switch own[index] {
             case "--directory":
-                guard index + 1 < own.count else { throw WatchCommandRunner.Options.usage("--directory needs a folder") }
+                guard index + 1 < own.count else { throw WatchCommandRunner.Options.usage(localized("--directory needs a folder")) }
                 directory = URL(fileURLWithPath: own[index + 1])
                 index += 1
             case "--print": printOnly = true
-            default: throw WatchCommandRunner.Options.usage("'watch install' takes --directory DIR or --print, not '\(own[index])'")
+            default:
+                let word = own[index]
+                throw WatchCommandRunner.Options.usage(localized("'watch install' takes --directory DIR or --print, not '\(word)'"))
             }
             index += 1
         }
@@ -162,39 +168,37 @@ enum WatchInstaller {
         if !saved, !printOnly { throw WatchFile.nothingSaved(Locations.current.watchFile) }
         let binary = executablePath()
         guard let program = SchedulerQuoting.systemdExecutable(binary) else {
+            let path = TerminalText.escaped(binary)
             throw UniToolError(
                 .usage,
-                "systemd does not run a program whose path holds a quote, a backslash or a control character: \(TerminalText.escaped(binary))",
-                hint: "install unitool in a folder whose path has none (Scripts/install.sh puts it in ~/.local/bin)")
+                localized("systemd does not run a program whose path holds a quote, a backslash or a control character: \(path)"),
+                hint: localized("install unitool in a folder whose path has none (Scripts/install.sh puts it in ~/.local/bin)"))
         }
         let units = [("unitool-watch.service", service(program: program)), ("unitool-watch.timer", timer())]
         if printOnly {
             for (name, text) in units { print("# \(name)\n\(text)") }
             if !saved {
-                FileHandle.standardError.write(
-                    Data(
-                        "no watch is saved yet, so these units would have nothing to run (exit 52); first: unitool watch grades --term current --save\n"
-                            .utf8))
+                let text = localized(
+                    "no watch is saved yet, so these units would have nothing to run (exit 52); first: unitool watch grades --term current --save"
+                )
+                FileHandle.standardError.write(Data((text + "\n").utf8))
             }
         } else {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             for (name, text) in units { try AtomicFile.write(Data(text.utf8), to: directory.appendingPathComponent(name), mode: 0o644) }
-            FileHandle.standardError.write(
-                Data(
-                    """
-                    wrote unitool-watch.service and unitool-watch.timer in \(directory.path)
-                    start them with: systemctl --user daemon-reload && systemctl --user enable --now unitool-watch.timer
-
-                    """.utf8))
-        }
-        FileHandle.standardError.write(
-            Data(
+            let text = localized(
                 """
-                or, without systemd, this crontab line (crontab -e) does the same:
-                  */5 * * * * \(SchedulerQuoting.crontabWord(binary)) watch --all >>"$HOME/.local/state/unitool/watch.log" 2>&1
-                with no desktop keyring there, give the password with UNITOOL_PASSWORD_COMMAND (docs/WATCH.md)
-
-                """.utf8))
+                wrote unitool-watch.service and unitool-watch.timer in \(directory.path)
+                start them with: systemctl --user daemon-reload && systemctl --user enable --now unitool-watch.timer
+                """)
+            FileHandle.standardError.write(Data((text + "\n").utf8))
+        }
+        let crontab = "  */5 * * * * \(SchedulerQuoting.crontabWord(binary)) watch --all >>\"$HOME/.local/state/unitool/watch.log\" 2>&1"
+        let cron = [
+            localized("or, without systemd, this crontab line (crontab -e) does the same:"), crontab,
+            localized("with no desktop keyring there, give the password with UNITOOL_PASSWORD_COMMAND (docs/WATCH.md)"),
+        ]
+        FileHandle.standardError.write(Data((cron.joined(separator: "\n") + "\n").utf8))
         return 0
     }
 
@@ -245,14 +249,13 @@ enum WatchInstaller {
         // No watches yet is an answer, not an error: say how to add one.
         if !FileManager.default.fileExists(atPath: Locations.current.watchFile.path) {
             if options.outputFormat == .json { print("[]") }
-            FileHandle.standardError.write(
-                Data(
-                    """
-                    no watches yet in \(Locations.current.watchFile.path): save one with 'unitool watch grades --term current --save',
-                    then 'unitool watch install'
-                    or watch one command now: unitool watch grades --every 1h
-
-                    """.utf8))
+            let text = localized(
+                """
+                no watches yet in \(Locations.current.watchFile.path): save one with 'unitool watch grades --term current --save',
+                then 'unitool watch install'
+                or watch one command now: unitool watch grades --every 1h
+                """)
+            FileHandle.standardError.write(Data((text + "\n").utf8))
             return 0
         }
         let environment = try CommandEnvironment.open(options)

@@ -33,8 +33,9 @@ package enum BrowserSignIn {
         } catch {
             throw UniToolError(
                 .browserUnavailable, "\(error)",
-                hint:
+                hint: localized(
                     "install Chromium (Debian: sudo apt install chromium; elsewhere your distribution's chromium package, or Google Chrome), or set \(BrowserLocator.variable) to a Chromium or Chrome program"
+                )
             )
         }
         return BrowserOptions(
@@ -46,7 +47,8 @@ package enum BrowserSignIn {
     static func hook(environment: [String: String]) throws -> String? {
         guard let path = environment[hookVariable], !path.isEmpty else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw UniToolError(.usage, "\(hookVariable) names \(TerminalText.escaped(path)), which cannot be read", hint: "unset it")
+            let shownPath = TerminalText.escaped(path)
+            throw UniToolError(.usage, localized("\(hookVariable) names \(shownPath), which cannot be read"), hint: localized("unset it"))
         }
         return String(decoding: data, as: UTF8.self)
     }
@@ -56,9 +58,10 @@ package enum BrowserSignIn {
         guard let given = environment[virtualAuthenticatorVariable], !given.isEmpty, given != "0" else { return nil }
         if given == "1" { return [] }
         guard let data = FileManager.default.contents(atPath: given), case .array(let credentials) = try? DevToolsValue(json: data) else {
+            let shownPath = TerminalText.escaped(given)
             throw UniToolError(
-                .usage, "\(virtualAuthenticatorVariable) names \(TerminalText.escaped(given)), which is not a JSON list of credentials",
-                hint: "set it to 1, or to a file holding a list of WebAuthn.Credential objects")
+                .usage, localized("\(virtualAuthenticatorVariable) names \(shownPath), which is not a JSON list of credentials"),
+                hint: localized("set it to 1, or to a file holding a list of WebAuthn.Credential objects"))
         }
         return credentials
     }
@@ -79,17 +82,19 @@ package enum BrowserSignIn {
         let taken = Mutex<[BrowserCookie]?>(nil)
         let said = Mutex("")
         let enter = EnterKey()
+        let portalName = TerminalText.escaped(portal.name)
         Progress.explainWait(
-            "opening \(TerminalText.escaped(portal.name)) in the browser: sign in there\(enter.isAvailable ? " (press Enter here once you are in)" : "")"
-        )
-        try await running(options, what: "the login") { browser in
+            enter.isAvailable
+                ? localized("opening \(portalName) in the browser: sign in there (press Enter here once you are in)")
+                : localized("opening \(portalName) in the browser: sign in there"))
+        try await running(options, what: localized("the login")) { browser in
             _ = try await visit.run(in: browser) { tab, wake in
                 var finished = false
                 switch wake {
                 case .closed:
                     throw UniToolError(
-                        .loginFailed, "the browser was closed before the login finished; nothing was saved",
-                        hint: "run the command again and sign in: unitool closes the browser itself once you are in")
+                        .loginFailed, localized("the browser was closed before the login finished; nothing was saved"),
+                        hint: localized("run the command again and sign in: unitool closes the browser itself once you are in"))
                 case .hook(let text):
                     finished = text == "done"
                 case .page, .tick:
@@ -103,7 +108,10 @@ package enum BrowserSignIn {
                             defer { last = what }
                             return last != what
                         }
-                        if isNew { Progress.say("Waiting \(TerminalText.escaped(what))…") }
+                        if isNew {
+                            let shownWhat = TerminalText.escaped(what)
+                            Progress.say(localized("Waiting \(shownWhat)…"))
+                        }
                     }
                 }
                 guard finished else { return false }
@@ -114,7 +122,7 @@ package enum BrowserSignIn {
             }
         }
         let cookies = taken.withLock { $0 } ?? []
-        Progress.say("Signed in; checking the session with \(TerminalText.escaped(portal.name))…")
+        Progress.say(localized("Signed in; checking the session with \(portalName)…"))
         try await connection.adoptBrowserSession(cookies.map(Self.cookie))
     }
 
@@ -129,8 +137,8 @@ package enum BrowserSignIn {
             start: start, hook: try hook(environment: environment),
             virtualAuthenticator: try virtualAuthenticator(environment: environment), records: true, timeLimit: recordingTimeLimit)
         visit.answersDialogs = options.headless
-        Progress.explainWait("recording in the browser: sign in and open the pages you want, then close the browser window")
-        let recording = try await running(options, what: "the recording") { browser in
+        Progress.explainWait(localized("recording in the browser: sign in and open the pages you want, then close the browser window"))
+        let recording = try await running(options, what: localized("the recording")) { browser in
             try await visit.run(in: browser) { _, wake in
                 switch wake {
                 case .closed: return true
@@ -141,8 +149,8 @@ package enum BrowserSignIn {
         }
         guard !recording.isEmpty else {
             throw UniToolError(
-                .usage, "the browser recorded nothing: it was closed before any page loaded",
-                hint: "run the command again and open the portal's pages before closing the window")
+                .usage, localized("the browser recorded nothing: it was closed before any page loaded"),
+                hint: localized("run the command again and open the portal's pages before closing the window"))
         }
         return try recording.archive()
     }
@@ -153,20 +161,26 @@ package enum BrowserSignIn {
             return try await Chromium.withBrowser(options, body)
         } catch let error as BrowserStartFailure {
             throw UniToolError(
-                .browserUnavailable, "the browser could not be started: \(error.reason)",
-                hint: "check that \(options.executable) runs, or set \(BrowserLocator.variable) to another Chromium or Chrome")
+                .browserUnavailable, localized("the browser could not be started: \(error.reason)"),
+                hint: localized("check that \(options.executable) runs, or set \(BrowserLocator.variable) to another Chromium or Chrome"))
         } catch let failure as BrowserVisit.NavigationFailed {
+            let address = failure.url.redactedForLog
+            let reason = TerminalText.escaped(failure.reason)
             throw UniToolError(
-                .portalUnreachable, "the browser could not open \(failure.url.redactedForLog): \(TerminalText.escaped(failure.reason))",
-                hint: "check the address and that the portal is up, then run the command again")
+                .portalUnreachable, localized("the browser could not open \(address): \(reason)"),
+                hint: localized("check the address and that the portal is up, then run the command again"))
         } catch is BrowserVisit.TimedOut {
-            throw UniToolError(.loginFailed, "\(what) in the browser took too long; nothing was saved", hint: "run the command again")
+            throw UniToolError(
+                .loginFailed, localized("\(what) in the browser took too long; nothing was saved"), hint: localized("run the command again")
+            )
         } catch DevToolsError.closed {
-            throw UniToolError(.loginFailed, "the browser closed before \(what) finished; nothing was saved", hint: "run the command again")
+            throw UniToolError(
+                .loginFailed, localized("the browser closed before \(what) finished; nothing was saved"),
+                hint: localized("run the command again"))
         } catch let error as DevToolsError {
             throw UniToolError(
-                .browserUnavailable, "\(what) in the browser ended: \(error)",
-                hint: "run the command again; if it happens again, try --headless")
+                .browserUnavailable, localized("\(what) in the browser ended: \(error)"),
+                hint: localized("run the command again; if it happens again, try --headless"))
         }
     }
 

@@ -62,7 +62,7 @@ package final class CommandLineRPCHost: RPCHost {
     package func publicConnection(portal: PortalRecipe, namedUser: String?) async throws -> PortalConnection {
         try await connections.value(for: publicKey(portal.id, namedUser)) {
             self.workspace.publicConnection(
-                to: try await self.locate(portal), namedUser: namedUser, reason: "a public command (login: false) was asked for")
+                to: try await self.locate(portal), namedUser: namedUser, reason: localized("a public command (login: false) was asked for"))
         }
     }
 
@@ -72,7 +72,8 @@ package final class CommandLineRPCHost: RPCHost {
             to: try await locate(portal), as: user,
             credentials: {
                 Credentials(
-                    username: user, password: password, givenAs: .given("the password passed to auth.login"), oneTimeCode: oneTimeCode)
+                    username: user, password: password, givenAs: .given(localized("the password passed to auth.login")),
+                    oneTimeCode: oneTimeCode)
             }, use: .fresh)
     }
 
@@ -110,11 +111,11 @@ package final class CommandLineRPCHost: RPCHost {
         let command = ProcessInfo.processInfo.environment[PasswordCommand.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
         return { [self] in
             account.credentials(
-                given: self.passwords.withLock { $0[passwordKey] }, givenAs: .given("the password passed to auth.login"),
+                given: self.passwords.withLock { $0[passwordKey] }, givenAs: .given(localized("the password passed to auth.login")),
                 command: command.map { command in
                     (PasswordCommand.environmentVariable, { try PasswordCommand.run(command, portal: portal.id, user: user) })
                 },
-                known: known, oneTimeCode: Self.oneTimeCodes(account), missingHint: "pass 'password' to auth.login")
+                known: known, oneTimeCode: Self.oneTimeCodes(account), missingHint: localized("pass 'password' to auth.login"))
         }
     }
 

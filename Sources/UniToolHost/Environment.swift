@@ -129,9 +129,10 @@ package final class CommandEnvironment: Sendable {
         let real = ids.filter { catalog.portals[$0]?.isDemo == false }
         if real.count == 1 { return real[0] }
         if real.isEmpty, ids.count == 1 { return ids[0] }
+        let installed = ids.joined(separator: ", ")
         throw UniToolError(
-            .usage, "several portals are installed; choose one with --portal",
-            hint: "installed portals: \(ids.joined(separator: ", ")); or set UNITOOL_PORTAL, or 'unitool config set portal NAME'")
+            .usage, localized("several portals are installed; choose one with --portal"),
+            hint: localized("installed portals: \(installed); or set UNITOOL_PORTAL, or 'unitool config set portal NAME'"))
     }
 
     /// The history of recipe runs; without it (a read-only home) commands still work, and the
@@ -174,10 +175,10 @@ package final class CommandEnvironment: Sendable {
         if options.insecure {
             configuration.skipTLSVerification = true
             if !Self.warnedAboutTLS.exchange(true, ordering: .relaxed) {
-                FileHandle.standardError.write(
-                    Data(
-                        ("unitool: warning: --insecure: TLS certificates are NOT checked. Anyone on the network path can pose as "
-                            + "the portal and read your password and session. Use it only for a test portal you control.\n").utf8))
+                let warning = localized(
+                    "--insecure: TLS certificates are NOT checked. Anyone on the network path can pose as the portal and read your password and session. Use it only for a test portal you control."
+                )
+                FileHandle.standardError.write(Data((localized("unitool: warning: \(warning)") + "\n").utf8))
             }
         }
         return configuration
@@ -246,7 +247,7 @@ package final class CommandEnvironment: Sendable {
         let user: String
         if options.passwordStdin {
             guard let named = explicitUser ?? (portal.isDemo ? DemoData.defaultUser.username : nil) else {
-                throw UniToolError(.usage, "--password-stdin needs --user", hint: "for example: --user jdoe")
+                throw UniToolError(.usage, localized("--password-stdin needs --user"), hint: localized("for example: --user jdoe"))
             }
             user = named
             given = try PasswordInput.readStandardInput()
@@ -258,7 +259,7 @@ package final class CommandEnvironment: Sendable {
             user = named
         } else {
             throw UniToolError(
-                .usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
+                .usage, localized("no user given for portal '\(portal.id)'"), hint: localized("use --user NAME, or set UNITOOL_USER"))
         }
         var credentials = Self.credentials(
             for: workspace.account(portal, user: user), given: given,
@@ -271,7 +272,7 @@ package final class CommandEnvironment: Sendable {
                 do {
                     return try password()
                 } catch let error as UniToolError {
-                    throw error.adding(note: "the user '\(named.value)' comes from \(named.origin)")
+                    throw error.adding(note: localized("the user '\(named.value)' comes from \(named.origin)"))
                 }
             }
         }
@@ -303,8 +304,9 @@ package final class CommandEnvironment: Sendable {
                 (PasswordCommand.environmentVariable, { try PasswordCommand.run(command, portal: portalID, user: user) })
             },
             oneTimeCode: oneTimeCode(for: account, trace: trace),
-            missingHint:
+            missingHint: localized(
                 "run 'unitool auth login --portal \(portalID) --user \(user)' once, or use --password-stdin or \(PasswordCommand.environmentVariable)"
+            )
         )
     }
 
@@ -322,7 +324,7 @@ package final class CommandEnvironment: Sendable {
         guard let command = ProcessInfo.processInfo.environment[PasswordCommand.oneTimeCodeVariable], !command.isEmpty else { return nil }
         return {
             try PasswordCommand.run(
-                command, portal: portal, user: user, variable: PasswordCommand.oneTimeCodeVariable, what: "a one-time code",
+                command, portal: portal, user: user, variable: PasswordCommand.oneTimeCodeVariable, what: localized("a one-time code"),
                 failureKind: .mfaRequired)
         }
     }
@@ -331,7 +333,8 @@ package final class CommandEnvironment: Sendable {
     package func user(for portal: PortalRecipe) throws -> String {
         if let user = namedUser(for: portal)?.value { return user }
         if portal.isDemo { return DemoData.defaultUser.username }
-        throw UniToolError(.usage, "no user given for portal '\(portal.id)'", hint: "use --user NAME, or set UNITOOL_USER")
+        throw UniToolError(
+            .usage, localized("no user given for portal '\(portal.id)'"), hint: localized("use --user NAME, or set UNITOOL_USER"))
     }
 }
 
@@ -343,8 +346,8 @@ package enum PasswordInput {
         if bytes.last == 0x0D { bytes.removeLast() }
         guard !bytes.isEmpty else {
             throw UniToolError(
-                .credentialsMissing, "--password-stdin was given, but standard input was empty",
-                hint: "pipe the password in, for example: pass show uni | unitool ... --password-stdin")
+                .credentialsMissing, localized("--password-stdin was given, but standard input was empty"),
+                hint: localized("pipe the password in, for example: pass show uni | unitool ... --password-stdin"))
         }
         return Secret(bytes: bytes)
     }

@@ -22,15 +22,20 @@ package enum ErrorReporter {
             text =
                 "{\"error\": {\"kind\": \(JSONString.quoted(error.kind.rawValue)), \"message\": \(JSONString.quoted(error.message)), \"hint\": \(error.hint.map(JSONString.quoted) ?? "null"), \"exit_code\": \(error.kind.exitCode)}}\n"
         } else {
-            text =
-                "unitool: error: \(TerminalText.escaped(error.message, keepingLineBreaks: true))\n"
-                + (error.hint.map { "  hint: \(TerminalText.escaped($0, keepingLineBreaks: true))\n" } ?? "")
+            let escapedMessage = TerminalText.escaped(error.message, keepingLineBreaks: true)
+            var lines = localized("unitool: error: \(escapedMessage)") + "\n"
+            if let hint = error.hint {
+                let escapedHint = TerminalText.escaped(hint, keepingLineBreaks: true)
+                lines += localized("  hint: \(escapedHint)") + "\n"
+            }
+            text = lines
         }
         return text
     }
 
     package static func report(_ error: any Error, json: Bool) -> Int32 {
         if let error = error as? UniToolError { return report(error, json: json) }
-        return report(UniToolError(.internal, "unexpected error: \(error)", hint: "please report this as a bug"), json: json)
+        return report(
+            UniToolError(.internal, localized("unexpected error: \(error)"), hint: localized("please report this as a bug")), json: json)
     }
 }

@@ -9,70 +9,81 @@ package struct GlobalOptions: ParsableArguments {
 
     /// Each default in one wording, which the option's help and the overview both print.
     package enum Defaults {
-        package static let portal = "Default: $UNITOOL_PORTAL, then config.yaml, then the only portal installed."
-        package static let user = "Default: $UNITOOL_USER, then config.yaml, then the demo's own user."
-        package static let timeout = "Default: no limit for the whole command, 30 seconds for each request."
+        package static let portal = localized("Default: $UNITOOL_PORTAL, then config.yaml, then the only portal installed.")
+        package static let user = localized("Default: $UNITOOL_USER, then config.yaml, then the demo's own user.")
+        package static let timeout = localized("Default: no limit for the whole command, 30 seconds for each request.")
     }
 
-    @Option(name: .long, help: ArgumentHelp("The portal to use (a folder of recipes). \(Defaults.portal)"))
+    @Option(name: .long, help: ArgumentHelp(localized("The portal to use (a folder of recipes). \(Defaults.portal)")))
     package var portal: String?
 
-    @Option(name: .long, help: ArgumentHelp("The user to log in as. \(Defaults.user)"))
+    @Option(name: .long, help: ArgumentHelp(localized("The user to log in as. \(Defaults.user)")))
     package var user: String?
 
-    @Flag(name: .long, help: "Read the password from standard input (for scripts). It is never taken from argv.")
+    @Flag(name: .long, help: ArgumentHelp(localized("Read the password from standard input (for scripts). It is never taken from argv.")))
     package var passwordStdin = false
 
-    @Option(name: .long, help: ArgumentHelp("A further recipe directory, searched after the bundled and user recipes.", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(localized("A further recipe directory, searched after the bundled and user recipes."), valueName: "dir"))
     package var recipes: [String] = []
 
-    @Option(name: .long, help: "Output format: table, json, jsonl or csv. Default: table.")
+    @Option(name: .long, help: ArgumentHelp(localized("Output format: table, json, jsonl or csv. Default: table.")))
     package var format: OutputFormatOption?
 
-    @Flag(name: .long, help: "Shorthand for --format json.")
+    @Flag(name: .long, help: ArgumentHelp(localized("Shorthand for --format json.")))
     package var json = false
 
     @Option(
-        name: .long, help: ArgumentHelp("Only these fields, in this order, comma-separated: --fields course,grade.", valueName: "a,b,c"))
+        name: .long,
+        help: ArgumentHelp(localized("Only these fields, in this order, comma-separated: --fields course,grade."), valueName: "a,b,c"))
     package var fields: String?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Sort the records by these fields, comma-separated; -field for descending: --sort due,-title.", valueName: "a,-b"))
+            localized("Sort the records by these fields, comma-separated; -field for descending: --sort due,-title."), valueName: "a,-b"))
     package var sort: String?
 
-    @Flag(name: [.short, .long], help: "Log every request and login step to stderr (secrets are never logged).")
+    @Flag(name: [.short, .long], help: ArgumentHelp(localized("Log every request and login step to stderr (secrets are never logged).")))
     package var verbose = false
 
-    @Flag(name: [.short, .long], help: "No status line while a command works, and no notes about the output; errors still show.")
+    @Flag(
+        name: [.short, .long],
+        help: ArgumentHelp(localized("No status line while a command works, and no notes about the output; errors still show.")))
     package var quiet = false
 
-    @Flag(name: .long, help: "Answer from the history of earlier runs, without asking the portal; stderr says how old the answer is.")
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            localized("Answer from the history of earlier runs, without asking the portal; stderr says how old the answer is.")))
     package var offline = false
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Write every request and response of the run to this HAR file, secrets redacted.", valueName: "file"))
+        help: ArgumentHelp(localized("Write every request and response of the run to this HAR file, secrets redacted."), valueName: "file"))
     package var trace: String?
 
-    @Flag(name: .long, help: "With --trace, include response bodies (scrubbed of secrets and SAML messages).")
+    @Flag(name: .long, help: ArgumentHelp(localized("With --trace, include response bodies (scrubbed of secrets and SAML messages).")))
     package var traceBodies = false
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Give up when the command has run this many seconds: every request, retry and login step together. \(Defaults.timeout)",
+            localized(
+                "Give up when the command has run this many seconds: every request, retry and login step together. \(Defaults.timeout)"),
             valueName: "seconds"))
     package var timeout: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Give up on connecting after this many seconds. Default: 10.", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp(localized("Give up on connecting after this many seconds. Default: 10."), valueName: "seconds"))
     package var connectTimeout: Double?
 
     @Flag(
         name: .long,
         help: ArgumentHelp(
-            "Do not check the portal's TLS certificate. Only for a test portal with a self-signed certificate: anyone on the network path could read your password. unitool warns on every run that uses it."
+            localized(
+                "Do not check the portal's TLS certificate. Only for a test portal with a self-signed certificate: anyone on the network path could read your password. unitool warns on every run that uses it."
+            )
         ))
     package var insecure = false
 
@@ -82,18 +93,20 @@ package struct GlobalOptions: ParsableArguments {
     package mutating func validate() throws {
         for (name, value) in [("--timeout", timeout), ("--connect-timeout", connectTimeout)] {
             guard let value else { continue }
-            if let problem = Self.problem(withSeconds: value) {
-                throw ValidationError("\(name) \(problem)")
+            if let problem = Self.problem(withSeconds: value, option: name) {
+                throw ValidationError(problem)
             }
         }
     }
 
     /// Why a number of seconds is no time limit, or nil when it is one: it must be a finite
-    /// number above zero and at most a day (NaN or infinity once crashed the conversion).
-    package static func problem(withSeconds value: Double) -> String? {
-        guard value.isFinite else { return "must be a number of seconds, not \(value)" }
-        guard value > 0 else { return "must be more than 0 seconds" }
-        guard value <= maximumSeconds else { return "must be at most \(Int(maximumSeconds)) seconds (a day)" }
+    /// number above zero and at most a day (NaN or infinity once crashed the conversion). The
+    /// sentence names the option (`--timeout must be more than 0 seconds`).
+    package static func problem(withSeconds value: Double, option name: String = "--timeout") -> String? {
+        guard value.isFinite else { return localized("\(name) must be a number of seconds, not \(value)") }
+        guard value > 0 else { return localized("\(name) must be more than 0 seconds") }
+        let maximum = Int(maximumSeconds)
+        guard value <= maximumSeconds else { return localized("\(name) must be at most \(maximum) seconds (a day)") }
         return nil
     }
 

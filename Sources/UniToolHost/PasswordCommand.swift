@@ -16,7 +16,7 @@ package enum PasswordCommand {
     package static let maximumOutputBytes = 64 * 1024
 
     package static func run(
-        _ command: String, portal: String, user: String, variable: String = environmentVariable, what: String = "a password",
+        _ command: String, portal: String, user: String, variable: String = environmentVariable, what: String = localized("a password"),
         failureKind: UniToolError.Kind = .credentialsMissing, timeout: Duration = .seconds(120)
     ) throws -> Secret {
         let environmentVariable = variable
@@ -30,33 +30,39 @@ package enum PasswordCommand {
                 timeout: timeout)
         } catch {
             throw UniToolError(
-                failureKind, "\(environmentVariable) could not be started: \(error)",
-                hint: "check the command in \(environmentVariable)")
+                failureKind, localized("\(environmentVariable) could not be started: \(error)"),
+                hint: localized("check the command in \(environmentVariable)"))
         }
         var line = outcome.line
         defer { for index in line.indices { line[index] = 0 } }
         switch outcome.ending {
         case .timedOut:
+            let seconds = timeout.components.seconds
             throw UniToolError(
                 failureKind,
-                "\(environmentVariable) did not print \(what) within \(timeout.components.seconds) seconds; it was stopped, with every process it started",
-                hint: "run the command by hand; if it asks for something (a passphrase), unlock that first")
+                localized(
+                    "\(environmentVariable) did not print \(what) within \(seconds) seconds; it was stopped, with every process it started"),
+                hint: localized("run the command by hand; if it asks for something (a passphrase), unlock that first"))
         case .tooLong:
+            let kibibytes = maximumOutputBytes / 1024
             throw UniToolError(
                 failureKind,
-                "\(environmentVariable) printed more than \(maximumOutputBytes / 1024) KiB; it was stopped at once, with every process it started, and its output was not used",
-                hint: "the command must print \(what) on its first line and then end; one that keeps printing (such as 'yes') is stopped")
+                localized(
+                    "\(environmentVariable) printed more than \(kibibytes) KiB; it was stopped at once, with every process it started, and its output was not used"
+                ),
+                hint: localized(
+                    "the command must print \(what) on its first line and then end; one that keeps printing (such as 'yes') is stopped"))
         case .exited(let status) where status != 0:
             throw UniToolError(
-                failureKind, "\(environmentVariable) failed (exit status \(status)); its output was not used",
-                hint: "run the command by hand to see what is wrong")
+                failureKind, localized("\(environmentVariable) failed (exit status \(status)); its output was not used"),
+                hint: localized("run the command by hand to see what is wrong"))
         case .exited:
             break
         }
         guard !line.isEmpty else {
             throw UniToolError(
-                failureKind, "\(environmentVariable) printed nothing",
-                hint: "the command must print \(what) on its first line")
+                failureKind, localized("\(environmentVariable) printed nothing"),
+                hint: localized("the command must print \(what) on its first line"))
         }
         return Secret(bytes: line)
     }

@@ -133,7 +133,8 @@ package enum Progress {
     /// whether or not it is a terminal, unless `--quiet`.
     package static func note(_ text: String, quiet: Bool = false) {
         guard !quiet else { return }
-        StatusLine.shared.printAbove("unitool: note: " + TerminalText.escaped(text))
+        let shown = TerminalText.escaped(text)
+        StatusLine.shared.printAbove(localized("unitool: note: \(shown)"))
     }
 }
 

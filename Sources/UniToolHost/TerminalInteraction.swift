@@ -44,31 +44,48 @@ package struct TerminalInteraction: Interaction {
     /// True to accept the current terms now. Everything shown quotes the portal (versions, the
     /// address, the terms), so it is escaped: the prompt is on the user's terminal.
     package func acceptTerms(_ status: TermsStatus, through connection: PortalConnection) async throws -> Bool {
-        guard let refusal = status.refusal, let current = status.current else { return true }
+        guard !status.isUpToDate, let current = status.current else { return true }
         guard personPresent else { return false }
         let portal = connection.portal
         let shown = { (text: String) in TerminalText.escaped(text) }
-        var intro = shown(refusal.message).replacingOccurrences(of: "; nothing was fetched", with: ".")
-        intro = intro.prefix(1).uppercased() + intro.dropFirst()
-        var text = "\(intro)\n"
-        if let url = current.url, !portal.isTransientDemo {
-            text += "Read them at \(shown(url.absoluteString)), or answer s to show them here.\n"
+        let portalName = shown(status.portal.name)
+        let version = shown(current.version)
+        // What `TermsStatus.refusal` says, as a sentence of its own: nothing is fetched before
+        // the answer anyway.
+        var text: String
+        if let accepted = status.accepted {
+            let acceptedVersion = shown(accepted.version)
+            text = localized(
+                "The terms of use of \(portalName) changed: you accepted version \(acceptedVersion), the portal now has version \(version)."
+            )
         } else {
-            text += "Answer s to show them here, or read them later with 'unitool terms show --portal \(portal.id)'.\n"
+            text = localized("You have not accepted the terms of use of \(portalName) (current version \(version)).")
+        }
+        text += "\n"
+        if let url = current.url, !portal.isTransientDemo {
+            let address = shown(url.absoluteString)
+            text += localized("Read them at \(address), or answer s to show them here.") + "\n"
+        } else {
+            text += localized("Answer s to show them here, or read them later with 'unitool terms show --portal \(portal.id)'.") + "\n"
         }
         while true {
-            guard let answer = TerminalPrompt.ask(text + "Accept version \(shown(current.version))? [y]es, [n]o, [s]how them: ") else {
+            guard let answer = TerminalPrompt.ask(text + localized("Accept version \(version)? [y]es, [n]o, [s]how them: ")) else {
                 return false
             }
             text = ""
             switch answer.lowercased() {
             case "y", "yes":
-                Progress.say("Accepted the terms of use of \(shown(portal.name)), version \(shown(current.version)).")
+                let name = shown(portal.name)
+                Progress.say(localized("Accepted the terms of use of \(name), version \(version)."))
                 return true
             case "s", "show":
                 let (terms, url) = try await connection.termsText()
                 let shownTerms = terms.map { TerminalText.escaped($0, keepingLineBreaks: true) }
-                TerminalPrompt.tell("\n" + (shownTerms ?? url.map { "Read them at \(shown($0.absoluteString))" } ?? "") + "\n\n")
+                let readThem = url.map { address in
+                    let shownAddress = shown(address.absoluteString)
+                    return localized("Read them at \(shownAddress)")
+                }
+                TerminalPrompt.tell("\n" + (shownTerms ?? readThem ?? "") + "\n\n")
             default:
                 return false
             }
@@ -90,9 +107,9 @@ package struct TerminalInteraction: Interaction {
         for parameter in action.parameters {
             let value = parameters[parameter.name] ?? ""
             let padding = String(repeating: " ", count: width - parameter.name.count)
-            text += "  \(parameter.name):\(padding) \(value.isEmpty ? "(empty)" : shown(value))\n"
+            text += "  \(parameter.name):\(padding) \(value.isEmpty ? localized("(empty)") : shown(value))\n"
         }
-        guard let answer = TerminalPrompt.ask(text + "Send this? [y/N] ") else { return false }
+        guard let answer = TerminalPrompt.ask(text + localized("Send this? [y/N] ")) else { return false }
         return ["y", "yes"].contains(answer.lowercased())
     }
 }

@@ -11,8 +11,8 @@ package enum TerminalPrompt {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard tty >= 0 else {
             throw UniToolError(
-                .credentialsMissing, "there is no terminal to ask for the password on",
-                hint: "pipe the password in with --password-stdin")
+                .credentialsMissing, localized("there is no terminal to ask for the password on"),
+                hint: localized("pipe the password in with --password-stdin"))
         }
         defer { close(tty) }
         // The prompt names the portal and user, which a recipe pack may spell with escapes.
@@ -39,7 +39,7 @@ package enum TerminalPrompt {
         }
         defer { for index in bytes.indices { bytes[index] = 0 } }
         guard !bytes.isEmpty else {
-            throw UniToolError(.credentialsMissing, "no password was entered")
+            throw UniToolError(.credentialsMissing, localized("no password was entered"))
         }
         return Secret(bytes: bytes)
     }

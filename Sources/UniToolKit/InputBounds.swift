@@ -39,14 +39,6 @@ public enum InputBounds {
                 case .months: return 0...1200
                 }
             }
-            var name: String {
-                switch self {
-                case .days: return "days"
-                case .hours: return "hours"
-                case .weeks: return "weeks"
-                case .months: return "months"
-                }
-            }
             /// A month as 30 days, where only seconds will do; `start(before:calendar:)` counts
             /// calendar months.
             var seconds: Int {
@@ -93,10 +85,17 @@ public enum InputBounds {
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         // Digits beyond Int's range are as out of range as any other large number.
         guard let count = Int(digits), unit.range.contains(count) else {
-            throw UniToolError(
-                .usage,
-                "\(option) \(text) is out of range: the number of \(unit.name) must be from \(unit.range.lowerBound) to \(unit.range.upperBound)",
-                hint: "for a longer window give a date instead, such as 2026-11-01")
+            let (lowest, highest) = (unit.range.lowerBound, unit.range.upperBound)
+            // One sentence per unit, so that a translation can inflect the unit's name.
+            let message: String
+            switch unit {
+            case .days: message = localized("\(option) \(text) is out of range: the number of days must be from \(lowest) to \(highest)")
+            case .hours: message = localized("\(option) \(text) is out of range: the number of hours must be from \(lowest) to \(highest)")
+            case .weeks: message = localized("\(option) \(text) is out of range: the number of weeks must be from \(lowest) to \(highest)")
+            case .months:
+                message = localized("\(option) \(text) is out of range: the number of months must be from \(lowest) to \(highest)")
+            }
+            throw UniToolError(.usage, message, hint: localized("for a longer window give a date instead, such as 2026-11-01"))
         }
         return Span(count: count, unit: unit)
     }
@@ -119,8 +118,9 @@ public enum InputBounds {
 
     static func outOfRange(_ text: String, option: String, range: ClosedRange<Int>) -> UniToolError {
         UniToolError(
-            .usage, "\(option) \(text) is out of range: it must be a whole number from \(range.lowerBound) to \(range.upperBound)",
-            hint: "give a number in that range")
+            .usage,
+            localized("\(option) \(text) is out of range: it must be a whole number from \(range.lowerBound) to \(range.upperBound)"),
+            hint: localized("give a number in that range"))
     }
 
     /// `30s`, `15m`, `1h`, `1d` in seconds, whatever the minimum; nil for anything else.

@@ -91,42 +91,44 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
         /// the README's table: one text, so that the three cannot disagree.
         public var meaning: String {
             switch self {
-            case .internal: return "a bug in unitool; please report it"
-            case .wrongCredentials: return "the portal rejected the user name or password"
-            case .mfaRequired: return "the portal asks for a one-time code unitool cannot give"
-            case .consentRequired: return "the portal asks for consent (attribute release)"
-            case .accountLocked: return "the portal says the account is locked"
-            case .loginFailed: return "the login did not finish for another reason (a loop, an error page)"
+            case .internal: return localized("a bug in unitool; please report it")
+            case .wrongCredentials: return localized("the portal rejected the user name or password")
+            case .mfaRequired: return localized("the portal asks for a one-time code unitool cannot give")
+            case .consentRequired: return localized("the portal asks for consent (attribute release)")
+            case .accountLocked: return localized("the portal says the account is locked")
+            case .loginFailed: return localized("the login did not finish for another reason (a loop, an error page)")
             case .loginInBrowserNeeded:
-                return "the session ended and this portal signs in only in a browser: run 'unitool auth login --browser'"
-            case .termsNotAccepted: return "the portal's terms of use changed and are not accepted yet"
-            case .termsUnavailable: return "the terms-version API answered, but not with a readable version"
-            case .termsVersionStale: return "terms accept --version V named a version that is not the current one"
-            case .wrongCode: return "the portal refused the one-time code unitool sent (11 is for a code unitool had none to send)"
-            case .portalUnreachable: return "no connection to the portal, or it broke"
-            case .portalTimeout: return "the portal did not answer in time"
-            case .portalError: return "the portal answered with an error (5xx, 404, a redirect loop, an oversized page)"
-            case .unsafeRequest: return "unitool refused to send a password where the recipe does not allow it"
-            case .actionRefused: return "the portal refused an action such as renewing a loan (its reason is in the message)"
-            case .declined: return "an action that changes something on the portal was not confirmed; nothing was sent"
+                return localized("the session ended and this portal signs in only in a browser: run 'unitool auth login --browser'")
+            case .termsNotAccepted: return localized("the portal's terms of use changed and are not accepted yet")
+            case .termsUnavailable: return localized("the terms-version API answered, but not with a readable version")
+            case .termsVersionStale: return localized("terms accept --version V named a version that is not the current one")
+            case .wrongCode:
+                return localized("the portal refused the one-time code unitool sent (11 is for a code unitool had none to send)")
+            case .portalUnreachable: return localized("no connection to the portal, or it broke")
+            case .portalTimeout: return localized("the portal did not answer in time")
+            case .portalError: return localized("the portal answered with an error (5xx, 404, a redirect loop, an oversized page)")
+            case .unsafeRequest: return localized("unitool refused to send a password where the recipe does not allow it")
+            case .actionRefused: return localized("the portal refused an action such as renewing a loan (its reason is in the message)")
+            case .declined: return localized("an action that changes something on the portal was not confirmed; nothing was sent")
             case .channelFailed:
-                return "a watch's --exec command or desktop notification did not take an event (kept, and tried again on the next runs)"
+                return localized(
+                    "a watch's --exec command or desktop notification did not take an event (kept, and tried again on the next runs)")
             case .layoutChanged:
-                return "a page no longer looks as the recipe expects (the page is saved under $XDG_CACHE_HOME/unitool/drift/)"
-            case .recipeInvalid: return "a recipe file has an error (the message names file, line and key)"
-            case .recipeNotFound: return "no such portal or recipe"
-            case .credentialsMissing: return "no password was given and none is stored"
-            case .keyringUnavailable: return "no D-Bus session bus, so the keyring cannot be reached"
-            case .keyringLocked: return "the keyring is locked (or has no default collection) and cannot prompt"
-            case .keyringNoService: return "there is a D-Bus session, but no Secret Service on it"
-            case .keyringPromptCancelled: return "the keyring's unlock prompt was dismissed"
-            case .keyringFailed: return "the keyring refused for another reason (the message says why)"
-            case .browserUnavailable: return "no Chromium or Chrome to sign in or record with, or it would not start"
-            case .stateCorrupt: return "unitool could not write its own files"
-            case .noOfflineAnswer: return "--offline found no earlier answer to the same command and options in the history"
-            case .nothingToWatch: return "no watch is saved in watches.yaml for 'watch --all' or 'watch install' to run"
-            case .demoUnknownName: return "demo post-grade or record-absence named a user, term or course the demo does not have"
-            case .usage: return "a wrong command, option or value"
+                return localized("a page no longer looks as the recipe expects (the page is saved under $XDG_CACHE_HOME/unitool/drift/)")
+            case .recipeInvalid: return localized("a recipe file has an error (the message names file, line and key)")
+            case .recipeNotFound: return localized("no such portal or recipe")
+            case .credentialsMissing: return localized("no password was given and none is stored")
+            case .keyringUnavailable: return localized("no D-Bus session bus, so the keyring cannot be reached")
+            case .keyringLocked: return localized("the keyring is locked (or has no default collection) and cannot prompt")
+            case .keyringNoService: return localized("there is a D-Bus session, but no Secret Service on it")
+            case .keyringPromptCancelled: return localized("the keyring's unlock prompt was dismissed")
+            case .keyringFailed: return localized("the keyring refused for another reason (the message says why)")
+            case .browserUnavailable: return localized("no Chromium or Chrome to sign in or record with, or it would not start")
+            case .stateCorrupt: return localized("unitool could not write its own files")
+            case .noOfflineAnswer: return localized("--offline found no earlier answer to the same command and options in the history")
+            case .nothingToWatch: return localized("no watch is saved in watches.yaml for 'watch --all' or 'watch install' to run")
+            case .demoUnknownName: return localized("demo post-grade or record-absence named a user, term or course the demo does not have")
+            case .usage: return localized("a wrong command, option or value")
             }
         }
 
@@ -162,11 +164,11 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
             let list = offered.joined(separator: ", ")
             if lastSeen {
                 return (
-                    "'\(value)' is not a value the portal offered for \(label) when it was last reached",
-                    "it offered: \(list); the portal cannot be reached now"
+                    localized("'\(value)' is not a value the portal offered for \(label) when it was last reached"),
+                    localized("it offered: \(list); the portal cannot be reached now")
                 )
             }
-            return ("'\(value)' is not a value the portal offers for \(label)", "the portal offers: \(list)")
+            return (localized("'\(value)' is not a value the portal offers for \(label)"), localized("the portal offers: \(list)"))
         }
 
         /// The usage error as the command line says it (`--term`).
@@ -191,7 +193,7 @@ public struct UniToolError: Error, CustomStringConvertible, Sendable, Equatable 
 
     public var description: String {
         guard let hint else { return message }
-        return "\(message)\n  hint: \(hint)"
+        return message + "\n" + localized("  hint: \(hint)")
     }
 }
 

@@ -106,7 +106,9 @@ public struct RPCMethods: Sendable {
         let recipe = ArgumentSchema.Property("recipe", .string, description: "The command, as recipes.list names it")
         let offline = ArgumentSchema.Property("offline", .boolean, description: "Answer from the history; nothing is asked of the portal")
         var schemas: [String: ArgumentSchema] = [
-            "initialize": ArgumentSchema(properties: [.init("clientInfo", .object), .init("capabilities", .object)]),
+            "initialize": ArgumentSchema(properties: [
+                .init("clientInfo", .object), .init("capabilities", .object), .init("locale", .string),
+            ]),
             "portals.list": ArgumentSchema(properties: []),
             "auth.status": ArgumentSchema(properties: [portal, user]),
             "auth.login": ArgumentSchema(properties: [

@@ -133,6 +133,10 @@ public final class RPCServer: Sendable {
         var ledger = RPCWorkLedger()
         /// The task of each piece of work in the ledger, for cancellation.
         var tasks: [RPCWorkLedger.Ticket: Task<JSONValue?, Never>] = [:]
+        /// The language of the connection's messages: the locale its client declared at
+        /// `initialize` (LSP's `locale`), else English, whatever the server's own `LANG` says,
+        /// since a program reads what it is sent.
+        var translation = Translation.english
 
         /// Starts the work of `ticket` (a request, a notification, a batch's answer), kept by its
         /// ticket. The one unstructured task of the server, by necessity: JSON-RPC and MCP cancel
@@ -143,7 +147,8 @@ public final class RPCServer: Sendable {
         mutating func start(
             _ ticket: RPCWorkLedger.Ticket, _ work: @escaping @Sendable () async -> JSONValue?
         ) -> Task<JSONValue?, Never> {
-            let task = Task { await work() }
+            let translation = self.translation
+            let task = Task { await Translation.$override.withValue(translation) { await work() } }
             tasks[ticket] = task
             return task
         }
@@ -342,6 +347,9 @@ public final class RPCServer: Sendable {
                         return nil
                     }
                     return .acceptance(.nothing)
+                }
+                if request.method == "initialize", let locale = request.params?["locale"]?.stringValue {
+                    state.translation = Translation.forLocale(locale)
                 }
                 switch state.ledger.admitRequest(id: id) {
                 case .duplicateID:

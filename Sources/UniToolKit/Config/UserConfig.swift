@@ -84,24 +84,26 @@ public struct UserConfig: Sendable, Equatable {
                     let own = try values.mappingReader(portal)
                     for name in own?.keys ?? [] {
                         guard NameSyntax.isValueName(name) else {
-                            throw values.error(portal, "'\(name)' is not a value name: lowercase letters, digits and underscores")
+                            throw values.error(
+                                portal, localized("'\(name)' is not a value name: lowercase letters, digits and underscores"))
                         }
                         config.portalValues[portal, default: [:]][name] = try own?.string(name) ?? ""
                     }
                 }
             }
             if let format = config.values["format"], OutputFormat(rawValue: format) == nil {
-                throw top.error("format", "'\(format)' is not one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+                let formats = OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                throw top.error("format", localized("'\(format)' is not one of \(formats)"))
             }
             if let days = config.values["history_days"], Self.historyDays(days) == nil {
-                throw top.error("history_days", "'\(days)' is not a number of days from 1 to 36500")
+                throw top.error("history_days", localized("'\(days)' is not a number of days from 1 to 36500"))
             }
             return config
         } catch let error as UniToolError {
             // The reader speaks of recipes; this is the settings file, and a usage problem.
             throw UniToolError(
-                .usage, "the settings file is not valid: \(error.message)",
-                hint: error.hint ?? "fix it, or change it with 'unitool config set'")
+                .usage, localized("the settings file is not valid: \(error.message)"),
+                hint: error.hint ?? localized("fix it, or change it with 'unitool config set'"))
         }
     }
 
@@ -126,22 +128,26 @@ public struct UserConfig: Sendable, Equatable {
         if let name = valueName(key) {
             guard NameSyntax.isValueName(name) else {
                 throw UniToolError(
-                    .usage, "'\(name)' is not a value name", hint: "use lowercase letters, digits and underscores: value.authtoken")
+                    .usage, localized("'\(name)' is not a value name"),
+                    hint: localized("use lowercase letters, digits and underscores: value.authtoken"))
             }
             return
         }
         guard keys.contains(key) else {
-            let nearest = typoSuggestion(for: key, among: keys)
-            throw UniToolError(
-                .usage, "there is no setting '\(key)'",
-                hint: "settings: \(keys.joined(separator: ", "))" + (nearest.map { "; did you mean '\($0)'?" } ?? ""))
+            let settings = keys.joined(separator: ", ")
+            let hint =
+                typoSuggestion(for: key, among: keys).map { nearest in localized("settings: \(settings); did you mean '\(nearest)'?") }
+                ?? localized("settings: \(settings)")
+            throw UniToolError(.usage, localized("there is no setting '\(key)'"), hint: hint)
         }
         if key == "history_days", historyDays(value) == nil {
-            throw UniToolError(.usage, "'\(value)' is not a number of days", hint: "give a number from 1 to 36500; the default is 365")
+            throw UniToolError(
+                .usage, localized("'\(value)' is not a number of days"),
+                hint: localized("give a number from 1 to 36500; the default is 365"))
         }
         if key == "format", OutputFormat(rawValue: value) == nil {
-            throw UniToolError(
-                .usage, "'\(value)' is not a format", hint: "use one of: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            let formats = OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")
+            throw UniToolError(.usage, localized("'\(value)' is not a format"), hint: localized("use one of: \(formats)"))
         }
     }
 
@@ -192,9 +198,12 @@ public enum UserValues {
     static func missing(_ name: String, recipe: DataRecipe) -> UniToolError {
         UniToolError(
             .credentialsMissing,
-            "'\(recipe.command)' needs your own \(name) for portal '\(recipe.portal)', and your settings have none",
-            hint:
-                "give it once: unitool config set value.\(name) VALUE --portal \(recipe.portal)\(recipe.platform.map { " (see 'use: \($0.platform)' in Recipes/platforms for where to find it)" } ?? "")"
+            localized("'\(recipe.command)' needs your own \(name) for portal '\(recipe.portal)', and your settings have none"),
+            hint: recipe.platform.map { use in
+                localized(
+                    "give it once: unitool config set value.\(name) VALUE --portal \(recipe.portal) (see 'use: \(use.platform)' in Recipes/platforms for where to find it)"
+                )
+            } ?? localized("give it once: unitool config set value.\(name) VALUE --portal \(recipe.portal)")
         )
     }
 }

@@ -122,15 +122,16 @@ public struct CalendarEventBuilder: Sendable {
             guard !dayText.isEmpty else { return nil }
             guard let weekday = Weekday(parsing: dayText) else {
                 throw UniToolError(
-                    .recipeInvalid, "'\(dayText)' of \(identity) is not a weekday unitool can read",
-                    hint:
+                    .recipeInvalid, localized("'\(dayText)' of \(identity) is not a weekday unitool can read"),
+                    hint: localized(
                         "the calendar's day: field must hold an English day name (Mon, Monday), a Japanese one (月) or a date; fix \(recipe.file)"
+                    )
                 )
             }
             guard let weekly = spec.weekly, let from = days(weekly.from).first, let last = days(weekly.until).first else {
                 throw UniToolError(
-                    .layoutChanged, "\(identity) has no term dates, so its weekly events cannot be placed",
-                    hint: "the page no longer shows them where \(recipe.file) looks (weekly: from/until)")
+                    .layoutChanged, localized("\(identity) has no term dates, so its weekly events cannot be placed"),
+                    hint: localized("the page no longer shows them where \(recipe.file) looks (weekly: from/until)"))
             }
             firstDay = from.adding(days: (weekday.rawValue - from.weekday.rawValue + 7) % 7)
             guard firstDay <= last else { return nil }
@@ -147,13 +148,14 @@ public struct CalendarEventBuilder: Sendable {
         } else {
             guard let span = TimeSpan(parsing: timeText) else {
                 throw UniToolError(
-                    .recipeInvalid, "'\(timeText)' of \(identity) is not a time unitool can read",
-                    hint: "the calendar's time: field must hold a time such as 10:00 or a span such as 10:00–11:30; fix \(recipe.file)")
+                    .recipeInvalid, localized("'\(timeText)' of \(identity) is not a time unitool can read"),
+                    hint: localized(
+                        "the calendar's time: field must hold a time such as 10:00 or a span such as 10:00–11:30; fix \(recipe.file)"))
             }
             guard let end = span.end ?? spec.duration.map({ span.start + $0 / 60 }) else {
                 throw UniToolError(
-                    .recipeInvalid, "'\(timeText)' of \(identity) says when it starts but not when it ends",
-                    hint: "add duration: (such as 90m) to the calendar: section of \(recipe.file)")
+                    .recipeInvalid, localized("'\(timeText)' of \(identity) says when it starts but not when it ends"),
+                    hint: localized("add duration: (such as 90m) to the calendar: section of \(recipe.file)"))
             }
             timing = .timed(firstDay, startMinute: span.start, endMinute: max(end, span.start))
         }
@@ -181,7 +183,8 @@ public struct CalendarEventBuilder: Sendable {
 
     private func describe(_ record: Record) -> String {
         let keys = recipe.keyFields.compactMap { record[$0]?.text }.filter { !$0.isEmpty }
-        return keys.isEmpty ? "a record of '\(recipe.command)'" : "'\(keys.joined(separator: " "))' in '\(recipe.command)'"
+        let key = keys.joined(separator: " ")
+        return keys.isEmpty ? localized("a record of '\(recipe.command)'") : localized("'\(key)' in '\(recipe.command)'")
     }
 }
 

@@ -63,7 +63,8 @@ public struct DayService: Sendable {
         guard let live else {
             guard let history else {
                 throw UniToolError(
-                    .stateCorrupt, "the history cannot be opened, so there is no offline answer", hint: "run with -v to see why")
+                    .stateCorrupt, localized("the history cannot be opened, so there is no offline answer"),
+                    hint: localized("run with -v to see why"))
             }
             let stored = try history.offlineAnswer(
                 recipe: recipe, portal: portal.id, user: recipe.historyUser(user), options: options, source: nil)
@@ -90,11 +91,12 @@ extension DayService {
     /// A recipe's records as events.
     public func events(of recipe: DataRecipe, from records: RecordSet) throws -> [CalendarEvent] {
         guard let spec = recipe.calendar else {
+            let commands = calendarRecipes.map(\.command).joined(separator: ", ")
             throw UniToolError(
-                .usage, "'\(recipe.command)' has no calendar",
+                .usage, localized("'\(recipe.command)' has no calendar"),
                 hint: calendarRecipes.isEmpty
-                    ? "no command of '\(portal.id)' has a calendar: section in its recipe"
-                    : "these commands have one: \(calendarRecipes.map(\.command).joined(separator: ", ")); or run 'unitool calendar'")
+                    ? localized("no command of '\(portal.id)' has a calendar: section in its recipe")
+                    : localized("these commands have one: \(commands); or run 'unitool calendar'"))
         }
         return try CalendarEventBuilder(recipe: recipe, spec: spec, portal: portal.id, user: recipe.historyUser(user)).events(from: records)
     }
@@ -106,22 +108,24 @@ extension DayService {
     public func calendar(live: LiveRecipeRun?, including: [String] = []) async throws -> (
         text: String, events: [CalendarEvent], answers: [(String, Answer)]
     ) {
+        let asked = askedCalendarCommands.joined(separator: ", ")
         if let name = unknownIncludes(including).first {
             throw UniToolError(
-                .usage, "'\(name)' is not a command of '\(portal.id)' with a calendar",
+                .usage, localized("'\(name)' is not a command of '\(portal.id)' with a calendar"),
                 hint: askedCalendarCommands.isEmpty
-                    ? "every calendar of '\(portal.id)' is included already"
-                    : "these are included when asked: \(askedCalendarCommands.joined(separator: ", "))")
+                    ? localized("every calendar of '\(portal.id)' is included already")
+                    : localized("these are included when asked: \(asked)"))
         }
         let chosen = calendarRecipes.filter { $0.calendar?.whenAsked != true || including.contains($0.command) }
         guard !chosen.isEmpty else {
+            guard let first = askedCalendarCommands.first else {
+                throw UniToolError(
+                    .usage, localized("no command of '\(portal.id)' has a calendar"),
+                    hint: localized("a recipe declares one with a calendar: section; see docs/RECIPES.md"))
+            }
             throw UniToolError(
-                .usage,
-                "no command of '\(portal.id)' has a calendar" + (askedCalendarCommands.isEmpty ? "" : " that is included unless asked"),
-                hint: askedCalendarCommands.isEmpty
-                    ? "a recipe declares one with a calendar: section; see docs/RECIPES.md"
-                    : "name one: --include \(askedCalendarCommands[0]) (these are included when asked: \(askedCalendarCommands.joined(separator: ", ")))"
-            )
+                .usage, localized("no command of '\(portal.id)' has a calendar that is included unless asked"),
+                hint: localized("name one: --include \(first) (these are included when asked: \(asked))"))
         }
         let answers = try await withThrowingTaskGroup(of: (Int, Answer).self) { group in
             for (index, recipe) in chosen.enumerated() {

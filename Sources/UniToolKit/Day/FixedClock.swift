@@ -16,7 +16,7 @@ public enum FixedClock {
             return day.moment(atMinute: 0, in: .current)
         }
         throw UniToolError(
-            .usage, "\(environmentVariable)='\(text)' is not a moment",
-            hint: "write it as 2026-11-24T12:30:00+01:00 or 2026-11-24, or unset it to use the clock")
+            .usage, localized("\(environmentVariable)='\(text)' is not a moment"),
+            hint: localized("write it as 2026-11-24T12:30:00+01:00 or 2026-11-24, or unset it to use the clock"))
     }
 }

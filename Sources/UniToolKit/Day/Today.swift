@@ -49,8 +49,8 @@ extension DayService {
     public func requireToday() throws {
         guard portal.today.isEmpty else { return }
         throw UniToolError(
-            .usage, "'\(portal.id)' has nothing for 'today'",
-            hint: "its portal recipe (\(portal.file)) needs a today: list of commands; see docs/RECIPES.md")
+            .usage, localized("'\(portal.id)' has nothing for 'today'"),
+            hint: localized("its portal recipe (\(portal.file)) needs a today: list of commands; see docs/RECIPES.md"))
     }
 
     /// Whether any section needs the portal: none has an answer in the history fresh enough.
@@ -74,7 +74,7 @@ extension DayService {
         live: LiveRecipeRun?, checkTerms: (@Sendable () async throws -> Void)?, refresh: Bool = false, markSeen: Bool = false
     ) async -> TodayReport {
         var live = live
-        var terms = TodayReport.TermsState.notChecked("every part was answered from the history, without asking the portal")
+        var terms = TodayReport.TermsState.notChecked(localized("every part was answered from the history, without asking the portal"))
         var termsProblem: UniToolError?
         if live != nil {
             do {
@@ -116,9 +116,10 @@ extension DayService {
     {
         var section = TodaySection(item: item, rows: RecordSet(columns: [], records: []), display: [:])
         guard let recipe = recipes.first(where: { $0.command == item.command }) else {
+            let commands = recipes.map(\.command).joined(separator: ", ")
             section.error = UniToolError(
-                .recipeNotFound, "today's '\(item.title)' runs '\(item.command)', which '\(portal.id)' does not have",
-                hint: "fix the today: list in \(portal.file); the commands are: \(recipes.map(\.command).joined(separator: ", "))")
+                .recipeNotFound, localized("today's '\(item.title)' runs '\(item.command)', which '\(portal.id)' does not have"),
+                hint: localized("fix the today: list in \(portal.file); the commands are: \(commands)"))
             return section
         }
         section.display = recipe.columnDisplay
@@ -141,8 +142,8 @@ extension DayService {
             section.error =
                 section.error
                 ?? UniToolError(
-                    .noOfflineAnswer, "there is no earlier answer to '\(recipe.command)' in the history",
-                    hint: "run 'unitool today' once with the portal reachable")
+                    .noOfflineAnswer, localized("there is no earlier answer to '\(recipe.command)' in the history"),
+                    hint: localized("run 'unitool today' once with the portal reachable"))
             return section
         }
         section.readAt = answer.readAt
@@ -225,9 +226,10 @@ extension DayService {
     /// the fields `showing`.
     func dueRows(of recipe: DataRecipe, records: RecordSet, field: String, days: Int, showing: [String]) throws -> RecordSet {
         guard recipe.columns.contains(field) else {
+            let fields = recipe.columns.joined(separator: ", ")
             throw UniToolError(
-                .recipeInvalid, "today's due: field '\(field)' is not a field of '\(recipe.command)'",
-                hint: "fix the today: list in \(portal.file); the fields are: \(recipe.columns.joined(separator: ", "))")
+                .recipeInvalid, localized("today's due: field '\(field)' is not a field of '\(recipe.command)'"),
+                hint: localized("fix the today: list in \(portal.file); the fields are: \(fields)"))
         }
         let last = today.adding(days: days)
         let kept = records.records.compactMap { record -> (CalendarDay, Record)? in
@@ -245,7 +247,8 @@ extension DayService {
     ) {
         guard let history else {
             throw UniToolError(
-                .stateCorrupt, "the history cannot be opened, so there is no 'since you last looked'", hint: "run with -v to see why")
+                .stateCorrupt, localized("the history cannot be opened, so there is no 'since you last looked'"),
+                hint: localized("run with -v to see why"))
         }
         // The question, as the history keys it, names the part too: one look per command and options.
         let question = HistoryStore.optionsKey(recipe.effectiveOptions(item.options), source: nil)

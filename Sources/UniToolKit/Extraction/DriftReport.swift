@@ -36,7 +36,7 @@ public enum DriftReport {
             return original
         }
         return UniToolError(
-            error.kind, error.message + "; the page is saved at \(file.path)",
-            hint: (error.hint.map { $0 + "; " } ?? "") + "open the saved page to see what changed (form values are removed)")
+            error.kind, error.message + "; " + localized("the page is saved at \(file.path)"),
+            hint: (error.hint.map { $0 + "; " } ?? "") + localized("open the saved page to see what changed (form values are removed)"))
     }
 }

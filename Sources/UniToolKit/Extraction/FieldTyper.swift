@@ -54,15 +54,16 @@ public enum FieldTyper {
             return .string(text)
         case .integer:
             let digits = text.filter { !$0.isWhitespace && $0 != "," && $0 != "\u{00A0}" }
-            guard let value = Int(digits) else { throw invalid("whole number") }
+            guard let value = Int(digits) else { throw invalid(localized("whole number")) }
             return .integer(value)
         case .number:
-            guard let value = parseNumber(text) else { throw invalid("number") }
+            guard let value = parseNumber(text) else { throw invalid(localized("number")) }
             return .number(value)
         case .date, .datetime:
             let zone = dates.zone(timeZone)
-            guard let date = parseDate(text, format: format ?? "yyyy-MM-dd", timeZone: zone, dates: dates) else {
-                throw invalid("\(type.rawValue) in the format \(format ?? "yyyy-MM-dd")")
+            let written = format ?? "yyyy-MM-dd"
+            guard let date = parseDate(text, format: written, timeZone: zone, dates: dates) else {
+                throw invalid(localized("\(type.rawValue) in the format \(written)"))
             }
             let epoch = Int(date.timeIntervalSince1970.rounded(.down))
             return type == .date
@@ -70,15 +71,18 @@ public enum FieldTyper {
                 : .datetime(Civil.iso(epoch: epoch, zone: zone, withTime: true))
         case .bool:
             guard let value = PortalLanguage.bool(text, language: language) else {
-                let words = language.flatMap { PortalLanguage.words[PortalLanguage.primary($0)] != nil ? $0 : nil }
+                guard let words = language.flatMap({ PortalLanguage.words[PortalLanguage.primary($0)] != nil ? $0 : nil }) else {
+                    throw invalid(localized("yes/no value (yes/no, true/false, 1/0, on/off; 'map:' on the field reads others)"))
+                }
                 throw invalid(
-                    "yes/no value (yes/no, true/false, 1/0, on/off\(words.map { " or the words of language \($0)" } ?? ""); 'map:' on the field reads others)"
-                )
+                    localized(
+                        "yes/no value (yes/no, true/false, 1/0, on/off or the words of language \(words); 'map:' on the field reads others)"
+                    ))
             }
             return .bool(value)
         case .url:
             let base = baseURL.flatMap { URL(string: $0) }
-            guard let url = URL(string: text, relativeTo: base)?.absoluteURL else { throw invalid("URL") }
+            guard let url = URL(string: text, relativeTo: base)?.absoluteURL else { throw invalid(localized("URL")) }
             return .url(url.absoluteString)
         }
     }

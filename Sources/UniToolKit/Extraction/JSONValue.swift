@@ -85,11 +85,11 @@ public enum JSONValue: Sendable, Equatable {
     public var typeName: String {
         switch self {
         case .null: return "null"
-        case .bool: return "a boolean"
-        case .number, .numberLiteral: return "a number"
-        case .string: return "a string"
-        case .array: return "an array"
-        case .object: return "an object"
+        case .bool: return localized("a boolean")
+        case .number, .numberLiteral: return localized("a number")
+        case .string: return localized("a string")
+        case .array: return localized("an array")
+        case .object: return localized("an object")
         }
     }
 
@@ -151,7 +151,7 @@ public struct JSONParser {
     public struct Failure: Error, CustomStringConvertible, Sendable {
         public let offset: Int
         public let reason: String
-        public var description: String { "\(reason) at byte \(offset)" }
+        public var description: String { localized("\(reason) at byte \(offset)") }
     }
 
     /// More arrays and objects inside one another than this are refused: no honest client needs
@@ -176,7 +176,7 @@ public struct JSONParser {
         parser.skipWhitespace()
         let value = try parser.parseValue(enclosingContainers: 0)
         parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw parser.failure("unexpected text after the JSON value") }
+        guard parser.index == bytes.count else { throw parser.failure(localized("unexpected text after the JSON value")) }
         return value
     }
 
@@ -190,13 +190,13 @@ public struct JSONParser {
 
     /// - Parameter enclosingContainers: how many arrays and objects this value is inside.
     private mutating func parseValue(enclosingContainers: Int) throws -> JSONValue {
-        guard index < bytes.count else { throw failure("unexpected end of input") }
+        guard index < bytes.count else { throw failure(localized("unexpected end of input")) }
         switch bytes[index] {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             // This container is one more level; a scalar inside it adds none.
             let level = enclosingContainers + 1
             guard level <= Self.maxDepth else {
-                throw failure("arrays and objects nested more than \(Self.maxDepth) levels deep")
+                throw failure(localized("arrays and objects nested more than \(Self.maxDepth) levels deep"))
             }
             return bytes[index] == UInt8(ascii: "{") ? try parseObject(level: level) : try parseArray(level: level)
         case UInt8(ascii: "\""): return .string(try parseString())
@@ -204,14 +204,16 @@ public struct JSONParser {
         case UInt8(ascii: "f"): return try literal("false", .bool(false))
         case UInt8(ascii: "n"): return try literal("null", .null)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-        default: throw failure("unexpected character '\(Character(UnicodeScalar(bytes[index])))'")
+        default:
+            let character = Character(UnicodeScalar(bytes[index]))
+            throw failure(localized("unexpected character '\(character)'"))
         }
     }
 
     private mutating func literal(_ word: String, _ value: JSONValue) throws -> JSONValue {
         let expected = Array(word.utf8)
         guard bytes.count - index >= expected.count, Array(bytes[index..<index + expected.count]) == expected else {
-            throw failure("invalid literal")
+            throw failure(localized("invalid literal"))
         }
         index += expected.count
         return value
@@ -224,13 +226,13 @@ public struct JSONParser {
         if consume(UInt8(ascii: "}")) { return .object(members) }
         repeat {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key in quotes") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure(localized("expected a key in quotes")) }
             let key = try parseString()
             skipWhitespace()
-            guard consume(UInt8(ascii: ":")) else { throw failure("expected ':' after a key") }
+            guard consume(UInt8(ascii: ":")) else { throw failure(localized("expected ':' after a key")) }
             skipWhitespace()
             members.append((key, try parseValue(enclosingContainers: level)))
-        } while try anotherMember(closing: "}", in: "an object")
+        } while try anotherMember(closing: "}", in: localized("an object"))
         return .object(members)
     }
 
@@ -242,7 +244,7 @@ public struct JSONParser {
         repeat {
             skipWhitespace()
             items.append(try parseValue(enclosingContainers: level))
-        } while try anotherMember(closing: "]", in: "an array")
+        } while try anotherMember(closing: "]", in: localized("an array"))
         return .array(items)
     }
 
@@ -257,9 +259,9 @@ public struct JSONParser {
     /// at the `closing` bracket (the container ends); anything else is an error.
     private mutating func anotherMember(closing: Unicode.Scalar, in container: String) throws -> Bool {
         skipWhitespace()
-        guard index < bytes.count else { throw failure("unexpected end of input in \(container)") }
+        guard index < bytes.count else { throw failure(localized("unexpected end of input in \(container)")) }
         if consume(UInt8(ascii: ",")) { return true }
-        guard consume(UInt8(ascii: closing)) else { throw failure("expected ',' or '\(closing)'") }
+        guard consume(UInt8(ascii: closing)) else { throw failure(localized("expected ',' or '\(closing)'")) }
         return false
     }
 
@@ -270,7 +272,7 @@ public struct JSONParser {
         func flush() throws {
             guard !run.isEmpty else { return }
             guard let text = String(validating: run, as: UTF8.self) ?? (lenientText ? String(decoding: run, as: UTF8.self) : nil) else {
-                throw failure("invalid UTF-8 in a string")
+                throw failure(localized("invalid UTF-8 in a string"))
             }
             scalars.append(contentsOf: text.unicodeScalars)
             run.removeAll(keepingCapacity: true)
@@ -285,7 +287,7 @@ public struct JSONParser {
             case UInt8(ascii: "\\"):
                 try flush()
                 index += 1
-                guard index < bytes.count else { throw failure("unfinished escape") }
+                guard index < bytes.count else { throw failure(localized("unfinished escape")) }
                 let escape = bytes[index]
                 index += 1
                 switch escape {
@@ -301,14 +303,14 @@ public struct JSONParser {
                     var code = try hex4()
                     if (0xD800..<0xDC00).contains(code) {
                         guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                            guard lenientText else { throw failure("a lone surrogate in \\u escape") }
+                            guard lenientText else { throw failure(localized("a lone surrogate in \\u escape")) }
                             scalars.append("\u{FFFD}")
                             continue
                         }
                         index += 2
                         let low = try hex4()
                         guard (0xDC00..<0xE000).contains(low) else {
-                            guard lenientText else { throw failure("invalid surrogate pair") }
+                            guard lenientText else { throw failure(localized("invalid surrogate pair")) }
                             scalars.append("\u{FFFD}")
                             scalars.append(UnicodeScalar(low) ?? "\u{FFFD}")
                             continue
@@ -316,27 +318,27 @@ public struct JSONParser {
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
                     guard let scalar = UnicodeScalar(code) else {
-                        guard lenientText else { throw failure("invalid \\u escape") }
+                        guard lenientText else { throw failure(localized("invalid \\u escape")) }
                         scalars.append("\u{FFFD}")
                         continue
                     }
                     scalars.append(scalar)
                 default:
-                    guard lenientText else { throw failure("invalid escape") }
+                    guard lenientText else { throw failure(localized("invalid escape")) }
                     scalars.append(UnicodeScalar(escape))
                 }
             case 0x00..<0x20:
-                throw failure("a control character inside a string")
+                throw failure(localized("a control character inside a string"))
             default:
                 run.append(byte)
                 index += 1
             }
         }
-        throw failure("unterminated string")
+        throw failure(localized("unterminated string"))
     }
 
     private mutating func hex4() throws -> UInt32 {
-        guard bytes.count - index >= 4 else { throw failure("short \\u escape") }
+        guard bytes.count - index >= 4 else { throw failure(localized("short \\u escape")) }
         var value: UInt32 = 0
         for _ in 0..<4 {
             let byte = bytes[index]
@@ -345,7 +347,7 @@ public struct JSONParser {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
             case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
             case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default: throw failure("invalid hex digit in \\u escape")
+            default: throw failure(localized("invalid hex digit in \\u escape"))
             }
             value = value * 16 + digit
             index += 1
@@ -361,20 +363,20 @@ public struct JSONParser {
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             return index - from
         }
-        guard index < bytes.count else { throw failure("a number without digits") }
+        guard index < bytes.count else { throw failure(localized("a number without digits")) }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
         } else if digits() == 0 {
-            throw failure("a number without digits")
+            throw failure(localized("a number without digits"))
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            guard digits() > 0 else { throw failure("no digits after the decimal point") }
+            guard digits() > 0 else { throw failure(localized("no digits after the decimal point")) }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard digits() > 0 else { throw failure("no digits in the exponent") }
+            guard digits() > 0 else { throw failure(localized("no digits in the exponent")) }
         }
         // The grammar is checked above, so the text is a valid JSON number of any size. It is kept
         // as text where a Double would change it: found by fuzzing, 1e999 once became infinity and

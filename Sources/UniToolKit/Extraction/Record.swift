@@ -84,8 +84,9 @@ extension RecordSet {
     public func selecting(_ names: [String]) throws -> RecordSet {
         let names = names.filter { !$0.isEmpty }
         for name in names where !columns.contains(name) {
+            let fields = columns.joined(separator: ", ")
             throw UniToolError(
-                .usage, "there is no field '\(name)'", hint: "the fields are: \(columns.joined(separator: ", "))")
+                .usage, localized("there is no field '\(name)'"), hint: localized("the fields are: \(fields)"))
         }
         guard !names.isEmpty else { return self }
         return RecordSet(

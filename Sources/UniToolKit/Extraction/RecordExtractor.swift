@@ -56,10 +56,12 @@ public struct RecordExtractor: Sendable {
 
     /// A page the source's parser could not read: a layout change, with the parser's reason.
     private func notParsed(_ url: URL, _ error: any Error) -> UniToolError {
-        UniToolError(
+        let expected = Self.expected(source.parser)
+        let reason = (error as? UniToolError)?.message ?? "\(error)"
+        return UniToolError(
             .layoutChanged,
-            "recipe \(recipe.portal)/\(recipe.command): the page at \(url.redactedForLog) is not \(Self.expected(source.parser)): \((error as? UniToolError)?.message ?? "\(error)")",
-            hint: "the portal may have moved or broken this page; check 'fetch' in \(recipe.file)")
+            localized("recipe \(recipe.portal)/\(recipe.command): the page at \(url.redactedForLog) is not \(expected): \(reason)"),
+            hint: localized("the portal may have moved or broken this page; check 'fetch' in \(recipe.file)"))
     }
 
     public func parse(_ bytes: [UInt8], url: URL, charset: String?, charsetOverride: String? = nil) throws -> Document {
@@ -98,9 +100,9 @@ public struct RecordExtractor: Sendable {
     static func expected(_ parser: DataRecipe.Source.Parser) -> String {
         switch parser {
         case .html: return "HTML"
-        case .xml: return "well-formed XML"
+        case .xml: return localized("well-formed XML")
         case .json: return "JSON"
-        case .ics: return "an iCalendar file"
+        case .ics: return localized("an iCalendar file")
         }
     }
 
@@ -109,10 +111,13 @@ public struct RecordExtractor: Sendable {
         do {
             return try extract(from: document, pageValues: pageValues)
         } catch LibXMLError.xpathTooCostly(let expression, let limit) {
+            let page = document.url ?? localized("the page")
             throw UniToolError(
                 .recipeInvalid,
-                "recipe \(recipe.file): the XPath \"\(expression)\" was stopped after \(limit) steps on \(document.url ?? "the page"): it costs too much",
-                hint: "avoid '//' inside a predicate that is itself under '//'; select the rows first, then fields relative to them")
+                localized(
+                    "recipe \(recipe.file): the XPath \"\(expression)\" was stopped after \(limit) steps on \(page): it costs too much"),
+                hint: localized(
+                    "avoid '//' inside a predicate that is itself under '//'; select the rows first, then fields relative to them"))
         }
     }
 
@@ -181,21 +186,30 @@ public struct RecordExtractor: Sendable {
             if let emptyWhen = source.emptyWhen, try evaluate(emptyWhen, on: document, key: "empty_when").booleanValue {
                 return RecordSet(columns: recipe.columns, records: [])
             }
+            let hint: String
+            if let emptyWhen = source.emptyWhen {
+                hint = localized("the page layout may have changed, and it does not match empty_when \"\(emptyWhen)\" either")
+            } else {
+                hint = localized("the page layout may have changed; if the page can legitimately be empty, add 'empty_when' to the recipe")
+            }
             throw UniToolError(
                 .layoutChanged,
-                "recipe \(recipe.portal)/\(recipe.command) (\(recipe.file)): rows \"\(source.rows)\" matched nothing on \(pageName(document))",
-                hint: source.emptyWhen == nil
-                    ? "the page layout may have changed; if the page can legitimately be empty, add 'empty_when' to the recipe"
-                    : "the page layout may have changed, and it does not match empty_when \"\(source.emptyWhen!)\" either")
+                localized(
+                    "recipe \(recipe.portal)/\(recipe.command) (\(recipe.file)): rows \"\(source.rows)\" matched nothing on \(pageName(document))"
+                ),
+                hint: hint)
         }
         // Counted before a single record is made: a page of half a million rows is refused for
         // the cost of its row count, not of half a million records.
         if let total = budget.take(rows.count) {
             throw UniToolError(
                 .portalError,
-                "recipe \(recipe.portal)/\(recipe.command) (\(recipe.file)): the portal's answer has more than \(budget.limit) records (\(rows.count) rows on \(pageName(document)), \(total) in all); the recipe allows at most max_records: \(budget.limit)",
-                hint:
+                localized(
+                    "recipe \(recipe.portal)/\(recipe.command) (\(recipe.file)): the portal's answer has more than \(budget.limit) records (\(rows.count) rows on \(pageName(document)), \(total) in all); the recipe allows at most max_records: \(budget.limit)"
+                ),
+                hint: localized(
                     "if the portal really lists that many, raise 'max_records' in \(recipe.file) (at most \(DataRecipe.maxRecordsRange.upperBound)); otherwise ask for less, such as one term"
+                )
             )
         }
         var records: [Record] = []
@@ -302,8 +316,10 @@ public struct RecordExtractor: Sendable {
             if field.required {
                 throw UniToolError(
                     .layoutChanged,
-                    "recipe \(recipe.portal)/\(recipe.command) (\(recipe.file)): required field '\(path)\(field.name)' (XPath \"\(xpath)\") matched nothing in row \(rowNumber) on \(pageName(document))",
-                    hint: "the portal's page layout has probably changed; update the XPath in the recipe")
+                    localized(
+                        "recipe \(recipe.portal)/\(recipe.command) (\(recipe.file)): required field '\(path)\(field.name)' (XPath \"\(xpath)\") matched nothing in row \(rowNumber) on \(pageName(document))"
+                    ),
+                    hint: localized("the portal's page layout has probably changed; update the XPath in the recipe"))
             }
             return .null
         }
@@ -317,21 +333,25 @@ public struct RecordExtractor: Sendable {
         } catch let invalid as UniToolError {
             throw UniToolError(
                 .layoutChanged,
-                "recipe \(recipe.portal)/\(recipe.command): field '\(path)\(field.name)' in row \(rowNumber) is \"\(text)\", which is not a valid \(invalid.message)",
-                hint: "the portal may have changed how it shows this value; check 'type' and 'format' in \(recipe.file)")
+                localized(
+                    "recipe \(recipe.portal)/\(recipe.command): field '\(path)\(field.name)' in row \(rowNumber) is \"\(text)\", which is not a valid \(invalid.message)"
+                ),
+                hint: localized("the portal may have changed how it shows this value; check 'type' and 'format' in \(recipe.file)"))
         }
     }
 
     private func select(_ xpath: String, in node: Node, key: String) throws -> [Node] {
         guard case .nodes(let nodes) = try evaluate(xpath, on: node, key: key) else {
-            throw UniToolError(.recipeInvalid, "recipe \(recipe.file): \(key): \"\(xpath)\" must select nodes, not compute a value")
+            throw UniToolError(
+                .recipeInvalid, localized("recipe \(recipe.file): \(key): \"\(xpath)\" must select nodes, not compute a value"))
         }
         return nodes
     }
 
     private func select(_ xpath: String, in document: Document, key: String) throws -> [Node] {
         guard case .nodes(let nodes) = try evaluate(xpath, on: document, key: key) else {
-            throw UniToolError(.recipeInvalid, "recipe \(recipe.file): \(key): \"\(xpath)\" must select nodes, not compute a value")
+            throw UniToolError(
+                .recipeInvalid, localized("recipe \(recipe.file): \(key): \"\(xpath)\" must select nodes, not compute a value"))
         }
         return nodes
     }
@@ -340,7 +360,7 @@ public struct RecordExtractor: Sendable {
         do {
             return try node.evaluate(xpath, namespaces: source.namespaces)
         } catch {
-            throw UniToolError(.recipeInvalid, "recipe \(recipe.file): \(key()): \(error)")
+            throw UniToolError(.recipeInvalid, localized("recipe \(recipe.file): \(key()): \(error)"))
         }
     }
 
@@ -348,7 +368,7 @@ public struct RecordExtractor: Sendable {
         do {
             return try document.evaluate(xpath, namespaces: source.namespaces)
         } catch {
-            throw UniToolError(.recipeInvalid, "recipe \(recipe.file): \(key()): \(error)")
+            throw UniToolError(.recipeInvalid, localized("recipe \(recipe.file): \(key()): \(error)"))
         }
     }
 
@@ -364,7 +384,7 @@ public struct RecordExtractor: Sendable {
     }
 
     private func pageName(_ document: Document) -> String {
-        document.url.flatMap { URL(string: $0)?.redactedForLog } ?? "the page"
+        document.url.flatMap { URL(string: $0)?.redactedForLog } ?? localized("the page")
     }
 
     static func applyRegex(_ regex: Regex<AnyRegexOutput>, to text: String) throws -> String? {

@@ -43,8 +43,9 @@ public struct RecordFilter: Sendable {
                 self.value = day.weekday.short
             } else {
                 throw UniToolError(
-                    .usage, "'\(given)' is not a day for --\(option.name)",
-                    hint: "use today, tomorrow, yesterday, a date such as 2026-11-30, or one of mon, tue, wed, thu, fri, sat, sun")
+                    .usage, localized("'\(given)' is not a day for --\(option.name)"),
+                    hint: localized(
+                        "use today, tomorrow, yesterday, a date such as 2026-11-30, or one of mon, tue, wed, thu, fri, sat, sun"))
             }
         case .since, .until, .covers:
             day = nil
@@ -56,7 +57,8 @@ public struct RecordFilter: Sendable {
                 // every front end here (`--since 9999999999999999d`).
                 guard let earlier = span.start(before: now, calendar: calendar) else {
                     throw UniToolError(
-                        .usage, "'\(given)' reaches back before any date for --\(option.name)", hint: "use a date such as 2026-11-01")
+                        .usage, localized("'\(given)' reaches back before any date for --\(option.name)"),
+                        hint: localized("use a date such as 2026-11-01"))
                 }
                 start = earlier
             } else if FieldTyper.parseDate(value, format: "yyyy-MM-dd", timeZone: .current) != nil {
@@ -64,8 +66,8 @@ public struct RecordFilter: Sendable {
                 return
             } else {
                 throw UniToolError(
-                    .usage, "'\(given)' is not a date for --\(option.name)",
-                    hint: "use a date such as 2026-11-01, today, yesterday, tomorrow, or a time ago such as 7d, 2w or 1m")
+                    .usage, localized("'\(given)' is not a date for --\(option.name)"),
+                    hint: localized("use a date such as 2026-11-01, today, yesterday, tomorrow, or a time ago such as 7d, 2w or 1m"))
             }
             self.value = RecordExtractor.localToday(start)
         }

@@ -32,8 +32,9 @@ extension RecordSet {
     /// A key that is not a field is a usage error naming the fields.
     public func sorted(by keys: [SortKey]) throws -> RecordSet {
         for key in keys where !columns.contains(key.field) {
+            let fields = columns.joined(separator: ", ")
             throw UniToolError(
-                .usage, "cannot sort by '\(key.field)': there is no such field", hint: "the fields are: \(columns.joined(separator: ", "))")
+                .usage, localized("cannot sort by '\(key.field)': there is no such field"), hint: localized("the fields are: \(fields)"))
         }
         guard !keys.isEmpty else { return self }
         let ordered = records.enumerated().sorted { left, right in

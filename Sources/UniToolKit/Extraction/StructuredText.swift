@@ -25,8 +25,9 @@ public enum StructuredText {
             // The one JSON parser (JSON-RPC's), reading text as a browser does.
             value = try JSONParser.parse(Array(hasMark ? bytes.dropFirst(3) : bytes[...]), lenientText: true)
         } catch let failure as JSONParser.Failure {
+            let offset = failure.offset + (hasMark ? 3 : 0)
             throw UniToolError(
-                .layoutChanged, "the response is not valid JSON at byte \(failure.offset + (hasMark ? 3 : 0)): \(failure.reason)")
+                .layoutChanged, localized("the response is not valid JSON at byte \(offset): \(failure.reason)"))
         }
         var output = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         write(value, named: "json", key: nil, into: &output)
@@ -82,19 +83,19 @@ public enum StructuredText {
         var open: [String] = []
         for line in lines {
             guard let property = ContentLine(line) else {
-                throw UniToolError(.layoutChanged, "the calendar has a line that is not 'NAME:value': \(line.prefix(60))")
+                throw UniToolError(.layoutChanged, localized("the calendar has a line that is not 'NAME:value': \(line.prefix(60))"))
             }
             if property.name == "begin" {
                 let component = property.value.lowercased()
                 guard Self.isName(component) else {
-                    throw UniToolError(.layoutChanged, "the calendar has a component named '\(property.value)'")
+                    throw UniToolError(.layoutChanged, localized("the calendar has a component named '\(property.value)'"))
                 }
                 open.append(component)
                 output += "<\(component)>"
             } else if property.name == "end" {
                 guard open.last == property.value.lowercased() else {
-                    throw UniToolError(
-                        .layoutChanged, "the calendar ends \(property.value) where \(open.last?.uppercased() ?? "nothing") is open")
+                    let inside = open.last?.uppercased() ?? localized("nothing")
+                    throw UniToolError(.layoutChanged, localized("the calendar ends \(property.value) where \(inside) is open"))
                 }
                 output += "</\(open.removeLast())>"
             } else {
@@ -102,7 +103,7 @@ public enum StructuredText {
                 output += property.xml
             }
         }
-        guard open.isEmpty else { throw UniToolError(.layoutChanged, "the calendar ends inside \(open.last!.uppercased())") }
+        guard open.isEmpty else { throw UniToolError(.layoutChanged, localized("the calendar ends inside \(open.last!.uppercased())")) }
         return output + "</icalendar>\n"
     }
 

@@ -52,7 +52,9 @@ public enum HistoryCodec {
     }
 
     static var unreadable: UniToolError {
-        UniToolError(.stateCorrupt, "a run in the history cannot be read back", hint: "move the history file away to start a new one")
+        UniToolError(
+            .stateCorrupt, localized("a run in the history cannot be read back"),
+            hint: localized("move the history file away to start a new one"))
     }
 
     static func record(from object: [String: Any], columns: [String], types: [String: FieldSpec]) -> Record {

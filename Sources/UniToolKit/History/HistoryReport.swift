@@ -54,7 +54,8 @@ public enum HistoryReport {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy-MM-dd"
         if let date = formatter.date(from: text) { return date }
-        throw UniToolError(.usage, "'\(text)' is not a time to start from", hint: "use 30d, 12h, today or a date such as 2026-11-01")
+        throw UniToolError(
+            .usage, localized("'\(text)' is not a time to start from"), hint: localized("use 30d, 12h, today or a date such as 2026-11-01"))
     }
 }
 

@@ -46,8 +46,8 @@ public final class HistoryStore: Sendable {
             throw error
         } catch {
             throw UniToolError(
-                .stateCorrupt, "cannot open the history at \(file.path): \(error)",
-                hint: "move the file away to start a new history; nothing else depends on it")
+                .stateCorrupt, localized("cannot open the history at \(file.path): \(error)"),
+                hint: localized("move the file away to start a new history; nothing else depends on it"))
         }
     }
 
@@ -198,8 +198,8 @@ public final class HistoryStore: Sendable {
 
     private static func failure(_ error: any Error, _ file: URL) -> UniToolError {
         UniToolError(
-            .stateCorrupt, "the history at \(file.path) cannot be used: \(error)",
-            hint: "move the file away to start a new history; nothing else depends on it")
+            .stateCorrupt, localized("the history at \(file.path) cannot be used: \(error)"),
+            hint: localized("move the file away to start a new history; nothing else depends on it"))
     }
 
     private static func run(_ row: Row) -> Run {
@@ -220,8 +220,10 @@ public final class HistoryStore: Sendable {
     /// one line: a log line shows a line break escaped, so the error's own two-line form once
     /// printed a literal `\n  hint:`. The hint follows after a semicolon. Pure.
     public static func unavailableWarning(_ error: any Error) -> String {
-        guard let error = error as? UniToolError else { return "the history is not available: \(error)" }
-        return "the history is not available: \(error.message)" + (error.hint.map { "; \($0)" } ?? "")
+        guard let error = error as? UniToolError else { return localized("the history is not available: \(error)") }
+        let message = error.message
+        return error.hint.map { hint in localized("the history is not available: \(message); \(hint)") }
+            ?? localized("the history is not available: \(message)")
     }
 
     /// The history holds what the portal showed the user (grades, loans, messages): the folder
@@ -229,7 +231,7 @@ public final class HistoryStore: Sendable {
     /// Looser modes are fixed with a warning, as `PrivateFile` does for the session and settings;
     /// a file or folder of another user, or a file that is a symbolic link, is refused.
     static func makePrivate(_ file: URL) throws {
-        let exposure = "It holds the answers unitool read from your portal."
+        let exposure = localized("It holds the answers unitool read from your portal.")
         try makePrivate(file.deletingLastPathComponent().path, mode: 0o700, directory: true, exposure: exposure)
         for path in [file.path, file.path + "-wal", file.path + "-shm"] {
             try makePrivate(path, mode: 0o600, directory: false, exposure: exposure)
@@ -246,34 +248,38 @@ public final class HistoryStore: Sendable {
             if openError == ENOENT { return }
             if openError == ELOOP {
                 throw UniToolError(
-                    .stateCorrupt, "\(path) is a symbolic link; unitool keeps its history as a plain file",
-                    hint: "remove the link; unitool starts a new history")
+                    .stateCorrupt, localized("\(path) is a symbolic link; unitool keeps its history as a plain file"),
+                    hint: localized("remove the link; unitool starts a new history"))
             }
-            throw UniToolError(
-                .stateCorrupt, "cannot open \(path): \(String(cString: strerror(openError)))", hint: "check its permissions")
+            let reason = String(cString: strerror(openError))
+            throw UniToolError(.stateCorrupt, localized("cannot open \(path): \(reason)"), hint: localized("check its permissions"))
         }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == (directory ? S_IFDIR : S_IFREG) else {
             throw UniToolError(
-                .stateCorrupt, "\(path) is not a \(directory ? "folder" : "regular file")",
-                hint: "move it away; unitool starts a new history")
+                .stateCorrupt, directory ? localized("\(path) is not a folder") : localized("\(path) is not a regular file"),
+                hint: localized("move it away; unitool starts a new history"))
         }
         guard info.st_uid == geteuid() else {
             throw UniToolError(
-                .stateCorrupt, "\(path) belongs to another user (uid \(info.st_uid)); unitool will not keep its history there",
-                hint: "move it away, or check who else writes to your unitool folders")
+                .stateCorrupt, localized("\(path) belongs to another user (uid \(info.st_uid)); unitool will not keep its history there"),
+                hint: localized("move it away, or check who else writes to your unitool folders"))
         }
         let permissions = info.st_mode & 0o777
         guard permissions & 0o077 != 0 else { return }
+        let was = String(permissions, radix: 8)
         guard fchmod(descriptor, mode) == 0 else {
+            let wanted = String(mode, radix: 8)
             throw UniToolError(
-                .stateCorrupt, "\(path) is open to others (mode \(String(permissions, radix: 8))) and cannot be fixed",
-                hint: "run 'chmod \(String(mode, radix: 8)) \(path)'")
+                .stateCorrupt, localized("\(path) is open to others (mode \(was)) and cannot be fixed"),
+                hint: localized("run 'chmod \(wanted) \(path)'"))
         }
+        let now = String(format: "%04o", mode)
         PrivateFile.warn(
-            "\(path) was \(directory ? "open to" : "readable by") others (mode \(String(permissions, radix: 8))); it is now \(String(format: "%04o", mode)). \(exposure)"
-        )
+            directory
+                ? localized("\(path) was open to others (mode \(was)); it is now \(now). \(exposure)")
+                : localized("\(path) was readable by others (mode \(was)); it is now \(now). \(exposure)"))
     }
 
     /// The snapshot's content address.
@@ -295,10 +301,13 @@ extension HistoryStore {
             if let wider = try widerAnswer(recipe: recipe, portal: portal, user: user, options: effective, source: source, fields: fields) {
                 return wider
             }
+            let command = recipe.command
             throw UniToolError(
                 .noOfflineAnswer,
-                "there is no earlier answer to '\(recipe.command)'\(question.isEmpty ? "" : " with \(question)") for \(user) on '\(portal)' in the history",
-                hint: "run it once with the portal reachable; the history keeps every successful run")
+                question.isEmpty
+                    ? localized("there is no earlier answer to '\(command)' for \(user) on '\(portal)' in the history")
+                    : localized("there is no earlier answer to '\(command)' with \(question) for \(user) on '\(portal)' in the history"),
+                hint: localized("run it once with the portal reachable; the history keeps every successful run"))
         }
         return (try HistoryCodec.records(run.recordsJSON, columns: run.columns, fields: fields), run.ranAt)
     }
@@ -330,10 +339,16 @@ extension HistoryStore {
     public static func age(of date: Date, now: Date = Date()) -> String {
         let seconds = max(0, Int(now.timeIntervalSince(date)))
         switch seconds {
-        case ..<60: return "less than a minute ago"
-        case ..<3600: return Plural.count(seconds / 60, "minute") + " ago"
-        case ..<86_400: return Plural.count(seconds / 3600, "hour") + " ago"
-        default: return Plural.count(seconds / 86_400, "day") + " ago"
+        case ..<60: return localized("less than a minute ago")
+        case ..<3600:
+            let minutes = seconds / 60
+            return localized("\(minutes) minute ago", plural: "\(minutes) minutes ago", count: minutes)
+        case ..<86_400:
+            let hours = seconds / 3600
+            return localized("\(hours) hour ago", plural: "\(hours) hours ago", count: hours)
+        default:
+            let days = seconds / 86_400
+            return localized("\(days) day ago", plural: "\(days) days ago", count: days)
         }
     }
 

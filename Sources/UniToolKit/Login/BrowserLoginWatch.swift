@@ -12,15 +12,15 @@ extension DoneCondition {
             let path = components?.percentEncodedPath ?? page.url.path
             let pathAndQuery = (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
             guard (try? Regex(pattern).firstMatch(in: pathAndQuery)) != nil else {
-                return
-                    "url \"\(pattern)\" does not match \"\(path.isEmpty ? "/" : path)\(components?.percentEncodedQuery == nil ? "" : "?…")\""
+                let shown = (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery == nil ? "" : "?…")
+                return localized("url \"\(pattern)\" does not match \"\(shown)\"")
             }
         }
         // An XPath test is for pages. A JSON API of the portal that the login brought the
         // browser back to (a terms API behind the login) is the portal answering: logged in.
         let isMarkup = page.contentType.map { $0.contains("html") || $0.contains("xml") } ?? true
         if let xpath, isMarkup, !(try document.evaluate(xpath).booleanValue) {
-            return "xpath \"\(xpath)\" matches nothing"
+            return localized("xpath \"\(xpath)\" matches nothing")
         }
         return nil
     }
@@ -44,18 +44,18 @@ public struct BrowserLoginWatch: Sendable {
 
     public func verdict(url address: String, contentType: String, markup: String) -> Verdict {
         guard let url = URL(string: address), let host = url.host, url.scheme == "http" || url.scheme == "https" else {
-            return .waiting("for the login page to open")
+            return .waiting(localized("for the login page to open"))
         }
-        guard portal.isOwn(url) else { return .waiting("for you to sign in at \(host)") }
+        guard portal.isOwn(url) else { return .waiting(localized("for you to sign in at \(host)")) }
         let page = Page(url: url, status: 200, contentType: contentType, body: Array(markup.utf8), hops: [])
-        guard let document = try? page.document() else { return .waiting("for \(portal.name) to show a page") }
-        if (try? portal.login.rule(matching: document)) ?? nil != nil { return .waiting("for you to sign in to \(portal.name)") }
+        guard let document = try? page.document() else { return .waiting(localized("for \(portal.name) to show a page")) }
+        if (try? portal.login.rule(matching: document)) ?? nil != nil { return .waiting(localized("for you to sign in to \(portal.name)")) }
         do {
             if let failure = try portal.login.doneWhen.failure(page: page, document: document) {
-                return .waiting("for \(portal.name) to show that you are signed in (\(failure))")
+                return .waiting(localized("for \(portal.name) to show that you are signed in (\(failure))"))
             }
         } catch {
-            return .waiting("for \(portal.name) to show that you are signed in")
+            return .waiting(localized("for \(portal.name) to show that you are signed in"))
         }
         return .signedIn
     }

@@ -42,17 +42,20 @@ public enum PasswordOrigin: Sendable, Equatable {
     public func refusedHint(portal: String, user: String) -> String {
         switch self {
         case .given(let how):
-            return "check the user name, then give the password again (\(how))"
+            return localized("check the user name, then give the password again (\(how))")
         case .command(let variable):
-            return
+            return localized(
                 "the password came from \(variable): check the user name, and that the command prints the current password for \(user) on \(portal) (and nothing else)"
+            )
         case .keyring:
-            return
+            return localized(
                 "the password came from the keyring: if it changed, store the new one with 'unitool auth login --portal \(portal) --user \(user)'"
+            )
         case .known:
-            return "the demo's own password for \(user) was refused: check the user name ('unitool demo users' lists the demo's users)"
+            return localized(
+                "the demo's own password for \(user) was refused: check the user name ('unitool demo users' lists the demo's users)")
         case .typed:
-            return "check the user name, then type the password again"
+            return localized("check the user name, then type the password again")
         }
     }
 }
@@ -87,7 +90,7 @@ public struct Credentials: Sendable {
 
     /// A password known already (typed, piped in, given to `auth.login`), `givenAs` saying how.
     public init(
-        username: String, password: Secret, givenAs: PasswordOrigin = .given("--password-stdin, or 'unitool auth login'"),
+        username: String, password: Secret, givenAs: PasswordOrigin = .given(localized("--password-stdin, or 'unitool auth login'")),
         oneTimeCode: (@Sendable () throws -> Secret)? = nil
     ) {
         let origin = PasswordOriginRecord()

@@ -82,8 +82,8 @@ public struct LoginStateMachine: Sendable {
         guard steps <= maxSteps else {
             return .failed(
                 UniToolError(
-                    .loginFailed, "the login did not finish within \(maxSteps) pages; the last was \(page.summary)",
-                    hint: "the portal's login may have changed; run with --verbose to see every page"))
+                    .loginFailed, localized("the login did not finish within \(maxSteps) pages; the last was \(page.summary)"),
+                    hint: localized("the portal's login may have changed; run with --verbose to see every page")))
         }
         guard let index = page.matchedRule else {
             lastFilledRule = nil
@@ -93,35 +93,46 @@ public struct LoginStateMachine: Sendable {
                 return .failed(
                     UniToolError(
                         .layoutChanged,
-                        "the login reached a page of the portal that fails login.done_when of portal '\(portal)' (\(doneFailure)): \(page.summary)",
-                        hint:
+                        localized(
+                            "the login reached a page of the portal that fails login.done_when of portal '\(portal)' (\(doneFailure)): \(page.summary)"
+                        ),
+                        hint: localized(
                             "if this page means you are logged in, correct done_when in the portal recipe; otherwise add a page rule for it"
+                        )
                     ))
             }
             if page.isScriptAnswer {
                 return .failed(
                     UniToolError(
                         .loginFailed,
-                        "the login service answered \(page.summary) where a login page was expected: an answer for a script, not a page",
-                        hint:
+                        localized(
+                            "the login service answered \(page.summary) where a login page was expected: an answer for a script, not a page"
+                        ),
+                        hint: localized(
                             "some login services answer so when a request does not look like a browser's page load: the request's shape is at fault, not the page rules. Run with --trace FILE to see its headers; a header the service wants goes in 'headers:' of the portal recipe"
+                        )
                     ))
             }
             if page.isScriptBuilt, !page.isOnPortal {
                 return .failed(
                     UniToolError(
                         .loginFailed,
-                        "the login reached a page with no form in its HTML, only scripts: a sign-in page whose form a script builds (which unitool cannot fill in), or a page no rule knows: \(page.summary)",
-                        hint:
+                        localized(
+                            "the login reached a page with no form in its HTML, only scripts: a sign-in page whose form a script builds (which unitool cannot fill in), or a page no rule knows: \(page.summary)"
+                        ),
+                        hint: localized(
                             "if it is a sign-in page, this login needs a browser: sign in with 'unitool --portal \(portal) auth login --browser' (and if every login of this portal is so, add 'browser: true' to its login in the portal recipe); otherwise add a page rule for it"
+                        )
                     ))
             }
-            let tried = (rules.map(\.name) + ["meta refresh (built in)"]).joined(separator: ", ")
+            let tried = (rules.map(\.name) + [localized("meta refresh (built in)")]).joined(separator: ", ")
             return .failed(
                 UniToolError(
                     .layoutChanged,
-                    "the login reached a page that matches none of the page rules of portal '\(portal)': \(page.summary); rules tried: \(tried)",
-                    hint: "the portal's login pages may have changed; adjust login.pages in the portal recipe"))
+                    localized(
+                        "the login reached a page that matches none of the page rules of portal '\(portal)': \(page.summary); rules tried: \(tried)"
+                    ),
+                    hint: localized("the portal's login pages may have changed; adjust login.pages in the portal recipe")))
         }
         let rule = rules[index]
         if case .fail(let reason, _) = rule.action { return .failed(Self.error(for: reason, rule: rule)) }
@@ -132,9 +143,11 @@ public struct LoginStateMachine: Sendable {
             return .failed(
                 UniToolError(
                     .loginFailed,
-                    "the portal asked for a login again right after a successful one (the '\(rule.name)' page, at \(page.summary))",
-                    hint:
+                    localized(
+                        "the portal asked for a login again right after a successful one (the '\(rule.name)' page, at \(page.summary))"),
+                    hint: localized(
                         "if this page comes after every login (a reminder, a notice), mark its rule 'after_login: true'; otherwise the portal may not accept unitool's cookies (run with --verbose)"
+                    )
                 ))
         }
         switch rule.action {
@@ -145,8 +158,8 @@ public struct LoginStateMachine: Sendable {
             guard restarts <= 1 else {
                 return .failed(
                     UniToolError(
-                        .loginFailed, "the portal showed its '\(rule.name)' page again after a fresh login: \(page.summary)",
-                        hint: "the portal may be refusing new sessions; try again later, or in a browser"))
+                        .loginFailed, localized("the portal showed its '\(rule.name)' page again after a fresh login: \(page.summary)"),
+                        hint: localized("the portal may be refusing new sessions; try again later, or in a browser")))
             }
             lastFilledRule = nil
             return .act(rule)
@@ -158,14 +171,16 @@ public struct LoginStateMachine: Sendable {
                 guard let followed = lastFollowed, followed != page.summary else {
                     return .failed(
                         UniToolError(
-                            .loginFailed, "following the '\(rule.name)' link led back to the same page: \(page.summary)",
-                            hint: "the link may need a browser's script; adjust 'follow' in the portal recipe"))
+                            .loginFailed, localized("following the '\(rule.name)' link led back to the same page: \(page.summary)"),
+                            hint: localized("the link may need a browser's script; adjust 'follow' in the portal recipe")))
                 }
                 return .failed(
                     UniToolError(
                         .loginFailed,
-                        "following the '\(rule.name)' link on \(followed) led to \(page.summary), which the '\(rule.name)' rule matches as well",
-                        hint: "make the rule's 'when' match only the page with the link, or check where the link points"))
+                        localized(
+                            "following the '\(rule.name)' link on \(followed) led to \(page.summary), which the '\(rule.name)' rule matches as well"
+                        ),
+                        hint: localized("make the rule's 'when' match only the page with the link, or check where the link points")))
             }
             lastFilledRule = index
             lastFollowed = page.summary
@@ -177,8 +192,9 @@ public struct LoginStateMachine: Sendable {
                 return .failed(
                     UniToolError(
                         .loginFailed,
-                        "the portal showed the '\(rule.name)' page again after unitool submitted it: \(page.summary)",
-                        hint: "the credentials may be wrong in a way the recipe does not recognise; try logging in with a browser"))
+                        localized("the portal showed the '\(rule.name)' page again after unitool submitted it: \(page.summary)"),
+                        hint: localized(
+                            "the credentials may be wrong in a way the recipe does not recognise; try logging in with a browser")))
             }
             lastFilledRule = index
             return .act(rule)
@@ -191,35 +207,37 @@ public struct LoginStateMachine: Sendable {
     static func error(for reason: PageRule.FailureReason, rule: PageRule, portalMessage: String? = nil)
         -> UniToolError
     {
-        let says = portalMessage.map { " (the portal says: \"\($0)\")" } ?? ""
+        let says = portalMessage.map { message in localized(" (the portal says: \"\(message)\")") } ?? ""
         switch reason {
         case .wrongCredentials:
             return UniToolError(
-                .wrongCredentials, "wrong user name or password\(says)",
-                hint: "check the user name, then give the password again with --password-stdin or 'unitool auth login'")
+                .wrongCredentials, localized("wrong user name or password\(says)"),
+                hint: localized("check the user name, then give the password again with --password-stdin or 'unitool auth login'"))
         case .mfaRequired:
             return UniToolError(
-                .mfaRequired, "the portal asks for a one-time code\(says)",
-                hint:
+                .mfaRequired, localized("the portal asks for a one-time code\(says)"),
+                hint: localized(
                     "a code from an authenticator app: store its secret with 'unitool auth totp set'; a security key, a push or anything else only a browser can answer: sign in with 'unitool auth login --browser'"
+                )
             )
         case .consentRequired:
             return UniToolError(
-                .consentRequired, "consent required\(says)",
-                hint: "open the portal once in a browser and accept the attribute release")
+                .consentRequired, localized("consent required\(says)"),
+                hint: localized("open the portal once in a browser and accept the attribute release"))
         case .wrongCode:
             return UniToolError(
-                .wrongCode, "the portal rejected the one-time code\(says)",
-                hint:
+                .wrongCode, localized("the portal rejected the one-time code\(says)"),
+                hint: localized(
                     "unitool never sends the same code twice, so a refused code from a stored TOTP secret means the secret or this computer's clock is wrong: store it again with 'unitool auth totp set', and check the clock (timedatectl)"
+                )
             )
         case .accountLocked:
             return UniToolError(
-                .accountLocked, "the account is locked\(says)", hint: "contact your university's IT help desk")
+                .accountLocked, localized("the account is locked\(says)"), hint: localized("contact your university's IT help desk"))
         case .error:
             return UniToolError(
-                .loginFailed, "the login failed on the '\(rule.name)' page\(says)",
-                hint: "try again later, or log in with a browser to see what the portal wants")
+                .loginFailed, localized("the login failed on the '\(rule.name)' page\(says)"),
+                hint: localized("try again later, or log in with a browser to see what the portal wants"))
         }
     }
 }

@@ -57,7 +57,7 @@ public struct LoginFlow: Sendable {
         var pageNumber = 0
         while true {
             pageNumber += 1
-            progress("signing in to \(portal.name): page \(pageNumber) of the login")
+            progress(localized("signing in to \(portal.name): page \(pageNumber) of the login"))
             let document = try page.document(charsetOverride: portal.charsetOverride(for: page.url))
             let matched = try classify(document)
             var step = observer.map { _ in self.step(on: page, document: document, matched: matched?.rule) }
@@ -73,8 +73,9 @@ public struct LoginFlow: Sendable {
             let isOnPortal = portal.isOwn(page.url) && !isLoginService(page.url)
             if matched == nil, isOnPortal, page.status >= 400 {
                 let error = UniToolError(
-                    .portalError, "the portal answered \(page.status) for \(page.url.redactedForLog)",
-                    hint: page.status == 404 ? "the page does not exist; check the command's options" : "try again later")
+                    .portalError, localized("the portal answered \(page.status) for \(page.url.redactedForLog)"),
+                    hint: page.status == 404
+                        ? localized("the page does not exist; check the command's options") : localized("try again later"))
                 report(.failed, error: error)
                 throw error
             }
@@ -111,7 +112,9 @@ public struct LoginFlow: Sendable {
             case .followRefresh:
                 // The machine follows a refresh only when the page has one (`page.refreshes`).
                 guard let target = refresh?.url else {
-                    throw UniToolError(.internal, "the login was told to follow a refresh on a page without one", hint: "please report it")
+                    throw UniToolError(
+                        .internal, localized("the login was told to follow a refresh on a page without one"),
+                        hint: localized("please report it"))
                 }
                 logger.debug("login page 'meta refresh' at \(page.url.redactedForLog) -> \(target.redactedForLog)")
                 step?.submitted = "GET \(target.redactedForLog)"
@@ -221,9 +224,12 @@ public struct LoginFlow: Sendable {
             }
             throw UniToolError(
                 .unsafeRequest,
-                "the portal sent unitool to \(page.url.redactedForLog), which is neither the portal (\(portal.baseURL.origin)) nor its login service (\(portal.idpURL.origin)), and no login rule knows that page",
-                hint:
+                localized(
+                    "the portal sent unitool to \(page.url.redactedForLog), which is neither the portal (\(portal.baseURL.origin)) nor its login service (\(portal.idpURL.origin)), and no login rule knows that page"
+                ),
+                hint: localized(
                     "if the portal or its login really moved, update base_url or idp_url in \(portal.file); otherwise look at the portal in a browser"
+                )
             )
         }
         guard page.contentType?.contains("html") ?? true else { return false }
@@ -272,7 +278,7 @@ public struct LoginFlow: Sendable {
             let start = try startAddress()
             step?.submitted = "GET \(start.redactedForLog)"
             logger.debug("'\(rule.name)': the portal's session timed out; starting a fresh login at \(start.redactedForLog)")
-            progress("the login page of \(portal.name) had expired ('\(rule.name)'); signing in again")
+            progress(localized("the login page of \(portal.name) had expired ('\(rule.name)'); signing in again"))
             return try await session.get(start)
         default:
             break
@@ -304,10 +310,12 @@ public struct LoginFlow: Sendable {
             }
             for (name, template) in templates {
                 guard form.controlNames.contains(name) else {
+                    let fields = form.controlNames.joined(separator: ", ")
                     throw UniToolError(
                         .layoutChanged,
-                        "the '\(rule.name)' form at \(page.url.redactedForLog) has no field named '\(name)' (it has: \(form.controlNames.joined(separator: ", ")))",
-                        hint: "the portal's login form may have changed; adjust 'fill' in the portal recipe")
+                        localized(
+                            "the '\(rule.name)' form at \(page.url.redactedForLog) has no field named '\(name)' (it has: \(fields))"),
+                        hint: localized("the portal's login form may have changed; adjust 'fill' in the portal recipe"))
                 }
                 if template.variables.contains("password") || template.variables.contains("totp") {
                     sendsPassword = true
@@ -321,8 +329,8 @@ public struct LoginFlow: Sendable {
                 guard let found = try formNode.select(submitXPath).first ?? document.select(submitXPath).first else {
                     throw UniToolError(
                         .layoutChanged,
-                        "the '\(rule.name)' page at \(page.url.redactedForLog) has no button matching \(submitXPath)",
-                        hint: "the portal's login form may have changed; adjust 'submit' in the portal recipe")
+                        localized("the '\(rule.name)' page at \(page.url.redactedForLog) has no button matching \(submitXPath)"),
+                        hint: localized("the portal's login form may have changed; adjust 'submit' in the portal recipe"))
                 }
                 button = found
             }
@@ -359,10 +367,13 @@ public struct LoginFlow: Sendable {
             (try? document.select("//base[@href]").first?.attribute("href")).flatMap { URL(string: $0, relativeTo: page.url) } ?? page.url
         guard !text.isEmpty, !text.lowercased().hasPrefix("javascript:"), let target = URL(string: text, relativeTo: base)?.absoluteURL
         else {
+            let address = page.url.redactedForLog
             throw UniToolError(
                 .layoutChanged,
-                "the '\(rule.name)' page at \(page.url.redactedForLog) has no link matching \(xpath)\(text.isEmpty ? "" : " that unitool can follow")",
-                hint: "the page may have changed; adjust 'follow' in the portal recipe")
+                text.isEmpty
+                    ? localized("the '\(rule.name)' page at \(address) has no link matching \(xpath)")
+                    : localized("the '\(rule.name)' page at \(address) has no link matching \(xpath) that unitool can follow"),
+                hint: localized("the page may have changed; adjust 'follow' in the portal recipe"))
         }
         return target
     }
@@ -397,7 +408,7 @@ public struct LoginFlow: Sendable {
         if let formXPath = rule.form {
             if let form = try document.select(formXPath).first { return form }
             throw UniToolError(
-                .layoutChanged, "the '\(rule.name)' page at \(page.url.redactedForLog) has no form matching \(formXPath)")
+                .layoutChanged, localized("the '\(rule.name)' page at \(page.url.redactedForLog) has no form matching \(formXPath)"))
         }
         if case .nodes(let nodes) = try document.evaluate(rule.when), let match = nodes.first {
             if match.name == "form" { return match }
@@ -405,7 +416,7 @@ public struct LoginFlow: Sendable {
         }
         if let form = try document.select("//form").first { return form }
         throw UniToolError(
-            .layoutChanged, "the '\(rule.name)' page at \(page.url.redactedForLog) has no form to submit")
+            .layoutChanged, localized("the '\(rule.name)' page at \(page.url.redactedForLog) has no form to submit"))
     }
 
     /// The portal's own explanation, for the error message: scrubbed of every secret of the login
@@ -441,7 +452,7 @@ public struct LoginFlow: Sendable {
 
     private func step(on page: Page, document: Document, matched: PageRule?) -> LoginStep {
         let forms = ((try? document.select("//form")) ?? []).map { node -> String in
-            guard let form = try? HTMLForm(node, pageURL: page.url) else { return "form (unreadable)" }
+            guard let form = try? HTMLForm(node, pageURL: page.url) else { return localized("form (unreadable)") }
             return "form\(form.id.map { "#\($0)" } ?? "") \(form.method) \(form.action.redactedForLog)"
         }
         return LoginStep(
@@ -454,7 +465,7 @@ public struct LoginFlow: Sendable {
     /// actions are the portal's text, so they are scrubbed of the login's secrets and SAML messages.
     func describe(page: Page, document: Document) -> String {
         let scrubber = session.scrubber
-        let title = document.title.map { "title \"\(scrubber.scrubMessage($0))\"" } ?? "no title"
+        let title = document.title.map { text in localized("title \"\(scrubber.scrubMessage(text))\"") } ?? localized("no title")
         let forms = ((try? document.select("//form")) ?? []).map { form -> String in
             let id = form.attribute("id").map { "#\(scrubber.scrubText($0))" } ?? ""
             // As -v shows addresses: query values hidden (Keycloak's session_code, a ticket).
@@ -464,17 +475,21 @@ public struct LoginFlow: Sendable {
                 ?? scrubber.scrubURL(written)
             return "form\(id) action=\"\(scrubber.scrubText(action))\""
         }
-        let formText = forms.isEmpty ? "no forms" : forms.joined(separator: ", ")
+        let formText = forms.isEmpty ? localized("no forms") : forms.joined(separator: ", ")
         let type = Self.mediaType(of: page)
         var parts = [
-            "HTTP \(page.status)", type.isEmpty ? "no content type" : type, Plural.count(page.body.count, "byte"), title, formText,
+            "HTTP \(page.status)", type.isEmpty ? localized("no content type") : type,
+            localized("\(page.body.count) byte", plural: "\(page.body.count) bytes", count: page.body.count), title, formText,
         ]
         // A body that is no page (JSON, plain text) says more by its first line than by its title.
         if !type.isEmpty, !type.contains("html") {
             let firstLine =
                 String(decoding: page.body.prefix(512), as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
             let shown = scrubber.scrubMessage(firstLine.trimmingWhitespace())
-            if !shown.isEmpty { parts.append("begins \"\(shown.count > 120 ? String(shown.prefix(120)) + "…" : shown)\"") }
+            if !shown.isEmpty {
+                let beginning = shown.count > 120 ? String(shown.prefix(120)) + "…" : shown
+                parts.append(localized("begins \"\(beginning)\""))
+            }
         }
         return "\(page.url.redactedForLog) (\(parts.joined(separator: ", ")))"
     }
@@ -490,7 +505,7 @@ extension PortalRecipe {
     /// An address on the portal, from a path such as `/grades?term=x` or an absolute URL.
     public func url(for pathOrURL: String) throws -> URL {
         guard let url = URL(string: pathOrURL, relativeTo: baseURL)?.absoluteURL else {
-            throw UniToolError(.recipeInvalid, "\(file): '\(pathOrURL)' is not a valid path or URL")
+            throw UniToolError(.recipeInvalid, localized("\(file): '\(pathOrURL)' is not a valid path or URL"))
         }
         return url
     }

@@ -61,13 +61,13 @@ extension LoginStep {
     /// Where a recipe template's value comes from, in words, without the value.
     static func describeSource(of template: Template) -> String {
         let variables = template.variables
-        if variables.contains("password") { return "the password (redacted)" }
-        if variables.contains("totp") { return "a one-time code (redacted)" }
+        if variables.contains("password") { return localized("the password (redacted)") }
+        if variables.contains("totp") { return localized("a one-time code (redacted)") }
         if variables == ["username"] && template.source.trimmingWhitespace() == "{{username}}" {
-            return "the user name"
+            return localized("the user name")
         }
-        if variables.contains("username") { return "text with the user name" }
-        return "a fixed value from the recipe"
+        if variables.contains("username") { return localized("text with the user name") }
+        return localized("a fixed value from the recipe")
     }
 
     /// Notes the request a form became: its target, and which fields came from the page.

@@ -125,7 +125,8 @@ public struct OneTimeCodeSource: Sendable {
                 return try fresh { last in
                     let (step, wait) = OneTimeCodeSchedule.step(now: now(), period: generator.period, lastUsedStep: last?.step)
                     if wait > 0 {
-                        notify("The current one-time code was already used; waiting \(Int(wait.rounded(.up))) s for the next one.")
+                        let seconds = Int(wait.rounded(.up))
+                        notify(localized("The current one-time code was already used; waiting \(seconds) s for the next one."))
                         sleep(wait)
                     }
                     return (generator.code(counter: UInt64(step)), step)
@@ -143,35 +144,39 @@ public struct OneTimeCodeSource: Sendable {
                 for attempt in 0..<8 {
                     let code = try command().reveal()
                     if OneTimeCodeSchedule.maySend(digest: digest(code), last: last, now: now()) { return (code, nil) }
-                    if attempt == 0 { notify("UNITOOL_TOTP_COMMAND gave the code that was just used; waiting for the next one.") }
+                    if attempt == 0 {
+                        notify(localized("UNITOOL_TOTP_COMMAND gave the code that was just used; waiting for the next one."))
+                    }
                     sleep(5)
                 }
                 throw UniToolError(
-                    .mfaRequired, "UNITOOL_TOTP_COMMAND kept giving the one-time code that was already sent for \(user) on '\(portal)'",
-                    hint: "a code is sent only once; check that the command makes time-based codes (oathtool --totp)")
+                    .mfaRequired,
+                    localized("UNITOOL_TOTP_COMMAND kept giving the one-time code that was already sent for \(user) on '\(portal)'"),
+                    hint: localized("a code is sent only once; check that the command makes time-based codes (oathtool --totp)"))
             }
         }
         if let prompt {
             return try fresh { last in
                 // A code sent moments ago means the login is being asked again (the portal started
                 // it over after an expired page): say so, or the second prompt looks like a fault.
-                var question = "One-time code for \(user) on \(portal): "
+                var question = localized("One-time code for \(user) on \(portal): ")
                 if let last, now().timeIntervalSince(last.sentAt) < 120 {
-                    question = "The portal started the login over, so it needs a new one-time code for \(user) on \(portal): "
+                    question = localized("The portal started the login over, so it needs a new one-time code for \(user) on \(portal): ")
                 }
                 for _ in 0..<3 {
                     guard let code = prompt(question), !code.isEmpty else { break }
                     if OneTimeCodeSchedule.maySend(digest: digest(code), last: last, now: now()) { return (code, nil) }
-                    question = "That code was just used, and the portal would refuse it. Wait for the next one: "
+                    question = localized("That code was just used, and the portal would refuse it. Wait for the next one: ")
                 }
-                throw UniToolError(.mfaRequired, "no new one-time code was typed for \(user) on '\(portal)'")
+                throw UniToolError(.mfaRequired, localized("no new one-time code was typed for \(user) on '\(portal)'"))
             }
         }
         if let keyringError { throw keyringError }
         throw UniToolError(
-            .mfaRequired, "the portal asks for a one-time code, and no TOTP secret is stored for \(user) on '\(portal)'",
-            hint:
+            .mfaRequired, localized("the portal asks for a one-time code, and no TOTP secret is stored for \(user) on '\(portal)'"),
+            hint: localized(
                 "store the secret once with 'unitool auth totp set --portal \(portal) --user \(user)' (an otpauth:// URI or the base32 secret), set UNITOOL_TOTP_COMMAND (such as 'oathtool --totp -b SECRET'), or run on a terminal and type the code"
+            )
         )
     }
 
@@ -195,7 +200,7 @@ public struct OneTimeCodeSource: Sendable {
                     } catch {
                         // Without the record the next run could send this code again; say so,
                         // but let this login go on.
-                        notify("could not record the one-time code's use in \(ledger.file.path): \(error)")
+                        notify(localized("could not record the one-time code's use in \(ledger.file.path): \(error)"))
                     }
                     return Secret(made.code)
                 } catch {
@@ -206,7 +211,7 @@ public struct OneTimeCodeSource: Sendable {
         } catch {
             if let failedInside { throw failedInside }
             // The lock itself failed (a read-only state folder): the login goes on unrecorded.
-            notify("cannot record one-time codes (\(error)); this run cannot tell whether another just used the current code")
+            notify(localized("cannot record one-time codes (\(error)); this run cannot tell whether another just used the current code"))
             let made = try make(nil)
             registerSecret(made.code)
             return Secret(made.code)

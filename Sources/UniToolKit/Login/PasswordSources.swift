@@ -64,14 +64,21 @@ public struct PasswordKeyring: Sendable {
         self.portal = portal.id
         self.origins = portal.declaredCredentialOrigins
         self.replacedDefinition = portal.replacedDefinition
-        self.items = BoundSecretItems(portal: portal, kind: .password, name: "the password", findLabel: "unitool: password on \(portal.id)")
+        self.items = BoundSecretItems(
+            portal: portal, kind: .password, name: localized("the password"), findLabel: "unitool: password on \(portal.id)")
     }
 
     /// The stored password, if it may go where this definition of the portal sends it.
     public func password(for user: String) throws -> Secret? {
         try items.released(
-            for: user, sends: "it", refusal: "unitool does not release it",
-            again: "give the password again with 'unitool auth login --portal \(portal) --user \(user)', or use --password-stdin",
+            for: user,
+            refused: { storedFor, sendsTo in
+                localized(
+                    "the password stored for \(user) on '\(portal)' was stored for \(storedFor), but the portal's definition now would send it to \(sendsTo); unitool does not release it"
+                )
+            },
+            again: localized(
+                "give the password again with 'unitool auth login --portal \(portal) --user \(user)', or use --password-stdin"),
             read: { Secret(bytes: $0) }, bind: { try store($0, for: user) })
     }
 
@@ -80,20 +87,28 @@ public struct PasswordKeyring: Sendable {
     /// one from a recipe pack they have not trusted, or one that replaced another and sends
     /// secrets where that one did not. The command was set up for the portal the user knew.
     /// `source` names the command, `what` the secret ("the password", "one-time codes").
-    public static func checkOutsideSecret(for portal: PortalRecipe, source: String, what: String = "the password") throws {
+    public static func checkOutsideSecret(for portal: PortalRecipe, source: String, what: String = localized("the password")) throws {
+        let origins = portal.declaredCredentialOrigins.joined(separator: ", ")
         if let pack = portal.untrustedPack {
             throw UniToolError(
                 .credentialsMissing,
-                "\(source) is not run for '\(portal.id)': the portal is defined by \(portal.file), from the recipe pack \(pack), which you have not trusted, and it could send \(what) to \(portal.declaredCredentialOrigins.joined(separator: ", "))",
-                hint: "if you trust that pack, run 'unitool recipes trust \(pack)'; or give the password with --password-stdin")
+                localized(
+                    "\(source) is not run for '\(portal.id)': the portal is defined by \(portal.file), from the recipe pack \(pack), which you have not trusted, and it could send \(what) to \(origins)"
+                ),
+                hint: localized("if you trust that pack, run 'unitool recipes trust \(pack)'; or give the password with --password-stdin"))
         }
         guard let before = portal.replacedCredentialOrigins else { return }
         guard PasswordRelease.decide(storedFor: before, requestedBy: portal.declaredCredentialOrigins, definitionReplaced: true) != .release
         else { return }
+        let replaced = portal.replacedDefinition ?? "?"
+        let storedFor = before.joined(separator: ", ")
         throw UniToolError(
             .credentialsMissing,
-            "\(source) is not used for '\(portal.id)': its definition (\(portal.file)) would send \(what) to \(portal.declaredCredentialOrigins.joined(separator: ", ")), where the definition it replaced (\(portal.replacedDefinition ?? "?")) sent it only to \(before.joined(separator: ", "))",
-            hint: "if you trust the new definition, give the password with --password-stdin; otherwise 'unitool recipes untrust' the pack")
+            localized(
+                "\(source) is not used for '\(portal.id)': its definition (\(portal.file)) would send \(what) to \(origins), where the definition it replaced (\(replaced)) sent it only to \(storedFor)"
+            ),
+            hint: localized(
+                "if you trust the new definition, give the password with --password-stdin; otherwise 'unitool recipes untrust' the pack"))
     }
 
     public func store(_ password: Secret, for user: String) throws {
@@ -106,37 +121,38 @@ public struct PasswordKeyring: Sendable {
     @discardableResult
     public func remove(user: String) throws -> Bool { try items.remove(user: user) }
 
-    static let alternatives =
+    static let alternatives = localized(
         "give the password with --password-stdin, or set UNITOOL_PASSWORD_COMMAND to a command that prints it (for example 'pass show uni/portal')"
+    )
 
-    /// Turns libsecret's error into one that names the cause and the alternatives.
-    static func translate(_ error: KeyringError, doing action: String) -> UniToolError {
+    /// Turns libsecret's error into one that names the cause and the alternatives; `cannot` is
+    /// what failed, in words: "cannot read the password of jdoe from the keyring".
+    static func translate(_ error: KeyringError, cannot: String) -> UniToolError {
         switch error.reason {
         case .noLibrary:
             return UniToolError(
-                .keyringFailed, "cannot \(action) the keyring: libsecret cannot be loaded (\(error.detail))",
-                hint: "install libsecret (Debian and Ubuntu: apt install libsecret-1-0), or \(alternatives)")
+                .keyringFailed, localized("\(cannot): libsecret cannot be loaded (\(error.detail))"),
+                hint: localized("install libsecret (Debian and Ubuntu: apt install libsecret-1-0), or \(alternatives)"))
         case .noSessionBus:
             return UniToolError(
                 .keyringUnavailable,
-                "cannot \(action) the keyring: there is no D-Bus session bus, so the Secret Service cannot be reached (\(error.detail))",
-                hint: "\(alternatives); or run inside a desktop session or 'dbus-run-session'")
+                localized("\(cannot): there is no D-Bus session bus, so the Secret Service cannot be reached (\(error.detail))"),
+                hint: localized("\(alternatives); or run inside a desktop session or 'dbus-run-session'"))
         case .noSecretService:
             return UniToolError(
                 .keyringNoService,
-                "cannot \(action) the keyring: no Secret Service (such as gnome-keyring) is running on the session bus (\(error.detail))",
-                hint: "start gnome-keyring-daemon --components=secrets, or \(alternatives)")
+                localized("\(cannot): no Secret Service (such as gnome-keyring) is running on the session bus (\(error.detail))"),
+                hint: localized("start gnome-keyring-daemon --components=secrets, or \(alternatives)"))
         case .locked:
             return UniToolError(
-                .keyringLocked, "cannot \(action) the keyring: the keyring is locked (\(error.detail))",
-                hint: "unlock it (log in to the desktop, or use your keyring's unlock command), or \(alternatives)")
+                .keyringLocked, localized("\(cannot): the keyring is locked (\(error.detail))"),
+                hint: localized("unlock it (log in to the desktop, or use your keyring's unlock command), or \(alternatives)"))
         case .cancelled:
             return UniToolError(
-                .keyringPromptCancelled, "cannot \(action) the keyring: the unlock prompt was cancelled",
-                hint: "run the command again and unlock the keyring, or \(alternatives)")
+                .keyringPromptCancelled, localized("\(cannot): the unlock prompt was cancelled"),
+                hint: localized("run the command again and unlock the keyring, or \(alternatives)"))
         case .failed:
-            return UniToolError(
-                .keyringFailed, "cannot \(action) the keyring: \(error.detail)", hint: alternatives)
+            return UniToolError(.keyringFailed, "\(cannot): \(error.detail)", hint: alternatives)
         }
     }
 }
@@ -159,22 +175,27 @@ public struct OneTimeCodeKeyring: Sendable {
         self.portal = portal.id
         self.origins = portal.declaredCredentialOrigins
         self.items = BoundSecretItems(
-            portal: portal, kind: .totp, name: "the TOTP secret", findLabel: "unitool: TOTP secret on \(portal.id)")
+            portal: portal, kind: .totp, name: localized("the TOTP secret"), findLabel: "unitool: TOTP secret on \(portal.id)")
     }
 
     /// The user's code generator, or nil if no secret is stored; refused when the portal's
     /// definition would send codes where the secret was not stored for.
     public func generator(for user: String) throws -> TOTP? {
         try items.released(
-            for: user, sends: "one-time codes", refusal: "unitool makes no code from it",
-            again: "store the secret again with 'unitool auth totp set --portal \(portal) --user \(user)'",
+            for: user,
+            refused: { storedFor, sendsTo in
+                localized(
+                    "the TOTP secret stored for \(user) on '\(portal)' was stored for \(storedFor), but the portal's definition now would send one-time codes to \(sendsTo); unitool makes no code from it"
+                )
+            },
+            again: localized("store the secret again with 'unitool auth totp set --portal \(portal) --user \(user)'"),
             read: { bytes in
                 do {
                     return try TOTP(parsing: String(decoding: bytes, as: UTF8.self))
                 } catch {
                     throw UniToolError(
-                        .stateCorrupt, "the TOTP secret stored for \(user) on '\(portal)' cannot be read: \(error)",
-                        hint: "store it again with 'unitool auth totp set --portal \(portal) --user \(user)'")
+                        .stateCorrupt, localized("the TOTP secret stored for \(user) on '\(portal)' cannot be read: \(error)"),
+                        hint: localized("store it again with 'unitool auth totp set --portal \(portal) --user \(user)'"))
                 }
             }, bind: { try store($0, for: user) })
     }
@@ -216,11 +237,12 @@ struct BoundSecretItems: Sendable {
 
     /// The stored secret, read by `read`, if it may go where this definition of the portal sends
     /// it (`PasswordRelease`). One stored without origins, for the user's own definition, is
-    /// bound to it now by `bind`; one stored for other origins is refused, the message saying
-    /// that the definition `sends` (it, one-time codes) elsewhere, the `refusal`, and `again`.
+    /// bound to it now by `bind`; one stored for other origins is refused, the message written by
+    /// `refused` (from the origins it was stored for and those it would go to), the hint ending
+    /// with `again`.
     func released<Value>(
-        for user: String, sends: String, refusal: String, again: String, read: ([UInt8]) throws -> Value,
-        bind: (Value) throws -> Void
+        for user: String, refused: (_ storedFor: String, _ sendsTo: String) -> String, again: String,
+        read: ([UInt8]) throws -> Value, bind: (Value) throws -> Void
     ) throws -> Value? {
         let item: Keyring.Item?
         do {
@@ -228,7 +250,7 @@ struct BoundSecretItems: Sendable {
                 portal: portal, user: user, kind: kind, keyring: keyring, label: findLabel,
                 extra: replacedDefinition == nil ? ["origins": origins.joined(separator: " ")] : [:])
         } catch {
-            throw PasswordKeyring.translate(error, doing: "read \(name) of \(user) from")
+            throw PasswordKeyring.translate(error, cannot: localized("cannot read \(name) of \(user) from the keyring"))
         }
         guard var item else { return nil }
         defer { for index in item.secret.indices { item.secret[index] = 0 } }
@@ -243,12 +265,12 @@ struct BoundSecretItems: Sendable {
             try bind(value)
             return value
         case .refuse(let storedFor):
-            let old = storedFor.map { $0.joined(separator: ", ") } ?? "no recorded origins"
+            let old = storedFor.map { $0.joined(separator: ", ") } ?? localized("no recorded origins")
+            let definedBy =
+                replacedDefinition.map { replaced in localized("a recipe pack replacing \(replaced)") } ?? localized("a changed recipe")
             throw UniToolError(
-                .credentialsMissing,
-                "\(name) stored for \(user) on '\(portal)' was stored for \(old), but the portal's definition now would send \(sends) to \(origins.joined(separator: ", ")); \(refusal)",
-                hint:
-                    "the portal is defined by \(replacedDefinition.map { "a recipe pack replacing \($0)" } ?? "a changed recipe"); if you trust it, \(again)"
+                .credentialsMissing, refused(old, origins.joined(separator: ", ")),
+                hint: localized("the portal is defined by \(definedBy); if you trust it, \(again)")
             )
         }
     }
@@ -262,7 +284,7 @@ struct BoundSecretItems: Sendable {
             try keyring.clear(KeyringItems.attributes(portal: portal, user: user, kind: kind))
             try keyring.store(secret: secret, attributes: attributes, label: label)
         } catch {
-            throw PasswordKeyring.translate(error, doing: "store \(name) of \(user) in")
+            throw PasswordKeyring.translate(error, cannot: localized("cannot store \(name) of \(user) in the keyring"))
         }
     }
 
@@ -279,7 +301,7 @@ struct BoundSecretItems: Sendable {
             if try !keyring.defaultCollectionIsOpen() { throw KeyringError.lockedCollection() }
             return false
         } catch {
-            throw PasswordKeyring.translate(error, doing: "read \(name) of \(user) from")
+            throw PasswordKeyring.translate(error, cannot: localized("cannot read \(name) of \(user) from the keyring"))
         }
     }
 
@@ -289,7 +311,7 @@ struct BoundSecretItems: Sendable {
             let removedLegacy = try keyring.clear(KeyringItems.legacyAttributes(portal: portal, user: user, kind: kind))
             return removed || removedLegacy
         } catch {
-            throw PasswordKeyring.translate(error, doing: "remove \(name) of \(user) from")
+            throw PasswordKeyring.translate(error, cannot: localized("cannot remove \(name) of \(user) from the keyring"))
         }
     }
 }

@@ -112,14 +112,14 @@ public struct TableRenderer: Sendable {
     public func render(_ set: RecordSet) -> String { layout(set).text }
 
     public func layout(_ set: RecordSet) -> Rendered {
-        guard !set.records.isEmpty else { return Rendered(text: "(no records)\n", droppedColumns: []) }
+        guard !set.records.isEmpty else { return Rendered(text: localized("(no records)") + "\n", droppedColumns: []) }
         let dates = style.localDates ? LocalDates(locale: style.locale, timeZone: style.timeZone) : nil
         let displays = set.columns.map { display[$0] ?? .plain }
         // Cells and headers are the portal's and the recipe's text: shown escaped, so that no
         // control character reaches the terminal and a tab or line feed cannot break a row.
         var cells = set.records.map { record in
             set.columns.indices.map { index in
-                TerminalText.escaped(Self.cellText(record[set.columns[index]], dates: dates, decimals: displays[index].decimals))
+                TerminalText.escaped(Self.cellText(record[set.columns[index]], dates: dates, display: displays[index]))
             }
         }
         let links: [[String?]] = set.records.map { record in
@@ -128,7 +128,11 @@ public struct TableRenderer: Sendable {
                 return address
             }
         }
-        var headers = set.columns.map { TerminalText.escaped($0) }
+        // A recipe's label in the person's language where it gives one, else the heading of one
+        // of unitool's own columns, else the field's name.
+        var headers = set.columns.indices.map {
+            TerminalText.escaped(displays[$0].label ?? ColumnHeadings.heading(for: set.columns[$0]) ?? set.columns[$0])
+        }
         let numeric = set.columns.map { column in
             set.records.allSatisfy { record in record[column].map { $0.isNumeric || $0 == .null } ?? true }
         }
@@ -231,9 +235,10 @@ public struct TableRenderer: Sendable {
         let parsing = FieldTyper.DateCache()
     }
 
-    private static func cellText(_ value: FieldValue?, dates: LocalDates?, decimals: Int?) -> String {
+    private static func cellText(_ value: FieldValue?, dates: LocalDates?, display: ColumnDisplay) -> String {
         guard let value else { return "" }
-        if let decimals {
+        if case .string(let text) = value, let word = display.valueLabels[text] { return word }
+        if let decimals = display.decimals {
             switch value {
             case .number(let number) where number.isFinite: return String(format: "%.\(decimals)f", number)
             case .integer(let number): return String(format: "%.\(decimals)f", Double(number))

@@ -110,22 +110,26 @@ public enum RecipeTester {
         let extracted: RecordSet
         do {
             guard let source = testCase.recipe.source(named: expectation.source) else {
-                throw UniToolError(
-                    .recipeInvalid, "\(testCase.expected.path): 'source' \(expectation.source ?? "") is not a source of the recipe")
+                let (file, name) = (testCase.expected.path, expectation.source ?? "")
+                throw UniToolError(.recipeInvalid, localized("\(file): 'source' \(name) is not a source of the recipe"))
             }
             let extractor = RecordExtractor(recipe: testCase.recipe, source: source, today: expectation.today, portal: testCase.portal)
             let bytes = Array(try Data(contentsOf: testCase.page))
             guard let url = URL(string: expectation.url) else {
-                throw UniToolError(.recipeInvalid, "\(testCase.expected.path): 'url' \(expectation.url) is not an address")
+                throw UniToolError(.recipeInvalid, localized("\(testCase.expected.path): 'url' \(expectation.url) is not an address"))
             }
             let document = try extractor.parse(
                 bytes, url: url, charset: Page.charset(ofContentType: expectation.contentType),
                 charsetOverride: testCase.portal?.charsetOverride(for: url))
             if update, document.decodingErrors > 0 {
                 // Records from a misread page would be mojibake written down as the truth.
+                let (page, expectedFile) = (testCase.page.lastPathComponent, testCase.expected.lastPathComponent)
+                let (encoding, chosenBy) = (document.encoding.name, document.encodingSource.rawValue)
                 throw UniToolError(
                     .recipeInvalid,
-                    "\(testCase.page.lastPathComponent): \(document.decodingErrors) byte sequence(s) are not valid \(document.encoding.name) (chosen by \(document.encodingSource.rawValue)), so nothing was written; give the page's real encoding as 'content_type' in \(testCase.expected.lastPathComponent) (as 'unitool page --fixture' saves it) or as 'charset:' in the recipe"
+                    localized(
+                        "\(page): \(document.decodingErrors) byte sequence(s) are not valid \(encoding) (chosen by \(chosenBy)), so nothing was written; give the page's real encoding as 'content_type' in \(expectedFile) (as 'unitool page --fixture' saves it) or as 'charset:' in the recipe"
+                    )
                 )
             }
             extracted = try extractor.extract(from: document)
@@ -145,34 +149,37 @@ public enum RecipeTester {
             do {
                 try AtomicFile.write(Data(text.utf8), to: testCase.expected, mode: 0o644)
             } catch {
-                return Outcome(name: testCase.name, passed: false, detail: "cannot write \(testCase.expected.path): \(error)")
+                return Outcome(name: testCase.name, passed: false, detail: localized("cannot write \(testCase.expected.path): \(error)"))
             }
+            let written = extracted.records.count
+            let records = localized("\(written) record", plural: "\(written) records", count: written)
             return Outcome(
-                name: testCase.name, passed: true,
-                detail: "updated \(testCase.expected.lastPathComponent) (\(Plural.count(extracted.records.count, "record")))")
+                name: testCase.name, passed: true, detail: localized("updated \(testCase.expected.lastPathComponent) (\(records))"))
         }
         if expectation.records == nil || expectation.records is NSNull {
             return Outcome(
                 name: testCase.name, passed: false,
-                detail:
+                detail: localized(
                     "\(testCase.expected.lastPathComponent) has no records yet: run 'unitool recipes test --update' to write them from the page, then check them"
+                )
             )
         }
         guard let expected = expectation.records as? [Any], let actualRecords = actual as? [Any] else {
-            return Outcome(name: testCase.name, passed: false, detail: "\(testCase.expected.path): 'records' must be a list")
+            return Outcome(name: testCase.name, passed: false, detail: localized("\(testCase.expected.path): 'records' must be a list"))
         }
         if let difference = describeDifference(expected: expected, actual: actualRecords) {
             return Outcome(name: testCase.name, passed: false, detail: difference)
         }
-        return Outcome(name: testCase.name, passed: true, detail: Plural.count(actualRecords.count, "record"))
+        let count = actualRecords.count
+        return Outcome(name: testCase.name, passed: true, detail: localized("\(count) record", plural: "\(count) records", count: count))
     }
 
     private static func readExpectation(_ testCase: Case, creating: Bool) throws -> Expectation {
         guard let data = try? Data(contentsOf: testCase.expected) else {
             guard creating else {
                 throw UniToolError(
-                    .recipeInvalid, "\(testCase.expected.path) is missing",
-                    hint: "run 'unitool recipes test --update' to write it from the page, then check it")
+                    .recipeInvalid, localized("\(testCase.expected.path) is missing"),
+                    hint: localized("run 'unitool recipes test --update' to write it from the page, then check it"))
             }
             let path = (try? testCase.recipe.primary.fetch.render([:])) ?? "/"
             return Expectation(
@@ -180,10 +187,10 @@ public enum RecipeTester {
                 today: RecordExtractor.localToday(), records: nil)
         }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw UniToolError(.recipeInvalid, "\(testCase.expected.path) is not a JSON object")
+            throw UniToolError(.recipeInvalid, localized("\(testCase.expected.path) is not a JSON object"))
         }
         guard let url = object["url"] as? String, URL(string: url) != nil else {
-            throw UniToolError(.recipeInvalid, "\(testCase.expected.path): 'url' (where the page came from) is missing")
+            throw UniToolError(.recipeInvalid, localized("\(testCase.expected.path): 'url' (where the page came from) is missing"))
         }
         return Expectation(
             url: url, contentType: object["content_type"] as? String, source: object["source"] as? String,
@@ -194,15 +201,22 @@ public enum RecipeTester {
     /// The first record and field that differ, in words.
     static func describeDifference(expected: [Any], actual: [Any]) -> String? {
         for index in 0..<max(expected.count, actual.count) {
-            guard index < expected.count else { return "record \(index + 1) was not expected: \(render(actual[index]))" }
-            guard index < actual.count else { return "record \(index + 1) is missing: expected \(render(expected[index]))" }
+            let number = index + 1
+            guard index < expected.count else {
+                let record = render(actual[index])
+                return localized("record \(number) was not expected: \(record)")
+            }
+            guard index < actual.count else {
+                let record = render(expected[index])
+                return localized("record \(number) is missing: expected \(record)")
+            }
             let want = expected[index] as? [String: Any] ?? [:]
             let got = actual[index] as? [String: Any] ?? [:]
             for key in Set(want.keys).union(got.keys).sorted() {
-                let wanted = want[key].map(render) ?? "(no field)"
-                let found = got[key].map(render) ?? "(no field)"
+                let wanted = want[key].map(render) ?? localized("(no field)")
+                let found = got[key].map(render) ?? localized("(no field)")
                 if wanted != found {
-                    return "record \(index + 1), field '\(key)': expected \(wanted), got \(found)"
+                    return localized("record \(number), field '\(key)': expected \(wanted), got \(found)")
                 }
             }
         }

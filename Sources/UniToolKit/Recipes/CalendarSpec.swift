@@ -61,9 +61,8 @@ extension CalendarSpec {
         var itemFields: [FieldSpec] = []
         if let each {
             guard let list = fields.first(where: { $0.name == each })?.list else {
-                throw reader.error(
-                    "each", "'\(each)' is not a list field (lists: \(fields.filter { $0.list != nil }.map(\.name).joined(separator: ", ")))"
-                )
+                let lists = fields.filter { $0.list != nil }.map(\.name).joined(separator: ", ")
+                throw reader.error("each", localized("'\(each)' is not a list field (lists: \(lists))"))
             }
             itemFields = list.fields
         }
@@ -77,28 +76,27 @@ extension CalendarSpec {
         func field(_ key: String, types: Set<FieldSpec.FieldType>? = nil) throws -> String? {
             guard let name = try reader.string(key) else { return nil }
             guard let found = lookup(name) else {
-                let known = (itemFields + fields).map(\.name)
-                throw reader.error(key, "'\(name)' is not a field (fields: \(known.joined(separator: ", ")))")
+                let known = (itemFields + fields).map(\.name).joined(separator: ", ")
+                throw reader.error(key, localized("'\(name)' is not a field (fields: \(known))"))
             }
             if let types, !types.contains(found.type) {
-                throw reader.error(
-                    key,
-                    "'\(name)' is a \(found.type.rawValue) field; \(key) needs a \(types.map(\.rawValue).sorted().joined(separator: " or ")) field"
-                )
+                let wanted = types.map(\.rawValue).sorted().joined(separator: " or ")
+                throw reader.error(key, localized("'\(name)' is a \(found.type.rawValue) field; \(key) needs a \(wanted) field"))
             }
             return name
         }
         func template(_ key: String) throws -> Template? {
-            guard let text = try reader.string(key) else { return nil }
+            guard let text = try reader.text(key)?.text(for: Translation.current.languages, orFirst: true) else { return nil }
             let template = Template(text)
             let known = Set((itemFields + fields).map(\.name))
             for variable in template.variables where !known.contains(variable) {
-                throw reader.error(key, "uses {{\(variable)}}, which is not a field (fields: \(known.sorted().joined(separator: ", ")))")
+                let list = known.sorted().joined(separator: ", ")
+                throw reader.error(key, localized("uses {{\(variable)}}, which is not a field (fields: \(list))"))
             }
             return template
         }
         guard let summary = try template("summary") else {
-            throw reader.error("summary", "missing: an event needs a summary, such as \"{{course}}\"")
+            throw reader.error("summary", localized("missing: an event needs a summary, such as \"{{course}}\""))
         }
         let dates: Set<FieldSpec.FieldType> = [.date, .datetime]
         var spec = CalendarSpec(
@@ -107,48 +105,50 @@ extension CalendarSpec {
             url: try field("url", types: [.url, .string]))
         if let duration = try reader.string("duration") {
             guard let seconds = InputBounds.seconds(duration), seconds <= 86_400 else {
-                throw reader.error("duration", "'\(duration)' is not a length of time up to a day; write it as 90m or 2h")
+                throw reader.error("duration", localized("'\(duration)' is not a length of time up to a day; write it as 90m or 2h"))
             }
             spec.duration = Int(seconds)
         }
         if let alarm = try reader.string("alarm") {
             guard let seconds = InputBounds.seconds(alarm), seconds <= 30 * 86_400 else {
-                throw reader.error("alarm", "'\(alarm)' is not a length of time up to 30 days; write it as 15m, 2h or 1d")
+                throw reader.error("alarm", localized("'\(alarm)' is not a length of time up to 30 days; write it as 15m, 2h or 1d"))
             }
             spec.alarm = Int(seconds)
         }
         switch (spec.date, spec.day) {
         case (nil, nil):
-            throw reader.error("date", "missing: say when, with date: (a date field) or day: (a weekday field, with weekly:)")
+            throw reader.error("date", localized("missing: say when, with date: (a date field) or day: (a weekday field, with weekly:)"))
         case (.some, .some):
-            throw reader.error("day", "give date: for a single event or day: for a weekly one, not both")
+            throw reader.error("day", localized("give date: for a single event or day: for a weekly one, not both"))
         default: break
         }
         if let weeklyReader = try reader.mappingReader("weekly") {
             try weeklyReader.allowOnly(["from", "until", "except"])
-            guard spec.day != nil else { throw reader.error("weekly", "repeats a weekday: it needs day:, not date:") }
+            guard spec.day != nil else { throw reader.error("weekly", localized("repeats a weekday: it needs day:, not date:")) }
             func dateField(_ key: String) throws -> String? {
                 guard let name = try weeklyReader.string(key) else { return nil }
                 guard lookup(name)?.type == .date else {
-                    throw weeklyReader.error(key, "'\(name)' is not a date field")
+                    throw weeklyReader.error(key, localized("'\(name)' is not a date field"))
                 }
                 return name
             }
             guard let from = try dateField("from"), let until = try dateField("until") else {
-                throw weeklyReader.error("until", "missing: a weekly event needs from: and until: (the term's first and last day)")
+                throw weeklyReader.error(
+                    "until", localized("missing: a weekly event needs from: and until: (the term's first and last day)"))
             }
             spec.weekly = Weekly(from: from, until: until, except: try dateField("except"))
         } else if spec.day != nil {
-            throw reader.error("weekly", "missing: day: repeats every week, so say between which dates (weekly: { from: …, until: … })")
+            throw reader.error(
+                "weekly", localized("missing: day: repeats every week, so say between which dates (weekly: { from: …, until: … })"))
         }
         spec.end = try field("end", types: [.date])
         if spec.end != nil, spec.date == nil || spec.time != nil {
-            throw reader.error("end", "end: is the last day of an all-day event: it needs date: and no time:")
+            throw reader.error("end", localized("end: is the last day of an all-day event: it needs date: and no time:"))
         }
         spec.only = try field("only", types: [.bool])
         spec.whenAsked = try reader.bool("when_asked") ?? false
         if spec.time == nil, spec.duration != nil {
-            throw reader.error("duration", "an event without time: lasts all day, so it has no duration")
+            throw reader.error("duration", localized("an event without time: lasts all day, so it has no duration"))
         }
         return spec
     }

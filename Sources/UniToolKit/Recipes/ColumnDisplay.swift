@@ -23,13 +23,28 @@ public struct ColumnDisplay: Sendable, Equatable {
     /// colour is on, and never left out of a table: where there is no room for its name, it
     /// shrinks to a one-cell column of ``TableLayout/flagMarker``s.
     public var flag: Bool
+    /// The column's heading for people (`label: { en: Due, ja: 返却期限 }`, in the person's
+    /// language, ``RecipeText``); nil shows the field's name. JSON and CSV keep the name.
+    public var label: String?
+    /// How a table shows some of the column's values (unitool's own words such as `stored` or
+    /// `bundled`, in the person's language); JSON and CSV keep the value. Only unitool's own
+    /// tables give these: a portal's text is never reworded.
+    public var valueLabels: [String: String] = [:]
 
-    public init(key: Bool = false, priority: Priority = .normal, decimals: Int? = nil, flag: Bool = false) {
+    public init(key: Bool = false, priority: Priority = .normal, decimals: Int? = nil, flag: Bool = false, label: String? = nil) {
         self.key = key
         self.priority = priority
         self.decimals = decimals
         self.flag = flag
+        self.label = label
     }
 
     public static let plain = ColumnDisplay()
+
+    /// A column shown as it is but for the words of `labels`.
+    public static func words(_ labels: [String: String]) -> ColumnDisplay {
+        var display = ColumnDisplay()
+        display.valueLabels = labels
+        return display
+    }
 }

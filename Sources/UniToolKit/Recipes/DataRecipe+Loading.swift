@@ -19,7 +19,7 @@ extension DataRecipe {
         file: String, text: String, portal: String, reserved: Set<String> = [], platforms: URL = RecipeComposer.bundledPlatforms
     ) throws -> DataRecipe {
         let (node, platform) = try RecipeComposer.compose(RecipeReader(file: file, text: text), platforms: platforms, kind: .data)
-        let top = try RecipeReader(file: platform.map { "\(file) (on platform \($0.platform))" } ?? file, root: node).top
+        let top = try RecipeReader(file: platform.map { localized("\(file) (on platform \($0.platform))") } ?? file, root: node).top
         try top.allowOnly(
             [
                 "command", "summary", "description", "options", "sources", "totals", "actions", "login", "sort", "calendar", "service",
@@ -27,18 +27,18 @@ extension DataRecipe {
             ] + sourceKeys)
         let command = try top.requiredString("command")
         guard NameSyntax.isCommandName(command) else {
-            throw top.error("command", "'\(command)' must be lowercase letters, digits and dashes")
+            throw top.error("command", localized("'\(command)' must be lowercase letters, digits and dashes"))
         }
         guard !reserved.contains(command) else {
             throw top.error(
-                "command", "'\(command)' is a built-in command of unitool, and a recipe cannot replace it",
-                hint: "choose another name, such as '\(command)-\(portal)'")
+                "command", localized("'\(command)' is a built-in command of unitool, and a recipe cannot replace it"),
+                hint: localized("choose another name, such as '\(command)-\(portal)'"))
         }
         var options: [OptionSpec] = []
         if let optionsReader = try top.mappingReader("options") {
             for name in optionsReader.keys {
                 guard name != "source", name != "summary" else {
-                    throw optionsReader.error(name, "'--\(name)' is unitool's own option and cannot be declared")
+                    throw optionsReader.error(name, localized("'--\(name)' is unitool's own option and cannot be declared"))
                 }
                 options.append(try OptionSpec.load(name: name, reader: try optionsReader.entry(name)))
             }
@@ -46,35 +46,40 @@ extension DataRecipe {
         var sources: [Source] = []
         if let sourcesReader = try top.mappingReader("sources") {
             for key in sourceKeys where top.child(key) != nil {
-                throw top.error(key, "belongs inside each of 'sources' when a recipe has sources")
+                throw top.error(key, localized("belongs inside each of 'sources' when a recipe has sources"))
             }
             for name in sourcesReader.keys {
                 let reader = try sourcesReader.entry(name)
                 try reader.allowOnly(sourceKeys)
                 sources.append(try Source.load(name: name, reader: reader))
             }
-            guard !sources.isEmpty else { throw top.error("sources", "must name at least one source") }
+            guard !sources.isEmpty else { throw top.error("sources", localized("must name at least one source")) }
         } else {
             sources.append(try Source.load(name: nil, reader: top))
         }
         let columns = sources[0].fields.map(\.name)
         for source in sources.dropFirst() where source.fields.map(\.name) != columns {
+            let name = source.name ?? ""
+            let fields = source.fields.map(\.name)
+            let first = sources[0].name ?? ""
             throw top.error(
                 "sources",
-                "source '\(source.name ?? "")' has the fields \(source.fields.map(\.name)), but '\(sources[0].name ?? "")' has \(columns); every source must give the same fields in the same order"
+                localized(
+                    "source '\(name)' has the fields \(fields), but '\(first)' has \(columns); every source must give the same fields in the same order"
+                )
             )
         }
         let userValues = try top.stringList("user_values") ?? []
         let builtIn = Set(DataRecipe.builtInValues)
         for name in userValues where !NameSyntax.isValueName(name) {
-            throw top.error("user_values", "'\(name)' must be lowercase letters, digits and underscores")
+            throw top.error("user_values", localized("'\(name)' must be lowercase letters, digits and underscores"))
         }
         for source in sources {
             let known = Set(options.map(\.name)).union(source.reads.map(\.name)).union(userValues).union(builtIn)
             let templates = [("fetch", source.fetch)] + source.form.map { ("form", $0.value) } + (source.json.map { [("json", $0)] } ?? [])
             for (key, template) in templates {
                 for variable in template.variables where !known.contains(variable) {
-                    throw top.error(key, "uses {{\(variable)}}, but no option or read: value of that name is declared")
+                    throw top.error(key, localized("uses {{\(variable)}}, but no option or read: value of that name is declared"))
                 }
             }
             // Reads run in the order written, each with the values before it: a later read may
@@ -89,14 +94,20 @@ extension DataRecipe {
                         guard let later = source.reads.firstIndex(where: { $0.name == variable }) else {
                             throw top.error(
                                 "read",
-                                "'\(read.name)' uses {{\(variable)}} in its \(key), but no option or earlier read: value of that name is declared"
+                                localized(
+                                    "'\(read.name)' uses {{\(variable)}} in its \(key), but no option or earlier read: value of that name is declared"
+                                )
                             )
                         }
                         throw top.error(
                             "read",
                             later == index
-                                ? "'\(read.name)' uses its own value {{\(variable)}} in its \(key): a read cannot send what it is about to find"
-                                : "'\(read.name)' uses {{\(variable)}} in its \(key), but '\(variable)' is read after it: reads run in the order written, so move '\(variable)' above '\(read.name)'"
+                                ? localized(
+                                    "'\(read.name)' uses its own value {{\(variable)}} in its \(key): a read cannot send what it is about to find"
+                                )
+                                : localized(
+                                    "'\(read.name)' uses {{\(variable)}} in its \(key), but '\(variable)' is read after it: reads run in the order written, so move '\(variable)' above '\(read.name)'"
+                                )
                         )
                     }
                 }
@@ -105,16 +116,20 @@ extension DataRecipe {
             // and nowhere else. Put in a path or a form it would be percent-encoded, sent where no
             // scrubbing follows it and quoted by a 404: so any other use is refused.
             for address in source.reads where address.isAddress {
+                // Where each template stands: the source's own (`read` nil) or a read's, and its key.
                 let uses =
-                    templates.map { (where: "the source's \($0.0)", template: $0.1) }
+                    templates.map { (read: nil as String?, key: $0.0, template: $0.1) }
                     + source.reads.flatMap { read in
-                        read.templates.map { (where: "read '\(read.name)''s \($0.key)", template: $0.template) }
+                        read.templates.map { (read: Optional(read.name), key: $0.key, template: $0.template) }
                     }
                 for use in uses where use.template.variables.contains(address.name) {
-                    guard use.where == "the source's fetch", source.fetchedAddress == address.name else {
+                    guard use.read == nil, use.key == "fetch", source.fetchedAddress == address.name else {
+                        let place = use.read.map { localized("read '\($0)''s \(use.key)") } ?? localized("the source's \(use.key)")
                         throw top.error(
                             "read",
-                            "'\(address.name)' is an address (type: url), used in \(use.where): an address read off a page may only be the whole fetch of its source, fetch: \"{{\(address.name)}}\"; for another address, read that one off the page too"
+                            localized(
+                                "'\(address.name)' is an address (type: url), used in \(place): an address read off a page may only be the whole fetch of its source, fetch: \"{{\(address.name)}}\"; for another address, read that one off the page too"
+                            )
                         )
                     }
                 }
@@ -122,10 +137,9 @@ extension DataRecipe {
         }
         for option in options {
             if let filter = option.filter, !sources[0].hasField(path: filter.field) {
+                let list = columns.joined(separator: ", ")
                 throw top.error(
-                    "options",
-                    "option '\(option.name)' filters on '\(filter.field)', which is not a field (fields: \(columns.joined(separator: ", ")))"
-                )
+                    "options", localized("option '\(option.name)' filters on '\(filter.field)', which is not a field (fields: \(list))"))
             }
             if let filter = option.filter, filter.test == .covers {
                 let dates: Set<FieldSpec.FieldType> = [.date, .datetime]
@@ -133,27 +147,29 @@ extension DataRecipe {
                 where !sources[0].fields.contains(where: { $0.name == name && dates.contains($0.type) }) {
                     throw top.error(
                         "options",
-                        "option '\(option.name)': test: covers needs date fields for field: and end_field:, and '\(name)' is not one")
+                        localized(
+                            "option '\(option.name)': test: covers needs date fields for field: and end_field:, and '\(name)' is not one"))
                 }
             }
             if let source = option.source, !sources.contains(where: { $0.name == source }) {
+                let list = sources.compactMap(\.name).joined(separator: ", ")
                 throw top.error(
                     "options",
-                    "option '\(option.name)' reads from source '\(source)', which the recipe does not have (sources: \(sources.compactMap(\.name).joined(separator: ", ")))"
+                    localized("option '\(option.name)' reads from source '\(source)', which the recipe does not have (sources: \(list))")
                 )
             }
         }
         let positional = options.filter(\.positional)
         if positional.count > 1 {
-            throw top.error(
-                "options", "only one option can be positional, and \(positional.map { "'\($0.name)'" }.joined(separator: " and ")) both are"
-            )
+            let names = positional.map { "'\($0.name)'" }.joined(separator: " and ")
+            throw top.error("options", localized("only one option can be positional, and \(names) both are"))
         }
         // A word after the command is an action's name or the positional value, never either.
         if let positional = positional.first, top.child("actions") != nil {
             throw top.error(
                 "options",
-                "option '\(positional.name)' cannot be positional in a recipe with actions: a word after the command names an action")
+                localized(
+                    "option '\(positional.name)' cannot be positional in a recipe with actions: a word after the command names an action"))
         }
         let totals = try top.mappingReader("totals").map { try Totals.load(reader: $0, columns: columns) }
         var actions: [ActionSpec] = []
@@ -165,15 +181,16 @@ extension DataRecipe {
                 if let preview = action.preview {
                     let known = sources.first?.fields.map(\.name) ?? []
                     for field in preview.fields + (preview.flagWhen.map { [$0] } ?? []) where !known.contains(field) {
+                        let list = known.joined(separator: ", ")
                         throw try actionsReader.entry(name).error(
-                            "preview", "'\(field)' is not a field of the recipe", hint: "its fields: \(known.joined(separator: ", "))")
+                            "preview", localized("'\(field)' is not a field of the recipe"), hint: localized("its fields: \(list)"))
                     }
                 }
                 actions.append(action)
             }
         }
         var recipe = DataRecipe(
-            command: command, summary: try top.string("summary") ?? command,
+            command: command, summary: try top.text("summary")?.text(for: Translation.current.languages, orFirst: true) ?? command,
             discussion: try top.string("description"), options: options, sources: sources, totals: totals,
             actions: actions, file: file, portal: portal)
         recipe.login = try top.bool("login") ?? true
@@ -181,7 +198,7 @@ extension DataRecipe {
         recipe.userValues = userValues
         if let maxRecords = try top.integer("max_records") {
             guard maxRecordsRange.contains(maxRecords) else {
-                throw top.error("max_records", "must be from 1 to 1000000 (the default is \(defaultMaxRecords))")
+                throw top.error("max_records", localized("must be from 1 to 1000000 (the default is \(defaultMaxRecords))"))
             }
             recipe.maxRecords = maxRecords
         }
@@ -189,12 +206,13 @@ extension DataRecipe {
         recipe.platform = platform
         recipe.sort = SortKey.parse(try top.string("sort") ?? "")
         for key in recipe.sort where !columns.contains(key.field) {
-            throw top.error("sort", "'\(key.field)' is not a field (fields: \(columns.joined(separator: ", ")))")
+            let list = columns.joined(separator: ", ")
+            throw top.error("sort", localized("'\(key.field)' is not a field (fields: \(list))"))
         }
         recipe.calendar = try top.mappingReader("calendar").map { try CalendarSpec.load(reader: $0, fields: sources[0].fields) }
         recipe.watch = try top.mappingReader("watch").map { try WatchSummaries.load(reader: $0, fields: sources[0].fields) }
         if !recipe.login, !recipe.actions.isEmpty {
-            throw top.error("login", "a public command (login: false) cannot have actions: changing something needs a login")
+            throw top.error("login", localized("a public command (login: false) cannot have actions: changing something needs a login"))
         }
         return recipe
     }
@@ -211,7 +229,7 @@ extension DataRecipe.Source {
 
     static func load(name: String?, reader: MappingReader) throws -> Self {
         guard let fieldsReader = try reader.mappingReader("fields"), !fieldsReader.keys.isEmpty else {
-            throw reader.error("fields", "missing: a data recipe needs at least one field")
+            throw reader.error("fields", localized("missing: a data recipe needs at least one field"))
         }
         let fields = try fieldsReader.keys.map { name in
             try FieldSpec.load(name: name, reader: try fieldsReader.entry(name))
@@ -221,9 +239,11 @@ extension DataRecipe.Source {
                 !fields.contains(where: { $0.name == other && ($0.type == .date || $0.type == .datetime) })
             {
                 throw fieldsReader.error(
-                    field.name, "compute: before_today needs a date field, and '\(other)' is not one",
+                    field.name, localized("compute: before_today needs a date field, and '\(other)' is not one"),
                     hint:
-                        "give '\(other)' type: date and its format; a field that gives its own xpath over a platform's gives its own type and format too, or says 'extends: true' to keep the platform's"
+                        localized(
+                            "give '\(other)' type: date and its format; a field that gives its own xpath over a platform's gives its own type and format too, or says 'extends: true' to keep the platform's"
+                        )
                 )
             }
             // The value it works from is read first: fields are read in order.
@@ -233,11 +253,12 @@ extension DataRecipe.Source {
                 })
             {
                 throw fieldsReader.error(
-                    field.name, "compute: at_most needs an integer or number field declared before it, and '\(other)' is not one")
+                    field.name, localized("compute: at_most needs an integer or number field declared before it, and '\(other)' is not one")
+                )
             }
         }
         let maxPages = try reader.integer("max_pages") ?? 20
-        guard maxPages >= 1 else { throw reader.error("max_pages", "must be at least 1") }
+        guard maxPages >= 1 else { throw reader.error("max_pages", localized("must be at least 1")) }
         var source = Self(
             name: name, fetch: Template(try reader.requiredString("fetch")),
             parser: try reader.choice("parse", of: Parser.self) ?? .html,
@@ -250,21 +271,24 @@ extension DataRecipe.Source {
                 let entry = try readsReader.entry(name)
                 try entry.allowOnly(["fetch", "xpath", "regex", "method", "form", "json", "safe", "parse", "type"])
                 let regex = try entry.string("regex")
-                if let regex, (try? Regex(regex)) == nil { throw entry.error("regex", "'\(regex)' is not a valid regular expression") }
+                if let regex, (try? Regex(regex)) == nil {
+                    throw entry.error("regex", localized("'\(regex)' is not a valid regular expression"))
+                }
                 var read = Read(
                     name: name, fetch: Template(try entry.requiredString("fetch")), xpath: try entry.requiredXPath("xpath"),
                     regex: regex)
                 (read.post, read.form, read.json, read.postIsSafe) = try entry.requestBody()
                 read.parser = try entry.choice("parse", of: Parser.self) ?? .html
                 guard read.parser == .html || read.parser == .json else {
-                    throw entry.error("parse", "a read: value is taken from an HTML page or a JSON answer: use html or json")
+                    throw entry.error("parse", localized("a read: value is taken from an HTML page or a JSON answer: use html or json"))
                 }
                 switch try entry.string("type") {
                 case nil, "string": break
                 case "url": read.isAddress = true
                 case let other?:
                     throw entry.error(
-                        "type", "'\(other)' is not a type a read: value has: use string (the default) or url (an address to fetch)")
+                        "type",
+                        localized("'\(other)' is not a type a read: value has: use string (the default) or url (an address to fetch)"))
                 }
                 source.reads.append(read)
             }
@@ -281,7 +305,9 @@ extension MappingReader {
         guard WebEncoding(label: label) != nil else {
             throw error(
                 key,
-                "'\(label)' is not an encoding label browsers know; use one such as Shift_JIS, EUC-JP, UTF-8, windows-1252 or ISO-8859-2")
+                localized(
+                    "'\(label)' is not an encoding label browsers know; use one such as Shift_JIS, EUC-JP, UTF-8, windows-1252 or ISO-8859-2"
+                ))
         }
         return label
     }
@@ -300,7 +326,8 @@ extension OptionSpec {
                 if many && showsRecords {
                     throw entry.error(
                         "shows_records",
-                        "'shows_records' is for a value that resolves to one page's records; with 'many: true' every value is fetched")
+                        localized(
+                            "'shows_records' is for a value that resolves to one page's records; with 'many: true' every value is fetched"))
                 }
                 resolve[symbol] = Resolution(
                     fetch: Template(try entry.requiredString("fetch")), xpath: try entry.requiredXPath("xpath"),
@@ -315,10 +342,10 @@ extension OptionSpec {
                 test: try filterReader.choice("test", of: Filter.Test.self) ?? .equals,
                 endField: try filterReader.string("end_field"))
             if filter?.test == .covers, filter?.endField == nil {
-                throw filterReader.error("end_field", "missing: test: covers needs the date field of the span's last day")
+                throw filterReader.error("end_field", localized("missing: test: covers needs the date field of the span's last day"))
             }
             if filter?.test != .covers, filter?.endField != nil {
-                throw filterReader.error("end_field", "only test: covers has an end_field")
+                throw filterReader.error("end_field", localized("only test: covers has an end_field"))
             }
         }
         var option = OptionSpec(
@@ -327,7 +354,7 @@ extension OptionSpec {
         option.positional = try reader.bool("positional") ?? false
         option.source = try reader.string("source")
         if option.source != nil, filter != nil {
-            throw reader.error("source", "a filter option keeps records of any source, so it cannot choose one")
+            throw reader.error("source", localized("a filter option keeps records of any source, so it cannot choose one"))
         }
         return option
     }
@@ -338,38 +365,38 @@ extension FieldSpec {
         try reader.allowOnly(
             [
                 "xpath", "type", "required", "format", "timezone", "regex", "replace", "default", "keep_empty", "list", "compute",
-                "key", "priority", "decimals", "flag", "compare", "html", "map", "extends",
+                "key", "priority", "decimals", "flag", "compare", "html", "map", "extends", "label",
             ])
         if reader.child("extends") != nil {
             throw reader.error(
-                "extends", "'extends:' adds to the platform's field of the same name, and there is none named '\(name)'",
-                hint: "remove 'extends:', or check the field's name against the platform recipe's fields")
+                "extends", localized("'extends:' adds to the platform's field of the same name, and there is none named '\(name)'"),
+                hint: localized("remove 'extends:', or check the field's name against the platform recipe's fields"))
         }
         let regex = try reader.string("regex")
         if let regex, (try? Regex(regex)) == nil {
-            throw reader.error("regex", "'\(regex)' is not a valid regular expression")
+            throw reader.error("regex", localized("'\(regex)' is not a valid regular expression"))
         }
         var replacements: [(pattern: String, with: String)] = []
         for (pattern, replacement) in try reader.stringMapAllowingEmpty("replace") ?? [] {
             guard (try? Regex(pattern)) != nil else {
-                throw reader.error("replace", "'\(pattern)' is not a valid regular expression")
+                throw reader.error("replace", localized("'\(pattern)' is not a valid regular expression"))
             }
             replacements.append((pattern, replacement))
         }
         let type = try reader.choice("type", of: FieldType.self) ?? .string
         let format = try reader.string("format")
         if type == .date || type == .datetime, format == nil {
-            throw reader.error("format", "a \(type.rawValue) field needs a format, such as yyyy-MM-dd, iso8601 or rfc822")
+            throw reader.error("format", localized("a \(type.rawValue) field needs a format, such as yyyy-MM-dd, iso8601 or rfc822"))
         }
         let timeZone = try reader.string("timezone")
         if let timeZone, TimeZone(identifier: timeZone) == nil {
-            throw reader.error("timezone", "'\(timeZone)' is not a time zone; use a name such as Europe/Budapest or Asia/Tokyo")
+            throw reader.error("timezone", localized("'\(timeZone)' is not a time zone; use a name such as Europe/Budapest or Asia/Tokyo"))
         }
         var list: NestedList?
         if let listReader = try reader.mappingReader("list") {
             try listReader.allowOnly(["rows", "fields"])
             guard let fieldsReader = try listReader.mappingReader("fields"), !fieldsReader.keys.isEmpty else {
-                throw listReader.error("fields", "missing: a list needs at least one field")
+                throw listReader.error("fields", localized("missing: a list needs at least one field"))
             }
             list = NestedList(
                 rows: try listReader.requiredXPath("rows"),
@@ -379,11 +406,12 @@ extension FieldSpec {
         if let computeReader = try reader.mappingReader("compute") {
             try computeReader.allowOnly(["before_today", "at_most"])
             guard computeReader.keys.count == 1 else {
-                throw reader.error("compute", "say one computation: before_today or at_most")
+                throw reader.error("compute", localized("say one computation: before_today or at_most"))
             }
             if let limits = try computeReader.stringMap("at_most") {
                 guard limits.count == 1, let limit = Double(limits[0].1) else {
-                    throw computeReader.error("at_most", "name one number field and its limit, such as at_most: { absences_left: 1 }")
+                    throw computeReader.error(
+                        "at_most", localized("name one number field and its limit, such as at_most: { absences_left: 1 }"))
                 }
                 compute = .atMost(limits[0].0, limit)
             } else {
@@ -392,12 +420,12 @@ extension FieldSpec {
         }
         let xpath = try reader.xpath("xpath")
         if xpath == nil, list == nil, compute == nil {
-            throw reader.error("xpath", "missing: a field needs an xpath, a list or a compute")
+            throw reader.error("xpath", localized("missing: a field needs an xpath, a list or a compute"))
         }
         let keepEmpty = try reader.bool("keep_empty") ?? false
         if keepEmpty, type != .string || list != nil || compute != nil {
             throw reader.error(
-                "keep_empty", "only a string field read by xpath can keep empty text; a \(type.rawValue) without text is null")
+                "keep_empty", localized("only a string field read by xpath can keep empty text; a \(type.rawValue) without text is null"))
         }
         var field = FieldSpec(
             name: name, xpath: xpath, type: compute == nil ? type : .bool,
@@ -411,22 +439,22 @@ extension FieldSpec {
         case "false": field.comparison = .ignored
         case "path":
             guard field.type == .url else {
-                throw reader.error("compare", "compare: path is for a url field; this is a \(field.type.rawValue)")
+                throw reader.error("compare", localized("compare: path is for a url field; this is a \(field.type.rawValue)"))
             }
             field.comparison = .path
         case let other?:
-            throw reader.error("compare", "'\(other)' is not a way to compare; use true, false or path")
+            throw reader.error("compare", localized("'\(other)' is not a way to compare; use true, false or path"))
         }
         field.display = try ColumnDisplay.load(reader: reader, numeric: field.type == .integer || field.type == .number)
         if try reader.bool("flag") == true {
             guard field.type == .bool else {
-                throw reader.error("flag", "only a bool field (or a compute:) is a flag; this is a \(field.type.rawValue)")
+                throw reader.error("flag", localized("only a bool field (or a compute:) is a flag; this is a \(field.type.rawValue)"))
             }
-            guard !field.display.key else { throw reader.error("flag", "a key field cannot be a flag") }
+            guard !field.display.key else { throw reader.error("flag", localized("a key field cannot be a flag")) }
             field.display.flag = true
         }
         if field.display.key, field.comparison != .full {
-            throw reader.error("compare", "a key field identifies the record, so it is always compared")
+            throw reader.error("compare", localized("a key field identifies the record, so it is always compared"))
         }
         return field
     }
@@ -438,13 +466,14 @@ extension Totals {
         let groupBy = try reader.stringList("group_by") ?? []
         let overall = try reader.string("overall")
         if overall != nil, groupBy.isEmpty {
-            throw reader.error("overall", "a row over every record needs groups to be the sum of: give group_by, or leave overall out")
+            throw reader.error(
+                "overall", localized("a row over every record needs groups to be the sum of: give group_by, or leave overall out"))
         }
         for name in groupBy where !columns.contains(name) {
-            throw reader.error("group_by", "'\(name)' is not a field of the recipe")
+            throw reader.error("group_by", localized("'\(name)' is not a field of the recipe"))
         }
         guard let fieldsReader = try reader.mappingReader("fields"), !fieldsReader.keys.isEmpty else {
-            throw reader.error("fields", "missing: totals need at least one field")
+            throw reader.error("fields", localized("missing: totals need at least one field"))
         }
         var aggregates: [Aggregate] = []
         for name in fieldsReader.keys {
@@ -452,7 +481,7 @@ extension Totals {
             try entry.allowOnly(["count", "sum", "mean", "weighted_mean", "weight", "where", "decimals"])
             func field(_ key: String) throws -> String? {
                 guard let value = try entry.string(key) else { return nil }
-                guard columns.contains(value) else { throw entry.error(key, "'\(value)' is not a field of the recipe") }
+                guard columns.contains(value) else { throw entry.error(key, localized("'\(value)' is not a field of the recipe")) }
                 return value
             }
             let kind: Aggregate.Kind
@@ -461,12 +490,14 @@ extension Totals {
             } else if let averaged = try field("mean") {
                 kind = .mean(averaged)
             } else if let averaged = try field("weighted_mean") {
-                guard let weight = try field("weight") else { throw entry.error("weight", "missing: weighted_mean needs a weight field") }
+                guard let weight = try field("weight") else {
+                    throw entry.error("weight", localized("missing: weighted_mean needs a weight field"))
+                }
                 kind = .weightedMean(averaged, weight: weight)
             } else if entry.child("count") != nil {
                 kind = .count
             } else {
-                throw entry.error("sum", "missing: say count, sum, mean or weighted_mean")
+                throw entry.error("sum", localized("missing: say count, sum, mean or weighted_mean"))
             }
             var aggregate = Aggregate(name: name, kind: kind, whereField: try field("where"))
             aggregate.decimals = try ColumnDisplay.load(reader: entry, numeric: true, allowing: ["decimals"]).decimals
@@ -494,10 +525,10 @@ extension ActionSpec {
                     throw parametersReader.error(
                         parameterName,
                         parameterName == argument
-                            ? "'\(parameterName)' is already the action's argument"
+                            ? localized("'\(parameterName)' is already the action's argument")
                             : ActionSpec.reservedParameterNames.contains(parameterName)
-                                ? "'--\(parameterName)' is unitool's own option; name the value otherwise"
-                                : "'\(parameterName)' must be lowercase letters, digits and underscores")
+                                ? localized("'--\(parameterName)' is unitool's own option; name the value otherwise")
+                                : localized("'\(parameterName)' must be lowercase letters, digits and underscores"))
                 }
                 parameters.append(
                     Parameter(name: parameterName, help: try entry.string("help"), required: try entry.bool("required") ?? false))
@@ -508,8 +539,8 @@ extension ActionSpec {
             throw reader.error(
                 "fetch",
                 argument.isEmpty
-                    ? "uses {{\(variable)}}, but the action takes no argument"
-                    : "uses {{\(variable)}}; an action knows only {{\(argument)}}")
+                    ? localized("uses {{\(variable)}}, but the action takes no argument")
+                    : localized("uses {{\(variable)}}; an action knows only {{\(argument)}}"))
         }
         let form = try reader.requiredString("form")
         do {
@@ -522,7 +553,8 @@ extension ActionSpec {
             fields = try fieldsReader.keys.map { try FieldSpec.load(name: $0, reader: try fieldsReader.entry($0)) }
         }
         var action = ActionSpec(
-            name: name, summary: try reader.string("summary") ?? name, argument: argument, fetch: fetch, form: form,
+            name: name, summary: try reader.text("summary")?.text(for: Translation.current.languages, orFirst: true) ?? name,
+            argument: argument, fetch: fetch, form: form,
             fill: (try reader.stringMapAllowingEmpty("fill") ?? []).map { ($0.0, Template($0.1)) },
             submit: try reader.xpath("submit"), successWhen: try reader.requiredXPath("success_when"),
             refusedWhen: try reader.string("refused_when"), fields: fields)
@@ -533,7 +565,7 @@ extension ActionSpec {
         for (field, template) in action.fill {
             for variable in template.variables where !known.contains(variable) {
                 throw reader.error(
-                    "fill", "\(field) uses {{\(variable)}}, which is neither the argument nor a parameter of '\(name)'")
+                    "fill", localized("\(field) uses {{\(variable)}}, which is neither the argument nor a parameter of '\(name)'"))
             }
         }
         if let previewReader = try reader.mappingReader("preview") {
@@ -559,7 +591,7 @@ extension ActionSpec {
                 throw reader.error("refused_when", "\(error)")
             }
             for variable in Template(refusedWhen).variables where variable != argument || argument.isEmpty {
-                throw reader.error("refused_when", "uses {{\(variable)}}; an action knows only {{\(argument)}}")
+                throw reader.error("refused_when", localized("uses {{\(variable)}}; an action knows only {{\(argument)}}"))
             }
         }
         for (field, xpath) in try reader.stringMap("fill_from_page") ?? [] {
@@ -575,23 +607,25 @@ extension ActionSpec {
 }
 
 extension ColumnDisplay {
-    /// Reads `key`, `priority` and `decimals` from a field's mapping.
-    static func load(reader: MappingReader, numeric: Bool, allowing keys: Set<String> = ["key", "priority", "decimals"]) throws
+    /// Reads `key`, `priority`, `decimals` and `label` from a field's mapping.
+    static func load(reader: MappingReader, numeric: Bool, allowing keys: Set<String> = ["key", "priority", "decimals", "label"]) throws
         -> ColumnDisplay
     {
         var display = ColumnDisplay()
         if keys.contains("key") { display.key = try reader.bool("key") ?? false }
         if keys.contains("priority") { display.priority = try reader.choice("priority", of: Priority.self) ?? .normal }
+        if keys.contains("label") { display.label = try reader.text("label")?.text(for: Translation.current.languages, orFirst: false) }
         // A hidden key identifies records without being shown (a calendar's UID); a key that is
         // shown is never the first column to go.
         if display.key, display.priority == .low {
-            throw reader.error("priority", "a key field is never left out of a table, so it cannot have priority: low (hidden is allowed)")
+            throw reader.error(
+                "priority", localized("a key field is never left out of a table, so it cannot have priority: low (hidden is allowed)"))
         }
         if let decimals = try reader.string("decimals") {
             guard let digits = Int(decimals), (0...9).contains(digits) else {
-                throw reader.error("decimals", "'\(decimals)' is not a number of digits from 0 to 9")
+                throw reader.error("decimals", localized("'\(decimals)' is not a number of digits from 0 to 9"))
             }
-            guard numeric else { throw reader.error("decimals", "only an integer or number field has decimals") }
+            guard numeric else { throw reader.error("decimals", localized("only an integer or number field has decimals")) }
             display.decimals = digits
         }
         return display
@@ -606,15 +640,17 @@ extension MappingReader {
         switch try string("method")?.lowercased() {
         case nil, "get": post = false
         case "post": post = true
-        case let other?: throw error("method", "'\(other)' is not a method a recipe may use; use get or post")
+        case let other?: throw error("method", localized("'\(other)' is not a method a recipe may use; use get or post"))
         }
         let form = (try stringMapAllowingEmpty("form") ?? []).map { (name: $0.0, value: Template($0.1)) }
         let json = try string("json").map(Template.init)
-        if !post, !form.isEmpty || json != nil { throw error(json != nil ? "json" : "form", "a body is sent with method: post only") }
-        if !form.isEmpty, json != nil { throw error("json", "a POST sends form or json, not both") }
+        if !post, !form.isEmpty || json != nil {
+            throw error(json != nil ? "json" : "form", localized("a body is sent with method: post only"))
+        }
+        if !form.isEmpty, json != nil { throw error("json", localized("a POST sends form or json, not both")) }
         // `safe: true`: the POST only reads (a search form), so an assistant need not ask first.
         let safe = try bool("safe") ?? false
-        if safe, !post { throw error("safe", "safe: true is said of a POST that only reads; a GET is safe already") }
+        if safe, !post { throw error("safe", localized("safe: true is said of a POST that only reads; a GET is safe already")) }
         return (post, form, json, safe)
     }
 }

@@ -88,7 +88,9 @@ public struct DataRecipe: Sendable {
         var warnings = (platform?.warnings ?? []).map { "\(file): \($0)" }
         if keyFields.isEmpty {
             warnings.append(
-                "\(file): no field has 'key: true', so history and watch match records by their whole content (a changed grade shows as removed and added); mark the fields that identify a record"
+                localized(
+                    "\(file): no field has 'key: true', so history and watch match records by their whole content (a changed grade shows as removed and added); mark the fields that identify a record"
+                )
             )
         }
         return warnings

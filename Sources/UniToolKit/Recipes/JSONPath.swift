@@ -7,7 +7,7 @@ public struct JSONPath: Sendable, Equatable {
     public init(_ text: String) throws {
         components = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if text.isEmpty || components.contains(where: \.isEmpty) {
-            throw UniToolError(.recipeInvalid, "'\(text)' is not a field path: use names joined by dots, such as data.version")
+            throw UniToolError(.recipeInvalid, localized("'\(text)' is not a field path: use names joined by dots, such as data.version"))
         }
     }
 
@@ -28,10 +28,10 @@ public struct JSONPath: Sendable, Equatable {
 
     static func describe(_ value: Any) -> String {
         switch value {
-        case let number as NSNumber: return "a number or boolean (\(number))"
-        case is [Any]: return "a list"
-        case is [String: Any]: return "an object"
-        case let text as String: return "an empty text \"\(text)\""
+        case let number as NSNumber: return localized("a number or boolean (\(number))")
+        case is [Any]: return localized("a list")
+        case is [String: Any]: return localized("an object")
+        case let text as String: return localized("an empty text \"\(text)\"")
         default: return "\(type(of: value))"
         }
     }

@@ -110,10 +110,11 @@ public struct PortalRecipe: Sendable {
     /// single sign-on"), so the prompt says whose definition it is and where the password
     /// will be posted: the person can tell a look-alike before typing.
     public func passwordPrompt(user: String) -> String {
-        guard let pack = untrustedPack else { return "Password for \(user) on \(name): " }
+        guard let pack = untrustedPack else { return localized("Password for \(user) on \(name): ") }
         let origins = Array(Set(credentialOrigins)).sorted().joined(separator: ", ")
-        return
+        return localized(
             "Password for \(user) on '\(name)', a portal defined by a recipe pack you have not trusted (\(pack)); it will be posted to \(origins): "
+        )
     }
 
     func origin(named name: String) -> String {
@@ -279,17 +280,17 @@ extension LoginRecipe {
     /// trust a redefinition, since a login rule decides which forms are sent where.
     public func ruleChanges(from earlier: LoginRecipe) -> [String] {
         var changes: [String] = []
-        if start != earlier.start { changes.append("starts at '\(start)' (before: '\(earlier.start)')") }
+        if start != earlier.start { changes.append(localized("starts at '\(start)' (before: '\(earlier.start)')")) }
         let before = Dictionary(earlier.pages.map { ($0.name, $0.definition) }, uniquingKeysWith: { first, _ in first })
         let names = Set(pages.map(\.name))
         for rule in pages {
             guard let old = before[rule.name] else {
-                changes.append("adds login rule '\(rule.name)'")
+                changes.append(localized("adds login rule '\(rule.name)'"))
                 continue
             }
-            if old != rule.definition { changes.append("changes login rule '\(rule.name)'") }
+            if old != rule.definition { changes.append(localized("changes login rule '\(rule.name)'")) }
         }
-        for rule in earlier.pages where !names.contains(rule.name) { changes.append("removes login rule '\(rule.name)'") }
+        for rule in earlier.pages where !names.contains(rule.name) { changes.append(localized("removes login rule '\(rule.name)'")) }
         return changes
     }
 }
@@ -341,7 +342,7 @@ extension PortalRecipe {
     /// Reads and validates a portal recipe. Every problem names the file, line and key.
     public static func load(file: String, text: String, platforms: URL = RecipeComposer.bundledPlatforms) throws -> PortalRecipe {
         let (node, platform) = try RecipeComposer.compose(RecipeReader(file: file, text: text), platforms: platforms, kind: .portal)
-        let top = try RecipeReader(file: platform.map { "\(file) (on platform \($0.platform))" } ?? file, root: node).top
+        let top = try RecipeReader(file: platform.map { localized("\(file) (on platform \($0.platform))") } ?? file, root: node).top
         try top.allowOnly(knownKeys)
         let id = try top.requiredString("portal")
         if let problem = PortalID.problem(with: id) { throw top.error("portal", problem) }
@@ -351,10 +352,10 @@ extension PortalRecipe {
         let targets = try top.stringList("credentials_may_go_to") ?? ["portal"]
         for target in targets where target != "portal" && target != "idp" && URL(string: target)?.scheme == nil {
             throw top.error(
-                "credentials_may_go_to", "'\(target)' is neither 'portal', 'idp' nor an absolute URL")
+                "credentials_may_go_to", localized("'\(target)' is neither 'portal', 'idp' nor an absolute URL"))
         }
         guard let loginReader = try top.mappingReader("login") else {
-            throw top.error("login", "missing (this key is required)")
+            throw top.error("login", localized("missing (this key is required)"))
         }
         var recipe = PortalRecipe(
             id: id, name: try top.string("name") ?? id, baseURL: baseURL, idpURL: idpURL,
@@ -365,7 +366,7 @@ extension PortalRecipe {
         recipe.charset = try top.charsetLabel("charset")
         if let zone = try top.string("timezone") {
             guard let timeZone = TimeZone(identifier: zone) else {
-                throw top.error("timezone", "'\(zone)' is not a time zone; use a name such as Europe/Budapest or Asia/Tokyo")
+                throw top.error("timezone", localized("'\(zone)' is not a time zone; use a name such as Europe/Budapest or Asia/Tokyo"))
             }
             recipe.timeZone = timeZone
         }
@@ -373,7 +374,7 @@ extension PortalRecipe {
         recipe.headers = try top.headers()
         if let language = try top.string("language") {
             guard PortalLanguage.isTag(language) else {
-                throw top.error("language", "'\(language)' is not a language tag; use one such as en, ja, de-DE or hu")
+                throw top.error("language", localized("'\(language)' is not a language tag; use one such as en, ja, de-DE or hu"))
             }
             recipe.language = language
         }
@@ -381,7 +382,7 @@ extension PortalRecipe {
         if let servicesReader = try top.mappingReader("services") {
             for name in servicesReader.keys {
                 guard name.range(of: "^[a-z][a-z0-9-]*$", options: .regularExpression) != nil else {
-                    throw servicesReader.error(name, "'\(name)' must be lowercase letters, digits and dashes")
+                    throw servicesReader.error(name, localized("'\(name)' must be lowercase letters, digits and dashes"))
                 }
                 let service = try servicesReader.entry(name)
                 try service.allowOnly(["base_url", "headers"])
@@ -401,7 +402,8 @@ extension LoginRecipe {
         let pageReaders = try reader.list("pages") ?? []
         // A browser-only login needs no rules: the person signs in, and `done_when` says when.
         guard browserOnly || !pageReaders.isEmpty else {
-            throw reader.error("pages", "missing: a login needs at least one page rule (or 'browser: true' for a login done in a browser)")
+            throw reader.error(
+                "pages", localized("missing: a login needs at least one page rule (or 'browser: true' for a login done in a browser)"))
         }
         let pages = PageRule.triedOrder(try pageReaders.enumerated().map { index, page in try PageRule.load(page, index: index) })
         var done = DoneCondition()
@@ -409,13 +411,14 @@ extension LoginRecipe {
             try doneReader.allowOnly(["url", "xpath"])
             done.urlPattern = try doneReader.string("url")
             if let pattern = done.urlPattern, (try? Regex(pattern)) == nil {
-                throw doneReader.error("url", "'\(pattern)' is not a valid regular expression")
+                throw doneReader.error("url", localized("'\(pattern)' is not a valid regular expression"))
             }
             done.xpath = try doneReader.xpath("xpath")
         }
         if browserOnly, done.urlPattern == nil, done.xpath == nil {
             throw reader.error(
-                "done_when", "missing: a login done in a browser needs done_when (an xpath or url) to know when the person is signed in")
+                "done_when",
+                localized("missing: a login done in a browser needs done_when (an xpath or url) to know when the person is signed in"))
         }
         return LoginRecipe(
             start: try reader.string("start") ?? "/", pages: pages, doneWhen: done,
@@ -431,11 +434,12 @@ extension PageRule {
         ])
         let actions = ["fill", "auto_submit", "fail", "follow", "restart"].filter { reader.child($0) != nil }
         guard actions.count == 1 else {
+            let found = actions.joined(separator: " and ")
             throw reader.reader.error(
                 reader.node, reader.path,
                 actions.isEmpty
-                    ? "a page rule needs one action: fill, auto_submit, follow, restart or fail"
-                    : "a page rule takes one action, found \(actions.joined(separator: " and "))")
+                    ? localized("a page rule needs one action: fill, auto_submit, follow, restart or fail")
+                    : localized("a page rule takes one action, found \(found)"))
         }
         let action: Action
         switch actions[0] {
@@ -444,7 +448,7 @@ extension PageRule {
             action = .fill(values: values.map { ($0.0, Template($0.1)) }, submit: try reader.xpath("submit"))
         case "auto_submit":
             guard try reader.bool("auto_submit") == true else {
-                throw reader.error("auto_submit", "only 'true' makes sense here; remove the rule instead")
+                throw reader.error("auto_submit", localized("only 'true' makes sense here; remove the rule instead"))
             }
             action = .autoSubmit
         case "follow":
@@ -456,7 +460,9 @@ extension PageRule {
             default:
                 throw reader.error(
                     "restart",
-                    "use 'true' (forget the timed-out origin's cookies) or 'all' (the login service's too); to do neither, remove the rule")
+                    localized(
+                        "use 'true' (forget the timed-out origin's cookies) or 'all' (the login service's too); to do neither, remove the rule"
+                    ))
             }
         default:
             action = .fail(
@@ -467,13 +473,15 @@ extension PageRule {
             form: try reader.xpath("form"), action: action)
         rule.afterLogin = try reader.bool("after_login") ?? false
         if let tell = try reader.string("tell") {
-            if case .fail = action { throw reader.error("tell", "a fail rule says why already (message:); tell: is for a rule that acts") }
-            guard !tell.trimmingWhitespace().isEmpty else { throw reader.error("tell", "say what the person is told") }
+            if case .fail = action {
+                throw reader.error("tell", localized("a fail rule says why already (message:); tell: is for a rule that acts"))
+            }
+            guard !tell.trimmingWhitespace().isEmpty else { throw reader.error("tell", localized("say what the person is told")) }
             rule.tell = tell
         }
         if let catalog = try reader.mappingReader("message_catalog") {
             guard case .fail = action else {
-                throw reader.error("message_catalog", "only a fail rule has a message to look up")
+                throw reader.error("message_catalog", localized("only a fail rule has a message to look up"))
             }
             try catalog.allowOnly(["fetch", "key"])
             let fetch = Template(try catalog.requiredString("fetch"))
@@ -481,8 +489,8 @@ extension PageRule {
             for (name, template) in [("fetch", fetch), ("key", key)] {
                 let allowed = name == "fetch" ? ["language"] : ["language", "message"]
                 if let unknown = template.variables.first(where: { !allowed.contains($0) }) {
-                    throw catalog.error(
-                        name, "{{\(unknown)}} is not known here; use \(allowed.map { "{{\($0)}}" }.joined(separator: " or "))")
+                    let known = allowed.map { "{{\($0)}}" }.joined(separator: " or ")
+                    throw catalog.error(name, localized("{{\(unknown)}} is not known here; use \(known)"))
                 }
             }
             rule.messageCatalog = PageRule.MessageCatalog(fetch: fetch, key: key)
@@ -492,10 +500,11 @@ extension PageRule {
                 values.contains(where: { $0.1.variables.contains("password") || $0.1.variables.contains("totp") })
             {
                 throw reader.error(
-                    "after_login", "a rule for pages after the login cannot send {{password}} or {{totp}}: that would be a second login")
+                    "after_login",
+                    localized("a rule for pages after the login cannot send {{password}} or {{totp}}: that would be a second login"))
             }
             if case .restart = action {
-                throw reader.error("after_login", "a restart starts a new login; it cannot be a page after one")
+                throw reader.error("after_login", localized("a restart starts a new login; it cannot be a page after one"))
             }
         }
         return rule
@@ -516,12 +525,13 @@ extension TermsRecipe {
         let hasPage = reader.keys.contains("version_page")
         if hasAPI && hasPage {
             throw reader.error(
-                "version_page", "a terms version comes either from an API (version_api) or from a page (version_page), not both",
-                hint: "keep the one the portal has")
+                "version_page", localized("a terms version comes either from an API (version_api) or from a page (version_page), not both"),
+                hint: localized("keep the one the portal has"))
         }
         if hasPage {
             if let apiKey = apiKeys.first(where: reader.keys.contains) {
-                throw reader.error(apiKey, "belongs to a terms API (version_api); with version_page the version is read from the page")
+                throw reader.error(
+                    apiKey, localized("belongs to a terms API (version_api); with version_page the version is read from the page"))
             }
             let regex = try reader.string("version_regex")
             if let regex {
@@ -529,12 +539,12 @@ extension TermsRecipe {
                 do {
                     compiled = try NSRegularExpression(pattern: regex)
                 } catch {
-                    throw reader.error("version_regex", "'\(regex)' is not a regular expression")
+                    throw reader.error("version_regex", localized("'\(regex)' is not a regular expression"))
                 }
                 guard compiled.numberOfCaptureGroups >= 1 else {
                     throw reader.error(
-                        "version_regex", "'\(regex)' has no group: its first group (in parentheses) is the version",
-                        hint: "for example 'Version ([0-9.]+)'")
+                        "version_regex", localized("'\(regex)' has no group: its first group (in parentheses) is the version"),
+                        hint: localized("for example 'Version ([0-9.]+)'"))
                 }
             }
             return TermsRecipe(
@@ -543,20 +553,20 @@ extension TermsRecipe {
         }
         if let pageKey = pageKeys.first(where: reader.keys.contains) {
             throw reader.error(
-                pageKey, "belongs to a terms page (version_page); name the page, or read the version from the API's field",
-                hint: "add 'version_page: /path/of/the/terms', or remove '\(pageKey)'")
+                pageKey, localized("belongs to a terms page (version_page); name the page, or read the version from the API's field"),
+                hint: localized("add 'version_page: /path/of/the/terms', or remove '\(pageKey)'"))
         }
         func path(_ key: String) throws -> String? {
             guard let text = try reader.string(key) else { return nil }
             guard (try? JSONPath(text)) != nil else {
-                throw reader.error(key, "'\(text)' is not a field path: use names joined by dots, such as data.version")
+                throw reader.error(key, localized("'\(text)' is not a field path: use names joined by dots, such as data.version"))
             }
             return text
         }
         guard hasAPI else {
             throw reader.error(
-                "version_api", "missing: the terms version comes from an API (version_api) or from a page (version_page)",
-                hint: "a portal that shows the version only on its terms page: 'version_page: /terms' with 'version_xpath:'")
+                "version_api", localized("missing: the terms version comes from an API (version_api) or from a page (version_page)"),
+                hint: localized("a portal that shows the version only on its terms page: 'version_page: /terms' with 'version_xpath:'"))
         }
         return TermsRecipe(
             versionAPI: try reader.requiredString("version_api"),
@@ -572,7 +582,7 @@ extension MappingReader {
         guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme),
             url.host != nil
         else {
-            throw error(key, "'\(text)' is not an absolute http or https URL")
+            throw error(key, localized("'\(text)' is not an absolute http or https URL"))
         }
         return url
     }
@@ -600,10 +610,11 @@ extension URL {
 public enum PortalID {
     /// Why `id` is not a portal id, or nil when it is one.
     public static func problem(with id: String) -> String? {
-        guard let first = id.unicodeScalars.first else { return "a portal id cannot be empty" }
+        guard let first = id.unicodeScalars.first else { return localized("a portal id cannot be empty") }
         let allowed: (Unicode.Scalar) -> Bool = { ("a"..."z").contains($0) || ("0"..."9").contains($0) }
         guard allowed(first), id.unicodeScalars.allSatisfy({ allowed($0) || $0 == "-" }), id.utf8.count <= 64 else {
-            return "'\(id)' is not a portal id: use lower-case letters, digits and '-' (at most 64), starting with a letter or digit"
+            return localized(
+                "'\(id)' is not a portal id: use lower-case letters, digits and '-' (at most 64), starting with a letter or digit")
         }
         return nil
     }
@@ -611,7 +622,7 @@ public enum PortalID {
     /// Throws a usage error naming the bad id.
     public static func validate(_ id: String) throws {
         if let problem = problem(with: id) {
-            throw UniToolError(.usage, problem, hint: "portal ids look like 'demo' or 'tokyo-tech'; see 'unitool recipes list'")
+            throw UniToolError(.usage, problem, hint: localized("portal ids look like 'demo' or 'tokyo-tech'; see 'unitool recipes list'"))
         }
     }
 }

@@ -69,7 +69,7 @@ public struct RecipeCatalog: Sendable {
                 if let problem = PortalID.problem(with: portalName) {
                     // A pack may hold other folders (docs, .git); only recipes must be named well.
                     guard Self.recipeFiles(in: portalDirectory).isEmpty else {
-                        throw UniToolError(.recipeInvalid, "\(portalDirectory.path): \(problem)", hint: "rename the folder")
+                        throw UniToolError(.recipeInvalid, "\(portalDirectory.path): \(problem)", hint: localized("rename the folder"))
                     }
                     continue
                 }
@@ -84,11 +84,13 @@ public struct RecipeCatalog: Sendable {
                 guard let service = recipe.service else { continue }
                 let services = portals[portalName]?.services ?? [:]
                 guard services[service] == nil else { continue }
+                let list = services.keys.sorted().joined(separator: ", ")
                 throw UniToolError(
                     .recipeInvalid,
-                    "\(recipe.file): service: '\(service)' is not a service of portal '\(portalName)'"
-                        + (services.isEmpty ? ", which declares none" : " (services: \(services.keys.sorted().joined(separator: ", ")))"),
-                    hint: "declare it under services: in the portal's portal.yaml, with its base_url")
+                    services.isEmpty
+                        ? localized("\(recipe.file): service: '\(service)' is not a service of portal '\(portalName)', which declares none")
+                        : localized("\(recipe.file): service: '\(service)' is not a service of portal '\(portalName)' (services: \(list))"),
+                    hint: localized("declare it under services: in the portal's portal.yaml, with its base_url"))
             }
         }
     }
@@ -123,22 +125,22 @@ public struct RecipeCatalog: Sendable {
                 guard data.count <= RecipeReader.maximumFileBytes else {
                     throw UniToolError(
                         .recipeInvalid,
-                        "\(file.path): \(data.count) bytes is more than a recipe may have (\(RecipeReader.maximumFileBytes))",
-                        hint: "a recipe is a page of YAML; split it, or check that this is the right file")
+                        localized("\(file.path): \(data.count) bytes is more than a recipe may have (\(RecipeReader.maximumFileBytes))"),
+                        hint: localized("a recipe is a page of YAML; split it, or check that this is the right file"))
                 }
                 guard let decoded = String(data: data, encoding: .utf8) else { throw CocoaError(.fileReadInapplicableStringEncoding) }
                 text = decoded
             } catch let error as UniToolError {
                 throw error
             } catch {
-                throw UniToolError(.recipeInvalid, "\(file.path): cannot be read as UTF-8 text")
+                throw UniToolError(.recipeInvalid, localized("\(file.path): cannot be read as UTF-8 text"))
             }
             if name.hasPrefix("portal.") {
                 var recipe = try PortalRecipe.load(file: file.path, text: text)
                 guard recipe.id == portalName else {
                     throw UniToolError(
                         .recipeInvalid,
-                        "\(file.path): portal: '\(recipe.id)' does not match its folder name '\(portalName)'")
+                        localized("\(file.path): portal: '\(recipe.id)' does not match its folder name '\(portalName)'"))
                 }
                 let trusted = trust.allows(portal: portalName, content: data)
                 if fromPack {
@@ -147,11 +149,16 @@ public struct RecipeCatalog: Sendable {
                 }
                 if let earlier = portals[portalName] {
                     if fromPack && !trusted {
+                        let packPath = directory.deletingLastPathComponent().path
                         throw UniToolError(
                             .unsafeRequest,
-                            "\(file.path) redefines portal '\(portalName)', which \(earlier.file) already defines; a portal's definition decides where your password goes, so unitool does not load it",
+                            localized(
+                                "\(file.path) redefines portal '\(portalName)', which \(earlier.file) already defines; a portal's definition decides where your password goes, so unitool does not load it"
+                            ),
                             hint:
-                                "if you trust this recipe pack, run 'unitool recipes trust \(directory.deletingLastPathComponent().path)'; otherwise remove its \(portalName)/\(name), or leave out --recipes"
+                                localized(
+                                    "if you trust this recipe pack, run 'unitool recipes trust \(packPath)'; otherwise remove its \(portalName)/\(name), or leave out --recipes"
+                                )
                         )
                     }
                     recipe.replacedDefinition = earlier.file
@@ -189,16 +196,23 @@ public struct RecipeCatalog: Sendable {
         let portalName = recipe.portal
         let definition = portals[portalName]?.file
         let earlier = dataRecipes[portalName]?[recipe.command]?.file
-        let what =
-            earlier.map { "replaces '\(recipe.command)' of portal '\(portalName)' (\($0))" }
-            ?? "adds '\(recipe.command)' to portal '\(portalName)'"
+        let definedBy = definition ?? localized("another recipe folder")
+        let message =
+            earlier.map {
+                localized(
+                    "\(recipe.file) replaces '\(recipe.command)' of portal '\(portalName)' (\($0)), which \(definedBy) defines; a command from a recipe pack you have not trusted acts on your account in that portal's name, so unitool does not run it"
+                )
+            }
+            ?? localized(
+                "\(recipe.file) adds '\(recipe.command)' to portal '\(portalName)', which \(definedBy) defines; a command from a recipe pack you have not trusted acts on your account in that portal's name, so unitool does not run it"
+            )
         refusedCommands[portalName, default: [:]][recipe.command] = RefusedCommand(
             file: recipe.file,
             refusal: UniToolError(
-                .unsafeRequest,
-                "\(recipe.file) \(what), which \(definition ?? "another recipe folder") defines; a command from a recipe pack you have not trusted acts on your account in that portal's name, so unitool does not run it",
-                hint:
+                .unsafeRequest, message,
+                hint: localized(
                     "if you trust this recipe pack, run 'unitool recipes trust \(pack)'; otherwise remove its \(portalName)/\(name), or leave out --recipes"
+                )
             ))
         dataRecipes[portalName]?[recipe.command] = nil
     }
@@ -315,11 +329,14 @@ public struct RecipeCatalog: Sendable {
     public func unknownPortal(_ id: String, origin: String? = nil) -> UniToolError {
         let known = portals.keys.sorted()
         let nearest = typoSuggestion(for: id, among: known)
+        let installed = known.joined(separator: ", ")
+        let folder = Locations.current.userRecipes.path
         return UniToolError(
-            .recipeNotFound, "there is no portal '\(id)'" + (origin.map { " (from \($0))" } ?? ""),
-            hint: (known.isEmpty ? "no portal recipes were found" : "installed portals: \(known.joined(separator: ", "))")
-                + (nearest.map { "; did you mean '\($0)'?" } ?? "")
-                + "; add yours with 'unitool recipes new \(id) --help' (a folder of recipes in \(Locations.current.userRecipes.path))")
+            .recipeNotFound,
+            origin.map { localized("there is no portal '\(id)' (from \($0))") } ?? localized("there is no portal '\(id)'"),
+            hint: (known.isEmpty ? localized("no portal recipes were found") : localized("installed portals: \(installed)"))
+                + (nearest.map { "; " + localized("did you mean '\($0)'?") } ?? "")
+                + "; " + localized("add yours with 'unitool recipes new \(id) --help' (a folder of recipes in \(folder))"))
     }
 
     public func recipe(portal: String, command: String) throws -> DataRecipe {
@@ -327,8 +344,8 @@ public struct RecipeCatalog: Sendable {
         guard let recipe = dataRecipes[portal]?[command] else {
             let known = (dataRecipes[portal] ?? [:]).keys.sorted().joined(separator: ", ")
             throw UniToolError(
-                .recipeNotFound, "portal '\(portal)' has no recipe for '\(command)'",
-                hint: known.isEmpty ? nil : "its commands: \(known)")
+                .recipeNotFound, localized("portal '\(portal)' has no recipe for '\(command)'"),
+                hint: known.isEmpty ? nil : localized("its commands: \(known)"))
         }
         return recipe
     }

@@ -48,7 +48,7 @@ public enum RecipeComposer {
                 let given = uses.count == 1 ? with : with.filter { declared.contains($0.0) }
                 let platform = try load(use, platforms: platforms, with: given, from: login)
                 guard let section = try platform.top.mappingReader("login") else {
-                    throw login.error("use", "the platform '\(use)' (\(platform.file)) has no login section")
+                    throw login.error("use", localized("the platform '\(use)' (\(platform.file)) has no login section"))
                 }
                 for name in ruleNames(section.child("pages")) {
                     if ruleOrigins[name] == nil { inherited.append(name) }
@@ -57,8 +57,8 @@ public enum RecipeComposer {
                 base = base.map { mergedMapping(base: $0, over: section.node, listsByName: ["pages"]) } ?? section.node
             }
             if let unknown = with.first(where: { !declaredAnywhere.contains($0.0) }) {
-                throw login.error(
-                    "with", "'\(unknown.0)' is not a parameter of \(uses.map { "'\($0)'" }.joined(separator: " or "))")
+                let used = uses.map { "'\($0)'" }.joined(separator: " or ")
+                throw login.error("with", localized("'\(unknown.0)' is not a parameter of \(used)"))
             }
             guard let base else { return (reader.rootNode, nil) }
             var merged = mergedMapping(base: base, over: login.node, listsByName: ["pages"], ownFirst: true)
@@ -76,7 +76,8 @@ public enum RecipeComposer {
                     guard let field = try fields.mappingReader(name), field.child("extends") != nil else { continue }
                     guard let extends = try field.bool("extends") else { continue }
                     if extends, field.child("replace")?.scalar != nil, try field.bool("replace") == true {
-                        throw field.error("extends", "'extends: true' keeps the platform's field, 'replace: true' drops it: say one")
+                        throw field.error(
+                            "extends", localized("'extends: true' keeps the platform's field, 'replace: true' drops it: say one"))
                     }
                 }
             }
@@ -127,9 +128,9 @@ public enum RecipeComposer {
     static func platformNames(in login: MappingReader) throws -> [String]? {
         guard let names = try login.stringList("use") else { return nil }
         guard !names.isEmpty else {
-            throw login.error("use", "name a platform (use: cas) or a list of them (use: [oidc, keycloak])")
+            throw login.error("use", localized("name a platform (use: cas) or a list of them (use: [oidc, keycloak])"))
         }
-        guard Set(names).count == names.count else { throw login.error("use", "names a platform twice") }
+        guard Set(names).count == names.count else { throw login.error("use", localized("names a platform twice")) }
         return names
     }
 
@@ -149,24 +150,24 @@ public enum RecipeComposer {
     /// A platform file, its declared parameters filled from `with`.
     static func load(_ name: String, platforms: URL, with values: [(String, String)], from reader: MappingReader) throws -> RecipeReader {
         guard NameSyntax.isPlatformName(name) else {
-            throw reader.error("use", "'\(name)' is not a platform name (such as shibboleth-idp or koha/loans)")
+            throw reader.error("use", localized("'\(name)' is not a platform name (such as shibboleth-idp or koha/loans)"))
         }
         let file = platforms.appendingPathComponent(name + ".yaml")
         guard let raw = try? String(contentsOf: file, encoding: .utf8) else {
-            throw reader.error(
-                "use", "there is no platform recipe '\(name)'",
-                hint: "the platforms are: \(available(in: platforms).joined(separator: ", "))")
+            let list = available(in: platforms).joined(separator: ", ")
+            throw reader.error("use", localized("there is no platform recipe '\(name)'"), hint: localized("the platforms are: \(list)"))
         }
         var platform = try RecipeReader(file: file.path, text: raw)
         let declared = try platform.top.mappingReader("parameters")
         let names = declared?.keys ?? []
         for (key, value) in values {
             guard names.contains(key) else {
-                throw reader.error("with", "'\(key)' is not a parameter of '\(name)' (parameters: \(names.joined(separator: ", ")))")
+                let list = names.joined(separator: ", ")
+                throw reader.error("with", localized("'\(key)' is not a parameter of '\(name)' (parameters: \(list))"))
             }
             if let problem = withValueProblem(value) {
                 throw reader.error(
-                    "with", "'\(key)' \(problem)", hint: "a parameter is one line of plain text: a path, an address, an id")
+                    "with", "'\(key)' \(problem)", hint: localized("a parameter is one line of plain text: a path, an address, an id"))
             }
         }
         var text = raw
@@ -177,7 +178,8 @@ public enum RecipeComposer {
             if given == nil, try declared?.mappingReader(parameter)?.bool("per_user") == true { continue }
             guard let value = given ?? fallback else {
                 throw reader.error(
-                    "with", "missing: '\(name)' needs '\(parameter)'", hint: try declared?.mappingReader(parameter)?.string("help"))
+                    "with", localized("missing: '\(name)' needs '\(parameter)'"),
+                    hint: try declared?.mappingReader(parameter)?.string("help"))
             }
             // The value lands inside the platform's YAML text (a quoted string, or a plain one);
             // `withValueProblem` refused whatever could end that string or start a key.
@@ -199,10 +201,11 @@ public enum RecipeComposer {
         if let bad = value.unicodeScalars.first(where: {
             TerminalText.isControl($0) || [0x85, 0x2028, 0x2029, 0x22, 0x27, 0x5C].contains($0.value)
         }) {
-            return "holds '\(TerminalText.escaped(String(bad)))', which a parameter may not hold"
+            let shown = TerminalText.escaped(String(bad))
+            return localized("holds '\(shown)', which a parameter may not hold")
         }
         for sequence in [" #", "\t#", "{{", "}}"] where value.contains(sequence) {
-            return "holds '\(sequence)', which a parameter may not hold"
+            return localized("holds '\(sequence)', which a parameter may not hold")
         }
         return nil
     }
@@ -312,16 +315,20 @@ public enum RecipeComposer {
                 let dropped = ["type", "format"].filter { platformEntry[Node($0)] != nil && !ownKeys.contains($0) }
                 guard !dropped.isEmpty else { return nil }
                 let what = dropped.map { key in "\(key): \(platformEntry[Node(key)]?.scalar?.string ?? "…")" }.joined(separator: ", ")
-                return "field '\(name)' gives its own xpath, so the platform's \(what) no longer applies: "
-                    + "give its own \(dropped.joined(separator: " and ")), or say 'extends: true' to keep the platform's"
+                let keys = dropped.joined(separator: " and ")
+                return localized(
+                    "field '\(name)' gives its own xpath, so the platform's \(what) no longer applies: give its own \(keys), or say 'extends: true' to keep the platform's"
+                )
             }
             let inherited = platformEntry.keys.compactMap { $0.scalar?.string }.filter {
                 extractionKeys.contains($0) && !ownKeys.contains($0)
             }
             guard !ownKeys.isEmpty, !inherited.isEmpty else { return nil }
-            return
-                "field '\(name)' gives its own \(ownKeys.joined(separator: ", ")) over the platform's \(inherited.joined(separator: ", ")): "
-                + "say 'extends: true' if that is meant, or give its own xpath to read the value your own way"
+            let own = ownKeys.joined(separator: ", ")
+            let theirs = inherited.joined(separator: ", ")
+            return localized(
+                "field '\(name)' gives its own \(own) over the platform's \(theirs): say 'extends: true' if that is meant, or give its own xpath to read the value your own way"
+            )
         }
     }
 

@@ -57,15 +57,15 @@ public struct RecipeHeaders: Sendable, Equatable {
     public static func problem(name: String, value: String) -> String? {
         let token = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~").union(.alphanumerics)
         guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && token.contains($0) }) else {
-            return "'\(name)' is not a header name: use letters, digits and - only"
+            return localized("'\(name)' is not a header name: use letters, digits and - only")
         }
         if refusedNames.contains(name.lowercased()) {
             return name.lowercased().hasPrefix("cookie")
-                ? "a recipe cannot set Cookie: the session sends the portal's own cookies"
-                : "a recipe cannot set \(name): unitool's HTTP client sets it from the request itself"
+                ? localized("a recipe cannot set Cookie: the session sends the portal's own cookies")
+                : localized("a recipe cannot set \(name): unitool's HTTP client sets it from the request itself")
         }
         if value.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
-            return "the value of \(name) holds a line break or a control character"
+            return localized("the value of \(name) holds a line break or a control character")
         }
         return nil
     }

@@ -14,7 +14,7 @@ struct RecipeReader {
         self.file = file
         guard text.utf8.count <= Self.maximumFileBytes else {
             throw UniToolError(
-                .recipeInvalid, "\(file): \(text.utf8.count) bytes is more than a recipe may have (\(Self.maximumFileBytes))")
+                .recipeInvalid, localized("\(file): \(text.utf8.count) bytes is more than a recipe may have (\(Self.maximumFileBytes))"))
         }
         do {
             // The parser is kept until the check below: Yams holds a node's anchor weakly.
@@ -26,7 +26,7 @@ struct RecipeReader {
             // line to stdout, where JSON and JSON-RPC answers go.
             let parser = try Parser(yaml: text, resolver: .basic, encoding: .utf8)
             guard let node = try parser.singleRoot() else {
-                throw UniToolError(.recipeInvalid, "\(file): the recipe is empty")
+                throw UniToolError(.recipeInvalid, localized("\(file): the recipe is empty"))
             }
             if let anchored = Self.firstAnchoredNode(in: node) {
                 throw Self.anchorError(file: file, node: anchored)
@@ -35,8 +35,8 @@ struct RecipeReader {
             withExtendedLifetime(parser) {}
         } catch let error as YamlError {
             throw UniToolError(
-                .recipeInvalid, "\(file): not valid YAML: \(Self.describe(error))",
-                hint: "check the indentation and quoting near that line")
+                .recipeInvalid, localized("\(file): not valid YAML: \(Self.describe(error))"),
+                hint: localized("check the indentation and quoting near that line"))
         }
     }
 
@@ -64,8 +64,8 @@ struct RecipeReader {
     static func anchorError(file: String, node: Node) -> UniToolError {
         let line = node.mark.map { ":\($0.line)" } ?? ""
         return UniToolError(
-            .recipeInvalid, "\(file)\(line): YAML anchors and aliases (&name, *name) are not allowed in recipes",
-            hint: "write the value out in full; a few nested aliases can stand for billions of values")
+            .recipeInvalid, localized("\(file)\(line): YAML anchors and aliases (&name, *name) are not allowed in recipes"),
+            hint: localized("write the value out in full; a few nested aliases can stand for billions of values"))
     }
 
     /// A reader over a node built from others (a recipe merged with its platform's).
@@ -90,9 +90,9 @@ struct RecipeReader {
         switch error {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
             .composer(_, let problem, let mark, _):
-            return "line \(mark.line), column \(mark.column): \(problem)"
+            return localized("line \(mark.line), column \(mark.column): \(problem)")
         default:
-            return String(describing: error).split(separator: "\n").first.map(String.init) ?? "unknown"
+            return String(describing: error).split(separator: "\n").first.map(String.init) ?? localized("unknown")
         }
     }
 }
@@ -106,7 +106,7 @@ struct MappingReader {
 
     init(reader: RecipeReader, node: Node, path: String) throws {
         guard let mapping = node.mapping else {
-            throw reader.error(node, path, "expected a mapping of keys to values")
+            throw reader.error(node, path, localized("expected a mapping of keys to values"))
         }
         self.reader = reader
         self.node = node
@@ -138,25 +138,25 @@ struct MappingReader {
     func allowOnly(_ known: [String]) throws {
         for keyNode in mapping.keys {
             guard let key = keyNode.scalar?.string, !known.contains(key) else { continue }
-            let hint =
-                typoSuggestion(for: key, among: known).map { "did you mean '\($0)'?" } ?? "known keys: \(known.joined(separator: ", "))"
-            throw reader.error(keyNode, keyPath(key), "unknown key", hint: hint)
+            let list = known.joined(separator: ", ")
+            let hint = typoSuggestion(for: key, among: known).map { localized("did you mean '\($0)'?") } ?? localized("known keys: \(list)")
+            throw reader.error(keyNode, keyPath(key), localized("unknown key"), hint: hint)
         }
     }
 
     func string(_ key: String) throws -> String? {
         guard let value = child(key) else { return nil }
         guard let scalar = value.scalar else {
-            throw reader.error(value, keyPath(key), "expected a single value, not a list or mapping")
+            throw reader.error(value, keyPath(key), localized("expected a single value, not a list or mapping"))
         }
         return scalar.string
     }
 
     func requiredString(_ key: String) throws -> String {
         guard let value = try string(key) else {
-            throw reader.error(node, keyPath(key), "missing (this key is required)")
+            throw reader.error(node, keyPath(key), localized("missing (this key is required)"))
         }
-        guard !value.isEmpty else { throw reader.error(child(key), keyPath(key), "must not be empty") }
+        guard !value.isEmpty else { throw reader.error(child(key), keyPath(key), localized("must not be empty")) }
         return value
     }
 
@@ -165,14 +165,14 @@ struct MappingReader {
         switch text.lowercased() {
         case "true", "yes", "on": return true
         case "false", "no", "off": return false
-        default: throw reader.error(child(key), keyPath(key), "expected true or false, found '\(text)'")
+        default: throw reader.error(child(key), keyPath(key), localized("expected true or false, found '\(text)'"))
         }
     }
 
     func integer(_ key: String) throws -> Int? {
         guard let text = try string(key) else { return nil }
         guard let value = Int(text) else {
-            throw reader.error(child(key), keyPath(key), "expected a whole number, found '\(text)'")
+            throw reader.error(child(key), keyPath(key), localized("expected a whole number, found '\(text)'"))
         }
         return value
     }
@@ -184,9 +184,10 @@ struct MappingReader {
         guard let value = T(rawValue: text) else {
             let known = T.allCases.map(\.rawValue)
             let nearest = typoSuggestion(for: text, among: known)
+            let list = known.joined(separator: ", ")
             throw reader.error(
-                child(key), keyPath(key), "'\(text)' is not one of \(known.joined(separator: ", "))",
-                hint: nearest.map { "did you mean '\($0)'?" })
+                child(key), keyPath(key), localized("'\(text)' is not one of \(list)"),
+                hint: nearest.map { localized("did you mean '\($0)'?") })
         }
         return value
     }
@@ -195,11 +196,11 @@ struct MappingReader {
         guard let value = child(key) else { return nil }
         if let scalar = value.scalar { return [scalar.string] }
         guard let sequence = value.sequence else {
-            throw reader.error(value, keyPath(key), "expected a list of values")
+            throw reader.error(value, keyPath(key), localized("expected a list of values"))
         }
         return try sequence.map { item in
             guard let scalar = item.scalar else {
-                throw reader.error(item, keyPath(key), "expected a list of plain values")
+                throw reader.error(item, keyPath(key), localized("expected a list of plain values"))
             }
             return scalar.string
         }
@@ -236,14 +237,14 @@ struct MappingReader {
     /// The mapping under a key this reader lists (one of `keys`): there by construction, and a
     /// recipe error rather than a crash if it ever is not.
     func entry(_ key: String) throws -> MappingReader {
-        guard let nested = try mappingReader(key) else { throw error(key, "is missing") }
+        guard let nested = try mappingReader(key) else { throw error(key, localized("is missing")) }
         return nested
     }
 
     func list(_ key: String) throws -> [MappingReader]? {
         guard let value = child(key) else { return nil }
         guard let sequence = value.sequence else {
-            throw reader.error(value, keyPath(key), "expected a list")
+            throw reader.error(value, keyPath(key), localized("expected a list"))
         }
         return try sequence.enumerated().map { index, item in
             try MappingReader(reader: reader, node: item, path: "\(keyPath(key))[\(index)]")
@@ -263,7 +264,7 @@ struct MappingReader {
 
     func requiredXPath(_ key: String) throws -> String {
         guard let value = try xpath(key) else {
-            throw reader.error(node, keyPath(key), "missing (this key is required)")
+            throw reader.error(node, keyPath(key), localized("missing (this key is required)"))
         }
         return value
     }

@@ -22,14 +22,16 @@ public struct RecipeScaffold: Sendable {
     public init(portal: String, name: String?, baseURL: URL, identityProvider: String, idpURL: URL) throws {
         if let problem = PortalID.problem(with: portal) { throw UniToolError(.usage, "'\(portal)': \(problem)") }
         guard Self.identityProviders[identityProvider] != nil else {
+            let list = Self.identityProviders.keys.sorted().joined(separator: ", ")
             throw UniToolError(
-                .usage, "'\(identityProvider)' is not an identity provider unitool has a platform for",
-                hint:
-                    "choose one of: \(Self.identityProviders.keys.sorted().joined(separator: ", ")); for another, write the login rules yourself (docs/RECIPES.md)"
+                .usage, localized("'\(identityProvider)' is not an identity provider unitool has a platform for"),
+                hint: localized("choose one of: \(list); for another, write the login rules yourself (docs/RECIPES.md)")
             )
         }
         for url in [baseURL, idpURL] where url.scheme != "https" && url.scheme != "http" || url.host == nil {
-            throw UniToolError(.usage, "'\(url.absoluteString)' is not a web address", hint: "give it whole: https://portal.example.edu")
+            throw UniToolError(
+                .usage, localized("'\(url.absoluteString)' is not a web address"),
+                hint: localized("give it whole: https://portal.example.edu"))
         }
         self.portal = portal
         self.name = name ?? portal
@@ -98,9 +100,10 @@ public struct RecipeScaffold: Sendable {
     /// - Returns: the folder written.
     public func write(into parent: URL, checking check: (URL) throws -> Void) throws -> URL {
         if let newsFeed, let problem = Self.feedProblem(newsFeed) {
+            let feed = TerminalText.escaped(newsFeed)
             throw UniToolError(
-                .usage, "--news-feed '\(TerminalText.escaped(newsFeed))' \(problem); nothing was written",
-                hint: "give the feed's path (/news/rss) or its whole address (https://www.example.edu/news/rss)")
+                .usage, localized("--news-feed '\(feed)' \(problem); nothing was written"),
+                hint: localized("give the feed's path (/news/rss) or its whole address (https://www.example.edu/news/rss)"))
         }
         return try Self.writeFolder(portal, files: files.map { ($0.name, Data($0.text.utf8)) }, into: parent, checking: check)
     }
@@ -128,14 +131,19 @@ public struct RecipeScaffold: Sendable {
         // A symbolic link is refused whether or not it leads anywhere: `fileExists` follows
         // it, and a dangling one would end in the rename's raw error.
         if let target = try? files.destinationOfSymbolicLink(atPath: folder.path) {
+            let link = TerminalText.escaped(folder.path)
+            let shownTarget = TerminalText.escaped(target)
             throw UniToolError(
                 .usage,
-                "\(TerminalText.escaped(folder.path)) is a symbolic link (to \(TerminalText.escaped(target))\(files.fileExists(atPath: folder.path) ? "" : ", which does not exist")); nothing was written",
-                hint: "remove the link (rm \(TerminalText.escaped(folder.path))) or choose another name")
+                files.fileExists(atPath: folder.path)
+                    ? localized("\(link) is a symbolic link (to \(shownTarget)); nothing was written")
+                    : localized("\(link) is a symbolic link (to \(shownTarget), which does not exist); nothing was written"),
+                hint: localized("remove the link (rm \(link)) or choose another name"))
         }
         guard !files.fileExists(atPath: folder.path) else {
             throw UniToolError(
-                .usage, "\(folder.path) exists already; nothing was written", hint: "choose another name, or remove it first")
+                .usage, localized("\(folder.path) exists already; nothing was written"),
+                hint: localized("choose another name, or remove it first"))
         }
         // The topmost folder this call creates, removed again on failure.
         var created: URL?
@@ -168,16 +176,17 @@ public struct RecipeScaffold: Sendable {
             do {
                 try check(staged)
             } catch let error as UniToolError {
-                throw UniToolError(
-                    error.kind, error.message.replacingOccurrences(of: staged.path, with: folder.path) + "; nothing was written",
-                    hint: error.hint)
+                let message = error.message.replacingOccurrences(of: staged.path, with: folder.path)
+                throw UniToolError(error.kind, localized("\(message); nothing was written"), hint: error.hint)
             }
             do {
                 try files.moveItem(at: staged, to: folder)
             } catch {
                 throw UniToolError(
-                    .usage, "\(TerminalText.escaped(folder.path)) could not be put in place (it appeared meanwhile?); nothing was written",
-                    hint: "choose another name, or remove it first")
+                    .usage,
+                    localized(
+                        "\(TerminalText.escaped(folder.path)) could not be put in place (it appeared meanwhile?); nothing was written"),
+                    hint: localized("choose another name, or remove it first"))
             }
             try? files.removeItem(at: staging)
             return folder
@@ -196,8 +205,8 @@ public struct RecipeScaffold: Sendable {
         let definition = bundled.appendingPathComponent(portal).appendingPathComponent("portal.yaml")
         guard !replacing, FileManager.default.fileExists(atPath: definition.path) else { return }
         throw UniToolError(
-            .usage, "'\(portal)' is the name of a portal unitool comes with; a folder of that name would replace it",
-            hint: "choose another name (\(portal)-2, or your university's), or add --replace-bundled to replace it on purpose")
+            .usage, localized("'\(portal)' is the name of a portal unitool comes with; a folder of that name would replace it"),
+            hint: localized("choose another name (\(portal)-2, or your university's), or add --replace-bundled to replace it on purpose"))
     }
 
     /// Why `text` cannot be a news feed's path or address, or nil when it can. The platform
@@ -205,13 +214,13 @@ public struct RecipeScaffold: Sendable {
     /// a control character, none of which a path or an address holds unencoded, is refused.
     public static func feedProblem(_ text: String) -> String? {
         guard text.hasPrefix("/") || text.hasPrefix("https://") || text.hasPrefix("http://") else {
-            return "is neither a path starting with / nor an http(s) address"
+            return localized("is neither a path starting with / nor an http(s) address")
         }
         if let bad = text.unicodeScalars.first(where: {
             $0 == "\"" || $0 == "\\" || $0.properties.isWhitespace || TerminalText.isControl($0)
         }) {
-            let shown = bad == " " ? "a space" : "'" + TerminalText.escaped(String(bad)) + "'"
-            return "holds \(shown), which no path or address holds as it is"
+            let shown = bad == " " ? localized("a space") : "'" + TerminalText.escaped(String(bad)) + "'"
+            return localized("holds \(shown), which no path or address holds as it is")
         }
         return nil
     }

@@ -53,8 +53,8 @@ public struct RecipeTrust: Sendable, Equatable {
             return RecipeTrust(entries: try JSONDecoder().decode([Entry].self, from: data))
         } catch {
             throw UniToolError(
-                .stateCorrupt, "\(file.path) cannot be read as a list of trusted portal definitions",
-                hint: "remove it and trust your recipe packs again with 'unitool recipes trust DIR'")
+                .stateCorrupt, localized("\(file.path) cannot be read as a list of trusted portal definitions"),
+                hint: localized("remove it and trust your recipe packs again with 'unitool recipes trust DIR'"))
         }
     }
 

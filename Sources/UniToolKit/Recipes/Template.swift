@@ -28,7 +28,7 @@ public struct Template: Sendable, Equatable, CustomStringConvertible {
             output += rest[..<open.lowerBound]
             let name = rest[open.upperBound..<close.lowerBound].trimmingWhitespace()
             guard let value = values[name] else {
-                throw UniToolError(.recipeInvalid, "the template \"\(source)\" uses {{\(name)}}, which has no value")
+                throw UniToolError(.recipeInvalid, localized("the template \"\(source)\" uses {{\(name)}}, which has no value"))
             }
             output += encode(value)
             rest = rest[close.upperBound...]

@@ -47,10 +47,10 @@ public struct TodayItem: Sendable, Equatable {
         let command = try reader.requiredString("command")
         let show = try reader.choice("show", of: Show.self) ?? .records
         let days = try reader.integer("days") ?? (show == .due ? 3 : 0)
-        guard (0...366).contains(days) else { throw reader.error("days", "must be from 0 to 366") }
+        guard (0...366).contains(days) else { throw reader.error("days", localized("must be from 0 to 366")) }
         let field = try reader.string("field")
         if show == .due, field == nil {
-            throw reader.error("field", "missing: show: due needs the date field to compare, such as field: due")
+            throw reader.error("field", localized("missing: show: due needs the date field to compare, such as field: due"))
         }
         var item = TodayItem(
             title: try reader.string("title") ?? command, command: command,
@@ -58,7 +58,7 @@ public struct TodayItem: Sendable, Equatable {
             field: field)
         item.fields = try reader.stringList("fields")
         if item.fields != nil, show != .records, show != .due {
-            throw reader.error("fields", "only a records or due section chooses its fields; events and changes have their own")
+            throw reader.error("fields", localized("only a records or due section chooses its fields; events and changes have their own"))
         }
         return item
     }
@@ -72,28 +72,28 @@ extension PortalRecipe {
         today.enumerated().flatMap { index, item -> [String] in
             let place = "\(file): today[\(index)] (\(item.title))"
             guard let recipe = commands[item.command] else {
-                return [
-                    "\(place): '\(item.command)' is not a command of '\(id)' (commands: \(commands.keys.sorted().joined(separator: ", ")))"
-                ]
+                let list = commands.keys.sorted().joined(separator: ", ")
+                return [localized("\(place): '\(item.command)' is not a command of '\(id)' (commands: \(list))")]
             }
             var problems: [String] = []
             for name in item.options.keys.sorted() where !recipe.options.contains(where: { $0.name == name }) {
-                problems.append("\(place): '\(item.command)' has no option '\(name)'")
+                problems.append(localized("\(place): '\(item.command)' has no option '\(name)'"))
             }
             for name in item.fields ?? [] where !recipe.columns.contains(name) {
-                problems.append(
-                    "\(place): '\(name)' is not a field of '\(item.command)' (fields: \(recipe.columns.joined(separator: ", ")))")
+                let list = recipe.columns.joined(separator: ", ")
+                problems.append(localized("\(place): '\(name)' is not a field of '\(item.command)' (fields: \(list))"))
             }
             switch item.show {
             case .events where recipe.calendar == nil:
-                problems.append("\(place): show: events needs a calendar: section in \(recipe.file)")
+                problems.append(localized("\(place): show: events needs a calendar: section in \(recipe.file)"))
             case .due:
                 let field = recipe.primary.fields.first { $0.name == item.field }
                 if field?.type != .date && field?.type != .datetime {
-                    problems.append("\(place): field: '\(item.field ?? "")' is not a date field of '\(item.command)'")
+                    let name = item.field ?? ""
+                    problems.append(localized("\(place): field: '\(name)' is not a date field of '\(item.command)'"))
                 }
             case .changes where recipe.keyFields.isEmpty:
-                problems.append("\(place): show: changes follows records by their key: fields, and \(recipe.file) has none")
+                problems.append(localized("\(place): show: changes follows records by their key: fields, and \(recipe.file) has none"))
             default: break
             }
             return problems

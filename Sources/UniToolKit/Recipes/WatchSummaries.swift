@@ -89,19 +89,22 @@ public struct WatchSummaries: Sendable, Equatable {
         if let due = try reader.string("due") {
             guard let field = fields.first(where: { $0.name == due }), field.type == .date || field.type == .datetime else {
                 let dates = fields.filter { $0.type == .date || $0.type == .datetime }.map(\.name)
+                let list = dates.joined(separator: ", ")
                 throw reader.error(
-                    "due", "'\(due)' is not a date field of this recipe",
-                    hint: dates.isEmpty ? "it has no date field" : "its date fields: \(dates.joined(separator: ", "))")
+                    "due", localized("'\(due)' is not a date field of this recipe"),
+                    hint: dates.isEmpty ? localized("it has no date field") : localized("its date fields: \(list)"))
             }
             result.due = due
         }
         if let within = try reader.string("within") {
             guard result.due != nil else {
                 throw reader.error(
-                    "within", "says how many days before the due date: name it with 'due:'", hint: "watch: { due: due, within: 3d }")
+                    "within", localized("says how many days before the due date: name it with 'due:'"),
+                    hint: "watch: { due: due, within: 3d }")
             }
             guard let days = within.hasSuffix("d") ? Int(within.dropLast()) : nil, (0...366).contains(days) else {
-                throw reader.error("within", "'\(within)' is not a number of days from 0d to 366d", hint: "such as within: 3d")
+                throw reader.error(
+                    "within", localized("'\(within)' is not a number of days from 0d to 366d"), hint: localized("such as within: 3d"))
             }
             result.within = days
         }
@@ -111,21 +114,26 @@ public struct WatchSummaries: Sendable, Equatable {
             guard let extra = extraPlaceholders(kind: kind, hasDue: result.due != nil), split(kind).field.map(names.contains) ?? true
             else {
                 let suggestion = kind == "new" ? "added" : typoSuggestion(for: kind, among: known)
+                let list = kinds.joined(separator: ", ")
                 throw summary.error(
-                    kind, "'\(kind)' is not an event kind a summary is written for",
-                    hint: (suggestion.map { "did you mean '\($0)'? " } ?? "")
-                        + "kinds: \(kinds.joined(separator: ", ")), each also as KIND.FIELD with a field of this recipe (changed.grade)")
+                    kind, localized("'\(kind)' is not an event kind a summary is written for"),
+                    hint: (suggestion.map { localized("did you mean '\($0)'?") + " " } ?? "")
+                        + localized("kinds: \(list), each also as KIND.FIELD with a field of this recipe (changed.grade)"))
             }
-            let template = Template(try summary.requiredString(kind))
+            guard let text = try summary.text(kind)?.text(for: Translation.current.languages, orFirst: true), !text.isEmpty else {
+                throw summary.error(kind, localized("must not be empty"))
+            }
+            let template = Template(text)
             let allowed = names + extra
             for variable in template.variables where !allowed.contains(variable) {
+                let list = allowed.map { "{{\($0)}}" }.joined(separator: ", ")
                 let hint =
                     variable == whenPlaceholder
-                    ? "{{when}} words a due date: name the date field with 'due:' in this watch section"
-                    : (typoSuggestion(for: variable, among: allowed).map { "did you mean {{\($0)}}? " } ?? "")
-                        + "it may use: \(allowed.map { "{{\($0)}}" }.joined(separator: ", "))"
+                    ? localized("{{when}} words a due date: name the date field with 'due:' in this watch section")
+                    : (typoSuggestion(for: variable, among: allowed).map { localized("did you mean {{\($0)}}?") + " " } ?? "")
+                        + localized("it may use: \(list)")
                 throw summary.error(
-                    kind, "uses {{\(variable)}}, which is neither a field nor a placeholder of a '\(kind)' summary", hint: hint)
+                    kind, localized("uses {{\(variable)}}, which is neither a field nor a placeholder of a '\(kind)' summary"), hint: hint)
             }
             result.templates.append(Entry(kind: kind, template: template))
         }

@@ -117,11 +117,19 @@ struct DraftDates: Equatable {
                 ?? draft.fields.first { $0.type == nil && !$0.key && $0.name != draft.option?.name && !$0.name.hasPrefix("column_") }?
                 .name ?? draft.fields.first { $0.type == nil && $0.name != draft.option?.name }?.name
             let shown = header(of: field).map { "'\($0)'" } ?? "'\(field.name)'"
+            let command = draft.command
+            let fieldName = field.name
+            let total = days.count
             if field.type == "date", dueLike {
                 return DraftDates(
                     kind: .due, field: field.name, title: title, timeField: nil,
-                    reading:
-                        "\(draft.command).\(field.name): a due date (its name or header \(shown)\(mostlyAhead ? ", and \(ahead) of \(days.count) dates on or after the day of the recording" : "")): overdue, a today: item and an all-day event on it"
+                    reading: mostlyAhead
+                        ? localized(
+                            "\(command).\(fieldName): a due date (its name or header \(shown), and \(ahead) of \(total) dates on or after the day of the recording): overdue, a today: item and an all-day event on it"
+                        )
+                        : localized(
+                            "\(command).\(fieldName): a due date (its name or header \(shown)): overdue, a today: item and an all-day event on it"
+                        )
                 )
             }
             guard best == nil, mostlyAhead || field.type == "datetime" && dueLike && !allPast else { continue }
@@ -134,8 +142,13 @@ struct DraftDates: Equatable {
             }
             best = DraftDates(
                 kind: .events, field: field.name, title: title, timeField: time,
-                reading:
-                    "\(draft.command).\(field.name): the dates of upcoming events (\(ahead) of \(days.count) on or after the day of the recording): a today: item and \(time == nil ? "all-day" : "timed") events"
+                reading: time == nil
+                    ? localized(
+                        "\(command).\(fieldName): the dates of upcoming events (\(ahead) of \(total) on or after the day of the recording): a today: item and all-day events"
+                    )
+                    : localized(
+                        "\(command).\(fieldName): the dates of upcoming events (\(ahead) of \(total) on or after the day of the recording): a today: item and timed events"
+                    )
             )
         }
         return best

@@ -29,9 +29,10 @@ public struct DraftManifest: Sendable, Equatable {
             let hash = parts.first.map(String.init) ?? ""
             let path = parts.count == 2 ? String(parts[1].drop { $0 == " " || $0 == "*" }) : ""
             guard hash.count == 64, hash.allSatisfy(\.isHexDigit), !path.isEmpty else {
+                let lineNumber = number + 1
                 throw UniToolError(
-                    .usage, "\(Self.fileName), line \(number + 1), is not '<sha256>  <path>'",
-                    hint: "it records what 'recipes new' wrote; delete it to have --update keep every file as yours")
+                    .usage, localized("\(Self.fileName), line \(lineNumber), is not '<sha256>  <path>'"),
+                    hint: localized("it records what 'recipes new' wrote; delete it to have --update keep every file as yours"))
             }
             hashes[path] = hash.lowercased()
         }
@@ -93,15 +94,15 @@ public struct DraftUpdate: Sendable {
                     entries.append(
                         Entry(
                             path: path, outcome: .keptDeleted,
-                            why: "you removed it; to have it made again, delete its line from \(DraftManifest.fileName)"))
+                            why: localized("you removed it; to have it made again, delete its line from \(DraftManifest.fileName)")))
                     continue
                 }
-                entries.append(Entry(path: path, outcome: .added, why: "new in this recording", write: file.data))
+                entries.append(Entry(path: path, outcome: .added, why: localized("new in this recording"), write: file.data))
                 next.hashes[path] = DraftManifest.hash(file.data)
                 continue
             }
             if current == file.data {
-                entries.append(Entry(path: path, outcome: .unchanged, why: "the new recording makes it the same"))
+                entries.append(Entry(path: path, outcome: .unchanged, why: localized("the new recording makes it the same")))
                 next.hashes[path] = DraftManifest.hash(file.data)
                 continue
             }
@@ -112,8 +113,11 @@ public struct DraftUpdate: Sendable {
                 let base = Self.mergedPortal(
                     current: String(decoding: file.data, as: UTF8.self), new: String(decoding: current, as: UTF8.self))
                 let data = base.note == nil ? Data(base.text.utf8) : file.data
-                let kept = base.note == nil && !base.added.isEmpty ? "; kept from the old one: " + base.added.joined(separator: "; ") : ""
-                let why = "not edited since it was made: the new recording's version\(kept)"
+                let kept = base.added.joined(separator: "; ")
+                let why =
+                    base.note == nil && !base.added.isEmpty
+                    ? localized("not edited since it was made: the new recording's version; kept from the old one: \(kept)")
+                    : localized("not edited since it was made: the new recording's version")
                 entries.append(Entry(path: path, outcome: .updated, why: why, write: data))
                 next.hashes[path] = DraftManifest.hash(data)
                 continue
@@ -122,13 +126,23 @@ public struct DraftUpdate: Sendable {
                 let merge = Self.mergedPortal(
                     current: String(decoding: current, as: UTF8.self), new: String(decoding: file.data, as: UTF8.self))
                 let data = Data(merge.text.utf8)
-                var why = merge.added.isEmpty ? "nothing to add" : "added " + merge.added.joined(separator: "; ")
+                let added = merge.added.joined(separator: "; ")
+                let why: String
                 if let note = merge.note {
-                    why = note
-                } else if merge.rest {
-                    why += "; the new recording's login differs in more: its version is portal.yaml.new"
+                    why = localized("\(note) (your edits kept)")
+                } else if merge.added.isEmpty {
+                    why =
+                        merge.rest
+                        ? localized(
+                            "nothing to add; the new recording's login differs in more: its version is portal.yaml.new (your edits kept)")
+                        : localized("nothing to add (your edits kept)")
+                } else {
+                    why =
+                        merge.rest
+                        ? localized(
+                            "added \(added); the new recording's login differs in more: its version is portal.yaml.new (your edits kept)")
+                        : localized("added \(added) (your edits kept)")
                 }
-                why += " (your edits kept)"
                 entries.append(
                     Entry(
                         path: path, outcome: merge.added.isEmpty ? .kept : .merged, why: why, write: merge.added.isEmpty ? nil : data,
@@ -141,11 +155,13 @@ public struct DraftUpdate: Sendable {
                     Entry(
                         path: path, outcome: .kept,
                         why: written == nil
-                            ? "not written by 'recipes new' (or its record \(DraftManifest.fileName) is gone): the new version is \(path).new"
-                            : "edited by you since it was made: the new version is \(path).new", beside: file.data))
+                            ? localized(
+                                "not written by 'recipes new' (or its record \(DraftManifest.fileName) is gone): the new version is \(path).new"
+                            )
+                            : localized("edited by you since it was made: the new version is \(path).new"), beside: file.data))
                 continue
             }
-            entries.append(Entry(path: path, outcome: .updated, why: "not edited since it was made", write: file.data))
+            entries.append(Entry(path: path, outcome: .updated, why: localized("not edited since it was made"), write: file.data))
             next.hashes[path] = DraftManifest.hash(file.data)
         }
         manifest = next
@@ -165,8 +181,9 @@ public struct DraftUpdate: Sendable {
         let unsafe = (
             current, [String](), true,
             Optional(
-                "its layout is not one unitool can add to safely (the new recording's services, password destinations or today: items): the new version is portal.yaml.new, copy what you need from it"
-            )
+                localized(
+                    "its layout is not one unitool can add to safely (the new recording's services, password destinations or today: items): the new version is portal.yaml.new, copy what you need from it"
+                ))
         )
         guard let ours = PortalShape(current), let theirs = PortalShape(new) else { return unsafe }
         let merged = Self.lineMerge(current: current, new: new, ours: ours, theirs: theirs)
@@ -221,7 +238,8 @@ public struct DraftUpdate: Sendable {
                 let before = lines.firstIndex(of: "login:").map { $0 > 0 && lines[$0 - 1].isEmpty ? $0 - 1 : $0 } ?? lines.count
                 lines.insert(contentsOf: ["services:"] + missing.map(\.line), at: before)
             }
-            added.append("the service\(missing.count == 1 ? "" : "s") \(missing.map(\.name).joined(separator: ", "))")
+            let names = missing.map(\.name).joined(separator: ", ")
+            added.append(localized("the service \(names)", plural: "the services \(names)", count: missing.count))
         }
         // credentials_may_go_to: [a, b]: the new recording's destinations it lacks.
         func destinations(_ line: String) -> [String]? {
@@ -236,7 +254,8 @@ public struct DraftUpdate: Sendable {
             let more = theirs.filter { !current.contains($0) }
             if !more.isEmpty {
                 lines[index] = "credentials_may_go_to: [\((current + more).joined(separator: ", "))]"
-                added.append("credentials_may_go_to \(more.joined(separator: ", ")) (the new recording's password went there)")
+                let origins = more.joined(separator: ", ")
+                added.append(localized("credentials_may_go_to \(origins) (the new recording's password went there)"))
             }
         }
         // today: the new recording's items for commands the list does not name yet.
@@ -266,7 +285,8 @@ public struct DraftUpdate: Sendable {
                 while lines.last == "" { lines.removeLast() }
                 lines += ["", "today:"] + newItems.flatMap(\.lines) + [""]
             }
-            added.append("today: for \(newItems.map(\.command).joined(separator: ", "))")
+            let commands = newItems.map(\.command).joined(separator: ", ")
+            added.append(localized("today: for \(commands)"))
         }
         let text = lines.joined(separator: "\n")
         // What else differs: the files without comments, services and the credentials line.

@@ -95,20 +95,24 @@ public struct HTTPArchive: Sendable {
         let name = TerminalText.escaped(path)
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         guard let attributes, attributes[.type] as? FileAttributeType != .typeDirectory else {
-            throw UniToolError(.usage, "cannot read the recording \(name)", hint: "give the path of the .har file the browser saved")
+            throw UniToolError(
+                .usage, localized("cannot read the recording \(name)"), hint: localized("give the path of the .har file the browser saved"))
         }
         let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
         if size > Self.maximumSize { throw Self.tooLarge(size, name: name) }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw UniToolError(.usage, "cannot read the recording \(name)", hint: "give the path of the .har file the browser saved")
+            throw UniToolError(
+                .usage, localized("cannot read the recording \(name)"), hint: localized("give the path of the .har file the browser saved"))
         }
         try self.init(data: data, name: name)
     }
 
     private static func tooLarge(_ size: Int, name: String) -> UniToolError {
-        UniToolError(
-            .usage, "\(name) is \(size >> 20) MB, more than a recording of a login holds (at most \(Self.maximumSize >> 20) MB)",
-            hint: "record only the login and the pages you want: clear the Network tab (🚫) before you start")
+        let megabytes = size >> 20
+        let most = Self.maximumSize >> 20
+        return UniToolError(
+            .usage, localized("\(name) is \(megabytes) MB, more than a recording of a login holds (at most \(most) MB)"),
+            hint: localized("record only the login and the pages you want: clear the Network tab (🚫) before you start"))
     }
 
     /// Reads a recording. `name` is how errors name it (the file's path).
@@ -118,21 +122,24 @@ public struct HTTPArchive: Sendable {
         do {
             file = try JSONDecoder().decode(HARFile.self, from: data)
         } catch let error as DecodingError {
+            let problem = Self.describe(error)
             throw UniToolError(
-                .usage, "\(name) is not a HAR recording: \(Self.describe(error))",
-                hint: "save it from the browser's DevTools: Network tab, then 'Save all as HAR' (Chromium) or 'Save All As HAR' (Firefox)")
+                .usage, localized("\(name) is not a HAR recording: \(problem)"),
+                hint: localized(
+                    "save it from the browser's DevTools: Network tab, then 'Save all as HAR' (Chromium) or 'Save All As HAR' (Firefox)"))
         }
         if let version = file.log.version, !["1.1", "1.2"].contains(version) {
+            let shown = TerminalText.escaped(version)
             throw UniToolError(
-                .usage, "\(name) is HAR version \(TerminalText.escaped(version)); unitool reads versions 1.1 and 1.2",
-                hint: "save the recording again from Chromium or Firefox")
+                .usage, localized("\(name) is HAR version \(shown); unitool reads versions 1.1 and 1.2"),
+                hint: localized("save the recording again from Chromium or Firefox"))
         }
         creator = file.log.creator?.name ?? "unknown"
         // Only what a portal serves: the browser's own pages and local files are no part of it,
         // and a service or a command made of one would be refused by lint.
         var skipped: [String] = []
         exchanges = file.log.entries.compactMap { entry in
-            let scheme = URL(string: entry.request.url)?.scheme?.lowercased() ?? "an unreadable address"
+            let scheme = URL(string: entry.request.url)?.scheme?.lowercased() ?? localized("an unreadable address")
             guard scheme == "http" || scheme == "https" else {
                 skipped.append(scheme)
                 return nil
@@ -209,16 +216,24 @@ public struct HTTPArchive: Sendable {
     }
 
     private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
+        /// Where in the file, as `log.entries[3].request`; nil at the top.
+        func path(_ context: DecodingError.Context) -> String? {
             let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            return keys.isEmpty ? "" : " at " + keys.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+            return keys.isEmpty ? nil : keys.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
         }
         switch error {
         case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "it is not JSON" : "a value is malformed\(path(context))"
-        case .keyNotFound(let key, let context): return "'\(key.stringValue)' is missing\(path(context))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "a value has the wrong type\(path(context))"
-        @unknown default: return "it cannot be read"
+            if context.codingPath.isEmpty { return localized("it is not JSON") }
+            if let place = path(context) { return localized("a value is malformed at \(place)") }
+            return localized("a value is malformed")
+        case .keyNotFound(let key, let context):
+            let name = key.stringValue
+            if let place = path(context) { return localized("'\(name)' is missing at \(place)") }
+            return localized("'\(name)' is missing")
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            if let place = path(context) { return localized("a value has the wrong type at \(place)") }
+            return localized("a value has the wrong type")
+        @unknown default: return localized("it cannot be read")
         }
     }
 }

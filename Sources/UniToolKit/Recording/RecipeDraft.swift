@@ -84,20 +84,22 @@ public struct RecipeDraft: Sendable {
         platform = fit?.platform
         var ownRules: [DraftRule] = []
         for (index, step) in login.steps.enumerated() {
+            let shownPage = Self.shown(step.pageURL)
             if let fit, fit.covered.contains(index) {
-                recognised.append(
-                    "\(step.rule.reading) on \(Self.shown(step.pageURL)): the \(fit.platform) platform's rule '\(fit.ruleNames[index] ?? step.rule.name)'"
-                )
+                let ruleName = fit.ruleNames[index] ?? step.rule.name
+                recognised.append(localized("\(step.rule.reading) on \(shownPage): the \(fit.platform) platform's rule '\(ruleName)'"))
                 continue
             }
             var rule = step.rule
             if let fit, let replaced = fit.ruleNames[index] { rule.name = replaced }
             recognised.append(
-                "\(rule.reading) on \(Self.shown(step.pageURL)): rule '\(rule.name)'\(rule.afterLogin ? ", after the login" : "")")
-            if let guess = rule.guess { guessed.append("rule '\(rule.name)': \(guess)") }
+                rule.afterLogin
+                    ? localized("\(rule.reading) on \(shownPage): rule '\(rule.name)', after the login")
+                    : localized("\(rule.reading) on \(shownPage): rule '\(rule.name)'"))
+            if let guess = rule.guess { guessed.append(localized("rule '\(rule.name)': \(guess)")) }
             ownRules.append(rule)
         }
-        if let fit { recognised.insert("the login pages are those of \(fit.summary): login.use: \(fit.platform)", at: 0) }
+        if let fit { recognised.insert(localized("the login pages are those of \(fit.summary): login.use: \(fit.platform)"), at: 0) }
         // Error rules from recordings of a failed login, before every other rule (`RecordedFailure`).
         let failed = RecordedFailure.draftPart(failures, login: login, platform: fit?.platform, platforms: platforms)
         ownRules.insert(contentsOf: failed.rules, at: 0)
@@ -108,11 +110,17 @@ public struct RecipeDraft: Sendable {
         }
         for scheme in Set(archive.skippedSchemes).sorted() {
             let count = archive.skippedSchemes.filter { $0 == scheme }.count
+            let shownScheme = TerminalText.escaped(scheme)
             recognised.append(
-                "\(Plural.count(count, "entry")) of \(TerminalText.escaped(scheme)): skipped (only http and https pages are a portal's)")
+                localized(
+                    "\(count) entry of \(shownScheme): skipped (only http and https pages are a portal's)",
+                    plural: "\(count) entries of \(shownScheme): skipped (only http and https pages are a portal's)", count: count))
         }
-        recognised.append("the login ends at \(Self.shown(login.pageLoads[login.donePage].url)), told by \(login.doneReading)")
-        if login.doneXPath == nil { guessed.append("done_when: the portal's page showed no link to log out; the address is used") }
+        let landing = Self.shown(login.pageLoads[login.donePage].url)
+        recognised.append(localized("the login ends at \(landing), told by \(login.doneReading)"))
+        if login.doneXPath == nil {
+            guessed.append(localized("done_when: the portal's page showed no link to log out; the address is used"))
+        }
 
         // What was visited after the login: pages with a table or a list, JSON answers, the terms API.
         var dataDrafts: [DraftDataRecipe] = []
@@ -131,7 +139,8 @@ public struct RecipeDraft: Sendable {
             archive: archive, from: firstAfter, portal: login.portal.origin,
             loginOrigins: login.identityProvider.origin == login.portal.origin ? [] : [login.identityProvider.origin])
         for refusal in reach.refused {
-            recognised.append("\(TerminalText.escaped(refusal.origin)): skipped, no service or command for it: \(refusal.reason)")
+            let origin = TerminalText.escaped(refusal.origin)
+            recognised.append(localized("\(origin): skipped, no service or command for it: \(refusal.reason)"))
         }
         let serviceOrigins = Set(reach.accepted.map(\.origin))
         // One address, one page: the same address may have been loaded more than once (first as
@@ -176,7 +185,7 @@ public struct RecipeDraft: Sendable {
             let isLanding = exchange.url == doneURL && exchange.isPageLoad
             if exchange.isJSON || exchange.mimeType == nil && body.first == UInt8(ascii: "{") {
                 guard let json = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else {
-                    if noting { skippedHere.append("\(Self.shown(exchange.url)): JSON that does not parse: no command for it") }
+                    if noting { skippedHere.append(localized("\(Self.shown(exchange.url)): JSON that does not parse: no command for it")) }
                     return nil
                 }
                 guard
@@ -193,7 +202,7 @@ public struct RecipeDraft: Sendable {
                     return Made(draft: draft, heading: heading, exchange: exchange)
                 }
                 if noting, exchange.isPageLoad, !isLanding {
-                    skippedHere.append("\(Self.shown(exchange.url)) has no table or list: no command for it")
+                    skippedHere.append(Self.noTableLine(Self.shown(exchange.url)))
                 }
             } else if RecordedFeed.isXML(mimeType: exchange.mimeType, body: body) {
                 if let feed = RecordedFeed.recipe(
@@ -201,13 +210,15 @@ public struct RecipeDraft: Sendable {
                 {
                     return Made(draft: feed.draft, heading: nil, exchange: exchange, namespaces: feed.namespaces)
                 }
-                if noting { skippedHere.append("\(Self.shown(exchange.url)): XML without a repeated element: no command for it") }
+                if noting {
+                    skippedHere.append(localized("\(Self.shown(exchange.url)): XML without a repeated element: no command for it"))
+                }
             } else if noting {
-                let type = TerminalText.escaped(exchange.mimeType ?? "no type")
+                let type = TerminalText.escaped(exchange.mimeType ?? localized("no type"))
                 let what =
                     type.lowercased().contains("calendar")
-                    ? "an iCalendar file: no command is made from one yet (write one with parse: ics, docs/RECIPES.md)"
-                    : "neither HTML, JSON nor XML: no command for it"
+                    ? localized("an iCalendar file: no command is made from one yet (write one with parse: ics, docs/RECIPES.md)")
+                    : localized("neither HTML, JSON nor XML: no command for it")
                 skippedHere.append("\(Self.shown(exchange.url)) (\(type)): \(what)")
             }
             return nil
@@ -240,8 +251,8 @@ public struct RecipeDraft: Sendable {
                 let found = Self.termsFields(json)
             {
                 terms = (SessionInAddress.stripped(exchange.url).pathAndQuery, found.version, found.url)
-                recognised.append(
-                    "a terms-of-use version in the JSON of \(Self.shown(exchange.url)) ('\(found.version)'): the terms: section")
+                let shownPage = Self.shown(exchange.url)
+                recognised.append(localized("a terms-of-use version in the JSON of \(shownPage) ('\(found.version)'): the terms: section"))
                 continue
             }
             // A page that says terms of use and shows their version is the terms, never data.
@@ -264,9 +275,9 @@ public struct RecipeDraft: Sendable {
             }
             if let chosen {
                 if candidates.count > 1 {
+                    let shownPage = Self.shown(chosen.exchange.url)
                     recognised.append(
-                        "\(Self.shown(chosen.exchange.url)) was loaded \(candidates.count) times: the last load with records is the command's page"
-                    )
+                        localized("\(shownPage) was loaded \(candidates.count) times: the last load with records is the command's page"))
                 }
                 made.append(chosen)
             } else if let last = candidates.last {
@@ -275,10 +286,15 @@ public struct RecipeDraft: Sendable {
         }
         if let termsPage {
             let version = TerminalText.escaped(termsPage.match.version)
+            let shownPage = Self.shown(termsPage.url)
+            let heading = TerminalText.escaped(termsPage.match.heading)
             recognised.append(
                 terms == nil
-                    ? "\(Self.shown(termsPage.url)) is the terms of use ('\(TerminalText.escaped(termsPage.match.heading))', version '\(version)'): the terms: section reads the version on that page (version_page), and it is no data command"
-                    : "\(Self.shown(termsPage.url)) is the terms of use (version '\(version)'): no data command; the terms API's JSON gives the version"
+                    ? localized(
+                        "\(shownPage) is the terms of use ('\(heading)', version '\(version)'): the terms: section reads the version on that page (version_page), and it is no data command"
+                    )
+                    : localized(
+                        "\(shownPage) is the terms of use (version '\(version)'): no data command; the terms API's JSON gives the version")
             )
         }
         // The same page with another value of its own selector (`?term=2025-2` beside the page
@@ -332,9 +348,16 @@ public struct RecipeDraft: Sendable {
                             (value, other.draft.sourceURL, other.draft.body, other.draft.document))
                     }
                 }
+                let shownPage = Self.shown(url)
+                let label = TerminalText.escaped(option.label)
+                let listed = values.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")
+                let count = values.count
                 recognised.append(
-                    "\(Self.shown(url)) with \(Plural.count(values.count, "value")) of its selector '\(TerminalText.escaped(option.label))' (\(values.map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", "))): one command, '\(command)', with a fixture for each"
-                )
+                    localized(
+                        "\(shownPage) with \(count) value of its selector '\(label)' (\(listed)): one command, '\(command)', with a fixture for each",
+                        plural:
+                            "\(shownPage) with \(count) values of its selector '\(label)' (\(listed)): one command, '\(command)', with a fixture for each",
+                        count: count))
             }
         }
         // A page's script's POST answered with JSON records: a `method: post` command whose
@@ -351,10 +374,15 @@ public struct RecipeDraft: Sendable {
             draft.service = service
             dataDrafts.append(draft)
             guessed += call.guesses.map { "\(draft.command): \($0)" }
-            for value in call.sessionValues where secretKinds[value] == nil { secretKinds[value] = "a session value a page's script sent" }
+            for value in call.sessionValues where secretKinds[value] == nil {
+                secretKinds[value] = localized("a session value a page's script sent")
+            }
             secrets = Array(Set(secrets).union(call.sessionValues)).sorted()
         }
-        skippedHere += ajax.skipped.map { "\(Self.shown($0.url)) (a script's POST): \($0.reason)" }
+        for skip in ajax.skipped {
+            let shownPage = Self.shown(skip.url)
+            skippedHere.append(localized("\(shownPage) (a script's POST): \(skip.reason)"))
+        }
         // A form posted whose answer shows an address of the user's own (an iCal link): a command
         // that posts it again and reads that address (`RecordedExport`).
         for export in RecordedExport.exports(
@@ -367,25 +395,29 @@ public struct RecipeDraft: Sendable {
             commands.append(command)
             let yaml = Self.personalScrubbed(export.yaml(command: command, service: service), personal: personalData, words: false)
             files.append(File(path: "\(command).yaml", data: Data(yaml.utf8)))
-            recognised.append("\(export.reading): the command '\(command)'")
+            recognised.append(localized("\(export.reading): the command '\(command)'"))
             guessed += export.guesses.map { "\(command): \($0)" }
             for value in export.secretValues where secretKinds[value] == nil {
-                secretKinds[value] = "a value of the address a form's answer showed"
+                secretKinds[value] = localized("a value of the address a form's answer showed")
             }
             secrets = Array(Set(secrets).union(export.secretValues)).sorted()
         }
         if !sessionNames.isEmpty {
+            let names = sessionNames.sorted().map { TerminalText.escaped($0) }.joined(separator: ", ")
             recognised.append(
-                "session ids in the addresses (\(sessionNames.sorted().map { TerminalText.escaped($0) }.joined(separator: ", "))): left out of every address written, and checked for in every file"
-            )
+                localized("session ids in the addresses (\(names)): left out of every address written, and checked for in every file"))
         }
         if !archive.exchanges.contains(where: { $0.isPageLoad && $0.body != nil }) {
             guessed.append(
-                "the recording holds no page contents, so the login rules are named from what was posted and no command could be made: save the HAR with content (Chromium: 'Save all as HAR'; Playwright: record_har_content='embed')"
+                localized(
+                    "the recording holds no page contents, so the login rules are named from what was posted and no command could be made: save the HAR with content (Chromium: 'Save all as HAR'; Playwright: record_har_content='embed')"
+                )
             )
         } else if dataDrafts.isEmpty && platformPages.isEmpty {
             guessed.append(
-                "no page after the login had a table, a list or a JSON array: record again and open your grades (or another page of records) before saving"
+                localized(
+                    "no page after the login had a table, a list or a JSON array: record again and open your grades (or another page of records) before saving"
+                )
             )
         }
 
@@ -397,9 +429,10 @@ public struct RecipeDraft: Sendable {
             if let serviceLine { recognised.append(serviceLine) }
             draft.service = service
             dataDrafts.append(draft)
+            let sentence = Self.oneLine(identity.sentence.template)
             guessed.append(
-                "\(draft.command): a guess: the sentence '\(Self.oneLine(identity.sentence.template))' names the person signed in; its values are read by regex"
-            )
+                localized(
+                    "\(draft.command): a guess: the sentence '\(sentence)' names the person signed in; its values are read by regex"))
         }
 
         // What the commands' dates are for: today:, calendar: and overdue, as the bundled recipes have them.
@@ -482,21 +515,24 @@ public struct RecipeDraft: Sendable {
                         Self.personalScrubbed(
                             Self.yaml(draft, namespaces: xmlNamespaces[draft.command], dates: dates), personal: personalData, words: false
                         ).utf8)))
-            recognised.append("\(draft.reading) on \(Self.shown(draft.sourceURL)): the command '\(draft.command)'")
+            let shownPage = Self.shown(draft.sourceURL)
+            recognised.append(localized("\(draft.reading) on \(shownPage): the command '\(draft.command)'"))
             for field in draft.fields where !field.guesses.isEmpty {
                 guessed.append("\(draft.command).\(field.name): \(field.guesses.joined(separator: "; "))")
             }
             if let dates { guessed.append(dates.reading) }
             if let option = draft.option {
                 let seen = ([Self.selectedValue(draft, option: option)] + (otherFixtures[draft.command] ?? []).map(\.value))
-                    .map { "'\(TerminalText.escaped($0))'" }
+                    .map { "'\(TerminalText.escaped($0))'" }.joined(separator: ", ")
                 guessed.append(
-                    "\(draft.command) --\(option.name): the page's selector '\(option.label)'; current is the value it marks selected; the recording saw \(seen.joined(separator: ", "))"
+                    localized(
+                        "\(draft.command) --\(option.name): the page's selector '\(option.label)'; current is the value it marks selected; the recording saw \(seen)"
+                    )
                 )
                 if suggestion == nil { suggestion = "\(draft.command) --\(option.name) current" }
             }
             for line in Self.alternativeLines(of: draft) { guessed.append(line) }
-            if draft.next != nil { guessed.append("\(draft.command): pages are followed by the link \(draft.next!)") }
+            if let next = draft.next { guessed.append(localized("\(draft.command): pages are followed by the link \(next)")) }
             // The fixtures: each page as recorded, every secret and personal detail taken out.
             let folder = "Fixtures/\(draft.command)/"
             let isXML = xmlNamespaces[draft.command] != nil
@@ -561,13 +597,20 @@ public struct RecipeDraft: Sendable {
                     path: "\(named.command).yaml",
                     data: Data(Self.personalScrubbed(text, personal: personalData, words: false).utf8)))
             commands.append(named.command)
+            let shownPage = Self.shown(page.exchange.url)
+            let platformName = page.match.platform
             recognised.append(
-                "\(Self.shown(page.exchange.url)) is the page of the platform \(page.match.platform) (\(page.match.reason)): the command '\(named.command)' uses it\(page.match.rows == 0 ? "; the recording shows no records, so its fixture expects none" : "")"
+                page.match.rows == 0
+                    ? localized(
+                        "\(shownPage) is the page of the platform \(platformName) (\(page.match.reason)): the command '\(named.command)' uses it; the recording shows no records, so its fixture expects none"
+                    )
+                    : localized(
+                        "\(shownPage) is the page of the platform \(platformName) (\(page.match.reason)): the command '\(named.command)' uses it"
+                    )
             )
             if !extra.isEmpty {
-                guessed.append(
-                    "\(named.command): the page's own columns \(extra.map(\.name).joined(separator: ", ")), beside \(page.match.platform)'s fields"
-                )
+                let columns = extra.map(\.name).joined(separator: ", ")
+                guessed.append(localized("\(named.command): the page's own columns \(columns), beside \(platformName)'s fields"))
             }
             // The fixture: the page as recorded; a page without records expects none.
             var fixture = page.document.markupWithoutFormValues()
@@ -590,12 +633,17 @@ public struct RecipeDraft: Sendable {
         let leaked = leakReport(in: files)
         guard leaked.isEmpty else {
             var shown: [String] = []
-            for leak in leaked where !shown.contains("\(leak.kind) in \(leak.path)") { shown.append("\(leak.kind) in \(leak.path)") }
+            for leak in leaked {
+                let line = localized("\(leak.kind) in \(leak.path)")
+                if !shown.contains(line) { shown.append(line) }
+            }
+            let found = shown.map { TerminalText.escaped($0) }.joined(separator: "; ")
             throw UniToolError(
                 .internal,
-                "the recording's \(shown.map { TerminalText.escaped($0) }.joined(separator: "; ")) would have been written; nothing was written",
-                hint:
+                localized("the recording's \(found) would have been written; nothing was written"),
+                hint: localized(
                     "a value the recipe reads (an address, a page's structure) holds it: record again after signing out, or write that part by hand; if it is none of these, please report which kind of value it was (never the HAR or the value): https://github.com/unitool/unitool/issues"
+                )
             )
         }
     }
@@ -622,27 +670,28 @@ public struct RecipeDraft: Sendable {
         func add(_ value: String, _ kind: String, typed: Bool = false) { labelled.append((value, kind, typed)) }
         for secret in login.typedSecrets {
             let isCode = secret.count <= 10 && secret.allSatisfy { $0.isASCII && $0.isNumber }
-            add(secret, isCode ? "a one-time code" : "the password", typed: true)
+            add(secret, isCode ? localized("a one-time code") : localized("the password"), typed: true)
             // HTTP Basic sends `user:password` (base64 is among its encodings).
             if let username = login.username, !isCode {
-                add("\(username):\(secret)", "the user name and password (as HTTP Basic sends them)")
+                add("\(username):\(secret)", localized("the user name and password (as HTTP Basic sends them)"))
             }
         }
         let protocolNames = Set(TraceScrubber.protocolFieldNames.map { $0.lowercased() })
         func protocolKind(_ name: String) -> String {
             switch name.lowercased() {
-            case "samlrequest", "samlresponse": return "a SAML message"
-            case "relaystate": return "SAML's RelayState"
-            case "samlart": return "a SAML artifact"
-            case "ticket": return "a CAS ticket"
-            case "code": return "an OAuth authorization code"
-            default: return "the single sign-on's '\(name)'"
+            case "samlrequest", "samlresponse": return localized("a SAML message")
+            case "relaystate": return localized("SAML's RelayState")
+            case "samlart": return localized("a SAML artifact")
+            case "ticket": return localized("a CAS ticket")
+            case "code": return localized("an OAuth authorization code")
+            default: return localized("the single sign-on's '\(name)'")
             }
         }
         func cookie(_ name: String, _ value: String) {
             let value = value.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
             guard !TraceScrubber.isPlainValue(value) else { return }
-            add(value, name == "a cookie" ? name : "cookie '\(name.trimmingWhitespace())'")
+            let cookieName = name.trimmingWhitespace()
+            add(value, name == "a cookie" ? localized("a cookie") : localized("cookie '\(cookieName)'"))
         }
         for exchange in archive.exchanges {
             for header in exchange.requestHeaders + exchange.responseHeaders {
@@ -659,12 +708,12 @@ public struct RecipeDraft: Sendable {
                     }
                 case "authorization":
                     // `Bearer X`: X alone is the secret too.
-                    add(header.value, "the Authorization header")
+                    add(header.value, localized("the Authorization header"))
                     if let token = header.value.split(separator: " ", maxSplits: 1).dropFirst().first {
-                        add(String(token), "the Authorization header's credentials")
+                        add(String(token), localized("the Authorization header's credentials"))
                     }
                 case let name where name.contains("csrf") || name.contains("xsrf") || name.hasSuffix("-token"):
-                    add(header.value, "header '\(header.name)'")
+                    add(header.value, localized("header '\(header.name)'"))
                 default: break
                 }
             }
@@ -687,8 +736,9 @@ public struct RecipeDraft: Sendable {
             if exchange.isHTML, let body = exchange.body {
                 let text = String(decoding: body, as: UTF8.self)
                 for (pattern, kind) in [
-                    (#"<meta[^>]+name=["'][^"']*(?:csrf|token)[^"']*["'][^>]+content=["']([^"']+)["']"#, "a page's CSRF token"),
-                    (#""sesskey"\s*:\s*"([^"]+)""#, "Moodle's sesskey"), (#"sesskey=([A-Za-z0-9]+)"#, "Moodle's sesskey"),
+                    (#"<meta[^>]+name=["'][^"']*(?:csrf|token)[^"']*["'][^>]+content=["']([^"']+)["']"#, localized("a page's CSRF token")),
+                    (#""sesskey"\s*:\s*"([^"]+)""#, localized("Moodle's sesskey")),
+                    (#"sesskey=([A-Za-z0-9]+)"#, localized("Moodle's sesskey")),
                 ] {
                     guard let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { continue }
                     for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) where match.numberOfRanges > 1 {
@@ -707,7 +757,7 @@ public struct RecipeDraft: Sendable {
                     if Self.isTargetAddress(name: field.name, value: field.value, login: login) { continue }
                     add(field.value, protocolKind(field.name))
                 } else if field.value.count >= 16, !TraceScrubber.isPlainValue(field.value) {
-                    add(field.value, "the hidden field '\(field.name)' posted during the login")
+                    add(field.value, localized("the hidden field '\(field.name)' posted during the login"))
                 }
             }
         }
@@ -727,7 +777,9 @@ public struct RecipeDraft: Sendable {
             // A value of several lines (base64 wrapped at 76 columns) may stand in a file line by line.
             let lines = value.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
             if lines.count > 1 {
-                for line in lines where line.count >= 16 && result[line] == nil { result[line] = entry.kind + " (one of its lines)" }
+                for line in lines where line.count >= 16 && result[line] == nil {
+                    result[line] = localized("\(entry.kind) (one of its lines)")
+                }
             }
         }
         return result
@@ -767,7 +819,7 @@ public struct RecipeDraft: Sendable {
     /// whole value or word, and only in a fixture.
     public func leakReport(in files: [File]) -> [(path: String, kind: String)] {
         let breaks = try? NSRegularExpression(pattern: "(?i:" + TraceScrubber.breakMarkup + ")")
-        var values = secrets.map { ($0, secretKinds[$0] ?? "a session id or token of the recording", false) }
+        var values = secrets.map { ($0, secretKinds[$0] ?? localized("a session id or token of the recording"), false) }
         values += personalData.labelled.map { ($0.value, $0.kind, true) }
         var found: [(path: String, kind: String)] = []
         for file in files {
@@ -825,7 +877,7 @@ public struct RecipeDraft: Sendable {
     /// as the user's (`RecordedLogin.personalTexts`), e-mail addresses made of the user name or
     /// the name, and a student number where a page labels one; the user name as it was typed.
     struct PersonalData: Sendable {
-        static let nameKind = "your name"
+        static let nameKind = localized("your name")
         var names: [String] = []
         var emails: [String] = []
         var numbers: [String] = []
@@ -860,8 +912,8 @@ public struct RecipeDraft: Sendable {
 
         /// Each value with what it is, for `leaks`.
         var labelled: [(value: String, kind: String)] {
-            names.map { ($0, Self.nameKind) } + emails.map { ($0, "your e-mail address") }
-                + numbers.map { ($0, "your student number") } + (username.map { [($0, "your user name")] } ?? [])
+            names.map { ($0, Self.nameKind) } + emails.map { ($0, localized("your e-mail address")) }
+                + numbers.map { ($0, localized("your student number")) } + (username.map { [($0, localized("your user name"))] } ?? [])
         }
     }
 
@@ -963,15 +1015,32 @@ public struct RecipeDraft: Sendable {
         let short = login.typedSecrets.filter { $0.count < minimumSubstringLength }
         for secret in short {
             let isCode = secret.allSatisfy { $0.isASCII && $0.isNumber }
+            let count = secret.count
             notes.append(
-                "\(isCode ? "a code" : "the password") has only \(Plural.count(secret.count, "character")): too short to remove inside other words safely, so the fixtures lose it only where it stands as a whole value or a word of its own; check Fixtures/ before sharing the folder"
+                isCode
+                    ? localized(
+                        "a code has only \(count) character: too short to remove inside other words safely, so the fixtures lose it only where it stands as a whole value or a word of its own; check Fixtures/ before sharing the folder",
+                        plural:
+                            "a code has only \(count) characters: too short to remove inside other words safely, so the fixtures lose it only where it stands as a whole value or a word of its own; check Fixtures/ before sharing the folder",
+                        count: count)
+                    : localized(
+                        "the password has only \(count) character: too short to remove inside other words safely, so the fixtures lose it only where it stands as a whole value or a word of its own; check Fixtures/ before sharing the folder",
+                        plural:
+                            "the password has only \(count) characters: too short to remove inside other words safely, so the fixtures lose it only where it stands as a whole value or a word of its own; check Fixtures/ before sharing the folder",
+                        count: count)
             )
         }
         if let username = personal.username, username.count < minimumSubstringLength {
+            let count = username.count
             notes.append(
-                username.count >= 2
-                    ? "the user name has only \(Plural.count(username.count, "character")): the fixtures lose it only where it stands as a word of its own (as 'student'), the recipes not at all (their XPaths hold short words); check Fixtures/ before sharing the folder"
-                    : "the user name has only 1 character: it is not looked for at all; check Fixtures/ before sharing the folder"
+                count >= 2
+                    ? localized(
+                        "the user name has only \(count) character: the fixtures lose it only where it stands as a word of its own (as 'student'), the recipes not at all (their XPaths hold short words); check Fixtures/ before sharing the folder",
+                        plural:
+                            "the user name has only \(count) characters: the fixtures lose it only where it stands as a word of its own (as 'student'), the recipes not at all (their XPaths hold short words); check Fixtures/ before sharing the folder",
+                        count: count)
+                    : localized(
+                        "the user name has only 1 character: it is not looked for at all; check Fixtures/ before sharing the folder")
             )
         }
         return notes
@@ -981,6 +1050,12 @@ public struct RecipeDraft: Sendable {
 
     static func shown(_ url: URL) -> String {
         TerminalText.escaped(url.path.isEmpty ? "/" : url.path)
+    }
+
+    /// The report's skipped line for a page with no records to read (`shown`: its path, as
+    /// `shown(_:)` gives it); `addActions` takes it back out for a page that gets a form's command.
+    static func noTableLine(_ shown: String) -> String {
+        localized("\(shown) has no table or list: no command for it")
     }
 
     /// A command's name from the page's address: its last meaningful path segment
@@ -1023,8 +1098,9 @@ public struct RecipeDraft: Sendable {
         if let known = services.first(where: { $0.origin == origin }) { return (known.name, nil) }
         let name = serviceName(url, taken: Set(services.map(\.name)))
         services.append((name, origin))
+        let shownOrigin = TerminalText.escaped(origin)
         let line = reach.accepted.first { $0.origin == origin }.map {
-            "the service '\(name)' (\(TerminalText.escaped(origin))): \($0.reason)"
+            localized("the service '\(name)' (\(shownOrigin)): \($0.reason)")
         }
         return (name, line)
     }
@@ -1116,8 +1192,12 @@ public struct RecipeDraft: Sendable {
     /// The report's line for the other elements a page's records could have been.
     static func alternativeLines(of draft: DraftDataRecipe) -> [String] {
         guard !draft.alternatives.isEmpty else { return [] }
+        let reading = oneLine(draft.reading)
+        let others = draft.alternatives.map(oneLine).joined(separator: "; ")
         return [
-            "\(draft.command): the records are \(oneLine(draft.reading)); the page also had \(draft.alternatives.map(oneLine).joined(separator: "; ")): change rows: and fields: to read one of those instead"
+            localized(
+                "\(draft.command): the records are \(reading); the page also had \(others): change rows: and fields: to read one of those instead"
+            )
         ]
     }
 

@@ -94,7 +94,8 @@ public struct RecordedAction: Sendable, Equatable {
                         && (try? documents[candidate]?.select(formXPath).isEmpty) == false
                 }), let formPage = documents[pageIndex]
             else {
-                reading.skipped.append("the form sent to \(shown): its page was not opened in the recording, so no action for it")
+                reading.skipped.append(
+                    localized("the form sent to \(shown): its page was not opened in the recording, so no action for it"))
                 continue
             }
             // A form of each row (a holds list's cancel form per hold): the XPath matches them all
@@ -107,8 +108,11 @@ public struct RecordedAction: Sendable, Equatable {
             let byPath = alike.count == 1 ? Self.pathRow(of: node, on: formPage, secrets: secrets) : nil
             if alike.count > 1 {
                 guard let field = Self.rowField(among: alike, posted: posted, secrets: secrets) else {
+                    let forms = alike.count
                     reading.skipped.append(
-                        "the form sent to \(shown): its page has \(alike.count) forms like it (one a row) and no hidden value of theirs tells the row the person acted on, so an action could act on another row: no action for it"
+                        localized(
+                            "the form sent to \(shown): its page has \(forms) forms like it (one a row) and no hidden value of theirs tells the row the person acted on, so an action could act on another row: no action for it"
+                        )
                     )
                     continue
                 }
@@ -122,7 +126,8 @@ public struct RecordedAction: Sendable, Equatable {
             var answerIndex = index
             while (300..<400).contains(loads[answerIndex].status), answerIndex + 1 < loads.count { answerIndex += 1 }
             guard loads[answerIndex].status == 200, let answer = documents[answerIndex] else {
-                reading.skipped.append("the form sent to \(shown): the recording holds no page it answered with, so no action for it")
+                reading.skipped.append(
+                    localized("the form sent to \(shown): the recording holds no page it answered with, so no action for it"))
                 continue
             }
             let key = SessionInAddress.stripped(loads[pageIndex].url).url.path + "#" + formXPath
@@ -149,7 +154,7 @@ public struct RecordedAction: Sendable, Equatable {
                 while (300..<400).contains(loads[end].status), end + 1 < loads.count { end += 1 }
                 guard loads[end].status == 200, let done = documents[end] else {
                     reading.skipped.append(
-                        "the form sent to \(shown): the recording holds no page after its confirmation, so no action for it")
+                        localized("the form sent to \(shown): the recording holds no page after its confirmation, so no action for it"))
                     continue
                 }
                 result = done
@@ -158,7 +163,9 @@ public struct RecordedAction: Sendable, Equatable {
                 // Back on the form ("back" on the confirmation page): a later attempt is the one learned.
                 if loads[(index + 1)...].contains(where: { $0.method == "POST" && $0.url.path == post.url.path }) { continue }
                 reading.skipped.append(
-                    "the form sent to \(shown): the portal showed it again and the recording ends there, so what a success looks like is unknown: no action for it"
+                    localized(
+                        "the form sent to \(shown): the portal showed it again and the recording ends there, so what a success looks like is unknown: no action for it"
+                    )
                 )
                 objections[key] = nil
                 continue
@@ -166,7 +173,9 @@ public struct RecordedAction: Sendable, Equatable {
             let notOn = [formPage] + (confirm == nil ? [] : [answer])
             guard let success = Self.marker(in: result, absentFrom: notOn) else {
                 reading.skipped.append(
-                    "the form sent to \(shown): its result page shows nothing its form's page did not, so unitool could not tell a success: no action for it"
+                    localized(
+                        "the form sent to \(shown): its result page shows nothing its form's page did not, so unitool could not tell a success: no action for it"
+                    )
                 )
                 continue
             }
@@ -546,7 +555,8 @@ extension RecipeDraft {
             // why, rather than stopping the whole import at the leak check.
             let alone = Self.personalScrubbed(RecordedAction.yaml([action]), personal: personalData, words: false)
             if let leak = leakReport(in: [File(path: "actions.yaml", data: Data(alone.utf8))]).first {
-                skipped.append("\(action.reading): it would hold the recording's \(leak.kind), so no action for it (write it by hand)")
+                skipped.append(
+                    localized("\(action.reading): it would hold the recording's \(leak.kind), so no action for it (write it by hand)"))
                 continue
             }
             let target =
@@ -560,7 +570,9 @@ extension RecipeDraft {
             } else {
                 guard action.pageURL.origin == login.portal.origin else {
                     skipped.append(
-                        "\(action.reading): on a service's page that no command reads, so no action for it (record that service's page of records too)"
+                        localized(
+                            "\(action.reading): on a service's page that no command reads, so no action for it (record that service's page of records too)"
+                        )
                     )
                     continue
                 }
@@ -579,7 +591,9 @@ extension RecipeDraft {
                 "\(command) \(action.name)" + (action.argument.map { " <\($0)>" } ?? "")
                 + action.parameters.map { " --\($0.name) …" }.joined()
             recognised.append(
-                "\(action.reading): the action '\(usage)', which shows what it will send and asks before it sends (ask: true; --yes for a script)"
+                localized(
+                    "\(action.reading): the action '\(usage)', which shows what it will send and asks before it sends (ask: true; --yes for a script)"
+                )
             )
             for guess in action.guesses { guessed.append("\(command) \(action.name): \(guess)") }
             if target != nil {
@@ -617,9 +631,10 @@ extension RecipeDraft {
             text += RecordedAction.yaml(actions)
             files.append(File(path: "\(command).yaml", data: Data(Self.personalScrubbed(text, personal: personalData, words: false).utf8)))
             commands.append(command)
-            recognised.append(
-                "\(Self.shown(first.pageURL)) has no records but a form you sent: the command '\(command)' lists its fields")
-            skipped.removeAll { $0.hasPrefix("\(Self.shown(first.pageURL)) has no table or list") }
+            let shown = Self.shown(first.pageURL)
+            recognised.append(localized("\(shown) has no records but a form you sent: the command '\(command)' lists its fields"))
+            let noTable = Self.noTableLine(shown)
+            skipped.removeAll { $0 == noTable }
             // Its fixture: the form's page as recorded, values and every secret taken out, so that
             // 'recipes test' checks the command against it.
             guard

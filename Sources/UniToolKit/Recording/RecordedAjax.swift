@@ -115,17 +115,20 @@ public struct RecordedAjax: Sendable {
         let url = exchange.url
         func skip(_ reason: String) -> Result<RecordedAjax, Skip> { .failure(Skip(url: url, reason: reason)) }
         guard let body = exchange.body, let answer = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
-        else { return skip("its answer is no JSON: no command for it") }
+        else { return skip(localized("its answer is no JSON: no command for it")) }
         guard let records = recordsPath(answer) else {
-            return skip("its JSON answer holds no list of records (a log entry, a ping or an error): no command for it")
+            return skip(localized("its JSON answer holds no list of records (a log entry, a ping or an error): no command for it"))
         }
         // A token the call sent in a header of its own (`X-CSRF-Token`) is sent by no recipe.
         for header in exchange.requestHeaders where isSessionBound(name: header.name, value: header.value, secrets: secrets) {
             let name = header.name.lowercased()
             guard !["cookie", "authorization"].contains(name), name.hasPrefix("x-") || name.contains("token") || name.contains("csrf")
             else { continue }
+            let headerName = TerminalText.escaped(header.name)
             return skip(
-                "the call sent the session's value in its header '\(TerminalText.escaped(header.name))', which a recipe cannot read from a page yet: no command for it; write one by hand (docs/RECIPES.md, \"POST, and values from an earlier page\")"
+                localized(
+                    "the call sent the session's value in its header '\(headerName)', which a recipe cannot read from a page yet: no command for it; write one by hand (docs/RECIPES.md, \"POST, and values from an earlier page\")"
+                )
             )
         }
         let page = initiatingPage(of: index, in: archive)
@@ -163,8 +166,12 @@ public struct RecordedAjax: Sendable {
                 return "{{\(unique)}}"
             }
             if let moment, let epoch = dayStart(value, near: moment) {
+                let shownName = TerminalText.escaped(name)
+                let written = "{{today_epoch}}" + (epoch.milliseconds ? "000" : "")
                 guesses.append(
-                    "'\(TerminalText.escaped(name))' (\(value)) is the start of the day the recording was made: {{today_epoch}}\(epoch.milliseconds ? "000" : ""), the start of the day of each run"
+                    localized(
+                        "'\(shownName)' (\(value)) is the start of the day the recording was made: \(written), the start of the day of each run"
+                    )
                 )
                 return "{{today_epoch}}" + (epoch.milliseconds ? "000" : "")
             }
@@ -207,7 +214,7 @@ public struct RecordedAjax: Sendable {
             methodNames = fields.filter { namesFunction($0.name) && isIdentifier($0.value) }.map(\.value)
         } else if let text = exchange.postText, !text.isEmpty {
             guard let posted = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) else {
-                return skip("it posted a body that is neither JSON nor a form: no command for it")
+                return skip(localized("it posted a body that is neither JSON nor a form: no command for it"))
             }
             var templated = text
             for leaf in leaves(posted) {
@@ -228,14 +235,18 @@ public struct RecordedAjax: Sendable {
             json = templated
         }
         if let missing {
+            let value = TerminalText.escaped(missing)
             return skip(
-                "it sent the session's value '\(TerminalText.escaped(missing))', which the page that made the call does not show: no command for it; write one by hand with a read: of where the value comes from (docs/RECIPES.md, \"POST, and values from an earlier page\")"
+                localized(
+                    "it sent the session's value '\(value)', which the page that made the call does not show: no command for it; write one by hand with a read: of where the value comes from (docs/RECIPES.md, \"POST, and values from an earlier page\")"
+                )
             )
         }
 
         if let verb = changingVerb(functions: methodNames, url: url) {
+            let word = TerminalText.escaped(verb)
             return skip(
-                "it changes something ('\(TerminalText.escaped(verb))' in its name), so a command would do it again at every run: no command for it"
+                localized("it changes something ('\(word)' in its name), so a command would do it again at every run: no command for it")
             )
         }
 
@@ -245,7 +256,7 @@ public struct RecordedAjax: Sendable {
         guard
             var draft = RecordedPage.jsonRecipe(
                 items, command: "page", fetch: fetch, url: stripped.url, contentType: contentType, body: body)
-        else { return skip("its JSON answer holds no list of records: no command for it") }
+        else { return skip(localized("its JSON answer holds no list of records: no command for it")) }
         draft.rows = records.path + "/item"
         draft.emptyWhen = records.path + "[@type='array' and not(item)]"
         if let moment { draft.fields = draft.fields.map { momentTyped($0, items: records.items, near: moment) } }
@@ -254,7 +265,8 @@ public struct RecordedAjax: Sendable {
         if Set(methodNames).count == 1, let function = methodNames.first {
             name = commandName(function: function)
             if let name {
-                guesses.append("the command is named '\(name)' from the function the call names ('\(TerminalText.escaped(function))')")
+                let called = TerminalText.escaped(function)
+                guesses.append(localized("the command is named '\(name)' from the function the call names ('\(called)')"))
             }
         }
         draft.summary = "\(name.map { $0.prefix(1).uppercased() + $0.dropFirst() } ?? "Records") (from a POST to \(url.path))"
@@ -262,9 +274,17 @@ public struct RecordedAjax: Sendable {
             draft: draft, name: name, reads: reads, json: json, form: form, sessionValues: sessionValues, guesses: guesses,
             exchange: exchange)
         for read in reads {
-            call.guesses.append(
-                "read: \(read.name) from \(TerminalText.escaped(read.fetch)) (\(TerminalText.escaped(read.xpath))\(read.regex.map { ", regex " + TerminalText.escaped($0) } ?? "")), the page that made the call: the session's value it sent"
-            )
+            let from = TerminalText.escaped(read.fetch)
+            let xpath = TerminalText.escaped(read.xpath)
+            if let regex = read.regex.map({ TerminalText.escaped($0) }) {
+                call.guesses.append(
+                    localized(
+                        "read: \(read.name) from \(from) (\(xpath), regex \(regex)), the page that made the call: the session's value it sent"
+                    ))
+            } else {
+                call.guesses.append(
+                    localized("read: \(read.name) from \(from) (\(xpath)), the page that made the call: the session's value it sent"))
+            }
         }
         call.draft.request = call.requestYAML
         return .success(call)

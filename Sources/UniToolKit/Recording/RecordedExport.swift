@@ -328,20 +328,24 @@ public struct RecordedExport: Sendable {
 
     /// What the report says of it.
     public var reading: String {
-        "the address the answer to the form posted to \(TerminalText.escaped(exchange.url.path)) shows (\(addressXPath))"
+        let path = TerminalText.escaped(exchange.url.path)
+        return localized("the address the answer to the form posted to \(path) shows (\(addressXPath))")
     }
 
     /// What was guessed, for the report.
     public var guesses: [String] {
-        var lines = ["the address's answer is read as \(parse == .ics ? "an iCalendar export" : "a page") (\(parseEvidence))"]
+        var lines = [
+            parse == .ics
+                ? localized("the address's answer is read as an iCalendar export (\(parseEvidence))")
+                : localized("the address's answer is read as a page (\(parseEvidence))")
+        ]
         if !reads.isEmpty {
-            lines.append(
-                "the session's values the form sent (\(reads.map(\.name).joined(separator: ", "))) are read from \(TerminalText.escaped(formPage)) before each run"
-            )
+            let names = reads.map(\.name).joined(separator: ", ")
+            let page = TerminalText.escaped(formPage)
+            lines.append(localized("the session's values the form sent (\(names)) are read from \(page) before each run"))
         }
-        lines.append(
-            "every other value the form sent is posted as you chose it: \(form.filter { !$0.value.hasPrefix("{{") }.map { TerminalText.escaped($0.name) }.joined(separator: ", "))"
-        )
+        let chosen = form.filter { !$0.value.hasPrefix("{{") }.map { TerminalText.escaped($0.name) }.joined(separator: ", ")
+        lines.append(localized("every other value the form sent is posted as you chose it: \(chosen)"))
         return lines
     }
 }

@@ -63,7 +63,7 @@ public struct RecordedFailure: Sendable {
                 loads[$0].status == 200 && documents[$0] != nil
             }), let answer = documents[answerIndex]
         else {
-            return .unclear("the recording ends before the login service answered the last password or code sent")
+            return .unclear(localized("the recording ends before the login service answered the last password or code sent"))
         }
         // It failed when the answer asks for the same credential again: a field of the same name.
         let typedNames = (loads[last].formFields ?? []).filter { !$0.value.isEmpty }.map(\.name).filter { name in
@@ -73,9 +73,12 @@ public struct RecordedFailure: Sendable {
             (try? answer.select("//form//*[@name=\(Template.xpathLiteral(name))]").isEmpty) == false
         }
         guard asksAgain else {
+            let sentTo = loads[last].url.path
+            let answerPath = loads[answerIndex].url.path
             return .unclear(
-                "the last password or code was sent to \(loads[last].url.path), but the answer (\(loads[answerIndex].url.path)) neither is the portal's page nor asks for it again"
-            )
+                localized(
+                    "the last password or code was sent to \(sentTo), but the answer (\(answerPath)) neither is the portal's page nor asks for it again"
+                ))
         }
         var failure = RecordedFailure(
             reason: lastCode == last ? .wrongCode : .wrongCredentials, answer: answer, answerURL: loads[answerIndex].url,
@@ -112,10 +115,16 @@ public struct RecordedFailure: Sendable {
         if let shared {
             return (
                 nil,
-                "the element the portal showed its message in (\(shared)) is on the good recording's pages too, so it cannot tell a wrong \(reason == .wrongCode ? "code" : "password") apart"
+                reason == .wrongCode
+                    ? localized(
+                        "the element the portal showed its message in (\(shared)) is on the good recording's pages too, so it cannot tell a wrong code apart"
+                    )
+                    : localized(
+                        "the element the portal showed its message in (\(shared)) is on the good recording's pages too, so it cannot tell a wrong password apart"
+                    )
             )
         }
-        return (nil, "the portal's answer showed no element with an id, role=alert or a class that its form page did not have")
+        return (nil, localized("the portal's answer showed no element with an id, role=alert or a class that its form page did not have"))
     }
 
     /// The XPaths that may name `element` by its structure: its id, `role=alert`, each class;
@@ -208,11 +217,11 @@ public struct RecordedFailure: Sendable {
         for (index, load) in loads.enumerated() {
             for field in load.formFields ?? [] where !field.value.isEmpty {
                 if Self.isPasswordField(field.name, at: index, documents: documents) {
-                    found[field.value] = "the password of the failed login's recording"
+                    found[field.value] = localized("the password of the failed login's recording")
                 } else if RecordedLogin.isCodeName(field.name), field.value.count <= 10 {
-                    found[field.value] = "a one-time code of the failed login's recording"
+                    found[field.value] = localized("a one-time code of the failed login's recording")
                 } else if field.value.count >= 16, !TraceScrubber.isPlainValue(field.value) {
-                    found[field.value] = found[field.value] ?? "the hidden field '\(field.name)' of the failed login's recording"
+                    found[field.value] = found[field.value] ?? localized("the hidden field '\(field.name)' of the failed login's recording")
                 }
             }
         }
@@ -226,12 +235,12 @@ public struct RecordedFailure: Sendable {
                     guard parts.count == 2 else { continue }
                     let value = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
                     if value.count >= 4, !TraceScrubber.isPlainValue(value) {
-                        found[value] = found[value] ?? "a cookie of the failed login's recording"
+                        found[value] = found[value] ?? localized("a cookie of the failed login's recording")
                     }
                 }
             }
             for value in exchange.cookieValues where value.count >= 4 && !TraceScrubber.isPlainValue(value) {
-                found[value] = found[value] ?? "a cookie of the failed login's recording"
+                found[value] = found[value] ?? localized("a cookie of the failed login's recording")
             }
         }
         return found
@@ -256,25 +265,30 @@ extension RecordedFailure {
         let goodPages = successfulPath(of: login)
         let platformRules = platform.flatMap { name in PlatformMatch.platforms(in: platforms).first { $0.name == name }?.rules } ?? []
         for failure in failures {
-            let what = failure.reason == .wrongCode ? "one-time code" : "password"
-            let answer = "the answer to the wrong \(what) (\(failure.answerURL.path))"
+            let path = failure.answerURL.path
+            let answer =
+                failure.reason == .wrongCode
+                ? localized("the answer to the wrong one-time code (\(path))") : localized("the answer to the wrong password (\(path))")
+            let platformName = platform ?? "platform"
             let first = platformRules.first { (try? failure.answer.evaluate($0.when).booleanValue) == true }
             if let first, case .fail(let reason, _) = first.action {
                 part.recognised.append(
-                    "\(answer): the \(platform ?? "platform") platform's rule '\(first.name)' tells it already (fail: \(reason.rawValue))")
+                    localized("\(answer): the \(platformName) platform's rule '\(first.name)' tells it already (fail: \(reason.rawValue))"))
                 continue
             }
             let (rule, why) = failure.rule(absentFrom: goodPages)
             guard let rule else {
-                part.recognised.append("\(answer): no error rule written: \(why)")
+                part.recognised.append(localized("\(answer): no error rule written: \(why)"))
                 continue
             }
             guard !part.rules.contains(where: { $0.when == rule.when }) else { continue }
             part.rules.append(rule)
-            part.recognised.append("\(rule.reading): rule '\(rule.name)' (fail: \(failure.reason.rawValue))")
+            part.recognised.append(localized("\(rule.reading): rule '\(rule.name)' (fail: \(failure.reason.rawValue))"))
             if let first {
                 part.guessed.append(
-                    "rule '\(rule.name)': the \(platform ?? "platform") platform's rule '\(first.name)' matches \(answer) first (a platform's rules come before the folder's own), so this rule acts only where that one does not"
+                    localized(
+                        "rule '\(rule.name)': the \(platformName) platform's rule '\(first.name)' matches \(answer) first (a platform's rules come before the folder's own), so this rule acts only where that one does not"
+                    )
                 )
             }
         }

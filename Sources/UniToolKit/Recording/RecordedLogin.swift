@@ -81,8 +81,8 @@ public struct RecordedLogin: Sendable {
         pageLoads = loads
         guard !loads.isEmpty else {
             throw UniToolError(
-                .usage, "the recording holds no page loads",
-                hint: "record in the Network tab with 'Preserve log' on, from the portal's first page until you see your data")
+                .usage, localized("the recording holds no page loads"),
+                hint: localized("record in the Network tab with 'Preserve log' on, from the portal's first page until you see your data"))
         }
         let documents = loads.map(Self.document)
         // A posted field is a password when the page it came from showed it as a password field,
@@ -103,9 +103,10 @@ public struct RecordedLogin: Sendable {
         let attempts = LoginAttempts(loads: loads, documents: documents, isPassword: isPassword)
         guard let passwordPost = attempts.successful else {
             throw UniToolError(
-                .usage, "the recording holds no password being sent, so it is not a recording of a login",
-                hint:
+                .usage, localized("the recording holds no password being sent, so it is not a recording of a login"),
+                hint: localized(
                     "log out first (or use a private window), turn on 'Preserve log' in the Network tab, then log in and open your grades before saving the HAR"
+                )
             )
         }
         // Where the service provider's session began: the SAML response (or WS-Federation's
@@ -161,15 +162,14 @@ public struct RecordedLogin: Sendable {
         }
         guard let done else {
             throw UniToolError(
-                .usage, "the recording ends before the portal showed a page after the login",
-                hint: "record until the portal's own page has loaded, then open the pages you want as commands")
+                .usage, localized("the recording ends before the portal showed a page after the login"),
+                hint: localized("record until the portal's own page has loaded, then open the pages you want as commands"))
         }
         donePage = done.index
         let portalURL = loads[done.index].url
         guard let portalRoot = URL(string: portalURL.origin + "/") else {
-            throw UniToolError(
-                .usage,
-                "the portal's address in the recording is not one unitool can use: \(TerminalText.escaped(portalURL.absoluteString))")
+            let address = TerminalText.escaped(portalURL.absoluteString)
+            throw UniToolError(.usage, localized("the portal's address in the recording is not one unitool can use: \(address)"))
         }
         portal = portalRoot
         doneXPath = done.xpath
@@ -307,10 +307,11 @@ public struct RecordedLogin: Sendable {
             let fields = (load.formFields ?? []).filter { !$0.value.isEmpty }
             let path = load.url.path.isEmpty ? "/" : load.url.path
             if fields.contains(where: { passwords.contains($0.value) && ($0.value.count >= 4 || isPassword($0.name, postedAt: index)) }) {
-                destinations.append(CredentialDestination(origin: origin, reason: "the recorded password was posted to \(path)"))
+                destinations.append(CredentialDestination(origin: origin, reason: localized("the recorded password was posted to \(path)")))
             } else if index <= done.index, fields.contains(where: { codes.contains($0.value) }) {
                 destinations.append(
-                    CredentialDestination(origin: origin, reason: "a recorded one-time code was posted to \(path) during the login"))
+                    CredentialDestination(
+                        origin: origin, reason: localized("a recorded one-time code was posted to \(path) during the login")))
             }
         }
         credentialDestinations = destinations

@@ -106,18 +106,23 @@ struct PageSubject {
                 // An empty table whose header says what it would hold: the page's subject when
                 // nothing else is (ranked below every table with rows).
                 guard headers.count >= 2 else { continue }
+                let columns = headers.count
                 found.append(
                     PageSubject(
                         kind: .table, node: table, rows: [], score: 0,
-                        described: "the table \(located) (no rows; \(Plural.count(headers.count, "column")) from its header)"))
+                        described: localized(
+                            "the table \(located) (no rows; \(columns) column from its header)",
+                            plural: "the table \(located) (no rows; \(columns) columns from its header)", count: columns)))
                 continue
             }
             guard carriesData(data) else { continue }
             let width = data.map(\.elementChildren.count).max() ?? 1
+            let rowCount = data.count
             found.append(
                 PageSubject(
                     kind: .table, node: table, rows: data, score: weigh(data.count, max(1, width), table, first: table),
-                    described: "the table \(located) (\(Plural.count(data.count, "row")))"))
+                    described: localized(
+                        "the table \(located) (\(rowCount) row)", plural: "the table \(located) (\(rowCount) rows)", count: rowCount)))
         }
         if tablesOnly {
             if let first = firstAfterHeading { found[first.index].score *= 2 }
@@ -127,21 +132,26 @@ struct PageSubject {
             let items = (try? list.select("./li")) ?? []
             guard carriesData(items) else { continue }
             let fields = items.allSatisfy { ((try? $0.select(".//a[@href]")) ?? []).isEmpty == false } ? 2 : 1
+            let located = RecordedPage.locator(for: list, in: document)
+            let itemCount = items.count
             found.append(
                 PageSubject(
                     kind: .list, node: list, rows: items, score: weigh(items.count, fields, list, first: list),
-                    described: "the list \(RecordedPage.locator(for: list, in: document)) (\(Plural.count(items.count, "item")))"))
+                    described: localized(
+                        "the list \(located) (\(itemCount) item)", plural: "the list \(located) (\(itemCount) items)", count: itemCount)))
         }
         for group in blockGroups(document) {
             let fields = RecordedPage.blockFields(group.blocks).count
             guard fields >= 2 else { continue }
+            let located = "\(RecordedPage.locator(for: group.parent, in: document))/\(group.step)"
+            let blockCount = group.blocks.count
             found.append(
                 PageSubject(
                     kind: .blocks, node: group.parent, rows: group.blocks,
                     score: weigh(group.blocks.count, fields, group.parent, first: group.blocks[0]),
-                    described:
-                        "the blocks \(RecordedPage.locator(for: group.parent, in: document))/\(group.step) (\(Plural.count(group.blocks.count, "block")))"
-                ))
+                    described: localized(
+                        "the blocks \(located) (\(blockCount) block)", plural: "the blocks \(located) (\(blockCount) blocks)",
+                        count: blockCount)))
         }
         // The first records under the page's own heading are what the page is about.
         if let first = firstAfterHeading { found[first.index].score *= 2 }

@@ -39,23 +39,28 @@ public struct ServiceReach: Sendable {
             let first = exchanges[chain.first ?? index]
             let reason: String
             if let posted = chain.map({ exchanges[$0] }).first(where: { $0.method != "GET" }) {
-                reason =
-                    "reached by a form (\(posted.method)) posted from \(Self.referrer(of: posted)?.origin ?? "an unknown page"), not by a link of the portal"
+                let source = Self.referrer(of: posted)?.origin ?? localized("an unknown page")
+                reason = localized("reached by a form (\(posted.method)) posted from \(source), not by a link of the portal")
             } else if let from = Self.referrer(of: first) {
                 guard acceptedOrigins.contains(from.origin) else {
-                    reason = "reached from \(from.origin), a site that is not the portal's"
+                    reason = localized("reached from \(from.origin), a site that is not the portal's")
                     record(refusal: Decision(origin: origin, reason: reason))
                     continue
                 }
                 acceptedOrigins.insert(origin)
                 refused.removeAll { $0.origin == origin }
-                let how = exchange.isScriptCall && !exchange.isPageLoad ? "called by a script of" : "opened from"
-                let whose = from.origin == portal ? "the portal's page" : "the service's page"
-                accepted.append(
-                    Decision(origin: origin, reason: "\(how) \(whose) \(from.origin)\(from.path.isEmpty ? "/" : from.path)"))
+                let page = from.origin + (from.path.isEmpty ? "/" : from.path)
+                let how: String
+                switch (exchange.isScriptCall && !exchange.isPageLoad, from.origin == portal) {
+                case (true, true): how = localized("called by a script of the portal's page \(page)")
+                case (true, false): how = localized("called by a script of the service's page \(page)")
+                case (false, true): how = localized("opened from the portal's page \(page)")
+                case (false, false): how = localized("opened from the service's page \(page)")
+                }
+                accepted.append(Decision(origin: origin, reason: how))
                 continue
             } else {
-                reason = "the recording does not say which page it was reached from (no Referer)"
+                reason = localized("the recording does not say which page it was reached from (no Referer)")
             }
             record(refusal: Decision(origin: origin, reason: reason))
         }

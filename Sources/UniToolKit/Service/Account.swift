@@ -40,15 +40,18 @@ public struct Account: Sendable {
             guard case .unknown(let kind) = self else { return nil }
             switch kind {
             case .keyringLocked:
-                return "the keyring is locked, so unitool cannot tell; unlock it (log in to the desktop, "
-                    + "or use your keyring's unlock command) and ask again"
+                return localized(
+                    "the keyring is locked, so unitool cannot tell; unlock it (log in to the desktop, or use your keyring's unlock command) and ask again"
+                )
             case .keyringNoService:
-                return "no Secret Service (such as gnome-keyring) is running on the session bus; "
-                    + "start gnome-keyring-daemon --components=secrets"
+                return localized(
+                    "no Secret Service (such as gnome-keyring) is running on the session bus; start gnome-keyring-daemon --components=secrets"
+                )
             case .keyringUnavailable:
-                return "there is no D-Bus session bus, so the keyring cannot be reached; run inside a desktop session or 'dbus-run-session'"
+                return localized(
+                    "there is no D-Bus session bus, so the keyring cannot be reached; run inside a desktop session or 'dbus-run-session'")
             default:
-                return "the keyring could not be asked (\(kind.rawValue)); 'unitool doctor' checks it"
+                return localized("the keyring could not be asked (\(kind.rawValue)); 'unitool doctor' checks it")
             }
         }
 
@@ -89,11 +92,15 @@ public struct Account: Sendable {
         /// "Removed the stored password and the saved session of jdoe on myuni."
         public func sentence(user: String, portal: String) -> String {
             let parts = [
-                password ? "the stored password" : nil, oneTimeCodeSecret ? "the TOTP secret" : nil, session ? "the saved session" : nil,
+                password ? localized("the stored password") : nil, oneTimeCodeSecret ? localized("the TOTP secret") : nil,
+                session ? localized("the saved session") : nil,
             ].compactMap { $0 }
-            return parts.isEmpty
-                ? "Nothing to remove for \(user) on \(portal)."
-                : "Removed \(parts.joined(separator: " and ")) of \(user) on \(portal)."
+            switch parts.count {
+            case 0: return localized("Nothing to remove for \(user) on \(portal).")
+            case 1: return localized("Removed \(parts[0]) of \(user) on \(portal).")
+            case 2: return localized("Removed \(parts[0]) and \(parts[1]) of \(user) on \(portal).")
+            default: return localized("Removed \(parts[0]) and \(parts[1]) and \(parts[2]) of \(user) on \(portal).")
+            }
         }
     }
 
@@ -168,7 +175,8 @@ public struct Account: Sendable {
                 }
                 if let keyringFailure { throw keyringFailure }
                 throw UniToolError(
-                    .credentialsMissing, "no password was given and none is stored for \(account.user) on portal '\(account.portal.id)'",
+                    .credentialsMissing,
+                    localized("no password was given and none is stored for \(account.user) on portal '\(account.portal.id)'"),
                     hint: missingHint)
             }, oneTimeCode: oneTimeCode)
     }
@@ -185,7 +193,7 @@ public struct Account: Sendable {
         let portal = self.portal
         let checkedCommand = command.map { command in
             { @Sendable () throws -> Secret in
-                try PasswordKeyring.checkOutsideSecret(for: portal, source: "UNITOOL_TOTP_COMMAND", what: "one-time codes")
+                try PasswordKeyring.checkOutsideSecret(for: portal, source: "UNITOOL_TOTP_COMMAND", what: localized("one-time codes"))
                 return try command()
             }
         }

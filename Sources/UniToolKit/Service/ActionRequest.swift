@@ -16,11 +16,12 @@ public struct ActionRequest: Sendable {
         naming: ArgumentNaming
     ) throws(ArgumentProblem) {
         guard let action = recipe.actions.first(where: { $0.name == name }) else {
-            let known = recipe.actions.map(\.name)
+            let known = recipe.actions.map(\.name).joined(separator: ", ")
             throw ArgumentProblem(
                 path: naming.parameter("action"),
-                message: "'\(recipe.command)' has no action '\(name)'"
-                    + (known.isEmpty ? "" : " (actions: \(known.joined(separator: ", ")))"))
+                message: known.isEmpty
+                    ? localized("'\(recipe.command)' has no action '\(name)'")
+                    : localized("'\(recipe.command)' has no action '\(name)' (actions: \(known))"))
         }
         self.action = action
         let words = "'\(recipe.command) \(action.name)'"
@@ -28,36 +29,40 @@ public struct ActionRequest: Sendable {
         switch argument {
         case nil, .null?:
             guard !action.takesArgument else {
-                throw ArgumentProblem(path: argumentPath, message: "\(words) needs its \(action.argument)")
+                throw ArgumentProblem(path: argumentPath, message: localized("\(words) needs its \(action.argument)"))
             }
             self.argument = ""
         case .string(let text)?:
-            guard action.takesArgument else { throw ArgumentProblem(path: argumentPath, message: "\(words) takes no argument") }
-            guard !text.isEmpty else { throw ArgumentProblem(path: argumentPath, message: "\(words) needs its \(action.argument)") }
+            guard action.takesArgument else {
+                throw ArgumentProblem(path: argumentPath, message: localized("\(words) takes no argument"))
+            }
+            guard !text.isEmpty else {
+                throw ArgumentProblem(path: argumentPath, message: localized("\(words) needs its \(action.argument)"))
+            }
             self.argument = text
         case let other?:
-            throw ArgumentProblem(path: argumentPath, message: "'\(argumentPath)' must be a string, not \(other.typeName)")
+            throw ArgumentProblem(path: argumentPath, message: localized("'\(argumentPath)' must be a string, not \(other.typeName)"))
         }
         var values: [String: String] = [:]
         for (parameter, value) in parameters {
             let path = naming.actionValue(parameter)
             guard action.parameters.contains(where: { $0.name == parameter }) else {
+                let taken = action.parameters.map { naming.actionValue($0.name) }.joined(separator: ", ")
                 throw ArgumentProblem(
                     path: path,
-                    message: "'\(path)' is not a value \(words) takes"
-                        + (action.parameters.isEmpty
-                            ? "; it takes none"
-                            : " (it takes: \(action.parameters.map { naming.actionValue($0.name) }.joined(separator: ", ")))"))
+                    message: action.parameters.isEmpty
+                        ? localized("'\(path)' is not a value \(words) takes; it takes none")
+                        : localized("'\(path)' is not a value \(words) takes (it takes: \(taken))"))
             }
             switch value {
             case .null: continue
             case .string(let text): values[parameter] = text
-            default: throw ArgumentProblem(path: path, message: "'\(path)' must be a string, not \(value.typeName)")
+            default: throw ArgumentProblem(path: path, message: localized("'\(path)' must be a string, not \(value.typeName)"))
             }
         }
         if let missing = action.missingParameters(values).first {
             let path = naming.actionValue(missing)
-            throw ArgumentProblem(path: path, message: "'\(path)' is required by \(words)")
+            throw ArgumentProblem(path: path, message: localized("'\(path)' is required by \(words)"))
         }
         self.parameters = values
     }

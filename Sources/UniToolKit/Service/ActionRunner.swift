@@ -35,7 +35,7 @@ struct ActionRunner: ConnectionPart {
         today: String = RecordExtractor.localToday()
     ) async throws -> RecordSet {
         guard let preview = action.preview, let source = recipe.sources.first else {
-            throw UniToolError(.internal, "action '\(action.name)' of \(recipe.file) has no preview")
+            throw UniToolError(.internal, localized("action '\(action.name)' of \(recipe.file) has no preview"))
         }
         try await connection.ensureTermsAccepted()
         return try await HTTPSession.$commandHeaders.withValue(recipe.headers) {
@@ -100,16 +100,19 @@ struct ActionRunner: ConnectionPart {
             guard now == listed else {
                 throw UniToolError(
                     .declined,
-                    "'\(recipe.command) \(action.name)': the portal's list changed after it was shown (\(listed.records.count) then, \(now.records.count) now); nothing was sent",
-                    hint: "run it again to see the list as it is now")
+                    localized(
+                        "'\(recipe.command) \(action.name)': the portal's list changed after it was shown (\(listed.records.count) then, \(now.records.count) now); nothing was sent"
+                    ),
+                    hint: localized("run it again to see the list as it is now"))
             }
         }
         let formXPath = try Template(action.form).render(values, encode: Template.xpathLiteral)
         guard let formNode = try document.select(formXPath).first else {
             let error = UniToolError(
                 .layoutChanged,
-                "recipe \(recipe.file): action '\(action.name)': no form matching \"\(formXPath)\" on \(page.url.redactedForLog)",
-                hint: "check the \(action.argument) (\(argument)); if it is right, the portal's page has changed")
+                localized(
+                    "recipe \(recipe.file): action '\(action.name)': no form matching \"\(formXPath)\" on \(page.url.redactedForLog)"),
+                hint: localized("check the \(action.argument) (\(argument)); if it is right, the portal's page has changed"))
             throw connection.drifted(error, on: document, recipe: recipe)
         }
         let form = try HTMLForm(formNode, pageURL: page.url)
@@ -119,10 +122,12 @@ struct ActionRunner: ConnectionPart {
             guard let value = try RecipeRunner(connection: connection).values(of: expression, on: document).first else {
                 let error = UniToolError(
                     .layoutChanged,
-                    "recipe \(recipe.file): action '\(action.name)': fill_from_page '\(name)' found nothing (XPath \"\(expression)\") on \(page.url.redactedForLog)",
+                    localized(
+                        "recipe \(recipe.file): action '\(action.name)': fill_from_page '\(name)' found nothing (XPath \"\(expression)\") on \(page.url.redactedForLog)"
+                    ),
                     hint: action.takesArgument
-                        ? "check the \(action.argument) (\(argument)); if it is right, the portal's page has changed"
-                        : "the portal's page has changed")
+                        ? localized("check the \(action.argument) (\(argument)); if it is right, the portal's page has changed")
+                        : localized("the portal's page has changed"))
                 throw connection.drifted(error, on: document, recipe: recipe)
             }
             fill.append((name: name, value: value))
@@ -130,11 +135,12 @@ struct ActionRunner: ConnectionPart {
         let button = try action.submit.flatMap { try formNode.select($0).first }
         if action.submit != nil, button == nil {
             throw UniToolError(
-                .layoutChanged, "recipe \(recipe.file): action '\(action.name)': no button matching \"\(action.submit!)\" in the form")
+                .layoutChanged,
+                localized("recipe \(recipe.file): action '\(action.name)': no button matching \"\(action.submit!)\" in the form"))
         }
         let submission = try form.submission(values: fill, clicking: button)
         if let refusal = connection.originPolicy.refusal(.action, to: submission.url, recipe: recipe.file) {
-            throw refusal.adding(note: "the form of '\(action.name)' on \(page.url.redactedForLog) points there")
+            throw refusal.adding(note: localized("the form of '\(action.name)' on \(page.url.redactedForLog) points there"))
         }
         connection.logger.debug("action '\(action.name)': \(submission)")
         // The point of no return: a cancel before it sends nothing; once the form is on its way,
@@ -160,27 +166,34 @@ struct ActionRunner: ConnectionPart {
             case .unclear:
                 let error = UniToolError(
                     .layoutChanged,
-                    "recipe \(recipe.file): action '\(action.name)': the result page at \(result.url.redactedForLog) matches neither success_when nor refused_when, so unitool cannot tell whether it worked",
-                    hint: "look at the portal in a browser before trying again")
+                    localized(
+                        "recipe \(recipe.file): action '\(action.name)': the result page at \(result.url.redactedForLog) matches neither success_when nor refused_when, so unitool cannot tell whether it worked"
+                    ),
+                    hint: localized("look at the portal in a browser before trying again"))
                 throw connection.drifted(error, on: resultDocument, recipe: recipe)
             case .confirm:
                 guard let confirmPage = action.confirmPage, let confirmNode = try resultDocument.select(confirmPage.form).first else {
+                    let confirmForm = action.confirmPage?.form ?? ""
                     let error = UniToolError(
                         .layoutChanged,
-                        "recipe \(recipe.file): action '\(action.name)': the page after the form at \(result.url.redactedForLog) has no confirmation form matching \"\(action.confirmPage?.form ?? "")\", and does not say it is done",
-                        hint: "unitool cannot tell whether it was received: look at the portal in a browser before trying again")
+                        localized(
+                            "recipe \(recipe.file): action '\(action.name)': the page after the form at \(result.url.redactedForLog) has no confirmation form matching \"\(confirmForm)\", and does not say it is done"
+                        ),
+                        hint: localized("unitool cannot tell whether it was received: look at the portal in a browser before trying again"))
                     throw connection.drifted(error, on: resultDocument, recipe: recipe)
                 }
                 let confirmButton = try confirmPage.submit.flatMap { try confirmNode.select($0).first }
                 if confirmPage.submit != nil, confirmButton == nil {
                     throw UniToolError(
                         .layoutChanged,
-                        "recipe \(recipe.file): action '\(action.name)': no button matching \"\(confirmPage.submit!)\" in the confirmation form"
-                    )
+                        localized(
+                            "recipe \(recipe.file): action '\(action.name)': no button matching \"\(confirmPage.submit!)\" in the confirmation form"
+                        ))
                 }
                 let confirmation = try HTMLForm(confirmNode, pageURL: result.url).submission(values: [], clicking: confirmButton)
                 if let refusal = connection.originPolicy.refusal(.action, to: confirmation.url, recipe: recipe.file) {
-                    throw refusal.adding(note: "the confirmation form of '\(action.name)' on \(result.url.redactedForLog) points there")
+                    throw refusal.adding(
+                        note: localized("the confirmation form of '\(action.name)' on \(result.url.redactedForLog) points there"))
                 }
                 connection.logger.debug("action '\(action.name)', confirmation: \(confirmation)")
                 // The portal only showed what it received: a cancel that came meanwhile is still in
@@ -221,9 +234,10 @@ struct ActionRunner: ConnectionPart {
 
     /// The error for an action the portal refused, with its reason (`refusal`).
     static func refused(_ action: ActionSpec, argument: String, _ message: String) -> UniToolError {
-        UniToolError(
-            .actionRefused, "the portal refused to \(action.name)\(argument.isEmpty ? "" : " \(argument)"): \(message)",
-            hint: "the portal's own rules decide this; see its page for details")
+        let what = argument.isEmpty ? action.name : "\(action.name) \(argument)"
+        return UniToolError(
+            .actionRefused, localized("the portal refused to \(what): \(message)"),
+            hint: localized("the portal's own rules decide this; see its page for details"))
     }
 
     /// The portal's reason for refusing an action, as the error quotes it: scrubbed of every
@@ -238,7 +252,7 @@ struct ActionRunner: ConnectionPart {
         guard let refusedWhen = action.refusedWhen else { return nil }
         switch try document.evaluate(try Template(refusedWhen).render(values, encode: Template.xpathLiteral)) {
         case .nodes(let nodes): return nodes.first.map { $0.text.collapsingWhitespace() }
-        case .boolean(let flag): return flag ? "(no reason given)" : nil
+        case .boolean(let flag): return flag ? localized("(no reason given)") : nil
         case let value:
             let text = value.stringValue.collapsingWhitespace()
             return text.isEmpty ? nil : text

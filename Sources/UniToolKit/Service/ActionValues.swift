@@ -7,7 +7,8 @@ extension ActionSpec {
         if takesArgument { lines.append("\(self.argument): \(ShownValue.text(argument))") }
         for parameter in self.parameters {
             let value = parameters[parameter.name] ?? ""
-            lines.append("\(parameter.name): \(value.isEmpty ? "(empty)" : ShownValue.text(value))")
+            let shown = value.isEmpty ? localized("(empty)") : ShownValue.text(value)
+            lines.append("\(parameter.name): \(shown)")
         }
         return lines
     }

@@ -13,12 +13,12 @@ public enum ArgumentValue: Sendable, Equatable {
     /// The JSON type's name, for messages: "a string, not a number".
     public var typeName: String {
         switch self {
-        case .string: return "a string"
-        case .integer, .number: return "a number"
-        case .bool: return "a boolean"
-        case .array: return "an array"
+        case .string: return localized("a string")
+        case .integer, .number: return localized("a number")
+        case .bool: return localized("a boolean")
+        case .array: return localized("an array")
         case .null: return "null"
-        case .object: return "an object"
+        case .object: return localized("an object")
         }
     }
 }
@@ -172,54 +172,56 @@ public struct ArgumentSchema: Sendable, Equatable {
         var checked: [String: ArgumentValue] = [:]
         for (name, value) in arguments {
             guard let property = properties.first(where: { $0.name == name }) else {
-                let known = properties.map(\.name)
+                let known = properties.map(\.name).map(path).joined(separator: ", ")
                 throw ArgumentProblem(
                     path: path(name),
-                    message: "'\(path(name))' is not an argument here"
-                        + (known.isEmpty ? "; none is taken" : " (the arguments: \(known.map(path).joined(separator: ", ")))"))
+                    message: properties.isEmpty
+                        ? localized("'\(path(name))' is not an argument here; none is taken")
+                        : localized("'\(path(name))' is not an argument here (the arguments: \(known))"))
             }
             if value == .null { continue }
             try Self.check(value, against: property, path: path(name))
             checked[name] = value
         }
         for name in required where checked[name] == nil {
-            throw ArgumentProblem(path: path(name), message: "'\(path(name))' is required")
+            throw ArgumentProblem(path: path(name), message: localized("'\(path(name))' is required"))
         }
         return checked
     }
 
     static func check(_ value: ArgumentValue, against property: Property, path: String) throws(ArgumentProblem) {
-        func wrong(_ wanted: String) -> ArgumentProblem {
-            ArgumentProblem(path: path, message: "'\(path)' must be \(wanted), not \(value.typeName)")
+        func wrong(_ message: String) -> ArgumentProblem {
+            ArgumentProblem(path: path, message: message)
         }
         switch (property.kind, value) {
         case (.string, .string(let text)):
             if let allowed = property.allowed, !allowed.contains(text) {
-                throw ArgumentProblem(path: path, message: "'\(path)' must be one of: \(allowed.joined(separator: ", "))")
+                let values = allowed.joined(separator: ", ")
+                throw ArgumentProblem(path: path, message: localized("'\(path)' must be one of: \(values)"))
             }
         case (.boolean, .bool):
             break
         case (.integer, .integer(let number)):
             if let minimum = property.minimum, number < minimum {
-                throw ArgumentProblem(path: path, message: "'\(path)' must be at least \(minimum)")
+                throw ArgumentProblem(path: path, message: localized("'\(path)' must be at least \(minimum)"))
             }
             if let maximum = property.maximum, number > maximum {
-                throw ArgumentProblem(path: path, message: "'\(path)' must be at most \(maximum)")
+                throw ArgumentProblem(path: path, message: localized("'\(path)' must be at most \(maximum)"))
             }
         case (.strings, .array(let items)):
             for item in items {
                 guard case .string = item else {
-                    throw ArgumentProblem(path: path, message: "'\(path)' must hold strings, not \(item.typeName)")
+                    throw ArgumentProblem(path: path, message: localized("'\(path)' must hold strings, not \(item.typeName)"))
                 }
             }
-        case (.string, _): throw wrong("a string")
-        case (.boolean, _): throw wrong("true or false")
-        case (.integer, _): throw wrong("an integer")
+        case (.string, _): throw wrong(localized("'\(path)' must be a string, not \(value.typeName)"))
+        case (.boolean, _): throw wrong(localized("'\(path)' must be true or false, not \(value.typeName)"))
+        case (.integer, _): throw wrong(localized("'\(path)' must be an integer, not \(value.typeName)"))
         case (.object, .object), (.stringOrNumber, .string), (.stringOrNumber, .integer), (.stringOrNumber, .number):
             break
-        case (.strings, _): throw wrong("an array of strings")
-        case (.object, _): throw wrong("an object")
-        case (.stringOrNumber, _): throw wrong("a string or a number")
+        case (.strings, _): throw wrong(localized("'\(path)' must be an array of strings, not \(value.typeName)"))
+        case (.object, _): throw wrong(localized("'\(path)' must be an object, not \(value.typeName)"))
+        case (.stringOrNumber, _): throw wrong(localized("'\(path)' must be a string or a number, not \(value.typeName)"))
         }
     }
 }

@@ -65,8 +65,8 @@ struct PageLoader: ConnectionPart {
             while try page.heldRedirect != nil || (!Self.isBareError(page, own: portal.isOwn(page.url)) && flow.needsLogin(page)) {
                 guard rounds > 0 else {
                     throw UniToolError(
-                        .loginFailed, "the portal asked for a login again right after a successful one",
-                        hint: "the portal may not accept unitool's cookies; run with --verbose to see every page")
+                        .loginFailed, localized("the portal asked for a login again right after a successful one"),
+                        hint: localized("the portal may not accept unitool's cookies; run with --verbose to see every page"))
                 }
                 rounds -= 1
                 if page.heldRedirect != nil {
@@ -126,17 +126,22 @@ struct PageLoader: ConnectionPart {
             if page.status == 431 {
                 throw UniToolError(
                     .portalError,
-                    "the portal sent more than unitool accepts back: it refused the request for \(page.url.redactedForLog) as too large (431), because of the cookies it set earlier",
-                    hint:
+                    localized(
+                        "the portal sent more than unitool accepts back: it refused the request for \(page.url.redactedForLog) as too large (431), because of the cookies it set earlier"
+                    ),
+                    hint: localized(
                         "end the saved session with 'unitool auth logout --portal \(portal.id)' (add --keep-password to keep the password), then run the command again"
-                )
+                    ))
             }
             throw UniToolError(
-                .portalError, "the portal answered \(page.status) for \(page.url.redactedForLog)",
-                hint: page.status == 404 ? "the page may have moved; check 'fetch' in the recipe" : "try again later")
+                .portalError, localized("the portal answered \(page.status) for \(page.url.redactedForLog)"),
+                hint: page.status == 404 ? Self.movedPageHint : localized("try again later"))
         }
         return page
     }
+
+    /// The hint of a 404 from the portal: also how `RecipeRunner` knows that answer, in any language.
+    static var movedPageHint: String { localized("the page may have moved; check 'fetch' in the recipe") }
 
     /// Whether a redirect leads to the login service: the IdP's origin, an origin a password may
     /// go to, or the login service's path under the portal's own origin.

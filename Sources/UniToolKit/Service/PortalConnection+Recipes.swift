@@ -31,9 +31,11 @@ extension PortalConnection {
         let given = request.options
         let sourceName = request.source
         guard let source = recipe.source(named: sourceName) else {
+            let named = sourceName ?? ""
+            let names = recipe.sources.compactMap(\.name).joined(separator: ", ")
             throw UniToolError(
-                .usage, "'\(sourceName ?? "")' is not a source of '\(recipe.command)'",
-                hint: "use one of: \(recipe.sources.compactMap(\.name).joined(separator: ", "))")
+                .usage, localized("'\(named)' is not a source of '\(recipe.command)'"),
+                hint: localized("use one of: \(names)"))
         }
         do {
             return try await whileCheckingTerms {
@@ -51,7 +53,7 @@ extension PortalConnection {
     /// A recipe's path as an address on its service (`service: lms`), or on the portal.
     func address(_ path: String, of recipe: DataRecipe) throws -> String {
         guard let url = URL(string: path, relativeTo: portal.base(ofService: recipe.service))?.absoluteURL else {
-            throw UniToolError(.recipeInvalid, "\(recipe.file): '\(path)' is not a valid path or URL")
+            throw UniToolError(.recipeInvalid, localized("\(recipe.file): '\(path)' is not a valid path or URL"))
         }
         return url.absoluteString
     }

@@ -32,8 +32,9 @@ extension PortalConnection {
         let url = try portal.url(for: pathOrURL)
         if url.scheme != nil, url.host?.isEmpty ?? true {
             throw UniToolError(
-                .usage, "'\(pathOrURL)' is not a full address: it names no host, so nothing was sent",
-                hint: "give a path on the portal (/library) or a full address with '//' after the scheme (\(portal.baseURL.origin)/library)"
+                .usage, localized("'\(pathOrURL)' is not a full address: it names no host, so nothing was sent"),
+                hint: localized(
+                    "give a path on the portal (/library) or a full address with '//' after the scheme (\(portal.baseURL.origin)/library)")
             )
         }
         if let refusal = originPolicy.refusal(.page, to: url) { throw refusal }

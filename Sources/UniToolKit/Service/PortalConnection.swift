@@ -87,8 +87,9 @@ public final class PortalConnection: Sendable {
     public static func noLogin(because reason: String) -> CredentialProvider {
         {
             throw UniToolError(
-                .loginFailed, "\(reason), but the portal asked for a login",
-                hint: "the portal no longer publishes this without a login; remove 'login: false' from the recipe, and give --user")
+                .loginFailed, localized("\(reason), but the portal asked for a login"),
+                hint: localized(
+                    "the portal no longer publishes this without a login; remove 'login: false' from the recipe, and give --user"))
         }
     }
 
@@ -126,9 +127,10 @@ public final class PortalConnection: Sendable {
         guard try await isSessionValid() else {
             session.adopt(before)
             throw UniToolError(
-                .loginFailed, "the browser's session does not open \(portal.id): its start page still asks for a login",
-                hint:
+                .loginFailed, localized("the browser's session does not open \(portal.id): its start page still asks for a login"),
+                hint: localized(
                     "run 'unitool --portal \(portal.id) auth login --browser' again, and press Enter only once the portal's own page shows you are signed in"
+                )
             )
         }
         // A login, as far as the session is concerned: a connection that started empty saves it.

@@ -52,7 +52,8 @@ public struct PortalService: Sendable {
         if offline {
             guard let history else {
                 throw UniToolError(
-                    .noOfflineAnswer, "no history is kept here, so there is no offline answer", hint: "run it without offline")
+                    .noOfflineAnswer, localized("no history is kept here, so there is no offline answer"),
+                    hint: localized("run it without offline"))
             }
             let answer = try history.offlineAnswer(
                 recipe: recipe, portal: portal.id, user: recipe.historyUser(user), options: request.options,
@@ -90,12 +91,13 @@ public struct PortalService: Sendable {
         let (action, argument, parameters) = (request.action, request.argument, request.parameters)
         if !(action.asks && confirmed) {
             guard try await interaction.confirm(action, argument: argument, parameters: parameters, on: portal) else {
+                let call = argument.isEmpty ? "\(recipe.command) \(action.name)" : "\(recipe.command) \(action.name) \(argument)"
                 throw UniToolError(
                     .declined,
-                    "'\(recipe.command) \(action.name)\(argument.isEmpty ? "" : " " + argument)' was not confirmed; nothing was sent",
+                    localized("'\(call)' was not confirmed; nothing was sent"),
                     hint: action.asks
-                        ? "answer yes when asked at a terminal, or confirm it in the call (--yes on the command line)"
-                        : "run it again and confirm it")
+                        ? localized("answer yes when asked at a terminal, or confirm it in the call (--yes on the command line)")
+                        : localized("run it again and confirm it"))
             }
         }
         let today = RecordExtractor.localToday(try clock())
@@ -126,7 +128,7 @@ public struct PortalService: Sendable {
         } catch {
             throw UniToolError(
                 .usage, error.message,
-                hint: "give every required value; 'unitool \(recipe.command) \(action.name) --help' lists them")
+                hint: localized("give every required value; 'unitool \(recipe.command) \(action.name) --help' lists them"))
         }
     }
 

@@ -25,7 +25,7 @@ struct PortalSession: ConnectionPart {
             do {
                 try save()
             } catch let saveError {
-                logger.warning("the session could not be saved after the failed command: \(saveError)")
+                logger.warning("\(localized("the session could not be saved after the failed command: \(saveError)"))")
             }
             throw error
         }
@@ -57,7 +57,7 @@ struct PortalSession: ConnectionPart {
             state.storeWritable = canWrite
             if !canWrite {
                 logger.warning(
-                    "cannot write to \(store.directory.path): this run works without saving its session, so the next one logs in again. Make the folder writable (or set XDG_STATE_HOME) to keep sessions"
+                    "\(localized("cannot write to \(store.directory.path): this run works without saving its session, so the next one logs in again. Make the folder writable (or set XDG_STATE_HOME) to keep sessions"))"
                 )
             }
             return canWrite ? store : nil
@@ -92,8 +92,9 @@ struct PortalSession: ConnectionPart {
         }
         guard asked.withLock({ $0 }) else {
             throw UniToolError(
-                .loginFailed, "the portal let \(user) in without asking for a password, so unitool could not check it; nothing was stored",
-                hint: "the login service may remember this machine; sign out of it in a browser, then log in again")
+                .loginFailed,
+                localized("the portal let \(user) in without asking for a password, so unitool could not check it; nothing was stored"),
+                hint: localized("the login service may remember this machine; sign out of it in a browser, then log in again"))
         }
     }
 
@@ -103,8 +104,9 @@ struct PortalSession: ConnectionPart {
         guard portal.login.browserOnly else { return }
         throw UniToolError(
             .loginInBrowserNeeded,
-            "the saved session of \(user) on \(portal.id) has ended (or there is none), and this portal signs in only in a browser",
-            hint: "sign in again: unitool --portal \(portal.id) auth login --browser --user \(user)")
+            localized(
+                "the saved session of \(user) on \(portal.id) has ended (or there is none), and this portal signs in only in a browser"),
+            hint: localized("sign in again: unitool --portal \(portal.id) auth login --browser --user \(user)"))
     }
 
     /// Runs a login; if it fails, remembers the jar from before it, so that the cookies of a
@@ -132,7 +134,7 @@ struct PortalSession: ConnectionPart {
             }
         }
         let lock = try await AsyncFileLock.acquire(store.file(portal: portal.id, user: user).path + ".login.lock") { [portal] in
-            CurrentInteraction.report("waiting for another unitool to finish signing in to \(portal.name)")
+            CurrentInteraction.report(localized("waiting for another unitool to finish signing in to \(portal.name)"))
         }
         var bounced = bounced
         // Another process may have saved a new session since this one loaded its own, whether

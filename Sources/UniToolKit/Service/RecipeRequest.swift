@@ -122,11 +122,12 @@ public struct RecipeRequest: Sendable, Equatable {
     ) throws(ArgumentProblem) {
         // An unknown option in the recipe's own words, naming the options it has.
         if let (name, _) = options.first(where: { name, _ in !recipe.options.contains { $0.name == name } }) {
-            let known = recipe.options.map { naming.option($0.name) }
+            let known = recipe.options.map { naming.option($0.name) }.joined(separator: ", ")
             throw ArgumentProblem(
                 path: naming.option(name),
-                message: "'\(naming.option(name))' is not an option of '\(recipe.command)'"
-                    + (known.isEmpty ? "; it takes none" : " (its options: \(known.joined(separator: ", ")))"))
+                message: recipe.options.isEmpty
+                    ? localized("'\(naming.option(name))' is not an option of '\(recipe.command)'; it takes none")
+                    : localized("'\(naming.option(name))' is not an option of '\(recipe.command)' (its options: \(known))"))
         }
         // A yes/no option given as text (the command line's `--warning yes`) is the boolean it says.
         var options = options
@@ -137,7 +138,7 @@ public struct RecipeRequest: Sendable, Equatable {
             guard let flag = PortalLanguage.bool(text, language: nil) else {
                 throw ArgumentProblem(
                     path: naming.option(name),
-                    message: "'\(text)' is not yes or no for \(naming.option(name)); use true or false (yes/no, 1/0)")
+                    message: localized("'\(text)' is not yes or no for \(naming.option(name)); use true or false (yes/no, 1/0)"))
             }
             options[index].1 = .bool(flag)
         }
@@ -162,8 +163,8 @@ public struct RecipeRequest: Sendable, Equatable {
                         PortalLanguage.bool(value, language: nil) == nil
                     {
                         throw UniToolError(
-                            .usage, "'\(value)' is not yes or no for \(naming.option(option.name))",
-                            hint: "use true or false (yes/no, 1/0)")
+                            .usage, localized("'\(value)' is not yes or no for \(naming.option(option.name))"),
+                            hint: localized("use true or false (yes/no, 1/0)"))
                     }
                 } catch let error as UniToolError {
                     // The filter's own message names the option as the command line does.
@@ -187,14 +188,16 @@ public struct RecipeRequest: Sendable, Equatable {
             if value != .null {
                 let path = naming.parameter("source")
                 guard case .string(let name) = value else {
-                    throw ArgumentProblem(path: path, message: "'\(path)' must be a string, not \(value.typeName)")
+                    throw ArgumentProblem(path: path, message: localized("'\(path)' must be a string, not \(value.typeName)"))
                 }
                 guard recipe.source(named: name) != nil else {
                     let names = recipe.sources.compactMap(\.name)
+                    let listed = names.joined(separator: ", ")
                     throw ArgumentProblem(
                         path: path,
-                        message: "'\(path)' \"\(name)\" is not a source of '\(recipe.command)'"
-                            + (names.isEmpty ? "; it has only one" : " (its sources: \(names.joined(separator: ", ")))"))
+                        message: names.isEmpty
+                            ? localized("'\(path)' \"\(name)\" is not a source of '\(recipe.command)'; it has only one")
+                            : localized("'\(path)' \"\(name)\" is not a source of '\(recipe.command)' (its sources: \(listed))"))
                 }
                 source = name
             }
@@ -206,7 +209,8 @@ public struct RecipeRequest: Sendable, Equatable {
             if let source, source != chosen {
                 throw ArgumentProblem(
                     path: naming.option(option.name),
-                    message: "'\(naming.option(option.name))' reads from source '\(chosen)', not '\(source)'; give one or the other")
+                    message: localized(
+                        "'\(naming.option(option.name))' reads from source '\(chosen)', not '\(source)'; give one or the other"))
             }
             source = chosen
             sourceChosenByOption = true
@@ -216,17 +220,21 @@ public struct RecipeRequest: Sendable, Equatable {
         if let chosen = recipe.source(named: source), recipe.sources.count > 1 {
             let read = Self.readOptions(of: chosen, in: recipe)
             for option in recipe.options where values[option.name] != nil && option.filter == nil && !read.contains(option.name) {
+                let chosenName = chosen.name ?? ""
                 throw ArgumentProblem(
                     path: naming.option(option.name),
-                    message: "'\(naming.option(option.name))' is not read by source '\(chosen.name ?? "")' of '\(recipe.command)'"
-                        + "; give it or what chose that source, not both")
+                    message: localized(
+                        "'\(naming.option(option.name))' is not read by source '\(chosenName)' of '\(recipe.command)'; give it or what chose that source, not both"
+                    ))
             }
             for name in Self.neededOptions(of: chosen, in: recipe) where values[name] == nil {
                 let others = recipe.options.filter { $0.source != nil && $0.source != chosen.name }.map { naming.option($0.name) }
+                let alternatives = others.map { "'\($0)'" }.joined(separator: " or ")
                 throw ArgumentProblem(
                     path: naming.option(name),
-                    message: "'\(recipe.command)' needs '\(naming.option(name))'"
-                        + (others.isEmpty ? "" : ", or \(others.map { "'\($0)'" }.joined(separator: " or ")) instead"))
+                    message: others.isEmpty
+                        ? localized("'\(recipe.command)' needs '\(naming.option(name))'")
+                        : localized("'\(recipe.command)' needs '\(naming.option(name))', or \(alternatives) instead"))
             }
         }
         let shapeSchema = ArgumentSchema(properties: Self.shapeProperties(for: recipe, shaping: true).filter { $0.name != "source" })
@@ -263,10 +271,12 @@ public struct RecipeRequest: Sendable, Equatable {
         let summary = self.summary
         func unknownField(_ parameter: String, _ field: String) -> ArgumentProblem {
             let path = naming.parameter(parameter)
+            let known = columns.joined(separator: ", ")
             return ArgumentProblem(
                 path: path,
-                message: "'\(path)' names '\(field)', which \(summary ? "the summary of " : "")'\(recipe.command)' does not have"
-                    + " (fields: \(columns.joined(separator: ", ")))")
+                message: summary
+                    ? localized("'\(path)' names '\(field)', which the summary of '\(recipe.command)' does not have (fields: \(known))")
+                    : localized("'\(path)' names '\(field)', which '\(recipe.command)' does not have (fields: \(known))"))
         }
         for key in sort ?? [] where !columns.contains(key.field) { throw unknownField("sort", key.field) }
         for name in fields ?? [] where !name.isEmpty && !columns.contains(name) { throw unknownField("fields", name) }
@@ -284,7 +294,7 @@ extension RecipeRequest {
                 recipe: recipe, options: options.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) },
                 shape: source.map { [("source", .string($0))] } ?? [], naming: .commandLine)
         } catch {
-            throw UniToolError(.usage, error.message, hint: "see 'unitool \(recipe.command) --help'")
+            throw UniToolError(.usage, error.message, hint: localized("see 'unitool \(recipe.command) --help'"))
         }
     }
 }

@@ -44,7 +44,11 @@ struct RecipeRunner: ConnectionPart {
                     results[index] = records
                     finished += 1
                     if runs.count > 1 {
-                        CurrentInteraction.report("reading \(Plural.count(runs.count, what ?? "page")): \(finished)/\(runs.count)")
+                        // The option's name is the recipe's word; "page" is unitool's own.
+                        let items =
+                            what.map { Plural.count(runs.count, $0) }
+                            ?? localized("\(runs.count) page", plural: "\(runs.count) pages", count: runs.count)
+                        CurrentInteraction.report(localized("reading \(items): \(finished)/\(runs.count)"))
                     }
                 }
                 return results
@@ -143,7 +147,7 @@ struct RecipeRunner: ConnectionPart {
         var seen: Set<String> = []
         var pages = 0
         while let next = url, pages < source.maxPages, seen.insert(next.absoluteString).inserted {
-            if pages > 0 { CurrentInteraction.report("reading \(extractor.recipe.command): page \(pages + 1)") }
+            if pages > 0 { CurrentInteraction.report(localized("reading \(extractor.recipe.command): page \(pages + 1)")) }
             let page: Page
             if pages == 0, let firstPage {
                 page = firstPage
@@ -155,7 +159,7 @@ struct RecipeRunner: ConnectionPart {
                     page = try await connection.loadPage(
                         next.absoluteString, as: pages == 0 ? .fetch : .next, recipe: extractor.recipe.file,
                         asFetch: source.parser == .json)
-                } catch let error as UniToolError where pages == 0 && error.message.hasPrefix("the portal answered 404 ") {
+                } catch let error as UniToolError where pages == 0 && Self.isMissingPage(error) {
                     // A page named by what the user typed (a course code) that the portal does
                     // not have is most likely a mistyped value, not a moved page. A value an
                     // option resolved (`current`) is not what was typed, and is not named.
@@ -164,7 +168,8 @@ struct RecipeRunner: ConnectionPart {
                         return "\(name) \(value)"
                     }
                     guard !shown.isEmpty else { throw error }
-                    throw error.adding(note: "the portal has no page for \(shown.joined(separator: ", ")): check the value given")
+                    let named = shown.joined(separator: ", ")
+                    throw error.adding(note: localized("the portal has no page for \(named): check the value given"))
                 }
             }
             let document = try extractor.document(of: page, charsetOverride: portal.charsetOverride(for: page.url))
@@ -178,10 +183,19 @@ struct RecipeRunner: ConnectionPart {
         }
         if url != nil, pages >= source.maxPages {
             logger.warning(
-                "\(extractor.recipe.command): stopped after \(source.maxPages) pages (max_pages in \(extractor.recipe.file)); there are more"
+                "\(localized("\(extractor.recipe.command): stopped after \(source.maxPages) pages (max_pages in \(extractor.recipe.file)); there are more"))"
             )
         }
         return records
+    }
+
+    /// Whether a page's error is the portal's 404 (`PageLoader`, or a page met during the login):
+    /// told by its message, or, where that is in another language, by its hint.
+    static func isMissingPage(_ error: UniToolError) -> Bool {
+        error.message.hasPrefix("the portal answered 404 ")
+            || (error.kind == .portalError
+                && (error.hint == PageLoader.movedPageHint
+                    || error.hint == localized("the page does not exist; check the command's options")))
     }
 
     /// A `read:` value: a page fetched (logging in if the portal asks), an XPath, a regex.
@@ -190,7 +204,8 @@ struct RecipeRunner: ConnectionPart {
         let page: Page
         if read.post {
             guard let url = URL(string: target) else {
-                throw UniToolError(.recipeInvalid, "\(recipe.file): read: '\(read.name)' fetches '\(target)', which is not a URL")
+                throw UniToolError(
+                    .recipeInvalid, localized("\(recipe.file): read: '\(read.name)' fetches '\(target)', which is not a URL"))
             }
             page = try await post(to: url, form: read.form, json: read.json, values: values, as: .read, recipe: recipe)
         } else {
@@ -206,10 +221,17 @@ struct RecipeRunner: ConnectionPart {
             value = try RecordExtractor.applyRegex(try Regex(pattern), to: text)
         }
         guard let value, !value.isEmpty else {
-            throw UniToolError(
-                .layoutChanged,
-                "recipe \(recipe.portal)/\(recipe.command): read: '\(read.name)' found nothing on \(page.url.redactedForLog) (XPath \"\(read.xpath)\"\(read.regex.map { ", regex \($0)" } ?? ""))",
-                hint: "the page no longer shows it where \(recipe.file) looks")
+            let nothingFound =
+                if let regex = read.regex {
+                    localized(
+                        "recipe \(recipe.portal)/\(recipe.command): read: '\(read.name)' found nothing on \(page.url.redactedForLog) (XPath \"\(read.xpath)\", regex \(regex))"
+                    )
+                } else {
+                    localized(
+                        "recipe \(recipe.portal)/\(recipe.command): read: '\(read.name)' found nothing on \(page.url.redactedForLog) (XPath \"\(read.xpath)\")"
+                    )
+                }
+            throw UniToolError(.layoutChanged, nothingFound, hint: localized("the page no longer shows it where \(recipe.file) looks"))
         }
         return read.isAddress ? try readAddress(value, of: read, on: page, recipe: recipe) : value
     }
@@ -225,8 +247,10 @@ struct RecipeRunner: ConnectionPart {
         else {
             throw UniToolError(
                 .layoutChanged,
-                "recipe \(recipe.portal)/\(recipe.command): read: '\(read.name)' is an address (type: url), but what \(page.url.redactedForLog) shows at \"\(read.xpath)\" is not one",
-                hint: "the page no longer shows the address where \(recipe.file) looks")
+                localized(
+                    "recipe \(recipe.portal)/\(recipe.command): read: '\(read.name)' is an address (type: url), but what \(page.url.redactedForLog) shows at \"\(read.xpath)\" is not one"
+                ),
+                hint: localized("the page no longer shows the address where \(recipe.file) looks"))
         }
         for secret in [value, address.absoluteString] { session.registerSecret(secret) }
         // The token inside it too, wherever a message or a trace quotes the query or the path apart
@@ -234,7 +258,8 @@ struct RecipeRunner: ConnectionPart {
         let query = (URLComponents(url: address, resolvingAgainstBaseURL: false)?.queryItems ?? []).compactMap(\.value)
         for token in query + address.pathComponents where TraceScrubber.looksLikeToken(token) { session.registerSecret(token) }
         if let refusal = connection.originPolicy.refusal(.read, to: address, recipe: recipe.file) {
-            throw refusal.adding(note: "read: '\(read.name)' found this address on \(page.url.redactedForLog); nothing was fetched from it")
+            throw refusal.adding(
+                note: localized("read: '\(read.name)' found this address on \(page.url.redactedForLog); nothing was fetched from it"))
         }
         return address.absoluteString
     }
@@ -307,8 +332,10 @@ struct RecipeRunner: ConnectionPart {
                 guard !found.isEmpty else {
                     let error = UniToolError(
                         .layoutChanged,
-                        "recipe \(recipe.file): cannot find what '--\(option.name) \(value)' means: \"\(resolution.xpath)\" matched nothing on \(page.url.redactedForLog)",
-                        hint: "the portal's page may have changed; give the value explicitly, or fix the recipe")
+                        localized(
+                            "recipe \(recipe.file): cannot find what '--\(option.name) \(value)' means: \"\(resolution.xpath)\" matched nothing on \(page.url.redactedForLog)"
+                        ),
+                        hint: localized("the portal's page may have changed; give the value explicitly, or fix the recipe"))
                     throw connection.drifted(error, on: document, recipe: recipe)
                 }
                 let chosen = resolution.many ? found : [found[0]]
@@ -317,9 +344,9 @@ struct RecipeRunner: ConnectionPart {
                 if resolution.showsRecords { shownPage = page }
                 runs = runs.flatMap { run in chosen.map { run.merging([option.name: $0]) { $1 } } }
             } else if !option.allowedValues.isEmpty && !option.allowedValues.contains(value) {
+                let valid = (option.allowedValues + option.resolve.keys.sorted()).joined(separator: ", ")
                 throw UniToolError(
-                    .usage, "'\(value)' is not a valid value for --\(option.name)",
-                    hint: "use one of: \((option.allowedValues + option.resolve.keys.sorted()).joined(separator: ", "))")
+                    .usage, localized("'\(value)' is not a valid value for --\(option.name)"), hint: localized("use one of: \(valid)"))
             }
         }
         // A page stands for the records of one value only: with a second resolved option, or

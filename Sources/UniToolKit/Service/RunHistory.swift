@@ -24,8 +24,9 @@ struct RunHistory: Sendable {
             // The last answer is there to be had.
             if let last = try? history?.latest(portal: portal, user: owner, recipe: recipe.command, options: question) {
                 throw error.adding(
-                    note:
+                    note: localized(
                         "'--offline' answers from the history, as of \(HistoryStore.age(of: last.ranAt)) (\(HistoryStore.timestamp(last.ranAt)))"
+                    )
                 )
             }
             throw error
@@ -33,7 +34,7 @@ struct RunHistory: Sendable {
         do {
             try history?.record(portal: portal, user: owner, recipe: recipe.command, options: question, records: records)
         } catch {
-            logger.warning("not recorded in the history: \(error)")
+            logger.warning("\(localized("not recorded in the history: \(error)"))")
         }
         return records
     }

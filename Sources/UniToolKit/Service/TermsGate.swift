@@ -32,8 +32,8 @@ struct TermsGate: ConnectionPart {
         let url = try portal.url(for: recipe.versionPath)
         let what: String
         switch recipe.version {
-        case .api: what = "terms-of-use API"
-        case .page: what = "terms-of-use page"
+        case .api: what = localized("terms-of-use API")
+        case .page: what = localized("terms-of-use page")
         }
         let page: Page
         do {
@@ -43,28 +43,34 @@ struct TermsGate: ConnectionPart {
             // that met the login, not the command, and a saved session would have answered it.
             throw UniToolError(
                 .credentialsMissing,
-                "cannot check the terms of use of \(portal.name): its \(what) (\(url.redactedForLog)) is behind the login, and no saved session is there to ask it through",
-                hint:
+                localized(
+                    "cannot check the terms of use of \(portal.name): its \(what) (\(url.redactedForLog)) is behind the login, and no saved session is there to ask it through"
+                ),
+                hint: localized(
                     "log in once with 'unitool auth login --portal \(portal.id)' (public commands then read the terms through that session), or check them with 'unitool terms status --portal \(portal.id) --user NAME'"
+                )
             )
         } catch let error as UniToolError where [.portalUnreachable, .portalTimeout].contains(error.kind) {
             // A network failure keeps its own kind (exit 20 or 21), as it would for any page:
             // what the user must fix is the connection, not the terms.
+            let advice = error.hint ?? localized("try again later")
             throw UniToolError(
-                error.kind, "cannot check the terms of use of \(portal.name): \(error.message)",
-                hint: "unitool does not act for you while it cannot tell whether the terms changed; \(error.hint ?? "try again later")")
+                error.kind, localized("cannot check the terms of use of \(portal.name): \(error.message)"),
+                hint: localized("unitool does not act for you while it cannot tell whether the terms changed; \(advice)"))
         } catch let error as UniToolError where error.kind == .portalError {
             throw UniToolError(
-                .termsUnavailable, "cannot check the terms of use of \(portal.name): \(error.message)",
-                hint:
+                .termsUnavailable, localized("cannot check the terms of use of \(portal.name): \(error.message)"),
+                hint: localized(
                     "the portal may be down or in maintenance; unitool does not act for you until it can read the terms version. Try again later"
+                )
             )
         }
         guard (200..<300).contains(page.status) else {
             throw UniToolError(
                 .termsUnavailable,
-                "cannot check the terms of use of \(portal.name): the \(what) at \(page.url.redactedForLog) answered \(page.status)",
-                hint: "the portal may be down or in maintenance; try again later")
+                localized(
+                    "cannot check the terms of use of \(portal.name): the \(what) at \(page.url.redactedForLog) answered \(page.status)"),
+                hint: localized("the portal may be down or in maintenance; try again later"))
         }
         let terms: CurrentTerms
         switch recipe.version {
@@ -88,7 +94,9 @@ struct TermsGate: ConnectionPart {
         if let version, !TermsVersion.same(version, current.version) {
             throw UniToolError(
                 .termsVersionStale,
-                "version \(version) is not the current version of the terms of use of \(portal.name) (current: \(current.version)); nothing was accepted",
+                localized(
+                    "version \(version) is not the current version of the terms of use of \(portal.name) (current: \(current.version)); nothing was accepted"
+                ),
                 hint: staleHint(current.version))
         }
         try store.save(AcceptedTerms(portal: portal.id, version: current.version))
@@ -111,8 +119,9 @@ struct TermsGate: ConnectionPart {
         let expression = recipe.textXPath ?? "//body"
         guard let node = try page.document(charsetOverride: portal.charsetOverride(for: page.url)).select(expression).first else {
             throw UniToolError(
-                .layoutChanged, "recipe \(portal.file): 'terms.text_xpath' \"\(expression)\" matched nothing on \(page.url.redactedForLog)",
-                hint: "read the terms at \(url.absoluteString), and fix the recipe")
+                .layoutChanged,
+                localized("recipe \(portal.file): 'terms.text_xpath' \"\(expression)\" matched nothing on \(page.url.redactedForLog)"),
+                hint: localized("read the terms at \(url.absoluteString), and fix the recipe"))
         }
         return (node.readableText, url)
     }

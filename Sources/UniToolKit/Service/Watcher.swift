@@ -41,7 +41,8 @@ public enum Watcher {
         locale: Locale = WatchSummary.englishLocale
     ) async throws -> Outcome {
         guard let history = connection.history else {
-            throw UniToolError(.stateCorrupt, "a watch needs the history, and it cannot be opened", hint: "run with -v to see why")
+            throw UniToolError(
+                .stateCorrupt, localized("a watch needs the history, and it cannot be opened"), hint: localized("run with -v to see why"))
         }
         let portal = connection.portal.id
         let command = spec.recipe.command
@@ -53,10 +54,10 @@ public enum Watcher {
         let lock: AsyncFileLock
         do {
             lock = try await AsyncFileLock.acquire(lockPath, timeout: .seconds(600))
-        } catch let error as UniToolError where error.kind == .stateCorrupt && error.message.hasPrefix("another unitool") {
+        } catch let error as UniToolError where error.kind == .stateCorrupt && isLockTimeout(error) {
             throw UniToolError(
-                .stateCorrupt, "another watch of \(portal) as \(connection.user) has been running for more than 10 minutes",
-                hint: "see what it waits for (a password or one-time code?), stop it, then run this watch again")
+                .stateCorrupt, localized("another watch of \(portal) as \(connection.user) has been running for more than 10 minutes"),
+                hint: localized("see what it waits for (a password or one-time code?), stop it, then run this watch again"))
         }
         defer { withExtendedLifetime(lock) {} }
         let fields = spec.recipe.source(named: spec.source)?.fields ?? spec.recipe.primary.fields
@@ -84,5 +85,11 @@ public enum Watcher {
         try history.save(memory: decision.memory, ofWatch: watch)
         if case .failure(let error) = outcome { return Outcome(events: decision.events, failure: error) }
         return Outcome(events: decision.events, failure: nil)
+    }
+
+    /// Whether taking a lock failed by its time-out (`AsyncFileLock.acquire`): told by its message,
+    /// or, where that is in another language, by its hint.
+    static func isLockTimeout(_ error: UniToolError) -> Bool {
+        error.message.hasPrefix("another unitool") || error.hint == localized("finish or stop the other unitool, then try again")
     }
 }

@@ -124,9 +124,12 @@ public final class Workspace: Sendable {
                 credentials: {
                     throw UniToolError(
                         .credentialsMissing,
-                        "cannot check the terms of use of \(portal.name): its terms-of-use version is behind the login, and the saved session of \(named) it was asked through has ended",
-                        hint:
+                        localized(
+                            "cannot check the terms of use of \(portal.name): its terms-of-use version is behind the login, and the saved session of \(named) it was asked through has ended"
+                        ),
+                        hint: localized(
                             "log in again with 'unitool auth login --portal \(portal.id)'; public commands then read the terms through that session"
+                        )
                     )
                 })
         }
@@ -142,7 +145,7 @@ public final class Workspace: Sendable {
         guard recipe.login else {
             return publicConnection(
                 to: portal, namedUser: user.isEmpty ? nil : user,
-                reason: "'\(recipe.command)' is a public command (login: false in \(recipe.file))")
+                reason: localized("'\(recipe.command)' is a public command (login: false in \(recipe.file))"))
         }
         return connection(to: portal, as: user, credentials: credentials)
     }

@@ -36,10 +36,12 @@ public struct CommandDeadline: Sendable, Equatable {
 
     /// The error when the command's time is up while `url` was loading, or before it was asked.
     func expired(at url: URL) -> UniToolError {
-        UniToolError(
+        let given = String(format: "%g", seconds)
+        return UniToolError(
             .portalTimeout,
-            "the command's time ran out: --timeout \(String(format: "%g", seconds)) seconds passed before all of \(url.redactedForLog) arrived",
-            hint: "--timeout bounds the whole command (every request, retry and login step); allow more time, or try again later")
+            localized("the command's time ran out: --timeout \(given) seconds passed before all of \(url.redactedForLog) arrived"),
+            hint: localized("--timeout bounds the whole command (every request, retry and login step); allow more time, or try again later")
+        )
     }
 }
 

@@ -47,7 +47,7 @@ public struct HTMLForm: Sendable {
             } ?? pageURL
         let actionText = form.attribute("action")?.trimmingWhitespace() ?? ""
         guard let action = actionText.isEmpty ? pageURL : URL(string: actionText, relativeTo: base)?.absoluteURL else {
-            throw UniToolError(.layoutChanged, "the form's action '\(actionText)' is not a valid URL")
+            throw UniToolError(.layoutChanged, localized("the form's action '\(actionText)' is not a valid URL"))
         }
         self.action = action
         self.method = (form.attribute("method") ?? "get").uppercased() == "POST" ? "POST" : "GET"
@@ -132,7 +132,7 @@ public struct HTMLForm: Sendable {
         let button = clicked.map { node in buttons.first { $0.node == node } } ?? buttons.first
         if let clicked, button == nil {
             throw UniToolError(
-                .layoutChanged, "the element chosen to submit the form (<\(clicked.name)>) is not a submit button of that form")
+                .layoutChanged, localized("the element chosen to submit the form (<\(clicked.name)>) is not a submit button of that form"))
         }
         if let button {
             if let name = button.name, !name.isEmpty { entries.append((name, button.value)) }

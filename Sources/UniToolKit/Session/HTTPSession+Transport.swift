@@ -70,8 +70,10 @@ extension HTTPSession {
                 } catch is NIOTooManyBytesError {
                     throw UniToolError(
                         .portalError,
-                        "the portal sent more than unitool accepts: the page at \(url.redactedForLog) is larger than \(self.configuration.maxBodyBytes / 1_048_576) MiB",
-                        hint: "a portal page is never this large; the portal is misbehaving")
+                        localized(
+                            "the portal sent more than unitool accepts: the page at \(url.redactedForLog) is larger than \(self.configuration.maxBodyBytes / 1_048_576) MiB"
+                        ),
+                        hint: localized("a portal page is never this large; the portal is misbehaving"))
                 }
             }
             logger.debug("\(response.status.code) \(self.scrubber.scrubText(url.redactedForLog)) (\(buffer.readableBytes) bytes)")
@@ -106,10 +108,13 @@ extension HTTPSession {
             defer { group.cancelAll() }
             guard let first = try await group.next(), let value = first else {
                 if let deadline { throw deadline.expired(at: url) }
+                let seconds = String(format: "%g", Double(limit.nanoseconds) / 1e9)
                 throw UniToolError(
                     .portalTimeout,
-                    "the portal at \(url.origin) did not answer in time: \(String(format: "%g", Double(limit.nanoseconds) / 1e9)) seconds (--timeout) passed before all of \(url.redactedForLog) arrived",
-                    hint: "the portal may be overloaded; try again later, or allow more time with --timeout SECONDS")
+                    localized(
+                        "the portal at \(url.origin) did not answer in time: \(seconds) seconds (--timeout) passed before all of \(url.redactedForLog) arrived"
+                    ),
+                    hint: localized("the portal may be overloaded; try again later, or allow more time with --timeout SECONDS"))
             }
             return value
         }

@@ -241,8 +241,10 @@ public final class HTTPSession: Sendable {
                     } else if next.url.origin != url.origin {
                         throw UniToolError(
                             .unsafeRequest,
-                            "refusing to repeat a form that carries a password to \(next.url.origin) after a \(response.status) redirect from \(url.origin)",
-                            hint: "the login service sent the password elsewhere; report this to the university")
+                            localized(
+                                "refusing to repeat a form that carries a password to \(next.url.origin) after a \(response.status) redirect from \(url.origin)"
+                            ),
+                            hint: localized("the login service sent the password elsewhere; report this to the university"))
                     }
                 }
                 request = next
@@ -256,12 +258,15 @@ public final class HTTPSession: Sendable {
                 {
                     throw UniToolError(
                         .portalError,
-                        "the university's login service answered \(response.status) (\(reason)) for \(url.redactedForLog); the portal itself may be up, but nobody can sign in now",
-                        hint: "the login service is down or overloaded; try again later (a saved session keeps working while it lasts)")
+                        localized(
+                            "the university's login service answered \(response.status) (\(reason)) for \(url.redactedForLog); the portal itself may be up, but nobody can sign in now"
+                        ),
+                        hint: localized(
+                            "the login service is down or overloaded; try again later (a saved session keeps working while it lasts)"))
                 }
                 throw UniToolError(
-                    .portalError, "the portal answered \(response.status) (\(reason)) for \(url.redactedForLog)",
-                    hint: "the portal has a problem of its own; try again later")
+                    .portalError, localized("the portal answered \(response.status) (\(reason)) for \(url.redactedForLog)"),
+                    hint: localized("the portal has a problem of its own; try again later"))
             }
             return Page(
                 url: url, status: response.status, contentType: response.headers.first(name: "content-type"),

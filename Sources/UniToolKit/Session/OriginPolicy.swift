@@ -37,13 +37,13 @@ public struct OriginPolicy: Sendable, Equatable {
         /// Where in a recipe the address came from, for the message.
         var origin: String {
             switch self {
-            case .fetch: return "the recipe's 'fetch'"
-            case .read: return "a 'read' of the recipe"
-            case .resolve: return "an option's 'resolve' entry"
-            case .next: return "the recipe's 'next' link"
-            case .action: return "the action's page or form"
-            case .terms: return "the terms of use"
-            case .page: return "the page asked for"
+            case .fetch: return localized("the recipe's 'fetch'")
+            case .read: return localized("a 'read' of the recipe")
+            case .resolve: return localized("an option's 'resolve' entry")
+            case .next: return localized("the recipe's 'next' link")
+            case .action: return localized("the action's page or form")
+            case .terms: return localized("the terms of use")
+            case .page: return localized("the page asked for")
             }
         }
     }
@@ -89,11 +89,15 @@ public struct OriginPolicy: Sendable, Equatable {
         let isWeb = scheme == "http" || scheme == "https"
         if isWeb, loginOrigins.contains(url.origin) || url.origin == page.origin { return nil }
         let allowed = loginOrigins.union([page.origin]).sorted().joined(separator: ", ")
+        let target = isWeb ? url.origin : "'\(url.redactedForLog)'"
         return UniToolError(
             .unsafeRequest,
-            "refusing to follow login rule '\(rule)' to \(isWeb ? url.origin : "'\(url.redactedForLog)'"): a login rule may lead only to portal '\(portal)''s own origins, its login service or the page's own origin (\(allowed)), so nothing was sent there",
-            hint:
+            localized(
+                "refusing to follow login rule '\(rule)' to \(target): a login rule may lead only to portal '\(portal)''s own origins, its login service or the page's own origin (\(allowed)), so nothing was sent there"
+            ),
+            hint: localized(
                 "if the university's login really passes through that address, declare it in \(definition) (idp_url, services: or credentials_may_go_to); otherwise the recipe is not to be trusted"
+            )
         )
     }
 
@@ -107,15 +111,21 @@ public struct OriginPolicy: Sendable, Equatable {
             // A local file (file:), script (javascript:) or inline data (data:) is no portal's.
             return UniToolError(
                 .unsafeRequest,
-                "\(asker)refusing to fetch '\(url.redactedForLog)' (\(kind.origin)): unitool fetches only http and https addresses on the portal (\(own))",
-                hint: "check 'fetch' and 'next' in the recipe")
+                localized(
+                    "\(asker)refusing to fetch '\(url.redactedForLog)' (\(kind.origin)): unitool fetches only http and https addresses on the portal (\(own))"
+                ),
+                hint: localized("check 'fetch' and 'next' in the recipe"))
         }
         return UniToolError(
             .unsafeRequest,
-            "\(asker)refusing to send a request to \(url.origin) (\(kind.origin)): it is not one of portal '\(portal)''s own origins (\(own)), so nothing was sent there",
+            localized(
+                "\(asker)refusing to send a request to \(url.origin) (\(kind.origin)): it is not one of portal '\(portal)''s own origins (\(own)), so nothing was sent there"
+            ),
             hint: kind == .page
-                ? "give a path such as /grades, or a URL on the portal"
-                : "a recipe reaches only its portal's base_url and the services declared in \(definition); if the university really serves this page there, declare it under services:"
+                ? localized("give a path such as /grades, or a URL on the portal")
+                : localized(
+                    "a recipe reaches only its portal's base_url and the services declared in \(definition); if the university really serves this page there, declare it under services:"
+                )
         )
     }
 
@@ -124,15 +134,16 @@ public struct OriginPolicy: Sendable, Equatable {
     public func credentialRefusal(to url: URL) -> UniToolError? {
         let origin = url.origin
         guard credentialOrigins.contains(origin) else {
+            let allowed = credentialOrigins.sorted().joined(separator: ", ")
             return UniToolError(
                 .unsafeRequest,
-                "refusing to send the password to \(origin): the portal recipe allows only \(credentialOrigins.sorted().joined(separator: ", "))",
-                hint: "if the university really moved its login there, add it to credentials_may_go_to")
+                localized("refusing to send the password to \(origin): the portal recipe allows only \(allowed)"),
+                hint: localized("if the university really moved its login there, add it to credentials_may_go_to"))
         }
         guard url.scheme?.lowercased() == "https" || Self.isLoopback(host: url.host ?? "") else {
             return UniToolError(
-                .unsafeRequest, "refusing to send the password to \(origin) without HTTPS",
-                hint: "a real portal must use https; check base_url and idp_url in the portal recipe")
+                .unsafeRequest, localized("refusing to send the password to \(origin) without HTTPS"),
+                hint: localized("a real portal must use https; check base_url and idp_url in the portal recipe"))
         }
         return nil
     }

@@ -64,7 +64,7 @@ public struct Page: Sendable {
             return document
         } catch {
             throw UniToolError(
-                .layoutChanged, "the page at \(url.redactedForLog) could not be parsed as HTML: \(error)")
+                .layoutChanged, localized("the page at \(url.redactedForLog) could not be parsed as HTML: \(error)"))
         }
     }
 

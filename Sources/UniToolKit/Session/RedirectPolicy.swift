@@ -52,18 +52,25 @@ public struct RedirectPolicy: Sendable, Equatable {
     public func refusal(for url: URL, hops: [URL]) -> UniToolError? {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             let from = hops.dropLast().last
+            guard let from else {
+                return UniToolError(
+                    .unsafeRequest, localized("refusing to fetch '\(url.redactedForLog)': unitool fetches only http and https addresses"),
+                    hint: localized("check 'fetch' and 'next' in the recipe"))
+            }
             return UniToolError(
                 .unsafeRequest,
-                "refusing to fetch '\(url.redactedForLog)': unitool fetches only http and https addresses"
-                    + (from.map { " (a redirect from \($0.redactedForLog) pointed there)" } ?? ""),
-                hint: from == nil ? "check 'fetch' and 'next' in the recipe" : "the portal sent unitool somewhere it does not go")
+                localized(
+                    "refusing to fetch '\(url.redactedForLog)': unitool fetches only http and https addresses (a redirect from \(from.redactedForLog) pointed there)"
+                ),
+                hint: localized("the portal sent unitool somewhere it does not go"))
         }
         guard hops.count <= maxRedirects + 1 else {
             return UniToolError(
                 .portalError,
-                "the portal redirected more than \(maxRedirects) times, starting at \(hops[0].redactedForLog)",
-                hint:
+                localized("the portal redirected more than \(maxRedirects) times, starting at \(hops[0].redactedForLog)"),
+                hint: localized(
                     "this is a redirect loop on the portal's side; remove the saved session with 'unitool auth logout' and try again later")
+            )
         }
         return nil
     }

@@ -22,9 +22,9 @@ public struct SessionStore: Sendable {
         do {
             data = try PrivateFile.read(
                 file(portal: portal, user: user),
-                exposure: "Anyone who read it could use the session: end it with 'unitool auth logout' to be safe.")
+                exposure: localized("Anyone who read it could use the session: end it with 'unitool auth logout' to be safe."))
         } catch let error as UniToolError {
-            PrivateFile.warn("\(error.message); logging in afresh instead")
+            PrivateFile.warn(localized("\(error.message); logging in afresh instead"))
             return CookieJar()
         } catch {
             return CookieJar()

@@ -46,8 +46,8 @@ public struct AcceptedTermsStore: Sendable {
             return accepted
         } catch {
             throw UniToolError(
-                .stateCorrupt, "the record of accepted terms at \(url.path) is damaged",
-                hint: "run 'unitool terms accept --portal \(portal)' to accept the current terms again; it replaces the file")
+                .stateCorrupt, localized("the record of accepted terms at \(url.path) is damaged"),
+                hint: localized("run 'unitool terms accept --portal \(portal)' to accept the current terms again; it replaces the file"))
         }
     }
 

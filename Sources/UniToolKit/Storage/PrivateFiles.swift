@@ -62,33 +62,36 @@ public enum PrivateFile {
             if openError == ENOENT { return nil }
             if openError == ELOOP {
                 throw UniToolError(
-                    .stateCorrupt, "\(url.path) is a symbolic link; unitool keeps its private files as plain files",
-                    hint: "remove the link; unitool writes a new file")
+                    .stateCorrupt, localized("\(url.path) is a symbolic link; unitool keeps its private files as plain files"),
+                    hint: localized("remove the link; unitool writes a new file"))
             }
+            let reason = String(cString: strerror(openError))
             throw UniToolError(
-                .stateCorrupt, "cannot read \(url.path): \(String(cString: strerror(openError)))",
-                hint: "check the file's permissions")
+                .stateCorrupt, localized("cannot read \(url.path): \(reason)"),
+                hint: localized("check the file's permissions"))
         }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw UniToolError(.stateCorrupt, "\(url.path) is not a regular file", hint: "remove it; unitool writes a new file")
+            throw UniToolError(
+                .stateCorrupt, localized("\(url.path) is not a regular file"), hint: localized("remove it; unitool writes a new file"))
         }
         guard info.st_uid == geteuid() else {
             throw UniToolError(
-                .stateCorrupt, "\(url.path) belongs to another user (uid \(info.st_uid)); unitool will not trust it",
-                hint: "remove it, or check who else writes to your unitool folders")
+                .stateCorrupt, localized("\(url.path) belongs to another user (uid \(info.st_uid)); unitool will not trust it"),
+                hint: localized("remove it, or check who else writes to your unitool folders"))
         }
         let permissions = info.st_mode & 0o777
         if permissions & 0o077 != 0 {
+            let mode = String(permissions, radix: 8)
             if fchmod(descriptor, 0o600) == 0 {
                 warn(
-                    "\(url.path) was readable by others (mode \(String(permissions, radix: 8))); it is now 0600."
-                        + (exposure.map { " \($0)" } ?? ""))
+                    exposure.map { exposure in localized("\(url.path) was readable by others (mode \(mode)); it is now 0600. \(exposure)") }
+                        ?? localized("\(url.path) was readable by others (mode \(mode)); it is now 0600."))
             } else {
                 throw UniToolError(
-                    .stateCorrupt, "\(url.path) is readable by others (mode \(String(permissions, radix: 8))) and cannot be fixed",
-                    hint: "run 'chmod 600 \(url.path)'")
+                    .stateCorrupt, localized("\(url.path) is readable by others (mode \(mode)) and cannot be fixed"),
+                    hint: localized("run 'chmod 600 \(url.path)'"))
             }
         }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
@@ -99,7 +102,8 @@ public enum PrivateFile {
             let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress!, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw UniToolError(.stateCorrupt, "cannot read \(url.path): \(String(cString: strerror(errno)))")
+                let reason = String(cString: strerror(errno))
+                throw UniToolError(.stateCorrupt, localized("cannot read \(url.path): \(reason)"))
             }
             if count == 0 { break }
             data.append(contentsOf: buffer[..<count])
@@ -109,7 +113,7 @@ public enum PrivateFile {
 
     /// A warning for the user, on stderr whatever the output format: it is never data.
     static func warn(_ message: String) {
-        FileHandle.standardError.write(Data("unitool: warning: \(message)\n".utf8))
+        FileHandle.standardError.write(Data((localized("unitool: warning: \(message)") + "\n").utf8))
     }
 }
 
@@ -124,9 +128,9 @@ public enum AtomicFile {
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
             throw UniToolError(
-                .stateCorrupt, "cannot write \(url.path): \(String(cString: strerror(errno)))",
-                hint: "check that the directory is writable")
+                .stateCorrupt, localized("cannot write \(url.path): \(reason)"), hint: localized("check that the directory is writable"))
         }
         var failure: Int32 = 0
         data.withUnsafeBytes { buffer in
@@ -147,9 +151,10 @@ public enum AtomicFile {
         if failure == 0 && rename(temporary.path, url.path) != 0 { failure = errno }
         if failure != 0 {
             unlink(temporary.path)
+            let reason = String(cString: strerror(failure))
             throw UniToolError(
-                .stateCorrupt, "cannot write \(url.path): \(String(cString: strerror(failure)))",
-                hint: "check free disk space and permissions; the previous file is unchanged")
+                .stateCorrupt, localized("cannot write \(url.path): \(reason)"),
+                hint: localized("check free disk space and permissions; the previous file is unchanged"))
         }
     }
 }
@@ -203,16 +208,19 @@ public final class AsyncFileLock: Sendable {
             let lockError = errno
             guard lockError == EWOULDBLOCK || lockError == EINTR else {
                 close(descriptor)
+                let reason = String(cString: strerror(lockError))
                 throw UniToolError(
-                    .stateCorrupt, "cannot lock \(path): \(String(cString: strerror(lockError)))",
-                    hint: "unitool's state folder must be on a file system that supports flock(2)")
+                    .stateCorrupt, localized("cannot lock \(path): \(reason)"),
+                    hint: localized("unitool's state folder must be on a file system that supports flock(2)"))
             }
             guard ContinuousClock.now < deadline else {
                 close(descriptor)
                 throw UniToolError(
                     .stateCorrupt,
-                    "another unitool process has been logging in to this portal as this user for more than \(timeout) (it may be waiting for a password or a one-time code)",
-                    hint: "finish or stop the other unitool, then try again")
+                    localized(
+                        "another unitool process has been logging in to this portal as this user for more than \(timeout) (it may be waiting for a password or a one-time code)"
+                    ),
+                    hint: localized("finish or stop the other unitool, then try again"))
             }
             if !waited { whileWaiting?() }
             waited = true
@@ -237,7 +245,8 @@ public enum FileLock {
         defer { close(descriptor) }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {
-                throw UniToolError(.stateCorrupt, "cannot lock \(path): \(String(cString: strerror(errno)))")
+                let reason = String(cString: strerror(errno))
+                throw UniToolError(.stateCorrupt, localized("cannot lock \(path): \(reason)"))
             }
         }
         defer { flock(descriptor, LOCK_UN) }
@@ -251,9 +260,9 @@ public enum FileLock {
             attributes: [.posixPermissions: 0o700])
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
             throw UniToolError(
-                .stateCorrupt, "cannot lock \(path): \(String(cString: strerror(errno)))",
-                hint: "check that the directory is writable")
+                .stateCorrupt, localized("cannot lock \(path): \(reason)"), hint: localized("check that the directory is writable"))
         }
         return descriptor
     }

@@ -105,16 +105,19 @@ public struct CurrentTerms: Sendable, Equatable {
     /// that a user can tell a portal in maintenance from a recipe that names the wrong field.
     public static func decode(_ body: [UInt8], from apiURL: URL, recipe: TermsRecipe) throws -> CurrentTerms {
         guard case .api(_, let versionField) = recipe.version else {
-            throw UniToolError(.internal, "the terms of use are read from a page, not decoded from an API's JSON")
+            throw UniToolError(.internal, localized("the terms of use are read from a page, not decoded from an API's JSON"))
         }
         let place = apiURL.redactedForLog
         let depth = maximumNesting(of: body)
         guard depth <= Self.nestingLimit else {
+            let limit = Self.nestingLimit
             throw UniToolError(
                 .termsUnavailable,
-                "the terms-of-use API at \(place) answered JSON nested \(depth) levels deep; unitool reads no deeper than \(Self.nestingLimit)",
-                hint:
+                localized(
+                    "the terms-of-use API at \(place) answered JSON nested \(depth) levels deep; unitool reads no deeper than \(limit)"),
+                hint: localized(
                     "a terms version is never this deep: the portal is misbehaving; try again later, or check 'terms.version_api' in the portal recipe"
+                )
             )
         }
         let json: Any
@@ -124,22 +127,25 @@ public struct CurrentTerms: Sendable, Equatable {
             let start = String(decoding: body.prefix(60), as: UTF8.self).collapsingWhitespace()
             throw UniToolError(
                 .termsUnavailable,
-                "the terms-of-use API at \(place) did not answer with JSON (it began: \"\(start)\")",
-                hint:
+                localized("the terms-of-use API at \(place) did not answer with JSON (it began: \"\(start)\")"),
+                hint: localized(
                     "the portal may be down for maintenance; try again later. If it persists, check 'terms.version_api' in the portal recipe"
+                )
             )
         }
         guard let found = try JSONPath(versionField).value(in: json) else {
             throw UniToolError(
                 .termsUnavailable,
-                "the terms-of-use API at \(place) answered JSON without the field '\(versionField)'",
-                hint: "the API may have changed; check 'terms.version_field' in the portal recipe")
+                localized("the terms-of-use API at \(place) answered JSON without the field '\(versionField)'"),
+                hint: localized("the API may have changed; check 'terms.version_field' in the portal recipe"))
         }
         guard let version = found as? String, !(found is NSNumber), !version.isEmpty else {
+            let given = JSONPath.describe(found)
             throw UniToolError(
                 .termsUnavailable,
-                "the terms-of-use API at \(place) gave '\(versionField)' as \(JSONPath.describe(found)), not as a text version",
-                hint: "unitool compares versions as exact strings and will not guess; check 'terms.version_field' in the portal recipe")
+                localized("the terms-of-use API at \(place) gave '\(versionField)' as \(given), not as a text version"),
+                hint: localized(
+                    "unitool compares versions as exact strings and will not guess; check 'terms.version_field' in the portal recipe"))
         }
         var terms = CurrentTerms(version: version)
         if let field = recipe.urlField, let link = try JSONPath(field).value(in: json) as? String {
@@ -170,9 +176,11 @@ extension CurrentTerms {
         case .nodes(let nodes):
             guard let node = nodes.first else {
                 throw UniToolError(
-                    .termsUnavailable, "the terms-of-use page at \(place) has nothing at \"\(xpath)\" where its version should be",
-                    hint:
+                    .termsUnavailable,
+                    localized("the terms-of-use page at \(place) has nothing at \"\(xpath)\" where its version should be"),
+                    hint: localized(
                         "the page may be in maintenance or may have changed; try again later. If it persists, check 'terms.version_xpath' in the portal recipe"
+                    )
                 )
             }
             shown = node.normalizedText
@@ -185,18 +193,22 @@ extension CurrentTerms {
             guard let match = expression.firstMatch(in: shown, range: whole), match.numberOfRanges > 1,
                 let range = Range(match.range(at: 1), in: shown)
             else {
+                let start = String(shown.prefix(80))
                 throw UniToolError(
                     .termsUnavailable,
-                    "the terms-of-use page at \(place) shows \"\(String(shown.prefix(80)))\" where its version should be, and 'terms.version_regex' does not match it",
-                    hint: "the page may have changed; check 'terms.version_regex' in the portal recipe")
+                    localized(
+                        "the terms-of-use page at \(place) shows \"\(start)\" where its version should be, and 'terms.version_regex' does not match it"
+                    ),
+                    hint: localized("the page may have changed; check 'terms.version_regex' in the portal recipe"))
             }
             version = String(shown[range])
         }
         version = version.trimmingWhitespaceAndNewlines()
         guard !version.isEmpty else {
             throw UniToolError(
-                .termsUnavailable, "the terms-of-use page at \(place) shows no version at \"\(xpath)\"",
-                hint: "unitool compares versions as exact strings and will not guess; check 'terms.version_xpath' in the portal recipe")
+                .termsUnavailable, localized("the terms-of-use page at \(place) shows no version at \"\(xpath)\""),
+                hint: localized(
+                    "unitool compares versions as exact strings and will not guess; check 'terms.version_xpath' in the portal recipe"))
         }
         var terms = CurrentTerms(version: version, url: pageURL)
         if let text = try? document.select(textXPath ?? "//body").first?.readableText { terms.text = text }
@@ -253,13 +265,14 @@ public struct TermsStatus: Sendable, Equatable {
         let accept = "unitool terms accept --portal \(portal.id)"
         let message: String
         if let accepted {
-            message =
+            message = localized(
                 "the terms of use of \(portal.name) changed: you accepted version \(accepted.version), the portal now has version \(current.version); nothing was fetched"
+            )
         } else {
-            message =
-                "you have not accepted the terms of use of \(portal.name) (current version \(current.version)); nothing was fetched"
+            message = localized(
+                "you have not accepted the terms of use of \(portal.name) (current version \(current.version)); nothing was fetched")
         }
-        return UniToolError(.termsNotAccepted, message, hint: "read them with '\(read)', then run '\(accept)'")
+        return UniToolError(.termsNotAccepted, message, hint: localized("read them with '\(read)', then run '\(accept)'"))
     }
 }
 

@@ -32,8 +32,8 @@ extension HistoryStore {
             return try JSONDecoder().decode([PendingDelivery].self, from: Data(text.utf8))
         } catch {
             throw UniToolError(
-                .stateCorrupt, "the events kept for a watch's channels cannot be read: \(error)",
-                hint: "move \(file.path) away to start a new history")
+                .stateCorrupt, localized("the events kept for a watch's channels cannot be read: \(error)"),
+                hint: localized("move \(file.path) away to start a new history"))
         }
     }
 

@@ -56,7 +56,8 @@ public struct ExecChannel: WatchChannel {
             try process.run()
         } catch {
             throw UniToolError(
-                .channelFailed, "--exec could not start /bin/sh: \(error.localizedDescription)", hint: "check that /bin/sh exists")
+                .channelFailed, localized("--exec could not start /bin/sh: \(error.localizedDescription)"),
+                hint: localized("check that /bin/sh exists"))
         }
         let writer = input.fileHandleForWriting
         let line = Data((event.json + "\n").utf8)
@@ -81,15 +82,18 @@ public struct ExecChannel: WatchChannel {
             if stopped == nil, process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
             }
+            let shown = TerminalText.escaped(command)
             throw UniToolError(
-                .channelFailed, "'\(TerminalText.escaped(command))' ran for more than \(timeout.components.seconds) s and was stopped",
-                hint: "make the --exec command quick, or start long work in the background (... &)")
+                .channelFailed, localized("'\(shown)' ran for more than \(timeout.components.seconds) s and was stopped"),
+                hint: localized("make the --exec command quick, or start long work in the background (... &)"))
         }
         guard status == 0, !signalled else {
-            let how = signalled ? "was killed by signal \(status)" : "exited with status \(status)"
+            let shown = TerminalText.escaped(command)
             throw UniToolError(
-                .channelFailed, "'\(TerminalText.escaped(command))' \(how)",
-                hint: "the event is kept and given to the command again on the next run; try it alone with 'unitool watch ... --test'")
+                .channelFailed,
+                signalled ? localized("'\(shown)' was killed by signal \(status)") : localized("'\(shown)' exited with status \(status)"),
+                hint: localized(
+                    "the event is kept and given to the command again on the next run; try it alone with 'unitool watch ... --test'"))
         }
     }
 
@@ -190,7 +194,10 @@ public struct WebhookChannel: WatchChannel {
     public let format: Format
     /// The time the whole delivery may take, from connecting to the last byte of the answer.
     public let deadline: Duration
-    public var name: String { "the webhook at \(url.host ?? url.absoluteString)" }
+    public var name: String {
+        let host = url.host ?? url.absoluteString
+        return localized("the webhook at \(host)")
+    }
     public var identity: String { "webhook " + MessageDigest.sha256(url.absoluteString.utf8).lowercaseHex }
 
     /// The deadline when `--timeout` does not name one: a webhook that takes longer is down.
@@ -198,7 +205,8 @@ public struct WebhookChannel: WatchChannel {
 
     public init(url: URL, format: Format = .json, deadline: Duration = WebhookChannel.defaultDeadline) throws {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host != nil else {
-            throw UniToolError(.usage, "'\(url.absoluteString)' is not a web address", hint: "give an https:// URL to --webhook")
+            throw UniToolError(
+                .usage, localized("'\(url.absoluteString)' is not a web address"), hint: localized("give an https:// URL to --webhook"))
         }
         self.url = url
         self.format = format
@@ -286,18 +294,22 @@ public struct WebhookChannel: WatchChannel {
         guard let answer else {
             throw UniToolError(
                 .portalTimeout,
-                "it did not answer in time: \(limit.webhookSecondsText) seconds passed before its whole answer arrived",
-                hint: "the service may be down or slow; allow more time with --timeout SECONDS")
+                localized("it did not answer in time: \(limit.webhookSecondsText) seconds passed before its whole answer arrived"),
+                hint: localized("the service may be down or slow; allow more time with --timeout SECONDS"))
         }
         if (300..<400).contains(answer.status) {
-            let target = answer.location.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL.origin } ?? "nowhere"
+            let target = TerminalText.escaped(
+                answer.location.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL.origin } ?? localized("nowhere"))
             throw UniToolError(
                 .portalError,
-                "it answered \(answer.status), a redirect to \(TerminalText.escaped(target)); a webhook's redirects are not followed, so the event was not delivered",
-                hint: "give --webhook the address the event should go to, if you trust it")
+                localized(
+                    "it answered \(answer.status), a redirect to \(target); a webhook's redirects are not followed, so the event was not delivered"
+                ),
+                hint: localized("give --webhook the address the event should go to, if you trust it"))
         }
         guard (200..<300).contains(answer.status) else {
-            throw UniToolError(.portalError, "it answered \(answer.status)", hint: "check the address given to --webhook")
+            throw UniToolError(
+                .portalError, localized("it answered \(answer.status)"), hint: localized("check the address given to --webhook"))
         }
     }
 
@@ -319,26 +331,28 @@ public struct WebhookChannel: WatchChannel {
         switch TransportFailure.of(error) {
         case .refused:
             return UniToolError(
-                .portalUnreachable, "cannot reach \(origin): the connection was refused (nothing listens there)",
-                hint: "check the address given to --webhook, and that the service is running")
+                .portalUnreachable, localized("cannot reach \(origin): the connection was refused (nothing listens there)"),
+                hint: localized("check the address given to --webhook, and that the service is running"))
         case .timedOut:
             return UniToolError(
-                .portalTimeout, "\(origin) did not answer in time",
-                hint: "the service may be down or slow; allow more time with --timeout SECONDS")
+                .portalTimeout, localized("\(origin) did not answer in time"),
+                hint: localized("the service may be down or slow; allow more time with --timeout SECONDS"))
         case .untrustedTLS:
             return UniToolError(
-                .unsafeRequest, "the TLS certificate of \(origin) is not trusted, so the event was not sent",
-                hint: "someone may be intercepting the connection, or the address is wrong")
+                .unsafeRequest, localized("the TLS certificate of \(origin) is not trusted, so the event was not sent"),
+                hint: localized("someone may be intercepting the connection, or the address is wrong"))
         case .tooMuch:
             return UniToolError(
-                .portalError, "\(origin) sent an answer unitool does not accept", hint: "check the address given to --webhook")
+                .portalError, localized("\(origin) sent an answer unitool does not accept"),
+                hint: localized("check the address given to --webhook"))
         case .closedEarly, .cutShort, .broken:
             return UniToolError(
-                .portalUnreachable, "the connection to \(origin) broke before it answered",
-                hint: "the service may be restarting; try again later")
+                .portalUnreachable, localized("the connection to \(origin) broke before it answered"),
+                hint: localized("the service may be restarting; try again later"))
         case .unreachable:
             return UniToolError(
-                .portalUnreachable, "cannot reach \(origin)", hint: "check the address given to --webhook and your network connection")
+                .portalUnreachable, localized("cannot reach \(origin)"),
+                hint: localized("check the address given to --webhook and your network connection"))
         }
     }
 }
@@ -363,7 +377,7 @@ extension Duration {
 /// `--notify`: a desktop notification through the freedesktop Notifications interface on the
 /// session bus, sent with `gdbus` (GLib's D-Bus tool), as libnotify would.
 public struct DesktopNotificationChannel: WatchChannel {
-    public var name: String { "desktop notifications" }
+    public var name: String { localized("desktop notifications") }
     public var identity: String { "notify" }
     public init() {}
 
@@ -397,8 +411,9 @@ public struct DesktopNotificationChannel: WatchChannel {
             try process.run()
         } catch {
             throw UniToolError(
-                .channelFailed, "--notify needs gdbus (GLib's D-Bus tool), and /usr/bin/gdbus cannot be run",
-                hint: "install it (Debian and Ubuntu: apt install libglib2.0-bin; Fedora: glib2), or use --exec or --webhook instead")
+                .channelFailed, localized("--notify needs gdbus (GLib's D-Bus tool), and /usr/bin/gdbus cannot be run"),
+                hint: localized(
+                    "install it (Debian and Ubuntu: apt install libglib2.0-bin; Fedora: glib2), or use --exec or --webhook instead"))
         }
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
@@ -415,22 +430,26 @@ public struct DesktopNotificationChannel: WatchChannel {
         let text = message.trimmingWhitespaceAndNewlines()
         if text.contains("ServiceUnknown") || text.contains("NameHasNoOwner") || text.contains("not provided by any .service files") {
             return UniToolError(
-                .channelFailed, "no notification service is running on the session bus (nothing provides org.freedesktop.Notifications)",
-                hint:
+                .channelFailed,
+                localized("no notification service is running on the session bus (nothing provides org.freedesktop.Notifications)"),
+                hint: localized(
                     "start your desktop's notification daemon (or dunst, mako, xfce4-notifyd) in this session, or send the events elsewhere with --exec or --webhook"
+                )
             )
         }
         if text.contains("Cannot autolaunch D-Bus") || text.contains("Error connecting") || text.contains("Could not connect")
             || text.contains("DBUS_SESSION_BUS_ADDRESS")
         {
             return UniToolError(
-                .channelFailed, "--notify found no D-Bus session bus to show a notification on (cron, ssh and containers have none)",
-                hint: "run the watch inside your desktop session (a systemd user timer: unitool watch install), or use --exec or --webhook")
+                .channelFailed,
+                localized("--notify found no D-Bus session bus to show a notification on (cron, ssh and containers have none)"),
+                hint: localized(
+                    "run the watch inside your desktop session (a systemd user timer: unitool watch install), or use --exec or --webhook"))
         }
         let line = TerminalText.escaped(text.split(whereSeparator: \.isNewline).joined(separator: " "))
         return UniToolError(
-            .channelFailed, "the desktop did not take the notification: \(line)",
-            hint: "is a notification daemon running in this session? '--exec' or '--webhook' send events elsewhere")
+            .channelFailed, localized("the desktop did not take the notification: \(line)"),
+            hint: localized("is a notification daemon running in this session? '--exec' or '--webhook' send events elsewhere"))
     }
 
     /// A string as GVariant text (`'it\'s'`), so that gdbus reads it as a string whatever it
@@ -452,7 +471,7 @@ public struct CommandWebhookChannel: WatchChannel {
     public let deadline: Duration
     /// Runs the command and returns its first line.
     let address: @Sendable () throws -> String
-    public var name: String { "the webhook from '\(command)'" }
+    public var name: String { localized("the webhook from '\(command)'") }
     public var identity: String { "webhook-command \(command)" }
 
     public init(
@@ -468,7 +487,8 @@ public struct CommandWebhookChannel: WatchChannel {
     public func deliver(_ event: WatchEvent) async throws {
         let text = try address().trimmingWhitespace()
         guard let url = URL(string: text) else {
-            throw UniToolError(.usage, "'\(command)' did not print a web address", hint: "check webhook_command in watches.yaml")
+            throw UniToolError(
+                .usage, localized("'\(command)' did not print a web address"), hint: localized("check webhook_command in watches.yaml"))
         }
         try await WebhookChannel(url: url, format: format, deadline: deadline).deliver(event)
     }

@@ -106,28 +106,48 @@ public struct WatchDelivery: Sendable {
     /// timeout is exit 21), otherwise `channel_failed`.
     static func channelError(_ error: any Error, channel: any WatchChannel) -> UniToolError {
         if let error = error as? UniToolError { return error }
-        return UniToolError(.channelFailed, "\(channel.name): \(error)", hint: "run 'unitool watch ... --test' to try the channel alone")
+        return UniToolError(
+            .channelFailed, "\(channel.name): \(error)", hint: localized("run 'unitool watch ... --test' to try the channel alone"))
     }
 
     /// One line for a person at a terminal: what the run found and where it went.
     /// `"loans: 3 events (2 due_soon, 1 changed); delivered to --exec"`, `"grades: nothing new"`.
     public static func summary(command: String, events: [WatchEvent], report: Report) -> String {
-        guard !events.isEmpty || !report.failures.isEmpty || report.redelivered > 0 else { return "\(command): nothing new" }
+        guard !events.isEmpty || !report.failures.isEmpty || report.redelivered > 0 else { return localized("\(command): nothing new") }
         var kinds: [(WatchEvent.Kind, Int)] = []
         for event in events {
             if let index = kinds.firstIndex(where: { $0.0 == event.kind }) { kinds[index].1 += 1 } else { kinds.append((event.kind, 1)) }
         }
+        // The kinds are the events' own names (`due_soon`), as the JSON Lines give them.
+        let counted = kinds.map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", ")
+        let count = events.count
         var line =
             events.isEmpty
-            ? "\(command): nothing new"
-            : "\(command): \(events.count) event\(events.count == 1 ? "" : "s") ("
-                + kinds.map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", ") + ")"
-        if report.redelivered > 0 { line += "; \(report.redelivered) kept from earlier runs went through" }
-        if !report.delivered.isEmpty { line += "; delivered to " + report.delivered.map(\.channel).joined(separator: ", ") }
-        let failed = Set(report.failures.map(\.channel)).sorted()
+            ? localized("\(command): nothing new")
+            : localized("\(command): \(count) event (\(counted))", plural: "\(command): \(count) events (\(counted))", count: count)
+        if report.redelivered > 0 {
+            let redelivered = report.redelivered
+            line +=
+                "; "
+                + localized(
+                    "\(redelivered) kept from earlier runs went through", plural: "\(redelivered) kept from earlier runs went through",
+                    count: redelivered)
+        }
+        if !report.delivered.isEmpty {
+            let channels = report.delivered.map(\.channel).joined(separator: ", ")
+            line += "; " + localized("delivered to \(channels)")
+        }
+        let failed = Set(report.failures.map(\.channel)).sorted().joined(separator: ", ")
         if !failed.isEmpty {
-            line += "; \(failed.joined(separator: ", ")) failed"
-            if !report.pending.isEmpty { line += ", \(report.pending.count) kept to try again on the next run" }
+            line += "; " + localized("\(failed) failed")
+            if !report.pending.isEmpty {
+                let pending = report.pending.count
+                line +=
+                    ", "
+                    + localized(
+                        "\(pending) kept to try again on the next run", plural: "\(pending) kept to try again on the next run",
+                        count: pending)
+            }
         }
         return line
     }

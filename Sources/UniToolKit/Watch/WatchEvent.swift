@@ -64,23 +64,28 @@ public struct WatchEvent: Sendable, Equatable {
 
     /// The summary of an event whose recipe is not at hand: named by its key.
     public var genericSummary: String {
+        let subject = key ?? localized("a record")
         switch kind {
-        case .added: return "\(command): new \(key ?? "record")"
-        case .removed: return "\(command): \(key ?? "a record") is gone"
+        case .added:
+            guard let key else { return localized("\(command): new record") }
+            return localized("\(command): new \(key)")
+        case .removed: return localized("\(command): \(subject) is gone")
         case .changed:
             let fields = changes.map { "\($0.field) \(Self.shown($0.old)) → \(Self.shown($0.new))" }.joined(separator: ", ")
-            return "\(command): \(key ?? "a record"): \(fields)"
-        case .dueSoon: return "\(command): \(key ?? "a record") is due soon"
-        case .overdue: return "\(command): \(key ?? "a record") is overdue"
-        case .failing: return "\(command) fails: \(error?.message ?? "unknown error")"
-        case .loginNeeded: return "\(command): sign in again in the browser (unitool --portal \(portal) auth login --browser)"
-        case .recovered: return "\(command) works again"
-        case .test: return "a test event from unitool's watch of '\(command)'"
+            return "\(command): \(subject): \(fields)"
+        case .dueSoon: return localized("\(command): \(subject) is due soon")
+        case .overdue: return localized("\(command): \(subject) is overdue")
+        case .failing:
+            let message = error?.message ?? localized("unknown error")
+            return localized("\(command) fails: \(message)")
+        case .loginNeeded: return localized("\(command): sign in again in the browser (unitool --portal \(portal) auth login --browser)")
+        case .recovered: return localized("\(command) works again")
+        case .test: return localized("a test event from unitool's watch of '\(command)'")
         }
     }
 
     private static func shown(_ value: FieldValue) -> String {
-        value == .null ? "(none)" : "\"\(value.text)\""
+        value == .null ? localized("(none)") : "\"\(value.text)\""
     }
 
     /// The event as one line of JSON, keys in a fixed order.

@@ -42,9 +42,10 @@ public enum WatchFileEdit {
     public static func removing(_ name: String, from text: String, file: String) throws -> String? {
         let before = try WatchFile.parse(text, file: file)
         guard before.entries.contains(where: { $0.name == name }) else {
+            let saved = before.entries.map(\.name).joined(separator: ", ")
             throw UniToolError(
-                .usage, "there is no watch '\(name)' in \(file)",
-                hint: "the saved watches: \(before.entries.map(\.name).joined(separator: ", ")) ('unitool watch list')")
+                .usage, localized("there is no watch '\(name)' in \(file)"),
+                hint: localized("the saved watches: \(saved) ('unitool watch list')"))
         }
         let expected = before.entries.filter { $0.name != name }
         if expected.isEmpty { return nil }

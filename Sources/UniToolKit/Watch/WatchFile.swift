@@ -61,8 +61,8 @@ public struct WatchFile: Sendable {
     /// There is no watches.yaml: nothing for `watch --all` or the units of `watch install` to run.
     public static func nothingSaved(_ file: URL) -> UniToolError {
         UniToolError(
-            .nothingToWatch, "no watch is saved: there is no \(file.path)",
-            hint: "save one first: unitool watch grades --term current --save (then 'unitool watch list')")
+            .nothingToWatch, localized("no watch is saved: there is no \(file.path)"),
+            hint: localized("save one first: unitool watch grades --term current --save (then 'unitool watch list')"))
     }
 
     /// The watches of a watches.yaml's text; `file` names it in errors.
@@ -71,7 +71,7 @@ public struct WatchFile: Sendable {
         let top = try reader.top
         try top.allowOnly(["watches"])
         guard let watches = try top.mappingReader("watches"), !watches.keys.isEmpty else {
-            throw top.error("watches", "missing: the file needs at least one watch")
+            throw top.error("watches", localized("missing: the file needs at least one watch"))
         }
         var entries: [Entry] = []
         for name in watches.keys {
@@ -83,7 +83,7 @@ public struct WatchFile: Sendable {
                 ])
             let everyText = try entry.string("every") ?? "1h"
             guard let every = WatchFile.interval(everyText) else {
-                throw entry.error("every", "'\(everyText)' is not an interval from \(WatchFile.allowedRange); use 15m, 1h or 1d")
+                throw entry.error("every", localized("'\(everyText)' is not an interval from \(WatchFile.allowedRange); use 15m, 1h or 1d"))
             }
             var parsed =
                 Entry(
@@ -112,7 +112,7 @@ public struct WatchFile: Sendable {
     public static let maximumSeconds: Int64 = 366 * 86_400
 
     /// The allowed intervals, for messages.
-    public static let allowedRange = "1m to 366d"
+    public static let allowedRange = localized("1m to 366d")
 
     /// Whether a watch that last ran at `lastRun` is due at `now`: its interval is up, less a
     /// tenth, so that a timer that fires a little early does not skip a whole interval.

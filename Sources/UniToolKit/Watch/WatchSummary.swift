@@ -80,11 +80,14 @@ public struct WatchSummary: Sendable {
         }
         let name = self.name(of: record, key: event.key)
         switch event.kind {
-        case .added: return "New in \(command): \(name)" + (when(of: record).map { ", \($0)" } ?? "")
-        case .removed: return "Gone from \(command): \(name)"
+        case .added:
+            guard let due = when(of: record) else { return localized("New in \(command): \(name)") }
+            return localized("New in \(command): \(name), \(due)")
+        case .removed: return localized("Gone from \(command): \(name)")
         case .changed: return "\(command): \(name): \(changes(event.changes))"
         case .dueSoon, .overdue:
-            return "\(command): \(name) is \(when(of: record) ?? event.kind.rawValue.replacingOccurrences(of: "_", with: " "))"
+            let due = when(of: record) ?? (event.kind == .overdue ? localized("overdue") : localized("due soon"))
+            return localized("\(command): \(name) is \(due)")
         case .failing, .loginNeeded, .recovered, .test: return event.summary
         }
     }
@@ -92,17 +95,21 @@ public struct WatchSummary: Sendable {
     /// What a person calls the record: its title field, else its key.
     func name(of record: Record, key: String?) -> String {
         if let titleField, let value = record[titleField], value != .null, !value.text.isEmpty { return value.text }
-        return key.flatMap { $0.isEmpty ? nil : $0 } ?? "a record"
+        return key.flatMap { $0.isEmpty ? nil : $0 } ?? localized("a record")
     }
 
     /// The due date in words, if the record has one: `due Tue 1 Dec`, `due today`, `due
     /// tomorrow`, `overdue since 26 Nov` (the due date, as a library's notice says it).
     public func when(of record: Record) -> String? {
         guard let dueField, let day = record[dueField]?.day else { return nil }
-        if WatchDecision.dueKind(date: day, today: today) == .overdue { return "overdue since " + dayText(day, weekday: false) }
-        if day == today { return "due today" }
-        if day == WatchDecision.adding(days: 1, to: today) { return "due tomorrow" }
-        return "due " + dayText(day, weekday: true)
+        if WatchDecision.dueKind(date: day, today: today) == .overdue {
+            let since = dayText(day, weekday: false)
+            return localized("overdue since \(since)")
+        }
+        if day == today { return localized("due today") }
+        if day == WatchDecision.adding(days: 1, to: today) { return localized("due tomorrow") }
+        let date = dayText(day, weekday: true)
+        return localized("due \(date)")
     }
 
     /// The changes of a `changed` event in words: `grade B, points 3`, `grade A (was B)`,
@@ -111,11 +118,11 @@ public struct WatchSummary: Sendable {
         changes.map { change in
             let label = change.field.replacingOccurrences(of: "_", with: " ")
             switch (change.old, change.new) {
-            case (_, .bool(true)): return "now \(label)"
-            case (_, .bool(false)): return "no longer \(label)"
+            case (_, .bool(true)): return localized("now \(label)")
+            case (_, .bool(false)): return localized("no longer \(label)")
             case (.null, let new): return "\(label) \(words(new))"
-            case (let old, .null): return "no \(label) (was \(words(old)))"
-            case (let old, let new): return "\(label) \(words(new)) (was \(words(old)))"
+            case (let old, .null): return localized("no \(label) (was \(words(old)))")
+            case (let old, let new): return localized("\(label) \(words(new)) (was \(words(old)))")
             }
         }.joined(separator: ", ")
     }
