@@ -37,6 +37,10 @@ public struct Translation: Sendable {
     /// recipe's per-language text is chosen by.
     public var languages: [String] { preference.languages }
 
+    /// The locales asked for, in order, territory and all (`pt_BR`, `ja_JP`): what a recipe's
+    /// per-language text is chosen by, most specific first (`RecipeText`).
+    public var locales: [String] { preference.locales }
+
     /// True when some catalog was found: the text is not all English.
     public var isTranslated: Bool { !catalogs.isEmpty }
 

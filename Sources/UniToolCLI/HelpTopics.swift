@@ -60,6 +60,13 @@ enum HelpTopics {
             ("NO_COLOR", localized("no colour in tables, whatever the terminal can show")),
             ("COLUMNS", localized("the table width when the output is not a terminal")),
             (
+                "LANGUAGE, LC_ALL, LC_MESSAGES, LANG",
+                localized(
+                    "the language of messages, help and tables (docs/LANGUAGES.md): LANGUAGE (a list such as hu:ja) first unless the locale is C, then the first of the others that is set; JSON, CSV and exit codes never change"
+                )
+            ),
+            ("UNITOOL_LOCALEDIR", localized("a folder of translation catalogs (LANG/LC_MESSAGES/unitool.mo) looked in first")),
+            (
                 "LC_ALL, LC_TIME, LANG",
                 localized(
                     "the language and clock of dates in tables and 'today', the first one set wins; C or none: English with a 24-hour clock; JSON and CSV stay ISO 8601"

@@ -28,7 +28,8 @@ struct MCPCommand: UniToolCommand {
         let user = try environment.user(for: portal)
         let host = CommandLineRPCHost(environment: environment)
         let environmentNow = ProcessInfo.processInfo.environment
-        for warning in Self.missingEnvironment(environmentNow, portal: portal) {
+        // On stderr, for the person who started it: in their language, not the server's English.
+        for warning in Translation.$override.withValue(nil, operation: { Self.missingEnvironment(environmentNow, portal: portal) }) {
             FileHandle.standardError.write(Data("unitool mcp: \(warning)\n".utf8))
         }
         // The client's instructions are in English: MCP declares no locale (docs/LANGUAGES.md).

@@ -64,7 +64,13 @@ package final class CommandEnvironment: Sendable {
         // Stamped before the recipes are read: a file changed while they are read leaves the
         // index stale, to be read again next time, never wrong.
         let stamps = RecipeIndex.stamps(of: Self.ownRecipeDirectories)
-        let file = Locations.current.recipeIndex
+        // Summaries may be given per language (RecipeText): one index per language list, so
+        // that a Japanese run never lists an English one's summaries. The names are checked
+        // locale names (letters, digits, `_`, `@`), safe in a file name.
+        let locales = Translation.current.locales
+        let file =
+            locales.isEmpty
+            ? Locations.current.recipeIndex : Locations.current.recipeIndex.appendingPathExtension(locales.joined(separator: "+"))
         if let index = RecipeIndex.load(from: file, expecting: stamps) { return index.listings }
         let index = RecipeIndex(stamps: stamps, listings: RecipeIndex.listings(of: try Self.catalog(options: options)))
         // Written only if nothing changed while the recipes were read, and nothing so lately that

@@ -310,6 +310,11 @@ public final class RPCServer: Sendable {
             case cancel(Task<JSONValue?, Never>?, JSONValue?)
             case ignored(String)
         }
+        // LSP's `locale` at `initialize`: the connection's language from then on. Its catalogs
+        // are read here, outside the lock. MCP declares no locale and stays English.
+        let declared: Translation? =
+            dialect == .unitool && request.method == "initialize"
+            ? request.params?["locale"]?.stringValue.map(Translation.forLocale) : nil
         let decision = state.withLock { state -> Decision in
             switch RPCRoute.decide(request, lifecycle: state.lifecycle, dialect: dialect) {
             case .exit:
@@ -348,9 +353,7 @@ public final class RPCServer: Sendable {
                     }
                     return .acceptance(.nothing)
                 }
-                if request.method == "initialize", let locale = request.params?["locale"]?.stringValue {
-                    state.translation = Translation.forLocale(locale)
-                }
+                if let declared { state.translation = declared }
                 switch state.ledger.admitRequest(id: id) {
                 case .duplicateID:
                     return .acceptance(

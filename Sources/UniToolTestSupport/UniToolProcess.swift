@@ -34,9 +34,18 @@ public struct UniToolProcess {
         _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
         removingEnvironment: [String] = [], timeout: TimeInterval = 60, currentDirectory: URL? = nil
     ) throws -> Outcome {
-        try run(
+        // In English unless the test chooses a language: a developer's own LANG=ja_JP.UTF-8 must
+        // not turn the texts the tests compare into Japanese.
+        let languageVariables = ["LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"]
+        var removing = removingEnvironment
+        var environment = environment
+        if !languageVariables.contains(where: { environment[$0] != nil || removingEnvironment.contains($0) }) {
+            removing += ["LANGUAGE", "LC_ALL", "LC_MESSAGES"]
+            environment["LANG"] = "C.UTF-8"
+        }
+        return try run(
             executable, arguments, stdin: stdin, environment: environment.merging(["NO_COLOR": "1"]) { $1 },
-            removingEnvironment: removingEnvironment, timeout: timeout, currentDirectory: currentDirectory)
+            removingEnvironment: removing, timeout: timeout, currentDirectory: currentDirectory)
     }
 
     /// Runs any program the same way (the one process runner of the tests): stdin written and

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UniToolKit
 import UniToolTestSupport
 
 /// Issue 53: `recipes new NAME --record URL` drives a real Chromium through a foreign portal, the
@@ -61,10 +62,15 @@ extension ForeignRecordingsTests {
                 ["recipes", "new", "visit", "--record", visit.start, "--headless", "-o", recorded.path], in: sandbox,
                 extra: [
                     "UNITOOL_BROWSER_HOOK": hook.path, "UNITOOL_BROWSER": "/usr/bin/chromium", "LANG": visit.language,
-                    "LANGUAGE": String(visit.language.prefix(2)),
+                    "LANGUAGE": String(visit.language.prefix(2)), "UNITOOL_LOCALEDIR": try CompiledCatalogs.folder.get().path,
                 ], timeout: 300)
             try #require(made.exitCode == 0, "\(made)")
-            #expect(made.stdout.contains("kept in memory only"), "\(made)")
+            // The student's language is unitool's too: the note in it, from the catalog.
+            let note = "the recording was kept in memory only: nothing of your password or cookies was written"
+            let catalogs = try CompiledCatalogs.folder.get().path
+            let language = String(visit.language.prefix(2))
+            let translated = Translation(preference: LanguagePreference(locales: [language]), directories: [catalogs]).message(note)
+            #expect(made.stdout.contains(translated ?? note), "\(made)")
         }
         let converted = try await sandbox.run(["recipes", "new", "visit", "--from-har", har.path, "-o", fromHar.path])
         try #require(converted.exitCode == 0, "\(converted)")

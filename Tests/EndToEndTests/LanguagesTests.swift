@@ -123,7 +123,8 @@ struct LanguagesTests {
                 "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"initialize\", \"params\": \(params)}\n"
                 + "{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"recipes.run\", \"params\": {\"portal\": \"demo\", \"recipe\": \"grades\", \"options\": {\"trem\": \"current\"}}}\n"
             let outcome = try await run(["rpc"], lang: "ja_JP.UTF-8", in: sandbox, stdin: input)
-            let answer = try #require(outcome.stdout.split(separator: "\n").last, "\(outcome)")
+            // Answers come in the order the requests finish: the one to the second request.
+            let answer = try #require(outcome.stdout.split(separator: "\n").first { $0.contains(#""id":2"#) }, "\(outcome)")
             let value = try JSONParser.parse(Array(answer.utf8))
             #expect(value["error"]?["data"]?["kind"]?.stringValue == "invalid_params", "\(outcome)")
             return try #require(value["error"]?["message"]?.stringValue, "\(outcome)")

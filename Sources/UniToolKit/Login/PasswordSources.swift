@@ -121,9 +121,11 @@ public struct PasswordKeyring: Sendable {
     @discardableResult
     public func remove(user: String) throws -> Bool { try items.remove(user: user) }
 
-    static let alternatives = localized(
-        "give the password with --password-stdin, or set UNITOOL_PASSWORD_COMMAND to a command that prints it (for example 'pass show uni/portal')"
-    )
+    static var alternatives: String {
+        localized(
+            "give the password with --password-stdin, or set UNITOOL_PASSWORD_COMMAND to a command that prints it (for example 'pass show uni/portal')"
+        )
+    }
 
     /// Turns libsecret's error into one that names the cause and the alternatives; `cannot` is
     /// what failed, in words: "cannot read the password of jdoe from the keyring".

@@ -33,8 +33,12 @@ public struct DisplayLocale: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The locale the environment gives for dates and times, as POSIX orders the variables.
-    public init(environment: [String: String]) {
-        for name in ["LC_ALL", "LC_TIME", "LANG"] {
+    public init(environment: [String: String]) { self.init(environment: environment, category: "LC_TIME") }
+
+    /// The locale the environment gives for a category (`LC_TIME`, `LC_NUMERIC`): `LC_ALL`, then
+    /// the category's own variable, then `LANG`.
+    public init(environment: [String: String], category: String) {
+        for name in ["LC_ALL", category, "LANG"] {
             guard let value = environment[name], !value.isEmpty else { continue }
             // The first variable set decides, even when it is C: LC_ALL=C overrides LC_TIME.
             self = Self.identifier(posix: value).map { DisplayLocale(identifier: $0, variable: name) } ?? .fallback
@@ -82,6 +86,9 @@ public struct DisplayLocale: Sendable, Equatable, CustomStringConvertible {
 
     private static let knownLanguages: Set<String> = Set(
         Locale.availableIdentifiers.compactMap { $0.split(separator: "_").first.map(String.init) })
+
+    /// The locale's decimal separator (`,` in `hu_HU`, `.` in English and Japanese).
+    public var decimalSeparator: String { locale.decimalSeparator ?? "." }
 
     public var description: String { variable.map { "\(identifier) (from \($0))" } ?? "\(identifier) (default)" }
 }

@@ -32,6 +32,10 @@ public struct TableStyle: Sendable {
     /// text as it is (CSV) writes its control characters escaped instead (``TerminalText``).
     /// A file or a pipe keeps the data byte for byte.
     public var terminal: Bool
+    /// The decimal separator numbers are written with in a table: the person's, from `LC_ALL`,
+    /// `LC_NUMERIC` or `LANG` (`3,7` in Hungarian or German). No grouping: a year or a code stays
+    /// as it is. JSON and CSV keep the point.
+    public var decimalSeparator = "."
 
     public init(
         bold: Bool, maxWidth: Int? = nil, localDates: Bool = false, locale: DisplayLocale = .fallback, hyperlinks: Bool = false,
@@ -60,9 +64,11 @@ public struct TableStyle: Sendable {
             var size = winsize()
             if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { width = Int(size.ws_col) }
         }
-        return TableStyle(
+        var style = TableStyle(
             bold: !noColor && isTerminal, maxWidth: width, localDates: true, locale: DisplayLocale(environment: environment),
             hyperlinks: isTerminal && supportsHyperlinks(environment), terminal: isTerminal)
+        style.decimalSeparator = DisplayLocale(environment: environment, category: "LC_NUMERIC").decimalSeparator
+        return style
     }
 
     /// Whether the terminal shows OSC 8 hyperlinks. There is no query for it, so this follows
@@ -119,7 +125,9 @@ public struct TableRenderer: Sendable {
         // control character reaches the terminal and a tab or line feed cannot break a row.
         var cells = set.records.map { record in
             set.columns.indices.map { index in
-                TerminalText.escaped(Self.cellText(record[set.columns[index]], dates: dates, display: displays[index]))
+                TerminalText.escaped(
+                    Self.cellText(
+                        record[set.columns[index]], dates: dates, display: displays[index], decimalSeparator: style.decimalSeparator))
             }
         }
         let links: [[String?]] = set.records.map { record in
@@ -235,16 +243,21 @@ public struct TableRenderer: Sendable {
         let parsing = FieldTyper.DateCache()
     }
 
-    private static func cellText(_ value: FieldValue?, dates: LocalDates?, display: ColumnDisplay) -> String {
+    private static func cellText(_ value: FieldValue?, dates: LocalDates?, display: ColumnDisplay, decimalSeparator: String) -> String {
         guard let value else { return "" }
         if case .string(let text) = value, let word = display.valueLabels[text] { return word }
+        /// A number's point as the person writes it.
+        func localNumber(_ text: String) -> String {
+            decimalSeparator == "." ? text : text.replacingOccurrences(of: ".", with: decimalSeparator)
+        }
         if let decimals = display.decimals {
             switch value {
-            case .number(let number) where number.isFinite: return String(format: "%.\(decimals)f", number)
-            case .integer(let number): return String(format: "%.\(decimals)f", Double(number))
+            case .number(let number) where number.isFinite: return localNumber(String(format: "%.\(decimals)f", number))
+            case .integer(let number): return localNumber(String(format: "%.\(decimals)f", Double(number)))
             default: break
             }
         }
+        if case .number(let number) = value, number.isFinite { return localNumber(value.text) }
         guard let dates else { return value.text }
         switch value {
         case .date(let iso):

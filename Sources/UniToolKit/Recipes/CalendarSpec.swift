@@ -86,7 +86,7 @@ extension CalendarSpec {
             return name
         }
         func template(_ key: String) throws -> Template? {
-            guard let text = try reader.text(key)?.text(for: Translation.current.languages, orFirst: true) else { return nil }
+            guard let text = try reader.text(key)?.text(for: Translation.current.locales, orFirst: true) else { return nil }
             let template = Template(text)
             let known = Set((itemFields + fields).map(\.name))
             for variable in template.variables where !known.contains(variable) {

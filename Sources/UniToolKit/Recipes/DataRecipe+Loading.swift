@@ -190,7 +190,7 @@ extension DataRecipe {
             }
         }
         var recipe = DataRecipe(
-            command: command, summary: try top.text("summary")?.text(for: Translation.current.languages, orFirst: true) ?? command,
+            command: command, summary: try top.text("summary")?.text(for: Translation.current.locales, orFirst: true) ?? command,
             discussion: try top.string("description"), options: options, sources: sources, totals: totals,
             actions: actions, file: file, portal: portal)
         recipe.login = try top.bool("login") ?? true
@@ -553,7 +553,7 @@ extension ActionSpec {
             fields = try fieldsReader.keys.map { try FieldSpec.load(name: $0, reader: try fieldsReader.entry($0)) }
         }
         var action = ActionSpec(
-            name: name, summary: try reader.text("summary")?.text(for: Translation.current.languages, orFirst: true) ?? name,
+            name: name, summary: try reader.text("summary")?.text(for: Translation.current.locales, orFirst: true) ?? name,
             argument: argument, fetch: fetch, form: form,
             fill: (try reader.stringMapAllowingEmpty("fill") ?? []).map { ($0.0, Template($0.1)) },
             submit: try reader.xpath("submit"), successWhen: try reader.requiredXPath("success_when"),
@@ -614,7 +614,7 @@ extension ColumnDisplay {
         var display = ColumnDisplay()
         if keys.contains("key") { display.key = try reader.bool("key") ?? false }
         if keys.contains("priority") { display.priority = try reader.choice("priority", of: Priority.self) ?? .normal }
-        if keys.contains("label") { display.label = try reader.text("label")?.text(for: Translation.current.languages, orFirst: false) }
+        if keys.contains("label") { display.label = try reader.text("label")?.text(for: Translation.current.locales, orFirst: false) }
         // A hidden key identifies records without being shown (a calendar's UID); a key that is
         // shown is never the first column to go.
         if display.key, display.priority == .low {

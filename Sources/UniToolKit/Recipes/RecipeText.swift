@@ -17,6 +17,11 @@ public struct RecipeText: Sendable, Equatable {
         /// A language code (`ja`, `pt_BR`), or nil for the plain form.
         public var language: String?
         public var text: String
+
+        public init(language: String?, text: String) {
+            self.language = language
+            self.text = text
+        }
     }
 
     public init(_ text: String) { variants = [Variant(language: nil, text: text)] }

@@ -120,7 +120,7 @@ public struct WatchSummaries: Sendable, Equatable {
                     hint: (suggestion.map { localized("did you mean '\($0)'?") + " " } ?? "")
                         + localized("kinds: \(list), each also as KIND.FIELD with a field of this recipe (changed.grade)"))
             }
-            guard let text = try summary.text(kind)?.text(for: Translation.current.languages, orFirst: true), !text.isEmpty else {
+            guard let text = try summary.text(kind)?.text(for: Translation.current.locales, orFirst: true), !text.isEmpty else {
                 throw summary.error(kind, localized("must not be empty"))
             }
             let template = Template(text)

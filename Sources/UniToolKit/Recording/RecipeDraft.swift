@@ -877,7 +877,7 @@ public struct RecipeDraft: Sendable {
     /// as the user's (`RecordedLogin.personalTexts`), e-mail addresses made of the user name or
     /// the name, and a student number where a page labels one; the user name as it was typed.
     struct PersonalData: Sendable {
-        static let nameKind = localized("your name")
+        static var nameKind: String { localized("your name") }
         var names: [String] = []
         var emails: [String] = []
         var numbers: [String] = []

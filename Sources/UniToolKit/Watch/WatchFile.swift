@@ -112,7 +112,7 @@ public struct WatchFile: Sendable {
     public static let maximumSeconds: Int64 = 366 * 86_400
 
     /// The allowed intervals, for messages.
-    public static let allowedRange = localized("1m to 366d")
+    public static var allowedRange: String { localized("1m to 366d") }
 
     /// Whether a watch that last ran at `lastRun` is due at `now`: its interval is up, less a
     /// tenth, so that a timer that fires a little early does not skip a whole interval.

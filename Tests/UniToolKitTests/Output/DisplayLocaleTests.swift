@@ -76,6 +76,30 @@ struct DisplayLocaleTests {
         }
     }
 
+    @Test("numbers in a table take the decimal separator of LC_ALL, then LC_NUMERIC, then LANG; JSON and CSV keep the point")
+    func decimalSeparator() {
+        #expect(
+            DisplayLocale(environment: ["LC_NUMERIC": "hu_HU.UTF-8", "LANG": "ja_JP.UTF-8"], category: "LC_NUMERIC").decimalSeparator == ","
+        )
+        #expect(DisplayLocale(environment: ["LC_ALL": "C", "LC_NUMERIC": "de_DE.UTF-8"], category: "LC_NUMERIC").decimalSeparator == ".")
+        #expect(DisplayLocale(environment: ["LANG": "ja_JP.UTF-8"], category: "LC_NUMERIC").decimalSeparator == ".")
+        #expect(TableStyle.forStandardOutput(environment: ["LANG": "de_DE.UTF-8"], isTerminal: false).decimalSeparator == ",")
+        let set = RecordSet(
+            columns: ["course", "points", "credits", "year"],
+            records: [
+                Record(fields: [
+                    ("course", .string("MATH 3.1")), ("points", .number(3.7)), ("credits", .integer(6)), ("year", .integer(2026)),
+                ])
+            ])
+        var style = TableStyle(bold: false)
+        style.decimalSeparator = ","
+        let table = TableRenderer(style: style, display: ["credits": ColumnDisplay(decimals: 1)]).render(set)
+        #expect(table.contains("MATH 3.1") && table.contains("3,7") && table.contains("6,0") && table.contains("2026"), "\(table)")
+        for format in [OutputFormat.json, .csv] {
+            #expect(format.render(set, style: style).contains("3.7"), "\(format)")
+        }
+    }
+
     @Test("the style for standard output takes the locale from the environment")
     func standardOutput() {
         let style = TableStyle.forStandardOutput(environment: ["LC_TIME": "de_DE.UTF-8", "LANG": "en_US.UTF-8"], isTerminal: false)
