@@ -189,7 +189,18 @@ enum TodayText {
             let shown = (try? rows.selecting(rows.columns.filter { $0 != "start" && $0 != "end" })) ?? rows
             var narrow = style
             narrow.maxWidth = style.maxWidth.map { $0 - 2 }
-            let table = TableRenderer(style: narrow, display: section.display).render(shown)
+            // unitool's own words in the rows it makes (an event's status, a change), for people;
+            // `today --json` keeps the values.
+            var display = section.display
+            switch section.item.show {
+            case .events:
+                display["status"] = .words(["now": localized("now"), "next": localized("next"), "done": localized("done")])
+                display["when"] = .words(["all day": localized("all day")])
+            case .changes:
+                display["change"] = .words(["new": localized("new"), "removed": localized("removed")])
+            default: break
+            }
+            let table = TableRenderer(style: narrow, display: display).render(shown)
             text += table.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "  " + $0 }
                 .joined(separator: "\n")
         }

@@ -113,6 +113,34 @@ struct LanguagesTests {
         }
     }
 
+    @Test("a table's own words (yes and no, today's sections and an event's status) in Japanese; today --json keeps its names")
+    func tableWords() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
+        let yes = try #require(try translation(of: "yes", language: "ja"))
+        let no = try #require(try translation(of: "no", language: "ja"))
+        let loans = try await run(["--portal", "demo", "loans"], lang: "ja_JP.UTF-8", in: sandbox)
+        #expect(loans.exitCode == 0, "\(loans)")
+        // Each loan's first line (a long title wraps onto more): the one with its barcode.
+        let flags = loans.stdout.split(separator: "\n").filter { $0.contains("3100") }.compactMap {
+            $0.split(separator: " ").last.map(String.init)
+        }
+        #expect(!flags.isEmpty && flags.allSatisfy { $0 == yes || $0 == no }, "\(loans)")
+        let english = try await run(["--portal", "demo", "loans", "--json"], lang: "C.UTF-8", in: sandbox)
+        let japanese = try await run(["--portal", "demo", "loans", "--json"], lang: "ja_JP.UTF-8", in: sandbox)
+        #expect(english.stdout == japanese.stdout && english.stdout.contains(#""overdue": true"#), "\(japanese)")
+
+        let today = try await run(["--portal", "demo", "today"], lang: "ja_JP.UTF-8", in: sandbox)
+        #expect(today.exitCode == 0, "\(today)")
+        // The demo's portal.yaml gives the sections' titles in Japanese.
+        #expect(today.stdout.contains("今日の授業") && !today.stdout.contains("Classes today"), "\(today)")
+        for lang in Self.locales {
+            let json = try await run(["--portal", "demo", "today", "--json"], lang: lang, in: sandbox)
+            #expect(json.stdout.contains(#""classes_today""#) && json.stdout.contains(#""todays_menu""#), "\(lang): \(json)")
+        }
+    }
+
     @Test("unitool rpc answers in English whatever LANG says, and in the locale its client declares at initialize")
     func rpcLocale() async throws {
         let sandbox = try Sandbox()

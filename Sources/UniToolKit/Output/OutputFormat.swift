@@ -246,6 +246,8 @@ public struct TableRenderer: Sendable {
     private static func cellText(_ value: FieldValue?, dates: LocalDates?, display: ColumnDisplay, decimalSeparator: String) -> String {
         guard let value else { return "" }
         if case .string(let text) = value, let word = display.valueLabels[text] { return word }
+        // A yes or no for people, in their language; JSON keeps true and false, CSV its words.
+        if case .bool(let flag) = value { return flag ? localized("yes") : localized("no") }
         /// A number's point as the person writes it.
         func localNumber(_ text: String) -> String {
             decimalSeparator == "." ? text : text.replacingOccurrences(of: ".", with: decimalSeparator)

@@ -25,6 +25,9 @@ public struct TodayItem: Sendable, Equatable {
     /// The fields a `records` or `due` section shows (`fields: [cafeteria, dish, price]`), in
     /// this order; nil: the command's table columns.
     public var fields: [String]? = nil
+    /// The title the section's `--json` name is made from: the recipe's English (or plain) one,
+    /// whatever language ``title`` is shown in, so that a script reads the same name everywhere.
+    public var keyTitle: String? = nil
 
     public init(title: String, command: String, options: [String: String], show: Show, days: Int, field: String?) {
         self.title = title
@@ -38,7 +41,7 @@ public struct TodayItem: Sendable, Equatable {
     /// The section's name in `--json`: the title, lowercased, words joined by `_`
     /// ("Classes today" is `classes_today`; an apostrophe joins, "Today's menu" is `todays_menu`).
     public var key: String {
-        let words = title.lowercased().filter { $0 != "'" && $0 != "\u{2019}" }.split { !$0.isLetter && !$0.isNumber }
+        let words = (keyTitle ?? title).lowercased().filter { $0 != "'" && $0 != "\u{2019}" }.split { !$0.isLetter && !$0.isNumber }
         return words.isEmpty ? command : words.joined(separator: "_")
     }
 
@@ -52,10 +55,13 @@ public struct TodayItem: Sendable, Equatable {
         if show == .due, field == nil {
             throw reader.error("field", localized("missing: show: due needs the date field to compare, such as field: due"))
         }
+        // A title for people, per language if the recipe gives several (RecipeText).
+        let title = try reader.text("title")
         var item = TodayItem(
-            title: try reader.string("title") ?? command, command: command,
+            title: title?.text(for: Translation.current.locales, orFirst: true) ?? command, command: command,
             options: Dictionary(try reader.stringMap("options") ?? [], uniquingKeysWith: { _, last in last }), show: show, days: days,
             field: field)
+        item.keyTitle = title?.text(for: [], orFirst: true)
         item.fields = try reader.stringList("fields")
         if item.fields != nil, show != .records, show != .due {
             throw reader.error("fields", localized("only a records or due section chooses its fields; events and changes have their own"))
