@@ -54,6 +54,18 @@ import UniToolTestSupport
         #expect(["yes", "maybe", "never"].map { LocalizedText(verbatim: $0).rendered(in: translation) } == ["はい", "talán", "never"])
     }
 
+    @Test func aBigEndianCatalogIsReadAndEveryEntryIsFound() throws {
+        // Many entries, so that the binary search over the sorted table takes several steps.
+        let words = (0..<300).map { "message \($0)" }
+        let po = words.map { entry($0, "üzenet " + $0.dropFirst("message ".count)) }.joined()
+        for endianness in ["big", "little"] {
+            let folder = try compile(language: "hu", po: po, extra: ["--endianness=\(endianness)"])
+            let translation = Translation(preference: LanguagePreference(locales: ["hu"]), directories: [folder])
+            #expect(words.allSatisfy { translation.message($0) == "üzenet " + $0.dropFirst("message ".count) }, "\(endianness)")
+            #expect(translation.message("message 300") == nil && translation.message("") == nil && translation.message("zzz") == nil)
+        }
+    }
+
     @Test func whatIsNoCatalogIsRefused() {
         #expect(throws: MessageCatalog.ReadError.notACatalog) { try MessageCatalog(data: Data("not a catalog at all, long enough".utf8)) }
         var truncated = Data([0xde, 0x12, 0x04, 0x95])
@@ -64,7 +76,7 @@ import UniToolTestSupport
     private func entry(_ id: String, _ text: String) -> String { "msgid \"\(id)\"\nmsgstr \"\(text)\"\n\n" }
 
     /// `po` compiled by msgfmt into `<folder>/<language>/LC_MESSAGES/unitool.mo`; the folder.
-    private func compile(language: String, po: String) throws -> String {
+    private func compile(language: String, po: String, extra: [String] = []) throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
         let messages = folder.appendingPathComponent("\(language)/LC_MESSAGES")
         try FileManager.default.createDirectory(at: messages, withIntermediateDirectories: true)
@@ -73,7 +85,7 @@ import UniToolTestSupport
         try Data((header + po).utf8).write(to: source)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/msgfmt")
-        process.arguments = ["--check", "-o", messages.appendingPathComponent("unitool.mo").path, source.path]
+        process.arguments = ["--check"] + extra + ["-o", messages.appendingPathComponent("unitool.mo").path, source.path]
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
