@@ -135,7 +135,7 @@ struct TodayTerminalTests {
             let unitool = "UNITOOL_DEMO_URL='\(demo.baseURL.absoluteString)' \(terminal.unitool(in: sandbox))"
             func look() async throws -> String {
                 let session = try terminal.startSession(
-                    "\(unitool) --portal demo today --refresh; echo EXIT=$?; sleep 30", columns: 200, rows: 80)
+                    "\(unitool) --portal demo today --refresh; echo EXIT=$?; sleep 300", columns: 200, rows: 80)
                 let screen = try await terminal.screen(of: session, once: "EXIT=", attempts: 600)
                 try terminal.tmux(["kill-session", "-t", session])
                 #expect(screen.contains("EXIT=0"), "\(screen)")

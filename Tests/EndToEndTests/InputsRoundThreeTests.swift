@@ -141,7 +141,7 @@ struct InputsRoundThreeTests {
         defer { terminal.stop() }
         let raw = sandbox.root.appendingPathComponent("terminal.log")
         let session = try terminal.startSession(
-            "sleep 1; \(terminal.unitool(in: sandbox)) --recipes '\(pack.path)' recipes list --format csv; echo EXIT=$?; sleep 30")
+            "sleep 1; \(terminal.unitool(in: sandbox)) --recipes '\(pack.path)' recipes list --format csv; echo EXIT=$?; sleep 300")
         try terminal.tmux(["pipe-pane", "-t", session, "cat >> '\(raw.path)'"])
         let screen = try await terminal.screen(of: session, once: "EXIT=", attempts: 400)
         #expect(screen.contains("EXIT=0"), "\(screen)")

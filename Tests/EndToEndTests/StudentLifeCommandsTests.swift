@@ -307,7 +307,7 @@ struct StudentLifeTerminalTests {
             let request = "--portal demo library request --title 'Concrete Mathematics' --isbn 0-201-55802-5 --reason 'for MATH-301'"
             defer { terminal.stop() }
             for (answer, exit) in [("n", "EXIT=26"), ("y", "EXIT=0")] {
-                let session = try terminal.startSession("\(unitool) \(request); echo EXIT=$?; sleep 30")
+                let session = try terminal.startSession("\(unitool) \(request); echo EXIT=$?; sleep 300")
                 var screen = try await terminal.screen(of: session, once: "Send this? [y/N]", attempts: 300)
                 #expect(screen.contains("Demo University: Ask the library to buy a book"), "\(screen)")
                 #expect(screen.contains("title:  Concrete Mathematics") && screen.contains("isbn:   0-201-55802-5"), "\(screen)")

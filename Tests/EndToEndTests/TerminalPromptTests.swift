@@ -15,7 +15,7 @@ struct TerminalPromptTests {
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
         // The password comes from a pipe; the code is asked for on the terminal (yuki has no stored secret).
         let session = try terminal.startSession(
-            "printf sakura-2026 | \(terminal.unitool(in: sandbox)) --portal demo --user yuki --password-stdin grades; echo EXIT=$?; sleep 30"
+            "printf sakura-2026 | \(terminal.unitool(in: sandbox)) --portal demo --user yuki --password-stdin grades; echo EXIT=$?; sleep 300"
         )
         defer { terminal.stop() }
         var screen = try await terminal.screen(of: session, once: "One-time code for yuki", attempts: 300)
@@ -35,7 +35,7 @@ struct TerminalPromptTests {
             try sandbox.installPortalCopy("myuni", at: demo.baseURL)
             try sandbox.acceptTerms(portal: "myuni", version: DemoUniversity.initialTermsVersion)
             let session = try terminal.startSession(
-                "\(terminal.unitool(in: sandbox)) --portal myuni --user alice grades --term 2026-spring; echo EXIT=$?; sleep 30")
+                "\(terminal.unitool(in: sandbox)) --portal myuni --user alice grades --term 2026-spring; echo EXIT=$?; sleep 300")
             defer { terminal.stop() }
             var screen = try await terminal.screen(of: session, once: "Password for alice", attempts: 300)
             #expect(screen.contains("Password for alice on "), "\(screen)")
@@ -55,7 +55,7 @@ struct TerminalPromptTests {
         // `trap : INT` keeps the shell alive to record the terminal's settings after unitool ends
         // (a handler, not SIG_IGN, which unitool would inherit).
         let session = try terminal.startSession(
-            "trap : INT; \(terminal.unitool(in: sandbox)) auth login --portal demo --user alice; stty -a > '\(settings.path)'; sleep 30")
+            "trap : INT; \(terminal.unitool(in: sandbox)) auth login --portal demo --user alice; stty -a > '\(settings.path)'; sleep 300")
         defer { terminal.stop() }
         let screen = try await terminal.screen(of: session, once: "Password for", attempts: 200)
         #expect(screen.contains("Password for alice"), "\(screen)")

@@ -24,7 +24,7 @@ struct TerminalTablesTests {
             #expect(values.count > 10)
 
             let session = try terminal.startSession(
-                "\(terminal.unitool(in: sandbox)) \(command.joined(separator: " ")); echo EXIT=$?; sleep 30", columns: columns, rows: 120)
+                "\(terminal.unitool(in: sandbox)) \(command.joined(separator: " ")); echo EXIT=$?; sleep 300", columns: columns, rows: 120)
             let screen = try await terminal.screen(of: session, once: "EXIT=", attempts: 300)
             #expect(screen.contains("EXIT=0"), "\(screen)")
             let lines = screen.split(separator: "\n")
@@ -53,7 +53,7 @@ struct TerminalTablesTests {
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
         defer { terminal.stop() }
         let grades = try terminal.startSession(
-            "\(terminal.unitool(in: sandbox)) grades --term all; echo EXIT=$?; sleep 30", columns: 40, rows: 200)
+            "\(terminal.unitool(in: sandbox)) grades --term all; echo EXIT=$?; sleep 300", columns: 40, rows: 200)
         let screen = try await terminal.screen(of: grades, once: "EXIT=", attempts: 300)
         let header = screen.split(separator: "\n").first { $0.hasPrefix("term") } ?? ""
         #expect(header.contains("course") && header.contains("grade"), "\(screen)")
@@ -66,7 +66,7 @@ struct TerminalTablesTests {
         #expect(!overdue.isEmpty)
         // Colour on (no NO_COLOR, a terminal), read with its escapes (capture-pane -e).
         let loans = try terminal.startSession(
-            "env -u NO_COLOR \(terminal.unitool(in: sandbox)) loans; echo EXIT=$?; sleep 30", columns: 40, rows: 200)
+            "env -u NO_COLOR \(terminal.unitool(in: sandbox)) loans; echo EXIT=$?; sleep 300", columns: 40, rows: 200)
         _ = try await terminal.screen(of: loans, once: "EXIT=", attempts: 300)
         let colored = try terminal.tmux(["capture-pane", "-p", "-e", "-t", loans, "-S", "0", "-E", "199"])
         var marked: Set<String> = []
@@ -90,7 +90,7 @@ struct TerminalTablesTests {
         try sandbox.acceptTerms(portal: "demo", version: DemoUniversity.initialTermsVersion)
         defer { terminal.stop() }
         let session = try terminal.startSession(
-            "\(terminal.unitool(in: sandbox)) watch grades --term 2026-fall --once; echo EXIT=$?; sleep 30", columns: 100, rows: 20)
+            "\(terminal.unitool(in: sandbox)) watch grades --term 2026-fall --once; echo EXIT=$?; sleep 300", columns: 100, rows: 20)
         let screen = try await terminal.screen(of: session, once: "EXIT=", attempts: 300)
         #expect(screen.contains("grades: nothing new") && screen.contains("EXIT=0"), "\(screen)")
         try terminal.tmux(["kill-session", "-t", session])
@@ -108,7 +108,7 @@ struct TerminalTablesTests {
         // stored secret), answered wrongly: a status, then a prompt, then an error.
         let unitool = "UNITOOL_DEMO_FAULTS=latency=250 \(terminal.unitool(in: sandbox))"
         let session = try terminal.startSession(
-            "sleep 1; printf sakura-2026 | \(unitool) --user yuki --password-stdin grades; echo EXIT=$?; sleep 30")
+            "sleep 1; printf sakura-2026 | \(unitool) --user yuki --password-stdin grades; echo EXIT=$?; sleep 300")
         defer { terminal.stop() }
         try terminal.tmux(["pipe-pane", "-t", session, "cat >> '\(raw.path)'"])
         var screen = try await terminal.screen(of: session, once: "One-time code for yuki", attempts: 600)
@@ -142,7 +142,7 @@ struct TerminalTablesTests {
         // shows. The second run's stderr is a file: no status line may reach it.
         let unitool = "UNITOOL_DEMO_FAULTS=latency=250 \(terminal.unitool(in: sandbox))"
         let session = try terminal.startSession(
-            "sleep 1; \(unitool) grades; echo EXIT=$?; \(unitool) grades >/dev/null 2>'\(errors.path)'; echo SECOND=$?; sleep 30")
+            "sleep 1; \(unitool) grades; echo EXIT=$?; \(unitool) grades >/dev/null 2>'\(errors.path)'; echo SECOND=$?; sleep 300")
         defer { terminal.stop() }
         try terminal.tmux(["pipe-pane", "-t", session, "cat >> '\(raw.path)'"])
         let after = try await terminal.screen(of: session, once: "SECOND=", attempts: 600)

@@ -11,7 +11,9 @@ struct TmuxTerminal {
     }
 
     /// Runs `command` with `sh -c` in a new tmux session of `columns`×`rows` cells, and returns
-    /// the session's name.
+    /// the session's name. The tests' commands end in `sleep 300`: the screen must stay to be
+    /// read however slowly a busy machine runs the command (with `sleep 30`, a run of the whole
+    /// suite once lost three sessions before their screens were read); each test ends its server.
     func startSession(_ command: String, columns: Int = 120, rows: Int = 30) throws -> String {
         let session = "unitool-\(UUID().uuidString.prefix(8))"
         let arguments = ["new-session", "-d", "-s", session, "-x", "\(columns)", "-y", "\(rows)", "sh", "-c", command]

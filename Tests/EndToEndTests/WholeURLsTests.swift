@@ -33,7 +33,7 @@ struct WholeURLsTests {
         let addresses = try await addresses(in: sandbox)
         defer { terminal.stop() }
         let session = try terminal.startSession(
-            "\(terminal.unitool(in: sandbox)) --portal demo links; echo EXIT=$?; sleep 30", columns: columns, rows: 120)
+            "\(terminal.unitool(in: sandbox)) --portal demo links; echo EXIT=$?; sleep 300", columns: columns, rows: 120)
         let screen = try await terminal.screen(of: session, once: "EXIT=", attempts: 300)
         #expect(screen.contains("EXIT=0") && !screen.contains("left out"), "\(screen)")
         // -J joins the lines the terminal wrapped itself: an address wider than the window is
